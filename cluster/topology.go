@@ -1,0 +1,214 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// BusPortOffset is added to a node's port to give the cluster bus port that CLUSTER NODES
+// and CLUSTER SLOTS report, as in Redis. Nothing listens on it.
+const BusPortOffset = 10000
+
+// MaxShards is the most shards a Topology can hold: one slot each.
+const MaxShards = SlotCount
+
+// Node is one shard as a Redis Cluster client sees it: a master with one slot range.
+type Node struct {
+	Shard     int    // index of the shard, 0..N-1
+	ID        string // 40 lower-case hex characters, stable across restarts
+	Host      string // address clients reach the shard on, as in MOVED replies
+	Port      int    // client port: basePort + Shard
+	SlotStart uint16 // first slot owned, inclusive
+	SlotEnd   uint16 // last slot owned, inclusive
+	Epoch     uint64 // config epoch: Shard + 1, unique per node
+}
+
+// Addr is "host:port", the address MOVED and ASK replies carry.
+func (n Node) Addr() string {
+	return n.Host + ":" + strconv.Itoa(n.Port)
+}
+
+// BusPort is the cluster bus port reported for the node: Port + 10000, or 0 when that is not a
+// valid port.
+func (n Node) BusPort() int {
+	if p := n.Port + BusPortOffset; p <= 65535 {
+		return p
+	}
+	return 0
+}
+
+// Slots is the number of slots the node owns.
+func (n Node) Slots() int { return int(n.SlotEnd) - int(n.SlotStart) + 1 }
+
+// Owns reports whether slot is in the node's range.
+func (n Node) Owns(slot uint16) bool { return slot >= n.SlotStart && slot <= n.SlotEnd }
+
+// Node roles and health states as CLUSTER SHARDS reports them. Every node is a healthy
+// master: the topology has no replicas and no failure detection.
+const (
+	RoleMaster   = "master"
+	HealthOnline = "online"
+)
+
+// ShardField is one attribute of a node in a CLUSTER SHARDS reply; exactly one of Str and Int
+// is meaningful, as IsInt says.
+type ShardField struct {
+	Key   string // attribute name, e.g. "id"
+	Str   string // value of a string attribute
+	Int   int64  // value of an integer attribute
+	IsInt bool   // whether the value is Int rather than Str
+}
+
+// ShardsFields returns the node's attributes for CLUSTER SHARDS, in Redis's order: id, port,
+// ip, endpoint, hostname, role, replication-offset, health. The reply writer renders them as a
+// map (RESP3) or a flat array (RESP2).
+func (n Node) ShardsFields() []ShardField {
+	return []ShardField{
+		{Key: "id", Str: n.ID},
+		{Key: "port", Int: int64(n.Port), IsInt: true},
+		{Key: "ip", Str: n.Host},
+		{Key: "endpoint", Str: n.Host},
+		{Key: "hostname", Str: ""},
+		{Key: "role", Str: RoleMaster},
+		{Key: "replication-offset", Int: 0, IsInt: true},
+		{Key: "health", Str: HealthOnline},
+	}
+}
+
+// Topology is the static slot layout of a process: which shard owns which slot. It is
+// immutable after NewTopology returns and safe for concurrent use; callers must not modify
+// Nodes.
+type Topology struct {
+	// Nodes holds one Node per shard, indexed by shard. Read-only.
+	Nodes []Node
+
+	slotShard [SlotCount]uint16 // shard of every slot
+}
+
+// NewTopology builds the topology of shards shards on host, shard i listening on basePort+i
+// and owning the i-th of shards contiguous slot ranges. The 16384 slots are split as evenly
+// as possible; the first 16384 mod shards ranges are one slot longer. ids[i] is shard i's node
+// id (see LoadOrCreateNodeIDs); there must be exactly shards of them, distinct, each 40 hex
+// characters.
+func NewTopology(host string, basePort, shards int, ids []string) (*Topology, error) {
+	if host == "" {
+		return nil, errors.New("cluster: host is empty")
+	}
+	if shards < 1 || shards > MaxShards {
+		return nil, fmt.Errorf("cluster: shards %d is out of range 1..%d", shards, MaxShards)
+	}
+	if basePort < 1 || basePort+shards-1 > 65535 {
+		return nil, fmt.Errorf("cluster: ports %d..%d are not all in 1..65535", basePort, basePort+shards-1)
+	}
+	if len(ids) != shards {
+		return nil, fmt.Errorf("cluster: %d node ids for %d shards", len(ids), shards)
+	}
+	seen := make(map[string]int, shards)
+	for i, id := range ids {
+		if !ValidNodeID(id) {
+			return nil, fmt.Errorf("cluster: node id %q of shard %d is not 40 lower-case hex characters", id, i)
+		}
+		if j, dup := seen[id]; dup {
+			return nil, fmt.Errorf("cluster: shards %d and %d have the same node id %s", j, i, id)
+		}
+		seen[id] = i
+	}
+
+	t := &Topology{Nodes: make([]Node, shards)}
+	base, extra := SlotCount/shards, SlotCount%shards
+	start := 0
+	for i := range shards {
+		size := base
+		if i < extra {
+			size++
+		}
+		end := start + size - 1
+		t.Nodes[i] = Node{
+			Shard:     i,
+			ID:        ids[i],
+			Host:      host,
+			Port:      basePort + i,
+			SlotStart: uint16(start),
+			SlotEnd:   uint16(end),
+			Epoch:     uint64(i) + 1,
+		}
+		for s := start; s <= end; s++ {
+			t.slotShard[s] = uint16(i)
+		}
+		start = end + 1
+	}
+	return t, nil
+}
+
+// Len is the number of shards.
+func (t *Topology) Len() int { return len(t.Nodes) }
+
+// ShardOf returns the shard that owns slot, which must be below 16384. O(1).
+func (t *Topology) ShardOf(slot uint16) int {
+	return int(t.slotShard[slot])
+}
+
+// ShardOfKey returns key's slot and the shard that owns it. It does not allocate.
+func (t *Topology) ShardOfKey(key []byte) (slot uint16, shard int) {
+	slot = KeySlot(key)
+	return slot, int(t.slotShard[slot])
+}
+
+// NodesText renders CLUSTER NODES as seen from shard myShard: one line per node,
+//
+//	<id> <ip>:<port>@<cport> [myself,]master - 0 0 <epoch> connected <start>-<end>
+//
+// each ending in "\n". "myself," marks myShard's line only.
+func (t *Topology) NodesText(myShard int) string {
+	var b strings.Builder
+	for _, n := range t.Nodes {
+		b.WriteString(n.ID)
+		b.WriteByte(' ')
+		b.WriteString(n.Addr())
+		b.WriteByte('@')
+		b.WriteString(strconv.Itoa(n.BusPort()))
+		if n.Shard == myShard {
+			b.WriteString(" myself,master")
+		} else {
+			b.WriteString(" master")
+		}
+		b.WriteString(" - 0 0 ")
+		b.WriteString(strconv.FormatUint(n.Epoch, 10))
+		b.WriteString(" connected ")
+		b.WriteString(strconv.Itoa(int(n.SlotStart)))
+		if n.SlotEnd != n.SlotStart {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(int(n.SlotEnd)))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// InfoText renders CLUSTER INFO as seen from shard myShard: "field:value" lines, each ending
+// in "\r\n" as in Redis. The cluster is always ok with every slot assigned; the current epoch
+// is the number of nodes and myShard's epoch is myShard+1.
+func (t *Topology) InfoText(myShard int) string {
+	n := strconv.Itoa(len(t.Nodes))
+	my := "0"
+	if myShard >= 0 && myShard < len(t.Nodes) {
+		my = strconv.FormatUint(t.Nodes[myShard].Epoch, 10)
+	}
+	lines := [...]string{
+		"cluster_state:ok",
+		"cluster_slots_assigned:16384",
+		"cluster_slots_ok:16384",
+		"cluster_slots_pfail:0",
+		"cluster_slots_fail:0",
+		"cluster_known_nodes:" + n,
+		"cluster_size:" + n,
+		"cluster_current_epoch:" + n,
+		"cluster_my_epoch:" + my,
+		"cluster_stats_messages_sent:0",
+		"cluster_stats_messages_received:0",
+		"total_cluster_links_buffer_limit_exceeded:0",
+	}
+	return strings.Join(lines[:], "\r\n") + "\r\n"
+}

@@ -1,0 +1,113 @@
+package codec
+
+import (
+	"math"
+	"testing"
+)
+
+func TestWriter(t *testing.T) {
+	cases := []struct {
+		name  string
+		write func(w *Writer)
+		resp2 string
+		resp3 string // "" means the same as resp2
+	}{
+		{"Raw", func(w *Writer) { w.Raw([]byte("+x\r\n")) }, "+x\r\n", ""},
+		{"SimpleString", func(w *Writer) { w.SimpleString("PONG") }, "+PONG\r\n", ""},
+		{"SimpleString empty", func(w *Writer) { w.SimpleString("") }, "+\r\n", ""},
+		{"OK", func(w *Writer) { w.OK() }, "+OK\r\n", ""},
+		{"Error", func(w *Writer) { w.Error("ERR unknown command") }, "-ERR unknown command\r\n", ""},
+		{"Error CRLF", func(w *Writer) { w.Error("ERR a\r\nb\nc") }, "-ERR a  b c\r\n", ""},
+		{"Int", func(w *Writer) { w.Int(42) }, ":42\r\n", ""},
+		{"Int negative", func(w *Writer) { w.Int(-1) }, ":-1\r\n", ""},
+		{"Int min", func(w *Writer) { w.Int(math.MinInt64) }, ":-9223372036854775808\r\n", ""},
+		{"Bulk", func(w *Writer) { w.Bulk([]byte("a\r\nb")) }, "$4\r\na\r\nb\r\n", ""},
+		{"Bulk empty", func(w *Writer) { w.Bulk(nil) }, "$0\r\n\r\n", ""},
+		{"BulkString", func(w *Writer) { w.BulkString("hello") }, "$5\r\nhello\r\n", ""},
+		{"BulkInt", func(w *Writer) { w.BulkInt(-123) }, "$4\r\n-123\r\n", ""},
+		{"Null", func(w *Writer) { w.Null() }, "$-1\r\n", "_\r\n"},
+		{"NullArray", func(w *Writer) { w.NullArray() }, "*-1\r\n", "_\r\n"},
+		{"ArrayHeader", func(w *Writer) { w.ArrayHeader(3) }, "*3\r\n", ""},
+		{"ArrayHeader empty", func(w *Writer) { w.ArrayHeader(0) }, "*0\r\n", ""},
+		{"MapHeader", func(w *Writer) { w.MapHeader(2) }, "*4\r\n", "%2\r\n"},
+		{"SetHeader", func(w *Writer) { w.SetHeader(2) }, "*2\r\n", "~2\r\n"},
+		{"PushHeader", func(w *Writer) { w.PushHeader(3) }, "*3\r\n", ">3\r\n"},
+		{"Bool true", func(w *Writer) { w.Bool(true) }, ":1\r\n", "#t\r\n"},
+		{"Bool false", func(w *Writer) { w.Bool(false) }, ":0\r\n", "#f\r\n"},
+		{"Double", func(w *Writer) { w.Double(1.5) }, "$3\r\n1.5\r\n", ",1.5\r\n"},
+		{"Double integral", func(w *Writer) { w.Double(3) }, "$1\r\n3\r\n", ",3\r\n"},
+		{"Double 0.1", func(w *Writer) { w.Double(0.1) }, "$19\r\n0.10000000000000001\r\n", ",0.10000000000000001\r\n"},
+		{"Double inf", func(w *Writer) { w.Double(math.Inf(1)) }, "$3\r\ninf\r\n", ",inf\r\n"},
+		{"Double -inf", func(w *Writer) { w.Double(math.Inf(-1)) }, "$4\r\n-inf\r\n", ",-inf\r\n"},
+		{"Double nan", func(w *Writer) { w.Double(math.NaN()) }, "$3\r\nnan\r\n", ",nan\r\n"},
+		{"BigNumber", func(w *Writer) { w.BigNumber("3492890328409238509324850943850943825024385") },
+			"$43\r\n3492890328409238509324850943850943825024385\r\n", "(3492890328409238509324850943850943825024385\r\n"},
+		{"Verbatim", func(w *Writer) { w.Verbatim("txt", "Some string") }, "$11\r\nSome string\r\n", "=15\r\ntxt:Some string\r\n"},
+		{"BulkStrings", func(w *Writer) { w.BulkStrings([]string{"a", ""}) }, "*2\r\n$1\r\na\r\n$0\r\n\r\n", ""},
+		{"BulkStrings empty", func(w *Writer) { w.BulkStrings(nil) }, "*0\r\n", ""},
+		{"map of pairs", func(w *Writer) {
+			w.MapHeader(1)
+			w.BulkString("k")
+			w.Bool(true)
+		}, "*2\r\n$1\r\nk\r\n:1\r\n", "%1\r\n$1\r\nk\r\n#t\r\n"},
+	}
+	for _, c := range cases {
+		for _, proto := range []int{0, 2, 3} {
+			want := c.resp2
+			if proto == 3 && c.resp3 != "" {
+				want = c.resp3
+			}
+			w := Writer{Buf: []byte("prefix"), Proto: proto}
+			c.write(&w)
+			if got := string(w.Buf); got != "prefix"+want {
+				t.Errorf("%s RESP%d: got %q, want %q", c.name, proto, got, "prefix"+want)
+			}
+			if w.Len() != len("prefix"+want) {
+				t.Errorf("%s RESP%d: Len() = %d", c.name, proto, w.Len())
+			}
+		}
+	}
+}
+
+func TestWriterReset(t *testing.T) {
+	w := Writer{Proto: 3}
+	w.OK()
+	c := cap(w.Buf)
+	w.Reset()
+	if w.Len() != 0 || cap(w.Buf) != c {
+		t.Fatalf("after Reset: len %d cap %d, want 0 %d", w.Len(), cap(w.Buf), c)
+	}
+	w.Int(7)
+	if string(w.Buf) != ":7\r\n" {
+		t.Fatalf("got %q", w.Buf)
+	}
+}
+
+func TestAppendFloat(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0"}, {1, "1"}, {-2.5, "-2.5"}, {1e6, "1000000"}, {1e21, "1e+21"},
+		{0.1, "0.10000000000000001"}, {math.Inf(1), "inf"}, {math.Inf(-1), "-inf"},
+		{math.NaN(), "nan"},
+	} {
+		if got := string(AppendFloat([]byte("x"), c.f)); got != "x"+c.want {
+			t.Errorf("AppendFloat(%v) = %q, want %q", c.f, got, "x"+c.want)
+		}
+	}
+}
+
+func TestWriterRepliesParseAsRequests(t *testing.T) {
+	// A RESP2 array of bulk strings is also a valid multibulk request: the
+	// writer and the parser agree on framing.
+	var w Writer
+	w.BulkStrings([]string{"SET", "k", "a\r\nb"})
+	args, n, err := ParseCommand(w.Buf, nil, Limits{})
+	if err != nil || n != len(w.Buf) {
+		t.Fatalf("n %d err %v", n, err)
+	}
+	if got := toStrings(args); !equalStrings(got, []string{"SET", "k", "a\r\nb"}) {
+		t.Fatalf("args %q", got)
+	}
+}

@@ -1,0 +1,258 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Byte-size units, for defaults and limits.
+const (
+	KiB int64 = 1 << 10
+	MiB int64 = 1 << 20
+	GiB int64 = 1 << 30
+)
+
+// Fsync policies accepted by persistence.fsync and CONFIG SET appendfsync.
+const (
+	FsyncAlways   = "always"
+	FsyncEverysec = "everysec"
+	FsyncNo       = "no"
+)
+
+// Config is the whole start-up configuration. The zero value is not useful; start from
+// [Default] or [Load].
+type Config struct {
+	Server      ServerConfig      `toml:"server"`      // [server]
+	Limits      LimitsConfig      `toml:"limits"`      // [limits]
+	Log         LogConfig         `toml:"log"`         // [log]
+	Persistence PersistenceConfig `toml:"persistence"` // [persistence]
+	Keyspace    KeyspaceConfig    `toml:"keyspace"`    // [keyspace]
+}
+
+// ServerConfig is the [server] section: listeners, shards and client admission.
+type ServerConfig struct {
+	// Bind is the address every shard listens on ("127.0.0.1").
+	Bind string `toml:"bind"`
+	// Port is shard 0's port; shard i listens on Port+i (6379).
+	Port int `toml:"port"`
+	// Shards is the number of shards, 1..64 (1). With one shard the server looks like a
+	// standalone Redis; with more it looks like a Redis Cluster and exposes database 0 only.
+	Shards int `toml:"shards"`
+	// Reactors is the number of network event loops; 0 means runtime.NumCPU() (0).
+	Reactors int `toml:"reactors"`
+	// Databases is the number of logical databases per shard, 1..1024 (16). With more than
+	// one shard it stays as configured but only database 0 is reachable.
+	Databases int `toml:"databases"`
+	// MaxClients is the maximum number of simultaneous client connections (10000).
+	MaxClients int `toml:"max_clients"`
+	// Timeout closes a client idle for this many seconds; 0 never does (0).
+	Timeout int `toml:"timeout"`
+	// ProtectedMode refuses non-loopback clients while no password is set (true).
+	ProtectedMode bool `toml:"protected_mode"`
+	// RequirePass is the default user's password; empty means no AUTH needed ("").
+	RequirePass string `toml:"requirepass"`
+}
+
+// LimitsConfig is the [limits] section: per-client and protocol limits, in bytes.
+type LimitsConfig struct {
+	// ClientOutputBufferLimit disconnects a client whose pending replies exceed it;
+	// 0 means unlimited (256 MiB).
+	ClientOutputBufferLimit int64 `toml:"client_output_buffer_limit"`
+	// ClientQueryBufferLimit is the most unparsed input kept per client, ≥ 1 MiB (1 GiB).
+	ClientQueryBufferLimit int64 `toml:"client_query_buffer_limit"`
+	// ProtoMaxBulkLen is the largest bulk string a request may carry, ≥ 1 MiB (512 MiB).
+	ProtoMaxBulkLen int64 `toml:"proto_max_bulk_len"`
+	// MaxMultibulkLen is the most arguments one request may carry (1048576).
+	MaxMultibulkLen int `toml:"max_multibulk_len"`
+}
+
+// LogConfig is the [log] section.
+type LogConfig struct {
+	// Level is one of debug, info, warn, error ("info").
+	Level string `toml:"level"`
+	// Format is "console" (human-readable) or "json" ("console").
+	Format string `toml:"format"`
+}
+
+// PersistenceConfig is the [persistence] section: write-ahead log and snapshots.
+type PersistenceConfig struct {
+	// Dir holds every shard's WAL segments, snapshots and the node-id file ("data").
+	Dir string `toml:"dir"`
+	// WAL turns the write-ahead log on (true).
+	WAL bool `toml:"wal"`
+	// Fsync is the WAL sync policy: always, everysec or no ("everysec").
+	Fsync string `toml:"fsync"`
+	// SegmentSize is the size at which a WAL segment is closed and a new one started (64 MiB).
+	SegmentSize int64 `toml:"segment_size"`
+	// SnapshotEvery takes a snapshot every this many seconds; 0 turns it off (3600).
+	SnapshotEvery int `toml:"snapshot_every"`
+	// SnapshotWALBytes takes a snapshot once this many WAL bytes were written since the
+	// last one; 0 turns it off (256 MiB).
+	SnapshotWALBytes int64 `toml:"snapshot_wal_bytes"`
+	// SnapshotOnShutdown takes a snapshot during a graceful shutdown (true).
+	SnapshotOnShutdown bool `toml:"snapshot_on_shutdown"`
+}
+
+// KeyspaceConfig is the [keyspace] section.
+type KeyspaceConfig struct {
+	// ActiveExpire turns on the background deletion of expired keys (true).
+	ActiveExpire bool `toml:"active_expire"`
+	// ActiveExpireEffort is Redis's active-expire-effort, 1..10 (1).
+	ActiveExpireEffort int `toml:"active_expire_effort"`
+	// Hz is how many times a second each shard runs its background tasks, 1..500 (10).
+	Hz int `toml:"hz"`
+	// ChangesCapacity is the number of entries in each shard's CHANGES buffer (65536).
+	ChangesCapacity int `toml:"changes_capacity"`
+}
+
+// Default returns the built-in configuration: one shard on 127.0.0.1:6379 with 16 databases,
+// a WAL in "data" synced every second.
+func Default() Config {
+	return Config{
+		Server: ServerConfig{
+			Bind:          "127.0.0.1",
+			Port:          6379,
+			Shards:        1,
+			Reactors:      0,
+			Databases:     16,
+			MaxClients:    10000,
+			Timeout:       0,
+			ProtectedMode: true,
+			RequirePass:   "",
+		},
+		Limits: LimitsConfig{
+			ClientOutputBufferLimit: 256 * MiB,
+			ClientQueryBufferLimit:  1 * GiB,
+			ProtoMaxBulkLen:         512 * MiB,
+			MaxMultibulkLen:         1024 * 1024,
+		},
+		Log: LogConfig{
+			Level:  "info",
+			Format: "console",
+		},
+		Persistence: PersistenceConfig{
+			Dir:                "data",
+			WAL:                true,
+			Fsync:              FsyncEverysec,
+			SegmentSize:        64 * MiB,
+			SnapshotEvery:      3600,
+			SnapshotWALBytes:   256 * MiB,
+			SnapshotOnShutdown: true,
+		},
+		Keyspace: KeyspaceConfig{
+			ActiveExpire:       true,
+			ActiveExpireEffort: 1,
+			Hz:                 10,
+			ChangesCapacity:    65536,
+		},
+	}
+}
+
+// fileLimits and filePersistence decode the sections that hold byte sizes: each field
+// points at the matching field of the Config being filled, and the size fields go through
+// Size so that "64mb" is accepted. The other sections decode straight into Config.
+type fileLimits struct {
+	ClientOutputBufferLimit *Size `toml:"client_output_buffer_limit"`
+	ClientQueryBufferLimit  *Size `toml:"client_query_buffer_limit"`
+	ProtoMaxBulkLen         *Size `toml:"proto_max_bulk_len"`
+	MaxMultibulkLen         *int  `toml:"max_multibulk_len"`
+}
+
+type filePersistence struct {
+	Dir                *string `toml:"dir"`
+	WAL                *bool   `toml:"wal"`
+	Fsync              *string `toml:"fsync"`
+	SegmentSize        *Size   `toml:"segment_size"`
+	SnapshotEvery      *int    `toml:"snapshot_every"`
+	SnapshotWALBytes   *Size   `toml:"snapshot_wal_bytes"`
+	SnapshotOnShutdown *bool   `toml:"snapshot_on_shutdown"`
+}
+
+type fileConfig struct {
+	Server      *ServerConfig   `toml:"server"`
+	Limits      fileLimits      `toml:"limits"`
+	Log         *LogConfig      `toml:"log"`
+	Persistence filePersistence `toml:"persistence"`
+	Keyspace    *KeyspaceConfig `toml:"keyspace"`
+}
+
+func newFileConfig(c *Config) *fileConfig {
+	return &fileConfig{
+		Server: &c.Server,
+		Limits: fileLimits{
+			ClientOutputBufferLimit: (*Size)(&c.Limits.ClientOutputBufferLimit),
+			ClientQueryBufferLimit:  (*Size)(&c.Limits.ClientQueryBufferLimit),
+			ProtoMaxBulkLen:         (*Size)(&c.Limits.ProtoMaxBulkLen),
+			MaxMultibulkLen:         &c.Limits.MaxMultibulkLen,
+		},
+		Log: &c.Log,
+		Persistence: filePersistence{
+			Dir:                &c.Persistence.Dir,
+			WAL:                &c.Persistence.WAL,
+			Fsync:              &c.Persistence.Fsync,
+			SegmentSize:        (*Size)(&c.Persistence.SegmentSize),
+			SnapshotEvery:      &c.Persistence.SnapshotEvery,
+			SnapshotWALBytes:   (*Size)(&c.Persistence.SnapshotWALBytes),
+			SnapshotOnShutdown: &c.Persistence.SnapshotOnShutdown,
+		},
+		Keyspace: &c.Keyspace,
+	}
+}
+
+// Load reads the TOML file at path over [Default] and returns the result. Keys the file
+// does not set keep their defaults. A syntax error, a value of the wrong type or an unknown
+// key is an error naming the file and the key. Load does not call [Config.Validate]: apply
+// any overrides first, then validate.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return parse(path, string(data))
+}
+
+// Parse is [Load] for TOML text already in memory; name is used in error messages.
+func Parse(name string, data []byte) (Config, error) {
+	return parse(name, string(data))
+}
+
+// decodeErrRE picks line, key and message out of the toml package's decoding errors.
+var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+func parse(name, data string) (Config, error) {
+	c := Default()
+	md, err := toml.Decode(data, newFileConfig(&c))
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			if pe.LastKey != "" {
+				return Config{}, fmt.Errorf("config: %s: line %d: %s: %s", name, pe.Position.Line, pe.LastKey, pe.Message)
+			}
+			return Config{}, fmt.Errorf("config: %s: line %d: %s", name, pe.Position.Line, pe.Message)
+		}
+		// Type mismatches come as plain errors: `toml: line N (last key "k"): message`.
+		if m := decodeErrRE.FindStringSubmatch(err.Error()); m != nil {
+			return Config{}, fmt.Errorf("config: %s: line %s: %s: %s", name, m[1], m[2], m[3])
+		}
+		return Config{}, fmt.Errorf("config: %s: %s", name, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		word := "key"
+		if len(keys) > 1 {
+			word = "keys"
+		}
+		return Config{}, fmt.Errorf("config: %s: unknown %s %s", name, word, strings.Join(keys, ", "))
+	}
+	return c, nil
+}

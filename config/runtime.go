@@ -1,0 +1,564 @@
+package config
+
+import (
+	"errors"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// kind says how a parameter's value is parsed and printed.
+type kind uint8
+
+const (
+	kindBool    kind = iota // "yes" or "no", case-insensitive on input
+	kindInt                 // a strict decimal integer within [min, max]
+	kindMemory              // a Redis memory value ("512mb") within [min, max]; printed in bytes
+	kindEnum                // one of enum, case-insensitive on input, stored in lower case
+	kindString              // any string
+	kindSpecial             // parsed by special
+)
+
+// param describes one runtime parameter. The table of params is immutable.
+type param struct {
+	name      string
+	alias     string // Redis's older name, accepted everywhere name is
+	kind      kind
+	immutable bool
+	min, max  int64    // bounds of kindInt and kindMemory
+	clamp     [2]int64 // if clamp[1] != 0, a kindInt value is clamped into [clamp[0], clamp[1]]
+	enum      []string // values of kindEnum
+	def       string   // default, canonical form, used when initial is nil
+	initial   func(c *Config) string
+	// special parses a kindSpecial value given the current canonical value and returns the new
+	// canonical value, or a Redis error reason.
+	special func(v, cur string) (string, string)
+	// apply publishes a new canonical value (n is its number for kindInt/kindMemory) to the
+	// typed fields of Live. It runs with Live.mu held for writing.
+	apply func(l *Live, v string, n int64)
+}
+
+const (
+	intMax  = math.MaxInt32
+	intMin  = math.MinInt32
+	longMax = math.MaxInt64
+	uintMax = math.MaxUint32
+)
+
+func yesno(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// redisLogLevel names a log.level value the way CONFIG GET loglevel reports it.
+func redisLogLevel(level string) string {
+	switch level {
+	case "info":
+		return "notice"
+	case "warn":
+		return "warning"
+	}
+	return level
+}
+
+// zapLevel maps a loglevel value (Redis's or ours) to a zap level.
+func zapLevel(v string) zapcore.Level {
+	switch v {
+	case "debug":
+		return zapcore.DebugLevel
+	case "warning", "warn":
+		return zapcore.WarnLevel
+	case "error":
+		return zapcore.ErrorLevel
+	}
+	return zapcore.InfoLevel // verbose, notice, info
+}
+
+// Parameters marked "stored only" are accepted for client compatibility; no effect yet: CONFIG
+// SET validates and keeps them, CONFIG GET reports them, and nothing else reads them.
+var params = [...]param{
+	// Listeners and identity.
+	{name: "bind", kind: kindString, immutable: true, initial: func(c *Config) string { return c.Server.Bind }},
+	{name: "port", kind: kindInt, immutable: true, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
+	{name: "databases", kind: kindInt, immutable: true, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Databases)) }},
+	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.Server.Shards > 1) }},
+
+	// Clients.
+	{name: "maxclients", kind: kindInt, min: 1, max: uintMax, initial: func(c *Config) string { return itoa(int64(c.Server.MaxClients)) },
+		apply: func(l *Live, _ string, n int64) { l.maxClients.Store(n) }},
+	{name: "timeout", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Timeout)) },
+		apply: func(l *Live, _ string, n int64) { l.timeout.Store(n * int64(time.Second)) }},
+	{name: "requirepass", kind: kindString, initial: func(c *Config) string { return c.Server.RequirePass },
+		apply: func(l *Live, v string, _ int64) { l.requirePass.Store(&v) }},
+	{name: "protected-mode", kind: kindBool, initial: func(c *Config) string { return yesno(c.Server.ProtectedMode) },
+		apply: func(l *Live, v string, _ int64) { l.protectedMode.Store(v == "yes") }},
+	{name: "proto-max-bulk-len", kind: kindMemory, min: MinProtoMaxBulkLen, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ProtoMaxBulkLen) },
+		apply: func(l *Live, _ string, n int64) { l.protoMaxBulk.Store(n) }},
+	{name: "client-query-buffer-limit", kind: kindMemory, min: MinProtoMaxBulkLen, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ClientQueryBufferLimit) },
+		apply: func(l *Live, _ string, n int64) { l.queryBufLimit.Store(n) }},
+	// Redis's per-class limits, stored only; the limit the server enforces is the next one.
+	{name: "client-output-buffer-limit", kind: kindSpecial, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: parseObufLimits},
+	{name: "ruvio-client-output-buffer-limit", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ClientOutputBufferLimit) },
+		apply: func(l *Live, _ string, n int64) { l.outBufLimit.Store(n) }},
+
+	// Background work and logging.
+	{name: "hz", kind: kindInt, min: 0, max: intMax, clamp: [2]int64{MinHz, MaxHz}, initial: func(c *Config) string { return itoa(int64(c.Keyspace.Hz)) },
+		apply: func(l *Live, _ string, n int64) { l.hz.Store(n) }},
+	{name: "active-expire-effort", kind: kindInt, min: 1, max: 10, initial: func(c *Config) string { return itoa(int64(c.Keyspace.ActiveExpireEffort)) },
+		apply: func(l *Live, _ string, n int64) { l.effort.Store(n) }},
+	{name: "ruvio-active-expire", kind: kindBool, initial: func(c *Config) string { return yesno(c.Keyspace.ActiveExpire) },
+		apply: func(l *Live, v string, _ int64) { l.activeExpire.Store(v == "yes") }},
+	{name: "loglevel", kind: kindEnum, enum: []string{"debug", "verbose", "notice", "warning", "info", "warn", "error"},
+		initial: func(c *Config) string { return redisLogLevel(c.Log.Level) },
+		apply:   func(l *Live, v string, _ int64) { l.level.SetLevel(zapLevel(v)) }},
+
+	// Persistence.
+	{name: "appendonly", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
+	{name: "appendfsync", kind: kindEnum, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
+		apply: func(l *Live, v string, _ int64) { l.fsync.Store(&v) }},
+	{name: "dir", kind: kindString, immutable: true, initial: func(c *Config) string {
+		if abs, err := filepath.Abs(c.Persistence.Dir); err == nil {
+			return abs
+		}
+		return c.Persistence.Dir
+	}},
+	{name: "appendfilename", kind: kindString, immutable: true, def: "appendonly.aof"},                          // stored only
+	{name: "dbfilename", kind: kindString, def: "dump.rdb"},                                                     // stored only
+	{name: "save", kind: kindSpecial, def: "", special: parseSave},                                              // stored only; see persistence.snapshot_every
+	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"},                         // stored only
+	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0"}, // stored only
+	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10"},  // stored only
+	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes"},                           // stored only
+
+	// Memory and eviction (stored only).
+	{name: "maxmemory", kind: kindMemory, min: 0, max: longMax, def: "0"},
+	{name: "maxmemory-policy", kind: kindEnum, def: "noeviction", enum: []string{
+		"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+		"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}},
+	{name: "maxmemory-samples", kind: kindInt, min: 1, max: intMax, def: "5"},
+	{name: "lazyfree-lazy-eviction", kind: kindBool, def: "no"},
+	{name: "lazyfree-lazy-expire", kind: kindBool, def: "no"},
+	{name: "lazyfree-lazy-server-del", kind: kindBool, def: "no"},
+	{name: "lazyfree-lazy-user-del", kind: kindBool, def: "no"},
+	{name: "lazyfree-lazy-user-flush", kind: kindBool, def: "no"},
+	{name: "activedefrag", kind: kindBool, def: "no"},
+
+	// Encoding thresholds (stored only).
+	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kindInt, min: intMin, max: intMax, def: "-2"},
+	{name: "list-compress-depth", kind: kindInt, min: 0, max: intMax, def: "0"},
+	{name: "set-max-intset-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
+	{name: "set-max-listpack-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "set-max-listpack-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
+	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
+	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
+	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
+	{name: "stream-node-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "4096"},
+	{name: "stream-node-max-entries", kind: kindInt, min: 0, max: longMax, def: "100"},
+	{name: "hll-sparse-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "3000"},
+
+	// Introspection, notifications, scripting (stored only except notify-keyspace-events).
+	{name: "latency-tracking", kind: kindBool, def: "yes"},
+	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0"},
+	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000"},
+	{name: "slowlog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "tracking-table-max-keys", kind: kindInt, min: 0, max: longMax, def: "1000000"},
+	{name: "notify-keyspace-events", kind: kindSpecial, def: "", special: parseNotify,
+		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v) }},
+	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, min: 0, max: longMax, def: "5000"},
+}
+
+// paramIndex maps every lower-case name and alias to its index in params. Built once, never
+// written afterwards.
+var paramIndex = func() map[string]int {
+	m := make(map[string]int, 2*len(params))
+	for i := range params {
+		m[params[i].name] = i
+		if params[i].alias != "" {
+			m[params[i].alias] = i
+		}
+	}
+	return m
+}()
+
+func lookupParam(name string) (int, bool) {
+	i, ok := paramIndex[strings.ToLower(name)]
+	return i, ok
+}
+
+// Live is the set of runtime parameters behind CONFIG GET and CONFIG SET. It is safe for
+// concurrent use: Get and Set take a lock, the typed getters are single atomic loads.
+type Live struct {
+	mu   sync.RWMutex
+	vals []string // guarded by mu; vals[i] is the canonical value of params[i]
+
+	// Published copies of the parameters the server reads on its paths. Written only by
+	// apply functions, under mu.
+	maxClients    atomic.Int64
+	timeout       atomic.Int64 // nanoseconds
+	protoMaxBulk  atomic.Int64
+	queryBufLimit atomic.Int64
+	outBufLimit   atomic.Int64
+	hz            atomic.Int64
+	effort        atomic.Int64
+	protectedMode atomic.Bool
+	activeExpire  atomic.Bool
+	requirePass   atomic.Pointer[string]
+	fsync         atomic.Pointer[string]
+	notify        atomic.Pointer[string]
+	level         zap.AtomicLevel
+
+	databases int    // immutable
+	dir       string // immutable, as configured
+}
+
+// NewLive returns the runtime parameters initialised from c, which should have passed
+// [Config.Validate].
+func NewLive(c Config) *Live {
+	l := &Live{
+		vals:      make([]string, len(params)),
+		level:     zap.NewAtomicLevel(),
+		databases: c.Server.Databases,
+		dir:       c.Persistence.Dir,
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range params {
+		p := &params[i]
+		v := p.def
+		if p.initial != nil {
+			v = p.initial(&c)
+		}
+		var n int64
+		if p.kind == kindInt || p.kind == kindMemory {
+			n, _ = strconv.ParseInt(v, 10, 64)
+			if p.clamp[1] != 0 {
+				n = min(max(n, p.clamp[0]), p.clamp[1])
+				v = itoa(n)
+			}
+		}
+		l.vals[i] = v
+		if p.apply != nil {
+			p.apply(l, v, n)
+		}
+	}
+	return l
+}
+
+// Get returns the name/value pairs of the parameters matching pattern, as CONFIG GET does:
+// pattern is a case-insensitive glob (*, ?, [...] and \ escapes) matched against every name
+// and alias, and each matching name appears once, in table order. A pattern without glob
+// characters is an exact, case-insensitive lookup and is answered under the name as asked
+// (in lower case). Nothing matching gives an empty result.
+func (l *Live) Get(pattern string) [][2]string {
+	return l.GetMulti([]string{pattern})
+}
+
+// GetMulti is [Live.Get] for several patterns at once, as Redis 7's CONFIG GET with more than
+// one argument: a name matched by several patterns appears once.
+func (l *Live) GetMulti(patterns []string) [][2]string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	var out [][2]string
+	seen := make(map[string]bool)
+	add := func(name string, i int) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, [2]string{name, l.vals[i]})
+		}
+	}
+	for _, pat := range patterns {
+		if !strings.ContainsAny(pat, "*?[") {
+			if i, ok := lookupParam(pat); ok {
+				add(strings.ToLower(pat), i)
+			}
+			continue
+		}
+		for i := range params {
+			if GlobMatch(pat, params[i].name) {
+				add(params[i].name, i)
+			}
+			if params[i].alias != "" && GlobMatch(pat, params[i].alias) {
+				add(params[i].alias, i)
+			}
+		}
+	}
+	return out
+}
+
+// Value returns the current value of one parameter by exact name or alias (any case).
+func (l *Live) Value(name string) (string, bool) {
+	i, ok := lookupParam(name)
+	if !ok {
+		return "", false
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.vals[i], true
+}
+
+// Set changes parameters as CONFIG SET does in Redis 7: pairs are (name, value); either every
+// pair is applied or none is. The error is the reply text, with its "ERR " prefix, for the
+// first problem in argument order: an unknown name, an immutable parameter, a parameter given
+// twice (by name or alias), then a value that does not parse or is out of range.
+func (l *Live) Set(pairs [][2]string) error {
+	idx := make([]int, len(pairs))
+	for k, pr := range pairs {
+		i, ok := lookupParam(pr[0])
+		if !ok {
+			return errors.New("ERR Unknown option or number of arguments for CONFIG SET - '" + pr[0] + "'")
+		}
+		if params[i].immutable {
+			return setFailed(pr[0], "can't set immutable config")
+		}
+		for _, j := range idx[:k] {
+			if j == i {
+				return setFailed(pr[0], "duplicate parameter")
+			}
+		}
+		idx[k] = i
+	}
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	vals := make([]string, len(pairs))
+	nums := make([]int64, len(pairs))
+	for k, pr := range pairs {
+		v, n, reason := params[idx[k]].parse(pr[1], l.vals[idx[k]])
+		if reason != "" {
+			return setFailed(pr[0], reason)
+		}
+		vals[k], nums[k] = v, n
+	}
+	for k, i := range idx {
+		l.vals[i] = vals[k]
+		if params[i].apply != nil {
+			params[i].apply(l, vals[k], nums[k])
+		}
+	}
+	return nil
+}
+
+func setFailed(name, reason string) error {
+	return errors.New("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + reason)
+}
+
+// parse turns a CONFIG SET argument into the canonical value, its number for numeric kinds,
+// or a Redis error reason.
+func (p *param) parse(v, cur string) (string, int64, string) {
+	switch p.kind {
+	case kindBool:
+		switch {
+		case strings.EqualFold(v, "yes"):
+			return "yes", 0, ""
+		case strings.EqualFold(v, "no"):
+			return "no", 0, ""
+		}
+		return "", 0, "argument must be 'yes' or 'no'"
+	case kindInt, kindMemory:
+		var n int64
+		if p.kind == kindInt {
+			var ok bool
+			if n, ok = parseStrictInt(v); !ok {
+				return "", 0, "argument couldn't be parsed into an integer"
+			}
+		} else {
+			var err error
+			if n, err = ParseSize(v); err != nil {
+				return "", 0, "argument must be a memory value"
+			}
+		}
+		if n < p.min || n > p.max {
+			return "", 0, "argument must be between " + itoa(p.min) + " and " + itoa(p.max) + " inclusive"
+		}
+		if p.clamp[1] != 0 {
+			n = min(max(n, p.clamp[0]), p.clamp[1])
+		}
+		return itoa(n), n, ""
+	case kindEnum:
+		for _, e := range p.enum {
+			if strings.EqualFold(v, e) {
+				return e, 0, ""
+			}
+		}
+		return "", 0, "argument(s) must be one of the following: " + strings.Join(p.enum, ", ")
+	case kindSpecial:
+		s, reason := p.special(v, cur)
+		return s, 0, reason
+	}
+	return v, 0, ""
+}
+
+// parseStrictInt parses a decimal integer the way Redis's string2ll does: an optional minus
+// sign, no plus sign, no spaces and no leading zeros.
+func parseStrictInt(s string) (int64, bool) {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || d[0] == '+' || (d[0] == '0' && (len(d) > 1 || len(s) > 1)) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// parseSave validates a "save" value: pairs of seconds (≥ 1) and changes (≥ 0), or "".
+func parseSave(v, _ string) (string, string) {
+	f := strings.Fields(v)
+	if len(f)%2 != 0 {
+		return "", "Invalid save parameters"
+	}
+	for j, s := range f {
+		n, ok := parseStrictInt(s)
+		if !ok || (j%2 == 0 && n < 1) || (j%2 == 1 && n < 0) {
+			return "", "Invalid save parameters"
+		}
+	}
+	return strings.Join(f, " "), ""
+}
+
+// obufClasses are the client classes of client-output-buffer-limit in Redis's output order.
+var obufClasses = [...]string{"normal", "slave", "pubsub"}
+
+// parseObufLimits applies a client-output-buffer-limit value ("<class> <hard> <soft>
+// <seconds>" repeated) over the current one, as Redis does: classes not named keep their
+// limits.
+func parseObufLimits(v, cur string) (string, string) {
+	var limits [len(obufClasses)][3]string
+	cf := strings.Fields(cur)
+	for c := range obufClasses {
+		copy(limits[c][:], cf[4*c+1:4*c+4])
+	}
+	f := strings.Fields(v)
+	if len(f) == 0 || len(f)%4 != 0 {
+		return "", "Wrong number of arguments in buffer limit configuration."
+	}
+	for j := 0; j < len(f); j += 4 {
+		c := -1
+		switch strings.ToLower(f[j]) {
+		case "normal":
+			c = 0
+		case "slave", "replica":
+			c = 1
+		case "pubsub":
+			c = 2
+		}
+		if c < 0 {
+			return "", "Invalid client class specified in buffer limit configuration."
+		}
+		hard, err1 := ParseSize(f[j+1])
+		soft, err2 := ParseSize(f[j+2])
+		secs, ok := parseStrictInt(f[j+3])
+		if err1 != nil || err2 != nil || !ok || secs < 0 {
+			return "", "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		limits[c] = [3]string{itoa(hard), itoa(soft), itoa(secs)}
+	}
+	var b strings.Builder
+	for c, name := range obufClasses {
+		if c > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name + " " + strings.Join(limits[c][:], " "))
+	}
+	return b.String(), ""
+}
+
+// Keyspace-event classes: the letters "A" stands for, in the order Redis prints them.
+const notifyAll = "g$lshzxetd"
+
+// parseNotify validates a notify-keyspace-events value and returns it in Redis's canonical
+// form ("A" for all classes, then K, E, m, n).
+func parseNotify(v, _ string) (string, string) {
+	set := make(map[byte]bool)
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == 'A':
+			for j := 0; j < len(notifyAll); j++ {
+				set[notifyAll[j]] = true
+			}
+		case strings.IndexByte(notifyAll+"KEmn", c) >= 0:
+			set[c] = true
+		default:
+			return "", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+		}
+	}
+	var b strings.Builder
+	all := true
+	for j := 0; j < len(notifyAll); j++ {
+		all = all && set[notifyAll[j]]
+	}
+	if all {
+		b.WriteByte('A')
+	} else {
+		for j := 0; j < len(notifyAll); j++ {
+			if set[notifyAll[j]] {
+				b.WriteByte(notifyAll[j])
+			}
+		}
+	}
+	for _, c := range []byte("KEmn") {
+		if set[c] {
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), ""
+}
+
+// MaxClients is maxclients: the most client connections accepted at once.
+func (l *Live) MaxClients() int { return int(l.maxClients.Load()) }
+
+// Timeout is timeout: how long a client may stay idle; 0 means forever.
+func (l *Live) Timeout() time.Duration { return time.Duration(l.timeout.Load()) }
+
+// ProtoMaxBulkLen is proto-max-bulk-len: the largest bulk string a request may carry.
+func (l *Live) ProtoMaxBulkLen() int64 { return l.protoMaxBulk.Load() }
+
+// ClientQueryBufferLimit is client-query-buffer-limit: the most unparsed input per client.
+func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }
+
+// ClientOutputBufferLimit is ruvio-client-output-buffer-limit: the most pending reply bytes
+// per client before it is disconnected; 0 means unlimited.
+func (l *Live) ClientOutputBufferLimit() int64 { return l.outBufLimit.Load() }
+
+// RequirePass is requirepass: the default user's password, "" for none.
+func (l *Live) RequirePass() string { return *l.requirePass.Load() }
+
+// ProtectedMode is protected-mode.
+func (l *Live) ProtectedMode() bool { return l.protectedMode.Load() }
+
+// ActiveExpire is ruvio-active-expire: whether shards delete expired keys in the background.
+func (l *Live) ActiveExpire() bool { return l.activeExpire.Load() }
+
+// Hz is hz, clamped to 1..500 as Redis does.
+func (l *Live) Hz() int { return int(l.hz.Load()) }
+
+// ActiveExpireEffort is active-expire-effort, 1..10.
+func (l *Live) ActiveExpireEffort() int { return int(l.effort.Load()) }
+
+// Databases is databases (immutable).
+func (l *Live) Databases() int { return l.databases }
+
+// Fsync is appendfsync: "always", "everysec" or "no".
+func (l *Live) Fsync() string { return *l.fsync.Load() }
+
+// Dir is the persistence directory as configured (immutable). CONFIG GET dir reports its
+// absolute form.
+func (l *Live) Dir() string { return l.dir }
+
+// NotifyKeyspaceEvents is notify-keyspace-events in Redis's canonical form, "" when off.
+func (l *Live) NotifyKeyspaceEvents() string { return *l.notify.Load() }
+
+// LogLevel is the level that loglevel controls; pass it to [NewLoggerAt].
+func (l *Live) LogLevel() zap.AtomicLevel { return l.level }

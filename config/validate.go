@@ -1,0 +1,123 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"strings"
+)
+
+// Bounds enforced by Validate.
+const (
+	MaxShards      = 64
+	MaxDatabases   = 1024
+	MaxReactors    = 1024
+	MinSegmentSize = 4 * KiB
+	MaxSegmentSize = 4 * GiB
+	MaxChanges     = 1 << 24
+	MinHz          = 1
+	MaxHz          = 500
+	// MinProtoMaxBulkLen is also the minimum of client_query_buffer_limit, as in Redis.
+	MinProtoMaxBulkLen = 1 * MiB
+)
+
+// logLevels are the accepted values of log.level, in increasing severity.
+var logLevels = [...]string{"debug", "info", "warn", "error"}
+
+// logFormats are the accepted values of log.format.
+var logFormats = [...]string{"console", "json"}
+
+// fsyncPolicies are the accepted values of persistence.fsync.
+var fsyncPolicies = [...]string{FsyncAlways, FsyncEverysec, FsyncNo}
+
+// Validate checks every value and returns nil or one error per bad value (joined with
+// errors.Join), each of the form "config: <section.key>: <problem>".
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config: %s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	inRange := func(key string, v, lo, hi int64) bool {
+		if v < lo || v > hi {
+			bad(key, "%d is out of range %d..%d", v, lo, hi)
+			return false
+		}
+		return true
+	}
+	oneOf := func(key, v string, allowed []string) {
+		for _, a := range allowed {
+			if v == a {
+				return
+			}
+		}
+		bad(key, "%q is not one of %s", v, strings.Join(allowed, ", "))
+	}
+
+	s := &c.Server
+	if !validHost(s.Bind) {
+		bad("server.bind", "%q is not an IP address or host name", s.Bind)
+	}
+	portOK := inRange("server.port", int64(s.Port), 1, 65535)
+	shardsOK := inRange("server.shards", int64(s.Shards), 1, MaxShards)
+	if portOK && shardsOK && s.Port+s.Shards-1 > 65535 {
+		bad("server.port", "%d with %d shards needs ports %d..%d, beyond 65535",
+			s.Port, s.Shards, s.Port, s.Port+s.Shards-1)
+	}
+	inRange("server.reactors", int64(s.Reactors), 0, MaxReactors)
+	inRange("server.databases", int64(s.Databases), 1, MaxDatabases)
+	inRange("server.max_clients", int64(s.MaxClients), 1, math.MaxInt32)
+	inRange("server.timeout", int64(s.Timeout), 0, math.MaxInt32)
+	if strings.ContainsAny(s.RequirePass, "\r\n\x00") {
+		bad("server.requirepass", "must not contain CR, LF or NUL")
+	}
+
+	l := &c.Limits
+	inRange("limits.client_output_buffer_limit", l.ClientOutputBufferLimit, 0, math.MaxInt64)
+	inRange("limits.client_query_buffer_limit", l.ClientQueryBufferLimit, MinProtoMaxBulkLen, math.MaxInt64)
+	inRange("limits.proto_max_bulk_len", l.ProtoMaxBulkLen, MinProtoMaxBulkLen, math.MaxInt64)
+	inRange("limits.max_multibulk_len", int64(l.MaxMultibulkLen), 1, math.MaxInt32)
+
+	oneOf("log.level", c.Log.Level, logLevels[:])
+	oneOf("log.format", c.Log.Format, logFormats[:])
+
+	p := &c.Persistence
+	if p.Dir == "" {
+		bad("persistence.dir", "must not be empty")
+	} else if strings.ContainsRune(p.Dir, 0) {
+		bad("persistence.dir", "%q contains NUL", p.Dir)
+	}
+	oneOf("persistence.fsync", p.Fsync, fsyncPolicies[:])
+	inRange("persistence.segment_size", p.SegmentSize, MinSegmentSize, MaxSegmentSize)
+	inRange("persistence.snapshot_every", int64(p.SnapshotEvery), 0, math.MaxInt32)
+	inRange("persistence.snapshot_wal_bytes", p.SnapshotWALBytes, 0, math.MaxInt64)
+
+	k := &c.Keyspace
+	inRange("keyspace.active_expire_effort", int64(k.ActiveExpireEffort), 1, 10)
+	inRange("keyspace.hz", int64(k.Hz), MinHz, MaxHz)
+	inRange("keyspace.changes_capacity", int64(k.ChangesCapacity), 1, MaxChanges)
+
+	return errors.Join(errs...)
+}
+
+// validHost reports whether s is an IP literal or a syntactically valid host name.
+func validHost(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	if net.ParseIP(s) != nil {
+		return true
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,124 @@
+package keyspace
+
+// lookup returns the live entry for key, or nil. A key whose deadline has
+// passed is deleted here (lazy expiry) and the deletion is logged, so a
+// replay of the log sees the same sequence of states.
+func (sh *Shard) lookup(db *DB, key []byte) *entry {
+	e := db.dict.find(key)
+	if e == nil {
+		return nil
+	}
+	if e.expired(sh.nowMs) {
+		sh.expireEntry(db, e)
+		return nil
+	}
+	return e
+}
+
+// lookupRead is lookup for reads: it counts hits and misses.
+func (sh *Shard) lookupRead(db *DB, key []byte) *entry {
+	e := sh.lookup(db, key)
+	if e == nil {
+		sh.srv.stats.keyspaceMisses.Add(1)
+	} else {
+		sh.srv.stats.keyspaceHits.Add(1)
+	}
+	return e
+}
+
+// expireEntry deletes an entry whose deadline passed.
+func (sh *Shard) expireEntry(db *DB, e *entry) {
+	db.delete(e.key)
+	sh.logDel(db.id, e.key)
+	sh.stats.expiredKeys.Add(1)
+	sh.srv.stats.expiredKeys.Add(1)
+}
+
+// copyBytes returns a private copy of b: arguments alias the batch's
+// buffer, which is reused after the reply is written.
+func copyBytes(b []byte) []byte {
+	out := make([]byte, len(b))
+	copy(out, b)
+	return out
+}
+
+// storeString sets key to a string value with deadline at (keepTTL keeps
+// the current deadline instead) and logs it. It returns the entry.
+func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *entry {
+	e := sh.lookup(db, key)
+	if e == nil {
+		e = db.add(key, copyBytes(val), nil, at)
+	} else {
+		if e.obj == nil && cap(e.val) >= len(val) && cap(e.val) <= 2*len(val)+16 {
+			e.val = e.val[:len(val)]
+			copy(e.val, val)
+		} else {
+			e.val = copyBytes(val)
+		}
+		e.obj = nil
+		if !keepTTL {
+			db.setDeadline(e, at)
+		}
+	}
+	sh.logSet(db.id, e.key, e.val, e.expireAt)
+	return e
+}
+
+// setDeadline changes a live entry's deadline and logs it. A deadline in
+// the past deletes the key (and logs the deletion), as Redis does.
+func (sh *Shard) setDeadline(db *DB, e *entry, at int64) {
+	if at != 0 && at <= sh.nowMs {
+		db.delete(e.key)
+		sh.logDel(db.id, e.key)
+		return
+	}
+	db.setDeadline(e, at)
+	sh.logExpire(db.id, e.key, at)
+}
+
+// deleteKey removes a live key and logs it; false when it was absent.
+func (sh *Shard) deleteKey(db *DB, key []byte) bool {
+	e := sh.lookup(db, key)
+	if e == nil {
+		return false
+	}
+	db.delete(e.key)
+	sh.logDel(db.id, e.key)
+	return true
+}
+
+// activeExpireCycle samples keys with deadlines and deletes the expired
+// ones, within a time budget, like Redis's active expiry: it repeats while
+// more than a quarter of a sample was expired.
+func (sh *Shard) activeExpireCycle() {
+	effort := sh.srv.opts.Live.ActiveExpireEffort()
+	perLoop := 20 + 5*(effort-1)
+	budget := int64(25+2*(effort-1)) * 1000 // microseconds per second of CPU at hz
+	hz := int64(max(sh.srv.opts.Live.Hz(), 1))
+	deadline := sh.srv.now().UnixMicro() + budget/hz
+	for range sh.dbs {
+		db := sh.dbs[sh.expireCursor%len(sh.dbs)]
+		sh.expireCursor++
+		for iter := 0; ; iter++ {
+			n := len(db.expiring)
+			if n == 0 {
+				break
+			}
+			sample := min(perLoop, n)
+			expired := 0
+			for i := 0; i < sample && len(db.expiring) > 0; i++ {
+				e := db.expiring[randIndex(len(db.expiring))]
+				if e.expired(sh.nowMs) {
+					sh.expireEntry(db, e)
+					expired++
+				}
+			}
+			if expired*4 <= sample {
+				break
+			}
+			if iter%16 == 15 && sh.srv.now().UnixMicro() > deadline {
+				return
+			}
+		}
+	}
+}

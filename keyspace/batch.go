@@ -1,0 +1,68 @@
+package keyspace
+
+import (
+	"sync/atomic"
+
+	"github.com/ruvio/ruvio/codec"
+)
+
+// Sink receives a batch whose replies are ready. The event loop implements
+// it: Deliver writes b.Out.Buf to the connection and recycles b once the
+// bytes are written. Deliver is called from the shard goroutine or from the
+// shard's WAL sync goroutine, always in the order the shard ran the batches.
+type Sink interface {
+	Deliver(b *Batch)
+}
+
+// Batch is the unit of work handed from a connection's reactor to its
+// shard: every complete command found in one read, with its own copy of the
+// request bytes (the reactor's buffer is reused as soon as it returns).
+type Batch struct {
+	Client *Client
+	Sink   Sink
+
+	// Data holds the copied request bytes; Argv's slices point into it.
+	Data []byte
+	Argv [][]byte
+	// Ends[i] is the end index in Argv of command i.
+	Ends []int
+	// ProtoErr, when set, is a protocol error found after the commands of
+	// this batch: the shard replies "-ERR "+ProtoErr and the connection is
+	// closed once the reply is written.
+	ProtoErr string
+
+	// Out collects the replies, in order.
+	Out codec.Writer
+	// CloseAfter asks the sink to close the connection after writing Out.
+	CloseAfter bool
+
+	// next links batches waiting for the same durability point.
+	next *Batch
+}
+
+// Reset prepares a recycled batch for the next read of c.
+func (b *Batch) Reset() {
+	b.Client = nil
+	b.Data = b.Data[:0]
+	b.Argv = b.Argv[:0]
+	b.Ends = b.Ends[:0]
+	b.ProtoErr = ""
+	b.Out.Buf = b.Out.Buf[:0]
+	b.CloseAfter = false
+	b.next = nil
+}
+
+// Commands returns the number of commands in the batch.
+func (b *Batch) Commands() int { return len(b.Ends) }
+
+// Command returns the arguments of command i.
+func (b *Batch) Command(i int) [][]byte {
+	start := 0
+	if i > 0 {
+		start = b.Ends[i-1]
+	}
+	return b.Argv[start:b.Ends[i]]
+}
+
+// counter is an atomic statistics counter.
+type counter = atomic.Int64

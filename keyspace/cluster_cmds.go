@@ -1,0 +1,182 @@
+package keyspace
+
+import (
+	"github.com/ruvio/ruvio/cluster"
+)
+
+// CLUSTER <subcommand>: a static view of the process's shards as the nodes
+// of a cluster. With one shard it is a one-node cluster that owns every
+// slot, so cluster clients work against any shard count.
+func clusterCommand(x *Ctx) {
+	sub := x.Cmd.sub(x.Args[1])
+	if sub == nil {
+		x.W.Error("ERR unknown subcommand '" + string(x.Args[1]) + "'. Try CLUSTER HELP.")
+		return
+	}
+	if !arityOK(sub.Arity, len(x.Args)) {
+		x.W.Error(errWrongArgs("cluster|" + sub.Name))
+		return
+	}
+	sub.Handler(x)
+}
+
+// CLUSTER SLOTS
+func clusterSlotsCommand(x *Ctx) {
+	topo := x.S.srv.opts.Topology
+	x.W.ArrayHeader(len(topo.Nodes))
+	for _, n := range topo.Nodes {
+		x.W.ArrayHeader(3)
+		x.W.Int(int64(n.SlotStart))
+		x.W.Int(int64(n.SlotEnd))
+		x.W.ArrayHeader(4)
+		x.W.BulkString(n.Host)
+		x.W.Int(int64(n.Port))
+		x.W.BulkString(n.ID)
+		x.W.ArrayHeader(0)
+	}
+}
+
+// CLUSTER SHARDS
+func clusterShardsCommand(x *Ctx) {
+	topo := x.S.srv.opts.Topology
+	x.W.ArrayHeader(len(topo.Nodes))
+	for _, n := range topo.Nodes {
+		x.W.MapHeader(2)
+		x.W.BulkString("slots")
+		x.W.ArrayHeader(2)
+		x.W.Int(int64(n.SlotStart))
+		x.W.Int(int64(n.SlotEnd))
+		x.W.BulkString("nodes")
+		x.W.ArrayHeader(1)
+		x.W.MapHeader(7)
+		x.W.BulkString("id")
+		x.W.BulkString(n.ID)
+		x.W.BulkString("port")
+		x.W.Int(int64(n.Port))
+		x.W.BulkString("ip")
+		x.W.BulkString(n.Host)
+		x.W.BulkString("endpoint")
+		x.W.BulkString(n.Host)
+		x.W.BulkString("role")
+		x.W.BulkString("master")
+		x.W.BulkString("replication-offset")
+		x.W.Int(0)
+		x.W.BulkString("health")
+		x.W.BulkString("online")
+	}
+}
+
+// CLUSTER NODES
+func clusterNodesCommand(x *Ctx) {
+	x.W.Verbatim("txt", x.S.srv.opts.Topology.NodesText(x.S.idx))
+}
+
+// CLUSTER INFO
+func clusterInfoCommand(x *Ctx) {
+	x.W.Verbatim("txt", x.S.srv.opts.Topology.InfoText(x.S.idx))
+}
+
+// CLUSTER MYID
+func clusterMyIDCommand(x *Ctx) {
+	x.W.BulkString(x.S.srv.opts.Topology.Nodes[x.S.idx].ID)
+}
+
+// CLUSTER KEYSLOT key
+func clusterKeySlotCommand(x *Ctx) {
+	x.W.Int(int64(cluster.KeySlot(x.Args[2])))
+}
+
+// parseSlot reads a slot number, replying on error.
+func parseSlot(x *Ctx, b []byte) (int64, bool) {
+	n, ok := parseInt(b)
+	if !ok || n < 0 || n >= 16384 {
+		x.W.Error("ERR Invalid slot")
+		return 0, false
+	}
+	return n, true
+}
+
+// CLUSTER COUNTKEYSINSLOT slot. Keys are not indexed by slot, so this walks
+// the shard's database: O(N) in the number of keys.
+func clusterCountKeysInSlotCommand(x *Ctx) {
+	slot, ok := parseSlot(x, x.Args[2])
+	if !ok {
+		return
+	}
+	n := 0
+	db := x.S.dbs[0]
+	for _, head := range db.dict.buckets {
+		for e := head; e != nil; e = e.next {
+			if !e.expired(x.S.nowMs) && int64(cluster.KeySlot([]byte(e.key))) == slot {
+				n++
+			}
+		}
+	}
+	x.W.Int(int64(n))
+}
+
+// CLUSTER GETKEYSINSLOT slot count
+func clusterGetKeysInSlotCommand(x *Ctx) {
+	slot, ok := parseSlot(x, x.Args[2])
+	if !ok {
+		return
+	}
+	count, ok := parseInt(x.Args[3])
+	if !ok || count < 0 {
+		x.W.Error("ERR Invalid number of keys")
+		return
+	}
+	var keys []string
+	db := x.S.dbs[0]
+	for _, head := range db.dict.buckets {
+		for e := head; e != nil && int64(len(keys)) < count; e = e.next {
+			if !e.expired(x.S.nowMs) && int64(cluster.KeySlot([]byte(e.key))) == slot {
+				keys = append(keys, e.key)
+			}
+		}
+	}
+	x.W.BulkStrings(keys)
+}
+
+func clusterHelpCommand(x *Ctx) {
+	lines := []string{
+		"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"COUNTKEYSINSLOT <slot>", "    Return the number of keys in <slot>.",
+		"GETKEYSINSLOT <slot> <count>", "    Return key names stored by current node in a slot.",
+		"INFO", "    Return information about the cluster.",
+		"KEYSLOT <key>", "    Return the hash slot for <key>.",
+		"MYID", "    Return the node id.",
+		"NODES", "    Return cluster configuration seen by node.",
+		"SHARDS", "    Return information about slot range mappings and the nodes associated with them.",
+		"SLOTS", "    Return information about slots range mappings.",
+		"HELP", "    Print this help.",
+	}
+	x.W.ArrayHeader(len(lines))
+	for _, l := range lines {
+		x.W.SimpleString(l)
+	}
+}
+
+// READONLY / READWRITE: accepted; every shard is a primary.
+func readonlyCommand(x *Ctx) { x.W.OK() }
+
+func registerClusterFamily(t commandTable) {
+	const grp = "cluster"
+	stale := FlagLoading | FlagStale
+	t.add(
+		&Command{Name: "cluster", Arity: -2, Group: grp, Since: "3.0.0", Summary: "A container for Redis Cluster commands.", Complexity: "Depends on subcommand.", Handler: clusterCommand,
+			Subcommands: []*Command{
+				{Name: "slots", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the mapping of cluster slots to nodes.", Complexity: "O(N) where N is the total number of Cluster nodes", Handler: clusterSlotsCommand},
+				{Name: "shards", Arity: 2, Flags: stale, Group: grp, Since: "7.0.0", Summary: "Returns the mapping of cluster slots to shards.", Complexity: "O(N) where N is the total number of cluster nodes", Handler: clusterShardsCommand},
+				{Name: "nodes", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the cluster configuration for a node.", Complexity: "O(N) where N is the total number of Cluster nodes", Handler: clusterNodesCommand},
+				{Name: "info", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns information about the state of a node.", Complexity: "O(1)", Handler: clusterInfoCommand},
+				{Name: "myid", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the ID of a node.", Complexity: "O(1)", Handler: clusterMyIDCommand},
+				{Name: "keyslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the hash slot for a key.", Complexity: "O(N) where N is the number of bytes in the key", Handler: clusterKeySlotCommand},
+				{Name: "countkeysinslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the number of keys in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterCountKeysInSlotCommand},
+				{Name: "getkeysinslot", Arity: 4, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the key names in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterGetKeysInSlotCommand},
+				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clusterHelpCommand},
+			}},
+		&Command{Name: "readonly", Arity: 1, Flags: FlagFast | stale, Group: grp, Since: "3.0.0", Summary: "Enables read-only queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+		&Command{Name: "readwrite", Arity: 1, Flags: FlagFast | stale, Group: grp, Since: "3.0.0", Summary: "Enables read-write queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+	)
+}

@@ -1,0 +1,233 @@
+package keyspace
+
+import (
+	"strings"
+
+	"github.com/ruvio/ruvio/codec"
+)
+
+// Flag describes a command's behaviour; the names match Redis's COMMAND
+// flags.
+type Flag uint32
+
+// Command flags.
+const (
+	FlagWrite Flag = 1 << iota
+	FlagReadOnly
+	FlagDenyOOM
+	FlagAdmin
+	FlagPubSub
+	FlagNoScript
+	FlagBlocking
+	FlagLoading
+	FlagStale
+	FlagSkipMonitor
+	FlagSkipSlowlog
+	FlagFast
+	FlagNoAuth
+	FlagMayReplicate
+	FlagNoMulti
+	FlagAllowBusy
+	// FlagKeyless marks commands that name no key even though they take
+	// arguments; used for documentation only.
+	FlagKeyless
+)
+
+var flagNames = [...]struct {
+	f    Flag
+	name string
+}{
+	{FlagWrite, "write"}, {FlagReadOnly, "readonly"}, {FlagDenyOOM, "denyoom"},
+	{FlagAdmin, "admin"}, {FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"},
+	{FlagBlocking, "blocking"}, {FlagLoading, "loading"}, {FlagStale, "stale"},
+	{FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"},
+	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagMayReplicate, "may_replicate"},
+	{FlagNoMulti, "no_multi"}, {FlagAllowBusy, "allow_busy"},
+}
+
+// Names lists the flag names in COMMAND order.
+func (f Flag) Names() []string {
+	var out []string
+	for _, fn := range flagNames {
+		if f&fn.f != 0 {
+			out = append(out, fn.name)
+		}
+	}
+	return out
+}
+
+// HandlerFunc runs one command on its shard.
+type HandlerFunc func(x *Ctx)
+
+// Command is one entry of the command table: everything the dispatcher,
+// COMMAND, ACLs and docs/compatibility-matrix.json know about a command.
+type Command struct {
+	Name  string // lower case
+	Arity int    // Redis convention: -N means at least N
+	Flags Flag
+	// FirstKey, LastKey and Step give the key positions (LastKey -1: the
+	// last argument; 0,0,0: no keys).
+	FirstKey, LastKey, Step int
+	// Categories are the ACL categories beyond those derived from Flags
+	// and Group, without the leading '@'.
+	Categories []string
+	Group      string
+	Since      string
+	Summary    string
+	Complexity string
+	// Subcommands, for container commands such as CLIENT and CONFIG.
+	Subcommands []*Command
+	Handler     HandlerFunc
+	// parent is set for subcommands.
+	parent *Command
+}
+
+// FullName is "container|sub" for a subcommand, else the name.
+func (c *Command) FullName() string {
+	if c.parent != nil {
+		return c.parent.Name + "|" + c.Name
+	}
+	return c.Name
+}
+
+// ACLCategories returns the categories derived the way Redis derives them
+// plus the explicit ones.
+func (c *Command) ACLCategories() []string {
+	var out []string
+	add := func(s string) {
+		for _, o := range out {
+			if o == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	if c.Flags&FlagWrite != 0 {
+		add("write")
+	}
+	if c.Flags&FlagReadOnly != 0 && c.Group != "scripting" {
+		add("read")
+	}
+	if c.Flags&FlagAdmin != 0 {
+		add("admin")
+		add("dangerous")
+	}
+	if c.Flags&FlagPubSub != 0 {
+		add("pubsub")
+	}
+	if c.Flags&FlagFast != 0 {
+		add("fast")
+	}
+	if c.Flags&FlagBlocking != 0 {
+		add("blocking")
+	}
+	if c.Flags&FlagFast == 0 {
+		add("slow")
+	}
+	switch c.Group {
+	case "string", "list", "set", "sorted-set", "hash", "stream", "bitmap", "hyperloglog", "geo":
+		add(strings.ReplaceAll(c.Group, "-", ""))
+	case "generic":
+		add("keyspace")
+	case "connection":
+		add("connection")
+	case "transactions":
+		add("transaction")
+	case "scripting":
+		add("scripting")
+	}
+	for _, s := range c.Categories {
+		add(s)
+	}
+	return out
+}
+
+// commandTable maps lower-case names to commands. It is built once at start
+// and never changed.
+type commandTable map[string]*Command
+
+func (t commandTable) add(cmds ...*Command) {
+	for _, c := range cmds {
+		for _, sc := range c.Subcommands {
+			sc.parent = c
+		}
+		t[c.Name] = c
+	}
+}
+
+// lookup finds a command by name, case-insensitively, without allocating.
+func (t commandTable) lookup(name []byte) *Command {
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return nil
+	}
+	for i, ch := range name {
+		if ch >= 'A' && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		buf[i] = ch
+	}
+	return t[string(buf[:len(name)])]
+}
+
+// sub finds a subcommand of c by name.
+func (c *Command) sub(name []byte) *Command {
+	for _, sc := range c.Subcommands {
+		if len(sc.Name) == len(name) && strings.EqualFold(sc.Name, string(name)) {
+			return sc
+		}
+	}
+	return nil
+}
+
+// newCommandTable registers every command family.
+func newCommandTable() commandTable {
+	t := commandTable{}
+	registerConnectionFamily(t)
+	registerServerFamily(t)
+	registerStringFamily(t)
+	registerKeyFamily(t)
+	registerClusterFamily(t)
+	return t
+}
+
+// Ctx is what a handler sees: its shard, client, database, arguments and
+// the reply writer. One Ctx per shard is reused for every command.
+type Ctx struct {
+	S    *Shard
+	C    *Client
+	DB   *DB
+	Args [][]byte
+	W    *codec.Writer
+	Cmd  *Command
+	// Batch is the batch being run, for commands that close the
+	// connection after replying.
+	Batch *Batch
+}
+
+// arityOK reports whether n arguments satisfy arity.
+func arityOK(arity, n int) bool {
+	if arity >= 0 {
+		return n == arity
+	}
+	return n >= -arity
+}
+
+// keyIndexes appends the argument indexes of the keys of a command call.
+func (c *Command) keyIndexes(args [][]byte, dst []int) []int {
+	if c.FirstKey <= 0 {
+		return dst
+	}
+	last := c.LastKey
+	if last < 0 {
+		last = len(args) + last
+	}
+	step := c.Step
+	if step <= 0 {
+		step = 1
+	}
+	for i := c.FirstKey; i <= last && i < len(args); i += step {
+		dst = append(dst, i)
+	}
+	return dst
+}

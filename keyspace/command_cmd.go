@@ -1,0 +1,419 @@
+package keyspace
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ruvio/ruvio/config"
+)
+
+// This file holds COMMAND: the server describing its own command table.
+// Every reply is built from the one table the dispatcher uses (srv.cmds),
+// in the shapes of Redis 7.0's COMMAND, so client libraries that read key
+// positions, flags or docs from the server work unchanged.
+
+// aclCategoryOrder is the order in which Redis lists ACL categories (its
+// ACLCommandCategories table); COMMAND and the compatibility matrix use it.
+var aclCategoryOrder = [...]string{
+	"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
+	"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
+	"blocking", "dangerous", "connection", "transaction", "scripting",
+}
+
+// isACLCategory reports whether name (lower case) is a category Redis knows.
+func isACLCategory(name string) bool {
+	return slices.Contains(aclCategoryOrder[:], name)
+}
+
+// orderedCategories returns c's ACL categories in Redis's order; categories
+// Redis does not know keep their place after the known ones.
+func orderedCategories(c *Command) []string {
+	cats := c.ACLCategories()
+	out := make([]string, 0, len(cats))
+	for _, name := range aclCategoryOrder {
+		if slices.Contains(cats, name) {
+			out = append(out, name)
+		}
+	}
+	for _, name := range cats {
+		if !isACLCategory(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// keySpecFlags are the key-spec flags reported for c's keys. The table has
+// no per-key flags, so they follow from the command flags: a write command
+// reads and updates its keys, a read-only one only reads them.
+func keySpecFlags(c *Command) []string {
+	switch {
+	case c.Flags&FlagWrite != 0:
+		return []string{"RW", "access", "update"}
+	case c.Flags&FlagReadOnly != 0:
+		return []string{"RO", "access"}
+	default:
+		return []string{"RO"}
+	}
+}
+
+// keySpecLastKey converts the table's LastKey (absolute index, or negative
+// from the end) to a key spec's range lastkey (relative to the first key,
+// or negative from the end).
+func keySpecLastKey(c *Command) int {
+	if c.LastKey < 0 {
+		return c.LastKey
+	}
+	return c.LastKey - c.FirstKey
+}
+
+// sortedCommands returns the commands of t ordered by name.
+func sortedCommands(t commandTable) []*Command {
+	out := make([]*Command, 0, len(t))
+	for _, c := range t {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// sortedSubcommands returns c's subcommands ordered by name.
+func sortedSubcommands(c *Command) []*Command {
+	out := slices.Clone(c.Subcommands)
+	slices.SortFunc(out, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// lookupFullName finds a command by its full name ("get" or
+// "config|get"), case-insensitively, as COMMAND INFO and DOCS do.
+func (t commandTable) lookupFullName(name []byte) *Command {
+	container, sub, isSub := strings.Cut(string(name), "|")
+	c := t.lookup([]byte(container))
+	if c == nil || !isSub {
+		return c
+	}
+	return c.sub([]byte(sub))
+}
+
+// lookupCall finds the command a call names: the container's subcommand
+// when the command has subcommands and a second argument, as Redis's
+// lookupCommand does; nil when there is none.
+func (t commandTable) lookupCall(args [][]byte) *Command {
+	c := t.lookup(args[0])
+	if c == nil || len(c.Subcommands) == 0 || len(args) < 2 {
+		return c
+	}
+	return c.sub(args[1])
+}
+
+// COMMAND [COUNT | INFO [name ...] | DOCS [name ...] | LIST [FILTERBY ...] |
+// GETKEYS cmd arg ... | GETKEYSANDFLAGS cmd arg ... | HELP]
+func commandCommand(x *Ctx) {
+	if len(x.Args) == 1 {
+		cmds := sortedCommands(x.S.srv.cmds)
+		x.W.ArrayHeader(len(cmds))
+		for _, c := range cmds {
+			writeCommandInfo(x, c)
+		}
+		return
+	}
+	runSubcommand(x, "COMMAND")
+}
+
+// COMMAND COUNT
+func commandCountCommand(x *Ctx) { x.W.Int(int64(len(x.S.srv.cmds))) }
+
+// COMMAND INFO [name ...]
+func commandInfoCommand(x *Ctx) {
+	if len(x.Args) == 2 {
+		cmds := sortedCommands(x.S.srv.cmds)
+		x.W.ArrayHeader(len(cmds))
+		for _, c := range cmds {
+			writeCommandInfo(x, c)
+		}
+		return
+	}
+	x.W.ArrayHeader(len(x.Args) - 2)
+	for _, name := range x.Args[2:] {
+		if c := x.S.srv.cmds.lookupFullName(name); c != nil {
+			writeCommandInfo(x, c)
+		} else {
+			x.W.Null()
+		}
+	}
+}
+
+// writeCommandInfo writes one command in the shape of Redis 7's COMMAND
+// INFO: name, arity, flags, first key, last key, step, ACL categories,
+// tips, key specs, subcommands.
+func writeCommandInfo(x *Ctx, c *Command) {
+	w := x.W
+	w.ArrayHeader(10)
+	w.BulkString(c.FullName())
+	w.Int(int64(c.Arity))
+	flags := c.Flags.Names()
+	w.SetHeader(len(flags))
+	for _, f := range flags {
+		w.SimpleString(f)
+	}
+	w.Int(int64(c.FirstKey))
+	w.Int(int64(c.LastKey))
+	w.Int(int64(c.Step))
+	cats := orderedCategories(c)
+	w.SetHeader(len(cats))
+	for _, cat := range cats {
+		w.SimpleString("@" + cat)
+	}
+	w.SetHeader(0) // tips
+	if c.FirstKey > 0 {
+		w.ArrayHeader(1)
+		writeKeySpec(x, c)
+	} else {
+		w.ArrayHeader(0)
+	}
+	subs := sortedSubcommands(c)
+	w.ArrayHeader(len(subs))
+	for _, sc := range subs {
+		writeCommandInfo(x, sc)
+	}
+}
+
+// writeKeySpec writes c's key positions as one Redis 7 key spec: an index
+// begin-search and a range find-keys.
+func writeKeySpec(x *Ctx, c *Command) {
+	w := x.W
+	w.MapHeader(3)
+	w.BulkString("flags")
+	flags := keySpecFlags(c)
+	w.SetHeader(len(flags))
+	for _, f := range flags {
+		w.SimpleString(f)
+	}
+	w.BulkString("begin_search")
+	w.MapHeader(2)
+	w.BulkString("type")
+	w.BulkString("index")
+	w.BulkString("spec")
+	w.MapHeader(1)
+	w.BulkString("index")
+	w.Int(int64(c.FirstKey))
+	w.BulkString("find_keys")
+	w.MapHeader(2)
+	w.BulkString("type")
+	w.BulkString("range")
+	w.BulkString("spec")
+	w.MapHeader(3)
+	w.BulkString("lastkey")
+	w.Int(int64(keySpecLastKey(c)))
+	w.BulkString("keystep")
+	w.Int(int64(max(c.Step, 1)))
+	w.BulkString("limit")
+	w.Int(0)
+}
+
+// COMMAND DOCS [name ...]
+func commandDocsCommand(x *Ctx) {
+	if len(x.Args) == 2 {
+		cmds := sortedCommands(x.S.srv.cmds)
+		x.W.MapHeader(len(cmds))
+		for _, c := range cmds {
+			x.W.BulkString(c.FullName())
+			writeCommandDocs(x, c)
+		}
+		return
+	}
+	var found []*Command
+	for _, name := range x.Args[2:] {
+		if c := x.S.srv.cmds.lookupFullName(name); c != nil {
+			found = append(found, c)
+		}
+	}
+	x.W.MapHeader(len(found))
+	for _, c := range found {
+		x.W.BulkString(c.FullName())
+		writeCommandDocs(x, c)
+	}
+}
+
+// writeCommandDocs writes the docs map of one command: summary, since,
+// group, complexity and, for containers, the subcommands' docs.
+func writeCommandDocs(x *Ctx, c *Command) {
+	w := x.W
+	n := 1
+	if c.Summary != "" {
+		n++
+	}
+	if c.Since != "" {
+		n++
+	}
+	if c.Complexity != "" {
+		n++
+	}
+	if len(c.Subcommands) > 0 {
+		n++
+	}
+	w.MapHeader(n)
+	if c.Summary != "" {
+		w.BulkString("summary")
+		w.BulkString(c.Summary)
+	}
+	if c.Since != "" {
+		w.BulkString("since")
+		w.BulkString(c.Since)
+	}
+	w.BulkString("group")
+	w.BulkString(c.Group)
+	if c.Complexity != "" {
+		w.BulkString("complexity")
+		w.BulkString(c.Complexity)
+	}
+	if len(c.Subcommands) > 0 {
+		subs := sortedSubcommands(c)
+		w.BulkString("subcommands")
+		w.MapHeader(len(subs))
+		for _, sc := range subs {
+			w.BulkString(sc.FullName())
+			writeCommandDocs(x, sc)
+		}
+	}
+}
+
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]
+func commandListCommand(x *Ctx) {
+	keep := func(*Command) bool { return true }
+	for i := 2; i < len(x.Args); i++ {
+		if !eqFold(x.Args[i], "filterby") || len(x.Args)-1-i != 2 {
+			x.W.Error(errSyntax)
+			return
+		}
+		arg := string(x.Args[i+2])
+		switch kind := x.Args[i+1]; {
+		case eqFold(kind, "module"):
+			keep = func(*Command) bool { return false } // no modules
+		case eqFold(kind, "aclcat"):
+			cat := strings.ToLower(arg)
+			keep = func(c *Command) bool {
+				return isACLCategory(cat) && slices.Contains(c.ACLCategories(), cat)
+			}
+		case eqFold(kind, "pattern"):
+			keep = func(c *Command) bool { return config.GlobMatch(arg, c.FullName()) }
+		default:
+			x.W.Error(errSyntax)
+			return
+		}
+		i += 2
+	}
+	var names []string
+	for _, c := range sortedCommands(x.S.srv.cmds) {
+		if keep(c) {
+			names = append(names, c.FullName())
+		}
+		for _, sc := range sortedSubcommands(c) {
+			if keep(sc) {
+				names = append(names, sc.FullName())
+			}
+		}
+	}
+	x.W.BulkStrings(names)
+}
+
+// COMMAND GETKEYS command [arg ...]
+func commandGetKeysCommand(x *Ctx) { commandGetKeysGeneric(x, false) }
+
+// COMMAND GETKEYSANDFLAGS command [arg ...]
+func commandGetKeysAndFlagsCommand(x *Ctx) { commandGetKeysGeneric(x, true) }
+
+// commandGetKeysGeneric is the body of GETKEYS and GETKEYSANDFLAGS: the
+// keys of a full call, found from the table's key positions.
+func commandGetKeysGeneric(x *Ctx, withFlags bool) {
+	call := x.Args[2:]
+	c := x.S.srv.cmds.lookupCall(call)
+	switch {
+	case c == nil:
+		x.W.Error("ERR Invalid command specified")
+		return
+	case c.FirstKey <= 0:
+		x.W.Error("ERR The command has no key arguments")
+		return
+	case !arityOK(c.Arity, len(call)):
+		x.W.Error("ERR Invalid number of arguments specified for command")
+		return
+	}
+	idx := c.keyIndexes(call, nil)
+	if len(idx) == 0 {
+		x.W.Error("ERR Invalid arguments specified for command")
+		return
+	}
+	x.W.ArrayHeader(len(idx))
+	flags := keySpecFlags(c)
+	for _, i := range idx {
+		if !withFlags {
+			x.W.Bulk(call[i])
+			continue
+		}
+		x.W.ArrayHeader(2)
+		x.W.Bulk(call[i])
+		x.W.SetHeader(len(flags))
+		for _, f := range flags {
+			x.W.SimpleString(f)
+		}
+	}
+}
+
+// COMMAND HELP
+func commandHelpCommand(x *Ctx) {
+	writeHelp(x, "COMMAND",
+		"(no subcommand)",
+		"    Return details about all Redis commands.",
+		"COUNT",
+		"    Return the total number of commands in this Redis server.",
+		"LIST",
+		"    Return a list of all commands in this Redis server.",
+		"INFO [<command-name> ...]",
+		"    Return details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"DOCS [<command-name> ...]",
+		"    Return documentation details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"GETKEYS <full-command>",
+		"    Return the keys from a full Redis command.",
+		"GETKEYSANDFLAGS <full-command>",
+		"    Return the keys and the access flags from a full Redis command.",
+	)
+}
+
+// writeHelp replies the way Redis's addReplyHelp does: a header line, the
+// given lines and a closing HELP entry, each as a status reply.
+func writeHelp(x *Ctx, name string, lines ...string) {
+	x.W.ArrayHeader(len(lines) + 3)
+	x.W.SimpleString(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		x.W.SimpleString(l)
+	}
+	x.W.SimpleString("HELP")
+	x.W.SimpleString("    Print this help.")
+}
+
+// truncArg returns an argument for an error message, cut to 128 bytes as
+// Redis's %.128s does.
+func truncArg(b []byte) string {
+	return string(appendTruncated(nil, b, 128))
+}
+
+// commandFamily returns the COMMAND container and its subcommands.
+func commandFamily() *Command {
+	const grp = "server"
+	stale := FlagLoading | FlagStale
+	return &Command{Name: "command", Arity: -1, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns detailed information about all commands.", Complexity: "O(N) where N is the total number of Redis commands", Handler: commandCommand,
+		Subcommands: []*Command{
+			{Name: "count", Arity: 2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns a count of commands.", Complexity: "O(1)", Handler: commandCountCommand},
+			{Name: "docs", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandDocsCommand},
+			{Name: "getkeys", Arity: -3, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysCommand},
+			{Name: "getkeysandflags", Arity: -3, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Extracts the key names and access flags for an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysAndFlagsCommand},
+			{Name: "help", Arity: 2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: commandHelpCommand},
+			{Name: "info", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandInfoCommand},
+			{Name: "list", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns a list of command names.", Complexity: "O(N) where N is the total number of Redis commands", Handler: commandListCommand},
+		}}
+}

@@ -1,0 +1,422 @@
+package keyspace
+
+import (
+	"crypto/subtle"
+	"strconv"
+	"strings"
+)
+
+// PING [message]
+func pingCommand(x *Ctx) {
+	if len(x.Args) > 2 {
+		x.W.Error(errWrongArgs("ping"))
+		return
+	}
+	if len(x.Args) == 2 {
+		x.W.Bulk(x.Args[1])
+		return
+	}
+	x.W.SimpleString("PONG")
+}
+
+// ECHO message
+func echoCommand(x *Ctx) { x.W.Bulk(x.Args[1]) }
+
+// QUIT
+func quitCommand(x *Ctx) {
+	x.W.OK()
+	x.Batch.CloseAfter = true
+}
+
+// SELECT index
+func selectCommand(x *Ctx) {
+	n, ok := parseInt(x.Args[1])
+	if !ok {
+		x.W.Error(errNotInt)
+		return
+	}
+	if x.S.srv.Shards() > 1 && n != 0 {
+		x.W.Error(errSelectShard)
+		return
+	}
+	if n < 0 || n >= int64(len(x.S.dbs)) {
+		x.W.Error(errDBIndex)
+		return
+	}
+	x.C.selectDB(int(n))
+	x.W.OK()
+}
+
+// checkPassword compares a client's password with the configured one in
+// constant time.
+func checkPassword(x *Ctx, user, pass []byte) bool {
+	want := x.S.srv.opts.Live.RequirePass()
+	if user != nil && string(user) != "default" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(want), pass) == 1
+}
+
+// AUTH [username] password
+func authCommand(x *Ctx) {
+	if len(x.Args) > 3 {
+		x.W.Error(errSyntax)
+		return
+	}
+	var user []byte
+	pass := x.Args[1]
+	if len(x.Args) == 3 {
+		user, pass = x.Args[1], x.Args[2]
+	}
+	if x.S.srv.opts.Live.RequirePass() == "" && user == nil {
+		x.W.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		return
+	}
+	if !checkPassword(x, user, pass) {
+		x.W.Error(errWrongPass)
+		return
+	}
+	x.C.Authenticated = true
+	x.W.OK()
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]
+func helloCommand(x *Ctx) {
+	args := x.Args
+	proto := x.C.Proto
+	if len(args) >= 2 {
+		v, ok := parseInt(args[1])
+		if !ok {
+			x.W.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v < 2 || v > 3 {
+			x.W.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		proto = int(v)
+	}
+	var name []byte
+	setName := false
+	for i := 2; i < len(args); i++ {
+		switch {
+		case eqFold(args[i], "auth") && i+2 < len(args):
+			if !checkPassword(x, args[i+1], args[i+2]) {
+				x.W.Error(errWrongPass)
+				return
+			}
+			x.C.Authenticated = true
+			i += 2
+		case eqFold(args[i], "setname") && i+1 < len(args):
+			if !validClientName(args[i+1]) {
+				x.W.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+				return
+			}
+			name, setName = args[i+1], true
+			i++
+		default:
+			x.W.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
+			return
+		}
+	}
+	if !x.C.Authenticated {
+		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if setName {
+		x.C.setName(string(name))
+	}
+	x.C.Proto = proto
+	x.W.Proto = proto
+	mode := "standalone"
+	if x.S.srv.Shards() > 1 {
+		mode = "cluster"
+	}
+	x.W.MapHeader(7)
+	x.W.BulkString("server")
+	x.W.BulkString("redis")
+	x.W.BulkString("version")
+	x.W.BulkString(RedisVersion)
+	x.W.BulkString("proto")
+	x.W.Int(int64(proto))
+	x.W.BulkString("id")
+	x.W.Int(x.C.ID)
+	x.W.BulkString("mode")
+	x.W.BulkString(mode)
+	x.W.BulkString("role")
+	x.W.BulkString("master")
+	x.W.BulkString("modules")
+	x.W.ArrayHeader(0)
+}
+
+// RESET
+func resetCommand(x *Ctx) {
+	x.C.selectDB(0)
+	x.C.Proto = 2
+	x.W.Proto = 2
+	x.C.setName("")
+	if x.S.srv.opts.Live.RequirePass() != "" {
+		x.C.Authenticated = false
+	}
+	x.W.SimpleString("RESET")
+}
+
+// validClientName reports whether a name has only printable characters
+// other than space, as Redis requires.
+func validClientName(b []byte) bool {
+	for _, c := range b {
+		if c < '!' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// CLIENT <subcommand>
+func clientCommand(x *Ctx) {
+	sub := x.Cmd.sub(x.Args[1])
+	if sub == nil {
+		x.W.Error("ERR unknown subcommand '" + string(x.Args[1]) + "'. Try CLIENT HELP.")
+		return
+	}
+	if !arityOK(sub.Arity, len(x.Args)) {
+		x.W.Error(errWrongArgs("client|" + sub.Name))
+		return
+	}
+	sub.Handler(x)
+}
+
+func clientIDCommand(x *Ctx) { x.W.Int(x.C.ID) }
+
+func clientGetnameCommand(x *Ctx) {
+	if n := x.C.Name(); n != "" {
+		x.W.BulkString(n)
+		return
+	}
+	x.W.Null()
+}
+
+func clientSetnameCommand(x *Ctx) {
+	if !validClientName(x.Args[2]) {
+		x.W.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+		return
+	}
+	x.C.setName(string(x.Args[2]))
+	x.W.OK()
+}
+
+// CLIENT SETINFO LIB-NAME name | LIB-VER version
+func clientSetinfoCommand(x *Ctx) {
+	attr, val := x.Args[2], x.Args[3]
+	if !validClientName(val) {
+		x.W.Error("ERR " + strings.ToUpper(string(attr)) + " cannot contain spaces, newlines or special characters.")
+		return
+	}
+	switch {
+	case eqFold(attr, "lib-name"):
+		x.C.setLib(string(val), "")
+	case eqFold(attr, "lib-ver"):
+		x.C.setLib("", string(val))
+	default:
+		x.W.Error("ERR Unrecognized option '" + string(attr) + "'")
+		return
+	}
+	x.W.OK()
+}
+
+func clientInfoCommand(x *Ctx) {
+	x.W.Verbatim("txt", x.C.info(x.S.srv.now())+"\n")
+}
+
+// CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]]
+func clientListCommand(x *Ctx) {
+	var ids map[int64]bool
+	args := x.Args[2:]
+	for len(args) > 0 {
+		switch {
+		case eqFold(args[0], "type") && len(args) >= 2:
+			t := strings.ToLower(string(args[1]))
+			if t != "normal" && t != "master" && t != "replica" && t != "slave" && t != "pubsub" {
+				x.W.Error("ERR Unknown client type '" + string(args[1]) + "'")
+				return
+			}
+			if t != "normal" {
+				ids = map[int64]bool{}
+			}
+			args = args[2:]
+		case eqFold(args[0], "id") && len(args) >= 2:
+			if ids == nil {
+				ids = map[int64]bool{}
+			}
+			for _, a := range args[1:] {
+				n, ok := parseInt(a)
+				if !ok || n <= 0 {
+					x.W.Error("ERR Invalid client ID")
+					return
+				}
+				ids[n] = true
+			}
+			args = nil
+		default:
+			x.W.Error(errSyntax)
+			return
+		}
+	}
+	now := x.S.srv.now()
+	var sb strings.Builder
+	for _, c := range x.S.srv.Clients() {
+		if ids != nil && !ids[c.ID] {
+			continue
+		}
+		sb.WriteString(c.info(now))
+		sb.WriteByte('\n')
+	}
+	x.W.Verbatim("txt", sb.String())
+}
+
+// CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] [TYPE t] [USER u]
+func clientKillCommand(x *Ctx) {
+	args := x.Args[2:]
+	if len(args) == 1 {
+		for _, c := range x.S.srv.Clients() {
+			if c.RemoteAddr == string(args[0]) {
+				x.killClient(c)
+				x.W.OK()
+				return
+			}
+		}
+		x.W.Error("ERR No such client")
+		return
+	}
+	if len(args)%2 != 0 {
+		x.W.Error(errSyntax)
+		return
+	}
+	var id int64
+	var addr, laddr, user string
+	typ := ""
+	skipMe := true
+	for i := 0; i < len(args); i += 2 {
+		v := args[i+1]
+		switch {
+		case eqFold(args[i], "id"):
+			n, ok := parseInt(v)
+			if !ok || n <= 0 {
+				x.W.Error("ERR client-id should be greater than 0")
+				return
+			}
+			id = n
+		case eqFold(args[i], "addr"):
+			addr = string(v)
+		case eqFold(args[i], "laddr"):
+			laddr = string(v)
+		case eqFold(args[i], "user"):
+			user = string(v)
+		case eqFold(args[i], "type"):
+			typ = strings.ToLower(string(v))
+			if typ != "normal" && typ != "master" && typ != "replica" && typ != "slave" && typ != "pubsub" {
+				x.W.Error("ERR Unknown client type '" + string(v) + "'")
+				return
+			}
+		case eqFold(args[i], "skipme"):
+			switch {
+			case eqFold(v, "yes"):
+				skipMe = true
+			case eqFold(v, "no"):
+				skipMe = false
+			default:
+				x.W.Error(errSyntax)
+				return
+			}
+		default:
+			x.W.Error(errSyntax)
+			return
+		}
+	}
+	killed := 0
+	for _, c := range x.S.srv.Clients() {
+		if id != 0 && c.ID != id || addr != "" && c.RemoteAddr != addr || laddr != "" && c.LocalAddr != laddr {
+			continue
+		}
+		if user != "" && user != "default" || typ != "" && typ != "normal" {
+			continue
+		}
+		if skipMe && c == x.C {
+			continue
+		}
+		x.killClient(c)
+		killed++
+	}
+	x.W.Int(int64(killed))
+}
+
+// killClient closes c; when c is the caller the reply is written first.
+func (x *Ctx) killClient(c *Client) {
+	if c == x.C {
+		x.Batch.CloseAfter = true
+		return
+	}
+	if c.Conn != nil {
+		_ = c.Conn.Close()
+	}
+}
+
+// CLIENT NO-EVICT on|off, CLIENT NO-TOUCH on|off: accepted, as the server
+// has no eviction and no LRU clock for these to change.
+func clientOnOffCommand(x *Ctx) {
+	if !eqFold(x.Args[2], "on") && !eqFold(x.Args[2], "off") {
+		x.W.Error(errSyntax)
+		return
+	}
+	x.W.OK()
+}
+
+func clientHelpCommand(x *Ctx) {
+	lines := []string{
+		"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"GETNAME", "    Return the name of the current connection.",
+		"ID", "    Return the ID of the current connection.",
+		"INFO", "    Return information about the current client connection.",
+		"KILL <ip:port>", "    Kill connection made from <ip:port>.",
+		"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, SKIPME, TYPE, USER.",
+		"LIST [TYPE <type>] [ID <id> [<id> ...]]", "    Return information about client connections.",
+		"SETNAME <name>", "    Assign the name <name> to the current connection.",
+		"SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+		"NO-EVICT (ON|OFF)", "    Accepted; the server does not evict clients.",
+		"HELP", "    Print this help.",
+	}
+	x.W.ArrayHeader(len(lines))
+	for _, l := range lines {
+		x.W.SimpleString(l)
+	}
+}
+
+func registerConnectionFamily(t commandTable) {
+	const conn = "connection"
+	stale := FlagLoading | FlagStale
+	t.add(
+		&Command{Name: "ping", Arity: -1, Flags: FlagFast, Group: conn, Since: "1.0.0", Summary: "Returns the server's liveliness response.", Complexity: "O(1)", Handler: pingCommand},
+		&Command{Name: "echo", Arity: 2, Flags: FlagFast, Group: conn, Since: "1.0.0", Summary: "Returns the given string.", Complexity: "O(1)", Handler: echoCommand},
+		&Command{Name: "quit", Arity: -1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "1.0.0", Summary: "Closes the connection.", Complexity: "O(1)", Handler: quitCommand},
+		&Command{Name: "select", Arity: 2, Flags: FlagFast | stale, Group: conn, Since: "1.0.0", Summary: "Changes the selected database.", Complexity: "O(1)", Handler: selectCommand},
+		&Command{Name: "auth", Arity: -2, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "1.0.0", Summary: "Authenticates the connection.", Complexity: "O(N) where N is the number of passwords defined for the user", Handler: authCommand},
+		&Command{Name: "hello", Arity: -1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Handshakes with the Redis server.", Complexity: "O(1)", Handler: helloCommand},
+		&Command{Name: "reset", Arity: 1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Resets the connection.", Complexity: "O(1)", Handler: resetCommand},
+		&Command{Name: "client", Arity: -2, Flags: 0, Group: conn, Since: "2.4.0", Summary: "A container for client connection commands.", Complexity: "Depends on subcommand.", Handler: clientCommand,
+			Subcommands: []*Command{
+				{Name: "id", Arity: 2, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "5.0.0", Summary: "Returns the unique client ID of the connection.", Complexity: "O(1)", Handler: clientIDCommand},
+				{Name: "getname", Arity: 2, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Returns the name of the connection.", Complexity: "O(1)", Handler: clientGetnameCommand},
+				{Name: "setname", Arity: 3, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Sets the connection name.", Complexity: "O(1)", Handler: clientSetnameCommand},
+				{Name: "setinfo", Arity: 4, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Sets information specific to the client or connection.", Complexity: "O(1)", Handler: clientSetinfoCommand},
+				{Name: "info", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Returns information about the connection.", Complexity: "O(1)", Handler: clientInfoCommand},
+				{Name: "list", Arity: -2, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Lists open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientListCommand},
+				{Name: "kill", Arity: -3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Terminates open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientKillCommand},
+				{Name: "no-evict", Arity: 3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "7.0.0", Summary: "Sets the client eviction mode of the connection.", Complexity: "O(1)", Handler: clientOnOffCommand},
+				{Name: "no-touch", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Complexity: "O(1)", Handler: clientOnOffCommand},
+				{Name: "help", Arity: 2, Flags: stale, Group: conn, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clientHelpCommand},
+			}},
+	)
+}
+
+// itoa is strconv.Itoa, kept short for reply building.
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,341 @@
+package keyspace
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// INFO [section ...]: the server's state in Redis's text format. Each
+// section is "# Title\r\n" followed by "field:value\r\n" lines; sections are
+// separated by an empty line. Process-wide figures (clients, memory, stats,
+// CPU) are the same on every shard; the server section reports the port of
+// the shard the client is connected to and the keyspace section that
+// shard's databases, as each shard is one node of the cluster.
+
+// infoSection is one section INFO can report.
+type infoSection struct {
+	name  string // the argument that selects it
+	title string // its header
+	// dflt: part of INFO and INFO default; every section is part of all
+	// and everything.
+	dflt  bool
+	write func(x *Ctx, ib *infoBuilder)
+}
+
+// infoSections lists the sections in the order Redis 7.0 prints them.
+var infoSections = [...]infoSection{
+	{"server", "Server", true, infoServer},
+	{"clients", "Clients", true, infoClients},
+	{"memory", "Memory", true, infoMemory},
+	{"persistence", "Persistence", true, infoPersistence},
+	{"stats", "Stats", true, infoStats},
+	{"replication", "Replication", true, infoReplication},
+	{"cpu", "CPU", true, infoCPU},
+	{"modules", "Modules", true, nil},
+	{"commandstats", "Commandstats", false, nil},
+	{"errorstats", "Errorstats", true, nil},
+	{"latencystats", "Latencystats", false, nil},
+	{"cluster", "Cluster", true, infoCluster},
+	{"keyspace", "Keyspace", true, infoKeyspace},
+}
+
+// infoBuilder accumulates the text of an INFO reply.
+type infoBuilder struct {
+	b        []byte
+	sections int
+}
+
+// section starts a section titled title.
+func (ib *infoBuilder) section(title string) {
+	if ib.sections > 0 {
+		ib.b = append(ib.b, "\r\n"...)
+	}
+	ib.sections++
+	ib.b = append(ib.b, "# "...)
+	ib.b = append(ib.b, title...)
+	ib.b = append(ib.b, "\r\n"...)
+}
+
+// str adds the line "name:value".
+func (ib *infoBuilder) str(name, value string) {
+	ib.b = append(ib.b, name...)
+	ib.b = append(ib.b, ':')
+	ib.b = append(ib.b, value...)
+	ib.b = append(ib.b, "\r\n"...)
+}
+
+// int adds the line "name:value" for an integer value.
+func (ib *infoBuilder) int(name string, value int64) {
+	ib.b = append(ib.b, name...)
+	ib.b = append(ib.b, ':')
+	ib.b = strconv.AppendInt(ib.b, value, 10)
+	ib.b = append(ib.b, "\r\n"...)
+}
+
+// INFO [section ...]
+func infoCommand(x *Ctx) {
+	var want [len(infoSections)]bool
+	if len(x.Args) == 1 {
+		for i := range infoSections {
+			want[i] = infoSections[i].dflt
+		}
+	}
+	for _, a := range x.Args[1:] {
+		name := strings.ToLower(string(a))
+		for i := range infoSections {
+			switch name {
+			case "all", "everything":
+				want[i] = true
+			case "default":
+				want[i] = want[i] || infoSections[i].dflt
+			case infoSections[i].name:
+				want[i] = true
+			case "module_list":
+				want[i] = want[i] || infoSections[i].name == "modules"
+			}
+		}
+	}
+	ib := infoBuilder{b: make([]byte, 0, 4096)}
+	for i := range infoSections {
+		if !want[i] {
+			continue
+		}
+		ib.section(infoSections[i].title)
+		if w := infoSections[i].write; w != nil {
+			w(x, &ib)
+		}
+	}
+	x.W.Verbatim("txt", string(ib.b))
+}
+
+// processInfo is what INFO server reports about the process; it does not
+// change while the process runs.
+var processInfo = sync.OnceValue(func() (p struct {
+	pid        int
+	executable string
+}) {
+	p.pid = os.Getpid()
+	p.executable, _ = os.Executable()
+	return p
+})
+
+func infoServer(x *Ctx, ib *infoBuilder) {
+	srv := x.S.srv
+	now := srv.now()
+	mode := "standalone"
+	if srv.Shards() > 1 {
+		mode = "cluster"
+	}
+	uptime := int64(now.Sub(srv.started).Seconds())
+	hz := int64(srv.opts.Live.Hz())
+	ib.str("redis_version", RedisVersion)
+	ib.str("redis_git_sha1", "00000000")
+	ib.str("redis_git_dirty", "0")
+	ib.str("redis_build_id", "0")
+	ib.str("redis_mode", mode)
+	ib.str("ruvio_version", Version)
+	ib.int("ruvio_shard", int64(x.S.idx))
+	ib.int("ruvio_shards", int64(srv.Shards()))
+	ib.str("os", runtime.GOOS+" "+runtime.GOARCH)
+	ib.int("arch_bits", strconv.IntSize)
+	ib.str("multiplexing_api", multiplexingAPI())
+	ib.str("go_version", runtime.Version())
+	ib.int("process_id", int64(processInfo().pid))
+	ib.str("process_supervised", "no")
+	ib.str("run_id", srv.runID)
+	ib.int("tcp_port", int64(srv.opts.Topology.Nodes[x.S.idx].Port))
+	ib.int("server_time_usec", now.UnixMicro())
+	ib.int("uptime_in_seconds", uptime)
+	ib.int("uptime_in_days", uptime/86400)
+	ib.int("hz", hz)
+	ib.int("configured_hz", hz)
+	ib.str("executable", processInfo().executable)
+	ib.str("config_file", "")
+	ib.int("io_threads_active", 0)
+}
+
+// multiplexingAPI names the poller the network layer uses.
+func multiplexingAPI() string {
+	switch runtime.GOOS {
+	case "linux":
+		return "epoll"
+	case "darwin", "freebsd", "netbsd", "openbsd", "dragonfly":
+		return "kqueue"
+	}
+	return "unknown"
+}
+
+func infoClients(x *Ctx, ib *infoBuilder) {
+	srv := x.S.srv
+	ib.int("connected_clients", int64(srv.ClientCount()))
+	ib.int("cluster_connections", 0)
+	ib.int("maxclients", int64(srv.opts.Live.MaxClients()))
+	ib.int("client_recent_max_input_buffer", 0)
+	ib.int("client_recent_max_output_buffer", 0)
+	ib.int("blocked_clients", 0)
+	ib.int("tracking_clients", 0)
+	ib.int("clients_in_timeout_table", 0)
+}
+
+func infoMemory(x *Ctx, ib *infoBuilder) {
+	srv := x.S.srv
+	m := srv.memStats()
+	maxmem, _ := srv.opts.Live.Value("maxmemory")
+	maxmemN, _ := strconv.ParseUint(maxmem, 10, 64)
+	policy, _ := srv.opts.Live.Value("maxmemory-policy")
+	frag := 0.0
+	if m.used > 0 {
+		frag = float64(m.rss) / float64(m.used)
+	}
+	ib.int("used_memory", int64(m.used))
+	ib.str("used_memory_human", bytesToHuman(m.used))
+	ib.int("used_memory_rss", int64(m.rss))
+	ib.str("used_memory_rss_human", bytesToHuman(m.rss))
+	ib.int("used_memory_peak", int64(m.peak))
+	ib.str("used_memory_peak_human", bytesToHuman(m.peak))
+	ib.int("maxmemory", int64(maxmemN))
+	ib.str("maxmemory_human", bytesToHuman(maxmemN))
+	ib.str("maxmemory_policy", policy)
+	ib.str("mem_fragmentation_ratio", strconv.FormatFloat(frag, 'f', 2, 64))
+	ib.str("mem_allocator", "go")
+	ib.int("lazyfree_pending_objects", 0)
+}
+
+// bytesToHuman formats n the way Redis's bytesToHuman does: "512B",
+// "1.50K", "3.00M", and so on.
+func bytesToHuman(n uint64) string {
+	if n < 1024 {
+		return strconv.FormatUint(n, 10) + "B"
+	}
+	units := "KMGTPE"
+	d := float64(n) / 1024
+	i := 0
+	for d >= 1024 && i < len(units)-1 {
+		d /= 1024
+		i++
+	}
+	return strconv.FormatFloat(d, 'f', 2, 64) + units[i:i+1]
+}
+
+// infoField is one "name:value" line of an INFO section.
+type infoField struct {
+	name, value string
+}
+
+// persistenceInfo returns the lines of INFO persistence for sh. The
+// persistence layer owns this function: it reports the WAL and snapshot
+// state here as those grow.
+func persistenceInfo(sh *Shard) []infoField {
+	aof := "0"
+	if sh.journal != nil {
+		aof = "1"
+	}
+	lastSave := strconv.FormatInt(sh.srv.started.Unix(), 10)
+	return []infoField{
+		{"loading", "0"},
+		{"async_loading", "0"},
+		{"rdb_changes_since_last_save", "0"},
+		{"rdb_bgsave_in_progress", "0"},
+		{"rdb_last_save_time", lastSave},
+		{"rdb_last_bgsave_status", "ok"},
+		{"rdb_last_bgsave_time_sec", "-1"},
+		{"rdb_current_bgsave_time_sec", "-1"},
+		{"aof_enabled", aof},
+		{"aof_rewrite_in_progress", "0"},
+		{"aof_rewrite_scheduled", "0"},
+		{"aof_last_write_status", "ok"},
+	}
+}
+
+func infoPersistence(x *Ctx, ib *infoBuilder) {
+	for _, f := range persistenceInfo(x.S) {
+		ib.str(f.name, f.value)
+	}
+}
+
+func infoStats(x *Ctx, ib *infoBuilder) {
+	srv := x.S.srv
+	st := &srv.stats
+	ib.int("total_connections_received", st.connections.Load())
+	ib.int("total_commands_processed", srv.commandsProcessed())
+	ib.int("instantaneous_ops_per_sec", srv.opsPerSec())
+	ib.int("total_net_input_bytes", st.netInputBytes.Load())
+	ib.int("total_net_output_bytes", st.netOutputBytes.Load())
+	ib.str("instantaneous_input_kbps", "0.00")
+	ib.str("instantaneous_output_kbps", "0.00")
+	ib.int("rejected_connections", st.rejectedConns.Load())
+	ib.int("sync_full", 0)
+	ib.int("sync_partial_ok", 0)
+	ib.int("sync_partial_err", 0)
+	ib.int("expired_keys", st.expiredKeys.Load())
+	ib.int("evicted_keys", 0)
+	ib.int("evicted_clients", 0)
+	ib.int("keyspace_hits", st.keyspaceHits.Load())
+	ib.int("keyspace_misses", st.keyspaceMisses.Load())
+	ib.int("pubsub_channels", 0)
+	ib.int("pubsub_patterns", 0)
+	ib.int("latest_fork_usec", 0)
+	ib.int("total_forks", 0)
+	ib.int("client_output_buffer_limit_disconnections", st.outputBufKilled.Load())
+	ib.int("total_error_replies", 0)
+}
+
+func infoReplication(x *Ctx, ib *infoBuilder) {
+	backlog, _ := x.S.srv.opts.Live.Value("repl-backlog-size")
+	ib.str("role", "master")
+	ib.int("connected_slaves", 0)
+	ib.str("master_failover_state", "no-failover")
+	ib.str("master_replid", x.S.srv.replID())
+	ib.str("master_replid2", strings.Repeat("0", 40))
+	ib.int("master_repl_offset", 0)
+	ib.int("second_repl_offset", -1)
+	ib.int("repl_backlog_active", 0)
+	ib.str("repl_backlog_size", backlog)
+	ib.int("repl_backlog_first_byte_offset", 0)
+	ib.int("repl_backlog_histlen", 0)
+}
+
+func infoCPU(_ *Ctx, ib *infoBuilder) {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	ib.str("used_cpu_sys", formatTimeval(self.Stime))
+	ib.str("used_cpu_user", formatTimeval(self.Utime))
+	ib.str("used_cpu_sys_children", formatTimeval(children.Stime))
+	ib.str("used_cpu_user_children", formatTimeval(children.Utime))
+}
+
+// formatTimeval prints tv as seconds with six decimals, as Redis does.
+func formatTimeval(tv syscall.Timeval) string {
+	us := int64(tv.Sec)*1_000_000 + int64(tv.Usec)
+	frac := strconv.FormatInt(us%1_000_000, 10)
+	return strconv.FormatInt(us/1_000_000, 10) + "." + strings.Repeat("0", 6-len(frac)) + frac
+}
+
+func infoCluster(x *Ctx, ib *infoBuilder) {
+	enabled := int64(0)
+	if x.S.srv.Shards() > 1 {
+		enabled = 1
+	}
+	ib.int("cluster_enabled", enabled)
+}
+
+func infoKeyspace(x *Ctx, ib *infoBuilder) {
+	for _, db := range x.S.dbs {
+		if db.Len() == 0 {
+			continue
+		}
+		b := append(ib.b, "db"...)
+		b = strconv.AppendInt(b, int64(db.id), 10)
+		b = append(b, ":keys="...)
+		b = strconv.AppendInt(b, int64(db.Len()), 10)
+		b = append(b, ",expires="...)
+		b = strconv.AppendInt(b, int64(db.Expires()), 10)
+		b = append(b, ",avg_ttl=0\r\n"...)
+		ib.b = b
+	}
+}

@@ -1,0 +1,132 @@
+package keyspace
+
+import (
+	"encoding/binary"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// The log* methods write one WAL record per accepted mutation. Records are
+// physical: replaying them sets state without re-running command logic,
+// and deadlines are absolute. Each is a no-op when persistence is off.
+
+func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
+	sh.journal.Append(uint16(db), op, payload)
+}
+
+func (sh *Shard) logSet(db int, key string, val []byte, at int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendBytes(p, val)
+	p = persistence.AppendI64(p, at)
+	sh.scratch = p
+	sh.record(db, persistence.OpSet, p)
+}
+
+func (sh *Shard) logDel(db int, key string) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	sh.scratch = p
+	sh.record(db, persistence.OpDel, p)
+}
+
+func (sh *Shard) logExpire(db int, key string, at int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendI64(p, at)
+	sh.scratch = p
+	sh.record(db, persistence.OpExpire, p)
+}
+
+func (sh *Shard) logAppend(db int, key string, suffix []byte) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendBytes(p, suffix)
+	sh.scratch = p
+	sh.record(db, persistence.OpAppend, p)
+}
+
+func (sh *Shard) logSetRange(db int, key string, off int64, b []byte) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU64(p, uint64(off))
+	p = persistence.AppendBytes(p, b)
+	sh.scratch = p
+	sh.record(db, persistence.OpSetRange, p)
+}
+
+func (sh *Shard) logFlushDB(db int) {
+	if sh.journal == nil {
+		return
+	}
+	sh.record(db, persistence.OpFlushDB, nil)
+}
+
+func (sh *Shard) logFlushAll() {
+	if sh.journal == nil {
+		return
+	}
+	sh.record(0, persistence.OpFlushAll, nil)
+}
+
+func (sh *Shard) logSwapDB(a, b int) {
+	if sh.journal == nil {
+		return
+	}
+	p := persistence.AppendU16(sh.scratch[:0], uint16(a))
+	p = persistence.AppendU16(p, uint16(b))
+	sh.scratch = p
+	sh.record(0, persistence.OpSwapDB, p)
+}
+
+func (sh *Shard) logMove(db int, key string, target int) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU16(p, uint16(target))
+	sh.scratch = p
+	sh.record(db, persistence.OpMove, p)
+}
+
+func (sh *Shard) logRename(db int, src, dst string) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], src)
+	p = appendStr(p, dst)
+	sh.scratch = p
+	sh.record(db, persistence.OpRename, p)
+}
+
+func (sh *Shard) logCopy(db int, src, dst string, target int, replace bool) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], src)
+	p = appendStr(p, dst)
+	p = persistence.AppendU16(p, uint16(target))
+	var r uint8
+	if replace {
+		r = 1
+	}
+	p = persistence.AppendU8(p, r)
+	sh.scratch = p
+	sh.record(db, persistence.OpCopy, p)
+}
+
+// appendStr is persistence.AppendBytes for a string, without converting it.
+func appendStr(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}

@@ -1,0 +1,83 @@
+package keyspace
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+//go:generate go run ../cmd/genmatrix -o ../docs/compatibility-matrix.json
+
+// MatrixPath is where the compatibility matrix is checked in, relative to
+// the module root.
+const MatrixPath = "docs/compatibility-matrix.json"
+
+// matrixEntry is one command of docs/compatibility-matrix.json.
+type matrixEntry struct {
+	Name          string         `json:"name"`
+	Group         string         `json:"group"`
+	Arity         int            `json:"arity"`
+	Flags         []string       `json:"flags"`
+	ACLCategories []string       `json:"acl_categories"`
+	FirstKey      int            `json:"first_key"`
+	LastKey       int            `json:"last_key"`
+	Step          int            `json:"step"`
+	Since         string         `json:"since"`
+	Summary       string         `json:"summary"`
+	Complexity    string         `json:"complexity,omitempty"`
+	Subcommands   []*matrixEntry `json:"subcommands,omitempty"`
+}
+
+// matrixDoc is the whole file.
+type matrixDoc struct {
+	Comment      string         `json:"_comment"`
+	RedisVersion string         `json:"redis_version"`
+	RuvioVersion string         `json:"ruvio_version"`
+	Commands     []*matrixEntry `json:"commands"`
+}
+
+// CompatibilityMatrix renders docs/compatibility-matrix.json from the
+// command table: every command, sorted by name, with the metadata COMMAND
+// reports (subcommands sorted under their container). The output is
+// indented by two spaces and ends in a newline; it changes only when the
+// table does.
+func CompatibilityMatrix() ([]byte, error) {
+	doc := matrixDoc{
+		Comment:      "Generated from the command table in keyspace/ by go generate ./keyspace (cmd/genmatrix). DO NOT EDIT.",
+		RedisVersion: RedisVersion,
+		RuvioVersion: Version,
+	}
+	for _, c := range sortedCommands(newCommandTable()) {
+		doc.Commands = append(doc.Commands, newMatrixEntry(c))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func newMatrixEntry(c *Command) *matrixEntry {
+	e := &matrixEntry{
+		Name:          c.FullName(),
+		Group:         c.Group,
+		Arity:         c.Arity,
+		Flags:         c.Flags.Names(),
+		ACLCategories: orderedCategories(c),
+		FirstKey:      c.FirstKey,
+		LastKey:       c.LastKey,
+		Step:          c.Step,
+		Since:         c.Since,
+		Summary:       c.Summary,
+		Complexity:    c.Complexity,
+	}
+	if e.Flags == nil {
+		e.Flags = []string{}
+	}
+	for _, sc := range sortedSubcommands(c) {
+		e.Subcommands = append(e.Subcommands, newMatrixEntry(sc))
+	}
+	return e
+}

@@ -1,0 +1,215 @@
+package keyspace
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/config"
+)
+
+// Version is the server version reported by INFO, HELLO and RUVIO.
+const Version = "0.1.0"
+
+// RedisVersion is the Redis version whose behaviour the server follows; it
+// is what clients read from HELLO and INFO to decide what to send.
+const RedisVersion = "7.0.15"
+
+// Options configure a Server.
+type Options struct {
+	// Config is the start-up configuration.
+	Config config.Config
+	// Live holds the settings CONFIG SET can change.
+	Live *config.Live
+	// Topology is the slot layout of the process.
+	Topology *cluster.Topology
+	// Logger receives structured logs; nil means no logging.
+	Logger *zap.Logger
+	// Now returns the current time; nil means time.Now. Tests inject a
+	// clock here, and keyspace code never reads the wall clock itself.
+	Now func() time.Time
+	// OnShutdown is called (once, from a shard goroutine) when a client
+	// sends SHUTDOWN. The caller stops the listeners and calls Close.
+	OnShutdown func()
+	// Persistence attaches the shards to their logs; nil serves from
+	// memory only.
+	Persistence Persistence
+}
+
+// Persistence opens the durable state of one shard. Implemented in
+// persist.go on top of the persistence package.
+type Persistence interface {
+	// Open recovers shard i into sh and attaches its log.
+	Open(sh *Shard) error
+}
+
+// Server is the whole keyspace of a process: its shards, the command table
+// and the client registry.
+type Server struct {
+	opts     Options
+	log      *zap.Logger
+	now      func() time.Time
+	shards   []*Shard
+	cmds     commandTable
+	clients  *clientRegistry
+	started  time.Time
+	runID    string
+	shutdown sync.Once
+
+	stats serverStats
+}
+
+type serverStats struct {
+	connections     counter
+	rejectedConns   counter
+	commands        counter
+	expiredKeys     counter
+	keyspaceHits    counter
+	keyspaceMisses  counter
+	netInputBytes   counter
+	netOutputBytes  counter
+	outputBufKilled counter
+}
+
+// NewServer builds the shards; Start runs them.
+func NewServer(opts Options) (*Server, error) {
+	if opts.Topology == nil {
+		return nil, errors.New("keyspace: no topology")
+	}
+	if opts.Live == nil {
+		opts.Live = config.NewLive(opts.Config)
+	}
+	s := &Server{
+		opts:    opts,
+		log:     opts.Logger,
+		now:     opts.Now,
+		cmds:    newCommandTable(),
+		clients: newClientRegistry(),
+	}
+	if s.log == nil {
+		s.log = zap.NewNop()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.started = s.now()
+	s.runID = randomHex(40)
+	n := len(opts.Topology.Nodes)
+	databases := opts.Config.Server.Databases
+	if n > 1 {
+		databases = 1
+	}
+	for i := 0; i < n; i++ {
+		s.shards = append(s.shards, newShard(s, i, databases))
+	}
+	return s, nil
+}
+
+// Start recovers every shard's durable state and starts the keyspace loops.
+func (s *Server) Start() error {
+	for _, sh := range s.shards {
+		if s.opts.Persistence != nil {
+			if err := s.opts.Persistence.Open(sh); err != nil {
+				return fmt.Errorf("keyspace: shard %d: %w", sh.idx, err)
+			}
+		}
+	}
+	for _, sh := range s.shards {
+		sh.start()
+	}
+	return nil
+}
+
+// Close stops every shard after it has run what it already accepted, and
+// closes its log.
+func (s *Server) Close() error {
+	var first error
+	for _, sh := range s.shards {
+		if err := sh.stop(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Shards is the number of shards.
+func (s *Server) Shards() int { return len(s.shards) }
+
+// Shard returns shard i.
+func (s *Server) Shard(i int) *Shard { return s.shards[i] }
+
+// Logger returns the server's logger.
+func (s *Server) Logger() *zap.Logger { return s.log }
+
+// Live returns the run-time settings.
+func (s *Server) Live() *config.Live { return s.opts.Live }
+
+// Config returns the start-up configuration.
+func (s *Server) Config() config.Config { return s.opts.Config }
+
+// Topology returns the slot layout.
+func (s *Server) Topology() *cluster.Topology { return s.opts.Topology }
+
+// Now returns the server clock's time.
+func (s *Server) Now() time.Time { return s.now() }
+
+// Connected registers a new connection accepted on shard i and returns
+// its client state. ok is false when maxclients is reached; the caller
+// replies errMaxClients and closes.
+func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Client, ok bool) {
+	if max := s.opts.Live.MaxClients(); max > 0 && s.clients.len() >= max {
+		s.stats.rejectedConns.Add(1)
+		return nil, false
+	}
+	id := s.clients.nextID.Add(1)
+	c = NewClient(id, shard, remote, local, conn, s.now())
+	if s.opts.Live.RequirePass() == "" {
+		c.Authenticated = true
+	}
+	s.clients.add(c)
+	s.stats.connections.Add(1)
+	return c, true
+}
+
+// Disconnected forgets a closed connection.
+func (s *Server) Disconnected(c *Client) {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	s.clients.remove(c.ID)
+}
+
+// Clients returns the open connections ordered by id.
+func (s *Server) Clients() []*Client { return s.clients.snapshot() }
+
+// ClientCount is the number of open connections.
+func (s *Server) ClientCount() int { return s.clients.len() }
+
+// MaxClientsError is the reply for a connection over maxclients.
+const MaxClientsError = errMaxClients
+
+// CountOutputBufferKill records a client closed for exceeding its output
+// buffer limit.
+func (s *Server) CountOutputBufferKill() { s.stats.outputBufKilled.Add(1) }
+
+// CountNetInput records bytes read from clients.
+func (s *Server) CountNetInput(n int) { s.stats.netInputBytes.Add(int64(n)) }
+
+// CountNetOutput records bytes written to clients.
+func (s *Server) CountNetOutput(n int) { s.stats.netOutputBytes.Add(int64(n)) }
+
+func (s *Server) requestShutdown() {
+	s.shutdown.Do(func() {
+		if s.opts.OnShutdown != nil {
+			go s.opts.OnShutdown()
+		}
+	})
+}
+
+// atomicBool is a small helper for flags read across goroutines.
+type atomicBool = atomic.Bool

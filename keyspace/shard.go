@@ -1,0 +1,458 @@
+package keyspace
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/codec"
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// ringCapacity bounds the batches waiting for one shard. A full ring makes
+// reactors stop reading from the connections that feed it.
+const ringCapacity = 4096
+
+// spinRounds is how many times an idle keyspace loop yields before it
+// parks; a batch that arrives meanwhile is picked up without a wake-up.
+const spinRounds = 64
+
+// Waker is a connection that stopped reading because its shard's ring was
+// full; the shard calls Wake once there is room again.
+type Waker interface {
+	Wake()
+}
+
+// Shard owns a range of slots: its databases, its log and the goroutine
+// that runs every command on them. Only that goroutine touches the data.
+type Shard struct {
+	idx int
+	srv *Server
+	dbs []*DB
+
+	ring *ring
+	done chan struct{}
+	quit atomic.Bool
+
+	waitMu  sync.Mutex
+	waiters []Waker
+	waiting atomic.Bool
+
+	// nowMs is the time, in unix milliseconds, the running command sees.
+	nowMs int64
+	ctx   Ctx
+	// keyIdx is scratch space for key positions.
+	keyIdx []int
+	// scratch is reusable space for formatting and WAL payloads.
+	scratch []byte
+
+	// journal is the shard's durable log; nil when persistence is off.
+	journal Journal
+	// group collects the batches run in one drain that wait for the same
+	// durability point.
+	group *commitGroup
+
+	activeExpireOn atomic.Bool
+	nextExpireRun  int64
+	expireCursor   int
+
+	stats shardStats
+}
+
+type shardStats struct {
+	commands    counter
+	batches     counter
+	expiredKeys counter
+	ringFull    counter
+}
+
+func newShard(srv *Server, idx, databases int) *Shard {
+	sh := &Shard{
+		idx:  idx,
+		srv:  srv,
+		ring: newRing(ringCapacity),
+		done: make(chan struct{}),
+	}
+	for i := 0; i < databases; i++ {
+		sh.dbs = append(sh.dbs, newDB(i))
+	}
+	sh.activeExpireOn.Store(true)
+	sh.ctx.S = sh
+	return sh
+}
+
+// Index is the shard's number.
+func (sh *Shard) Index() int { return sh.idx }
+
+// Submit hands a batch to the shard. false means the ring is full: the
+// caller keeps the bytes, registers with WaitRoom and retries when woken.
+func (sh *Shard) Submit(b *Batch) bool {
+	if sh.ring.push(b) {
+		return true
+	}
+	sh.stats.ringFull.Add(1)
+	return false
+}
+
+// WaitRoom registers w to be woken once the shard has drained its ring.
+func (sh *Shard) WaitRoom(w Waker) {
+	sh.waitMu.Lock()
+	sh.waiters = append(sh.waiters, w)
+	sh.waitMu.Unlock()
+	sh.waiting.Store(true)
+	sh.ring.signal()
+}
+
+func (sh *Shard) wakeWaiters() {
+	sh.waitMu.Lock()
+	ws := sh.waiters
+	sh.waiters = nil
+	sh.waiting.Store(false)
+	sh.waitMu.Unlock()
+	for _, w := range ws {
+		w.Wake()
+	}
+}
+
+func (sh *Shard) start() {
+	go sh.loop()
+}
+
+func (sh *Shard) stop() error {
+	sh.quit.Store(true)
+	sh.ring.signal()
+	<-sh.done
+	if sh.journal != nil {
+		return sh.journal.Close()
+	}
+	return nil
+}
+
+// loop is the keyspace loop: drain the ring, run every batch, commit, hand
+// replies back; when idle, run the active expiry cycle and park.
+func (sh *Shard) loop() {
+	runtime.LockOSThread()
+	defer close(sh.done)
+	tick := time.NewTicker(time.Second / time.Duration(max(sh.srv.opts.Live.Hz(), 1)))
+	defer tick.Stop()
+	idle := 0
+	for {
+		if sh.drain() > 0 {
+			idle = 0
+			continue
+		}
+		if sh.quit.Load() {
+			sh.drain()
+			return
+		}
+		if idle < spinRounds {
+			idle++
+			runtime.Gosched()
+			continue
+		}
+		sh.ring.sleeping.Store(1)
+		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() {
+			sh.ring.sleeping.Store(0)
+			if sh.waiting.Load() {
+				sh.wakeWaiters()
+			}
+			continue
+		}
+		select {
+		case <-sh.ring.wake:
+		case <-tick.C:
+			sh.cron()
+		}
+		sh.ring.sleeping.Store(0)
+		idle = 0
+	}
+}
+
+// maxBatchesPerDrain bounds one drain so replies start flowing even under
+// a constant stream of batches.
+const maxBatchesPerDrain = 512
+
+// drain runs every batch waiting in the ring (up to a bound) as one group
+// and returns how many it ran.
+func (sh *Shard) drain() int {
+	n := 0
+	for n < maxBatchesPerDrain {
+		b := sh.ring.pop()
+		if b == nil {
+			break
+		}
+		if n == 0 {
+			sh.nowMs = sh.srv.now().UnixMilli()
+		}
+		sh.run(b)
+		sh.queue(b)
+		n++
+	}
+	if n > 0 {
+		sh.commit()
+		sh.stats.batches.Add(int64(n))
+		if sh.waiting.Load() {
+			sh.wakeWaiters()
+		}
+	}
+	return n
+}
+
+// cron runs the periodic work of an idle shard.
+func (sh *Shard) cron() {
+	sh.nowMs = sh.srv.now().UnixMilli()
+	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
+		sh.activeExpireCycle()
+		sh.commit()
+	}
+	if sh.journal != nil {
+		sh.journal.Tick(sh)
+	}
+}
+
+// run executes every command of b and appends the replies to b.Out.
+func (sh *Shard) run(b *Batch) {
+	c := b.Client
+	x := &sh.ctx
+	x.C = c
+	x.W = &b.Out
+	x.Batch = b
+	for i := 0; i < len(b.Ends); i++ {
+		args := b.Command(i)
+		if len(args) == 0 {
+			continue
+		}
+		b.Out.Proto = c.Proto
+		sh.exec(x, args)
+		if b.CloseAfter {
+			break
+		}
+	}
+	if b.ProtoErr != "" && !b.CloseAfter {
+		b.Out.Error("ERR " + b.ProtoErr)
+		b.CloseAfter = true
+	}
+	c.Touch(sh.nowMs * int64(time.Millisecond))
+	x.Batch = nil
+	x.Args = nil
+}
+
+// exec runs one command: lookup, arity, authentication, slot ownership,
+// then the handler.
+func (sh *Shard) exec(x *Ctx, args [][]byte) {
+	w := x.W
+	c := x.C
+	cmd := sh.srv.cmds.lookup(args[0])
+	if cmd == nil {
+		w.Error(unknownCommandError(args))
+		return
+	}
+	if !arityOK(cmd.Arity, len(args)) {
+		w.Error(errWrongArgs(cmd.Name))
+		return
+	}
+	if !c.Authenticated && cmd.Flags&FlagNoAuth == 0 {
+		w.Error(errNoAuth)
+		return
+	}
+	if len(sh.srv.shards) > 1 && cmd.FirstKey > 0 {
+		if !sh.checkSlots(x, cmd, args) {
+			return
+		}
+	}
+	if cmd.Flags&FlagWrite != 0 && sh.journal != nil {
+		if err := sh.journal.Err(); err != nil {
+			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
+			return
+		}
+	}
+	x.DB = sh.dbs[c.DB]
+	x.Args = args
+	x.Cmd = cmd
+	sh.stats.commands.Add(1)
+	name := cmd.Name
+	if c.lastCmd.Load() == nil || *c.lastCmd.Load() != name {
+		c.lastCmd.Store(&cmd.Name)
+	}
+	cmd.Handler(x)
+}
+
+// checkSlots replies CROSSSLOT or MOVED when the keys of a call are not all
+// in one slot owned by this shard.
+func (sh *Shard) checkSlots(x *Ctx, cmd *Command, args [][]byte) bool {
+	sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+	if len(sh.keyIdx) == 0 {
+		return true
+	}
+	topo := sh.srv.opts.Topology
+	slot, owner := topo.ShardOfKey(args[sh.keyIdx[0]])
+	for _, i := range sh.keyIdx[1:] {
+		if s, _ := topo.ShardOfKey(args[i]); s != slot {
+			x.W.Error(errCrossSlot)
+			return false
+		}
+	}
+	if owner != sh.idx {
+		n := topo.Nodes[owner]
+		sh.scratch = append(sh.scratch[:0], "MOVED "...)
+		sh.scratch = strconv.AppendInt(sh.scratch, int64(slot), 10)
+		sh.scratch = append(sh.scratch, ' ')
+		sh.scratch = append(sh.scratch, n.Host...)
+		sh.scratch = append(sh.scratch, ':')
+		sh.scratch = strconv.AppendInt(sh.scratch, int64(n.Port), 10)
+		x.W.Error(string(sh.scratch))
+		return false
+	}
+	return true
+}
+
+// unknownCommandError formats Redis's unknown-command reply.
+func unknownCommandError(args [][]byte) string {
+	b := make([]byte, 0, 128)
+	b = append(b, "ERR unknown command '"...)
+	b = appendTruncated(b, args[0], 128)
+	b = append(b, "', with args beginning with: "...)
+	total := 0
+	for _, a := range args[1:] {
+		if total >= 128 {
+			break
+		}
+		b = append(b, '\'')
+		b = appendTruncated(b, a, 128-total)
+		b = append(b, "' "...)
+		total += len(a)
+	}
+	return string(b)
+}
+
+func appendTruncated(dst, s []byte, n int) []byte {
+	if len(s) > n {
+		s = s[:n]
+	}
+	for _, c := range s {
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// commitGroup is the set of batches run since the last commit; they are
+// released together once the log covers them.
+type commitGroup struct {
+	sh    *Shard
+	head  *Batch
+	tail  *Batch
+	count int
+	// cmds counts the commands of the group, for commands-per-fsync.
+	cmds int
+}
+
+// Committed releases the group's replies (Journal calls it when the log
+// covering the group is durable). A failed log closes the connections
+// instead: their writes were never acknowledged.
+func (g *commitGroup) Committed(err error) {
+	sh := g.sh
+	for b := g.head; b != nil; {
+		next := b.next
+		b.next = nil
+		if err != nil {
+			b.Out.Buf = b.Out.Buf[:0]
+			b.Out.Error("ERR write-ahead log failed, the write was not acknowledged: " + err.Error())
+			b.CloseAfter = true
+		}
+		b.Sink.Deliver(b)
+		b = next
+	}
+	g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
+	sh.recycleGroup(g)
+}
+
+func (sh *Shard) queue(b *Batch) {
+	g := sh.group
+	if g == nil {
+		g = sh.newGroup()
+		sh.group = g
+	}
+	if g.tail == nil {
+		g.head = b
+	} else {
+		g.tail.next = b
+	}
+	g.tail = b
+	g.count++
+	g.cmds += len(b.Ends)
+}
+
+// commit closes the current group: replies go out now when nothing needs
+// to become durable first, or later from the journal.
+func (sh *Shard) commit() {
+	g := sh.group
+	if sh.journal == nil {
+		if g != nil && g.head != nil {
+			sh.group = nil
+			g.Committed(nil)
+		}
+		return
+	}
+	if g == nil {
+		g = sh.newGroup()
+	}
+	sh.group = nil
+	if sh.journal.Commit(g, g.cmds) {
+		g.Committed(nil)
+	}
+}
+
+// groupPool recycles commit groups between the shard and the journal's
+// sync goroutine.
+var groupPool = sync.Pool{New: func() any { return new(commitGroup) }}
+
+func (sh *Shard) newGroup() *commitGroup {
+	g := groupPool.Get().(*commitGroup)
+	g.sh = sh
+	return g
+}
+
+func (sh *Shard) recycleGroup(g *commitGroup) {
+	g.sh = nil
+	groupPool.Put(g)
+}
+
+// Journal is a shard's durable log as the keyspace sees it.
+type Journal interface {
+	// Append adds one record to the current group; shard goroutine only.
+	Append(db uint16, op persistence.Opcode, payload []byte)
+	// Commit closes the records appended since the last Commit. It
+	// returns true when replies may go out now; otherwise it calls
+	// g.Committed later, in commit order.
+	Commit(g interface{ Committed(error) }, commands int) bool
+	// Err is the sticky error after a failed write or fsync.
+	Err() error
+	// Tick runs periodic work (snapshot schedule) on the shard goroutine.
+	Tick(sh *Shard)
+	// Close flushes and closes the log.
+	Close() error
+}
+
+func randomHex(n int) string {
+	b := make([]byte, (n+1)/2)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)[:n]
+}
+
+// logf is a small helper for shard log lines.
+func (sh *Shard) logger() *zap.Logger { return sh.srv.log.With(zap.Int("shard", sh.idx)) }
+
+// writerFor returns a fresh writer with the client's protocol, for replies
+// built outside a batch.
+func writerFor(c *Client) codec.Writer { return codec.Writer{Proto: c.Proto} }

@@ -1,0 +1,591 @@
+package keyspace
+
+import (
+	"math"
+	"strconv"
+)
+
+// stringValue returns the bytes of a string entry; ok is false (and
+// WRONGTYPE has been replied) when the entry holds another type.
+func stringValue(x *Ctx, e *entry) ([]byte, bool) {
+	if e.obj != nil {
+		if sv, isV := e.obj.(stringLike); isV {
+			return sv.stringBytes(e), true
+		}
+		x.W.Error(errWrongType)
+		return nil, false
+	}
+	return e.val, true
+}
+
+// stringLike is implemented by value types that read as strings (GET works
+// on them) but are not plain strings, such as versioned strings.
+type stringLike interface {
+	stringBytes(e *entry) []byte
+}
+
+// GET key
+func getCommand(x *Ctx) {
+	e := x.S.lookupRead(x.DB, x.Args[1])
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	if v, ok := stringValue(x, e); ok {
+		x.W.Bulk(v)
+	}
+}
+
+// setFlags are the parsed options of SET.
+type setFlags struct {
+	nx, xx, get, keepTTL bool
+	at                   int64 // absolute deadline in ms, 0 = none
+}
+
+// parseExpireArg converts an EX/PX/EXAT/PXAT value to an absolute
+// deadline. It replies and returns false on error.
+func parseExpireArg(x *Ctx, unit string, arg []byte, cmd string) (int64, bool) {
+	n, ok := parseInt(arg)
+	if !ok {
+		x.W.Error(errNotInt)
+		return 0, false
+	}
+	if n <= 0 {
+		x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+		return 0, false
+	}
+	var at int64
+	switch unit {
+	case "ex":
+		if n > math.MaxInt64/1000 || n*1000 > math.MaxInt64-x.S.nowMs {
+			x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+			return 0, false
+		}
+		at = x.S.nowMs + n*1000
+	case "px":
+		if n > math.MaxInt64-x.S.nowMs {
+			x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+			return 0, false
+		}
+		at = x.S.nowMs + n
+	case "exat":
+		if n > math.MaxInt64/1000 {
+			x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+			return 0, false
+		}
+		at = n * 1000
+	case "pxat":
+		at = n
+	}
+	return at, true
+}
+
+// parseSetOptions parses SET's options from args[3:].
+func parseSetOptions(x *Ctx, args [][]byte) (setFlags, bool) {
+	var f setFlags
+	expSet := false
+	for i := 3; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case eqFold(a, "nx") && !f.xx:
+			f.nx = true
+		case eqFold(a, "xx") && !f.nx:
+			f.xx = true
+		case eqFold(a, "get"):
+			f.get = true
+		case eqFold(a, "keepttl") && !expSet:
+			f.keepTTL = true
+			expSet = true
+		case (eqFold(a, "ex") || eqFold(a, "px") || eqFold(a, "exat") || eqFold(a, "pxat")) && !expSet && i+1 < len(args):
+			var unit string
+			switch {
+			case eqFold(a, "ex"):
+				unit = "ex"
+			case eqFold(a, "px"):
+				unit = "px"
+			case eqFold(a, "exat"):
+				unit = "exat"
+			default:
+				unit = "pxat"
+			}
+			at, ok := parseExpireArg(x, unit, args[i+1], "set")
+			if !ok {
+				return f, false
+			}
+			f.at = at
+			expSet = true
+			i++
+		default:
+			x.W.Error(errSyntax)
+			return f, false
+		}
+	}
+	return f, true
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
+func setCommand(x *Ctx) {
+	f := setFlags{}
+	if len(x.Args) > 3 {
+		var ok bool
+		if f, ok = parseSetOptions(x, x.Args); !ok {
+			return
+		}
+	}
+	setGeneric(x, x.Args[1], x.Args[2], f, true)
+}
+
+// setGeneric is the body shared by SET, SETNX, SETEX and PSETEX. okReply
+// selects +OK/null (SET) rather than :1/:0 (SETNX).
+func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
+	sh := x.S
+	e := sh.lookup(x.DB, key)
+	if f.get && e != nil {
+		if _, ok := stringValue(x, e); !ok {
+			return
+		}
+	}
+	if (f.nx && e != nil) || (f.xx && e == nil) {
+		if f.get {
+			if e == nil {
+				x.W.Null()
+			} else {
+				v, _ := stringValue(x, e)
+				x.W.Bulk(v)
+			}
+		} else if okReply {
+			x.W.Null()
+		} else {
+			x.W.Int(0)
+		}
+		return
+	}
+	if f.get {
+		if e == nil {
+			x.W.Null()
+		} else {
+			v, _ := stringValue(x, e)
+			x.W.Bulk(v)
+		}
+	}
+	if f.at != 0 && f.at <= sh.nowMs {
+		// A deadline already in the past: the key ends up deleted.
+		if e != nil {
+			sh.deleteKey(x.DB, key)
+		}
+	} else {
+		sh.storeString(x.DB, key, val, f.at, f.keepTTL)
+	}
+	if f.get {
+		return
+	}
+	if okReply {
+		x.W.OK()
+	} else {
+		x.W.Int(1)
+	}
+}
+
+// SETNX key value
+func setnxCommand(x *Ctx) {
+	setGeneric(x, x.Args[1], x.Args[2], setFlags{nx: true}, false)
+}
+
+// SETEX key seconds value / PSETEX key milliseconds value
+func setexCommand(x *Ctx) {
+	unit := "ex"
+	if x.Cmd.Name == "psetex" {
+		unit = "px"
+	}
+	at, ok := parseExpireArg(x, unit, x.Args[2], x.Cmd.Name)
+	if !ok {
+		return
+	}
+	setGeneric(x, x.Args[1], x.Args[3], setFlags{at: at}, true)
+}
+
+// MGET key [key ...]
+func mgetCommand(x *Ctx) {
+	x.W.ArrayHeader(len(x.Args) - 1)
+	for _, k := range x.Args[1:] {
+		e := x.S.lookupRead(x.DB, k)
+		if e == nil {
+			x.W.Null()
+			continue
+		}
+		if e.obj != nil {
+			if sv, ok := e.obj.(stringLike); ok {
+				x.W.Bulk(sv.stringBytes(e))
+				continue
+			}
+			x.W.Null()
+			continue
+		}
+		x.W.Bulk(e.val)
+	}
+}
+
+// MSET key value [key value ...] / MSETNX
+func msetCommand(x *Ctx) {
+	if len(x.Args)%2 != 1 {
+		x.W.Error(errWrongArgs(x.Cmd.Name))
+		return
+	}
+	nx := x.Cmd.Name == "msetnx"
+	if nx {
+		for i := 1; i < len(x.Args); i += 2 {
+			if x.S.lookup(x.DB, x.Args[i]) != nil {
+				x.W.Int(0)
+				return
+			}
+		}
+	}
+	for i := 1; i < len(x.Args); i += 2 {
+		x.S.storeString(x.DB, x.Args[i], x.Args[i+1], 0, false)
+	}
+	if nx {
+		x.W.Int(1)
+	} else {
+		x.W.OK()
+	}
+}
+
+// GETSET key value
+func getsetCommand(x *Ctx) {
+	setGeneric(x, x.Args[1], x.Args[2], setFlags{get: true}, true)
+}
+
+// GETDEL key
+func getdelCommand(x *Ctx) {
+	e := x.S.lookupRead(x.DB, x.Args[1])
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	v, ok := stringValue(x, e)
+	if !ok {
+		return
+	}
+	x.W.Bulk(v)
+	x.S.deleteKey(x.DB, x.Args[1])
+}
+
+// GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST] and GETEX key ms
+func getexCommand(x *Ctx) {
+	args := x.Args
+	var at int64
+	persist, change := false, false
+	switch {
+	case len(args) == 2:
+	case len(args) == 3 && eqFold(args[2], "persist"):
+		persist, change = true, true
+	case len(args) == 3:
+		// GETEX key milliseconds: deadline is now plus the given time.
+		n, ok := parseInt(args[2])
+		if !ok {
+			if args[2][0] >= '0' && args[2][0] <= '9' || args[2][0] == '-' {
+				x.W.Error(errNotInt)
+			} else {
+				x.W.Error(errSyntax)
+			}
+			return
+		}
+		if n <= 0 || n > math.MaxInt64-x.S.nowMs {
+			x.W.Error("ERR invalid expire time in 'getex' command")
+			return
+		}
+		at, change = x.S.nowMs+n, true
+	case len(args) == 4:
+		a := args[2]
+		var unit string
+		switch {
+		case eqFold(a, "ex"):
+			unit = "ex"
+		case eqFold(a, "px"):
+			unit = "px"
+		case eqFold(a, "exat"):
+			unit = "exat"
+		case eqFold(a, "pxat"):
+			unit = "pxat"
+		default:
+			x.W.Error(errSyntax)
+			return
+		}
+		var ok bool
+		if at, ok = parseExpireArg(x, unit, args[3], "getex"); !ok {
+			return
+		}
+		change = true
+	default:
+		x.W.Error(errSyntax)
+		return
+	}
+	e := x.S.lookupRead(x.DB, args[1])
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	v, ok := stringValue(x, e)
+	if !ok {
+		return
+	}
+	x.W.Bulk(v)
+	if !change {
+		return
+	}
+	if persist {
+		if e.expireAt != 0 {
+			x.DB.setDeadline(e, 0)
+			x.S.logExpire(x.DB.id, e.key, 0)
+		}
+		return
+	}
+	x.S.setDeadline(x.DB, e, at)
+}
+
+// APPEND key value
+func appendCommand(x *Ctx) {
+	sh := x.S
+	e := sh.lookup(x.DB, x.Args[1])
+	add := x.Args[2]
+	if e == nil {
+		e = x.DB.add(x.Args[1], copyBytes(add), nil, 0)
+		sh.logSet(x.DB.id, e.key, e.val, 0)
+		x.W.Int(int64(len(e.val)))
+		return
+	}
+	if e.obj != nil {
+		x.W.Error(errWrongType)
+		return
+	}
+	if int64(len(e.val)+len(add)) > x.S.srv.opts.Live.ProtoMaxBulkLen() {
+		x.W.Error(errStringTooBig)
+		return
+	}
+	e.val = append(e.val, add...)
+	sh.logAppend(x.DB.id, e.key, add)
+	x.W.Int(int64(len(e.val)))
+}
+
+// STRLEN key
+func strlenCommand(x *Ctx) {
+	e := x.S.lookupRead(x.DB, x.Args[1])
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	if v, ok := stringValue(x, e); ok {
+		x.W.Int(int64(len(v)))
+	}
+}
+
+// incrGeneric adds delta to the integer at key and replies the result.
+func incrGeneric(x *Ctx, delta int64) {
+	sh := x.S
+	e := sh.lookup(x.DB, x.Args[1])
+	var cur int64
+	if e != nil {
+		if e.obj != nil {
+			x.W.Error(errWrongType)
+			return
+		}
+		v, ok := parseInt(e.val)
+		if !ok {
+			x.W.Error(errNotInt)
+			return
+		}
+		cur = v
+	}
+	if (delta < 0 && cur < 0 && delta < math.MinInt64-cur) || (delta > 0 && cur > 0 && delta > math.MaxInt64-cur) {
+		x.W.Error(errOverflow)
+		return
+	}
+	cur += delta
+	var tmp [20]byte
+	num := strconv.AppendInt(tmp[:0], cur, 10)
+	sh.storeString(x.DB, x.Args[1], num, 0, true)
+	x.W.Int(cur)
+}
+
+// INCR key / DECR key
+func incrCommand(x *Ctx) {
+	if x.Cmd.Name == "decr" {
+		incrGeneric(x, -1)
+	} else {
+		incrGeneric(x, 1)
+	}
+}
+
+// INCRBY key increment / DECRBY key decrement
+func incrbyCommand(x *Ctx) {
+	n, ok := parseInt(x.Args[2])
+	if !ok {
+		x.W.Error(errNotInt)
+		return
+	}
+	if x.Cmd.Name == "decrby" {
+		if n == math.MinInt64 {
+			x.W.Error("ERR decrement would overflow")
+			return
+		}
+		n = -n
+	}
+	incrGeneric(x, n)
+}
+
+// INCRBYFLOAT key increment
+func incrbyfloatCommand(x *Ctx) {
+	sh := x.S
+	incr, ok := parseFloat(x.Args[2])
+	if !ok {
+		x.W.Error(errNotFloat)
+		return
+	}
+	e := sh.lookup(x.DB, x.Args[1])
+	var cur float64
+	if e != nil {
+		if e.obj != nil {
+			x.W.Error(errWrongType)
+			return
+		}
+		if cur, ok = parseFloat(e.val); !ok {
+			x.W.Error(errNotFloat)
+			return
+		}
+	}
+	cur += incr
+	if math.IsNaN(cur) || math.IsInf(cur, 0) {
+		x.W.Error("ERR increment would produce NaN or Infinity")
+		return
+	}
+	var tmp [64]byte
+	num := formatHumanFloat(tmp[:0], cur)
+	sh.storeString(x.DB, x.Args[1], num, 0, true)
+	x.W.Bulk(num)
+}
+
+// GETRANGE key start end (and SUBSTR)
+func getrangeCommand(x *Ctx) {
+	start, ok1 := parseInt(x.Args[2])
+	end, ok2 := parseInt(x.Args[3])
+	if !ok1 || !ok2 {
+		x.W.Error(errNotInt)
+		return
+	}
+	e := x.S.lookupRead(x.DB, x.Args[1])
+	if e == nil {
+		x.W.Bulk(nil)
+		return
+	}
+	v, ok := stringValue(x, e)
+	if !ok {
+		return
+	}
+	n := int64(len(v))
+	if start < 0 && end < 0 && start > end {
+		x.W.Bulk(nil)
+		return
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	if start < 0 {
+		start = 0
+	}
+	if end < 0 {
+		end = 0
+	}
+	if end >= n {
+		end = n - 1
+	}
+	if n == 0 || start > end {
+		x.W.Bulk(nil)
+		return
+	}
+	x.W.Bulk(v[start : end+1])
+}
+
+// SETRANGE key offset value
+func setrangeCommand(x *Ctx) {
+	sh := x.S
+	off, ok := parseInt(x.Args[2])
+	if !ok {
+		x.W.Error(errNotInt)
+		return
+	}
+	if off < 0 {
+		x.W.Error(errOffsetRange)
+		return
+	}
+	val := x.Args[3]
+	e := sh.lookup(x.DB, x.Args[1])
+	if e != nil && e.obj != nil {
+		x.W.Error(errWrongType)
+		return
+	}
+	if len(val) == 0 {
+		if e == nil {
+			x.W.Int(0)
+		} else {
+			x.W.Int(int64(len(e.val)))
+		}
+		return
+	}
+	if off+int64(len(val)) > sh.srv.opts.Live.ProtoMaxBulkLen() {
+		x.W.Error(errStringTooBig)
+		return
+	}
+	end := int(off) + len(val)
+	if e == nil {
+		buf := make([]byte, end)
+		copy(buf[off:], val)
+		e = x.DB.add(x.Args[1], buf, nil, 0)
+		sh.logSet(x.DB.id, e.key, e.val, 0)
+		x.W.Int(int64(len(e.val)))
+		return
+	}
+	if end > len(e.val) {
+		if end <= cap(e.val) {
+			old := len(e.val)
+			e.val = e.val[:end]
+			clear(e.val[old:])
+		} else {
+			nb := make([]byte, end)
+			copy(nb, e.val)
+			e.val = nb
+		}
+	}
+	copy(e.val[off:], val)
+	sh.logSetRange(x.DB.id, e.key, off, val)
+	x.W.Int(int64(len(e.val)))
+}
+
+func registerStringFamily(t commandTable) {
+	const rw, ro, fast, deny = FlagWrite, FlagReadOnly, FlagFast, FlagDenyOOM
+	t.add(
+		&Command{Name: "get", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns the string value of a key.", Complexity: "O(1)", Handler: getCommand},
+		&Command{Name: "set", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", Complexity: "O(1)", Handler: setCommand},
+		&Command{Name: "setnx", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Set the string value of a key only when the key doesn't exist.", Complexity: "O(1)", Handler: setnxCommand},
+		&Command{Name: "setex", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.0.0", Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Complexity: "O(1)", Handler: setexCommand},
+		&Command{Name: "psetex", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", Complexity: "O(1)", Handler: setexCommand},
+		&Command{Name: "mget", Arity: -2, Flags: ro | fast, FirstKey: 1, LastKey: -1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Atomically returns the string values of one or more keys.", Complexity: "O(N) where N is the number of keys to retrieve.", Handler: mgetCommand},
+		&Command{Name: "mset", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: -1, Step: 2, Group: "string", Since: "1.0.1", Summary: "Atomically creates or modifies the string values of one or more keys.", Complexity: "O(N) where N is the number of keys to set.", Handler: msetCommand},
+		&Command{Name: "msetnx", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: -1, Step: 2, Group: "string", Since: "1.0.1", Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.", Complexity: "O(N) where N is the number of keys to set.", Handler: msetCommand},
+		&Command{Name: "getset", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns the previous string value of a key after setting it to a new value.", Complexity: "O(1)", Handler: getsetCommand},
+		&Command{Name: "getdel", Arity: 2, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after deleting the key.", Complexity: "O(1)", Handler: getdelCommand},
+		&Command{Name: "getex", Arity: -2, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after setting its expiration time; GETEX key milliseconds extends it by that many milliseconds from now.", Complexity: "O(1)", Handler: getexCommand},
+		&Command{Name: "append", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.0.0", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Complexity: "O(1)", Handler: appendCommand},
+		&Command{Name: "strlen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Returns the length of a string value.", Complexity: "O(1)", Handler: strlenCommand},
+		&Command{Name: "incr", Arity: 2, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrCommand},
+		&Command{Name: "decr", Arity: 2, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrCommand},
+		&Command{Name: "incrby", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyCommand},
+		&Command{Name: "decrby", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyCommand},
+		&Command{Name: "incrbyfloat", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyfloatCommand},
+		&Command{Name: "getrange", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.4.0", Summary: "Returns a substring of the string stored at a key.", Complexity: "O(N) where N is the length of the returned string.", Handler: getrangeCommand},
+		&Command{Name: "substr", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns a substring from a string value.", Complexity: "O(N) where N is the length of the returned string.", Handler: getrangeCommand},
+		&Command{Name: "setrange", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", Complexity: "O(1), not counting the time taken to copy the new string in place.", Handler: setrangeCommand},
+	)
+}

@@ -1,0 +1,86 @@
+package persistence
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// RecoveryStats describes one Recover run.
+type RecoveryStats struct {
+	LastSeq        uint64        // last sequence seen, or afterSeq if larger; pass to OpenWAL
+	Records        int64         // records applied (Seq > afterSeq)
+	Bytes          int64         // encoded bytes of the applied records
+	Segments       int           // segment files read
+	TruncatedBytes int64         // bytes cut from torn tails or by repair
+	Repaired       bool          // repair moved damaged data aside
+	Duration       time.Duration // wall time of the run
+}
+
+// WALStats is a point-in-time view of a WAL's counters.
+type WALStats struct {
+	Fsyncs              uint64        // explicit fsyncs of segment files
+	Writes              uint64        // write calls to segment files
+	Records             uint64        // records written to segment files
+	Bytes               uint64        // bytes written to segment files
+	LastFsyncLatency    time.Duration // duration of the most recent fsync
+	TotalFsyncLatency   time.Duration // sum of all fsync durations
+	LastRecordsPerFsync uint64        // records made durable by the most recent fsync
+	AvgRecordsPerFsync  float64       // records made durable per fsync, on average
+	Segments            int           // live segment files (including the current one)
+	LastSequence        uint64        // as LastSequence
+	DurableSequence     uint64        // as DurableSequence
+}
+
+// walMetrics holds the WAL's counters; every field is atomic so Stats is
+// safe from any goroutine.
+type walMetrics struct {
+	fsyncs        atomic.Uint64
+	writes        atomic.Uint64
+	records       atomic.Uint64
+	bytes         atomic.Uint64
+	lastFsyncNs   atomic.Int64
+	totalFsyncNs  atomic.Int64
+	unsyncedRecs  atomic.Uint64 // records written since the last fsync
+	syncedRecs    atomic.Uint64 // records covered by fsyncs so far
+	lastPerFsync  atomic.Uint64
+	segments      atomic.Int64
+	lastSeq       atomic.Uint64
+	durableSeq    atomic.Uint64
+	writtenSeq    atomic.Uint64 // last sequence handed to File.Write
+	lastSyncedSeq atomic.Uint64 // writtenSeq at the start of the last fsync
+}
+
+func (m *walMetrics) wrote(records int, bytes int) {
+	m.writes.Add(1)
+	m.records.Add(uint64(records))
+	m.bytes.Add(uint64(bytes))
+	m.unsyncedRecs.Add(uint64(records))
+}
+
+func (m *walMetrics) synced(d time.Duration) {
+	m.fsyncs.Add(1)
+	m.lastFsyncNs.Store(int64(d))
+	m.totalFsyncNs.Add(int64(d))
+	n := m.unsyncedRecs.Swap(0)
+	m.syncedRecs.Add(n)
+	m.lastPerFsync.Store(n)
+}
+
+func (m *walMetrics) snapshot() WALStats {
+	s := WALStats{
+		Fsyncs:              m.fsyncs.Load(),
+		Writes:              m.writes.Load(),
+		Records:             m.records.Load(),
+		Bytes:               m.bytes.Load(),
+		LastFsyncLatency:    time.Duration(m.lastFsyncNs.Load()),
+		TotalFsyncLatency:   time.Duration(m.totalFsyncNs.Load()),
+		LastRecordsPerFsync: m.lastPerFsync.Load(),
+		Segments:            int(m.segments.Load()),
+		LastSequence:        m.lastSeq.Load(),
+		DurableSequence:     m.durableSeq.Load(),
+	}
+	if s.Fsyncs > 0 {
+		s.AvgRecordsPerFsync = float64(m.syncedRecs.Load()) / float64(s.Fsyncs)
+	}
+	return s
+}

@@ -1,0 +1,336 @@
+package persistence
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// readChunk is how much of a segment the recovery reader fetches at once.
+const readChunk = 1 << 20
+
+// segReader serves byte windows of a file through one reusable buffer.
+type segReader struct {
+	f      File
+	path   string
+	size   int64
+	buf    []byte
+	bufOff int64 // file offset of buf[0]
+}
+
+// window returns the n bytes at off (off+n <= size). The slice is valid
+// until the next call.
+func (r *segReader) window(off int64, n int) ([]byte, error) {
+	if off >= r.bufOff && off+int64(n) <= r.bufOff+int64(len(r.buf)) {
+		return r.buf[off-r.bufOff:][:n], nil
+	}
+	want := max(n, readChunk)
+	if rem := r.size - off; int64(want) > rem {
+		want = int(rem)
+	}
+	if cap(r.buf) < want {
+		r.buf = make([]byte, want)
+	}
+	r.buf = r.buf[:want]
+	r.bufOff = off
+	got, err := r.f.ReadAt(r.buf, off)
+	if got < want {
+		r.buf = r.buf[:0]
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("persistence: read %s at offset %d: %w", r.path, off, err)
+	}
+	return r.buf[:n], nil
+}
+
+// zeroFrom reports whether every byte from off to the end is zero.
+func (r *segReader) zeroFrom(off int64) (bool, error) {
+	for off < r.size {
+		n := int(min(r.size-off, readChunk))
+		b, err := r.window(off, n)
+		if err != nil {
+			return false, err
+		}
+		for _, c := range b {
+			if c != 0 {
+				return false, nil
+			}
+		}
+		off += int64(n)
+	}
+	return true, nil
+}
+
+// segmentScan is the outcome of reading one segment.
+type segmentScan struct {
+	end  int64            // offset just past the last good record
+	torn bool             // a torn tail starts at end
+	bad  *CorruptionError // damage at end (not a torn tail)
+}
+
+// scanSegment reads records of seg from the start, checking that they are
+// numbered from *next on, and applies those after afterSeq. I/O and apply
+// errors are returned as err; damage is reported in the result.
+func scanSegment(r *segReader, last bool, next *uint64, afterSeq uint64, st *RecoveryStats, apply func(Record) error) (segmentScan, error) {
+	var off int64
+	for off < r.size {
+		bad := func(reason string) segmentScan {
+			return segmentScan{end: off, bad: &CorruptionError{File: r.path, Offset: off, Reason: reason}}
+		}
+		zeroTail := func(from int64) (bool, error) {
+			if !last {
+				return false, nil
+			}
+			return r.zeroFrom(from)
+		}
+		rem := r.size - off
+		if rem < RecordHeaderSize {
+			if last {
+				return segmentScan{end: off, torn: true}, nil
+			}
+			return bad(fmt.Sprintf("short header (%d bytes before end of file)", rem)), nil
+		}
+		hdr, err := r.window(off, RecordHeaderSize)
+		if err != nil {
+			return segmentScan{end: off}, err
+		}
+		n := binary.LittleEndian.Uint32(hdr)
+		total := int64(n) + 8
+		if n < minRecordLength || n > MaxRecordLength {
+			if last && off+total > r.size {
+				return segmentScan{end: off, torn: true}, nil
+			}
+			z, err := zeroTail(off)
+			if err != nil {
+				return segmentScan{end: off}, err
+			}
+			if z {
+				return segmentScan{end: off, torn: true}, nil
+			}
+			return bad(fmt.Sprintf("bad record length %d", n)), nil
+		}
+		if off+total > r.size {
+			if last {
+				return segmentScan{end: off, torn: true}, nil
+			}
+			return bad(fmt.Sprintf("record of %d bytes extends past end of file", total)), nil
+		}
+		rec, err := r.window(off, int(total))
+		if err != nil {
+			return segmentScan{end: off}, err
+		}
+		if got, want := recordCRC(rec), binary.LittleEndian.Uint32(rec[4:]); got != want {
+			z, err := zeroTail(off + total)
+			if err != nil {
+				return segmentScan{end: off}, err
+			}
+			if z { // the final record of the last segment
+				return segmentScan{end: off, torn: true}, nil
+			}
+			return bad(fmt.Sprintf("crc mismatch (computed %08x, stored %08x)", got, want)), nil
+		}
+		seq := binary.LittleEndian.Uint64(rec[8:])
+		if seq != *next {
+			return bad(fmt.Sprintf("sequence %d, expected %d", seq, *next)), nil
+		}
+		if seq > afterSeq {
+			err := apply(Record{Seq: seq, DB: binary.LittleEndian.Uint16(rec[16:]), Op: Opcode(rec[18]), Payload: rec[RecordHeaderSize:total:total]})
+			if err != nil {
+				return segmentScan{end: off}, fmt.Errorf("persistence: apply record %d (%s) from %s at offset %d: %w", seq, Opcode(rec[18]), r.path, off, err)
+			}
+			st.Records++
+			st.Bytes += total
+		}
+		st.LastSeq = max(st.LastSeq, seq)
+		*next = seq + 1
+		off += total
+	}
+	return segmentScan{end: off}, nil
+}
+
+// Recover replays, in order, every record with Seq > afterSeq found in
+// shard's segments under dir (afterSeq is the loaded snapshot's sequence,
+// 0 without one), calling apply for each. Record.Payload is valid only
+// during the call; an error from apply stops recovery and is returned
+// wrapped.
+//
+// Sequence numbers must be contiguous from the first segment read (the
+// segment holding afterSeq+1) on. A torn tail of the last segment (see the
+// package documentation) is truncated away, fsynced and logged. Any other
+// damage returns a *CorruptionError naming file and offset, unless repair
+// is true: then the damaged segment is truncated at the bad offset (the
+// cut bytes are kept in "<file>.broken"), every later segment is renamed to
+// "<file>.broken", the directory is fsynced, and recovery succeeds with the
+// records before the damage. Missing segments (a first segment starting
+// after afterSeq+1) are an error even with repair.
+//
+// The returned stats carry the last sequence seen (afterSeq if larger or
+// if there were no records) in LastSeq; pass it to OpenWAL.
+func Recover(fs FS, dir string, shard int, afterSeq uint64, repair bool, log *zap.Logger, apply func(Record) error) (RecoveryStats, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	start := time.Now()
+	st, err := recoverShard(fs, dir, shard, afterSeq, repair, log, apply)
+	st.Duration = time.Since(start)
+	st.LastSeq = max(st.LastSeq, afterSeq)
+	if err == nil {
+		log.Info("persistence: WAL recovered", zap.String("dir", dir), zap.Int("shard", shard),
+			zap.Uint64("last_seq", st.LastSeq), zap.Int64("records", st.Records),
+			zap.Int64("truncated_bytes", st.TruncatedBytes), zap.Duration("duration", st.Duration))
+	}
+	return st, err
+}
+
+func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, log *zap.Logger, apply func(Record) error) (RecoveryStats, error) {
+	st := RecoveryStats{LastSeq: afterSeq}
+	if err := fs.MkdirAll(dir); err != nil {
+		return st, fmt.Errorf("persistence: create %s: %w", dir, err)
+	}
+	segs, err := listSegments(fs, dir, shard)
+	if err != nil {
+		return st, err
+	}
+	first := 0
+	for first+1 < len(segs) && segs[first+1].firstSeq <= afterSeq+1 {
+		first++ // every record of segs[first] is <= afterSeq
+	}
+	segs = segs[first:]
+	if len(segs) > 0 && segs[0].firstSeq > afterSeq+1 {
+		return st, &CorruptionError{File: segs[0].path, Reason: fmt.Sprintf("missing records: segment starts at sequence %d, expected at most %d", segs[0].firstSeq, afterSeq+1)}
+	}
+	var next uint64
+	var r segReader
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		if i == 0 {
+			next = seg.firstSeq
+		}
+		var sc segmentScan
+		if seg.firstSeq != next {
+			sc = segmentScan{bad: &CorruptionError{File: seg.path, Reason: fmt.Sprintf("segment name says first sequence %d, expected %d", seg.firstSeq, next)}}
+		} else {
+			f, err := fs.Open(seg.path)
+			if err != nil {
+				return st, fmt.Errorf("persistence: open %s: %w", seg.path, err)
+			}
+			size, err := f.Size()
+			if err != nil {
+				_ = f.Close()
+				return st, fmt.Errorf("persistence: size of %s: %w", seg.path, err)
+			}
+			r = segReader{f: f, path: seg.path, size: size, buf: r.buf[:0]}
+			sc, err = scanSegment(&r, last, &next, afterSeq, &st, apply)
+			_ = f.Close()
+			if err != nil {
+				return st, err
+			}
+			st.Segments++
+			if sc.torn {
+				cut := size - sc.end
+				log.Warn("persistence: truncating torn WAL tail",
+					zap.String("file", seg.path), zap.Int64("offset", sc.end), zap.Int64("bytes", cut))
+				if err := truncateFile(fs, seg.path, sc.end); err != nil {
+					return st, err
+				}
+				st.TruncatedBytes += cut
+			}
+		}
+		if sc.bad != nil {
+			if !repair {
+				return st, sc.bad
+			}
+			if err := repairFrom(fs, dir, segs[i:], sc.bad, log, &st); err != nil {
+				return st, err
+			}
+			break
+		}
+	}
+	return st, nil
+}
+
+// truncateFile cuts name to size and fsyncs it.
+func truncateFile(fs FS, name string, size int64) error {
+	f, err := fs.OpenReadWrite(name)
+	if err != nil {
+		return fmt.Errorf("persistence: open %s for truncation: %w", name, err)
+	}
+	if err := f.Truncate(size); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("persistence: truncate %s at offset %d: %w", name, size, err)
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("persistence: sync %s after truncation at offset %d: %w", name, size, err)
+	}
+	return f.Close()
+}
+
+// repairFrom handles damage bad in segs[0]: the bytes from the bad offset
+// go to "<file>.broken", the segment is truncated there, later segments are
+// renamed to "<file>.broken".
+func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, log *zap.Logger, st *RecoveryStats) error {
+	log.Error("persistence: repairing WAL: dropping records from damaged offset on",
+		zap.String("file", bad.File), zap.Int64("offset", bad.Offset), zap.String("reason", bad.Reason))
+	size, err := fs.Stat(bad.File)
+	if err != nil {
+		return fmt.Errorf("persistence: repair: stat %s: %w", bad.File, err)
+	}
+	if err := copyTail(fs, bad.File, bad.File+".broken", bad.Offset, size); err != nil {
+		return err
+	}
+	if err := truncateFile(fs, bad.File, bad.Offset); err != nil {
+		return err
+	}
+	st.TruncatedBytes += size - bad.Offset
+	for _, s := range segs[1:] {
+		sz, _ := fs.Stat(s.path)
+		if err := fs.Rename(s.path, s.path+".broken"); err != nil {
+			return fmt.Errorf("persistence: repair: move aside %s: %w", s.path, err)
+		}
+		st.TruncatedBytes += sz
+		log.Error("persistence: repair: moved WAL segment aside", zap.String("file", s.path), zap.String("to", s.path+".broken"))
+	}
+	if err := fs.SyncDir(dir); err != nil {
+		return fmt.Errorf("persistence: repair: sync dir %s: %w", dir, err)
+	}
+	st.Repaired = true
+	return nil
+}
+
+// copyTail copies src[off:size] to a new, synced file dst.
+func copyTail(fs FS, src, dst string, off, size int64) error {
+	in, err := fs.Open(src)
+	if err != nil {
+		return fmt.Errorf("persistence: repair: open %s: %w", src, err)
+	}
+	defer func() { _ = in.Close() }()
+	out, err := fs.Create(dst)
+	if err != nil {
+		return fmt.Errorf("persistence: repair: create %s: %w", dst, err)
+	}
+	buf := make([]byte, min(size-off, readChunk))
+	for off < size {
+		n := int(min(int64(len(buf)), size-off))
+		got, err := in.ReadAt(buf[:n], off)
+		if got < n {
+			_ = out.Close()
+			return fmt.Errorf("persistence: repair: read %s at offset %d: %w", src, off, err)
+		}
+		if _, err := out.Write(buf[:n]); err != nil {
+			_ = out.Close()
+			return fmt.Errorf("persistence: repair: write %s: %w", dst, err)
+		}
+		off += int64(n)
+	}
+	if err := out.Sync(); err != nil {
+		_ = out.Close()
+		return fmt.Errorf("persistence: repair: sync %s: %w", dst, err)
+	}
+	return out.Close()
+}

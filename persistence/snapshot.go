@@ -1,0 +1,443 @@
+package persistence
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+)
+
+// Snapshot format constants. They are part of the on-disk format and must
+// not be changed.
+const (
+	snapMagic       = "RUVIOSNP"
+	snapEndMagic    = "RUVIOEND"
+	snapVersion     = 1
+	snapHeaderSize  = 24 // magic 8, version u16, shard u16, seq u64, header crc u32
+	snapTrailerSize = 21 // tag u8, count u64, crc u32, end magic 8
+	snapEntryFixed  = 12 // tag u8, db u16, kind u8, deadline i64
+	snapTagEntry    = 0x01
+	snapTagTrailer  = 0xFF
+)
+
+const (
+	snapBufSize = 1 << 20 // entries are handed to the writer in buffers of this size
+	snapBacklog = 4       // buffers queued before Add waits for the writer
+)
+
+// SnapshotWriter writes one snapshot. Add and AddRaw encode entries into
+// memory; full buffers are written, and the CRC computed, by a background
+// goroutine, so the caller does file I/O only when more than a few MiB are
+// queued (then Add waits: memory stays bounded). Add, AddRaw, Finish and
+// Abort must not be called concurrently; Finish or Abort may run on another
+// goroutine than Add after the last Add returned.
+type SnapshotWriter struct {
+	fs        FS
+	dir       string
+	shard     int
+	seq       uint64
+	tmpPath   string
+	finalPath string
+	log       *zap.Logger
+	f         File
+
+	buf   []byte // being filled by Add
+	count uint64
+	work  chan []byte
+	free  chan []byte
+	done  chan struct{}
+	ended bool // Finish or Abort ran
+
+	// Written by the background goroutine; read after done is closed.
+	crc     uint32
+	written int64
+	err     atomic.Pointer[error]
+}
+
+// CreateSnapshot starts writing shard's snapshot at WAL sequence seq to
+// "<dir>/shard-<iii>-snap-<seq>.tmp" (seq zero-padded to 20 digits).
+func CreateSnapshot(fs FS, dir string, shard int, seq uint64, log *zap.Logger) (*SnapshotWriter, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if err := fs.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("persistence: create %s: %w", dir, err)
+	}
+	final := filepath.Join(dir, SnapshotName(shard, seq))
+	tmp := final[:len(final)-len(".snap")] + ".tmp"
+	f, err := fs.Create(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("persistence: create snapshot %s: %w", tmp, err)
+	}
+	s := &SnapshotWriter{
+		fs: fs, dir: dir, shard: shard, seq: seq, tmpPath: tmp, finalPath: final, log: log, f: f,
+		buf:  make([]byte, 0, snapBufSize+snapBufSize/4),
+		work: make(chan []byte, snapBacklog),
+		free: make(chan []byte, snapBacklog+2),
+		done: make(chan struct{}),
+	}
+	s.buf = append(s.buf, snapMagic...)
+	s.buf = binary.LittleEndian.AppendUint16(s.buf, snapVersion)
+	s.buf = binary.LittleEndian.AppendUint16(s.buf, uint16(shard))
+	s.buf = binary.LittleEndian.AppendUint64(s.buf, seq)
+	s.buf = binary.LittleEndian.AppendUint32(s.buf, crc32.Checksum(s.buf, castagnoli))
+	go s.writer()
+	return s, nil
+}
+
+func (s *SnapshotWriter) writer() {
+	defer close(s.done)
+	for b := range s.work {
+		if s.err.Load() == nil {
+			if _, err := s.f.Write(b); err != nil {
+				err = fmt.Errorf("persistence: write snapshot %s at offset %d: %w", s.tmpPath, s.written, err)
+				s.err.Store(&err)
+			} else {
+				s.crc = crc32.Update(s.crc, castagnoli, b)
+				s.written += int64(len(b))
+			}
+		}
+		select {
+		case s.free <- b[:0]:
+		default:
+		}
+	}
+}
+
+func (s *SnapshotWriter) bgErr() error {
+	if p := s.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// handOff queues the current buffer for the writer and takes a fresh one.
+func (s *SnapshotWriter) handOff() {
+	s.work <- s.buf
+	select {
+	case s.buf = <-s.free:
+	default:
+		s.buf = make([]byte, 0, snapBufSize+snapBufSize/4)
+	}
+}
+
+func (s *SnapshotWriter) check() error {
+	if s.ended {
+		return ErrClosed
+	}
+	return s.bgErr()
+}
+
+// Add appends one entry: database db, an opaque value kind defined by the
+// keyspace, key, encoded value, and absolute deadline in unix ms (0 =
+// none). key and value are copied. It returns the writer's error, if any.
+func (s *SnapshotWriter) Add(db uint16, kind uint8, key, value []byte, deadlineMs int64) error {
+	return s.AddRaw(db, kind, key, deadlineMs, value)
+}
+
+// AddRaw is Add with the value given as pieces that are concatenated (so a
+// collection can be serialized without first joining it).
+func (s *SnapshotWriter) AddRaw(db uint16, kind uint8, key []byte, deadlineMs int64, valueParts ...[]byte) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	n := 0
+	for _, p := range valueParts {
+		n += len(p)
+	}
+	if len(key) > MaxRecordLength || n > MaxRecordLength {
+		return fmt.Errorf("%w: snapshot entry with key of %d and value of %d bytes", ErrRecordTooLarge, len(key), n)
+	}
+	s.buf = append(s.buf, snapTagEntry)
+	s.buf = binary.LittleEndian.AppendUint16(s.buf, db)
+	s.buf = append(s.buf, kind)
+	s.buf = binary.LittleEndian.AppendUint64(s.buf, uint64(deadlineMs))
+	s.buf = AppendBytes(s.buf, key)
+	s.buf = binary.AppendUvarint(s.buf, uint64(n))
+	for _, p := range valueParts {
+		s.buf = append(s.buf, p...)
+	}
+	s.count++
+	if len(s.buf) >= snapBufSize {
+		s.handOff()
+	}
+	return nil
+}
+
+// Count returns the number of entries added so far.
+func (s *SnapshotWriter) Count() uint64 { return s.count }
+
+// Finish writes the trailer (entry count and CRC), fsyncs the file,
+// renames it to "shard-<iii>-snap-<seq>.snap", fsyncs the directory and
+// deletes this shard's older snapshots and leftover .tmp files. It returns
+// the snapshot's size. On error the temporary file is removed.
+func (s *SnapshotWriter) Finish() (size int64, err error) {
+	if s.ended {
+		return 0, ErrClosed
+	}
+	s.ended = true
+	if len(s.buf) > 0 {
+		s.work <- s.buf
+	}
+	s.buf = nil
+	close(s.work)
+	<-s.done
+	defer func() {
+		if err != nil {
+			_ = s.fs.Remove(s.tmpPath)
+		}
+	}()
+	if err := s.bgErr(); err != nil {
+		_ = s.f.Close()
+		return 0, err
+	}
+	t := make([]byte, 0, snapTrailerSize)
+	t = append(t, snapTagTrailer)
+	t = binary.LittleEndian.AppendUint64(t, s.count)
+	crc := crc32.Update(s.crc, castagnoli, t)
+	t = binary.LittleEndian.AppendUint32(t, crc)
+	t = append(t, snapEndMagic...)
+	if _, err := s.f.Write(t); err != nil {
+		_ = s.f.Close()
+		return 0, fmt.Errorf("persistence: write snapshot trailer %s at offset %d: %w", s.tmpPath, s.written, err)
+	}
+	size = s.written + int64(len(t))
+	if err := s.f.Sync(); err != nil {
+		_ = s.f.Close()
+		return 0, fmt.Errorf("persistence: fsync snapshot %s: %w", s.tmpPath, err)
+	}
+	if err := s.f.Close(); err != nil {
+		return 0, fmt.Errorf("persistence: close snapshot %s: %w", s.tmpPath, err)
+	}
+	if err := s.fs.Rename(s.tmpPath, s.finalPath); err != nil {
+		return 0, fmt.Errorf("persistence: rename snapshot %s: %w", s.tmpPath, err)
+	}
+	if err := s.fs.SyncDir(s.dir); err != nil {
+		return 0, fmt.Errorf("persistence: sync dir %s after snapshot: %w", s.dir, err)
+	}
+	s.log.Info("persistence: snapshot written", zap.String("file", s.finalPath),
+		zap.Uint64("seq", s.seq), zap.Uint64("entries", s.count), zap.Int64("bytes", size))
+	s.removeOlder()
+	return size, nil
+}
+
+// removeOlder deletes older snapshots and stale temporary files of the
+// shard. Failures are logged, not returned: the new snapshot is durable.
+func (s *SnapshotWriter) removeOlder() {
+	names, err := s.fs.List(s.dir)
+	if err != nil {
+		s.log.Warn("persistence: list for snapshot cleanup", zap.String("dir", s.dir), zap.Error(err))
+		return
+	}
+	removed := false
+	for _, name := range names {
+		seq, ok := parseName(name, s.shard, "snap", ".snap")
+		if ok && seq >= s.seq {
+			continue
+		}
+		if !ok {
+			if _, tmp := parseName(name, s.shard, "snap", ".tmp"); !tmp {
+				continue
+			}
+		}
+		p := filepath.Join(s.dir, name)
+		if err := s.fs.Remove(p); err != nil {
+			s.log.Warn("persistence: remove old snapshot", zap.String("file", p), zap.Error(err))
+			continue
+		}
+		removed = true
+	}
+	if removed {
+		if err := s.fs.SyncDir(s.dir); err != nil {
+			s.log.Warn("persistence: sync dir after snapshot cleanup", zap.String("dir", s.dir), zap.Error(err))
+		}
+	}
+}
+
+// Abort stops the snapshot and removes its temporary file. It is a no-op
+// after Finish or Abort.
+func (s *SnapshotWriter) Abort() {
+	if s.ended {
+		return
+	}
+	s.ended = true
+	s.buf = nil
+	close(s.work)
+	<-s.done
+	_ = s.f.Close()
+	_ = s.fs.Remove(s.tmpPath)
+}
+
+// LoadSnapshot reads the newest valid snapshot of shard in dir and calls
+// fn for every entry in the order they were added; key and value alias a
+// buffer valid only during the call. A snapshot that fails validation
+// (header, CRC, trailer) is logged and the next older one is tried; .tmp
+// files are ignored. found is false when no valid snapshot exists; this is
+// not an error, because Recover from sequence 0 then fails on its own if
+// the WAL no longer starts at sequence 1. An error from fn stops loading and
+// is returned wrapped.
+func LoadSnapshot(fs FS, dir string, shard int, log *zap.Logger, fn func(db uint16, kind uint8, key, value []byte, deadlineMs int64) error) (seq uint64, found bool, err error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	names, err := fs.List(dir)
+	if err != nil {
+		return 0, false, fmt.Errorf("persistence: list %s: %w", dir, err)
+	}
+	type cand struct {
+		path string
+		seq  uint64
+	}
+	var cands []cand
+	for _, name := range names {
+		if s, ok := parseName(name, shard, "snap", ".snap"); ok {
+			cands = append(cands, cand{filepath.Join(dir, name), s})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].seq > cands[j].seq })
+	var r segReader
+	for _, c := range cands {
+		f, err := fs.Open(c.path)
+		if err != nil {
+			return 0, false, fmt.Errorf("persistence: open snapshot %s: %w", c.path, err)
+		}
+		size, err := f.Size()
+		if err != nil {
+			_ = f.Close()
+			return 0, false, fmt.Errorf("persistence: size of snapshot %s: %w", c.path, err)
+		}
+		r = segReader{f: f, path: c.path, size: size, buf: r.buf[:0]}
+		count, verr := verifySnapshot(&r, shard, c.seq)
+		if verr != nil {
+			_ = f.Close()
+			log.Error("persistence: skipping invalid snapshot", zap.String("file", c.path), zap.Error(verr))
+			continue
+		}
+		err = readSnapshotEntries(&r, count, fn)
+		_ = f.Close()
+		if err != nil {
+			return 0, false, err
+		}
+		log.Info("persistence: snapshot loaded", zap.String("file", c.path), zap.Uint64("seq", c.seq), zap.Uint64("entries", count))
+		return c.seq, true, nil
+	}
+	if len(cands) > 0 {
+		log.Error("persistence: no valid snapshot; recovering from the WAL alone", zap.String("dir", dir), zap.Int("shard", shard))
+	}
+	return 0, false, nil
+}
+
+// verifySnapshot checks header, trailer and CRC and returns the entry
+// count.
+func verifySnapshot(r *segReader, shard int, seq uint64) (uint64, error) {
+	corrupt := func(off int64, format string, args ...any) error {
+		return &CorruptionError{File: r.path, Offset: off, Reason: fmt.Sprintf(format, args...)}
+	}
+	if r.size < snapHeaderSize+snapTrailerSize {
+		return 0, corrupt(0, "file of %d bytes is too short", r.size)
+	}
+	h, err := r.window(0, snapHeaderSize)
+	if err != nil {
+		return 0, err
+	}
+	if string(h[:8]) != snapMagic {
+		return 0, corrupt(0, "bad magic %q", h[:8])
+	}
+	if crc32.Checksum(h[:20], castagnoli) != binary.LittleEndian.Uint32(h[20:]) {
+		return 0, corrupt(0, "header crc mismatch")
+	}
+	if v := binary.LittleEndian.Uint16(h[8:]); v != snapVersion {
+		return 0, corrupt(8, "unsupported version %d", v)
+	}
+	if s := binary.LittleEndian.Uint16(h[10:]); int(s) != shard {
+		return 0, corrupt(10, "snapshot of shard %d, want %d", s, shard)
+	}
+	if s := binary.LittleEndian.Uint64(h[12:]); s != seq {
+		return 0, corrupt(12, "header sequence %d does not match file name sequence %d", s, seq)
+	}
+	toff := r.size - snapTrailerSize
+	t, err := r.window(toff, snapTrailerSize)
+	if err != nil {
+		return 0, err
+	}
+	if t[0] != snapTagTrailer || string(t[13:]) != snapEndMagic {
+		return 0, corrupt(toff, "missing trailer")
+	}
+	count := binary.LittleEndian.Uint64(t[1:])
+	stored := binary.LittleEndian.Uint32(t[9:])
+	var crc uint32
+	end := r.size - 12 // the CRC covers everything before the crc field
+	for off := int64(0); off < end; {
+		n := int(min(end-off, readChunk))
+		b, err := r.window(off, n)
+		if err != nil {
+			return 0, err
+		}
+		crc = crc32.Update(crc, castagnoli, b)
+		off += int64(n)
+	}
+	if crc != stored {
+		return 0, corrupt(toff+9, "crc mismatch (computed %08x, stored %08x)", crc, stored)
+	}
+	return count, nil
+}
+
+// readSnapshotEntries parses the entries of a verified snapshot.
+func readSnapshotEntries(r *segReader, count uint64, fn func(db uint16, kind uint8, key, value []byte, deadlineMs int64) error) error {
+	end := r.size - snapTrailerSize
+	off := int64(snapHeaderSize)
+	var n uint64
+	for off < end {
+		corrupt := func(reason string) error {
+			return &CorruptionError{File: r.path, Offset: off, Reason: reason}
+		}
+		rem := end - off
+		if rem < snapEntryFixed+2 {
+			return corrupt("short entry")
+		}
+		h, err := r.window(off, int(min(rem, snapEntryFixed+binary.MaxVarintLen64)))
+		if err != nil {
+			return err
+		}
+		if h[0] != snapTagEntry {
+			return corrupt(fmt.Sprintf("bad entry tag %#x", h[0]))
+		}
+		db := binary.LittleEndian.Uint16(h[1:])
+		kind := h[3]
+		deadline := int64(binary.LittleEndian.Uint64(h[4:]))
+		klen, k := binary.Uvarint(h[snapEntryFixed:])
+		if k <= 0 || klen > MaxRecordLength || int64(klen) > rem-int64(snapEntryFixed+k) {
+			return corrupt("bad key length")
+		}
+		voff := off + snapEntryFixed + int64(k) + int64(klen)
+		vh, err := r.window(voff, int(min(end-voff, binary.MaxVarintLen64)))
+		if err != nil {
+			return err
+		}
+		vlen, vk := binary.Uvarint(vh)
+		if vk <= 0 || vlen > MaxRecordLength || int64(vlen) > end-voff-int64(vk) {
+			return corrupt("bad value length")
+		}
+		total := voff + int64(vk) + int64(vlen) - off
+		e, err := r.window(off, int(total))
+		if err != nil {
+			return err
+		}
+		kstart := snapEntryFixed + k
+		key := e[kstart : kstart+int(klen) : kstart+int(klen)]
+		value := e[total-int64(vlen) : total : total]
+		if err := fn(db, kind, key, value, deadline); err != nil {
+			return fmt.Errorf("persistence: load snapshot %s entry at offset %d: %w", r.path, off, err)
+		}
+		n++
+		off += total
+	}
+	if n != count {
+		return &CorruptionError{File: r.path, Offset: end, Reason: fmt.Sprintf("trailer counts %d entries, found %d", count, n)}
+	}
+	return nil
+}

@@ -1,0 +1,638 @@
+package persistence
+
+import (
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// FsyncPolicy says when appended records are fsynced.
+type FsyncPolicy uint8
+
+// Fsync policies (the `fsync` setting: "always", "everysec", "no").
+const (
+	// FsyncAlways fsyncs every committed batch before its Committer is told
+	// (group commit: one fsync covers every batch queued meanwhile).
+	FsyncAlways FsyncPolicy = iota
+	// FsyncEverySec writes each batch at Commit and fsyncs about once per
+	// second from a background goroutine.
+	FsyncEverySec
+	// FsyncNo writes each batch at Commit and fsyncs only on rotation and
+	// Close.
+	FsyncNo
+)
+
+// String returns the configuration spelling of p.
+func (p FsyncPolicy) String() string {
+	switch p {
+	case FsyncAlways:
+		return "always"
+	case FsyncEverySec:
+		return "everysec"
+	case FsyncNo:
+		return "no"
+	}
+	return fmt.Sprintf("FsyncPolicy(%d)", uint8(p))
+}
+
+// ParseFsyncPolicy parses "always", "everysec" or "no" (case-insensitive).
+func ParseFsyncPolicy(s string) (FsyncPolicy, error) {
+	switch strings.ToLower(s) {
+	case "always":
+		return FsyncAlways, nil
+	case "everysec":
+		return FsyncEverySec, nil
+	case "no":
+		return FsyncNo, nil
+	}
+	return 0, fmt.Errorf("persistence: invalid fsync policy %q (want always, everysec or no)", s)
+}
+
+// DefaultSegmentSize is the rotation threshold used when
+// WALOptions.SegmentSize is zero.
+const DefaultSegmentSize = 64 << 20
+
+// everySecInterval is the FsyncEverySec period.
+const everySecInterval = time.Second
+
+// maxRecycledBuf is the largest batch buffer kept for reuse.
+const maxRecycledBuf = 4 << 20
+
+// WALOptions configures OpenWAL.
+type WALOptions struct {
+	Policy      FsyncPolicy
+	SegmentSize int64       // rotate once a segment reaches this size; 0 = DefaultSegmentSize
+	Logger      *zap.Logger // nil = no logging
+}
+
+// Committer is told when everything appended before its Commit is durable
+// according to the policy. err != nil means a write or fsync failed; no
+// record from that point on can be trusted. Committed is called exactly
+// once per Commit that returned false, possibly from another goroutine, and
+// must not block for long (it runs on the WAL's sync goroutine).
+type Committer interface {
+	Committed(err error)
+}
+
+// pending is one committed batch waiting for the sync goroutine.
+type pending struct {
+	buf   []byte
+	c     Committer
+	recs  int
+	first uint64 // sequence of the first record (0 if recs == 0)
+	last  uint64
+}
+
+// WAL is one shard's write-ahead log. Append, AppendParts, Begin/Put*/End,
+// Commit, RemoveSegmentsBefore and Close must be called from one goroutine
+// (the shard's); Err, LastSequence, DurableSequence and Stats are safe from
+// any goroutine.
+type WAL struct {
+	fs    FS
+	dir   string
+	shard int
+	opts  WALOptions
+	log   *zap.Logger
+
+	// Owned by the appending goroutine.
+	buf        []byte // current batch
+	batchRecs  int
+	batchFirst uint64
+	seq        uint64 // last appended sequence
+	recStart   int    // offset in buf of the record being built (Begin)
+	closed     bool
+
+	// Group commit (FsyncAlways).
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []pending // mu guards
+	free     [][]byte  // mu guards: recycled batch buffers
+	stopping bool      // mu guards
+	spare    []pending // owned by the sync goroutine
+	inflight atomic.Int64
+	done     chan struct{}
+	stop     chan struct{} // FsyncEverySec ticker stop
+
+	// Segment file. Owned by the sync goroutine under FsyncAlways and by the
+	// appending goroutine otherwise; fileMu guards f, fSize and curFirst
+	// against the FsyncEverySec syncer, which holds it while syncing.
+	fileMu   sync.Mutex
+	f        File
+	fSize    int64
+	curFirst uint64
+	wbuf     []byte // sync goroutine: concatenation of queued batches
+
+	segMu sync.Mutex
+	segs  []segmentInfo // segMu guards; the last one is the current segment
+
+	errOnce sync.Once
+	err     atomic.Pointer[error]
+
+	m walMetrics
+}
+
+// OpenWAL opens shard's log in dir for appending after Recover returned
+// lastSeq; the next record gets lastSeq+1. It always starts a new segment
+// named after lastSeq+1 (reusing an empty file of that name) and fsyncs the
+// directory. It fails with ErrSequence if a segment holding records after
+// lastSeq exists.
+func OpenWAL(fs FS, dir string, shard int, lastSeq uint64, opts WALOptions) (*WAL, error) {
+	if opts.SegmentSize <= 0 {
+		opts.SegmentSize = DefaultSegmentSize
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Policy > FsyncNo {
+		return nil, fmt.Errorf("persistence: open WAL: invalid %v", opts.Policy)
+	}
+	if err := fs.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("persistence: create %s: %w", dir, err)
+	}
+	segs, err := listSegments(fs, dir, shard)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range segs {
+		if s.firstSeq > lastSeq+1 {
+			return nil, fmt.Errorf("%w: segment %s starts after last sequence %d", ErrSequence, s.path, lastSeq)
+		}
+		if s.firstSeq == lastSeq+1 {
+			size, err := fs.Stat(s.path)
+			if err != nil {
+				return nil, fmt.Errorf("persistence: stat %s: %w", s.path, err)
+			}
+			if size != 0 {
+				return nil, fmt.Errorf("%w: segment %s holds records after last sequence %d", ErrSequence, s.path, lastSeq)
+			}
+			segs = append(segs[:i], segs[i+1:]...)
+			break
+		}
+	}
+	w := &WAL{
+		fs: fs, dir: dir, shard: shard, opts: opts, log: opts.Logger,
+		seq:  lastSeq,
+		buf:  make([]byte, 0, 64<<10),
+		segs: segs,
+		done: make(chan struct{}),
+	}
+	w.cond = sync.NewCond(&w.mu)
+	w.m.lastSeq.Store(lastSeq)
+	w.m.durableSeq.Store(lastSeq)
+	w.m.writtenSeq.Store(lastSeq)
+	w.m.lastSyncedSeq.Store(lastSeq)
+	if err := w.openSegment(lastSeq + 1); err != nil {
+		return nil, err
+	}
+	switch opts.Policy {
+	case FsyncAlways:
+		go w.syncLoop()
+	case FsyncEverySec:
+		w.stop = make(chan struct{})
+		go w.everySecLoop()
+	default:
+		close(w.done)
+	}
+	return w, nil
+}
+
+// openSegment creates the segment starting at first and fsyncs the
+// directory. The caller owns the file state (and holds fileMu if a syncer
+// may run).
+func (w *WAL) openSegment(first uint64) error {
+	path := filepath.Join(w.dir, SegmentName(w.shard, first))
+	f, err := w.fs.Create(path)
+	if err != nil {
+		return fmt.Errorf("persistence: create segment %s: %w", path, err)
+	}
+	if err := w.fs.SyncDir(w.dir); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("persistence: sync dir %s after creating %s: %w", w.dir, path, err)
+	}
+	w.f, w.fSize, w.curFirst = f, 0, first
+	w.segMu.Lock()
+	w.segs = append(w.segs, segmentInfo{path: path, firstSeq: first})
+	w.m.segments.Store(int64(len(w.segs)))
+	w.segMu.Unlock()
+	return nil
+}
+
+// rotate fsyncs and closes the current segment and starts one at first.
+func (w *WAL) rotate(first uint64) error {
+	w.fileMu.Lock()
+	defer w.fileMu.Unlock()
+	if err := w.syncFileLocked(); err != nil {
+		return err
+	}
+	if err := w.f.Close(); err != nil {
+		return fmt.Errorf("persistence: close segment %s: %w", w.f.Name(), err)
+	}
+	w.log.Debug("persistence: WAL segment rotated", zap.String("closed", w.f.Name()), zap.Int64("size", w.fSize))
+	return w.openSegment(first)
+}
+
+// syncFileLocked fsyncs the current segment if anything was written since
+// the last fsync. Caller holds fileMu or owns the file.
+func (w *WAL) syncFileLocked() error {
+	written := w.m.writtenSeq.Load()
+	if written == w.m.lastSyncedSeq.Load() {
+		return nil
+	}
+	t0 := time.Now()
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("persistence: fsync %s (records through sequence %d): %w", w.f.Name(), written, err)
+	}
+	w.m.synced(time.Since(t0))
+	w.m.lastSyncedSeq.Store(written)
+	return nil
+}
+
+// write writes b (recs records ending at lastSeq) to the current segment.
+func (w *WAL) write(b []byte, recs int, lastSeq uint64) error {
+	n, err := w.f.Write(b)
+	if err != nil {
+		return fmt.Errorf("persistence: write %d bytes to %s at offset %d: %w", len(b), w.f.Name(), w.fSize, err)
+	}
+	w.fSize += int64(n)
+	w.m.wrote(recs, n)
+	w.m.writtenSeq.Store(lastSeq)
+	return nil
+}
+
+func (w *WAL) setErr(err error) {
+	w.errOnce.Do(func() {
+		w.err.Store(&err)
+		w.log.Error("persistence: WAL failed; the shard must stop accepting writes",
+			zap.Int("shard", w.shard), zap.Error(err))
+	})
+}
+
+// Err returns the first write or fsync error (sticky). Once it is non-nil
+// the shard must refuse writes: later Commits report it to their
+// Committers.
+func (w *WAL) Err() error {
+	if p := w.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// LastSequence returns the sequence of the last appended record.
+func (w *WAL) LastSequence() uint64 { return w.m.lastSeq.Load() }
+
+// DurableSequence returns the last sequence known to be fsynced
+// (FsyncAlways) or written to the file (FsyncEverySec, FsyncNo).
+func (w *WAL) DurableSequence() uint64 { return w.m.durableSeq.Load() }
+
+// Stats returns the WAL's counters. Safe from any goroutine.
+func (w *WAL) Stats() WALStats { return w.m.snapshot() }
+
+// Append encodes one record with the given payload into the current batch
+// and returns its sequence number. It does no I/O and does not allocate
+// once the batch buffer has grown. See End for oversized payloads.
+func (w *WAL) Append(db uint16, op Opcode, payload []byte) uint64 {
+	w.Begin(db, op)
+	w.buf = append(w.buf, payload...)
+	return w.End()
+}
+
+// AppendParts is Append with the payload given as pieces that are
+// concatenated as they are (no length prefixes are added: use Begin and
+// PutBytes for length-prefixed fields).
+func (w *WAL) AppendParts(db uint16, op Opcode, parts ...[]byte) uint64 {
+	w.Begin(db, op)
+	for _, p := range parts {
+		w.buf = append(w.buf, p...)
+	}
+	return w.End()
+}
+
+// Begin starts a record whose payload is then built in place with the Put
+// methods and completed by End: the zero-copy, zero-allocation way to
+// encode a multi-field payload. Between Begin and End no other method may
+// be called.
+func (w *WAL) Begin(db uint16, op Opcode) {
+	w.recStart = len(w.buf)
+	w.buf = appendHeader(w.buf, w.seq+1, db, op)
+}
+
+// PutBytes appends a length-prefixed field (as AppendBytes) to the record
+// being built.
+func (w *WAL) PutBytes(b []byte) { w.buf = AppendBytes(w.buf, b) }
+
+// PutRaw appends b to the record being built, without a length prefix.
+func (w *WAL) PutRaw(b []byte) { w.buf = append(w.buf, b...) }
+
+// PutU8 appends a byte to the record being built.
+func (w *WAL) PutU8(v uint8) { w.buf = append(w.buf, v) }
+
+// PutU16 appends a little-endian uint16 to the record being built.
+func (w *WAL) PutU16(v uint16) { w.buf = binary.LittleEndian.AppendUint16(w.buf, v) }
+
+// PutU64 appends a little-endian uint64 to the record being built.
+func (w *WAL) PutU64(v uint64) { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
+
+// PutI64 appends a little-endian int64 to the record being built.
+func (w *WAL) PutI64(v int64) { w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(v)) }
+
+// End completes the record started by Begin and returns its sequence
+// number. If the payload exceeds MaxPayloadSize the record is dropped, the
+// WAL's sticky error becomes ErrRecordTooLarge (the mutation cannot be made
+// durable) and End returns 0; callers should check sizes up front.
+func (w *WAL) End() uint64 {
+	rec := w.buf[w.recStart:]
+	if len(rec)-8 > MaxRecordLength {
+		w.buf = w.buf[:w.recStart]
+		w.setErr(fmt.Errorf("%w: payload of %d bytes", ErrRecordTooLarge, len(rec)-RecordHeaderSize))
+		return 0
+	}
+	finishRecord(rec)
+	w.seq++
+	if w.batchRecs == 0 {
+		w.batchFirst = w.seq
+	}
+	w.batchRecs++
+	w.m.lastSeq.Store(w.seq)
+	return w.seq
+}
+
+// Commit closes the current batch (possibly empty).
+//
+// It returns true when the caller may release the replies that depend on
+// the batch right away: under FsyncEverySec and FsyncNo the batch was
+// written to the segment with one write in the calling goroutine; under
+// FsyncAlways only an empty batch with nothing in flight qualifies. c is
+// not called when Commit returns true (c may be nil then).
+//
+// Otherwise Commit returns false and c.Committed is called exactly once:
+// under FsyncAlways from the sync goroutine, which writes every queued
+// batch with one write, fsyncs once for all of them and notifies their
+// Committers in commit order; an empty batch committed while a sync is in
+// flight waits behind it. Commit never waits for an fsync. On a write
+// error, or once Err is set, c.Committed(err) is called (under
+// FsyncEverySec/FsyncNo from inside Commit) and nothing more is written.
+// Commit does not allocate in steady state.
+func (w *WAL) Commit(c Committer) (immediate bool) {
+	if w.opts.Policy == FsyncAlways {
+		return w.commitAlways(c)
+	}
+	recs, last := w.batchRecs, w.seq
+	b := w.buf
+	w.resetBatch()
+	if err := w.Err(); err != nil {
+		if c != nil {
+			c.Committed(err)
+		}
+		return false
+	}
+	if recs == 0 {
+		return true
+	}
+	err := w.writeBatch(b, recs, last-uint64(recs)+1, last)
+	if err != nil {
+		w.setErr(err)
+		if c != nil {
+			c.Committed(w.Err())
+		}
+		return false
+	}
+	w.m.durableSeq.Store(last)
+	return true
+}
+
+func (w *WAL) resetBatch() {
+	w.buf = w.buf[:0]
+	w.batchRecs = 0
+	w.batchFirst = 0
+}
+
+// writeBatch writes one batch, rotating first if the segment is full.
+func (w *WAL) writeBatch(b []byte, recs int, first, last uint64) error {
+	if w.fSize >= w.opts.SegmentSize {
+		if err := w.rotate(first); err != nil {
+			return err
+		}
+	}
+	return w.write(b, recs, last)
+}
+
+func (w *WAL) commitAlways(c Committer) bool {
+	if w.batchRecs == 0 && w.inflight.Load() == 0 && w.Err() == nil {
+		return true
+	}
+	p := pending{c: c, recs: w.batchRecs, first: w.batchFirst, last: w.seq}
+	w.inflight.Add(1)
+	w.mu.Lock()
+	if p.recs > 0 {
+		p.buf = w.buf
+		if n := len(w.free); n > 0 {
+			w.buf = w.free[n-1][:0]
+			w.free[n-1] = nil
+			w.free = w.free[:n-1]
+		} else {
+			w.buf = make([]byte, 0, cap(p.buf))
+		}
+	}
+	w.queue = append(w.queue, p)
+	w.cond.Signal()
+	w.mu.Unlock()
+	w.resetBatch()
+	return false
+}
+
+// syncLoop is the FsyncAlways sync goroutine.
+func (w *WAL) syncLoop() {
+	defer close(w.done)
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 && !w.stopping {
+			w.cond.Wait()
+		}
+		if len(w.queue) == 0 {
+			w.mu.Unlock()
+			return
+		}
+		items := w.queue
+		w.queue = w.spare[:0]
+		w.mu.Unlock()
+
+		err := w.Err()
+		if err == nil {
+			err = w.writeGroup(items)
+			if err != nil {
+				w.setErr(err)
+				err = w.Err()
+			}
+		}
+		for i := range items {
+			if items[i].c != nil {
+				items[i].c.Committed(err)
+			}
+		}
+		w.inflight.Add(-int64(len(items)))
+
+		w.mu.Lock()
+		for i := range items {
+			if b := items[i].buf; b != nil && cap(b) <= maxRecycledBuf {
+				w.free = append(w.free, b[:0])
+			}
+			items[i] = pending{}
+		}
+		w.spare = items[:0]
+		w.mu.Unlock()
+	}
+}
+
+// writeGroup writes the queued batches with as few writes as possible (one
+// unless a rotation intervenes) and fsyncs once.
+func (w *WAL) writeGroup(items []pending) error {
+	var out []byte
+	var outRecs int
+	var outLast uint64
+	copied := false
+	flush := func() error {
+		if len(out) == 0 {
+			return nil
+		}
+		err := w.write(out, outRecs, outLast)
+		out, outRecs, copied = nil, 0, false
+		return err
+	}
+	var last uint64
+	for i := range items {
+		p := &items[i]
+		if p.recs == 0 {
+			continue
+		}
+		if w.fSize+int64(len(out)) >= w.opts.SegmentSize {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := w.rotate(p.first); err != nil {
+				return err
+			}
+		}
+		switch {
+		case out == nil:
+			out = p.buf
+		case !copied:
+			w.wbuf = append(append(w.wbuf[:0], out...), p.buf...)
+			out, copied = w.wbuf, true
+		default:
+			w.wbuf = append(w.wbuf, p.buf...)
+			out = w.wbuf
+		}
+		outRecs += p.recs
+		outLast = p.last
+		last = p.last
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if cap(w.wbuf) > maxRecycledBuf {
+		w.wbuf = nil
+	}
+	if last == 0 {
+		return nil // only empty batches: the sync they waited for is done
+	}
+	if err := w.syncFileLocked(); err != nil {
+		return err
+	}
+	w.m.durableSeq.Store(last)
+	return nil
+}
+
+// everySecLoop is the FsyncEverySec background syncer.
+func (w *WAL) everySecLoop() {
+	defer close(w.done)
+	t := time.NewTicker(everySecInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+		}
+		if w.Err() != nil {
+			continue
+		}
+		w.fileMu.Lock()
+		err := w.syncFileLocked()
+		w.fileMu.Unlock()
+		if err != nil {
+			w.setErr(err)
+		}
+	}
+}
+
+// RemoveSegmentsBefore deletes whole segments whose records all have
+// sequence <= seq (typically the sequence of a finished snapshot) and
+// fsyncs the directory. The current segment is never removed.
+func (w *WAL) RemoveSegmentsBefore(seq uint64) error {
+	w.segMu.Lock()
+	defer w.segMu.Unlock()
+	k := 0
+	for k+1 < len(w.segs) && w.segs[k+1].firstSeq <= seq+1 {
+		k++
+	}
+	if k == 0 {
+		return nil
+	}
+	for i := 0; i < k; i++ {
+		if err := w.fs.Remove(w.segs[i].path); err != nil {
+			w.segs = w.segs[i:]
+			w.m.segments.Store(int64(len(w.segs)))
+			return fmt.Errorf("persistence: remove segment %s: %w", w.segs[0].path, err)
+		}
+		w.log.Debug("persistence: removed WAL segment", zap.String("file", w.segs[i].path))
+	}
+	w.segs = append(w.segs[:0], w.segs[k:]...)
+	w.m.segments.Store(int64(len(w.segs)))
+	if err := w.fs.SyncDir(w.dir); err != nil {
+		return fmt.Errorf("persistence: sync dir %s after removing segments: %w", w.dir, err)
+	}
+	return nil
+}
+
+// Close writes any uncommitted records, waits for the sync goroutine,
+// fsyncs and closes the segment. It returns the sticky error if one
+// occurred. The WAL must not be used afterwards.
+func (w *WAL) Close() error {
+	if w.closed {
+		return ErrClosed
+	}
+	w.closed = true
+	if w.batchRecs > 0 {
+		w.Commit(nil)
+	}
+	switch w.opts.Policy {
+	case FsyncAlways:
+		w.mu.Lock()
+		w.stopping = true
+		w.cond.Signal()
+		w.mu.Unlock()
+	case FsyncEverySec:
+		close(w.stop)
+	}
+	<-w.done
+	w.fileMu.Lock()
+	defer w.fileMu.Unlock()
+	err := w.Err()
+	if err == nil {
+		if err = w.syncFileLocked(); err == nil {
+			w.m.durableSeq.Store(w.m.writtenSeq.Load())
+		} else {
+			w.setErr(err)
+		}
+	}
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("persistence: close segment %s: %w", w.f.Name(), cerr)
+	}
+	return err
+}
