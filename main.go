@@ -18,10 +18,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/config"
-	"github.com/ruvio/ruvio/eventloop"
-	"github.com/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/internal/app"
 )
 
 func main() {
@@ -105,63 +103,12 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	live := config.NewLive(cfg)
-	log, err := config.NewLoggerAt(cfg.Log, live.LogLevel())
+	a, err := app.Start(cfg, app.Options{Repair: o.repair})
 	if err != nil {
 		return err
 	}
+	log := a.Logger()
 	defer func() { _ = log.Sync() }()
-
-	ids, err := cluster.LoadOrCreateNodeIDs(cfg.Persistence.Dir, cfg.Server.Shards)
-	if err != nil {
-		return fmt.Errorf("node ids: %w", err)
-	}
-	topo, err := cluster.NewTopology(cfg.Server.Bind, cfg.Server.Port, cfg.Server.Shards, ids)
-	if err != nil {
-		return err
-	}
-	shutdown := make(chan struct{}, 1)
-	ksOpts := keyspace.Options{
-		Config:   cfg,
-		Live:     live,
-		Topology: topo,
-		Logger:   log,
-		OnShutdown: func() {
-			select {
-			case shutdown <- struct{}{}:
-			default:
-			}
-		},
-	}
-	if p, err := newPersistence(cfg, o.repair, log); err != nil {
-		return err
-	} else if p != nil {
-		ksOpts.Persistence = p
-	}
-	ks, err := keyspace.NewServer(ksOpts)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	if err := ks.Start(); err != nil {
-		return err
-	}
-	log.Info("keyspace ready", zap.Int("shards", ks.Shards()), zap.Duration("recovery", time.Since(start)))
-
-	srv, err := eventloop.New(eventloop.Options{
-		Keyspace:        ks,
-		Live:            live,
-		Bind:            cfg.Server.Bind,
-		Port:            cfg.Server.Port,
-		Reactors:        cfg.Server.Reactors,
-		MaxMultibulkLen: cfg.Limits.MaxMultibulkLen,
-		Logger:          log,
-	})
-	if err != nil {
-		return err
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve() }()
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
@@ -169,21 +116,18 @@ func run(args []string) error {
 	select {
 	case sig := <-sigs:
 		log.Info("shutting down", zap.String("signal", sig.String()))
-	case <-shutdown:
+	case <-a.ShutdownRequested():
 		log.Info("shutting down", zap.String("reason", "SHUTDOWN command"))
-	case err := <-serveErr:
+	case err := <-a.Failed():
 		if err != nil {
-			_ = ks.Close()
+			_ = a.Stop(context.Background())
 			return err
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Stop(ctx); err != nil {
-		log.Warn("stopping listeners", zap.Error(err))
-	}
-	if err := ks.Close(); err != nil {
-		return fmt.Errorf("closing the keyspace: %w", err)
+	if err := a.Stop(ctx); err != nil {
+		return err
 	}
 	log.Info("bye")
 	return nil

@@ -28,6 +28,9 @@ func (sh *Shard) lookupRead(db *DB, key []byte) *entry {
 
 // expireEntry deletes an entry whose deadline passed.
 func (sh *Shard) expireEntry(db *DB, e *entry) {
+	if sh.snap != nil {
+		sh.snapshotTouch(db, []byte(e.key))
+	}
 	db.delete(e.key)
 	sh.logDel(db.id, e.key)
 	sh.stats.expiredKeys.Add(1)

@@ -188,6 +188,7 @@ func newCommandTable() commandTable {
 	registerStringFamily(t)
 	registerKeyFamily(t)
 	registerClusterFamily(t)
+	registerPersistenceFamily(t)
 	return t
 }
 

@@ -145,7 +145,8 @@ func commandInfoCommand(x *Ctx) {
 
 // writeCommandInfo writes one command in the shape of Redis 7's COMMAND
 // INFO: name, arity, flags, first key, last key, step, ACL categories,
-// tips, key specs, subcommands.
+// tips, key specs, subcommands. Flags, categories, tips and key specs are
+// sets (arrays in RESP2), as in Redis.
 func writeCommandInfo(x *Ctx, c *Command) {
 	w := x.W
 	w.ArrayHeader(10)
@@ -166,10 +167,14 @@ func writeCommandInfo(x *Ctx, c *Command) {
 	}
 	w.SetHeader(0) // tips
 	if c.FirstKey > 0 {
-		w.ArrayHeader(1)
+		w.SetHeader(1)
 		writeKeySpec(x, c)
 	} else {
-		w.ArrayHeader(0)
+		w.SetHeader(0)
+	}
+	if len(c.Subcommands) == 0 {
+		w.SetHeader(0) // as Redis replies for a command without subcommands
+		return
 	}
 	subs := sortedSubcommands(c)
 	w.ArrayHeader(len(subs))

@@ -27,6 +27,8 @@ type dict struct {
 	seed    maphash.Seed
 	buckets []*entry
 	count   int
+	// frozen stops resizing while a snapshot walks the buckets.
+	frozen bool
 }
 
 const dictMinBuckets = 16
@@ -62,7 +64,7 @@ func (d *dict) findString(key string) *entry {
 
 // insert adds e, whose key must not be present.
 func (d *dict) insert(e *entry) {
-	if d.count >= len(d.buckets) {
+	if d.count >= len(d.buckets) && !d.frozen {
 		d.resize(len(d.buckets) * 2)
 	}
 	i := d.hashString(e.key) & uint64(len(d.buckets)-1)
@@ -84,7 +86,7 @@ func (d *dict) remove(key string) *entry {
 			}
 			e.next = nil
 			d.count--
-			if len(d.buckets) > dictMinBuckets && d.count < len(d.buckets)/8 {
+			if len(d.buckets) > dictMinBuckets && d.count < len(d.buckets)/8 && !d.frozen {
 				d.resize(len(d.buckets) / 2)
 			}
 			return e
@@ -92,6 +94,20 @@ func (d *dict) remove(key string) *entry {
 		prev = e
 	}
 	return nil
+}
+
+// maybeResize brings the table back to its load bounds after a freeze.
+func (d *dict) maybeResize() {
+	n := len(d.buckets)
+	for d.count >= n {
+		n *= 2
+	}
+	for n > dictMinBuckets && d.count < n/8 {
+		n /= 2
+	}
+	if n != len(d.buckets) {
+		d.resize(n)
+	}
 }
 
 func (d *dict) resize(n int) {
@@ -130,6 +146,10 @@ func (d *dict) scan(cursor uint64, fn func(e *entry)) uint64 {
 
 // clear drops every entry.
 func (d *dict) clear() {
-	d.buckets = make([]*entry, dictMinBuckets)
+	n := dictMinBuckets
+	if d.frozen {
+		n = len(d.buckets)
+	}
+	d.buckets = make([]*entry, n)
 	d.count = 0
 }

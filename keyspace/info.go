@@ -206,49 +206,22 @@ func infoMemory(x *Ctx, ib *infoBuilder) {
 }
 
 // bytesToHuman formats n the way Redis's bytesToHuman does: "512B",
-// "1.50K", "3.00M", and so on.
+// "1.50K", "3.00M" and so on up to petabytes; beyond, bytes again.
 func bytesToHuman(n uint64) string {
-	if n < 1024 {
-		return strconv.FormatUint(n, 10) + "B"
+	const units = "KMGTP"
+	limit := uint64(1024)
+	for i := range len(units) {
+		if n < limit*1024 && n >= limit {
+			return strconv.FormatFloat(float64(n)/float64(limit), 'f', 2, 64) + units[i:i+1]
+		}
+		limit *= 1024
 	}
-	units := "KMGTPE"
-	d := float64(n) / 1024
-	i := 0
-	for d >= 1024 && i < len(units)-1 {
-		d /= 1024
-		i++
-	}
-	return strconv.FormatFloat(d, 'f', 2, 64) + units[i:i+1]
+	return strconv.FormatUint(n, 10) + "B"
 }
 
 // infoField is one "name:value" line of an INFO section.
 type infoField struct {
 	name, value string
-}
-
-// persistenceInfo returns the lines of INFO persistence for sh. The
-// persistence layer owns this function: it reports the WAL and snapshot
-// state here as those grow.
-func persistenceInfo(sh *Shard) []infoField {
-	aof := "0"
-	if sh.journal != nil {
-		aof = "1"
-	}
-	lastSave := strconv.FormatInt(sh.srv.started.Unix(), 10)
-	return []infoField{
-		{"loading", "0"},
-		{"async_loading", "0"},
-		{"rdb_changes_since_last_save", "0"},
-		{"rdb_bgsave_in_progress", "0"},
-		{"rdb_last_save_time", lastSave},
-		{"rdb_last_bgsave_status", "ok"},
-		{"rdb_last_bgsave_time_sec", "-1"},
-		{"rdb_current_bgsave_time_sec", "-1"},
-		{"aof_enabled", aof},
-		{"aof_rewrite_in_progress", "0"},
-		{"aof_rewrite_scheduled", "0"},
-		{"aof_last_write_status", "ok"},
-	}
 }
 
 func infoPersistence(x *Ctx, ib *infoBuilder) {
@@ -325,12 +298,12 @@ func infoCluster(x *Ctx, ib *infoBuilder) {
 }
 
 func infoKeyspace(x *Ctx, ib *infoBuilder) {
-	for _, db := range x.S.dbs {
+	for i, db := range x.S.dbs {
 		if db.Len() == 0 {
 			continue
 		}
 		b := append(ib.b, "db"...)
-		b = strconv.AppendInt(b, int64(db.id), 10)
+		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, ":keys="...)
 		b = strconv.AppendInt(b, int64(db.Len()), 10)
 		b = append(b, ",expires="...)

@@ -58,6 +58,13 @@ type Shard struct {
 	// durability point.
 	group *commitGroup
 
+	// snap is the snapshot in progress, nil when none; snapFinishing is
+	// set while its file is being finished in the background.
+	snap          *snapshotRun
+	snapFinishing bool
+	snapDone      chan snapshotResult
+	snapStatus    snapshotInfo
+
 	activeExpireOn atomic.Bool
 	nextExpireRun  int64
 	expireCursor   int
@@ -74,10 +81,11 @@ type shardStats struct {
 
 func newShard(srv *Server, idx, databases int) *Shard {
 	sh := &Shard{
-		idx:  idx,
-		srv:  srv,
-		ring: newRing(ringCapacity),
-		done: make(chan struct{}),
+		idx:      idx,
+		srv:      srv,
+		ring:     newRing(ringCapacity),
+		done:     make(chan struct{}),
+		snapDone: make(chan snapshotResult, 1),
 	}
 	for i := 0; i < databases; i++ {
 		sh.dbs = append(sh.dbs, newDB(i))
@@ -128,10 +136,20 @@ func (sh *Shard) stop() error {
 	sh.quit.Store(true)
 	sh.ring.signal()
 	<-sh.done
-	if sh.journal != nil {
-		return sh.journal.Close()
+	if sh.journal == nil {
+		return nil
 	}
-	return nil
+	// The loop has exited: this goroutine owns the shard now.
+	sh.finishSnapshotNow()
+	if j, ok := sh.journal.(*walJournal); ok && j.opts.SnapshotOnShutdown && j.wal.Err() == nil &&
+		j.wal.LastSequence() != sh.snapStatus.lastSeq {
+		if err := sh.startSnapshot(); err == nil {
+			sh.finishSnapshotNow()
+		} else {
+			sh.logger().Warn("snapshot at shutdown", zap.Error(err))
+		}
+	}
+	return sh.journal.Close()
 }
 
 // loop is the keyspace loop: drain the ring, run every batch, commit, hand
@@ -150,6 +168,10 @@ func (sh *Shard) loop() {
 		if sh.quit.Load() {
 			sh.drain()
 			return
+		}
+		if sh.snap != nil {
+			sh.snapshotStep(snapshotBucketsPerStep)
+			continue
 		}
 		if idle < spinRounds {
 			idle++
@@ -197,6 +219,10 @@ func (sh *Shard) drain() int {
 	if n > 0 {
 		sh.commit()
 		sh.stats.batches.Add(int64(n))
+		if sh.snap != nil {
+			sh.snapshotStep(snapshotBucketsPerStep)
+		}
+		sh.pollSnapshot()
 		if sh.waiting.Load() {
 			sh.wakeWaiters()
 		}
@@ -271,6 +297,9 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
 			return
 		}
+	}
+	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
+		sh.snapshotBeforeWrite(cmd, args, sh.dbs[c.DB])
 	}
 	x.DB = sh.dbs[c.DB]
 	x.Args = args

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# bench/run.sh — Ruvio vs redis-server, side by side in one run.
+#
+#   bench/run.sh                      # MODE=core: 1-shard ruvio vs redis-server, both pinned
+#   MODE=cluster bench/run.sh         # 2-shard ruvio (unpinned) via redis-benchmark --cluster
+#   MODE=durable bench/run.sh         # fsync-always ruvio vs appendfsync-always redis-server
+#
+# Every load run is bounded (-n requests and a hard `timeout`), servers listen on free
+# loopback ports in a temp dir, and only the processes started here are stopped (by pid).
+# See bench/README.md for what the numbers mean.
+set -euo pipefail
+
+MODE=${MODE:-core}                  # core | cluster | durable
+ROUNDS=${ROUNDS:-3}                 # rounds; the table shows the median over rounds
+TESTS=${TESTS:-"set get incr mset"} # redis-benchmark -t names (core and cluster modes)
+PIPELINES=${PIPELINES:-"1 16"}      # -P values (core and cluster modes)
+CLIENTS=${CLIENTS:-50}              # -c (core and cluster modes)
+KEYSPACE=${KEYSPACE:-100000}        # -r
+N_P1=${N_P1:-80000}                 # -n at -P 1  (~2-7 s per run on the 2-vCPU box)
+N_PIPE=${N_PIPE:-800000}            # -n at -P >1 (~1.5-4 s per run)
+MSET_DIV=${MSET_DIV:-2}             # MSET sends 10 keys per request: divide -n by this
+# durable mode: test:pipeline:clients cases
+DURABLE_CASES=${DURABLE_CASES:-"set:1:50 set:1:1"}
+N_DURABLE=${N_DURABLE:-20000}       # -n for durable runs at -c > 1
+N_DURABLE_C1=${N_DURABLE_C1:-3000}  # -n for durable runs at -c 1 (one fsync per request)
+SERVER_CPU=${SERVER_CPU:-0}         # CPU the servers are pinned to (core, durable; redis in cluster)
+CLIENT_CPU=${CLIENT_CPU:-1}         # CPU redis-benchmark is pinned to ("" = unpinned)
+RUN_TIMEOUT=${RUN_TIMEOUT:-60}      # hard limit per redis-benchmark run, seconds
+RUVIO_SHARDS_CLUSTER=${RUVIO_SHARDS_CLUSTER:-2}
+RUVIO_EXTRA=${RUVIO_EXTRA:-}        # extra ruvio flags, e.g. "--reactors 1"
+KEEP=${KEEP:-0}                     # 1 = keep the work dir (raw CSV, server logs)
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ruvio-bench.XXXXXX")
+RAW="$WORK/raw.csv"
+PIDS=()
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]:-}"; do
+		[[ -n "$p" ]] || continue
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${PIDS[@]:-}"; do
+		[[ -n "$p" ]] || continue
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null || true
+	done
+	if [[ "$KEEP" == 1 ]]; then
+		echo "work dir kept: $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+die() { echo "bench: $*" >&2; exit 1; }
+log() { echo "bench: $*" >&2; }
+
+for t in redis-server redis-benchmark redis-cli taskset go timeout; do
+	command -v "$t" >/dev/null || die "$t not found"
+done
+
+# pinprefix CPU: the words that pin a command to CPU ("" = none). Expanded unquoted in
+# front of the command rather than wrapping it in a function, so that $! is the server's own pid.
+pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port N: a port p with p..p+N-1 all free.
+free_port() {
+	local n=${1:-1} p i ok
+	for _ in $(seq 200); do
+		p=$((20000 + RANDOM % 40000))
+		ok=1
+		for ((i = 0; i < n; i++)); do port_free $((p + i)) || { ok=0; break; }; done
+		[[ $ok == 1 ]] && { echo "$p"; return 0; }
+	done
+	die "no free port"
+}
+
+wait_ready() { # port pid name
+	for _ in $(seq 100); do
+		kill -0 "$2" 2>/dev/null || die "$3 exited during start-up (see logs in $WORK)"
+		[[ "$(redis-cli -p "$1" ping 2>/dev/null || true)" == PONG ]] && return 0
+		sleep 0.1
+	done
+	die "$3 did not answer PING on port $1"
+}
+
+# ---------------------------------------------------------------- build
+log "building ruvio"
+(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed"
+
+# ---------------------------------------------------------------- servers
+REDIS_PORT=; RUVIO_PORT=; REDIS_PID=; RUVIO_PID=
+
+start_redis() { # extra redis-server args...
+	REDIS_PORT=$(free_port 1)
+	mkdir -p "$WORK/redis"
+	# shellcheck disable=SC2046
+	$(pinprefix "$SERVER_CPU") redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
+		--save "" --daemonize no --logfile "$WORK/redis.log" "$@" &
+	REDIS_PID=$!
+	PIDS+=("$REDIS_PID")
+	wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
+}
+
+start_ruvio() { # cpu shards extra ruvio args...
+	local cpu=$1 shards=$2; shift 2
+	RUVIO_PORT=$(free_port "$shards")
+	mkdir -p "$WORK/ruvio-data"
+	# shellcheck disable=SC2046,SC2086
+	$(pinprefix "$cpu") "$WORK/ruvio" --config "" --port "$RUVIO_PORT" --dir "$WORK/ruvio-data" \
+		--shards "$shards" --loglevel warn $RUVIO_EXTRA "$@" >"$WORK/ruvio.log" 2>&1 &
+	RUVIO_PID=$!
+	PIDS+=("$RUVIO_PID")
+	local i
+	for ((i = 0; i < shards; i++)); do wait_ready $((RUVIO_PORT + i)) "$RUVIO_PID" ruvio; done
+}
+
+# ---------------------------------------------------------------- one run
+# bench_one server port extra-bench-args test pipeline clients n round
+# Appends "mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max" to RAW.
+bench_one() {
+	local server=$1 port=$2 extra=$3 test=$4 pipe=$5 clients=$6 n=$7 round=$8
+	local out t0 t1 secs line
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2046,SC2086
+	out=$(timeout -k 5 "$RUN_TIMEOUT" $(pinprefix "$CLIENT_CPU") \
+		redis-benchmark -h 127.0.0.1 -p "$port" $extra -t "$test" -P "$pipe" -c "$clients" \
+		-n "$n" -r "$KEYSPACE" --csv 2>&1) || log "redis-benchmark $server $test -P $pipe exited $? (timeout ${RUN_TIMEOUT}s?)"
+	t1=$(date +%s.%N)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	# the data row: a quoted line that is not the header
+	line=$(printf '%s\n' "$out" | grep '^"' | grep -v '^"test"' | tail -n 1 || true)
+	if [[ -z "$line" ]]; then
+		log "no CSV from $server $test -P $pipe -c $clients; output was:"
+		printf '%s\n' "$out" | tail -n 5 >&2
+		line='"'$test'","NA","NA","NA","NA","NA","NA","NA"'
+	fi
+	# drop quotes and the test name (MSET's is "MSET (10 keys)")
+	line=$(printf '%s' "$line" | tr -d '"' | cut -d, -f2-)
+	echo "$MODE,$round,$server,$test,$pipe,$clients,$n,$secs,$line" >>"$RAW"
+	printf 'bench: round %s %-12s %-5s -P %-3s -c %-3s %6.1fs rps=%s\n' \
+		"$round" "$server" "$test" "$pipe" "$clients" "$secs" "$(cut -d, -f1 <<<"$line")" >&2
+}
+
+n_for() { # test pipeline clients
+	local n
+	if [[ "$MODE" == durable ]]; then
+		if [[ "$3" == 1 ]]; then n=$N_DURABLE_C1; else n=$N_DURABLE; fi
+	elif [[ "$2" == 1 ]]; then n=$N_P1; else n=$N_PIPE; fi
+	[[ "$1" == mset ]] && n=$((n / MSET_DIV))
+	echo "$n"
+}
+
+# ---------------------------------------------------------------- modes
+CASES=()
+RUVIO_NAME=ruvio
+RUVIO_BENCH_ARGS=""
+case "$MODE" in
+core)
+	start_redis --appendonly no
+	start_ruvio "$SERVER_CPU" 1 --fsync no
+	for t in $TESTS; do for p in $PIPELINES; do CASES+=("$t:$p:$CLIENTS"); done; done
+	;;
+cluster)
+	start_redis --appendonly no
+	start_ruvio "" "$RUVIO_SHARDS_CLUSTER" --fsync no
+	RUVIO_NAME="ruvio-${RUVIO_SHARDS_CLUSTER}shard"
+	RUVIO_BENCH_ARGS="--cluster"
+	for t in $TESTS; do for p in $PIPELINES; do CASES+=("$t:$p:$CLIENTS"); done; done
+	;;
+durable)
+	mkdir -p "$WORK/redis"
+	start_redis --appendonly yes --appendfsync always
+	start_ruvio "$SERVER_CPU" 1 --fsync always
+	for c in $DURABLE_CASES; do CASES+=("$c"); done
+	;;
+*) die "MODE must be core, cluster or durable (got $MODE)" ;;
+esac
+
+# Is ruvio's WAL actually on? (INFO persistence: aof_enabled)
+WAL_ON=$(redis-cli -p "$RUVIO_PORT" info persistence 2>/dev/null | tr -d '\r' | awk -F: '$1=="aof_enabled"{print $2}')
+if [[ "$MODE" == durable && "$WAL_ON" != 1 ]]; then
+	log "WARNING: ruvio reports aof_enabled:${WAL_ON:-?} — the WAL is not wired; the ruvio column is NOT durable"
+	RUVIO_NAME="ruvio(no-WAL)"
+fi
+
+GOMAXPROCS_RUVIO=$(redis-cli -p "$RUVIO_PORT" info server 2>/dev/null | tr -d '\r' | awk -F: '$1=="go_maxprocs"{print $2}')
+log "mode=$MODE rounds=$ROUNDS redis pid=$REDIS_PID port=$REDIS_PORT; ruvio pid=$RUVIO_PID port=$RUVIO_PORT${GOMAXPROCS_RUVIO:+ GOMAXPROCS=$GOMAXPROCS_RUVIO}; work=$WORK"
+
+START=$(date +%s)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for c in "${CASES[@]}"; do
+		IFS=: read -r t p cl <<<"$c"
+		n=$(n_for "$t" "$p" "$cl")
+		# alternate which server goes first, so neither always runs on a warmer box
+		if ((r % 2 == 1)); then
+			bench_one redis "$REDIS_PORT" "" "$t" "$p" "$cl" "$n" "$r"
+			bench_one "$RUVIO_NAME" "$RUVIO_PORT" "$RUVIO_BENCH_ARGS" "$t" "$p" "$cl" "$n" "$r"
+		else
+			bench_one "$RUVIO_NAME" "$RUVIO_PORT" "$RUVIO_BENCH_ARGS" "$t" "$p" "$cl" "$n" "$r"
+			bench_one redis "$REDIS_PORT" "" "$t" "$p" "$cl" "$n" "$r"
+		fi
+	done
+done
+ELAPSED=$(($(date +%s) - START))
+
+# ---------------------------------------------------------------- report
+echo
+echo "# Ruvio vs redis-server — MODE=$MODE, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(redis-server --version | awk '{print $3}'), ROUNDS=$ROUNDS, -r $KEYSPACE"
+case "$MODE" in
+core) echo "# redis-server and ruvio (1 shard, --fsync no) pinned to CPU $SERVER_CPU; redis-benchmark pinned to CPU ${CLIENT_CPU:-any}" ;;
+cluster) echo "# reference: one redis-server pinned to CPU $SERVER_CPU; ruvio: $RUVIO_SHARDS_CLUSTER shards in one process, unpinned, driven by redis-benchmark --cluster; redis-benchmark pinned to CPU ${CLIENT_CPU:-any}" ;;
+durable) echo "# redis-server --appendonly yes --appendfsync always vs ruvio --fsync always (aof_enabled:${WAL_ON:-?}), both pinned to CPU $SERVER_CPU; data dir on $(df -T "$WORK" | awk 'NR==2{print $2}')" ;;
+esac
+awk -f "$HERE/summarize.awk" -v ruvio="$RUVIO_NAME" "$RAW"
+echo "# load time ${ELAPSED}s; raw rows: mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max"
+if [[ -n "${RAW_OUT:-}" ]]; then cp "$RAW" "$RAW_OUT"; echo "# raw CSV copied to $RAW_OUT"; fi

@@ -1,0 +1,53 @@
+# summarize.awk — medians and ratios for bench/run.sh (POSIX awk; mawk is fine).
+#
+# Input: raw rows "mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max".
+# Output: a Markdown table, one line per (test, pipeline, clients) in first-seen order:
+# median rps of redis and of ruvio over the rounds, ruvio/redis, median p99 of each, and the
+# spread (max-min)/median of each server's rps so you can see how noisy a row is.
+# Usage: awk -f summarize.awk -v ruvio=ruvio raw.csv
+BEGIN { FS = ","; if (ruvio == "") ruvio = "ruvio" }
+
+function median(list,    v, n, i, j, t) {
+	n = split(list, v, " ")
+	if (n == 0) return "NA"
+	for (i = 2; i <= n; i++) {            # insertion sort, numeric
+		t = v[i] + 0
+		for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]
+		v[j + 1] = t
+	}
+	if (n % 2) return v[(n + 1) / 2] + 0
+	return (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function spread(list,    v, n, i, lo, hi, m) {
+	n = split(list, v, " ")
+	if (n < 2) return "-"
+	lo = hi = v[1] + 0
+	for (i = 2; i <= n; i++) { if (v[i] + 0 < lo) lo = v[i] + 0; if (v[i] + 0 > hi) hi = v[i] + 0 }
+	m = median(list)
+	if (m == 0) return "-"
+	return sprintf("%.0f%%", 100 * (hi - lo) / m)
+}
+function num(x) { return x ~ /^[0-9.]+$/ }
+
+{
+	srv = ($3 == "redis") ? "redis" : "ruvio"
+	k = $4 SUBSEP $5 SUBSEP $6
+	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+	if (num($9))  rps[k, srv] = rps[k, srv] " " $9
+	if (num($14)) p99[k, srv] = p99[k, srv] " " $14
+}
+
+END {
+	printf "| test | -P | -c | redis rps | %s rps | %s/redis | redis p99 ms | %s p99 ms | spread redis / %s |\n", ruvio, ruvio, ruvio, ruvio
+	print  "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+	for (i = 1; i <= nk; i++) {
+		k = order[i]; split(k, f, SUBSEP)
+		a = median(rps[k, "redis"]); b = median(rps[k, "ruvio"])
+		ratio = (num(a) && num(b) && a > 0) ? sprintf("%.2f", b / a) : "NA"
+		pa = median(p99[k, "redis"]); pb = median(p99[k, "ruvio"])
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", toupper(f[1]), f[2], f[3], \
+			num(a) ? sprintf("%.0f", a) : a, num(b) ? sprintf("%.0f", b) : b, ratio, \
+			num(pa) ? sprintf("%.2f", pa) : pa, num(pb) ? sprintf("%.2f", pb) : pb, \
+			spread(rps[k, "redis"]), spread(rps[k, "ruvio"])
+	}
+}

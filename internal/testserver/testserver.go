@@ -1,0 +1,145 @@
+// Package testserver starts Ruvio servers for integration tests: in the
+// test process on free loopback ports, or as the real binary for crash
+// tests. Every server stops by itself when its test ends.
+package testserver
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/internal/app"
+)
+
+// Server is a running in-process server.
+type Server struct {
+	Config config.Config
+	// Addrs are the shards' addresses, shard 0 first.
+	Addrs []string
+	app   *app.App
+}
+
+// Addr is the address of shard 0.
+func (s *Server) Addr() string { return s.Addrs[0] }
+
+// Port is the port of shard 0.
+func (s *Server) Port() int { return s.Config.Server.Port }
+
+// App exposes the running process.
+func (s *Server) App() *app.App { return s.app }
+
+// Option changes the configuration before start.
+type Option func(*config.Config)
+
+// Shards sets the shard count.
+func Shards(n int) Option { return func(c *config.Config) { c.Server.Shards = n } }
+
+// Dir sets the data directory.
+func Dir(dir string) Option { return func(c *config.Config) { c.Persistence.Dir = dir } }
+
+// Fsync sets the WAL fsync policy.
+func Fsync(policy string) Option {
+	return func(c *config.Config) { c.Persistence.WAL = true; c.Persistence.Fsync = policy }
+}
+
+// Config applies fn to the configuration.
+func Config(fn func(*config.Config)) Option { return Option(fn) }
+
+// Start runs a server in the test process, by default with one shard, no
+// WAL and a fresh data directory, and stops it when the test ends.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Server.Reactors = 2
+	cfg.Persistence.Dir = t.TempDir()
+	cfg.Persistence.WAL = false
+	cfg.Persistence.SnapshotOnShutdown = false
+	for _, o := range opts {
+		o(&cfg)
+	}
+	var lastErr error
+	for attempt := 0; attempt < 20; attempt++ {
+		port, err := FreePorts(cfg.Server.Shards)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		cfg.Server.Port = port
+		a, err := app.Start(cfg, app.Options{Logger: zap.NewNop()})
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		s := &Server{Config: cfg, app: a}
+		for i := 0; i < cfg.Server.Shards; i++ {
+			s.Addrs = append(s.Addrs, net.JoinHostPort(cfg.Server.Bind, strconv.Itoa(port+i)))
+		}
+		t.Cleanup(func() { s.Stop() })
+		return s
+	}
+	t.Fatalf("testserver: could not start: %v", lastErr)
+	return nil
+}
+
+// Stop shuts the server down; calling it twice is harmless.
+func (s *Server) Stop() {
+	if s.app == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.app.Stop(ctx)
+	s.app = nil
+}
+
+// Client returns a go-redis client of shard 0, closed when the test ends.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	return s.ClientOf(t, 0)
+}
+
+// ClientOf returns a go-redis client of shard i.
+func (s *Server) ClientOf(t testing.TB, i int) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addrs[i], MaxRetries: -1, DisableIdentity: true})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// ClusterClient returns a go-redis cluster client seeded with shard 0's
+// address only.
+func (s *Server) ClusterClient(t testing.TB) *redis.ClusterClient {
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addrs[0]}, MaxRetries: -1, DisableIdentity: true})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// FreePorts finds n consecutive free loopback ports and returns the first.
+func FreePorts(n int) (int, error) {
+	for attempt := 0; attempt < 100; attempt++ {
+		base := 20000 + rand.IntN(40000-n)
+		ok := true
+		var ls []net.Listener
+		for i := 0; i < n; i++ {
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(base+i)))
+			if err != nil {
+				ok = false
+				break
+			}
+			ls = append(ls, l)
+		}
+		for _, l := range ls {
+			_ = l.Close()
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("testserver: no %d consecutive free ports", n)
+}

@@ -1,0 +1,248 @@
+package keyspace
+
+import (
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// DiskOptions configure the WAL-backed persistence of every shard.
+type DiskOptions struct {
+	FS     persistence.FS
+	Dir    string
+	Policy persistence.FsyncPolicy
+	// SegmentSize is the WAL rotation size.
+	SegmentSize int64
+	// SnapshotEvery takes a snapshot this often (0: never on a timer).
+	SnapshotEvery time.Duration
+	// SnapshotWALBytes takes a snapshot once this many WAL bytes were
+	// written since the last one (0: never by size).
+	SnapshotWALBytes int64
+	// SnapshotOnShutdown writes a snapshot when the server stops.
+	SnapshotOnShutdown bool
+	// Repair truncates a damaged WAL instead of refusing to start.
+	Repair bool
+}
+
+// Disk implements Persistence on top of the persistence package.
+type Disk struct {
+	opts DiskOptions
+}
+
+// NewDisk returns the WAL-backed persistence.
+func NewDisk(opts DiskOptions) *Disk { return &Disk{opts: opts} }
+
+// Open recovers a shard (newest snapshot, then the WAL after it), attaches
+// its log, and removes keys whose deadline passed while the server was down.
+func (d *Disk) Open(sh *Shard) error {
+	o := d.opts
+	log := sh.logger()
+	if err := o.FS.MkdirAll(o.Dir); err != nil {
+		return fmt.Errorf("create data directory %s: %w", o.Dir, err)
+	}
+	begin := time.Now()
+	seq, found, err := persistence.LoadSnapshot(o.FS, o.Dir, sh.idx, log, sh.loadSnapshotEntry)
+	if err != nil {
+		return fmt.Errorf("load snapshot: %w", err)
+	}
+	snapKeys := 0
+	for _, db := range sh.dbs {
+		snapKeys += db.Len()
+	}
+	stats, err := persistence.Recover(o.FS, o.Dir, sh.idx, seq, o.Repair, log, sh.applyRecord)
+	if err != nil {
+		return fmt.Errorf("recover WAL: %w", err)
+	}
+	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, persistence.WALOptions{
+		Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: log,
+	})
+	if err != nil {
+		return fmt.Errorf("open WAL: %w", err)
+	}
+	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o}
+	j.recovery = time.Since(begin)
+	j.recoveredRecords = stats.Records
+	j.lastSnapshotAt = sh.srv.now()
+	sh.journal = j
+	if found {
+		sh.snapStatus.lastSeq = seq
+		sh.snapStatus.lastStatus = "ok"
+	}
+	sh.snapStatus.lastTime = sh.srv.now().Unix()
+	// Keys whose deadline passed while the server was down go now, and
+	// their deletions are logged like any expiry.
+	sh.nowMs = sh.srv.now().UnixMilli()
+	expired := 0
+	for _, db := range sh.dbs {
+		for i := len(db.expiring) - 1; i >= 0; i-- {
+			if i < len(db.expiring) && db.expiring[i].expired(sh.nowMs) {
+				sh.expireEntry(db, db.expiring[i])
+				expired++
+			}
+		}
+	}
+	sh.commit()
+	keys := 0
+	for _, db := range sh.dbs {
+		keys += db.Len()
+	}
+	log.Info("shard recovered",
+		zap.Bool("snapshot", found), zap.Uint64("snapshot_seq", seq), zap.Int("snapshot_keys", snapKeys),
+		zap.Int64("wal_records", stats.Records), zap.Int64("truncated_bytes", stats.TruncatedBytes),
+		zap.Uint64("wal_last_sequence", stats.LastSeq), zap.Int("expired_on_load", expired),
+		zap.Int("keys", keys), zap.Duration("duration", j.recovery))
+	return nil
+}
+
+// walJournal is a shard's Journal: its WAL plus the snapshot schedule.
+type walJournal struct {
+	wal  *persistence.WAL
+	fs   persistence.FS
+	dir  string
+	opts DiskOptions
+
+	recovery         time.Duration
+	recoveredRecords int64
+	lastSnapshotAt   time.Time
+	// bytesAtSnapshot is the WAL byte count when the last snapshot began.
+	bytesAtSnapshot uint64
+	// groupedCommands counts the commands released by WAL commits, for
+	// commands-per-fsync.
+	groupedCommands atomic.Int64
+}
+
+// Append adds one record to the current group.
+func (j *walJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
+	j.wal.Append(db, op, payload)
+}
+
+// Commit closes the group of records appended since the last Commit.
+func (j *walJournal) Commit(g interface{ Committed(error) }, commands int) bool {
+	j.groupedCommands.Add(int64(commands))
+	return j.wal.Commit(g)
+}
+
+// Err is the WAL's sticky error.
+func (j *walJournal) Err() error { return j.wal.Err() }
+
+// Tick starts a scheduled snapshot when one is due.
+func (j *walJournal) Tick(sh *Shard) {
+	sh.pollSnapshot()
+	if sh.snap != nil || sh.snapFinishing || j.wal.Err() != nil {
+		return
+	}
+	due := false
+	if j.opts.SnapshotEvery > 0 && sh.srv.now().Sub(j.lastSnapshotAt) >= j.opts.SnapshotEvery {
+		due = true
+	}
+	if j.opts.SnapshotWALBytes > 0 && int64(j.wal.Stats().Bytes-j.bytesAtSnapshot) >= j.opts.SnapshotWALBytes {
+		due = true
+	}
+	if !due || j.wal.LastSequence() == sh.snapStatus.lastSeq {
+		return
+	}
+	if err := sh.startSnapshot(); err != nil {
+		sh.logger().Warn("scheduled snapshot", zap.Error(err))
+	}
+	j.lastSnapshotAt = sh.srv.now()
+	j.bytesAtSnapshot = j.wal.Stats().Bytes
+}
+
+// Close flushes, syncs and closes the WAL.
+func (j *walJournal) Close() error { return j.wal.Close() }
+
+// persistenceInfo returns the lines of INFO persistence for sh: the Redis
+// fields clients and tools read, then the WAL and snapshot state.
+func persistenceInfo(sh *Shard) []infoField {
+	st := sh.snapStatus
+	lastSave := st.lastTime
+	if lastSave == 0 {
+		lastSave = sh.srv.started.Unix()
+	}
+	inProgress := sh.snap != nil || sh.snapFinishing
+	status := st.lastStatus
+	if status == "" {
+		status = "ok"
+	}
+	lastDur := int64(-1)
+	if st.lastDuration > 0 {
+		lastDur = int64(st.lastDuration / time.Second)
+	}
+	cur := int64(-1)
+	if sh.snap != nil {
+		cur = int64(sh.srv.now().Sub(sh.snap.started) / time.Second)
+	}
+	j, ok := sh.journal.(*walJournal)
+	var ws persistence.WALStats
+	changes := uint64(0)
+	if ok {
+		ws = j.wal.Stats()
+		changes = ws.LastSequence - st.lastSeq
+	}
+	writeStatus := "ok"
+	if ok && j.wal.Err() != nil {
+		writeStatus = "err"
+	}
+	f := []infoField{
+		{"loading", "0"},
+		{"async_loading", "0"},
+		{"rdb_changes_since_last_save", u64(changes)},
+		{"rdb_bgsave_in_progress", boolDigit(inProgress)},
+		{"rdb_last_save_time", i64(lastSave)},
+		{"rdb_last_bgsave_status", status},
+		{"rdb_last_bgsave_time_sec", i64(lastDur)},
+		{"rdb_current_bgsave_time_sec", i64(cur)},
+		{"aof_enabled", boolDigit(ok)},
+		{"aof_rewrite_in_progress", "0"},
+		{"aof_rewrite_scheduled", "0"},
+		{"aof_last_write_status", writeStatus},
+	}
+	if !ok {
+		return append(f, infoField{"wal_enabled", "0"})
+	}
+	cmdsPerFsync := "0.00"
+	if ws.Fsyncs > 0 {
+		cmdsPerFsync = strconv.FormatFloat(float64(j.groupedCommands.Load())/float64(ws.Fsyncs), 'f', 2, 64)
+	}
+	walErr := ""
+	if err := j.wal.Err(); err != nil {
+		walErr = err.Error()
+	}
+	return append(f,
+		infoField{"wal_enabled", "1"},
+		infoField{"wal_fsync_policy", j.opts.Policy.String()},
+		infoField{"wal_last_sequence", u64(ws.LastSequence)},
+		infoField{"wal_durable_sequence", u64(ws.DurableSequence)},
+		infoField{"wal_segments", i64(int64(ws.Segments))},
+		infoField{"wal_bytes", u64(ws.Bytes)},
+		infoField{"wal_records", u64(ws.Records)},
+		infoField{"wal_fsyncs", u64(ws.Fsyncs)},
+		infoField{"wal_last_fsync_latency_us", i64(ws.LastFsyncLatency.Microseconds())},
+		infoField{"wal_commands_per_fsync", cmdsPerFsync},
+		infoField{"wal_records_per_fsync", strconv.FormatFloat(ws.AvgRecordsPerFsync, 'f', 2, 64)},
+		infoField{"wal_error", walErr},
+		infoField{"snapshot_in_progress", boolDigit(inProgress)},
+		infoField{"snapshot_last_time", i64(st.lastTime)},
+		infoField{"snapshot_last_duration_ms", i64(st.lastDuration.Milliseconds())},
+		infoField{"snapshot_last_size", i64(st.lastSize)},
+		infoField{"snapshot_last_sequence", u64(st.lastSeq)},
+		infoField{"snapshot_last_status", status},
+		infoField{"recovery_time_ms", i64(j.recovery.Milliseconds())},
+		infoField{"recovery_wal_records", i64(j.recoveredRecords)},
+	)
+}
+
+func u64(v uint64) string { return strconv.FormatUint(v, 10) }
+func i64(v int64) string  { return strconv.FormatInt(v, 10) }
+
+func boolDigit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

@@ -1,0 +1,173 @@
+package keyspace
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// errReplay marks a WAL record the keyspace cannot apply.
+var errReplay = errors.New("keyspace: cannot replay record")
+
+// applyRecord replays one WAL record. Records are physical: they set state
+// without re-running command logic and without looking at the clock (a
+// deletion of an expired key has its own record). Payload bytes alias the
+// reader's buffer, so everything kept is copied.
+func (sh *Shard) applyRecord(r persistence.Record) error {
+	if int(r.DB) >= len(sh.dbs) {
+		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", errReplay, r.Seq, r.DB, len(sh.dbs))
+	}
+	db := sh.dbs[r.DB]
+	p := persistence.NewPayloadReader(r.Payload)
+	var err error
+	switch r.Op {
+	case persistence.OpSet:
+		var key, val []byte
+		var at int64
+		if key, err = p.Bytes(); err == nil {
+			if val, err = p.Bytes(); err == nil {
+				at, err = p.I64()
+			}
+		}
+		if err == nil {
+			replaySet(db, key, copyBytes(val), nil, at)
+		}
+	case persistence.OpDel:
+		var key []byte
+		if key, err = p.Bytes(); err == nil {
+			db.delete(string(key))
+		}
+	case persistence.OpExpire:
+		var key []byte
+		var at int64
+		if key, err = p.Bytes(); err == nil {
+			if at, err = p.I64(); err == nil {
+				if e := db.dict.find(key); e != nil {
+					db.setDeadline(e, at)
+				}
+			}
+		}
+	case persistence.OpFlushDB:
+		db.flush()
+	case persistence.OpFlushAll:
+		for _, d := range sh.dbs {
+			d.flush()
+		}
+	case persistence.OpSwapDB:
+		var a, b uint16
+		if a, err = p.U16(); err == nil {
+			if b, err = p.U16(); err == nil {
+				if int(a) >= len(sh.dbs) || int(b) >= len(sh.dbs) {
+					return fmt.Errorf("%w: seq %d: SWAPDB %d %d out of range", errReplay, r.Seq, a, b)
+				}
+				sh.swapDB(int(a), int(b))
+			}
+		}
+	case persistence.OpMove:
+		var key []byte
+		var target uint16
+		if key, err = p.Bytes(); err == nil {
+			if target, err = p.U16(); err == nil {
+				if int(target) >= len(sh.dbs) {
+					return fmt.Errorf("%w: seq %d: MOVE to database %d", errReplay, r.Seq, target)
+				}
+				if e := db.delete(string(key)); e != nil {
+					replaySet(sh.dbs[target], key, e.val, e.obj, e.expireAt)
+				}
+			}
+		}
+	case persistence.OpRename:
+		var src, dst []byte
+		if src, err = p.Bytes(); err == nil {
+			if dst, err = p.Bytes(); err == nil {
+				if e := db.delete(string(src)); e != nil {
+					replaySet(db, dst, e.val, e.obj, e.expireAt)
+				}
+			}
+		}
+	case persistence.OpCopy:
+		var src, dst []byte
+		var target uint16
+		var replace uint8
+		if src, err = p.Bytes(); err == nil {
+			if dst, err = p.Bytes(); err == nil {
+				if target, err = p.U16(); err == nil {
+					replace, err = p.U8()
+				}
+			}
+		}
+		if err == nil {
+			if int(target) >= len(sh.dbs) {
+				return fmt.Errorf("%w: seq %d: COPY to database %d", errReplay, r.Seq, target)
+			}
+			e := db.dict.find(src)
+			if e == nil {
+				break
+			}
+			tdb := sh.dbs[target]
+			if tdb.dict.find(dst) != nil && replace == 0 {
+				break
+			}
+			val, obj, ok := cloneValue(e)
+			if !ok {
+				return fmt.Errorf("%w: seq %d: value of type %T cannot be copied", errReplay, r.Seq, e.obj)
+			}
+			replaySet(tdb, dst, val, obj, e.expireAt)
+		}
+	case persistence.OpAppend:
+		var key, suffix []byte
+		if key, err = p.Bytes(); err == nil {
+			if suffix, err = p.Bytes(); err == nil {
+				if e := db.dict.find(key); e != nil {
+					e.val = append(e.val, suffix...)
+				} else {
+					db.add(key, copyBytes(suffix), nil, 0)
+				}
+			}
+		}
+	case persistence.OpSetRange:
+		var key, b []byte
+		var off uint64
+		if key, err = p.Bytes(); err == nil {
+			if off, err = p.U64(); err == nil {
+				b, err = p.Bytes()
+			}
+		}
+		if err == nil {
+			e := db.dict.find(key)
+			if e == nil {
+				e = db.add(key, nil, nil, 0)
+			}
+			end := int(off) + len(b)
+			if end > len(e.val) {
+				nb := make([]byte, end)
+				copy(nb, e.val)
+				e.val = nb
+			}
+			copy(e.val[off:], b)
+		}
+	default:
+		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: seq %d (%s): %v", errReplay, r.Seq, r.Op, err)
+	}
+	return nil
+}
+
+// replaySet stores a value under key, replacing whatever was there.
+func replaySet(db *DB, key, val []byte, obj any, at int64) {
+	if e := db.dict.find(key); e != nil {
+		e.val, e.obj = val, obj
+		db.setDeadline(e, at)
+		return
+	}
+	db.add(key, val, obj, at)
+}
+
+// swapDB exchanges two databases in O(1); their ids follow their places.
+func (sh *Shard) swapDB(a, b int) {
+	sh.dbs[a], sh.dbs[b] = sh.dbs[b], sh.dbs[a]
+	sh.dbs[a].id, sh.dbs[b].id = a, b
+}

@@ -1,0 +1,288 @@
+package keyspace
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// Snapshots are point-in-time at a WAL sequence and are taken without fork
+// and without stopping the shard. While one runs, the tables do not resize,
+// so a key's bucket never changes; the shard serializes buckets in index
+// order between batches, and before any command mutates a key in a bucket
+// the cursor has not reached yet, that bucket is serialized first. Every
+// bucket is therefore written exactly once, as it was when the snapshot
+// began. Commands that touch a whole database (FLUSHDB, FLUSHALL, SWAPDB)
+// or a second database (MOVE, COPY … DB) finish the snapshot first.
+
+// Value kinds in snapshot files. Append-only, like opcodes.
+const (
+	kindString uint8 = 0
+)
+
+// snapshotValue is implemented by value types other than plain strings.
+type snapshotValue interface {
+	snapshotKind() uint8
+	// appendSnapshot appends the value's encoding.
+	appendSnapshot(dst []byte) []byte
+}
+
+// decodeSnapshotValue rebuilds a value read from a snapshot. val aliases
+// the reader's buffer and must be copied when kept.
+func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
+	switch kind {
+	case kindString:
+		return copyBytes(val), nil, nil
+	}
+	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
+}
+
+// snapshotBucketsPerStep bounds the work of one incremental step.
+const snapshotBucketsPerStep = 4096
+
+// snapshotRun is a snapshot in progress.
+type snapshotRun struct {
+	w       *persistence.SnapshotWriter
+	seq     uint64
+	started time.Time
+	dbs     []*DB
+	// cursor: database index and next bucket in it.
+	db, bucket int
+	// ahead marks, per database, buckets serialized before the cursor
+	// reached them (a bitset, allocated on first use).
+	ahead [][]uint64
+	err   error
+	// buf is scratch space for value encodings.
+	buf []byte
+}
+
+// snapshotResult is what the background finisher reports.
+type snapshotResult struct {
+	seq      uint64
+	size     int64
+	keys     uint64
+	err      error
+	duration time.Duration
+}
+
+// snapshotInfo is the snapshot status INFO persistence reports.
+type snapshotInfo struct {
+	inProgress   bool
+	lastTime     int64 // unix seconds of the last success
+	lastDuration time.Duration
+	lastSize     int64
+	lastStatus   string
+	lastSeq      uint64
+}
+
+var errSnapshotRunning = errors.New("keyspace: a snapshot is already in progress")
+
+// startSnapshot begins a background snapshot at the current WAL sequence.
+func (sh *Shard) startSnapshot() error {
+	j, ok := sh.journal.(*walJournal)
+	if !ok {
+		return errors.New("keyspace: persistence is off")
+	}
+	if sh.snap != nil || sh.snapFinishing {
+		return errSnapshotRunning
+	}
+	seq := j.wal.LastSequence()
+	w, err := persistence.CreateSnapshot(j.fs, j.dir, sh.idx, seq, sh.srv.log)
+	if err != nil {
+		return fmt.Errorf("keyspace: shard %d: start snapshot: %w", sh.idx, err)
+	}
+	run := &snapshotRun{w: w, seq: seq, started: sh.srv.now(), dbs: append([]*DB(nil), sh.dbs...)}
+	run.ahead = make([][]uint64, len(run.dbs))
+	for _, db := range run.dbs {
+		db.dict.frozen = true
+	}
+	sh.snap = run
+	sh.snapStatus.inProgress = true
+	return nil
+}
+
+// snapshotTouch serializes key's bucket before a mutation if the cursor
+// has not passed it yet.
+func (sh *Shard) snapshotTouch(db *DB, key []byte) {
+	run := sh.snap
+	i := -1
+	for k, d := range run.dbs {
+		if d == db {
+			i = k
+			break
+		}
+	}
+	if i < 0 || i < run.db {
+		return
+	}
+	b := int(db.dict.hashBytes(key) & uint64(len(db.dict.buckets)-1))
+	if i == run.db && b < run.bucket {
+		return
+	}
+	if run.ahead[i] == nil {
+		run.ahead[i] = make([]uint64, (len(db.dict.buckets)+63)/64)
+	}
+	if run.ahead[i][b/64]&(1<<(b%64)) != 0 {
+		return
+	}
+	run.ahead[i][b/64] |= 1 << (b % 64)
+	sh.snapshotBucket(run, i, b)
+}
+
+// snapshotBucket writes every entry of bucket b of database i.
+func (sh *Shard) snapshotBucket(run *snapshotRun, i, b int) {
+	if run.err != nil {
+		return
+	}
+	db := run.dbs[i]
+	for e := db.dict.buckets[b]; e != nil; e = e.next {
+		kind := kindString
+		val := e.val
+		if e.obj != nil {
+			sv, ok := e.obj.(snapshotValue)
+			if !ok {
+				run.err = fmt.Errorf("keyspace: value of type %T has no snapshot encoding", e.obj)
+				return
+			}
+			kind = sv.snapshotKind()
+			run.buf = sv.appendSnapshot(run.buf[:0])
+			val = run.buf
+		}
+		if err := run.w.Add(uint16(i), kind, []byte(e.key), val, e.expireAt); err != nil {
+			run.err = err
+			return
+		}
+	}
+}
+
+// snapshotStep advances the cursor by up to n buckets; it finishes the run
+// when the cursor passes the last bucket.
+func (sh *Shard) snapshotStep(n int) {
+	run := sh.snap
+	for n > 0 && run.db < len(run.dbs) && run.err == nil {
+		db := run.dbs[run.db]
+		for run.bucket < len(db.dict.buckets) && n > 0 {
+			if a := run.ahead[run.db]; a == nil || a[run.bucket/64]&(1<<(run.bucket%64)) == 0 {
+				sh.snapshotBucket(run, run.db, run.bucket)
+			}
+			run.bucket++
+			n--
+		}
+		if run.bucket >= len(db.dict.buckets) {
+			run.db++
+			run.bucket = 0
+		}
+	}
+	if run.db >= len(run.dbs) || run.err != nil {
+		sh.endSnapshotScan()
+	}
+}
+
+// endSnapshotScan unfreezes the tables and finishes the file in the
+// background; the result comes back through snapDone.
+func (sh *Shard) endSnapshotScan() {
+	run := sh.snap
+	sh.snap = nil
+	for _, db := range run.dbs {
+		db.dict.frozen = false
+		db.dict.maybeResize()
+	}
+	sh.snapFinishing = true
+	go func() {
+		res := snapshotResult{seq: run.seq, keys: run.w.Count()}
+		if run.err != nil {
+			run.w.Abort()
+			res.err = run.err
+		} else {
+			res.size, res.err = run.w.Finish()
+		}
+		res.duration = time.Since(run.started)
+		sh.snapDone <- res
+		sh.ring.signal()
+	}()
+}
+
+// finishSnapshotNow completes a running snapshot synchronously, for
+// commands that cannot run while one is in progress and for SAVE.
+func (sh *Shard) finishSnapshotNow() {
+	if sh.snap != nil {
+		sh.snapshotStep(int(^uint(0) >> 1))
+	}
+	if sh.snapFinishing {
+		sh.collectSnapshot(<-sh.snapDone)
+	}
+}
+
+// pollSnapshot picks up a finished background snapshot, if any.
+func (sh *Shard) pollSnapshot() {
+	if !sh.snapFinishing {
+		return
+	}
+	select {
+	case res := <-sh.snapDone:
+		sh.collectSnapshot(res)
+	default:
+	}
+}
+
+// collectSnapshot records a snapshot's outcome and drops the WAL segments
+// it makes redundant.
+func (sh *Shard) collectSnapshot(res snapshotResult) {
+	sh.snapFinishing = false
+	st := &sh.snapStatus
+	st.inProgress = false
+	log := sh.logger()
+	if res.err != nil {
+		st.lastStatus = "err"
+		log.Error("snapshot failed", zap.Uint64("seq", res.seq), zap.Error(res.err))
+		return
+	}
+	st.lastStatus = "ok"
+	st.lastTime = sh.srv.now().Unix()
+	st.lastDuration = res.duration
+	st.lastSize = res.size
+	st.lastSeq = res.seq
+	log.Info("snapshot written", zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
+		zap.Int64("bytes", res.size), zap.Duration("duration", res.duration))
+	if j, ok := sh.journal.(*walJournal); ok {
+		if err := j.wal.RemoveSegmentsBefore(res.seq); err != nil {
+			log.Warn("removing WAL segments covered by the snapshot", zap.Error(err))
+		}
+	}
+}
+
+// loadSnapshotEntry adds one entry read from a snapshot file.
+func (sh *Shard) loadSnapshotEntry(db uint16, kind uint8, key, value []byte, deadline int64) error {
+	if int(db) >= len(sh.dbs) {
+		return fmt.Errorf("keyspace: snapshot names database %d, but %d are configured", db, len(sh.dbs))
+	}
+	val, obj, err := decodeSnapshotValue(kind, value)
+	if err != nil {
+		return err
+	}
+	replaySet(sh.dbs[db], key, val, obj, deadline)
+	return nil
+}
+
+// snapshotBeforeWrite prepares a running snapshot for a write command:
+// the buckets of its keys are serialized first, and commands that reach
+// beyond their keys complete the snapshot.
+func (sh *Shard) snapshotBeforeWrite(cmd *Command, args [][]byte, db *DB) {
+	switch cmd.Name {
+	case "flushdb", "flushall", "swapdb", "move", "copy":
+		sh.finishSnapshotNow()
+		return
+	}
+	if cmd.FirstKey <= 0 {
+		sh.finishSnapshotNow()
+		return
+	}
+	sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+	for _, i := range sh.keyIdx {
+		sh.snapshotTouch(db, args[i])
+	}
+}

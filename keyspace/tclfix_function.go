@@ -1,0 +1,69 @@
+package keyspace
+
+// FUNCTION is a placeholder until scripting lands: the server has no Lua
+// engine, so its library set is always empty. FLUSH succeeds (there is
+// nothing to flush), LIST and DUMP describe the empty set, and the
+// subcommands that would need a Lua engine answer with an error. The Redis
+// test framework sends FUNCTION FLUSH at the start of every server block.
+
+// FUNCTION <subcommand>
+func functionCommand(x *Ctx) { runSubcommand(x, "FUNCTION") }
+
+// FUNCTION FLUSH [ASYNC|SYNC]
+func functionFlushCommand(x *Ctx) {
+	switch {
+	case len(x.Args) == 2:
+	case len(x.Args) == 3 && (eqFold(x.Args[2], "async") || eqFold(x.Args[2], "sync")):
+	default:
+		x.W.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+		return
+	}
+	x.W.OK()
+}
+
+// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]: always empty.
+func functionListCommand(x *Ctx) {
+	for i := 2; i < len(x.Args); i++ {
+		switch {
+		case eqFold(x.Args[i], "withcode"):
+		case eqFold(x.Args[i], "libraryname") && i+1 < len(x.Args):
+			i++
+		default:
+			x.W.Error("ERR Unknown argument " + string(x.Args[i]))
+			return
+		}
+	}
+	x.W.ArrayHeader(0)
+}
+
+// FUNCTION HELP
+func functionHelpCommand(x *Ctx) {
+	lines := [...]string{
+		"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"LIST [WITHCODE] [LIBRARYNAME <pattern>]",
+		"    Return general information on all the libraries (always empty: this server has no scripting engine yet).",
+		"FLUSH [ASYNC|SYNC]",
+		"    Delete all the libraries.",
+		"HELP",
+		"    Print this help.",
+	}
+	x.W.ArrayHeader(len(lines))
+	for _, l := range lines {
+		x.W.SimpleString(l)
+	}
+}
+
+// registerTclFixFamily adds the placeholder commands the Redis test
+// framework sends before any test can run. It is called from
+// registerKeyFamily until command.go's newCommandTable calls it itself.
+func registerTclFixFamily(t commandTable) {
+	const grp = "scripting"
+	t.add(
+		&Command{Name: "function", Arity: -2, Group: grp, Since: "7.0.0", Summary: "A container for function commands.", Complexity: "Depends on subcommand.", Handler: functionCommand,
+			Subcommands: []*Command{
+				{Name: "flush", Arity: -2, Flags: FlagWrite | FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Deletes all libraries and functions.", Complexity: "O(N) where N is the number of functions deleted", Handler: functionFlushCommand},
+				{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: grp, Since: "7.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: functionHelpCommand},
+				{Name: "list", Arity: -2, Flags: FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Returns information about all libraries.", Complexity: "O(N) where N is the number of functions", Handler: functionListCommand},
+			}},
+	)
+}
