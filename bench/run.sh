@@ -212,7 +212,7 @@ ELAPSED=$(($(date +%s) - START))
 
 # ---------------------------------------------------------------- report
 echo
-echo "# Ruvio vs redis-server — MODE=$MODE, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(redis-server --version | awk '{print $3}'), ROUNDS=$ROUNDS, -r $KEYSPACE"
+echo "# Ruvio vs redis-server — MODE=$MODE, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, redis $(redis-server --version | awk '{sub(/^v=/, "", $3); print $3}'), ROUNDS=$ROUNDS, -r $KEYSPACE"
 case "$MODE" in
 core) echo "# redis-server and ruvio (1 shard, --fsync no) pinned to CPU $SERVER_CPU; redis-benchmark pinned to CPU ${CLIENT_CPU:-any}" ;;
 cluster) echo "# reference: one redis-server pinned to CPU $SERVER_CPU; ruvio: $RUVIO_SHARDS_CLUSTER shards in one process, unpinned, driven by redis-benchmark --cluster; redis-benchmark pinned to CPU ${CLIENT_CPU:-any}" ;;

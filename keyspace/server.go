@@ -62,6 +62,8 @@ type Server struct {
 	shutdown sync.Once
 
 	stats serverStats
+	// introspection holds what INFO samples (memory, ops per second).
+	introspection serverExtras
 }
 
 type serverStats struct {
@@ -99,6 +101,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.started = s.now()
 	s.runID = randomHex(40)
+	s.introspection.replID = randomHex(40)
 	n := len(opts.Topology.Nodes)
 	databases := opts.Config.Server.Databases
 	if n > 1 {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"weak"
 
 	"go.uber.org/zap"
 )
@@ -17,8 +16,7 @@ import (
 
 // serverExtras is per-server state of the introspection commands that the
 // Server struct does not hold: the replication id, the memory statistics
-// cache and the ops-per-second sample. It lives beside the Server, keyed
-// by a weak pointer, and is dropped when the Server is collected.
+// cache and the ops-per-second sample.
 type serverExtras struct {
 	mu sync.Mutex // guards every field
 
@@ -37,20 +35,8 @@ type memSample struct {
 	used, rss, peak uint64
 }
 
-var serverExtrasMap sync.Map // weak.Pointer[Server] → *serverExtras
-
-// extras returns s's introspection state, creating it on first use.
-func (s *Server) extras() *serverExtras {
-	k := weak.Make(s)
-	if v, ok := serverExtrasMap.Load(k); ok {
-		return v.(*serverExtras)
-	}
-	v, loaded := serverExtrasMap.LoadOrStore(k, &serverExtras{replID: randomHex(40)})
-	if !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[Server]) { serverExtrasMap.Delete(k) }, k)
-	}
-	return v.(*serverExtras)
-}
+// extras returns s's introspection state.
+func (s *Server) extras() *serverExtras { return &s.introspection }
 
 // replID is the replication id INFO replication reports.
 func (s *Server) replID() string {
