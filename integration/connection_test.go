@@ -204,7 +204,7 @@ func TestConnectionCommands(t *testing.T) {
 		}
 		r.expect("+RESET\r\n", "RESET")
 		r.expect("$-1\r\n", "CLIENT", "GETNAME") // RESP2 again and no name
-		r.expect("$-1\r\n", "GET", "reset:k")   // database 0 again
+		r.expect("$-1\r\n", "GET", "reset:k")    // database 0 again
 		r.expect("+OK\r\n", "SELECT", "3")
 		r.expect(bulk("v"), "GET", "reset:k")
 		r.expect(":1\r\n", "DEL", "reset:k")

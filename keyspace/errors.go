@@ -27,3 +27,8 @@ const (
 func errWrongArgs(name string) string {
 	return "ERR wrong number of arguments for '" + name + "' command"
 }
+
+// invalidExpireError is the reply to a deadline that overflows.
+func invalidExpireError(cmd string) string {
+	return "ERR invalid expire time in '" + cmd + "' command"
+}

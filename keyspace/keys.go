@@ -481,16 +481,15 @@ func expireGeneric(x *Ctx, base int64, seconds bool) {
 		x.W.Error(errNotInt)
 		return
 	}
-	badTime := "ERR invalid expire time in '" + x.Cmd.Name + "' command"
 	if seconds {
 		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
-			x.W.Error(badTime)
+			x.W.Error(invalidExpireError(x.Cmd.Name))
 			return
 		}
 		when *= 1000
 	}
 	if when > math.MaxInt64-base {
-		x.W.Error(badTime)
+		x.W.Error(invalidExpireError(x.Cmd.Name))
 		return
 	}
 	when += base

@@ -155,7 +155,9 @@ func (sh *Shard) stop() error {
 // loop is the keyspace loop: drain the ring, run every batch, commit, hand
 // replies back; when idle, run the active expiry cycle and park.
 func (sh *Shard) loop() {
-	runtime.LockOSThread()
+	// The loop is not locked to an OS thread: with GOMAXPROCS=1 (a process
+	// pinned to one CPU) a locked goroutine turns every hand-off between
+	// reactor and shard into an OS thread switch.
 	defer close(sh.done)
 	tick := time.NewTicker(time.Second / time.Duration(max(sh.srv.opts.Live.Hz(), 1)))
 	defer tick.Stop()

@@ -534,7 +534,9 @@ func setrangeCommand(x *Ctx) {
 		}
 		return
 	}
-	if off+int64(len(val)) > sh.srv.opts.Live.ProtoMaxBulkLen() {
+	// off+len(val) may overflow: compare against the limit minus the
+	// length instead, as Redis's checkStringLength guards its sum.
+	if off > sh.srv.opts.Live.ProtoMaxBulkLen()-int64(len(val)) {
 		x.W.Error(errStringTooBig)
 		return
 	}
@@ -563,6 +565,250 @@ func setrangeCommand(x *Ctx) {
 	x.W.Int(int64(len(e.val)))
 }
 
+// errBitOffset is the reply to a bad SETBIT/GETBIT offset.
+const errBitOffset = "ERR bit offset is not an integer or out of range"
+
+// parseBitOffset parses the bit offset of SETBIT and GETBIT: a strict
+// integer, not negative, whose byte lies below proto-max-bulk-len. It
+// replies and returns false on error.
+func parseBitOffset(x *Ctx, arg []byte) (int64, bool) {
+	n, ok := parseInt(arg)
+	if !ok || n < 0 || n>>3 >= x.S.srv.opts.Live.ProtoMaxBulkLen() {
+		x.W.Error(errBitOffset)
+		return 0, false
+	}
+	return n, true
+}
+
+// SETBIT key offset value: replies the bit's previous value; the string
+// grows, zero-padded, to hold the bit.
+func setbitCommand(x *Ctx) {
+	sh := x.S
+	off, ok := parseBitOffset(x, x.Args[2])
+	if !ok {
+		return
+	}
+	on, ok := parseInt(x.Args[3])
+	if !ok || on&^1 != 0 {
+		x.W.Error("ERR bit is not an integer or out of range")
+		return
+	}
+	byteIdx := int(off >> 3)
+	shift := 7 - uint(off&7)
+	e := sh.lookup(x.DB, x.Args[1])
+	if e != nil && e.obj != nil {
+		x.W.Error(errWrongType)
+		return
+	}
+	if e == nil {
+		buf := make([]byte, byteIdx+1)
+		buf[byteIdx] = byte(on) << shift
+		e = x.DB.add(x.Args[1], buf, nil, 0)
+		sh.logSet(x.DB.id, e.key, e.val, 0)
+		x.W.Int(0)
+		return
+	}
+	grew := false
+	if byteIdx >= len(e.val) {
+		grew = true
+		if byteIdx < cap(e.val) {
+			old := len(e.val)
+			e.val = e.val[:byteIdx+1]
+			clear(e.val[old:])
+		} else {
+			nb := make([]byte, byteIdx+1)
+			copy(nb, e.val)
+			e.val = nb
+		}
+	}
+	b := e.val[byteIdx]
+	prev := int64(b>>shift) & 1
+	if grew || prev != on {
+		b = b&^(1<<shift) | byte(on)<<shift
+		e.val[byteIdx] = b
+		sh.logSetRange(x.DB.id, e.key, int64(byteIdx), e.val[byteIdx:byteIdx+1])
+	}
+	x.W.Int(prev)
+}
+
+// GETBIT key offset: 0 past the end of the string or for a missing key.
+func getbitCommand(x *Ctx) {
+	off, ok := parseBitOffset(x, x.Args[2])
+	if !ok {
+		return
+	}
+	e := x.S.lookupRead(x.DB, x.Args[1])
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	v, ok := stringValue(x, e)
+	if !ok {
+		return
+	}
+	byteIdx := off >> 3
+	if byteIdx >= int64(len(v)) {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(v[byteIdx]>>(7-uint(off&7))) & 1)
+}
+
+// lcsRange is one matching range of LCS ... IDX: a[aStart..aEnd] equals
+// b[bStart..bEnd].
+type lcsRange struct{ aStart, aEnd, bStart, bEnd int }
+
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]: the longest
+// common subsequence of two strings by the classic dynamic programming
+// table, walked back from the end as Redis walks it, so the reported
+// ranges and the chosen subsequence are the ones Redis reports.
+func lcsCommand(x *Ctx) {
+	sh := x.S
+	ea := sh.lookupRead(x.DB, x.Args[1])
+	eb := sh.lookupRead(x.DB, x.Args[2])
+	var a, b []byte
+	for i, e := range [2]*entry{ea, eb} {
+		if e == nil {
+			continue
+		}
+		var v []byte
+		if e.obj == nil {
+			v = e.val
+		} else if sv, ok := e.obj.(stringLike); ok {
+			v = sv.stringBytes(e)
+		} else {
+			x.W.Error("ERR The specified keys must contain string values")
+			return
+		}
+		if i == 0 {
+			a = v
+		} else {
+			b = v
+		}
+	}
+	var minMatch int64
+	getLen, getIdx, withMatchLen := false, false, false
+	for j := 3; j < len(x.Args); j++ {
+		opt := x.Args[j]
+		switch {
+		case eqFold(opt, "idx"):
+			getIdx = true
+		case eqFold(opt, "len"):
+			getLen = true
+		case eqFold(opt, "withmatchlen"):
+			withMatchLen = true
+		case eqFold(opt, "minmatchlen") && j+1 < len(x.Args):
+			n, ok := parseInt(x.Args[j+1])
+			if !ok {
+				x.W.Error(errNotInt)
+				return
+			}
+			minMatch = max(n, 0)
+			j++
+		default:
+			x.W.Error(errSyntax)
+			return
+		}
+	}
+	if getIdx && getLen {
+		x.W.Error("ERR If you want both the length and indexes, please just use IDX.")
+		return
+	}
+	if int64(len(a)) >= math.MaxUint32-1 || int64(len(b)) >= math.MaxUint32-1 {
+		x.W.Error("ERR String too long for LCS")
+		return
+	}
+	alen, blen := len(a), len(b)
+	cells := uint64(alen+1) * uint64(blen+1)
+	if cells*4 > uint64(sh.srv.opts.Live.ProtoMaxBulkLen()) {
+		x.W.Error("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+		return
+	}
+	w := blen + 1
+	tbl := make([]uint32, cells)
+	for i := 1; i <= alen; i++ {
+		row, prev := tbl[i*w:(i+1)*w], tbl[(i-1)*w:i*w]
+		for j := 1; j <= blen; j++ {
+			if a[i-1] == b[j-1] {
+				row[j] = prev[j-1] + 1
+			} else {
+				row[j] = max(prev[j], row[j-1])
+			}
+		}
+	}
+	total := int(tbl[alen*w+blen])
+	if getLen {
+		x.W.Int(int64(total))
+		return
+	}
+	result := make([]byte, total)
+	var ranges []lcsRange
+	idx := total
+	aStart, aEnd, bStart, bEnd := alen, 0, 0, 0 // aStart == alen: no open range
+	i, j := alen, blen
+	for i > 0 && j > 0 {
+		emit := false
+		if a[i-1] == b[j-1] {
+			result[idx-1] = a[i-1]
+			if aStart == alen {
+				aStart, aEnd, bStart, bEnd = i-1, i-1, j-1, j-1
+			} else if aStart == i && bStart == j {
+				// Contiguous with the open range: extend it backward.
+				aStart--
+				bStart--
+			} else {
+				emit = true
+			}
+			if aStart == 0 || bStart == 0 {
+				emit = true
+			}
+			idx--
+			i--
+			j--
+		} else {
+			if tbl[(i-1)*w+j] > tbl[i*w+j-1] {
+				i--
+			} else {
+				j--
+			}
+			if aStart != alen {
+				emit = true
+			}
+		}
+		if emit {
+			if getIdx && (minMatch == 0 || int64(aEnd-aStart+1) >= minMatch) {
+				ranges = append(ranges, lcsRange{aStart, aEnd, bStart, bEnd})
+			}
+			aStart = alen
+		}
+	}
+	if !getIdx {
+		x.W.Bulk(result)
+		return
+	}
+	x.W.MapHeader(2)
+	x.W.BulkString("matches")
+	x.W.ArrayHeader(len(ranges))
+	for _, r := range ranges {
+		if withMatchLen {
+			x.W.ArrayHeader(3)
+		} else {
+			x.W.ArrayHeader(2)
+		}
+		x.W.ArrayHeader(2)
+		x.W.Int(int64(r.aStart))
+		x.W.Int(int64(r.aEnd))
+		x.W.ArrayHeader(2)
+		x.W.Int(int64(r.bStart))
+		x.W.Int(int64(r.bEnd))
+		if withMatchLen {
+			x.W.Int(int64(r.aEnd - r.aStart + 1))
+		}
+	}
+	x.W.BulkString("len")
+	x.W.Int(int64(total))
+}
+
 func registerStringFamily(t commandTable) {
 	const rw, ro, fast, deny = FlagWrite, FlagReadOnly, FlagFast, FlagDenyOOM
 	t.add(
@@ -586,6 +832,9 @@ func registerStringFamily(t commandTable) {
 		&Command{Name: "incrbyfloat", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyfloatCommand},
 		&Command{Name: "getrange", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.4.0", Summary: "Returns a substring of the string stored at a key.", Complexity: "O(N) where N is the length of the returned string.", Handler: getrangeCommand},
 		&Command{Name: "substr", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns a substring from a string value.", Complexity: "O(N) where N is the length of the returned string.", Handler: getrangeCommand},
+		&Command{Name: "setbit", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "2.2.0", Summary: "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", Complexity: "O(1)", Handler: setbitCommand},
+		&Command{Name: "getbit", Arity: 3, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "2.2.0", Summary: "Returns a bit value by offset.", Complexity: "O(1)", Handler: getbitCommand},
+		&Command{Name: "lcs", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 2, Step: 1, Group: "string", Since: "7.0.0", Summary: "Finds the longest common substring.", Complexity: "O(N*M) where N and M are the lengths of s1 and s2, respectively", Handler: lcsCommand},
 		&Command{Name: "setrange", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", Complexity: "O(1), not counting the time taken to copy the new string in place.", Handler: setrangeCommand},
 	)
 }

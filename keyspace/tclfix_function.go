@@ -57,6 +57,7 @@ func functionHelpCommand(x *Ctx) {
 // framework sends before any test can run. It is called from
 // registerKeyFamily until command.go's newCommandTable calls it itself.
 func registerTclFixFamily(t commandTable) {
+	registerTclFixTime(t)
 	const grp = "scripting"
 	t.add(
 		&Command{Name: "function", Arity: -2, Group: grp, Since: "7.0.0", Summary: "A container for function commands.", Complexity: "Depends on subcommand.", Handler: functionCommand,

@@ -1,0 +1,91 @@
+package keyspace
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/codec"
+	"github.com/ruvio/ruvio/config"
+)
+
+// benchShard is a one-shard server driven synchronously, without loops.
+func benchShard(b *testing.B) *Shard {
+	b.Helper()
+	topo, err := cluster.NewTopology("127.0.0.1", 7000, 1, []string{strings.Repeat("a", 40)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := config.Default()
+	now := time.UnixMilli(testNowMs)
+	s, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Now: func() time.Time { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sh := s.Shard(0)
+	c := NewClient(1, 0, "127.0.0.1:50000", "127.0.0.1:7000", nil, now)
+	c.Authenticated = true
+	sh.ctx.C = c
+	sh.ctx.W = &codec.Writer{Proto: 2, Buf: make([]byte, 0, 4096)}
+	sh.nowMs = testNowMs
+	return sh
+}
+
+// resp encodes a command as a multibulk request.
+func resp(args ...string) []byte {
+	var w codec.Writer
+	w.ArrayHeader(len(args))
+	for _, a := range args {
+		w.BulkString(a)
+	}
+	return w.Buf
+}
+
+// benchmarkHotPath measures parse, dispatch and reply encoding of one
+// request against an existing key: the path that must not allocate.
+func benchmarkHotPath(b *testing.B, setup [][]string, args ...string) {
+	sh := benchShard(b)
+	for _, s := range setup {
+		argv := make([][]byte, len(s))
+		for i, a := range s {
+			argv[i] = []byte(a)
+		}
+		sh.exec(&sh.ctx, argv)
+	}
+	req := resp(args...)
+	buf := make([]byte, len(req))
+	argv := make([][]byte, 0, 16)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		copy(buf, req)
+		var n int
+		var err error
+		argv, n, err = codec.ParseCommand(buf, argv[:0], codec.Limits{})
+		if err != nil || n != len(buf) {
+			b.Fatalf("parse: n=%d err=%v", n, err)
+		}
+		sh.ctx.W.Reset()
+		sh.exec(&sh.ctx, argv)
+	}
+	b.StopTimer()
+	if strings.HasPrefix(string(sh.ctx.W.Buf), "-") {
+		b.Fatalf("%v replied %q", args, sh.ctx.W.Buf)
+	}
+}
+
+var hotSetup = [][]string{{"SET", "key:1", "value-1"}, {"SET", "n", "10"}, {"SET", "key:2", "value-2"}}
+
+func BenchmarkHotGET(b *testing.B)  { benchmarkHotPath(b, hotSetup, "GET", "key:1") }
+func BenchmarkHotSET(b *testing.B)  { benchmarkHotPath(b, hotSetup, "SET", "key:1", "value-x") }
+func BenchmarkHotINCR(b *testing.B) { benchmarkHotPath(b, hotSetup, "INCR", "n") }
+func BenchmarkHotMGET(b *testing.B) { benchmarkHotPath(b, hotSetup, "MGET", "key:1", "key:2", "nokey") }
+func BenchmarkHotMSET(b *testing.B) {
+	benchmarkHotPath(b, hotSetup, "MSET", "key:1", "value-a", "key:2", "value-b")
+}
+func BenchmarkHotDELMissing(b *testing.B) { benchmarkHotPath(b, hotSetup, "DEL", "nokey") }
+func BenchmarkHotEXISTS(b *testing.B)     { benchmarkHotPath(b, hotSetup, "EXISTS", "key:1", "key:2") }
+func BenchmarkHotEXPIRE(b *testing.B)     { benchmarkHotPath(b, hotSetup, "EXPIRE", "key:1", "100") }
+func BenchmarkHotTTL(b *testing.B)        { benchmarkHotPath(b, hotSetup, "TTL", "key:1") }
+func BenchmarkHotPING(b *testing.B)       { benchmarkHotPath(b, nil, "PING") }
