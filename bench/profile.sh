@@ -21,6 +21,7 @@ TOP=${TOP:-25}                   # lines of each report to print
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-60}
+RUVIO_BIN=${RUVIO_BIN:-}         # prebuilt ruvio binary (default: go build from the repo root)
 OUT=${OUT:-}                     # keep perf.data files and reports here (default: temp, removed)
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -44,7 +45,11 @@ die() { echo "profile: $*" >&2; exit 1; }
 command -v perf >/dev/null || die "perf not found (Debian: apt-get install linux-perf)"
 [[ -z "$OUT" ]] || mkdir -p "$OUT"
 
-(cd "$ROOT" && go build -o "$WORK/ruvio" .)
+if [[ -n "${RUVIO_BIN:-}" ]]; then
+	cp "$RUVIO_BIN" "$WORK/ruvio"
+else
+	(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed (set RUVIO_BIN=path to use a prebuilt binary)"
+fi
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 PORT=
@@ -88,13 +93,10 @@ for c in $CASES; do
 	echo "== GC cycles during the run: $((gc1 - gc0))  (GODEBUG=gctrace=1)"
 	echo "== self time by symbol (perf report --no-children), all threads of ruvio"
 	perf report -i "$data" --no-children --sort symbol --stdio -g none --percent-limit 0.7 2>/dev/null |
-		grep -v '^#' | grep -v '^$' | head -n "$TOP"
+		grep -v '^#' | grep -v '^$' | head -n "$TOP" || true
 	echo "== inclusive time by symbol (perf report --children), Go frames"
 	perf report -i "$data" --children --sort symbol --stdio -g none --percent-limit 3 2>/dev/null |
-		grep -v '^#' | grep -v '^$' | head -n "$TOP"
-	echo "== by thread (comm)"
-	perf report -i "$data" --no-children --sort tid --stdio -g none 2>/dev/null |
-		grep -v '^#' | grep -v '^$' | head -n 8
+		grep -v '^#' | grep -v '^$' | head -n "$TOP" || true
 	if [[ -n "$OUT" ]]; then
 		cp "$data" "$OUT/"
 		perf report -i "$data" --no-children --stdio -G 2>/dev/null >"$OUT/report-$t-P$p.txt" || true

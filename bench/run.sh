@@ -21,13 +21,14 @@ N_PIPE=${N_PIPE:-800000}            # -n at -P >1 (~1.5-4 s per run)
 MSET_DIV=${MSET_DIV:-2}             # MSET sends 10 keys per request: divide -n by this
 # durable mode: test:pipeline:clients cases
 DURABLE_CASES=${DURABLE_CASES:-"set:1:50 set:1:1"}
-N_DURABLE=${N_DURABLE:-20000}       # -n for durable runs at -c > 1
-N_DURABLE_C1=${N_DURABLE_C1:-3000}  # -n for durable runs at -c 1 (one fsync per request)
+N_DURABLE=${N_DURABLE:-60000}       # -n for durable runs at -c > 1 (~2-3 s)
+N_DURABLE_C1=${N_DURABLE_C1:-5000}  # -n for durable runs at -c 1 (one fsync per request, ~2-3 s)
 SERVER_CPU=${SERVER_CPU:-0}         # CPU the servers are pinned to (core, durable; redis in cluster)
 CLIENT_CPU=${CLIENT_CPU:-1}         # CPU redis-benchmark is pinned to ("" = unpinned)
 RUN_TIMEOUT=${RUN_TIMEOUT:-60}      # hard limit per redis-benchmark run, seconds
 RUVIO_SHARDS_CLUSTER=${RUVIO_SHARDS_CLUSTER:-2}
 RUVIO_EXTRA=${RUVIO_EXTRA:-}        # extra ruvio flags, e.g. "--reactors 1"
+RUVIO_BIN=${RUVIO_BIN:-}            # prebuilt ruvio binary (default: go build from the repo root)
 KEEP=${KEEP:-0}                     # 1 = keep the work dir (raw CSV, server logs)
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -91,8 +92,13 @@ wait_ready() { # port pid name
 }
 
 # ---------------------------------------------------------------- build
-log "building ruvio"
-(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed"
+if [[ -n "${RUVIO_BIN:-}" ]]; then
+	log "using prebuilt $RUVIO_BIN"
+	cp "$RUVIO_BIN" "$WORK/ruvio"
+else
+	log "building ruvio"
+	(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed (set RUVIO_BIN=path to use a prebuilt binary)"
+fi
 
 # ---------------------------------------------------------------- servers
 REDIS_PORT=; RUVIO_PORT=; REDIS_PID=; RUVIO_PID=
@@ -123,7 +129,8 @@ start_ruvio() { # cpu shards extra ruvio args...
 
 # ---------------------------------------------------------------- one run
 # bench_one server port extra-bench-args test pipeline clients n round
-# Appends "mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max" to RAW.
+# Appends "mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1" to RAW
+# (load1: the 1-minute load average when the run ended — anything above ~2 means other work shared the CPUs).
 bench_one() {
 	local server=$1 port=$2 extra=$3 test=$4 pipe=$5 clients=$6 n=$7 round=$8
 	local out t0 t1 secs line
@@ -143,7 +150,7 @@ bench_one() {
 	fi
 	# drop quotes and the test name (MSET's is "MSET (10 keys)")
 	line=$(printf '%s' "$line" | tr -d '"' | cut -d, -f2-)
-	echo "$MODE,$round,$server,$test,$pipe,$clients,$n,$secs,$line" >>"$RAW"
+	echo "$MODE,$round,$server,$test,$pipe,$clients,$n,$secs,$line,$(cut -d' ' -f1 /proc/loadavg)" >>"$RAW"
 	printf 'bench: round %s %-12s %-5s -P %-3s -c %-3s %6.1fs rps=%s\n' \
 		"$round" "$server" "$test" "$pipe" "$clients" "$secs" "$(cut -d, -f1 <<<"$line")" >&2
 }
@@ -219,5 +226,6 @@ cluster) echo "# reference: one redis-server pinned to CPU $SERVER_CPU; ruvio: $
 durable) echo "# redis-server --appendonly yes --appendfsync always vs ruvio --fsync always (aof_enabled:${WAL_ON:-?}), both pinned to CPU $SERVER_CPU; data dir on $(df -T "$WORK" | awk 'NR==2{print $2}')" ;;
 esac
 awk -f "$HERE/summarize.awk" -v ruvio="$RUVIO_NAME" "$RAW"
-echo "# load time ${ELAPSED}s; raw rows: mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max"
+echo "# load time ${ELAPSED}s; 1-min load average during runs: $(awk -F, 'NF>=16 && $16!=""{s+=$16; n++; if($16>m)m=$16} END{if(n) printf "mean %.1f, max %.1f", s/n, m; else print "n/a"}' "$RAW") (2 = just this benchmark)"
+echo "# raw rows: mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1"
 if [[ -n "${RAW_OUT:-}" ]]; then cp "$RAW" "$RAW_OUT"; echo "# raw CSV copied to $RAW_OUT"; fi

@@ -3,7 +3,9 @@
 # Input: raw rows "mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max".
 # Output: a Markdown table, one line per (test, pipeline, clients) in first-seen order:
 # median rps of redis and of ruvio over the rounds, ruvio/redis, median p99 of each, and the
-# spread (max-min)/median of each server's rps so you can see how noisy a row is.
+# median over rounds of the paired ratio (ruvio/redis of the two back-to-back runs of one round,
+# which cancels slow drift in background load), and the spread (max-min)/median of each
+# server's rps so you can see how noisy a row is.
 # Usage: awk -f summarize.awk -v ruvio=ruvio raw.csv
 BEGIN { FS = ","; if (ruvio == "") ruvio = "ruvio" }
 
@@ -35,18 +37,25 @@ function num(x) { return x ~ /^[0-9.]+$/ }
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
 	if (num($9))  rps[k, srv] = rps[k, srv] " " $9
 	if (num($14)) p99[k, srv] = p99[k, srv] " " $14
+	if (num($9)) { one[k, $2, srv] = $9; if (!((k, $2) in rseen)) { rseen[k, $2] = 1; rounds[k] = rounds[k] " " $2 } }
 }
 
 END {
-	printf "| test | -P | -c | redis rps | %s rps | %s/redis | redis p99 ms | %s p99 ms | spread redis / %s |\n", ruvio, ruvio, ruvio, ruvio
-	print  "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+	printf "| test | -P | -c | redis rps | %s rps | %s/redis | paired ratio | redis p99 ms | %s p99 ms | spread redis / %s |\n", ruvio, ruvio, ruvio, ruvio
+	print  "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, f, SUBSEP)
 		a = median(rps[k, "redis"]); b = median(rps[k, "ruvio"])
 		ratio = (num(a) && num(b) && a > 0) ? sprintf("%.2f", b / a) : "NA"
 		pa = median(p99[k, "redis"]); pb = median(p99[k, "ruvio"])
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", toupper(f[1]), f[2], f[3], \
-			num(a) ? sprintf("%.0f", a) : a, num(b) ? sprintf("%.0f", b) : b, ratio, \
+		# paired: ruvio/redis within each round (the two runs are back to back), then the median
+		pr = ""; nr = split(rounds[k], rr, " ")
+		for (j = 1; j <= nr; j++)
+			if (((k, rr[j], "redis") in one) && ((k, rr[j], "ruvio") in one) && one[k, rr[j], "redis"] > 0)
+				pr = pr " " (one[k, rr[j], "ruvio"] / one[k, rr[j], "redis"])
+		pr = median(pr); pr = num(pr) ? sprintf("%.2f", pr) : pr
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", toupper(f[1]), f[2], f[3], \
+			num(a) ? sprintf("%.0f", a) : a, num(b) ? sprintf("%.0f", b) : b, ratio, pr, \
 			num(pa) ? sprintf("%.2f", pa) : pa, num(pb) ? sprintf("%.2f", pb) : pb, \
 			spread(rps[k, "redis"]), spread(rps[k, "ruvio"])
 	}

@@ -239,9 +239,46 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	}
 	req.Client = cn.client
 	req.conn = cn
+	if cn.inflight == 0 {
+		if ran, ready := cn.shard.TryRun(&req.Batch); ran {
+			if ready {
+				return s.writeInline(cn, c, req)
+			}
+			cn.inflight++
+			return gnet.None
+		}
+	}
+	cn.inflight++
 	if !cn.shard.Submit(&req.Batch) {
 		cn.pending = req
 		cn.shard.WaitRoom(cn)
+	}
+	return gnet.None
+}
+
+// writeInline writes the replies of a batch the shard ran on this event
+// loop, and recycles it.
+func (s *Server) writeInline(cn *conn, c gnet.Conn, req *request) gnet.Action {
+	s.ks.CountNetOutput(len(req.Out.Buf))
+	_, err := c.Write(req.Out.Buf)
+	closeAfter := req.CloseAfter
+	s.putRequest(req)
+	if err != nil || closeAfter {
+		cn.closing = true
+		return gnet.Close
+	}
+	return s.checkOutputBuffer(cn, c)
+}
+
+// checkOutputBuffer closes a connection whose unsent replies exceed the
+// client output buffer limit: a client that stopped reading.
+func (s *Server) checkOutputBuffer(cn *conn, c gnet.Conn) gnet.Action {
+	if limit := s.live.ClientOutputBufferLimit(); limit > 0 && int64(c.OutboundBuffered()) > limit {
+		s.ks.CountOutputBufferKill()
+		s.log.Warn("closing client: output buffer limit reached",
+			zap.String("remote", cn.client.RemoteAddr), zap.Int("buffered", c.OutboundBuffered()), zap.Int64("limit", limit))
+		cn.closing = true
+		return gnet.Close
 	}
 	return gnet.None
 }
@@ -291,8 +328,11 @@ type conn struct {
 	args [][]byte
 	// pending is a parsed batch that found the shard's ring full.
 	pending *request
-	closing bool
-	closed  bool
+	// inflight counts this connection's batches handed to its shard whose
+	// replies are not written yet; event-loop goroutine only.
+	inflight int
+	closing  bool
+	closed   bool
 }
 
 // Close closes the connection from any goroutine.
@@ -349,6 +389,7 @@ func (r *request) written(c gnet.Conn, err error) error {
 	s.ks.CountNetOutput(len(r.Out.Buf))
 	closeAfter := r.CloseAfter
 	s.putRequest(r)
+	cn.inflight--
 	if err != nil {
 		return nil
 	}
@@ -356,11 +397,7 @@ func (r *request) written(c gnet.Conn, err error) error {
 		cn.closing = true
 		return c.CloseWithCallback(nil)
 	}
-	if limit := s.live.ClientOutputBufferLimit(); limit > 0 && int64(c.OutboundBuffered()) > limit {
-		s.ks.CountOutputBufferKill()
-		s.log.Warn("closing client: output buffer limit reached",
-			zap.String("remote", cn.client.RemoteAddr), zap.Int("buffered", c.OutboundBuffered()), zap.Int64("limit", limit))
-		cn.closing = true
+	if s.checkOutputBuffer(cn, c) == gnet.Close {
 		return c.CloseWithCallback(nil)
 	}
 	return nil

@@ -80,6 +80,8 @@ type Command struct {
 	Handler     HandlerFunc
 	// parent is set for subcommands.
 	parent *Command
+	// id indexes per-shard counters (assignIDs).
+	id int
 }
 
 // FullName is "container|sub" for a subcommand, else the name.
@@ -189,6 +191,8 @@ func newCommandTable() commandTable {
 	registerKeyFamily(t)
 	registerClusterFamily(t)
 	registerPersistenceFamily(t)
+	registerFunctionFamily(t)
+	registerKeyJobFamily(t)
 	return t
 }
 

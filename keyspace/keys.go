@@ -892,5 +892,4 @@ func registerKeyFamily(t commandTable) {
 		&Command{Name: "flushall", Arity: -1, Flags: rw | FlagKeyless, Categories: []string{"keyspace", "dangerous"}, Group: "server", Since: "1.0.0", Summary: "Removes all keys from all databases.", Complexity: "O(N) where N is the total number of keys in all databases", Handler: flushallCommand},
 		&Command{Name: "swapdb", Arity: 3, Flags: rw | fast | FlagKeyless, Categories: []string{"keyspace", "dangerous"}, Group: "server", Since: "4.0.0", Summary: "Swaps two Redis databases.", Complexity: "O(N) where N is the count of clients watching or blocking on keys from both databases.", Handler: swapdbCommand},
 	)
-	registerTclFixFamily(t)
 }

@@ -111,6 +111,8 @@ type walJournal struct {
 	lastSnapshotAt   time.Time
 	// bytesAtSnapshot is the WAL byte count when the last snapshot began.
 	bytesAtSnapshot uint64
+	// appended counts the records of the current group.
+	appended int
 	// groupedCommands counts the commands released by WAL commits, for
 	// commands-per-fsync.
 	groupedCommands atomic.Int64
@@ -119,10 +121,18 @@ type walJournal struct {
 // Append adds one record to the current group.
 func (j *walJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
 	j.wal.Append(db, op, payload)
+	j.appended++
 }
 
-// Commit closes the group of records appended since the last Commit.
+// Commit closes the group of records appended since the last Commit. Once
+// the log has failed, a group without records (reads, refused writes) is
+// released at once: the shard stays readable while it refuses writes.
 func (j *walJournal) Commit(g interface{ Committed(error) }, commands int) bool {
+	n := j.appended
+	j.appended = 0
+	if n == 0 && j.wal.Err() != nil {
+		return true
+	}
 	j.groupedCommands.Add(int64(commands))
 	return j.wal.Commit(g)
 }

@@ -135,6 +135,11 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 			}
 		}
 		if err == nil {
+			// The command refused strings longer than proto-max-bulk-len,
+			// so a larger end is damage; it must not overflow or panic.
+			if limit := uint64(sh.srv.opts.Live.ProtoMaxBulkLen()); uint64(len(b)) > limit || off > limit-uint64(len(b)) {
+				return fmt.Errorf("%w: seq %d: SETRANGE to offset %d + %d bytes exceeds proto-max-bulk-len %d", errReplay, r.Seq, off, len(b), limit)
+			}
 			e := db.dict.find(key)
 			if e == nil {
 				e = db.add(key, nil, nil, 0)
@@ -147,8 +152,16 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 			}
 			copy(e.val[off:], b)
 		}
+	case persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreRelease,
+		persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut:
+		err = applyKeyJobRecord(db, r.Op, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
+	}
+	if err == nil {
+		// Bytes after the last field mean the writer and this reader
+		// disagree on the layout: never guess.
+		err = p.Done()
 	}
 	if err != nil {
 		return fmt.Errorf("%w: seq %d (%s): %v", errReplay, r.Seq, r.Op, err)

@@ -107,9 +107,13 @@ func NewServer(opts Options) (*Server, error) {
 	if n > 1 {
 		databases = 1
 	}
+	ncmds := s.cmds.assignIDs()
 	for i := 0; i < n; i++ {
-		s.shards = append(s.shards, newShard(s, i, databases))
+		sh := newShard(s, i, databases)
+		sh.cmdStats.byID = make([]cmdStat, ncmds)
+		s.shards = append(s.shards, sh)
 	}
+	checkIdemLimits(s)
 	return s, nil
 }
 

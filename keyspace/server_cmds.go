@@ -106,6 +106,8 @@ func (s *Server) resetInfoStats() {
 		sh.stats.commands.Store(0)
 		sh.stats.expiredKeys.Store(0)
 	}
+	// Command counters belong to their shard goroutine; RESETSTAT clears
+	// the caller's shard, the one INFO commandstats reports.
 	e := s.extras()
 	e.mu.Lock()
 	e.opsAt, e.opsCount, e.opsRate = time.Time{}, 0, 0
@@ -171,6 +173,7 @@ func configSetCommand(x *Ctx) {
 // CONFIG RESETSTAT
 func configResetStatCommand(x *Ctx) {
 	x.S.srv.resetInfoStats()
+	x.S.resetCommandStats()
 	x.W.OK()
 }
 
@@ -441,6 +444,7 @@ func registerServerFamily(t commandTable) {
 	const grp = "server"
 	stale := FlagLoading | FlagStale
 	admin := FlagAdmin | FlagNoScript | stale
+	t.add(&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.0.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand})
 	t.add(
 		commandFamily(),
 		&Command{Name: "info", Arity: -1, Flags: stale, Group: grp, Categories: []string{"dangerous"}, Since: "1.0.0", Summary: "Returns information and statistics about the server.", Complexity: "O(1)", Handler: infoCommand},

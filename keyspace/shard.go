@@ -39,6 +39,8 @@ type Shard struct {
 	ring *ring
 	done chan struct{}
 	quit atomic.Bool
+	// owner is the ownership token (1: held); see acquire.
+	owner atomic.Int32
 
 	waitMu  sync.Mutex
 	waiters []Waker
@@ -69,7 +71,11 @@ type Shard struct {
 	nextExpireRun  int64
 	expireCursor   int
 
-	stats shardStats
+	stats    shardStats
+	cmdStats commandStats
+
+	// changes is the CHANGES feed, nil until the first CHANGES START.
+	changes *changeFeed
 }
 
 type shardStats struct {
@@ -136,6 +142,8 @@ func (sh *Shard) stop() error {
 	sh.quit.Store(true)
 	sh.ring.signal()
 	<-sh.done
+	// Keep the token: nothing runs on the shard any more but shutdown.
+	sh.acquire()
 	if sh.journal == nil {
 		return nil
 	}
@@ -163,16 +171,20 @@ func (sh *Shard) loop() {
 	defer tick.Stop()
 	idle := 0
 	for {
-		if sh.drain() > 0 {
-			idle = 0
-			continue
-		}
-		if sh.quit.Load() {
-			sh.drain()
+		sh.acquire()
+		n := sh.drain()
+		if n == 0 && sh.quit.Load() {
+			sh.release()
 			return
 		}
-		if sh.snap != nil {
+		if n == 0 && sh.snap != nil {
 			sh.snapshotStep(snapshotBucketsPerStep)
+			sh.release()
+			continue
+		}
+		sh.release()
+		if n > 0 {
+			idle = 0
 			continue
 		}
 		if idle < spinRounds {
@@ -191,11 +203,56 @@ func (sh *Shard) loop() {
 		select {
 		case <-sh.ring.wake:
 		case <-tick.C:
+			sh.acquire()
 			sh.cron()
+			sh.release()
 		}
 		sh.ring.sleeping.Store(0)
 		idle = 0
 	}
+}
+
+// acquire takes the shard's ownership token: whoever holds it is the only
+// goroutine touching the shard's data. The keyspace loop holds it while it
+// drains; an idle shard lets a reactor run a batch inline (TryRun).
+func (sh *Shard) acquire() {
+	for !sh.owner.CompareAndSwap(0, 1) {
+		runtime.Gosched()
+	}
+}
+
+func (sh *Shard) release() { sh.owner.Store(0) }
+
+// TryRun runs b at once on the calling goroutine if no other goroutine
+// holds the shard, sparing the hand-off through the ring when the shard is
+// idle. ran is false when the shard is busy (submit b instead). When ran is
+// true and ready is true, b's replies may be written by the caller now;
+// when ready is false they wait for the log and arrive through b.Sink.
+// The caller must not run a connection's batch inline while an earlier
+// batch of the same connection is still in the ring or awaiting the log.
+func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
+	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
+		return false, false
+	}
+	sh.nowMs = sh.srv.now().UnixMilli()
+	sh.run(b)
+	sh.stats.batches.Add(1)
+	ready = true
+	if sh.journal != nil {
+		g := sh.newGroup()
+		g.head, g.tail, g.count, g.cmds = b, b, 1, len(b.Ends)
+		if sh.journal.Commit(g, g.cmds) {
+			g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
+			sh.recycleGroup(g)
+		} else {
+			ready = false
+		}
+	}
+	sh.release()
+	if !sh.ring.empty() {
+		sh.ring.signal()
+	}
+	return true, ready
 }
 
 // maxBatchesPerDrain bounds one drain so replies start flowing even under
@@ -277,28 +334,15 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	w := x.W
 	c := x.C
 	cmd := sh.srv.cmds.lookup(args[0])
+	before := len(w.Buf)
 	if cmd == nil {
 		w.Error(unknownCommandError(args))
+		sh.cmdStats.countError(w.Buf[before+1:])
 		return
 	}
-	if !arityOK(cmd.Arity, len(args)) {
-		w.Error(errWrongArgs(cmd.Name))
+	if !sh.admit(x, cmd, args) {
+		sh.reject(cmd, args, w.Buf[before+1:])
 		return
-	}
-	if !c.Authenticated && cmd.Flags&FlagNoAuth == 0 {
-		w.Error(errNoAuth)
-		return
-	}
-	if len(sh.srv.shards) > 1 && cmd.FirstKey > 0 {
-		if !sh.checkSlots(x, cmd, args) {
-			return
-		}
-	}
-	if cmd.Flags&FlagWrite != 0 && sh.journal != nil {
-		if err := sh.journal.Err(); err != nil {
-			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
-			return
-		}
 	}
 	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
 		sh.snapshotBeforeWrite(cmd, args, sh.dbs[c.DB])
@@ -307,11 +351,44 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	x.Args = args
 	x.Cmd = cmd
 	sh.stats.commands.Add(1)
-	name := cmd.Name
-	if c.lastCmd.Load() == nil || *c.lastCmd.Load() != name {
+	if p := c.lastCmd.Load(); p == nil || *p != cmd.Name {
 		c.lastCmd.Store(&cmd.Name)
 	}
+	start := sh.srv.now()
 	cmd.Handler(x)
+	st := sh.statFor(cmd, args)
+	st.calls++
+	st.elapsed += sh.srv.now().Sub(start)
+	if len(w.Buf) > before && w.Buf[before] == '-' {
+		st.failed++
+		sh.cmdStats.countError(w.Buf[before+1:])
+	}
+}
+
+// admit checks arity, authentication, slot ownership and the log's health
+// before a command runs; on refusal it has replied.
+func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
+	w := x.W
+	if !arityOK(cmd.Arity, len(args)) {
+		w.Error(errWrongArgs(cmd.Name))
+		return false
+	}
+	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 {
+		w.Error(errNoAuth)
+		return false
+	}
+	if len(sh.srv.shards) > 1 && cmd.FirstKey > 0 {
+		if !sh.checkSlots(x, cmd, args) {
+			return false
+		}
+	}
+	if cmd.Flags&FlagWrite != 0 && sh.journal != nil {
+		if err := sh.journal.Err(); err != nil {
+			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
+			return false
+		}
+	}
+	return true
 }
 
 // checkSlots replies CROSSSLOT or MOVED when the keys of a call are not all

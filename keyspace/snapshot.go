@@ -37,6 +37,9 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 	switch kind {
 	case kindString:
 		return copyBytes(val), nil, nil
+	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
+		obj, err := decodeKeyJobValue(kind, val)
+		return nil, obj, err
 	}
 	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
 }

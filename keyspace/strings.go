@@ -174,7 +174,8 @@ func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
 			sh.deleteKey(x.DB, key)
 		}
 	} else {
-		sh.storeString(x.DB, key, val, f.at, f.keepTTL)
+		e = sh.storeString(x.DB, key, val, f.at, f.keepTTL)
+		sh.noteChange(noteSet, e.key, 0, false)
 	}
 	if f.get {
 		return
@@ -418,6 +419,11 @@ func incrCommand(x *Ctx) {
 
 // INCRBY key increment / DECRBY key decrement
 func incrbyCommand(x *Ctx) {
+	if len(x.Args) != 3 {
+		// INCRBY key n MAX limit (keyjobs_counters.go).
+		incrbyMaxCommand(x)
+		return
+	}
 	n, ok := parseInt(x.Args[2])
 	if !ok {
 		x.W.Error(errNotInt)
@@ -827,7 +833,7 @@ func registerStringFamily(t commandTable) {
 		&Command{Name: "strlen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Returns the length of a string value.", Complexity: "O(1)", Handler: strlenCommand},
 		&Command{Name: "incr", Arity: 2, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrCommand},
 		&Command{Name: "decr", Arity: 2, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrCommand},
-		&Command{Name: "incrby", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyCommand},
+		&Command{Name: "incrby", Arity: -3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyCommand},
 		&Command{Name: "decrby", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyCommand},
 		&Command{Name: "incrbyfloat", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Complexity: "O(1)", Handler: incrbyfloatCommand},
 		&Command{Name: "getrange", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.4.0", Summary: "Returns a substring of the string stored at a key.", Complexity: "O(N) where N is the length of the returned string.", Handler: getrangeCommand},

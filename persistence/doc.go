@@ -66,14 +66,23 @@
 //	 9 Copy              src bytes, dst bytes, target db u16, replace u8
 //	10 Append            key bytes, suffix bytes
 //	11 SetRange          key bytes, offset u64, bytes
-//	20 Lease             defined by the key-jobs issue
-//	21 Release           defined by the key-jobs issue
-//	22 SemaphoreAcquire  defined by the key-jobs issue
-//	23 SemaphoreRelease  defined by the key-jobs issue
-//	24 SetV              defined by the key-jobs issue
-//	25 Limit             defined by the key-jobs issue
-//	26 Once              defined by the key-jobs issue
-//	53 IdempotencyPut    key bytes, value bytes (packed IDEM record), deadline i64
+//	20 Lease             key bytes, token u64, hold deadline i64
+//	                     (LEASE grant; the key itself keeps its deadline)
+//	21 Release           key bytes, token u64 (RELEASE of a held lease)
+//	22 SemaphoreAcquire  key bytes, token u64, holder deadline i64,
+//	                     key deadline i64 (the latest holder deadline)
+//	23 SemaphoreRelease  key bytes, token u64, key deadline i64; the
+//	                     release of the last holder is a Del instead
+//	24 SetV              key bytes, value bytes, version u64, deadline i64
+//	25 Limit             key bytes, admitted count u64, window deadline i64
+//	26 Once              key bytes, deadline i64
+//	53 IdempotencyPut    key bytes, value bytes (packed IDEM record, see
+//	                     docs/idem-format.md), deadline i64; creation and
+//	                     completion alike, value and deadline in one record
+//
+// TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
+// records are physical like the others: replay sets the logged token,
+// count, version or record and never reads the clock.
 //
 // testdata/golden-v1.wal holds one record of each released layout; a test
 // decodes it, so the v1 format cannot change silently.

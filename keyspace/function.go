@@ -1,6 +1,6 @@
 package keyspace
 
-// FUNCTION is a placeholder until scripting lands: the server has no Lua
+// FUNCTION, before scripting lands: the server has no Lua
 // engine, so its library set is always empty. FLUSH succeeds (there is
 // nothing to flush), LIST and DUMP describe the empty set, and the
 // subcommands that would need a Lua engine answer with an error. The Redis
@@ -53,11 +53,9 @@ func functionHelpCommand(x *Ctx) {
 	}
 }
 
-// registerTclFixFamily adds the placeholder commands the Redis test
-// framework sends before any test can run. It is called from
-// registerKeyFamily until command.go's newCommandTable calls it itself.
-func registerTclFixFamily(t commandTable) {
-	registerTclFixTime(t)
+// registerFunctionFamily registers FUNCTION with the subcommands that are
+// meaningful without a scripting engine.
+func registerFunctionFamily(t commandTable) {
 	const grp = "scripting"
 	t.add(
 		&Command{Name: "function", Arity: -2, Group: grp, Since: "7.0.0", Summary: "A container for function commands.", Complexity: "Depends on subcommand.", Handler: functionCommand,

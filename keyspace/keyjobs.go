@@ -1,0 +1,369 @@
+package keyspace
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// Key jobs are the native coordination commands that run on the shard that
+// owns their key: LEASE/RELEASE, SEMAPHORE, SETV, LIMIT, ONCE, TAKE,
+// INCRBY … MAX, IDEM and the CHANGES feed. Their values live in entry.obj
+// (IDEM records are plain strings in entry.val), so keys that never use
+// them carry nothing extra. Every accepted mutation is exactly one WAL
+// record; rejections (null replies, 0 replies, errors) write nothing.
+//
+// The files of the family:
+//
+//	keyjobs.go          registration, shared parsing, WAL logging, replay, snapshot kinds
+//	keyjobs_lease.go    LEASE, SEMAPHORE, RELEASE
+//	keyjobs_counters.go LIMIT, ONCE, TAKE, INCRBY … MAX, SETV
+//	keyjobs_idem.go     IDEM
+//	keyjobs_changes.go  CHANGES
+
+// Snapshot value kinds of the key-job types. They reuse the numbers of
+// their WAL opcodes so they never collide with the kinds other families
+// take from the bottom of the range. Append-only, like opcodes.
+const (
+	kindLease     uint8 = 20
+	kindSemaphore uint8 = 22
+	kindSetV      uint8 = 24
+	kindLimit     uint8 = 25
+	kindOnce      uint8 = 26
+)
+
+// Reply texts of the key jobs.
+const (
+	errPositiveMax   = "ERR max must be a positive integer"
+	errPositiveCount = "ERR count must be a positive integer"
+	errTokenOverflow = "ERR token space of this key is exhausted"
+	errSetVExists    = "ERR SETV key already exists; pass its current version"
+	errSetVNoKey     = "ERR SETV no such key; omit the version to create it"
+	errSetVMismatch  = "ERR SETV version mismatch"
+	errSetVVersion   = "ERR SETV version must be a positive integer"
+	errSetVOverflow  = "ERR SETV version would overflow"
+)
+
+// parseTTLArg parses a positive time-to-live in milliseconds and returns
+// the absolute deadline now+ttl. It replies and returns false on error.
+func parseTTLArg(x *Ctx, arg []byte) (int64, bool) {
+	n, ok := parseInt(arg)
+	if !ok {
+		x.W.Error(errNotInt)
+		return 0, false
+	}
+	if n <= 0 || n > math.MaxInt64-x.S.nowMs {
+		x.W.Error(fmt.Sprintf(errInvalidExp, x.Cmd.Name))
+		return 0, false
+	}
+	return x.S.nowMs + n, true
+}
+
+// parsePositive parses a positive integer argument; it replies errNotInt
+// for a non-integer and msg for a value below 1.
+func parsePositive(x *Ctx, arg []byte, msg string) (int64, bool) {
+	n, ok := parseInt(arg)
+	if !ok {
+		x.W.Error(errNotInt)
+		return 0, false
+	}
+	if n < 1 {
+		x.W.Error(msg)
+		return 0, false
+	}
+	return n, true
+}
+
+func registerKeyJobFamily(t commandTable) {
+	const rw, fast, deny = FlagWrite, FlagFast, FlagDenyOOM
+	t.add(
+		&Command{Name: "lease", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Grants an exclusive lease with a fencing token, or a null reply while the lease is held.", Complexity: "O(1)", Handler: leaseCommand},
+		&Command{Name: "release", Arity: 3, Flags: rw, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Releases a lease or one semaphore holder when the token matches; returns 1 or 0.", Complexity: "O(1) for a lease, O(N) for a semaphore with N holders.", Handler: releaseCommand},
+		&Command{Name: "semaphore", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Acquires one slot of a counting semaphore with its own TTL; returns a token, or a null reply when max holders are live.", Complexity: "O(N) where N is the number of holders.", Handler: semaphoreCommand},
+		&Command{Name: "limit", Arity: 4, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Counts one call in a fixed window; returns the remaining allowance, or a null reply when the window is full.", Complexity: "O(1)", Handler: limitCommand},
+		&Command{Name: "once", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Returns 1 for the first call within a TTL and 0 for later calls, without refreshing the TTL.", Complexity: "O(1)", Handler: onceCommand},
+		&Command{Name: "take", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Subtracts a positive count from an integer when it holds at least that much; returns the remainder or a null reply.", Complexity: "O(1)", Handler: takeCommand},
+		&Command{Name: "setv", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Writes a versioned string: creates version 1, or replaces the value when the current version is passed; returns the new version.", Complexity: "O(1)", Handler: setvCommand},
+		&Command{Name: "idem", Arity: 6, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Categories: []string{"idem"}, Since: "0.1.0", Summary: "Native idempotency records: BEGIN acquires or reports pending, conflict or the completed result; COMPLETE publishes the result.", Complexity: "O(N) where N is the length of the tokens and the result.", Handler: idemCommand},
+		&Command{Name: "changes", Arity: 2, Flags: FlagReadOnly | FlagKeyless, Group: "generic", Since: "0.1.0", Summary: "CHANGES START arms this shard's in-memory change feed and returns its cursor; CHANGES cursor returns up to 1024 later notes.", Complexity: "O(N) where N is the number of notes returned.", Handler: changesCommand},
+	)
+}
+
+// Logging: one record per accepted mutation, built in the shard's scratch
+// buffer. The payload layouts are documented in persistence/doc.go and
+// docs/wal-format.md.
+
+func (sh *Shard) logLease(db int, key string, token, until int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU64(p, uint64(token))
+	p = persistence.AppendI64(p, until)
+	sh.scratch = p
+	sh.record(db, persistence.OpLease, p)
+}
+
+func (sh *Shard) logRelease(db int, key string, token int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU64(p, uint64(token))
+	sh.scratch = p
+	sh.record(db, persistence.OpRelease, p)
+}
+
+func (sh *Shard) logSemAcquire(db int, key string, token, until, keyAt int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU64(p, uint64(token))
+	p = persistence.AppendI64(p, until)
+	p = persistence.AppendI64(p, keyAt)
+	sh.scratch = p
+	sh.record(db, persistence.OpSemaphoreAcquire, p)
+}
+
+func (sh *Shard) logSemRelease(db int, key string, token, keyAt int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU64(p, uint64(token))
+	p = persistence.AppendI64(p, keyAt)
+	sh.scratch = p
+	sh.record(db, persistence.OpSemaphoreRelease, p)
+}
+
+func (sh *Shard) logSetV(db int, key string, val []byte, version, at int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendBytes(p, val)
+	p = persistence.AppendU64(p, uint64(version))
+	p = persistence.AppendI64(p, at)
+	sh.scratch = p
+	sh.record(db, persistence.OpSetV, p)
+}
+
+func (sh *Shard) logLimit(db int, key string, count, at int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU64(p, uint64(count))
+	p = persistence.AppendI64(p, at)
+	sh.scratch = p
+	sh.record(db, persistence.OpLimit, p)
+}
+
+func (sh *Shard) logOnce(db int, key string, at int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendI64(p, at)
+	sh.scratch = p
+	sh.record(db, persistence.OpOnce, p)
+}
+
+func (sh *Shard) logIdemPut(db int, key string, rec []byte, at int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendBytes(p, rec)
+	p = persistence.AppendI64(p, at)
+	sh.scratch = p
+	sh.record(db, persistence.OpIdempotencyPut, p)
+}
+
+// applyKeyJobRecord replays one key-job WAL record into db. Like every
+// replay it sets state physically: no command logic, no clock.
+func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadReader) error {
+	key, err := p.Bytes()
+	if err != nil {
+		return err
+	}
+	switch op {
+	case persistence.OpLease:
+		var token uint64
+		var until int64
+		if token, err = p.U64(); err == nil {
+			until, err = p.I64()
+		}
+		if err != nil {
+			return err
+		}
+		if e := db.dict.find(key); e != nil {
+			if l, ok := e.obj.(*leaseObj); ok {
+				l.token, l.until = int64(token), until
+			} else {
+				e.val, e.obj = nil, &leaseObj{token: int64(token), until: until}
+			}
+		} else {
+			db.add(key, nil, &leaseObj{token: int64(token), until: until}, 0)
+		}
+	case persistence.OpRelease:
+		var token uint64
+		if token, err = p.U64(); err != nil {
+			return err
+		}
+		if e := db.dict.find(key); e != nil {
+			if l, ok := e.obj.(*leaseObj); ok && l.token == int64(token) {
+				l.until = 0
+			}
+		}
+	case persistence.OpSemaphoreAcquire:
+		var token uint64
+		var until, keyAt int64
+		if token, err = p.U64(); err == nil {
+			if until, err = p.I64(); err == nil {
+				keyAt, err = p.I64()
+			}
+		}
+		if err != nil {
+			return err
+		}
+		e := db.dict.find(key)
+		var s *semObj
+		if e != nil {
+			var ok bool
+			if s, ok = e.obj.(*semObj); !ok {
+				s = &semObj{}
+				e.val, e.obj = nil, s
+			}
+			db.setDeadline(e, keyAt)
+		} else {
+			s = &semObj{}
+			db.add(key, nil, s, keyAt)
+		}
+		s.add(semHolder{token: int64(token), until: until})
+		s.last = max(s.last, int64(token))
+	case persistence.OpSemaphoreRelease:
+		var token uint64
+		var keyAt int64
+		if token, err = p.U64(); err == nil {
+			keyAt, err = p.I64()
+		}
+		if err != nil {
+			return err
+		}
+		if e := db.dict.find(key); e != nil {
+			if s, ok := e.obj.(*semObj); ok {
+				s.remove(int64(token))
+				db.setDeadline(e, keyAt)
+			}
+		}
+	case persistence.OpSetV:
+		var val []byte
+		var version uint64
+		var at int64
+		if val, err = p.Bytes(); err == nil {
+			if version, err = p.U64(); err == nil {
+				at, err = p.I64()
+			}
+		}
+		if err != nil {
+			return err
+		}
+		replaySet(db, key, nil, &setvObj{version: int64(version), val: copyBytes(val)}, at)
+	case persistence.OpLimit:
+		var count uint64
+		var at int64
+		if count, err = p.U64(); err == nil {
+			at, err = p.I64()
+		}
+		if err != nil {
+			return err
+		}
+		replaySet(db, key, nil, &limitObj{count: int64(count)}, at)
+	case persistence.OpOnce:
+		var at int64
+		if at, err = p.I64(); err != nil {
+			return err
+		}
+		replaySet(db, key, nil, onceObj{}, at)
+	case persistence.OpIdempotencyPut:
+		var rec []byte
+		var at int64
+		if rec, err = p.Bytes(); err == nil {
+			at, err = p.I64()
+		}
+		if err != nil {
+			return err
+		}
+		replaySet(db, key, copyBytes(rec), nil, at)
+	default:
+		return fmt.Errorf("opcode %s is not a key-job record", op)
+	}
+	return p.Done()
+}
+
+// decodeKeyJobValue rebuilds a key-job value from its snapshot encoding.
+// val aliases the reader's buffer.
+func decodeKeyJobValue(kind uint8, val []byte) (any, error) {
+	p := persistence.NewPayloadReader(val)
+	var err error
+	var obj any
+	switch kind {
+	case kindLease:
+		var token uint64
+		var until int64
+		if token, err = p.U64(); err == nil {
+			until, err = p.I64()
+		}
+		obj = &leaseObj{token: int64(token), until: until}
+	case kindSemaphore:
+		s := &semObj{}
+		var last, n uint64
+		if last, err = p.U64(); err == nil {
+			n, err = p.U64()
+		}
+		if err == nil && n > uint64(p.Len()/16) {
+			err = fmt.Errorf("%w: semaphore claims %d holders in %d bytes", persistence.ErrCorrupt, n, p.Len())
+		}
+		if err == nil {
+			s.last = int64(last)
+			live := make([]semHolder, n)
+			for i := range live {
+				var token uint64
+				var until int64
+				if token, err = p.U64(); err == nil {
+					until, err = p.I64()
+				}
+				if err != nil {
+					break
+				}
+				live[i] = semHolder{token: int64(token), until: until}
+			}
+			s.setHolders(live)
+		}
+		obj = s
+	case kindSetV:
+		var version uint64
+		if version, err = p.U64(); err == nil {
+			obj = &setvObj{version: int64(version), val: copyBytes(p.Rest())}
+		}
+	case kindLimit:
+		var count uint64
+		if count, err = p.U64(); err == nil {
+			obj = &limitObj{count: int64(count)}
+		}
+	case kindOnce:
+		obj = onceObj{}
+	default:
+		return nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
+	}
+	if err == nil {
+		err = p.Done()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("keyspace: snapshot value kind %d: %w", kind, err)
+	}
+	return obj, nil
+}

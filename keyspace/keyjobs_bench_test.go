@@ -1,0 +1,148 @@
+package keyspace
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// countJournal counts records and keeps nothing, like a WAL whose buffer
+// has already grown: the allocation figures cover building the payload.
+type countJournal struct{ n int }
+
+func (j *countJournal) Append(uint16, persistence.Opcode, []byte)      { j.n++ }
+func (j *countJournal) Commit(interface{ Committed(error) }, int) bool { return true }
+func (j *countJournal) Err() error                                     { return nil }
+func (j *countJournal) Tick(*Shard)                                    {}
+func (j *countJournal) Close() error                                   { return nil }
+
+// kjArgv converts a command to argv.
+func kjArgv(args ...string) [][]byte {
+	argv := make([][]byte, len(args))
+	for i, a := range args {
+		argv[i] = []byte(a)
+	}
+	return argv
+}
+
+var (
+	benchFP     = strings.Repeat("f", 64)
+	benchOwner  = strings.Repeat("o", 32)
+	benchResult = strings.Repeat("r", 1024)
+)
+
+// keyJobCase is one zero-allocation case: setup commands, then the call
+// measured, with the records it may write per call.
+type keyJobCase struct {
+	name    string
+	setup   [][]string
+	call    []string
+	records int
+}
+
+var keyJobCases = []keyJobCase{
+	{"IdemBeginPending", [][]string{{"IDEM", "i", "BEGIN", benchFP, benchOwner, "600000"}},
+		[]string{"IDEM", "i", "BEGIN", benchFP, "other-owner", "600000"}, 0},
+	{"IdemBeginConflict", [][]string{{"IDEM", "i", "BEGIN", benchFP, benchOwner, "600000"}},
+		[]string{"IDEM", "i", "BEGIN", strings.Repeat("g", 64), benchOwner, "600000"}, 0},
+	{"IdemBeginCompleted", [][]string{{"IDEM", "i", "BEGIN", benchFP, benchOwner, "600000"}, {"IDEM", "i", "COMPLETE", benchFP, benchOwner, benchResult}},
+		[]string{"IDEM", "i", "BEGIN", benchFP, "other-owner", "600000"}, 0},
+	{"IdemCompleteRepeat", [][]string{{"IDEM", "i", "BEGIN", benchFP, benchOwner, "600000"}, {"IDEM", "i", "COMPLETE", benchFP, benchOwner, benchResult}},
+		[]string{"IDEM", "i", "COMPLETE", benchFP, benchOwner, benchResult}, 0},
+	{"LimitAdmit", [][]string{{"LIMIT", "l", "9223372036854775807", "600000"}},
+		[]string{"LIMIT", "l", "9223372036854775807", "600000"}, 1},
+	{"LimitFull", [][]string{{"LIMIT", "l", "1", "600000"}},
+		[]string{"LIMIT", "l", "1", "600000"}, 0},
+	{"OnceExisting", [][]string{{"ONCE", "o", "600000"}},
+		[]string{"ONCE", "o", "600000"}, 0},
+	{"TakeExisting", [][]string{{"SET", "t", "9223372036854775807"}},
+		[]string{"TAKE", "t", "1"}, 1},
+	{"LeaseHeld", [][]string{{"LEASE", "l", "600000"}},
+		[]string{"LEASE", "l", "600000"}, 0},
+}
+
+// runKeyJob executes argv on sh with a fresh reply buffer.
+func runKeyJob(sh *Shard, argv [][]byte) {
+	sh.ctx.W.Reset()
+	sh.exec(&sh.ctx, argv)
+}
+
+// keyJobShard prepares a shard with a counting journal for c.
+func keyJobShard(t *testing.T, c keyJobCase) (*Shard, *countJournal) {
+	sh := newTestShard(t)
+	j := &countJournal{}
+	sh.journal = j
+	sh.ctx.W.Buf = make([]byte, 0, 4096)
+	for _, s := range c.setup {
+		runKeyJob(sh, kjArgv(s...))
+	}
+	return sh, j
+}
+
+// leaseGrantRelease grants an existing, free lease and releases it,
+// writing the token into a reused argument buffer.
+func leaseGrantRelease(sh *Shard, lease, release [][]byte, tok []byte) {
+	runKeyJob(sh, lease)
+	release[2] = strconv.AppendInt(tok[:0], sh.dbs[0].dict.find(lease[1]).obj.(*leaseObj).token, 10)
+	runKeyJob(sh, release)
+}
+
+func TestKeyJobsZeroAlloc(t *testing.T) {
+	for _, c := range keyJobCases {
+		sh, j := keyJobShard(t, c)
+		argv := kjArgv(c.call...)
+		runKeyJob(sh, argv)
+		if strings.HasPrefix(string(sh.ctx.W.Buf), "-") {
+			t.Fatalf("%s: %q", c.name, sh.ctx.W.Buf)
+		}
+		j.n = 0
+		allocs := testing.AllocsPerRun(200, func() { runKeyJob(sh, argv) })
+		if allocs != 0 {
+			t.Errorf("%s: %.1f allocations per call, want 0", c.name, allocs)
+		}
+		if want := c.records * 201; j.n != want {
+			t.Errorf("%s: %d records over 201 calls, want %d", c.name, j.n, want)
+		}
+	}
+	sh := newTestShard(t)
+	sh.journal = &countJournal{}
+	lease, release, tok := kjArgv("LEASE", "l", "1000"), kjArgv("RELEASE", "l", "0"), make([]byte, 0, 20)
+	leaseGrantRelease(sh, lease, release, tok)
+	if allocs := testing.AllocsPerRun(200, func() { leaseGrantRelease(sh, lease, release, tok) }); allocs != 0 {
+		t.Errorf("LEASE+RELEASE on an existing key: %.1f allocations, want 0", allocs)
+	}
+	if got := sh.dbs[0].dict.find([]byte("l")).obj.(*leaseObj).token; got != 202 {
+		t.Errorf("token after 202 grants: %d", got)
+	}
+}
+
+func BenchmarkKeyJobs(b *testing.B) {
+	for _, c := range keyJobCases {
+		b.Run(c.name, func(b *testing.B) {
+			sh := benchShard(b)
+			sh.journal = &countJournal{}
+			for _, s := range c.setup {
+				runKeyJob(sh, kjArgv(s...))
+			}
+			argv := kjArgv(c.call...)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				runKeyJob(sh, argv)
+			}
+		})
+	}
+	b.Run("LeaseGrantRelease", func(b *testing.B) {
+		sh := benchShard(b)
+		sh.journal = &countJournal{}
+		lease, release, tok := kjArgv("LEASE", "l", "1000"), kjArgv("RELEASE", "l", "0"), make([]byte, 0, 20)
+		leaseGrantRelease(sh, lease, release, tok)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			leaseGrantRelease(sh, lease, release, tok)
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package keyspace
+
+import "strconv"
+
+// CHANGES is a per-shard, in-memory feed of SET, SETV, LEASE and RELEASE
+// notes. It costs nothing until the first CHANGES START on a shard, which
+// allocates a ring of changes_capacity notes; it is not the WAL and is
+// empty (and disarmed) after a restart.
+
+// Note kinds.
+const (
+	noteSet uint8 = iota
+	noteSetV
+	noteLease
+	noteRelease
+)
+
+var noteNames = [...]string{noteSet: "SET", noteSetV: "SETV", noteLease: "LEASE", noteRelease: "RELEASE"}
+
+// changesMaxReply bounds the notes one CHANGES call returns.
+const changesMaxReply = 1024
+
+// changeNote is one note. key shares the entry's key string, so recording
+// a note does not allocate.
+type changeNote struct {
+	key       string
+	detail    int64
+	cmd       uint8
+	hasDetail bool
+}
+
+// changeFeed is a shard's ring of notes. Cursors are int64: the note
+// written after cursor c has cursor c+1. The first cursor of a feed is the
+// arming time in milliseconds shifted left by 20 bits, so cursors of a
+// feed armed after a restart are above every cursor of the previous one
+// and an old cursor is reported as fallen out rather than silently reused.
+type changeFeed struct {
+	notes []changeNote
+	base  int64 // cursor returned by the first START; no note has it
+	last  int64 // cursor of the newest note (base when none)
+}
+
+// noteChange records a note when the shard's feed is armed; otherwise it
+// returns at once.
+func (sh *Shard) noteChange(cmd uint8, key string, detail int64, hasDetail bool) {
+	if sh.changes != nil {
+		sh.changes.add(cmd, key, detail, hasDetail)
+	}
+}
+
+func (f *changeFeed) add(cmd uint8, key string, detail int64, hasDetail bool) {
+	f.last++
+	f.notes[uint64(f.last)%uint64(len(f.notes))] = changeNote{key: key, detail: detail, cmd: cmd, hasDetail: hasDetail}
+}
+
+// oldest is the cursor of the oldest note still held (last+1 when none).
+func (f *changeFeed) oldest() int64 {
+	return max(f.base+1, f.last-int64(len(f.notes))+1)
+}
+
+// CHANGES START | CHANGES cursor
+func changesCommand(x *Ctx) {
+	sh := x.S
+	arg := x.Args[1]
+	if eqFold(arg, "start") {
+		if sh.changes == nil {
+			n := sh.srv.opts.Config.Keyspace.ChangesCapacity
+			if n < 1 {
+				n = 65536
+			}
+			base := sh.nowMs << 20
+			sh.changes = &changeFeed{notes: make([]changeNote, n), base: base, last: base}
+		}
+		x.W.Int(sh.changes.last)
+		return
+	}
+	cursor, ok := parseInt(arg)
+	if !ok {
+		x.W.Error("ERR CHANGES takes START or a cursor returned by this shard")
+		return
+	}
+	f := sh.changes
+	if f == nil {
+		x.W.Error("ERR CHANGES is not started on this shard (the feed is empty after a restart); resync and call CHANGES START")
+		return
+	}
+	if cursor > f.last {
+		x.W.Error("ERR CHANGES cursor " + strconv.FormatInt(cursor, 10) + " is ahead of this shard's feed (last " + strconv.FormatInt(f.last, 10) + "); resync and call CHANGES START")
+		return
+	}
+	if cursor < f.oldest()-1 {
+		x.W.Error("ERR CHANGES cursor " + strconv.FormatInt(cursor, 10) + " has fallen out of the buffer (oldest held " + strconv.FormatInt(f.oldest(), 10) + "); resync and call CHANGES START")
+		return
+	}
+	n := min(f.last-cursor, changesMaxReply)
+	x.W.ArrayHeader(int(n))
+	for c := cursor + 1; c <= cursor+n; c++ {
+		nt := &f.notes[uint64(c)%uint64(len(f.notes))]
+		x.W.ArrayHeader(4)
+		x.W.Int(c)
+		x.W.BulkString(noteNames[nt.cmd])
+		x.W.BulkString(nt.key)
+		if nt.hasDetail {
+			x.W.Int(nt.detail)
+		} else {
+			x.W.Null()
+		}
+	}
+}

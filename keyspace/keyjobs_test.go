@@ -1,0 +1,891 @@
+package keyspace
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// kjJournal captures every record a shard writes (payload copied).
+type kjJournal struct {
+	recs []persistence.Record
+}
+
+func (j *kjJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
+	j.recs = append(j.recs, persistence.Record{Seq: uint64(len(j.recs) + 1), DB: db, Op: op, Payload: bytes.Clone(payload)})
+}
+func (j *kjJournal) Commit(interface{ Committed(error) }, int) bool { return true }
+func (j *kjJournal) Err() error                                     { return nil }
+func (j *kjJournal) Tick(*Shard)                                    {}
+func (j *kjJournal) Close() error                                   { return nil }
+
+// ops returns the opcodes written since the last call and forgets them.
+func (j *kjJournal) ops() []persistence.Opcode {
+	var out []persistence.Opcode
+	for _, r := range j.recs {
+		out = append(out, r.Op)
+	}
+	j.recs = j.recs[:0]
+	return out
+}
+
+// kjShard is a one-shard test server with a capturing journal.
+func kjShard(t *testing.T) (*Shard, *kjJournal) {
+	sh := newTestShard(t)
+	j := &kjJournal{}
+	sh.journal = j
+	return sh, j
+}
+
+// kjOps checks the opcodes written since the last check.
+func kjOps(t *testing.T, j *kjJournal, what string, want ...persistence.Opcode) {
+	t.Helper()
+	got := j.ops()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s wrote %v, want %v", what, got, want)
+	}
+}
+
+// kjAt moves the shard's clock to testNowMs+ms.
+func kjAt(sh *Shard, ms int64) { sh.nowMs = testNowMs + ms }
+
+// kjInt parses an integer reply.
+func kjInt(t *testing.T, reply string) int64 {
+	t.Helper()
+	if !strings.HasPrefix(reply, ":") {
+		t.Fatalf("want an integer reply, got %q", reply)
+	}
+	n, err := strconv.ParseInt(strings.TrimSuffix(reply[1:], "\r\n"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+const rWrongType = "-" + errWrongType + "\r\n"
+
+func TestKeyJobsLease(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rInt(1), "LEASE", "l", "1000")
+	kjOps(t, j, "LEASE grant", persistence.OpLease)
+	expect(t, sh, rNull, "LEASE", "l", "1000")
+	kjOps(t, j, "LEASE while held")
+	expect(t, sh, "+lease\r\n", "TYPE", "l")
+	expect(t, sh, rWrongType, "GET", "l")
+	expect(t, sh, rInt(-1), "PTTL", "l")
+	expect(t, sh, rInt(0), "RELEASE", "l", "2")
+	expect(t, sh, rInt(0), "RELEASE", "nokey", "1")
+	kjOps(t, j, "RELEASE mismatch")
+	expect(t, sh, rInt(1), "RELEASE", "l", "1")
+	kjOps(t, j, "RELEASE", persistence.OpRelease)
+	expect(t, sh, rInt(0), "RELEASE", "l", "1")
+	// The token keeps counting across RELEASE and expiry.
+	expect(t, sh, rInt(2), "LEASE", "l", "100")
+	kjAt(sh, 99)
+	expect(t, sh, rNull, "LEASE", "l", "100")
+	kjAt(sh, 100) // the hold ends at its deadline
+	expect(t, sh, rInt(0), "RELEASE", "l", "2")
+	expect(t, sh, rInt(3), "LEASE", "l", "100")
+	expect(t, sh, rInt(1), "RELEASE", "l", "3")
+	// DEL restarts the count.
+	expect(t, sh, rInt(1), "DEL", "l")
+	expect(t, sh, rInt(1), "LEASE", "l", "100")
+	j.ops()
+
+	expect(t, sh, rOK, "SET", "s", "v")
+	j.ops()
+	expect(t, sh, rWrongType, "LEASE", "s", "100")
+	expect(t, sh, rWrongType, "RELEASE", "s", "1")
+	expect(t, sh, rErr("ERR invalid expire time in 'lease' command"), "LEASE", "x", "0")
+	expect(t, sh, rErr("ERR invalid expire time in 'lease' command"), "LEASE", "x", "-5")
+	expect(t, sh, rErr(errNotInt), "LEASE", "x", "1.5")
+	expect(t, sh, rErr(errNotInt), "RELEASE", "l", "one")
+	expect(t, sh, rErr(errWrongArgs("lease")), "LEASE", "x")
+	expect(t, sh, rErr(errWrongArgs("release")), "RELEASE", "x", "1", "2")
+	expect(t, sh, rInt(0), "EXISTS", "x")
+	kjOps(t, j, "rejections")
+}
+
+func TestKeyJobsSemaphore(t *testing.T) {
+	sh, j := kjShard(t)
+	if unsafe.Sizeof(semHolder{}) != 16 {
+		t.Fatalf("a holder takes %d bytes, want 16", unsafe.Sizeof(semHolder{}))
+	}
+	t1 := kjInt(t, run(t, sh, "SEMAPHORE", "s", "3", "1000"))
+	if t1 < testNowMs*1e6 {
+		t.Errorf("first token %d does not start from the clock", t1)
+	}
+	kjAt(sh, 10)
+	expect(t, sh, rInt(t1+1), "SEMAPHORE", "s", "3", "2000")
+	expect(t, sh, rInt(t1+2), "SEMAPHORE", "s", "3", "500")
+	kjOps(t, j, "grants", persistence.OpSemaphoreAcquire, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreAcquire)
+	expect(t, sh, rNull, "SEMAPHORE", "s", "3", "1000")
+	kjOps(t, j, "full")
+	expect(t, sh, "+semaphore\r\n", "TYPE", "s")
+	expect(t, sh, rWrongType, "GET", "s")
+	e := sh.dbs[0].dict.find([]byte("s"))
+	s := e.obj.(*semObj)
+	if s.first.token != t1 || len(s.more) != 2 || cap(s.more) != 2 {
+		t.Errorf("holders: first %+v, more len %d cap %d", s.first, len(s.more), cap(s.more))
+	}
+	// The key's deadline is the latest holder deadline.
+	if e.expireAt != testNowMs+2010 {
+		t.Errorf("key deadline %d, want %d", e.expireAt, testNowMs+2010)
+	}
+	// Releasing the first holder moves the last one into the object.
+	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1, 10))
+	kjOps(t, j, "release", persistence.OpSemaphoreRelease)
+	if s.first.token != t1+2 || len(s.more) != 1 || cap(s.more) != 1 {
+		t.Errorf("after release: first %+v, more %v cap %d", s.first, s.more, cap(s.more))
+	}
+	expect(t, sh, rInt(0), "RELEASE", "s", strconv.FormatInt(t1, 10))
+	expect(t, sh, rInt(0), "RELEASE", "s", "12345")
+	kjOps(t, j, "stale release")
+	// An expired holder frees its slot.
+	kjAt(sh, 510)
+	expect(t, sh, rInt(t1+3), "SEMAPHORE", "s", "2", "100")
+	expect(t, sh, rNull, "SEMAPHORE", "s", "2", "100")
+	expect(t, sh, rInt(0), "RELEASE", "s", strconv.FormatInt(t1+2, 10))
+	// Releasing the holder with the latest deadline lowers the key's.
+	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1+1, 10))
+	if e.expireAt != testNowMs+610 {
+		t.Errorf("key deadline after release %d, want %d", e.expireAt, testNowMs+610)
+	}
+	// The key goes with its last holder.
+	j.ops()
+	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1+3, 10))
+	kjOps(t, j, "last release", persistence.OpDel)
+	expect(t, sh, rInt(0), "EXISTS", "s")
+	// ... and after the last deadline even when nobody touches it: the
+	// key deadline is the holder deadline, so expiry removes it.
+	kjAt(sh, 1000)
+	t2 := kjInt(t, run(t, sh, "SEMAPHORE", "s", "1", "50"))
+	if t2 <= t1+3 {
+		t.Errorf("a new incarnation's token %d is not above the old ones (%d)", t2, t1+3)
+	}
+	expect(t, sh, rInt(50), "PTTL", "s")
+	kjAt(sh, 1050)
+	expect(t, sh, rInt(0), "EXISTS", "s")
+
+	expect(t, sh, rOK, "SET", "str", "v")
+	expect(t, sh, rWrongType, "SEMAPHORE", "str", "1", "100")
+	expect(t, sh, rErr(errPositiveMax), "SEMAPHORE", "x", "0", "100")
+	expect(t, sh, rErr(errNotInt), "SEMAPHORE", "x", "two", "100")
+	expect(t, sh, rErr("ERR invalid expire time in 'semaphore' command"), "SEMAPHORE", "x", "1", "0")
+	expect(t, sh, rErr(errWrongArgs("semaphore")), "SEMAPHORE", "x", "1")
+	expect(t, sh, rInt(0), "EXISTS", "x")
+}
+
+func TestKeyJobsSemaphoreExactSlice(t *testing.T) {
+	s := &semObj{}
+	for i := int64(1); i <= 5; i++ {
+		s.add(semHolder{token: i, until: 100 * i})
+		if n := s.count(); n != int(i) || len(s.more) != cap(s.more) {
+			t.Fatalf("after %d adds: count %d, more len %d cap %d", i, n, len(s.more), cap(s.more))
+		}
+	}
+	for _, tok := range []int64{3, 1, 5, 2, 4} {
+		if !s.remove(tok) || len(s.more) != cap(s.more) {
+			t.Fatalf("remove %d: more len %d cap %d", tok, len(s.more), cap(s.more))
+		}
+	}
+	if s.count() != 0 || s.more != nil {
+		t.Fatalf("not empty: %+v", s)
+	}
+	for i := int64(1); i <= 4; i++ {
+		s.add(semHolder{token: i, until: 100 * i})
+	}
+	s.prune(250)
+	if s.count() != 2 || len(s.more) != cap(s.more) || s.latest() != 400 {
+		t.Fatalf("after prune: %+v", s)
+	}
+}
+
+func TestKeyJobsSetV(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rInt(1), "SETV", "v", "a")
+	kjOps(t, j, "create", persistence.OpSetV)
+	expect(t, sh, rBulk("a"), "GET", "v")
+	expect(t, sh, "+string\r\n", "TYPE", "v")
+	expect(t, sh, rArr(rBulk("a"), rNull), "MGET", "v", "nokey")
+	expect(t, sh, rInt(1), "STRLEN", "v")
+	expect(t, sh, rErr(errSetVExists), "SETV", "v", "b")
+	expect(t, sh, rErr(errSetVMismatch), "SETV", "v", "b", "2")
+	expect(t, sh, rErr(errSetVNoKey), "SETV", "nokey", "b", "1")
+	expect(t, sh, rErr(errSetVVersion), "SETV", "v", "b", "0")
+	expect(t, sh, rErr(errNotInt), "SETV", "v", "b", "x")
+	expect(t, sh, rErr(errSyntax), "SETV", "v", "b", "1", "extra")
+	expect(t, sh, rErr(errWrongArgs("setv")), "SETV", "v")
+	for _, c := range [][]string{{"INCR", "v"}, {"DECR", "v"}, {"INCRBY", "v", "1"}, {"DECRBY", "v", "1"},
+		{"INCRBYFLOAT", "v", "1"}, {"INCRBY", "v", "1", "MAX", "10"}, {"TAKE", "v", "1"}, {"APPEND", "v", "x"}} {
+		expect(t, sh, rWrongType, c...)
+	}
+	expect(t, sh, rBulk("a"), "GET", "v")
+	kjOps(t, j, "rejections")
+	expect(t, sh, rInt(1), "PEXPIRE", "v", "5000")
+	j.ops()
+	expect(t, sh, rInt(2), "SETV", "v", "bb", "1")
+	kjOps(t, j, "update", persistence.OpSetV)
+	expect(t, sh, rBulk("bb"), "GET", "v")
+	expect(t, sh, rInt(5000), "PTTL", "v") // SETV keeps the deadline
+	expect(t, sh, rInt(3), "SETV", "v", "", "2")
+	expect(t, sh, rBulk(""), "GET", "v")
+	// A plain SET replaces it with a plain string.
+	expect(t, sh, rOK, "SET", "v", "plain")
+	expect(t, sh, rInt(1), "INCR", "n")
+	expect(t, sh, rErr(errSetVExists), "SETV", "v", "x")
+	expect(t, sh, rErr(errSetVMismatch), "SETV", "v", "x", "3")
+	expect(t, sh, rErr(errNotInt), "INCR", "v")
+	expect(t, sh, rOK, "SET", "v", "5")
+	expect(t, sh, rInt(6), "INCR", "v")
+	expect(t, sh, rInt(1), "LEASE", "l", "100")
+	expect(t, sh, rWrongType, "SETV", "l", "x")
+}
+
+func TestKeyJobsLimit(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rInt(2), "LIMIT", "l", "3", "1000")
+	expect(t, sh, rInt(1000), "PTTL", "l")
+	kjAt(sh, 400)
+	expect(t, sh, rInt(1), "LIMIT", "l", "3", "1000")
+	expect(t, sh, rInt(0), "LIMIT", "l", "3", "1000")
+	kjOps(t, j, "admissions", persistence.OpLimit, persistence.OpLimit, persistence.OpLimit)
+	expect(t, sh, rNull, "LIMIT", "l", "3", "1000")
+	expect(t, sh, rNull, "LIMIT", "l", "3", "1000")
+	kjOps(t, j, "rejections")
+	expect(t, sh, rInt(600), "PTTL", "l") // the window is not moved
+	expect(t, sh, "+limit\r\n", "TYPE", "l")
+	expect(t, sh, rWrongType, "GET", "l")
+	kjAt(sh, 999)
+	expect(t, sh, rNull, "LIMIT", "l", "3", "1000")
+	kjAt(sh, 1000)
+	expect(t, sh, rInt(2), "LIMIT", "l", "3", "1000")
+	expect(t, sh, rInt(0), "LIMIT", "one", "1", "10")
+	expect(t, sh, rNull, "LIMIT", "one", "1", "10")
+	expect(t, sh, rOK, "SET", "s", "1")
+	expect(t, sh, rWrongType, "LIMIT", "s", "3", "1000")
+	expect(t, sh, rErr(errPositiveMax), "LIMIT", "x", "0", "1000")
+	expect(t, sh, rErr(errNotInt), "LIMIT", "x", "a", "1000")
+	expect(t, sh, rErr("ERR invalid expire time in 'limit' command"), "LIMIT", "x", "3", "0")
+	expect(t, sh, rErr(errNotInt), "LIMIT", "x", "3", "soon")
+}
+
+func TestKeyJobsOnce(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rInt(1), "ONCE", "o", "1000")
+	kjOps(t, j, "first", persistence.OpOnce)
+	kjAt(sh, 500)
+	expect(t, sh, rInt(0), "ONCE", "o", "5000")
+	kjOps(t, j, "later")
+	expect(t, sh, rInt(500), "PTTL", "o") // not refreshed
+	expect(t, sh, "+once\r\n", "TYPE", "o")
+	expect(t, sh, rWrongType, "GET", "o")
+	kjAt(sh, 1000)
+	expect(t, sh, rInt(1), "ONCE", "o", "1000")
+	expect(t, sh, rOK, "SET", "s", "1")
+	expect(t, sh, rWrongType, "ONCE", "s", "100")
+	expect(t, sh, rErr("ERR invalid expire time in 'once' command"), "ONCE", "x", "0")
+	expect(t, sh, rErr(errNotInt), "ONCE", "x", "x")
+	if e := sh.dbs[0].dict.find([]byte("o")); e == nil || unsafe.Sizeof(e.obj.(onceObj)) != 0 {
+		t.Error("a ONCE key should hold a zero-size value")
+	}
+}
+
+func TestKeyJobsTake(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rOK, "SET", "t", "10", "PX", "5000")
+	j.ops()
+	expect(t, sh, rInt(7), "TAKE", "t", "3")
+	kjOps(t, j, "take", persistence.OpSet)
+	expect(t, sh, rInt(5000), "PTTL", "t")
+	expect(t, sh, rNull, "TAKE", "t", "8")
+	expect(t, sh, rNull, "TAKE", "missing", "1")
+	kjOps(t, j, "shortfall")
+	expect(t, sh, rInt(0), "EXISTS", "missing")
+	expect(t, sh, rInt(0), "TAKE", "t", "7")
+	expect(t, sh, rBulk("0"), "GET", "t")
+	expect(t, sh, rErr(errPositiveCount), "TAKE", "t", "0")
+	expect(t, sh, rErr(errPositiveCount), "TAKE", "t", "-1")
+	expect(t, sh, rErr(errNotInt), "TAKE", "t", "x")
+	expect(t, sh, rOK, "SET", "s", "abc")
+	expect(t, sh, rWrongType, "TAKE", "s", "1")
+	expect(t, sh, rInt(1), "LIMIT", "lim", "2", "100")
+	expect(t, sh, rWrongType, "TAKE", "lim", "1")
+	expect(t, sh, rErr(errNotInt), "TAKE", "missing", "x")
+}
+
+func TestKeyJobsIncrbyMax(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rInt(5), "INCRBY", "c", "5", "MAX", "10")
+	expect(t, sh, rInt(10), "INCRBY", "c", "5", "max", "10")
+	kjOps(t, j, "accepted", persistence.OpSet, persistence.OpSet)
+	expect(t, sh, rNull, "INCRBY", "c", "1", "MAX", "10")
+	expect(t, sh, rNull, "INCRBY", "new", "11", "MAX", "10")
+	kjOps(t, j, "rejected")
+	expect(t, sh, rInt(0), "EXISTS", "new")
+	expect(t, sh, rInt(7), "INCRBY", "c", "-3", "MAX", "10")
+	expect(t, sh, rInt(12), "INCRBY", "c", "5") // plain INCRBY unchanged
+	expect(t, sh, rNull, "INCRBY", "c", "-1", "MAX", "10")
+	expect(t, sh, rErr(errSyntax), "INCRBY", "c", "1", "MAX")
+	expect(t, sh, rErr(errSyntax), "INCRBY", "c", "1", "LIMIT", "10")
+	expect(t, sh, rErr(errSyntax), "INCRBY", "c", "1", "MAX", "10", "x")
+	expect(t, sh, rErr(errNotInt), "INCRBY", "c", "1", "MAX", "ten")
+	expect(t, sh, rErr(errNotInt), "INCRBY", "c", "one", "MAX", "10")
+	expect(t, sh, rErr(errWrongArgs("incrby")), "INCRBY", "c")
+	expect(t, sh, rErr(errWrongArgs("decrby")), "DECRBY", "c", "1", "MAX", "10")
+	expect(t, sh, rOK, "SET", "big", "9223372036854775807")
+	expect(t, sh, rErr(errOverflow), "INCRBY", "big", "1", "MAX", "9223372036854775807")
+	expect(t, sh, rOK, "SET", "s", "x")
+	expect(t, sh, rErr(errNotInt), "INCRBY", "s", "1", "MAX", "10")
+	expect(t, sh, rInt(1), "ONCE", "o", "100")
+	expect(t, sh, rWrongType, "INCRBY", "o", "1", "MAX", "10")
+}
+
+func TestKeyJobsGetex(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rOK, "SET", "k", "v", "PX", "100")
+	j.ops()
+	expect(t, sh, rBulk("v"), "GET", "k")
+	kjOps(t, j, "GET")
+	expect(t, sh, rInt(100), "PTTL", "k")
+	expect(t, sh, rBulk("v"), "GETEX", "k", "5000")
+	kjOps(t, j, "GETEX", persistence.OpExpire)
+	expect(t, sh, rInt(5000), "PTTL", "k")
+	expect(t, sh, rNull, "GETEX", "missing", "5000")
+	kjOps(t, j, "GETEX missing")
+	expect(t, sh, rInt(0), "EXISTS", "missing")
+	expect(t, sh, rInt(1), "SETV", "v", "x")
+	expect(t, sh, rBulk("x"), "GETEX", "v", "100")
+	expect(t, sh, rInt(100), "PTTL", "v")
+}
+
+// idemRec builds the record bytes a test expects.
+func idemRec(state byte, fp, owner, result string) string {
+	return string(buildIdemRecord(state, []byte(fp), []byte(owner), []byte(result)))
+}
+
+func TestKeyJobsIdemStateMachine(t *testing.T) {
+	sh, j := kjShard(t)
+	acquired, pending, conflict := rArr(rBulk("acquired")), rArr(rBulk("pending")), rArr(rBulk("conflict"))
+	completed := func(r string) string { return rArr(rBulk("completed"), rBulk(r)) }
+
+	expect(t, sh, acquired, "IDEM", "k", "BEGIN", "fp", "own", "1000")
+	kjOps(t, j, "acquire", persistence.OpIdempotencyPut)
+	expect(t, sh, "+string\r\n", "TYPE", "k")
+	expect(t, sh, rBulk(idemRec('P', "fp", "own", "")), "GET", "k")
+	if n := len(sh.dbs[0].dict.find([]byte("k")).val); n != 11+2+3 {
+		t.Errorf("pending record is %d bytes, want %d", n, 11+2+3)
+	}
+	kjAt(sh, 100)
+	expect(t, sh, pending, "IDEM", "k", "begin", "fp", "own", "99999")
+	expect(t, sh, pending, "IDEM", "k", "BEGIN", "fp", "other", "1000")
+	expect(t, sh, conflict, "IDEM", "k", "BEGIN", "fp2", "own", "1000")
+	expect(t, sh, rInt(900), "PTTL", "k") // a longer retry TTL does not extend
+	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp", "other", "r")
+	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp2", "own", "r")
+	expect(t, sh, rInt(0), "IDEM", "missing", "COMPLETE", "fp", "own", "r")
+	kjOps(t, j, "probes")
+	expect(t, sh, rInt(1), "IDEM", "k", "Complete", "fp", "own", "result\x00bytes")
+	kjOps(t, j, "complete", persistence.OpIdempotencyPut)
+	if n := len(sh.dbs[0].dict.find([]byte("k")).val); n != 11+2+3+12 {
+		t.Errorf("completed record is %d bytes, want %d", n, 11+2+3+12)
+	}
+	expect(t, sh, rInt(900), "PTTL", "k") // completion does not extend
+	expect(t, sh, completed("result\x00bytes"), "IDEM", "k", "BEGIN", "fp", "another", "1000")
+	expect(t, sh, conflict, "IDEM", "k", "BEGIN", "fpX", "own", "1000")
+	expect(t, sh, rInt(1), "IDEM", "k", "COMPLETE", "fp", "own", "result\x00bytes")
+	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp", "own", "changed")
+	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp", "other", "result\x00bytes")
+	kjOps(t, j, "repeats")
+	expect(t, sh, rBulk(idemRec('C', "fp", "own", "result\x00bytes")), "GET", "k")
+	// Expired: the next BEGIN acquires again.
+	kjAt(sh, 1000)
+	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp", "own", "result\x00bytes")
+	expect(t, sh, acquired, "IDEM", "k", "BEGIN", "fp2", "own2", "10")
+	// An empty result is a result.
+	expect(t, sh, rInt(1), "IDEM", "k", "COMPLETE", "fp2", "own2", "")
+	expect(t, sh, completed(""), "IDEM", "k", "BEGIN", "fp2", "x", "10")
+	expect(t, sh, rInt(1), "IDEM", "k", "COMPLETE", "fp2", "own2", "")
+}
+
+func TestKeyJobsIdemErrors(t *testing.T) {
+	sh, j := kjShard(t)
+	long := strings.Repeat("f", 129)
+	maxTok := strings.Repeat("f", 128)
+	expect(t, sh, rErr(errIdemAction), "IDEM", "k", "ABORT", "fp", "own", "1000")
+	expect(t, sh, rErr(errIdemFP), "IDEM", "k", "BEGIN", "", "own", "1000")
+	expect(t, sh, rErr(errIdemFP), "IDEM", "k", "BEGIN", long, "own", "1000")
+	expect(t, sh, rErr(errIdemOwner), "IDEM", "k", "BEGIN", "fp", "", "1000")
+	expect(t, sh, rErr(errIdemOwner), "IDEM", "k", "COMPLETE", "fp", long, "r")
+	for _, ttl := range []string{"0", "-1", "604800001", "1.5", "x", ""} {
+		expect(t, sh, rErr(errIdemTTL), "IDEM", "k", "BEGIN", "fp", "own", ttl)
+	}
+	expect(t, sh, rErr(errWrongArgs("idem")), "IDEM", "k", "BEGIN", "fp", "own")
+	expect(t, sh, rErr(errWrongArgs("idem")), "IDEM", "k", "BEGIN", "fp", "own", "1", "x")
+	expect(t, sh, rErr(errIdemResult), "IDEM", "k", "COMPLETE", "fp", "own", strings.Repeat("r", idemMaxResult+1))
+	expect(t, sh, rInt(0), "EXISTS", "k")
+	kjOps(t, j, "argument errors")
+
+	// Bounds that are allowed.
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "b", "BEGIN", maxTok, maxTok, "604800000")
+	big := strings.Repeat("r", idemMaxResult)
+	expect(t, sh, rInt(1), "IDEM", "b", "COMPLETE", maxTok, maxTok, big)
+	if n := len(sh.dbs[0].dict.find([]byte("b")).val); n != 11+256+idemMaxResult {
+		t.Errorf("largest record is %d bytes", n)
+	}
+	// proto-max-bulk-len must admit result + tokens + 11.
+	expect(t, sh, rOK, "CONFIG", "SET", "proto-max-bulk-len", "1048576")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "p", "BEGIN", "fp", "own", "1000")
+	j.ops()
+	expect(t, sh, rErr("ERR IDEM record of 1048577 bytes exceeds proto-max-bulk-len (1048576)"),
+		"IDEM", "p", "COMPLETE", "fp", "own", strings.Repeat("r", 1048576-11-5+1))
+	expect(t, sh, rInt(1), "IDEM", "p", "COMPLETE", "fp", "own", strings.Repeat("r", 1048576-11-5))
+	kjOps(t, j, "limit", persistence.OpIdempotencyPut)
+
+	// Fail closed on anything that is not a live, well-formed record.
+	expect(t, sh, rOK, "SET", "plain", "hello")
+	expect(t, sh, rErr(errIdemMalformed), "IDEM", "plain", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rErr(errIdemMalformed), "IDEM", "plain", "COMPLETE", "fp", "own", "r")
+	expect(t, sh, rBulk("hello"), "GET", "plain")
+	expect(t, sh, rInt(1), "SETV", "sv", "x")
+	expect(t, sh, rErr(errIdemMalformed), "IDEM", "sv", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rInt(1), "LEASE", "ls", "1000")
+	expect(t, sh, rWrongType, "IDEM", "ls", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rWrongType, "IDEM", "ls", "COMPLETE", "fp", "own", "r")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "n", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rInt(1), "PERSIST", "n")
+	j.ops()
+	expect(t, sh, rErr(errIdemNoTTL), "IDEM", "n", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rErr(errIdemNoTTL), "IDEM", "n", "COMPLETE", "fp", "own", "r")
+	// A record rewritten by SET with a deadline but a damaged header.
+	bad := []byte(idemRec('P', "fp", "own", ""))
+	bad[9] ^= 1
+	expect(t, sh, rOK, "SET", "bad", string(bad), "PX", "1000")
+	j.ops()
+	expect(t, sh, rErr(errIdemMalformed), "IDEM", "bad", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rErr(errIdemMalformed), "IDEM", "bad", "COMPLETE", "fp", "own", "r")
+	expect(t, sh, rBulk(string(bad)), "GET", "bad")
+	kjOps(t, j, "fail closed")
+	// A record SET back verbatim with a TTL is a record again.
+	expect(t, sh, rOK, "SET", "copy", idemRec('C', "fp", "own", "res"), "PX", "1000")
+	expect(t, sh, rArr(rBulk("completed"), rBulk("res")), "IDEM", "copy", "BEGIN", "fp", "own", "1000")
+}
+
+func TestKeyJobsIdemRecordParsing(t *testing.T) {
+	good := buildIdemRecord(idemCompleted, []byte("fingerprint"), []byte("owner"), []byte("result"))
+	r, ok := parseIdemRecord(good)
+	if !ok || string(r.fp) != "fingerprint" || string(r.owner) != "owner" || string(r.result) != "result" || r.state != idemCompleted {
+		t.Fatalf("parse %q: %+v %v", good, r, ok)
+	}
+	// Any single-byte change to the header, and any change of length, is
+	// rejected.
+	for i := 0; i < idemHeaderLen; i++ {
+		for _, d := range []byte{1, 0x80, 0xFF} {
+			b := bytes.Clone(good)
+			b[i] ^= d
+			if _, ok := parseIdemRecord(b); ok {
+				t.Errorf("byte %d ^ %#x accepted", i, d)
+			}
+		}
+	}
+	for _, b := range [][]byte{good[:len(good)-1], append(bytes.Clone(good), 'x'), nil, good[:idemHeaderLen], []byte("hello world")} {
+		if _, ok := parseIdemRecord(b); ok {
+			t.Errorf("%q accepted", b)
+		}
+	}
+	// A pending record with a result is not a record.
+	p := buildIdemRecord(idemPending, []byte("f"), []byte("o"), []byte("r"))
+	if _, ok := parseIdemRecord(p); ok {
+		t.Error("pending record with a result accepted")
+	}
+	// HTTP middleware sizes: 64-byte digest and 32-byte owner.
+	if n := len(buildIdemRecord(idemPending, make([]byte, 64), make([]byte, 32), nil)); n != 107 {
+		t.Errorf("pending HTTP record is %d bytes, want 107", n)
+	}
+}
+
+func TestKeyJobsChanges(t *testing.T) {
+	sh, _ := kjShard(t)
+	expect(t, sh, rOK, "SET", "before", "1")
+	if sh.changes != nil {
+		t.Fatal("the feed exists before CHANGES START")
+	}
+	expect(t, sh, rErr("ERR CHANGES is not started on this shard (the feed is empty after a restart); resync and call CHANGES START"), "CHANGES", "0")
+	c0 := kjInt(t, run(t, sh, "CHANGES", "START"))
+	if c0 != testNowMs<<20 {
+		t.Errorf("first cursor %d", c0)
+	}
+	expect(t, sh, rArr(), "CHANGES", strconv.FormatInt(c0, 10))
+	expect(t, sh, rOK, "SET", "a", "1")
+	expect(t, sh, rInt(1), "SETV", "v", "x")
+	expect(t, sh, rInt(2), "SETV", "v", "y", "1")
+	expect(t, sh, rInt(1), "LEASE", "l", "1000")
+	expect(t, sh, rInt(1), "RELEASE", "l", "1")
+	expect(t, sh, rInt(1), "INCR", "n")                      // not noted
+	expect(t, sh, rInt(1), "ONCE", "o", "100")               // not noted
+	expect(t, sh, rInt(0), "RELEASE", "l", "1")              // rejected: not noted
+	expect(t, sh, rNull, "SET", "a", "2", "NX")              // not written: not noted
+	s := kjInt(t, run(t, sh, "SEMAPHORE", "s", "2", "1000")) // not noted
+	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(s, 10))
+	note := func(c int64, cmd, key, detail string) string {
+		return rArr(rInt(c), rBulk(cmd), rBulk(key), detail)
+	}
+	all := []string{
+		note(c0+1, "SET", "a", rNull),
+		note(c0+2, "SETV", "v", rInt(1)),
+		note(c0+3, "SETV", "v", rInt(2)),
+		note(c0+4, "LEASE", "l", rInt(1)),
+		note(c0+5, "RELEASE", "l", rInt(1)),
+		note(c0+6, "RELEASE", "s", rInt(s)),
+	}
+	expect(t, sh, rArr(all...), "CHANGES", strconv.FormatInt(c0, 10))
+	expect(t, sh, rArr(all[3:]...), "CHANGES", strconv.FormatInt(c0+3, 10))
+	expect(t, sh, rArr(), "CHANGES", strconv.FormatInt(c0+6, 10))
+	// START again keeps the feed and returns its newest cursor.
+	expect(t, sh, rInt(c0+6), "CHANGES", "start")
+	expect(t, sh, rErr("ERR CHANGES cursor "+strconv.FormatInt(c0+7, 10)+" is ahead of this shard's feed (last "+strconv.FormatInt(c0+6, 10)+"); resync and call CHANGES START"),
+		"CHANGES", strconv.FormatInt(c0+7, 10))
+	expect(t, sh, rErr("ERR CHANGES cursor "+strconv.FormatInt(c0-1, 10)+" has fallen out of the buffer (oldest held "+strconv.FormatInt(c0+1, 10)+"); resync and call CHANGES START"),
+		"CHANGES", strconv.FormatInt(c0-1, 10))
+	expect(t, sh, rErr("ERR CHANGES takes START or a cursor returned by this shard"), "CHANGES", "soon")
+	expect(t, sh, rErr(errWrongArgs("changes")), "CHANGES")
+
+	// At most 1024 notes per call; the ring keeps changes_capacity notes.
+	for i := 0; i < 1500; i++ {
+		run(t, sh, "SET", "k", "v")
+	}
+	got := run(t, sh, "CHANGES", strconv.FormatInt(c0+6, 10))
+	if !strings.HasPrefix(got, "*1024\r\n") {
+		t.Errorf("CHANGES returned %.20q", got)
+	}
+}
+
+func TestKeyJobsChangesCapacity(t *testing.T) {
+	sh, _ := kjShard(t)
+	sh.srv.opts.Config.Keyspace.ChangesCapacity = 4
+	c0 := kjInt(t, run(t, sh, "CHANGES", "START"))
+	for i := 0; i < 6; i++ {
+		run(t, sh, "SET", "k"+strconv.Itoa(i), "v")
+	}
+	if len(sh.changes.notes) != 4 {
+		t.Fatalf("ring of %d notes", len(sh.changes.notes))
+	}
+	expect(t, sh, rErr("ERR CHANGES cursor "+strconv.FormatInt(c0+1, 10)+" has fallen out of the buffer (oldest held "+strconv.FormatInt(c0+3, 10)+"); resync and call CHANGES START"),
+		"CHANGES", strconv.FormatInt(c0+1, 10))
+	note := func(c int64, key string) string { return rArr(rInt(c), rBulk("SET"), rBulk(key), rNull) }
+	expect(t, sh, rArr(note(c0+3, "k2"), note(c0+4, "k3"), note(c0+5, "k4"), note(c0+6, "k5")), "CHANGES", strconv.FormatInt(c0+2, 10))
+}
+
+func TestKeyJobsCommandTable(t *testing.T) {
+	sh := newTestShard(t)
+	for _, tc := range []struct {
+		name string
+		fast bool
+	}{{"lease", true}, {"release", false}, {"semaphore", false}, {"limit", true}, {"once", true},
+		{"take", true}, {"setv", false}, {"idem", false}, {"incrby", true}} {
+		c := sh.srv.cmds[tc.name]
+		if c == nil {
+			t.Fatalf("%s is not registered", tc.name)
+		}
+		cats := strings.Join(c.ACLCategories(), " ")
+		if !strings.Contains(cats, "write") || strings.Contains(cats, "fast") != tc.fast {
+			t.Errorf("%s categories %q", tc.name, cats)
+		}
+		if c.FirstKey != 1 || c.LastKey != 1 {
+			t.Errorf("%s key positions %d %d", tc.name, c.FirstKey, c.LastKey)
+		}
+	}
+	if !slices.Contains(sh.srv.cmds["idem"].ACLCategories(), "idem") {
+		t.Error("IDEM lacks its own ACL category")
+	}
+	if sh.srv.cmds["changes"].FirstKey != 0 {
+		t.Error("CHANGES takes no key")
+	}
+}
+
+func TestKeyJobsCopyRenameObject(t *testing.T) {
+	sh := newTestShard(t)
+	run(t, sh, "LEASE", "l", "1000")
+	run(t, sh, "SEMAPHORE", "s", "2", "1000")
+	run(t, sh, "SETV", "v", "x")
+	run(t, sh, "LIMIT", "m", "5", "1000")
+	run(t, sh, "ONCE", "o", "1000")
+	for _, k := range []string{"l", "s", "v", "m", "o"} {
+		typ := run(t, sh, "TYPE", k)
+		expect(t, sh, rInt(1), "COPY", k, k+"2")
+		expect(t, sh, typ, "TYPE", k+"2")
+		expect(t, sh, rOK, "RENAME", k+"2", k+"3")
+		expect(t, sh, typ, "TYPE", k+"3")
+	}
+	expect(t, sh, rBulk("lease"), "OBJECT", "ENCODING", "l")
+	expect(t, sh, rBulk("embstr"), "OBJECT", "ENCODING", "v")
+	// COPY is deep: changing the copy leaves the source alone.
+	expect(t, sh, rInt(2), "SETV", "v3", "y", "1")
+	expect(t, sh, rBulk("x"), "GET", "v")
+	expect(t, sh, rNull, "LEASE", "l3", "10") // the copy is held too
+}
+
+// kjState dumps the observable state of every live key at now: values,
+// deadlines, and the fields of key-job values (semaphores list their live
+// holders only, since an expired holder is as good as absent).
+func kjState(sh *Shard, now int64) string {
+	var lines []string
+	for i, db := range sh.dbs {
+		for _, b := range db.dict.buckets {
+			for e := b; e != nil; e = e.next {
+				if e.expired(now) {
+					continue
+				}
+				var v string
+				switch o := e.obj.(type) {
+				case nil:
+					v = strconv.Quote(string(e.val))
+				case *leaseObj:
+					v = fmt.Sprintf("lease token=%d until=%d", o.token, o.until)
+				case *semObj:
+					var hs []string
+					for _, h := range append([]semHolder{o.first}, o.more...) {
+						if h.until > now {
+							hs = append(hs, fmt.Sprintf("%d@%d", h.token, h.until))
+						}
+					}
+					slices.Sort(hs)
+					v = fmt.Sprintf("semaphore last=%d holders=%v", o.last, hs)
+				case *setvObj:
+					v = fmt.Sprintf("setv %d %q", o.version, o.val)
+				case *limitObj:
+					v = fmt.Sprintf("limit %d", o.count)
+				case onceObj:
+					v = "once"
+				default:
+					v = fmt.Sprintf("%T", o)
+				}
+				lines = append(lines, fmt.Sprintf("db%d %q %s deadline=%d", i, e.key, v, e.expireAt))
+			}
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// kjReplay applies records to a fresh shard through the WAL framing.
+func kjReplay(t *testing.T, recs []persistence.Record) *Shard {
+	t.Helper()
+	sh := newTestShard(t)
+	for _, r := range recs {
+		enc, err := persistence.AppendRecord(nil, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, _, err := persistence.DecodeRecord(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sh.applyRecord(dec); err != nil {
+			t.Fatalf("replay %s: %v", r.Op, err)
+		}
+	}
+	return sh
+}
+
+// kjSnapshotCopy rebuilds sh through the snapshot encoding of every entry.
+func kjSnapshotCopy(t *testing.T, sh *Shard) *Shard {
+	t.Helper()
+	out := newTestShard(t)
+	for i, db := range sh.dbs {
+		for _, b := range db.dict.buckets {
+			for e := b; e != nil; e = e.next {
+				kind, val := kindString, e.val
+				if sv, ok := e.obj.(snapshotValue); ok {
+					kind, val = sv.snapshotKind(), sv.appendSnapshot(nil)
+				} else if e.obj != nil {
+					t.Fatalf("%T has no snapshot encoding", e.obj)
+				}
+				if err := out.loadSnapshotEntry(uint16(i), kind, []byte(e.key), val, e.expireAt); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestKeyJobsReplayMatchesLive runs a random workload of every key job,
+// checks that each command writes at most its one record (plus the
+// deletion of a key found expired) and nothing when rejected, and that
+// replaying the records, or loading a snapshot, rebuilds the same state.
+func TestKeyJobsReplayMatchesLive(t *testing.T) {
+	sh, j := kjShard(t)
+	rng := uint64(12345)
+	rnd := func(n int) int {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return int(rng % uint64(n))
+	}
+	var all []persistence.Record
+	semTokens := map[string][]string{}
+	leaseTokens := map[string]int{}
+	keys := []string{"a", "b", "c", "d"}
+	now := int64(0)
+	seen := map[persistence.Opcode]int{}
+	defer func() {
+		for _, op := range []persistence.Opcode{persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire,
+			persistence.OpSemaphoreRelease, persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut,
+			persistence.OpSet, persistence.OpDel, persistence.OpExpire} {
+			if seen[op] == 0 {
+				t.Errorf("the workload never wrote %s", op)
+			}
+		}
+		t.Logf("records by opcode: %v", seen)
+	}()
+	for step := 0; step < 3000; step++ {
+		now += int64(rnd(40))
+		kjAt(sh, now)
+		k := keys[rnd(len(keys))]
+		ttl := strconv.Itoa(1 + rnd(400))
+		var args []string
+		c := rnd(16)
+		if rnd(4) != 0 {
+			// Mostly a key of the command's own family, sometimes a
+			// shared one, for wrong-type and replacement cases.
+			k = "home" + strconv.Itoa(c/2)
+		}
+		switch c {
+		case 0:
+			args = []string{"LEASE", k, ttl}
+		case 1:
+			args = []string{"RELEASE", k, strconv.Itoa(leaseTokens[k] + rnd(2))}
+		case 2:
+			args = []string{"SEMAPHORE", k, strconv.Itoa(1 + rnd(4)), strconv.Itoa(1 + rnd(1500))}
+		case 3:
+			if ts := semTokens[k]; len(ts) > 0 {
+				args = []string{"RELEASE", k, ts[rnd(len(ts))]}
+			} else {
+				args = []string{"RELEASE", k, "1"}
+			}
+		case 4:
+			if rnd(2) == 0 {
+				args = []string{"SETV", k, "v" + strconv.Itoa(step)}
+			} else {
+				args = []string{"SETV", k, "v" + strconv.Itoa(step), strconv.Itoa(1 + rnd(3))}
+			}
+		case 5:
+			args = []string{"LIMIT", k, strconv.Itoa(1 + rnd(3)), ttl}
+		case 6:
+			args = []string{"ONCE", k, ttl}
+		case 7:
+			args = []string{"TAKE", k, strconv.Itoa(1 + rnd(3))}
+		case 8:
+			args = []string{"INCRBY", k, strconv.Itoa(rnd(5) - 1), "MAX", "6"}
+		case 9:
+			args = []string{"IDEM", k, "BEGIN", "fp" + strconv.Itoa(rnd(2)), "o" + strconv.Itoa(rnd(2)), ttl}
+		case 10:
+			args = []string{"IDEM", k, "COMPLETE", "fp" + strconv.Itoa(rnd(2)), "o" + strconv.Itoa(rnd(2)), "r" + strconv.Itoa(rnd(2))}
+		case 11:
+			args = []string{"SET", k, strconv.Itoa(rnd(8))}
+		case 12:
+			args = []string{"DEL", k}
+		case 13:
+			args = []string{"GETEX", k, ttl}
+		case 14:
+			args = []string{"PEXPIRE", k, ttl}
+		default:
+			args = []string{"SET", k, strconv.Itoa(rnd(8)), "PX", ttl}
+		}
+		reply := run(t, sh, args...)
+		if args[0] == "LEASE" && strings.HasPrefix(reply, ":") {
+			leaseTokens[k] = int(kjInt(t, reply))
+		}
+		if args[0] == "SEMAPHORE" && strings.HasPrefix(reply, ":") {
+			semTokens[k] = append(semTokens[k], strings.TrimSuffix(reply[1:], "\r\n"))
+		}
+		recs := append([]persistence.Record(nil), j.recs...)
+		j.recs = j.recs[:0]
+		rejected := strings.HasPrefix(reply, "-") || reply == rNull || (reply == rInt(0) && (args[0] == "RELEASE" || args[0] == "ONCE" || args[0] == "IDEM")) ||
+			strings.HasPrefix(reply, "*1\r\n$7\r\npending") || strings.HasPrefix(reply, "*1\r\n$8\r\nconflict") || strings.HasPrefix(reply, "*2\r\n$9\r\ncompleted")
+		if args[0] == "IDEM" && args[2] == "COMPLETE" && reply == rInt(1) && len(recs) == 0 {
+			rejected = true // identical repeat
+		}
+		if args[0] == "GETEX" || args[0] == "PEXPIRE" || args[0] == "SET" || args[0] == "DEL" {
+			rejected = len(recs) == 0
+		}
+		if len(recs) > 0 && recs[0].Op == persistence.OpDel && (len(recs) == 2 || rejected) {
+			// A key found expired is deleted first, with its own record.
+			all = append(all, recs[0])
+			recs = recs[1:]
+		}
+		if rejected && len(recs) != 0 || !rejected && len(recs) != 1 {
+			t.Fatalf("step %d %q replied %q and wrote %d records", step, args, reply, len(recs))
+		}
+		all = append(all, recs...)
+		for _, r := range recs {
+			seen[r.Op]++
+		}
+		if step%500 == 499 {
+			want := kjState(sh, sh.nowMs)
+			durCmp := func(what, got string) {
+				if got != want {
+					t.Fatalf("step %d: %s differs:\n got  %s\n want %s", step, what, got, want)
+				}
+			}
+			durCmp("replay", kjState(kjReplay(t, all), sh.nowMs))
+			durCmp("snapshot", kjState(kjSnapshotCopy(t, sh), sh.nowMs))
+		}
+	}
+}
+
+func TestKeyJobsReplayErrors(t *testing.T) {
+	sh := newTestShard(t)
+	for _, op := range []persistence.Opcode{persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire,
+		persistence.OpSemaphoreRelease, persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut} {
+		if err := sh.applyRecord(persistence.Record{Seq: 1, Op: op, Payload: []byte{1, 'k'}}); err == nil {
+			t.Errorf("%s: a truncated payload was accepted", op)
+		}
+		p := append([]byte{1, 'k'}, make([]byte, 40)...)
+		if err := sh.applyRecord(persistence.Record{Seq: 1, Op: op, Payload: p}); err == nil {
+			t.Errorf("%s: trailing bytes were accepted", op)
+		}
+	}
+	for _, kind := range []uint8{kindLease, kindSemaphore, kindSetV, kindLimit} {
+		if _, _, err := decodeSnapshotValue(kind, []byte{1, 2, 3}); err == nil {
+			t.Errorf("kind %d: a short value was accepted", kind)
+		}
+	}
+	if _, _, err := decodeSnapshotValue(kindSemaphore, persistence.AppendU64(persistence.AppendU64(nil, 1), 1<<40)); err == nil {
+		t.Error("a semaphore claiming too many holders was accepted")
+	}
+}
+
+func TestKeyJobsIdemStartupCheck(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64
+		warn  bool
+	}{{1 << 20, true}, {idemMaxRecordLen - 1, true}, {idemMaxRecordLen, false}, {512 << 20, false}} {
+		core, logs := observer.New(zap.WarnLevel)
+		cfg := config.Default()
+		cfg.Limits.ProtoMaxBulkLen = tc.limit
+		topo, err := cluster.NewTopology("127.0.0.1", 7000, 1, []string{strings.Repeat("a", 40)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Logger: zap.New(core)}); err != nil {
+			t.Fatal(err)
+		}
+		got := logs.FilterMessageSnippet("proto_max_bulk_len").Len() == 1
+		if got != tc.warn {
+			t.Errorf("proto_max_bulk_len %d: warned %v, want %v (%v)", tc.limit, got, tc.warn, logs.All())
+		}
+	}
+}
