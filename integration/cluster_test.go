@@ -329,6 +329,19 @@ func TestCluster(t *testing.T) {
 		r.expect("-ERR SELECT is not allowed in cluster mode\r\n", "SELECT", "1")
 		r.expect("+OK\r\n", "SELECT", "0")
 		r.expect("+PONG\r\n", "PING")
+		// Database-crossing commands are refused in cluster mode.
+		tag0 := tagsPerShard(t, c0, shards)[0]
+		r.expect("+OK\r\n", "SET", "{"+tag0+"}:db", "v")
+		r.expect("-ERR Copying to another database is not allowed in cluster mode\r\n", "COPY", "{"+tag0+"}:db", "{"+tag0+"}:db2", "DB", "1")
+		r.expect("-ERR MOVE is not allowed in cluster mode\r\n", "MOVE", "{"+tag0+"}:db", "1")
+		r.expect("-ERR SWAPDB is not allowed in cluster mode\r\n", "SWAPDB", "0", "1")
+		r.expect(":1\r\n", "DEL", "{"+tag0+"}:db")
+		// Same-slot keys of another shard: MOVED, not CROSSSLOT.
+		tag3 := tagsPerShard(t, c0, shards)[3]
+		slot3, _ := ownerOf(t, c0, "{"+tag3+"}")
+		moved3 := fmt.Sprintf("-MOVED %d 127.0.0.1:%d\r\n", slot3, base+3)
+		r.expect(moved3, "MSET", "{"+tag3+"}:1", "a", "{"+tag3+"}:2", "b")
+		r.expect(moved3, "MGET", "{"+tag3+"}:1", "{"+tag3+"}:2")
 		// HELLO reports cluster mode.
 		if got := r.do("HELLO", "2"); !strings.Contains(got, bulk("mode")+bulk("cluster")) {
 			t.Errorf("HELLO 2 in cluster mode: %q", got)

@@ -379,6 +379,11 @@ func TestKeys(t *testing.T) {
 		})
 		expect(t, c, int64(1), "INCR", "obj:counter")
 		expect(t, c, "int", "OBJECT", "ENCODING", "obj:counter")
+		expect(t, c, int64(1), "OBJECT", "REFCOUNT", "obj:long")
+		if n := intValue(t, c, "OBJECT", "IDLETIME", "obj:long"); n < 0 || n > 10 {
+			t.Errorf("OBJECT IDLETIME of a fresh key: %d", n)
+		}
+		expect(t, c, nil, "OBJECT", "IDLETIME", "obj:missing")
 		expectErr(t, c, "ERR unknown subcommand 'FOO'. Try OBJECT HELP.", "OBJECT", "FOO", "obj:int")
 		expectErr(t, c, errArity("object|encoding"), "OBJECT", "ENCODING")
 		if _, ok := value(t, c, "OBJECT", "HELP").([]interface{}); !ok {

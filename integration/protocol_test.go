@@ -122,6 +122,21 @@ func TestProtocol(t *testing.T) {
 		r.expectClosed(3 * time.Second)
 	})
 
+	t.Run("oversized lengths close", func(t *testing.T) {
+		r := dialRaw(t, s.Addr())
+		r.write("*2\r\n$3\r\nGET\r\n$600000000\r\n")
+		if got := r.read(); got != "-ERR Protocol error: invalid bulk length\r\n" {
+			t.Errorf("bulk above proto-max-bulk-len: %q", got)
+		}
+		r.expectClosed(3 * time.Second)
+		r = dialRaw(t, s.Addr())
+		r.write("*2000000\r\n")
+		if got := r.read(); got != "-ERR Protocol error: invalid multibulk length\r\n" {
+			t.Errorf("multibulk above 1048576: %q", got)
+		}
+		r.expectClosed(3 * time.Second)
+	})
+
 	t.Run("unbalanced quotes close", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
 		r.write("SET a \"b\r\n")

@@ -115,6 +115,21 @@ func TestServerCommands(t *testing.T) {
 		r.expect("+OK\r\n", "CONFIG", "RESETSTAT")
 	})
 
+	t.Run("RESP3 reply types", func(t *testing.T) {
+		r := dialRaw(t, s.Addr())
+		if got := r.do("HELLO", "3"); !strings.HasPrefix(got, "%7\r\n") {
+			t.Fatalf("HELLO 3: %q", got)
+		}
+		r.expect("%1\r\n"+bulk("timeout")+bulk("0"), "CONFIG", "GET", "timeout")
+		if got := r.do("INFO", "server"); !strings.HasPrefix(got, "=") || !strings.Contains(got, "\r\ntxt:# Server\r\n") {
+			t.Errorf("INFO in RESP3 is not a verbatim txt string: %.60q", got)
+		}
+		r.expect("$3\r\n1.5\r\n", "INCRBYFLOAT", "resp3:f", "1.5")
+		r.expect("_\r\n", "GET", "resp3:missing")
+		r.expect("*2\r\n$3\r\n1.5\r\n_\r\n", "MGET", "resp3:f", "resp3:missing")
+		r.expect(":1\r\n", "DEL", "resp3:f")
+	})
+
 	t.Run("COMMAND", func(t *testing.T) {
 		count := intValue(t, c, "COMMAND", "COUNT")
 		if count < 50 {

@@ -248,8 +248,10 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 			ready = false
 		}
 	}
+	// The ring is read only by the token holder: look before releasing.
+	queued := !sh.ring.empty()
 	sh.release()
-	if !sh.ring.empty() {
+	if queued {
 		sh.ring.signal()
 	}
 	return true, ready
