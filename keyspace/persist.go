@@ -45,7 +45,7 @@ func (d *Disk) Open(sh *Shard) error {
 	if err := o.FS.MkdirAll(o.Dir); err != nil {
 		return fmt.Errorf("create data directory %s: %w", o.Dir, err)
 	}
-	begin := time.Now()
+	begin := sh.srv.now()
 	seq, found, err := persistence.LoadSnapshot(o.FS, o.Dir, sh.idx, log, sh.loadSnapshotEntry)
 	if err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
@@ -65,7 +65,7 @@ func (d *Disk) Open(sh *Shard) error {
 		return fmt.Errorf("open WAL: %w", err)
 	}
 	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o}
-	j.recovery = time.Since(begin)
+	j.recovery = sh.srv.now().Sub(begin)
 	j.recoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.srv.now()
 	sh.journal = j

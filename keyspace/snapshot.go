@@ -203,7 +203,7 @@ func (sh *Shard) endSnapshotScan() {
 		} else {
 			res.size, res.err = run.w.Finish()
 		}
-		res.duration = time.Since(run.started)
+		res.duration = sh.srv.now().Sub(run.started)
 		sh.snapDone <- res
 		sh.ring.signal()
 	}()
