@@ -3,32 +3,14 @@ package keyspace
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/codec"
-	"github.com/ruvio/ruvio/config"
 )
 
 // benchShard is a one-shard server driven synchronously, without loops.
 func benchShard(b *testing.B) *Shard {
-	b.Helper()
-	topo, err := cluster.NewTopology("127.0.0.1", 7000, 1, []string{strings.Repeat("a", 40)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := config.Default()
-	now := time.UnixMilli(testNowMs)
-	s, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Now: func() time.Time { return now }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sh := s.Shard(0)
-	c := NewClient(1, 0, "127.0.0.1:50000", "127.0.0.1:7000", nil, now)
-	c.Authenticated = true
-	sh.ctx.C = c
-	sh.ctx.W = &codec.Writer{Proto: 2, Buf: make([]byte, 0, 4096)}
-	sh.nowMs = testNowMs
+	sh := newTestServer(b, 1)
+	sh.ctx.W.Buf = make([]byte, 0, 4096)
 	return sh
 }
 

@@ -19,7 +19,7 @@ const testNowMs = int64(1_700_000_000_000)
 // newTestServer builds a server of n shards without networking or
 // persistence, with a fixed clock, and returns its first shard ready to
 // run commands synchronously through run.
-func newTestServer(t *testing.T, n int) *Shard {
+func newTestServer(t testing.TB, n int) *Shard {
 	t.Helper()
 	ids := make([]string, n)
 	for i := range ids {
