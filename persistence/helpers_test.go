@@ -91,3 +91,10 @@ func segFiles(t testing.TB, fs FS) []string {
 func payloadFor(i int) []byte {
 	return bytes.Repeat([]byte{byte('a' + i%26)}, i%37)
 }
+
+// count is the number of notifications received so far.
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}

@@ -19,6 +19,11 @@ import (
 	"github.com/ruvio/ruvio/internal/app"
 )
 
+// clientTimeout bounds every client call of a test. It is generous because
+// CI runs the race detector on two CPUs next to compiles and crash tests:
+// a slow reply there is load, not a bug; a hung server still fails.
+const clientTimeout = 30 * time.Second
+
 // Server is a running in-process server.
 type Server struct {
 	Config config.Config
@@ -107,7 +112,8 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 
 // ClientOf returns a go-redis client of shard i.
 func (s *Server) ClientOf(t testing.TB, i int) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: s.Addrs[i], MaxRetries: -1, DisableIdentity: true})
+	c := redis.NewClient(&redis.Options{Addr: s.Addrs[i], MaxRetries: -1, DisableIdentity: true,
+		DialTimeout: clientTimeout, ReadTimeout: clientTimeout, WriteTimeout: clientTimeout})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -115,7 +121,8 @@ func (s *Server) ClientOf(t testing.TB, i int) *redis.Client {
 // ClusterClient returns a go-redis cluster client seeded with shard 0's
 // address only.
 func (s *Server) ClusterClient(t testing.TB) *redis.ClusterClient {
-	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addrs[0]}, MaxRetries: -1, DisableIdentity: true})
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addrs[0]}, MaxRetries: -1, DisableIdentity: true,
+		DialTimeout: clientTimeout, ReadTimeout: clientTimeout, WriteTimeout: clientTimeout})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
