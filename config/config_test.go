@@ -73,6 +73,7 @@ bind = "0.0.0.0"
 port = 7000
 shards = 3
 reactors = 2
+inline_execution = false
 databases = 4
 max_clients = 50
 timeout = 30

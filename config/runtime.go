@@ -32,6 +32,12 @@ type param struct {
 	alias     string // Redis's older name, accepted everywhere name is
 	kind      kind
 	immutable bool
+	// fixed marks a parameter Redis can change at run time and this server cannot (its
+	// listeners, its log): CONFIG SET accepts its current value, as a no-op, and refuses any
+	// other value as immutable.
+	fixed bool
+	// hidden parameters are left out of glob matches; CONFIG GET by exact name reports them.
+	hidden bool
 	min, max  int64    // bounds of kindInt and kindMemory
 	clamp     [2]int64 // if clamp[1] != 0, a kindInt value is clamped into [clamp[0], clamp[1]]
 	enum      []string // values of kindEnum
@@ -89,10 +95,13 @@ func zapLevel(v string) zapcore.Level {
 // SET validates and keeps them, CONFIG GET reports them, and nothing else reads them.
 var params = [...]param{
 	// Listeners and identity.
-	{name: "bind", kind: kindString, immutable: true, initial: func(c *Config) string { return c.Server.Bind }},
-	{name: "port", kind: kindInt, immutable: true, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
+	{name: "bind", kind: kindString, fixed: true, initial: func(c *Config) string { return c.Server.Bind }},
+	{name: "port", kind: kindInt, fixed: true, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
 	{name: "databases", kind: kindInt, immutable: true, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Databases)) }},
 	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.Server.Shards > 1) }},
+	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background
+	// Replication is not implemented: the server is always a master.
+	{name: "replicaof", alias: "slaveof", kind: kindString, immutable: true, def: ""},
 
 	// Clients.
 	{name: "maxclients", kind: kindInt, min: 1, max: uintMax, initial: func(c *Config) string { return itoa(int64(c.Server.MaxClients)) },
@@ -124,7 +133,7 @@ var params = [...]param{
 		apply:   func(l *Live, v string, _ int64) { l.level.SetLevel(zapLevel(v)) }},
 
 	// Persistence.
-	{name: "appendonly", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
+	{name: "appendonly", kind: kindBool, fixed: true, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
 	{name: "appendfsync", kind: kindEnum, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
 		apply: func(l *Live, v string, _ int64) { l.fsync.Store(&v) }},
 	{name: "dir", kind: kindString, immutable: true, initial: func(c *Config) string {
@@ -147,6 +156,7 @@ var params = [...]param{
 		"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
 		"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}},
 	{name: "maxmemory-samples", kind: kindInt, min: 1, max: intMax, def: "5"},
+	{name: "maxmemory-clients", kind: kindSpecial, def: "0", special: parseMemoryOrPercent},
 	{name: "lazyfree-lazy-eviction", kind: kindBool, def: "no"},
 	{name: "lazyfree-lazy-expire", kind: kindBool, def: "no"},
 	{name: "lazyfree-lazy-server-del", kind: kindBool, def: "no"},
@@ -178,6 +188,10 @@ var params = [...]param{
 	{name: "notify-keyspace-events", kind: kindSpecial, def: "", special: parseNotify,
 		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v) }},
 	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, min: 0, max: longMax, def: "5000"},
+
+	// Redis's hidden testing knobs (stored only): left out of CONFIG GET patterns.
+	{name: "key-load-delay", kind: kindInt, hidden: true, min: intMin, max: intMax, def: "0"},
+	{name: "rdb-key-save-delay", kind: kindInt, hidden: true, min: intMin, max: intMax, def: "0"},
 }
 
 // paramIndex maps every lower-case name and alias to its index in params. Built once, never
@@ -287,6 +301,9 @@ func (l *Live) GetMulti(patterns []string) [][2]string {
 			continue
 		}
 		for i := range params {
+			if params[i].hidden {
+				continue
+			}
 			if GlobMatch(pat, params[i].name) {
 				add(params[i].name, i)
 			}
@@ -314,6 +331,8 @@ func (l *Live) Value(name string) (string, bool) {
 // first problem in argument order: an unknown name, an immutable parameter, a parameter given
 // twice (by name or alias), then a value that does not parse or is out of range.
 func (l *Live) Set(pairs [][2]string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	idx := make([]int, len(pairs))
 	for k, pr := range pairs {
 		i, ok := lookupParam(pr[0])
@@ -323,6 +342,11 @@ func (l *Live) Set(pairs [][2]string) error {
 		if params[i].immutable {
 			return setFailed(pr[0], "can't set immutable config")
 		}
+		if params[i].fixed {
+			if v, _, reason := params[i].parse(pr[1], l.vals[i]); reason != "" || v != l.vals[i] {
+				return setFailed(pr[0], "can't set immutable config")
+			}
+		}
 		for _, j := range idx[:k] {
 			if j == i {
 				return setFailed(pr[0], "duplicate parameter")
@@ -331,8 +355,6 @@ func (l *Live) Set(pairs [][2]string) error {
 		idx[k] = i
 	}
 
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	vals := make([]string, len(pairs))
 	nums := make([]int64, len(pairs))
 	for k, pr := range pairs {
@@ -425,6 +447,26 @@ func parseSave(v, _ string) (string, string) {
 		}
 	}
 	return strings.Join(f, " "), ""
+}
+
+// parseMemoryOrPercent validates a value that is either a memory value, printed in bytes, or
+// a percentage of maxmemory ("10%"), as maxmemory-clients takes.
+func parseMemoryOrPercent(v, _ string) (string, string) {
+	if len(v) > 1 && v[len(v)-1] == '%' {
+		n, ok := parseStrictInt(v[:len(v)-1])
+		if !ok || n < 0 {
+			return "", "argument must be a memory or percent value"
+		}
+		if n > 100 {
+			return "", "percentage argument must be less or equal to 100"
+		}
+		return itoa(n) + "%", ""
+	}
+	n, err := ParseSize(v)
+	if err != nil {
+		return "", "argument must be a memory or percent value"
+	}
+	return itoa(n), ""
 }
 
 // obufClasses are the client classes of client-output-buffer-limit in Redis's output order.

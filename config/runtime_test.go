@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func TestLiveGet(t *testing.T) {
 		{"no-such", nil},
 		{"hash-max-*", []string{"hash-max-listpack-entries", "hash-max-ziplist-entries", "hash-max-listpack-value", "hash-max-ziplist-value"}},
 		{"*-max-ziplist-*", []string{"list-max-ziplist-size", "hash-max-ziplist-entries", "hash-max-ziplist-value", "zset-max-ziplist-entries", "zset-max-ziplist-value"}},
-		{"MAXMEMORY*", []string{"maxmemory", "maxmemory-policy", "maxmemory-samples"}},
+		{"MAXMEMORY*", []string{"maxmemory", "maxmemory-policy", "maxmemory-samples", "maxmemory-clients"}},
 		{"?z", []string{"hz"}},
 		{"[a-d]ir", []string{"dir"}},
 		{"[^d]ir", nil},
@@ -98,8 +99,14 @@ func TestLiveGet(t *testing.T) {
 		}
 		seen[p[0]] = true
 	}
-	if len(all) != len(paramIndex) {
-		t.Errorf("Get(*) has %d names, table has %d names and aliases", len(all), len(paramIndex))
+	hidden := 0
+	for i := range params {
+		if params[i].hidden {
+			hidden++
+		}
+	}
+	if len(all) != len(paramIndex)-hidden {
+		t.Errorf("Get(*) has %d names, table has %d names and aliases (%d hidden)", len(all), len(paramIndex), hidden)
 	}
 	if got := names(l.GetMulti([]string{"hz", "h?", "maxclients", "hz"})); !reflect.DeepEqual(got, []string{"hz", "maxclients"}) {
 		t.Errorf("GetMulti = %q", got)
@@ -261,4 +268,104 @@ func TestLiveConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// bind, port and appendonly cannot change while the server runs: setting their current value
+// is accepted (CONFIG GET * followed by CONFIG SET of each pair round-trips), any other value
+// is refused as immutable and nothing of the call is applied.
+func TestLiveSetFixedParams(t *testing.T) {
+	l := NewLive(Default())
+	port, bind, aof := get1(t, l, "port"), get1(t, l, "bind"), get1(t, l, "appendonly")
+	if err := l.Set([][2]string{{"port", port}, {"bind", bind}, {"appendonly", strings.ToUpper(aof)}, {"hz", "20"}}); err != nil {
+		t.Fatalf("setting current values: %v", err)
+	}
+	if l.Hz() != 20 {
+		t.Errorf("hz = %d, want 20", l.Hz())
+	}
+	err := l.Set([][2]string{{"hz", "30"}, {"port", "1"}})
+	if err == nil || err.Error() != "ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config" {
+		t.Errorf("port change: %v", err)
+	}
+	if l.Hz() != 20 {
+		t.Error("a refused Set changed hz")
+	}
+	for _, pr := range [][2]string{{"daemonize", "yes"}, {"daemonize", "no"}, {"replicaof", ""}, {"slaveof", "no one"}} {
+		err := l.Set([][2]string{pr})
+		want := "ERR CONFIG SET failed (possibly related to argument '" + pr[0] + "') - can't set immutable config"
+		if err == nil || err.Error() != want {
+			t.Errorf("Set(%q) = %v, want %s", pr, err, want)
+		}
+	}
+}
+
+// Every CONFIG GET * pair, set back, leaves the values unchanged (Redis's "CONFIG sanity"),
+// except the immutable ones, which refuse.
+func TestLiveSetRoundTrip(t *testing.T) {
+	l := NewLive(Default())
+	before := l.Get("*")
+	for _, pr := range before {
+		i, _ := lookupParam(pr[0])
+		err := l.Set([][2]string{pr})
+		if params[i].immutable {
+			if err == nil {
+				t.Errorf("immutable %s accepted", pr[0])
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Set(%q): %v", pr, err)
+		}
+	}
+	if after := l.Get("*"); !reflect.DeepEqual(before, after) {
+		t.Errorf("round trip changed values:\n%v\n%v", before, after)
+	}
+}
+
+func TestLiveMaxmemoryClients(t *testing.T) {
+	l := NewLive(Default())
+	for in, want := range map[string]string{"0": "0", "10%": "10%", "100%": "100%", "1kb": "1024", "0%": "0%"} {
+		if err := l.Set([][2]string{{"maxmemory-clients", in}}); err != nil {
+			t.Fatalf("Set(%q): %v", in, err)
+		}
+		if got := get1(t, l, "maxmemory-clients"); got != want {
+			t.Errorf("maxmemory-clients %q reads back %q, want %q", in, got, want)
+		}
+	}
+	// The set phase fails on the first bad value; nothing is applied.
+	_ = l.Set([][2]string{{"maxmemory", "10000002"}})
+	err := l.Set([][2]string{{"maxmemory", "10000001"}, {"maxmemory-clients", "200%"}, {"client-query-buffer-limit", "invalid"}})
+	if err == nil || err.Error() != "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - percentage argument must be less or equal to 100" {
+		t.Errorf("got %v", err)
+	}
+	if get1(t, l, "maxmemory") != "10000002" {
+		t.Error("maxmemory changed")
+	}
+	for _, in := range []string{"x%", "-1%", "%", "abc"} {
+		err := l.Set([][2]string{{"maxmemory-clients", in}})
+		if err == nil || err.Error() != "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - argument must be a memory or percent value" {
+			t.Errorf("Set(%q) = %v", in, err)
+		}
+	}
+}
+
+func TestLiveHiddenAndAliasGet(t *testing.T) {
+	l := NewLive(Default())
+	for _, pr := range l.Get("*") {
+		if pr[0] == "key-load-delay" {
+			t.Error("a pattern matched a hidden parameter")
+		}
+	}
+	if got := l.Get("key-load-delay"); len(got) != 1 || got[0] != [2]string{"key-load-delay", "0"} {
+		t.Errorf("exact get of a hidden parameter: %v", got)
+	}
+	got := l.GetMulti([]string{"maxmemory", "maxmemory*", "bind", "*of"})
+	names := map[string]int{}
+	for _, pr := range got {
+		names[pr[0]]++
+	}
+	for _, n := range []string{"maxmemory", "maxmemory-samples", "maxmemory-clients", "bind", "replicaof", "slaveof"} {
+		if names[n] != 1 {
+			t.Errorf("%s appears %d times in %v", n, names[n], got)
+		}
+	}
 }

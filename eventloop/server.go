@@ -27,6 +27,8 @@ type Options struct {
 	Port int
 	// Reactors is the number of gnet event loops (0: one per CPU).
 	Reactors int
+	// Inline lets a reactor run a batch on an idle shard (Shard.TryRun).
+	Inline bool
 	// MaxMultibulkLen bounds the arguments of one request.
 	MaxMultibulkLen int
 	Logger          *zap.Logger
@@ -239,7 +241,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	}
 	req.Client = cn.client
 	req.conn = cn
-	if cn.inflight == 0 {
+	if cn.inflight == 0 && s.opts.Inline {
 		if ran, ready := cn.shard.TryRun(&req.Batch); ran {
 			if ready {
 				return s.writeInline(cn, c, req)

@@ -93,6 +93,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		Bind:            cfg.Server.Bind,
 		Port:            cfg.Server.Port,
 		Reactors:        cfg.Server.Reactors,
+		Inline:          cfg.Server.InlineExecution,
 		MaxMultibulkLen: cfg.Limits.MaxMultibulkLen,
 		Logger:          log,
 	})
