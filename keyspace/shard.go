@@ -68,8 +68,9 @@ type Shard struct {
 	snapStatus    snapshotInfo
 
 	activeExpireOn atomic.Bool
-	nextExpireRun  int64
-	expireCursor   int
+	// nextCronMs is when the periodic work is due again (unix ms).
+	nextCronMs   int64
+	expireCursor int
 
 	stats    shardStats
 	cmdStats commandStats
@@ -93,8 +94,12 @@ func newShard(srv *Server, idx, databases int) *Shard {
 		done:     make(chan struct{}),
 		snapDone: make(chan snapshotResult, 1),
 	}
+	// Keys recovered at start are accessed as of now.
+	sh.nowMs = srv.now().UnixMilli()
 	for i := 0; i < databases; i++ {
-		sh.dbs = append(sh.dbs, newDB(i))
+		db := newDB(i)
+		db.clockMs = &sh.nowMs
+		sh.dbs = append(sh.dbs, db)
 	}
 	sh.activeExpireOn.Store(true)
 	sh.ctx.S = sh
@@ -173,6 +178,10 @@ func (sh *Shard) loop() {
 	for {
 		sh.acquire()
 		n := sh.drain()
+		if n > 0 && sh.nowMs >= sh.nextCronMs {
+			// A shard that never goes idle still runs its periodic work.
+			sh.cron()
+		}
 		if n == 0 && sh.quit.Load() {
 			sh.release()
 			return
@@ -294,6 +303,7 @@ func (sh *Shard) drain() int {
 // cron runs the periodic work of an idle shard.
 func (sh *Shard) cron() {
 	sh.nowMs = sh.srv.now().UnixMilli()
+	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
 		sh.activeExpireCycle()
 		sh.commit()
@@ -337,6 +347,10 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	c := x.C
 	cmd := sh.srv.cmds.lookup(args[0])
 	before := len(w.Buf)
+	if c.replyMode != 0 {
+		c.startReply()
+		defer c.afterReply(w, before)
+	}
 	if cmd == nil {
 		w.Error(unknownCommandError(args))
 		sh.cmdStats.countError(w.Buf[before+1:])
@@ -353,8 +367,8 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	x.Args = args
 	x.Cmd = cmd
 	sh.stats.commands.Add(1)
-	if p := c.lastCmd.Load(); p == nil || *p != cmd.Name {
-		c.lastCmd.Store(&cmd.Name)
+	if name := cmd.callName(args); c.lastCmd.Load() != name {
+		c.lastCmd.Store(name)
 	}
 	start := sh.srv.now()
 	cmd.Handler(x)
