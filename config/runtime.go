@@ -37,12 +37,12 @@ type param struct {
 	// other value as immutable.
 	fixed bool
 	// hidden parameters are left out of glob matches; CONFIG GET by exact name reports them.
-	hidden bool
-	min, max  int64    // bounds of kindInt and kindMemory
-	clamp     [2]int64 // if clamp[1] != 0, a kindInt value is clamped into [clamp[0], clamp[1]]
-	enum      []string // values of kindEnum
-	def       string   // default, canonical form, used when initial is nil
-	initial   func(c *Config) string
+	hidden   bool
+	min, max int64    // bounds of kindInt and kindMemory
+	clamp    [2]int64 // if clamp[1] != 0, a kindInt value is clamped into [clamp[0], clamp[1]]
+	enum     []string // values of kindEnum
+	def      string   // default, canonical form, used when initial is nil
+	initial  func(c *Config) string
 	// special parses a kindSpecial value given the current canonical value and returns the new
 	// canonical value, or a Redis error reason.
 	special func(v, cur string) (string, string)
@@ -134,7 +134,8 @@ var params = [...]param{
 
 	// Persistence.
 	{name: "appendonly", kind: kindBool, fixed: true, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
-	{name: "appendfsync", kind: kindEnum, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
+	// The WAL's fsync policy is chosen when the logs open (persistence.fsync).
+	{name: "appendfsync", kind: kindEnum, fixed: true, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
 		apply: func(l *Live, v string, _ int64) { l.fsync.Store(&v) }},
 	{name: "dir", kind: kindString, immutable: true, initial: func(c *Config) string {
 		if abs, err := filepath.Abs(c.Persistence.Dir); err == nil {

@@ -138,7 +138,7 @@ func TestLiveSet(t *testing.T) {
 		{"maxclients", "50"}, {"timeout", "7"}, {"requirepass", "x"}, {"protected-mode", "NO"},
 		{"proto-max-bulk-len", "2mb"}, {"client-query-buffer-limit", "1GB"},
 		{"ruvio-client-output-buffer-limit", "0"}, {"hz", "1000"}, {"active-expire-effort", "10"},
-		{"appendfsync", "ALWAYS"}, {"ruvio-active-expire", "no"}, {"loglevel", "debug"},
+		{"appendfsync", "EVERYSEC"}, {"ruvio-active-expire", "no"}, {"loglevel", "debug"},
 		{"list-max-ziplist-size", "16"}, {"hash-max-ziplist-value", "1k"}, {"save", ""},
 		{"notify-keyspace-events", "KEA"}, {"maxmemory-policy", "AllKeys-LRU"},
 	}); err != nil {
@@ -146,12 +146,12 @@ func TestLiveSet(t *testing.T) {
 	}
 	if l.MaxClients() != 50 || l.Timeout() != 7*time.Second || l.RequirePass() != "x" || l.ProtectedMode() ||
 		l.ProtoMaxBulkLen() != 2*MiB || l.ClientQueryBufferLimit() != GiB || l.ClientOutputBufferLimit() != 0 ||
-		l.Hz() != 500 || l.ActiveExpireEffort() != 10 || l.Fsync() != "always" || l.ActiveExpire() ||
+		l.Hz() != 500 || l.ActiveExpireEffort() != 10 || l.Fsync() != "everysec" || l.ActiveExpire() ||
 		l.LogLevel().Level() != zapcore.DebugLevel || l.NotifyKeyspaceEvents() != "AKE" {
 		t.Error("typed getters did not follow Set")
 	}
 	for name, want := range map[string]string{
-		"protected-mode": "no", "proto-max-bulk-len": "2097152", "hz": "500", "appendfsync": "always",
+		"protected-mode": "no", "proto-max-bulk-len": "2097152", "hz": "500", "appendfsync": "everysec",
 		"list-max-listpack-size": "16", "hash-max-listpack-value": "1000", "notify-keyspace-events": "AKE",
 		"maxmemory-policy": "allkeys-lru", "loglevel": "debug",
 	} {
@@ -207,7 +207,8 @@ func TestLiveSetErrors(t *testing.T) {
 		{[][2]string{{"hz", "5"}, {"HZ", "6"}}, "ERR CONFIG SET failed (possibly related to argument 'HZ') - duplicate parameter"},
 		{[][2]string{{"list-max-listpack-size", "5"}, {"list-max-ziplist-size", "6"}}, "ERR CONFIG SET failed (possibly related to argument 'list-max-ziplist-size') - duplicate parameter"},
 		{[][2]string{{"protected-mode", "maybe"}}, "ERR CONFIG SET failed (possibly related to argument 'protected-mode') - argument must be 'yes' or 'no'"},
-		{[][2]string{{"appendfsync", "sometimes"}}, "ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) must be one of the following: always, everysec, no"},
+		{[][2]string{{"appendfsync", "sometimes"}}, "ERR CONFIG SET failed (possibly related to argument 'appendfsync') - can't set immutable config"},
+		{[][2]string{{"appendfsync", "always"}}, "ERR CONFIG SET failed (possibly related to argument 'appendfsync') - can't set immutable config"},
 		{[][2]string{{"proto-max-bulk-len", "1k"}}, "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be between 1048576 and 9223372036854775807 inclusive"},
 		{[][2]string{{"proto-max-bulk-len", "-1"}}, "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be a memory value"},
 		{[][2]string{{"active-expire-effort", "11"}}, "ERR CONFIG SET failed (possibly related to argument 'active-expire-effort') - argument must be between 1 and 10 inclusive"},
