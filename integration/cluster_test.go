@@ -294,7 +294,6 @@ func TestCluster(t *testing.T) {
 		expectErr(t, owner, "ERR Invalid slot", "CLUSTER", "COUNTKEYSINSLOT", "16384")
 		expectErr(t, owner, "ERR Invalid slot", "CLUSTER", "COUNTKEYSINSLOT", "-1")
 		t.Run("error texts", func(t *testing.T) {
-			t.Skip("BUG: CLUSTER COUNTKEYSINSLOT x replies 'ERR Invalid slot' and GETKEYSINSLOT bad slot/count reply 'ERR Invalid slot' / 'ERR Invalid number of keys'; Redis 7 replies not-an-integer and 'ERR Invalid slot or number of keys'")
 			expectErr(t, owner, errNotInt, "CLUSTER", "COUNTKEYSINSLOT", "x")
 			expectErr(t, owner, "ERR Invalid slot or number of keys", "CLUSTER", "GETKEYSINSLOT", cslot, "-1")
 			expectErr(t, owner, "ERR Invalid slot or number of keys", "CLUSTER", "GETKEYSINSLOT", "16384", "1")

@@ -489,3 +489,167 @@ func TestKeyJobsRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyJobsRawReplies checks the exact bytes of every reply type of the
+// key jobs over TCP, in RESP2 and after HELLO 3: null bulk ($-1, or _ in
+// RESP3) for the "no" answers of LEASE, SEMAPHORE, LIMIT, TAKE,
+// INCRBY … MAX and GETEX; integers for tokens, counts, versions and 1/0;
+// arrays of bulk strings for IDEM BEGIN; CHANGES notes as
+// [integer, bulk, bulk, integer or null].
+func TestKeyJobsRawReplies(t *testing.T) {
+	s := testserver.Start(t)
+	for _, proto := range []string{"2", "3"} {
+		t.Run("RESP"+proto, func(t *testing.T) {
+			r := dialRaw(t, s.Addr())
+			null := "$-1\r\n"
+			if proto == "3" {
+				null = "_\r\n"
+				if got := r.do("HELLO", "3"); !strings.HasPrefix(got, "%") {
+					t.Fatalf("HELLO 3: %q", got)
+				}
+			}
+			p := "raw" + proto + ":"
+			integer := func(n int64) string { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
+			bulk := func(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+			cur, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(r.do("CHANGES", "START"), ":"), "\r\n"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.expect(integer(1), "LEASE", p+"l", "60000")
+			r.expect(null, "LEASE", p+"l", "60000")
+			r.expect(integer(0), "RELEASE", p+"l", "2")
+			r.expect(integer(1), "RELEASE", p+"l", "1")
+			tok := r.do("SEMAPHORE", p+"s", "1", "60000")
+			if !strings.HasPrefix(tok, ":") {
+				t.Fatalf("SEMAPHORE: %q", tok)
+			}
+			r.expect(null, "SEMAPHORE", p+"s", "1", "60000")
+			r.expect(integer(1), "LIMIT", p+"m", "2", "60000")
+			r.expect(integer(0), "LIMIT", p+"m", "2", "60000")
+			r.expect(null, "LIMIT", p+"m", "2", "60000")
+			r.expect(integer(1), "ONCE", p+"o", "60000")
+			r.expect(integer(0), "ONCE", p+"o", "60000")
+			r.expect("+OK\r\n", "SET", p+"n", "5")
+			r.expect(integer(2), "TAKE", p+"n", "3")
+			r.expect(null, "TAKE", p+"n", "3")
+			r.expect(null, "TAKE", p+"missing", "1")
+			r.expect(integer(5), "INCRBY", p+"n", "3", "MAX", "5")
+			r.expect(null, "INCRBY", p+"n", "1", "MAX", "5")
+			r.expect(integer(1), "SETV", p+"v", "x")
+			r.expect(integer(2), "SETV", p+"v", "y", "1")
+			r.expect(bulk("y"), "GETEX", p+"v", "60000")
+			r.expect(null, "GETEX", p+"missing", "60000")
+			r.expect("*1\r\n$8\r\nacquired\r\n", "IDEM", p+"i", "BEGIN", "fp", "own", "60000")
+			r.expect("*1\r\n$7\r\npending\r\n", "IDEM", p+"i", "BEGIN", "fp", "own", "60000")
+			r.expect("*1\r\n$8\r\nconflict\r\n", "IDEM", p+"i", "BEGIN", "fp2", "own", "60000")
+			r.expect(integer(0), "IDEM", p+"i", "COMPLETE", "fp", "other", "res")
+			r.expect(integer(1), "IDEM", p+"i", "COMPLETE", "fp", "own", "res")
+			r.expect(integer(1), "IDEM", p+"i", "COMPLETE", "fp", "own", "res")
+			r.expect("*2\r\n$9\r\ncompleted\r\n$3\r\nres\r\n", "IDEM", p+"i", "BEGIN", "fp", "x", "60000")
+			r.expect("+string\r\n", "TYPE", p+"i")
+			r.expect("-ERR IDEM ttl_ms must be an integer from 1 to 604800000\r\n", "IDEM", p+"missing", "BEGIN", "fp", "own", "0")
+			r.expect("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", "GET", p+"l")
+			r.expect(integer(1), "RELEASE", p+"s", strings.TrimSuffix(tok[1:], "\r\n"))
+			note := func(c int64, cmd, key, detail string) string {
+				return "*4\r\n" + integer(c) + bulk(cmd) + bulk(key) + detail
+			}
+			r.expect("*6\r\n"+
+				note(cur+1, "LEASE", p+"l", integer(1))+
+				note(cur+2, "RELEASE", p+"l", integer(1))+
+				note(cur+3, "SET", p+"n", null)+
+				note(cur+4, "SETV", p+"v", integer(1))+
+				note(cur+5, "SETV", p+"v", integer(2))+
+				note(cur+6, "RELEASE", p+"s", tok),
+				"CHANGES", strconv.FormatInt(cur, 10))
+		})
+	}
+}
+
+// TestKeyJobsSemaphoreExpiresUntouched checks that a semaphore key goes
+// away after its last holder's deadline although no command names it
+// again: DBSIZE (which counts keys not yet collected) drops to zero.
+func TestKeyJobsSemaphoreExpiresUntouched(t *testing.T) {
+	for _, shards := range []int{1, 4} {
+		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
+			t.Parallel()
+			s := testserver.Start(t, testserver.Shards(shards))
+			c := s.ClusterClient(t)
+			dbsize := func() int64 {
+				n := int64(0)
+				for i := 0; i < shards; i++ {
+					n += intValue(t, s.ClientOf(t, i), "DBSIZE")
+				}
+				return n
+			}
+			tok := intValue(t, c, "SEMAPHORE", "untouched:sem", 3, 60000)
+			expect(t, c, tok+1, "SEMAPHORE", "untouched:sem", 3, 150)
+			expect(t, c, tok+2, "SEMAPHORE", "untouched:sem", 3, 100)
+			// The long holder leaves; the key now lives as long as the
+			// 150 ms holder.
+			expect(t, c, int64(1), "RELEASE", "untouched:sem", tok)
+			kjPTTL(t, c, "untouched:sem", 1, 150)
+			if n := dbsize(); n != 1 {
+				t.Fatalf("DBSIZE %d", n)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for dbsize() != 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the semaphore key outlived its last holder by seconds")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestKeyJobsContractEdges covers the edges of the contract through
+// go-redis on one and four shards: rejections that do not count, binary
+// IDEM tokens, INCRBY … MAX past int64, and errors that change nothing.
+func TestKeyJobsContractEdges(t *testing.T) {
+	kjTopologies(t, func(t *testing.T, c cmdr) {
+		// LIMIT: a rejected call is not counted.
+		expect(t, c, int64(0), "LIMIT", "edge:lim", 1, 60000)
+		expect(t, c, nil, "LIMIT", "edge:lim", 1, 60000)
+		expect(t, c, nil, "LIMIT", "edge:lim", 1, 60000)
+		expect(t, c, int64(1), "LIMIT", "edge:lim", 3, 60000)
+		// ONCE: a later call does not refresh the TTL.
+		expect(t, c, int64(1), "ONCE", "edge:once", 200)
+		time.Sleep(50 * time.Millisecond)
+		expect(t, c, int64(0), "ONCE", "edge:once", 60000)
+		kjPTTL(t, c, "edge:once", 1, 150)
+		// INCRBY … MAX: a sum above int64 is above the limit.
+		expect(t, c, "OK", "SET", "edge:big", "9223372036854775807")
+		expect(t, c, nil, "INCRBY", "edge:big", 1, "MAX", "9223372036854775807")
+		expect(t, c, "9223372036854775807", "GET", "edge:big")
+		// TAKE: a count must be positive; a negative stored value is a
+		// shortfall.
+		expectErr(t, c, "ERR count must be a positive integer", "TAKE", "edge:big", -1)
+		expect(t, c, "OK", "SET", "edge:neg", "-3")
+		expect(t, c, nil, "TAKE", "edge:neg", 1)
+		expect(t, c, "-3", "GET", "edge:neg")
+		// SETV: a mismatch changes neither the value nor the version.
+		expect(t, c, int64(1), "SETV", "edge:v", "one")
+		expectErr(t, c, "ERR SETV version mismatch", "SETV", "edge:v", "two", 2)
+		expect(t, c, "one", "GET", "edge:v")
+		expect(t, c, int64(2), "SETV", "edge:v", "two", 1)
+		// IDEM: binary tokens and results, compared byte for byte.
+		fp, owner, result := "\x00\xff\r\n", "\x00", "\x00\x01\xfe\xff"
+		expect(t, c, []interface{}{"acquired"}, "IDEM", "edge:idem", "BEGIN", fp, owner, 60000)
+		expect(t, c, []interface{}{"conflict"}, "IDEM", "edge:idem", "BEGIN", "\x00\xff\r", owner, 60000)
+		expect(t, c, int64(0), "IDEM", "edge:idem", "COMPLETE", fp, "\x00\x00", result)
+		expect(t, c, int64(1), "IDEM", "edge:idem", "COMPLETE", fp, owner, result)
+		expect(t, c, []interface{}{"completed", result}, "IDEM", "edge:idem", "BEGIN", fp, "other", 60000)
+		expect(t, c, int64(11+len(fp)+len(owner)+len(result)), "STRLEN", "edge:idem")
+		// A COMPLETE on a missing key creates nothing.
+		expect(t, c, int64(0), "IDEM", "edge:none", "COMPLETE", fp, owner, result)
+		expect(t, c, int64(0), "EXISTS", "edge:none")
+		// Largest accepted values, and one beyond.
+		tok128 := strings.Repeat("t", 128)
+		expect(t, c, []interface{}{"acquired"}, "IDEM", "edge:max", "BEGIN", tok128, tok128, 604800000)
+		expectErr(t, c, "ERR IDEM result exceeds 4194304 bytes", "IDEM", "edge:max", "COMPLETE", tok128, tok128, strings.Repeat("r", 4194305))
+		expect(t, c, []interface{}{"pending"}, "IDEM", "edge:max", "BEGIN", tok128, tok128, 1)
+		expect(t, c, int64(1), "IDEM", "edge:max", "COMPLETE", tok128, tok128, strings.Repeat("r", 4194304))
+		expect(t, c, int64(11+256+4194304), "STRLEN", "edge:max")
+		kjPTTL(t, c, "edge:max", 604700000, 604800000)
+	})
+}

@@ -393,23 +393,24 @@ func TestKeys(t *testing.T) {
 
 	t.Run("keys vanish after their TTL", func(t *testing.T) {
 		d := newDBClient(t, s, 5)
-		expect(t, d, "OK", "SET", "vanish:px", "v", "PX", "100")
 		expect(t, d, "OK", "SET", "vanish:ex", "v", "EX", "1")
+		setAt := time.Now()
+		expect(t, d, "OK", "SET", "vanish:px", "v", "PX", "100")
 		expect(t, d, "OK", "PSETEX", "vanish:psetex", "100", "v")
 		expect(t, d, "OK", "SET", "vanish:keep", "v")
-		expect(t, d, int64(1), "PEXPIRE", "vanish:keep", "100")
+		expect(t, d, int64(1), "PEXPIRE", "vanish:keep", "500")
 		expect(t, d, int64(1), "PERSIST", "vanish:keep")
-		expect(t, d, "v", "GET", "vanish:px")
 		time.Sleep(300 * time.Millisecond)
 		expect(t, d, nil, "GET", "vanish:px")
 		expect(t, d, int64(0), "EXISTS", "vanish:psetex")
 		expect(t, d, int64(-2), "PTTL", "vanish:px")
 		expect(t, d, "v", "GET", "vanish:keep")
-		expect(t, d, "v", "GET", "vanish:ex")
-		if got := sortedStrings(t, value(t, d, "KEYS", "*")); strings.Join(got, ",") != "vanish:ex,vanish:keep" {
-			t.Errorf("KEYS * after the short TTLs: %v", got)
+		if time.Since(setAt) < 800*time.Millisecond { // only when the machine was not stalled
+			if got := sortedStrings(t, value(t, d, "KEYS", "*")); strings.Join(got, ",") != "vanish:ex,vanish:keep" {
+				t.Errorf("KEYS * after the short TTLs: %v", got)
+			}
 		}
-		time.Sleep(1200 * time.Millisecond)
+		time.Sleep(time.Until(setAt.Add(1300 * time.Millisecond)))
 		expect(t, d, nil, "GET", "vanish:ex")
 		if got := sortedStrings(t, value(t, d, "KEYS", "*")); strings.Join(got, ",") != "vanish:keep" {
 			t.Errorf("KEYS * after EX 1: %v", got)

@@ -125,7 +125,6 @@ func TestStrings(t *testing.T) {
 	})
 
 	t.Run("SET repeated expire option", func(t *testing.T) {
-		t.Skip("BUG: SET k v EX 10 EX 20 replies syntax error; Redis 7 accepts a repeated EX/PX/EXAT/PXAT and the last one wins")
 		expect(t, c, "OK", "SET", "setrep:k", "v", "EX", "10", "EX", "200")
 		ttlIn(t, c, "setrep:k", 198_000, 200_000)
 		expect(t, c, "OK", "SET", "setrep:k", "v", "PX", "10", "PX", "200000")

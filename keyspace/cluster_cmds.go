@@ -86,10 +86,14 @@ func clusterKeySlotCommand(x *Ctx) {
 	x.W.Int(int64(cluster.KeySlot(x.Args[2])))
 }
 
-// parseSlot reads a slot number, replying on error.
+// parseSlot reads a slot number for COUNTKEYSINSLOT, replying on error.
 func parseSlot(x *Ctx, b []byte) (int64, bool) {
 	n, ok := parseInt(b)
-	if !ok || n < 0 || n >= 16384 {
+	if !ok {
+		x.W.Error(errNotInt)
+		return 0, false
+	}
+	if n < 0 || n >= 16384 {
 		x.W.Error("ERR Invalid slot")
 		return 0, false
 	}
@@ -117,13 +121,14 @@ func clusterCountKeysInSlotCommand(x *Ctx) {
 
 // CLUSTER GETKEYSINSLOT slot count
 func clusterGetKeysInSlotCommand(x *Ctx) {
-	slot, ok := parseSlot(x, x.Args[2])
-	if !ok {
+	slot, ok1 := parseInt(x.Args[2])
+	count, ok2 := parseInt(x.Args[3])
+	if !ok1 || !ok2 {
+		x.W.Error(errNotInt)
 		return
 	}
-	count, ok := parseInt(x.Args[3])
-	if !ok || count < 0 {
-		x.W.Error("ERR Invalid number of keys")
+	if slot < 0 || slot >= 16384 || count < 0 {
+		x.W.Error("ERR Invalid slot or number of keys")
 		return
 	}
 	var keys []string

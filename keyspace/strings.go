@@ -80,12 +80,30 @@ func parseExpireArg(x *Ctx, unit string, arg []byte, cmd string) (int64, bool) {
 	return at, true
 }
 
-// parseSetOptions parses SET's options from args[3:].
+// expireUnit names the expiry option a is ("ex", "px", "exat", "pxat"), or
+// "" when a is none of them.
+func expireUnit(a []byte) string {
+	switch {
+	case eqFold(a, "ex"):
+		return "ex"
+	case eqFold(a, "px"):
+		return "px"
+	case eqFold(a, "exat"):
+		return "exat"
+	case eqFold(a, "pxat"):
+		return "pxat"
+	}
+	return ""
+}
+
+// parseSetOptions parses SET's options from args[3:]. As in Redis, an
+// option may repeat (the last expiry wins) but may not conflict.
 func parseSetOptions(x *Ctx, args [][]byte) (setFlags, bool) {
 	var f setFlags
-	expSet := false
+	expUnit := "" // "keepttl" or an expireUnit, once given
 	for i := 3; i < len(args); i++ {
 		a := args[i]
+		unit := expireUnit(a)
 		switch {
 		case eqFold(a, "nx") && !f.xx:
 			f.nx = true
@@ -93,27 +111,16 @@ func parseSetOptions(x *Ctx, args [][]byte) (setFlags, bool) {
 			f.xx = true
 		case eqFold(a, "get"):
 			f.get = true
-		case eqFold(a, "keepttl") && !expSet:
+		case eqFold(a, "keepttl") && (expUnit == "" || expUnit == "keepttl"):
 			f.keepTTL = true
-			expSet = true
-		case (eqFold(a, "ex") || eqFold(a, "px") || eqFold(a, "exat") || eqFold(a, "pxat")) && !expSet && i+1 < len(args):
-			var unit string
-			switch {
-			case eqFold(a, "ex"):
-				unit = "ex"
-			case eqFold(a, "px"):
-				unit = "px"
-			case eqFold(a, "exat"):
-				unit = "exat"
-			default:
-				unit = "pxat"
-			}
+			expUnit = "keepttl"
+		case unit != "" && (expUnit == "" || expUnit == unit) && i+1 < len(args):
 			at, ok := parseExpireArg(x, unit, args[i+1], "set")
 			if !ok {
 				return f, false
 			}
 			f.at = at
-			expSet = true
+			expUnit = unit
 			i++
 		default:
 			x.W.Error(errSyntax)
@@ -296,30 +303,27 @@ func getexCommand(x *Ctx) {
 			return
 		}
 		at, change = x.S.nowMs+n, true
-	case len(args) == 4:
-		a := args[2]
-		var unit string
-		switch {
-		case eqFold(a, "ex"):
-			unit = "ex"
-		case eqFold(a, "px"):
-			unit = "px"
-		case eqFold(a, "exat"):
-			unit = "exat"
-		case eqFold(a, "pxat"):
-			unit = "pxat"
-		default:
-			x.W.Error(errSyntax)
-			return
-		}
-		var ok bool
-		if at, ok = parseExpireArg(x, unit, args[3], "getex"); !ok {
-			return
+	default:
+		// Options may repeat (the last wins) but not conflict.
+		given := ""
+		for i := 2; i < len(args); i++ {
+			unit := expireUnit(args[i])
+			switch {
+			case eqFold(args[i], "persist") && (given == "" || given == "persist"):
+				persist, given = true, "persist"
+			case unit != "" && (given == "" || given == unit) && i+1 < len(args):
+				var ok bool
+				if at, ok = parseExpireArg(x, unit, args[i+1], "getex"); !ok {
+					return
+				}
+				given = unit
+				i++
+			default:
+				x.W.Error(errSyntax)
+				return
+			}
 		}
 		change = true
-	default:
-		x.W.Error(errSyntax)
-		return
 	}
 	e := x.S.lookupRead(x.DB, args[1])
 	if e == nil {
