@@ -1,9 +1,21 @@
 package keyspace
 
-// lookup returns the live entry for key, or nil. A key whose deadline has
-// passed is deleted here (lazy expiry) and the deletion is logged, so a
-// replay of the log sees the same sequence of states.
+// lookup returns the live entry for key, or nil, and records the access
+// (OBJECT IDLETIME). A key whose deadline has passed is deleted here (lazy
+// expiry) and the deletion is logged, so a replay of the log sees the same
+// sequence of states.
 func (sh *Shard) lookup(db *DB, key []byte) *entry {
+	e := sh.lookupNoTouch(db, key)
+	if e != nil {
+		e.atime = accessTime(sh.nowMs)
+	}
+	return e
+}
+
+// lookupNoTouch is lookup without recording an access, for the commands
+// that Redis looks keys up for with LOOKUP_NOTOUCH: EXISTS, TYPE, TTL and
+// its kin, OBJECT.
+func (sh *Shard) lookupNoTouch(db *DB, key []byte) *entry {
 	e := db.dict.find(key)
 	if e == nil {
 		return nil
@@ -15,9 +27,27 @@ func (sh *Shard) lookup(db *DB, key []byte) *entry {
 	return e
 }
 
+// accessTime converts a clock reading (unix milliseconds) to an entry's
+// access time.
+func accessTime(ms int64) uint32 { return uint32(ms / 1000) }
+
+// idleSeconds is how long ago, in seconds, e was last accessed.
+func (sh *Shard) idleSeconds(e *entry) int64 {
+	return max(int64(accessTime(sh.nowMs))-int64(e.atime), 0)
+}
+
 // lookupRead is lookup for reads: it counts hits and misses.
 func (sh *Shard) lookupRead(db *DB, key []byte) *entry {
-	e := sh.lookup(db, key)
+	return sh.countRead(sh.lookup(db, key))
+}
+
+// lookupReadNoTouch is lookupRead without recording an access.
+func (sh *Shard) lookupReadNoTouch(db *DB, key []byte) *entry {
+	return sh.countRead(sh.lookupNoTouch(db, key))
+}
+
+// countRead counts a read lookup's hit or miss and returns e.
+func (sh *Shard) countRead(e *entry) *entry {
 	if e == nil {
 		sh.srv.stats.keyspaceMisses.Add(1)
 	} else {
@@ -52,7 +82,7 @@ func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *e
 	if e == nil {
 		e = db.add(key, copyBytes(val), nil, at)
 	} else {
-		if e.obj == nil && cap(e.val) >= len(val) && cap(e.val) <= 2*len(val)+16 {
+		if e.obj == nil && cap(e.val) == len(val) {
 			e.val = e.val[:len(val)]
 			copy(e.val, val)
 		} else {
@@ -124,4 +154,15 @@ func (sh *Shard) activeExpireCycle() {
 			}
 		}
 	}
+}
+
+// withSpareRoom returns b with room to grow, for a value modified in place:
+// later appends do not copy it again, and OBJECT ENCODING reports raw.
+func withSpareRoom(b []byte) []byte {
+	if cap(b) > len(b) {
+		return b
+	}
+	nb := make([]byte, len(b), len(b)+len(b)/2+8)
+	copy(nb, b)
+	return nb
 }

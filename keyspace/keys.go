@@ -31,13 +31,15 @@ func typeName(e *entry) string {
 // stringEncoding is OBJECT ENCODING of a string value, as Redis chooses
 // it for a value it stores: "int" for a canonical 64-bit integer, "embstr"
 // up to 44 bytes, else "raw".
+// A string modified in place (APPEND, SETRANGE) keeps spare capacity, like
+// Redis's growable raw strings; one stored whole keeps exactly its length.
 func stringEncoding(v []byte) string {
 	if len(v) <= 20 {
 		if _, ok := parseInt(v); ok {
 			return "int"
 		}
 	}
-	if len(v) <= 44 {
+	if len(v) <= 44 && cap(v) == len(v) {
 		return "embstr"
 	}
 	return "raw"
@@ -83,8 +85,21 @@ func delCommand(x *Ctx) {
 	x.W.Int(n)
 }
 
-// EXISTS key [key ...]: a key named twice counts twice.
+// EXISTS key [key ...]: a key named twice counts twice. The keys' access
+// times are left alone.
 func existsCommand(x *Ctx) {
+	n := int64(0)
+	for _, k := range x.Args[1:] {
+		if x.S.lookupReadNoTouch(x.DB, k) != nil {
+			n++
+		}
+	}
+	x.W.Int(n)
+}
+
+// TOUCH key [key ...]: the number of existing keys, whose access times
+// become now.
+func touchCommand(x *Ctx) {
 	n := int64(0)
 	for _, k := range x.Args[1:] {
 		if x.S.lookupRead(x.DB, k) != nil {
@@ -94,13 +109,9 @@ func existsCommand(x *Ctx) {
 	x.W.Int(n)
 }
 
-// TOUCH key [key ...]: the number of existing keys. Access times are not
-// tracked, so nothing else happens.
-func touchCommand(x *Ctx) { existsCommand(x) }
-
 // TYPE key
 func typeCommand(x *Ctx) {
-	e := x.S.lookupRead(x.DB, x.Args[1])
+	e := x.S.lookupReadNoTouch(x.DB, x.Args[1])
 	if e == nil {
 		x.W.SimpleString("none")
 		return
@@ -530,7 +541,7 @@ func expireGeneric(x *Ctx, base int64, seconds bool) {
 // ttlGeneric replies TTL, PTTL, EXPIRETIME or PEXPIRETIME: -2 for a
 // missing key, -1 without a deadline; seconds are rounded to nearest.
 func ttlGeneric(x *Ctx, ms, abs bool) {
-	e := x.S.lookupRead(x.DB, x.Args[1])
+	e := x.S.lookupReadNoTouch(x.DB, x.Args[1])
 	if e == nil {
 		x.W.Int(-2)
 		return
@@ -601,7 +612,7 @@ func objectCommand(x *Ctx) {
 // objectLookup finds the key of an OBJECT subcommand, replying null when
 // it is missing.
 func objectLookup(x *Ctx) *entry {
-	e := x.S.lookupRead(x.DB, x.Args[2])
+	e := x.S.lookupReadNoTouch(x.DB, x.Args[2])
 	if e == nil {
 		x.W.Null()
 	}
@@ -622,10 +633,10 @@ func objectRefcountCommand(x *Ctx) {
 	}
 }
 
-// OBJECT IDLETIME key: access times are not tracked, so always 0.
+// OBJECT IDLETIME key: seconds since the key was last accessed.
 func objectIdletimeCommand(x *Ctx) {
-	if objectLookup(x) != nil {
-		x.W.Int(0)
+	if e := objectLookup(x); e != nil {
+		x.W.Int(x.S.idleSeconds(e))
 	}
 }
 

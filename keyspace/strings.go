@@ -367,7 +367,7 @@ func appendCommand(x *Ctx) {
 		x.W.Error(errStringTooBig)
 		return
 	}
-	e.val = append(e.val, add...)
+	e.val = withSpareRoom(append(e.val, add...))
 	sh.logAppend(x.DB.id, e.key, add)
 	x.W.Int(int64(len(e.val)))
 }
@@ -571,6 +571,7 @@ func setrangeCommand(x *Ctx) {
 		}
 	}
 	copy(e.val[off:], val)
+	e.val = withSpareRoom(e.val)
 	sh.logSetRange(x.DB.id, e.key, off, val)
 	x.W.Int(int64(len(e.val)))
 }
