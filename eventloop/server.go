@@ -218,6 +218,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		req.Argv = append(req.Argv, args...)
 		req.Ends = append(req.Ends, len(req.Argv))
 	}
+	cn.client.NoteQueryBuffer(len(buf), len(buf)-consumed)
 	if consumed == 0 {
 		s.putRequest(req)
 		return s.checkQueryBuffer(cn, c)
@@ -297,14 +298,26 @@ func (s *Server) checkQueryBuffer(cn *conn, c gnet.Conn) gnet.Action {
 	return gnet.None
 }
 
-// idleLoop closes connections idle for longer than the timeout setting.
+// queryBufCronPeriod is how often client query buffers are resized: every
+// client at every run, as Redis's clientsCron does at the default hz with
+// few clients.
+const queryBufCronPeriod = 100 * time.Millisecond
+
+// idleLoop closes connections idle for longer than the timeout setting and
+// runs the query buffer resize cron.
 func (s *Server) idleLoop() {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	qt := time.NewTicker(queryBufCronPeriod)
+	defer qt.Stop()
 	for {
 		select {
 		case <-s.stopIdle:
 			return
+		case now := <-qt.C:
+			for _, c := range s.ks.Clients() {
+				c.ResizeQueryBuffer(now.UnixNano())
+			}
 		case now := <-t.C:
 			timeout := s.live.Timeout()
 			if timeout <= 0 {
@@ -339,6 +352,14 @@ type conn struct {
 
 // Close closes the connection from any goroutine.
 func (cn *conn) Close() error { return cn.gc.Close() }
+
+// WriteAsync queues b (which must not change afterwards) to be written
+// from the connection's event loop; MONITOR feeds use it.
+func (cn *conn) WriteAsync(b []byte) {
+	if err := cn.gc.AsyncWrite(b, nil); err == nil {
+		cn.srv.ks.CountNetOutput(len(b))
+	}
+}
 
 // Wake asks the event loop to retry a batch the shard had no room for.
 func (cn *conn) Wake() { _ = cn.gc.Wake(nil) }

@@ -368,6 +368,12 @@ func (rc *recorder) serialize() []byte {
 			b = append(b, v...)
 		}
 	}
+	if len(b)+rc.body.Len() > MaxResult {
+		// Headers pushed the serialized response past what IDEM stores:
+		// COMPLETE would be refused and the record would stay pending
+		// until its retention ends. Save the too-large marker instead.
+		return binary.BigEndian.AppendUint16([]byte{savedTooLarge}, uint16(rc.statusCode()))
+	}
 	return append(b, rc.body.Bytes()...)
 }
 

@@ -261,3 +261,44 @@ func TestRecordKeyScopes(t *testing.T) {
 		t.Fatalf("key %q", a)
 	}
 }
+
+// TestMiddlewareOversizedHeadersSaveMarker checks that a response whose
+// headers push the saved form past IDEM's 4 MiB result limit still
+// completes the record (with the too-large marker) instead of leaving it
+// pending until its retention ends.
+func TestMiddlewareOversizedHeadersSaveMarker(t *testing.T) {
+	srv := testserver.Start(t)
+	var errs, calls atomic.Int64
+	mw, err := idempotency.Middleware(idempotency.Config{
+		Client:  client.New(srv.Client(t)),
+		Tenant:  func(*http.Request) (string, bool) { return "t", true },
+		OnError: func(*http.Request, error) { errs.Add(1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		for i := 0; i < 5; i++ {
+			w.Header().Add("X-Big", strings.Repeat("h", 1<<20))
+		}
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = io.WriteString(w, "body")
+	}))
+	do := func() *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/big", strings.NewReader("x"))
+		r.Header.Set("Idempotency-Key", "hdr")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	if w := do(); w.Code != http.StatusAccepted || w.Body.String() != "body" || len(w.Header().Values("X-Big")) != 5 {
+		t.Fatalf("first: %d %q", w.Code, w.Body)
+	}
+	if errs.Load() != 0 {
+		t.Fatalf("%d store errors: the completion was refused", errs.Load())
+	}
+	if w := do(); w.Code != http.StatusInternalServerError || w.Header().Get(idempotency.ReplayedHeader) != "true" || calls.Load() != 1 {
+		t.Fatalf("retry: %d, %d calls", w.Code, calls.Load())
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ruvio/ruvio/codec"
 )
 
 // Conn is the connection side a client needs: closing it from any goroutine.
@@ -28,6 +30,9 @@ type Client struct {
 	DB            int
 	Proto         int
 	Authenticated bool
+	// replyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
+	// replySkip); 0 is CLIENT REPLY ON.
+	replyMode uint8
 
 	// db mirrors DB for other goroutines.
 	db atomic.Int32
@@ -35,12 +40,107 @@ type Client struct {
 	lastActive atomic.Int64
 	// lastCmd is the name of the last command run.
 	lastCmd atomic.Pointer[string]
+	// monitor is set while the client is in MONITOR mode.
+	monitor atomic.Bool
 
 	mu      sync.Mutex // guards the fields below
 	name    string
 	libName string
 	libVer  string
 	closed  bool
+
+	// qmu guards the query buffer model below, written by the
+	// connection's reactor and by the resize cron.
+	qmu sync.Mutex
+	qb  queryBuf
+}
+
+// CLIENT REPLY flags.
+const (
+	replyOff      uint8 = 1 << iota // CLIENT REPLY OFF: no replies at all
+	replySkipNext                   // CLIENT REPLY SKIP: skip the next command's reply
+	replySkip                       // the running command's reply is skipped
+)
+
+// startReply runs before a command of a client whose reply mode is not ON:
+// a SKIP given by the previous command applies to this one.
+func (c *Client) startReply() {
+	if c.replyMode&replySkipNext != 0 {
+		c.replyMode = c.replyMode&^replySkipNext | replySkip
+	}
+}
+
+// afterReply drops the reply a command appended from before on when the
+// client asked not to get it, and ends a one-command SKIP.
+func (c *Client) afterReply(w *codec.Writer, before int) {
+	if c.replyMode&(replyOff|replySkip) != 0 && len(w.Buf) > before {
+		w.Buf = w.Buf[:before]
+	}
+	c.replyMode &^= replySkip
+}
+
+// Query buffer sizes of Redis's networking layer, which the query buffer
+// model below follows so that CLIENT LIST's qbuf and qbuf-free mean what
+// they mean in Redis.
+const (
+	// protoIOBufLen is how much room each read makes (PROTO_IOBUF_LEN).
+	protoIOBufLen = 16 * 1024
+	// protoResizeThreshold is the capacity above which an active client's
+	// buffer shrinks to its recent peak (PROTO_RESIZE_THRESHOLD).
+	protoResizeThreshold = 32 * 1024
+)
+
+// queryBuf models a Redis client's query buffer from what the reactor
+// sees: the bytes waiting to be parsed (len), the room the buffer has
+// (capacity: grown to fit every read, at least protoIOBufLen, shrunk by
+// the resize cron) and the largest size needed since the last cron run.
+type queryBuf struct {
+	len, capacity, peak int
+}
+
+// NoteQueryBuffer records a read: buffered bytes were available to parse
+// and pending of them are left over (an incomplete command). Called by the
+// connection's reactor.
+func (c *Client) NoteQueryBuffer(buffered, pending int) {
+	need := max(buffered, protoIOBufLen)
+	c.qmu.Lock()
+	q := &c.qb
+	q.capacity = max(q.capacity, need)
+	q.peak = max(q.peak, need)
+	q.len = pending
+	c.qmu.Unlock()
+}
+
+// ResizeQueryBuffer is Redis's clientsCronResizeQueryBuffer: a buffer that
+// wastes more than 4 KiB is freed when the client has been idle for more
+// than two seconds, or shrunk to its recent peak when it is above the
+// resize threshold and more than twice that peak. The peak then restarts
+// from the bytes waiting. now is unix nanoseconds.
+func (c *Client) ResizeQueryBuffer(now int64) {
+	idle := (now - c.lastActive.Load()) / int64(time.Second)
+	c.qmu.Lock()
+	q := &c.qb
+	if q.capacity-q.len > 4*1024 {
+		switch {
+		case idle > 2:
+			q.capacity = q.len
+		case q.capacity > protoResizeThreshold && q.capacity/2 > q.peak:
+			q.capacity = max(q.len, q.peak)
+		}
+	}
+	q.peak = q.len
+	c.qmu.Unlock()
+}
+
+// queryBuffer returns the query buffer's used and free bytes; running is
+// the size of the request data of a batch of c being run (counted in the
+// buffer, as Redis trims its buffer only after running what it read).
+func (c *Client) queryBuffer(running int) (used, free int) {
+	c.qmu.Lock()
+	q := c.qb
+	c.qmu.Unlock()
+	used = q.len + running
+	return used, max(q.capacity-used, 0)
 }
 
 // NewClient returns the state of a fresh connection.
@@ -85,8 +185,9 @@ func (c *Client) selectDB(db int) {
 	c.db.Store(int32(db))
 }
 
-// info formats the CLIENT LIST / CLIENT INFO line of the client.
-func (c *Client) info(now time.Time) string {
+// info formats the CLIENT LIST / CLIENT INFO line of the client. running
+// is the size of the request data being run when c is the caller.
+func (c *Client) info(now time.Time, running int) string {
 	c.mu.Lock()
 	name, lib, ver := c.name, c.libName, c.libVer
 	c.mu.Unlock()
@@ -111,9 +212,18 @@ func (c *Client) info(now time.Time) string {
 	b = strconv.AppendInt(b, int64(now.Sub(c.Created)/time.Second), 10)
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, idle, 10)
-	b = append(b, " flags=N db="...)
+	flags := " flags=N db="
+	if c.monitor.Load() {
+		flags = " flags=O db="
+	}
+	b = append(b, flags...)
 	b = strconv.AppendInt(b, int64(c.db.Load()), 10)
-	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
+	qbuf, qfree := c.queryBuffer(running)
+	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf="...)
+	b = strconv.AppendInt(b, int64(qbuf), 10)
+	b = append(b, " qbuf-free="...)
+	b = strconv.AppendInt(b, int64(qfree), 10)
+	b = append(b, " argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
 	b = append(b, cmd...)
 	b = append(b, " user=default redir=-1 resp="...)
 	b = strconv.AppendInt(b, int64(c.Proto), 10)

@@ -80,6 +80,9 @@ type Command struct {
 	Handler     HandlerFunc
 	// parent is set for subcommands.
 	parent *Command
+	// fullName is FullName, computed once by commandTable.add, for CLIENT
+	// LIST's cmd= field.
+	fullName string
 	// id indexes per-shard counters (assignIDs).
 	id int
 }
@@ -150,8 +153,10 @@ type commandTable map[string]*Command
 
 func (t commandTable) add(cmds ...*Command) {
 	for _, c := range cmds {
+		c.fullName = c.Name
 		for _, sc := range c.Subcommands {
 			sc.parent = c
+			sc.fullName = c.Name + "|" + sc.Name
 		}
 		t[c.Name] = c
 	}
@@ -170,6 +175,17 @@ func (t commandTable) lookup(name []byte) *Command {
 		buf[i] = ch
 	}
 	return t[string(buf[:len(name)])]
+}
+
+// callName is the full name of the command a call runs: "container|sub"
+// when c has a subcommand named by args[1], else c's name.
+func (c *Command) callName(args [][]byte) *string {
+	if len(c.Subcommands) > 0 && len(args) > 1 {
+		if sc := c.sub(args[1]); sc != nil {
+			return &sc.fullName
+		}
+	}
+	return &c.fullName
 }
 
 // sub finds a subcommand of c by name.

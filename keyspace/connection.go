@@ -155,6 +155,8 @@ func resetCommand(x *Ctx) {
 	x.C.Proto = 2
 	x.W.Proto = 2
 	x.C.setName("")
+	x.C.replyMode = 0
+	x.S.srv.stopMonitor(x.C)
 	if x.S.srv.opts.Live.RequirePass() != "" {
 		x.C.Authenticated = false
 	}
@@ -225,7 +227,33 @@ func clientSetinfoCommand(x *Ctx) {
 }
 
 func clientInfoCommand(x *Ctx) {
-	x.W.Verbatim("txt", x.C.info(x.S.srv.now())+"\n")
+	x.W.Verbatim("txt", x.C.info(x.S.srv.now(), x.running())+"\n")
+}
+
+// running is the size of the request data of the batch being run: the
+// caller's share of its query buffer in CLIENT LIST and CLIENT INFO.
+func (x *Ctx) running() int {
+	if x.Batch == nil {
+		return 0
+	}
+	return len(x.Batch.Data)
+}
+
+// CLIENT REPLY ON|OFF|SKIP. OFF and SKIP reply nothing themselves.
+func clientReplyCommand(x *Ctx) {
+	switch a := x.Args[2]; {
+	case eqFold(a, "on"):
+		x.C.replyMode = 0
+		x.W.OK()
+	case eqFold(a, "off"):
+		x.C.replyMode |= replyOff
+	case eqFold(a, "skip"):
+		if x.C.replyMode&replyOff == 0 {
+			x.C.replyMode |= replySkipNext
+		}
+	default:
+		x.W.Error(errSyntax)
+	}
 }
 
 // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]]
@@ -268,7 +296,11 @@ func clientListCommand(x *Ctx) {
 		if ids != nil && !ids[c.ID] {
 			continue
 		}
-		sb.WriteString(c.info(now))
+		running := 0
+		if c == x.C {
+			running = x.running()
+		}
+		sb.WriteString(c.info(now, running))
 		sb.WriteByte('\n')
 	}
 	x.W.Verbatim("txt", sb.String())
@@ -311,6 +343,11 @@ func clientKillCommand(x *Ctx) {
 		case eqFold(args[i], "laddr"):
 			laddr = string(v)
 		case eqFold(args[i], "user"):
+			// The default user is the only user.
+			if string(v) != "default" {
+				x.W.Error("ERR No such user '" + string(v) + "'")
+				return
+			}
 			user = string(v)
 		case eqFold(args[i], "type"):
 			typ = strings.ToLower(string(v))
@@ -383,6 +420,7 @@ func clientHelpCommand(x *Ctx) {
 		"SETNAME <name>", "    Assign the name <name> to the current connection.",
 		"SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
 		"NO-EVICT (ON|OFF)", "    Accepted; the server does not evict clients.",
+		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
 		"HELP", "    Print this help.",
 	}
 	x.W.ArrayHeader(len(lines))
@@ -401,6 +439,7 @@ func registerConnectionFamily(t commandTable) {
 		&Command{Name: "select", Arity: 2, Flags: FlagFast | stale, Group: conn, Since: "1.0.0", Summary: "Changes the selected database.", Complexity: "O(1)", Handler: selectCommand},
 		&Command{Name: "auth", Arity: -2, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "1.0.0", Summary: "Authenticates the connection.", Complexity: "O(N) where N is the number of passwords defined for the user", Handler: authCommand},
 		&Command{Name: "hello", Arity: -1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Handshakes with the Redis server.", Complexity: "O(1)", Handler: helloCommand},
+		&Command{Name: "monitor", Arity: 1, Flags: FlagAdmin | FlagNoScript | stale, Group: "server", Since: "1.0.0", Summary: "Listens for all requests received by the server in real-time.", Complexity: "", Handler: monitorCommand},
 		&Command{Name: "reset", Arity: 1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Resets the connection.", Complexity: "O(1)", Handler: resetCommand},
 		&Command{Name: "client", Arity: -2, Flags: 0, Group: conn, Since: "2.4.0", Summary: "A container for client connection commands.", Complexity: "Depends on subcommand.", Handler: clientCommand,
 			Subcommands: []*Command{
@@ -413,6 +452,7 @@ func registerConnectionFamily(t commandTable) {
 				{Name: "kill", Arity: -3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Terminates open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientKillCommand},
 				{Name: "no-evict", Arity: 3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "7.0.0", Summary: "Sets the client eviction mode of the connection.", Complexity: "O(1)", Handler: clientOnOffCommand},
 				{Name: "no-touch", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Complexity: "O(1)", Handler: clientOnOffCommand},
+				{Name: "reply", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "3.2.0", Summary: "Instructs the server whether to reply to commands.", Complexity: "O(1)", Handler: clientReplyCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: conn, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clientHelpCommand},
 			}},
 	)

@@ -8,6 +8,9 @@ type DB struct {
 	id       int
 	dict     *dict
 	expiring []*entry
+	// clockMs, when set, is the shard's clock (unix milliseconds); new
+	// entries take their access time from it.
+	clockMs *int64
 }
 
 func newDB(id int) *DB {
@@ -48,6 +51,9 @@ func (db *DB) unindex(e *entry) {
 // add inserts a new entry for key, which must be absent.
 func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 	e := &entry{key: string(key), val: val, obj: obj}
+	if db.clockMs != nil {
+		e.atime = accessTime(*db.clockMs)
+	}
 	db.dict.insert(e)
 	if at != 0 {
 		db.setDeadline(e, at)

@@ -17,6 +17,9 @@ type entry struct {
 	// expIdx is the position of the entry in its database's expiring slice
 	// plus one (0: not there), so deadlines are sampled and removed in O(1).
 	expIdx int32
+	// atime is the unix second of the last access, for OBJECT IDLETIME
+	// (it fills what was padding after expIdx).
+	atime uint32
 }
 
 // dict is a chained hash table whose bucket count is a power of two. It

@@ -169,7 +169,13 @@ func incrbyMaxCommand(x *Ctx) {
 		}
 		cur = v
 	}
-	if (n < 0 && cur < 0 && n < math.MinInt64-cur) || (n > 0 && cur > 0 && n > math.MaxInt64-cur) {
+	if n > 0 && cur > 0 && n > math.MaxInt64-cur {
+		// The sum is above every int64, so above limit: a rejection like
+		// any other, not an error.
+		x.W.Null()
+		return
+	}
+	if n < 0 && cur < 0 && n < math.MinInt64-cur {
 		x.W.Error(errOverflow)
 		return
 	}

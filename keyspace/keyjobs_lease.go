@@ -38,8 +38,10 @@ type semHolder struct {
 // exactly as long as it needs to be. last is the last token granted; the
 // first token of a key is the clock (unix ns) when the key is created, so
 // a token from an earlier incarnation of the key never matches a later
-// holder. The key's deadline is the latest holder deadline, so the key
-// goes away with its last holder even when nobody touches it.
+// holder. Every grant and every release sets the key's deadline to the
+// latest live holder deadline (even on a key whose deadline a client
+// removed or moved), so the key goes away with its last holder even when
+// nobody touches it.
 type semObj struct {
 	last  int64
 	first semHolder // until == 0: no holder
@@ -51,7 +53,10 @@ func (s *semObj) encoding() string { return "semaphore" }
 func (s *semObj) clone() any {
 	c := *s
 	if s.more != nil {
-		c.more = append([]semHolder(nil), s.more...)
+		// make, not append: append may round the capacity up, and every
+		// holder slice is exactly as long as it needs to be.
+		c.more = make([]semHolder, len(s.more))
+		copy(c.more, s.more)
 	}
 	return &c
 }
@@ -225,7 +230,6 @@ func semaphoreCommand(x *Ctx) {
 	sh, db := x.S, x.DB
 	e := sh.lookup(db, x.Args[1])
 	var s *semObj
-	keyAt := until
 	if e == nil {
 		// Tokens of a new key start from the clock, in nanoseconds.
 		s = &semObj{last: max(sh.srv.now().UnixNano(), sh.nowMs*1e6) - 1}
@@ -244,15 +248,13 @@ func semaphoreCommand(x *Ctx) {
 			x.W.Error(errTokenOverflow)
 			return
 		}
-		// A key without a deadline (PERSIST) keeps none.
-		keyAt = 0
-		if e.expireAt != 0 {
-			keyAt = max(e.expireAt, until)
-		}
-		db.setDeadline(e, keyAt)
 	}
 	s.last++
 	s.add(semHolder{token: s.last, until: until})
+	keyAt := s.latest()
+	if keyAt != e.expireAt {
+		db.setDeadline(e, keyAt)
+	}
 	sh.logSemAcquire(db.id, e.key, s.last, until, keyAt)
 	x.W.Int(s.last)
 }
@@ -289,9 +291,8 @@ func releaseCommand(x *Ctx) {
 			db.delete(e.key)
 			sh.logDel(db.id, e.key)
 		} else {
-			if e.expireAt != 0 {
-				db.setDeadline(e, o.latest())
-			}
+			// The key lives exactly as long as its latest holder.
+			db.setDeadline(e, o.latest())
 			sh.logSemRelease(db.id, e.key, token, e.expireAt)
 		}
 	default:

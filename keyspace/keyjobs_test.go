@@ -345,7 +345,17 @@ func TestKeyJobsIncrbyMax(t *testing.T) {
 	expect(t, sh, rErr(errWrongArgs("incrby")), "INCRBY", "c")
 	expect(t, sh, rErr(errWrongArgs("decrby")), "DECRBY", "c", "1", "MAX", "10")
 	expect(t, sh, rOK, "SET", "big", "9223372036854775807")
-	expect(t, sh, rErr(errOverflow), "INCRBY", "big", "1", "MAX", "9223372036854775807")
+	// A sum above every int64 is above every limit: a null rejection.
+	j.ops()
+	expect(t, sh, rNull, "INCRBY", "big", "1", "MAX", "9223372036854775807")
+	expect(t, sh, rNull, "INCRBY", "big", "9223372036854775807", "MAX", "9223372036854775807")
+	kjOps(t, j, "INCRBY MAX past int64")
+	expect(t, sh, rBulk("9223372036854775807"), "GET", "big")
+	// A sum below every int64 is the INCRBY overflow error.
+	expect(t, sh, rOK, "SET", "small", "-9223372036854775808")
+	j.ops()
+	expect(t, sh, rErr(errOverflow), "INCRBY", "small", "-1", "MAX", "0")
+	kjOps(t, j, "INCRBY MAX below int64")
 	expect(t, sh, rOK, "SET", "s", "x")
 	expect(t, sh, rErr(errNotInt), "INCRBY", "s", "1", "MAX", "10")
 	expect(t, sh, rInt(1), "ONCE", "o", "100")
@@ -606,11 +616,28 @@ func TestKeyJobsCommandTable(t *testing.T) {
 			t.Errorf("%s key positions %d %d", tc.name, c.FirstKey, c.LastKey)
 		}
 	}
+	// The commands that can create a key are refused under memory
+	// pressure (write admission); the ones that only shrink or drop state
+	// are not.
+	for name, deny := range map[string]bool{"lease": true, "semaphore": true, "limit": true, "once": true,
+		"setv": true, "idem": true, "incrby": true, "release": false, "take": false} {
+		if got := sh.srv.cmds[name].Flags&FlagDenyOOM != 0; got != deny {
+			t.Errorf("%s denyoom %v, want %v", name, got, deny)
+		}
+	}
 	if !slices.Contains(sh.srv.cmds["idem"].ACLCategories(), "idem") {
 		t.Error("IDEM lacks its own ACL category")
 	}
 	if sh.srv.cmds["changes"].FirstKey != 0 {
 		t.Error("CHANGES takes no key")
+	}
+	// GETEX key ms is a write (it moves a deadline) and O(1). CHANGES
+	// changes no key: it is a read of the shard's feed.
+	if cats := strings.Join(sh.srv.cmds["getex"].ACLCategories(), " "); cats != "write fast string" {
+		t.Errorf("getex categories %q", cats)
+	}
+	if cats := strings.Join(sh.srv.cmds["changes"].ACLCategories(), " "); cats != "read slow keyspace" {
+		t.Errorf("changes categories %q", cats)
 	}
 }
 
@@ -888,4 +915,504 @@ func TestKeyJobsIdemStartupCheck(t *testing.T) {
 			t.Errorf("proto_max_bulk_len %d: warned %v, want %v (%v)", tc.limit, got, tc.warn, logs.All())
 		}
 	}
+}
+
+// kjFixture fills a shard with one key of every key-job type (and the
+// strings the jobs read), for the tables that check that errors and
+// rejections change nothing. It returns the first semaphore token.
+func kjFixture(t *testing.T, sh *Shard) int64 {
+	t.Helper()
+	bad := []byte(idemRec('P', "fp", "own", ""))
+	bad[9] ^= 1
+	expect(t, sh, rInt(1), "LEASE", "l", "1000")
+	t1 := kjInt(t, run(t, sh, "SEMAPHORE", "s", "2", "1000"))
+	expect(t, sh, rInt(1), "SETV", "v", "a")
+	expect(t, sh, rInt(2), "LIMIT", "m", "3", "1000")
+	expect(t, sh, rInt(1), "ONCE", "o", "1000")
+	expect(t, sh, rOK, "SET", "n", "10", "PX", "5000")
+	expect(t, sh, rOK, "SET", "str", "hello")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "i", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "c", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rInt(1), "IDEM", "c", "COMPLETE", "fp", "own", "res")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "p", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rInt(1), "PERSIST", "p")
+	expect(t, sh, rOK, "SET", "bad", string(bad), "PX", "1000")
+	return t1
+}
+
+// TestKeyJobsErrorsChangeNothing checks the exact text of every error a
+// key job replies, and that no error writes a WAL record, changes a key,
+// value or deadline, creates a key or adds a CHANGES note.
+func TestKeyJobsErrorsChangeNothing(t *testing.T) {
+	sh, j := kjShard(t)
+	kjFixture(t, sh)
+	cur := kjInt(t, run(t, sh, "CHANGES", "START"))
+	j.ops()
+	before := kjState(sh, sh.nowMs)
+	invalid := func(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
+	tok129 := strings.Repeat("t", 129)
+	for _, tc := range []struct {
+		err  string
+		args []string
+	}{
+		// LEASE / RELEASE
+		{invalid("lease"), []string{"LEASE", "x", "0"}},
+		{invalid("lease"), []string{"LEASE", "x", "-1"}},
+		{invalid("lease"), []string{"LEASE", "x", "9223372036854775807"}},
+		{errNotInt, []string{"LEASE", "x", "1.5"}},
+		{errNotInt, []string{"LEASE", "x", "soon"}},
+		{errWrongArgs("lease"), []string{"LEASE", "x"}},
+		{errWrongArgs("lease"), []string{"LEASE", "x", "1", "2"}},
+		{errWrongType, []string{"LEASE", "str", "100"}},
+		{errWrongType, []string{"LEASE", "v", "100"}},
+		{errWrongType, []string{"LEASE", "s", "100"}},
+		{errWrongType, []string{"LEASE", "i", "100"}},
+		{errNotInt, []string{"RELEASE", "l", "x"}},
+		{errNotInt, []string{"RELEASE", "missing", "x"}},
+		{errWrongType, []string{"RELEASE", "str", "1"}},
+		{errWrongType, []string{"RELEASE", "v", "1"}},
+		{errWrongType, []string{"RELEASE", "m", "1"}},
+		{errWrongType, []string{"RELEASE", "o", "1"}},
+		{errWrongArgs("release"), []string{"RELEASE", "l"}},
+		// SEMAPHORE
+		{errPositiveMax, []string{"SEMAPHORE", "x", "0", "100"}},
+		{errPositiveMax, []string{"SEMAPHORE", "s", "-1", "100"}},
+		{errNotInt, []string{"SEMAPHORE", "x", "two", "100"}},
+		{invalid("semaphore"), []string{"SEMAPHORE", "x", "1", "0"}},
+		{invalid("semaphore"), []string{"SEMAPHORE", "s", "5", "-3"}},
+		{errNotInt, []string{"SEMAPHORE", "x", "1", "soon"}},
+		{errWrongType, []string{"SEMAPHORE", "l", "5", "100"}},
+		{errWrongType, []string{"SEMAPHORE", "str", "5", "100"}},
+		{errWrongArgs("semaphore"), []string{"SEMAPHORE", "x", "1"}},
+		// LIMIT
+		{errPositiveMax, []string{"LIMIT", "x", "0", "100"}},
+		{errPositiveMax, []string{"LIMIT", "m", "-2", "100"}},
+		{errNotInt, []string{"LIMIT", "x", "a", "100"}},
+		{invalid("limit"), []string{"LIMIT", "x", "3", "0"}},
+		{invalid("limit"), []string{"LIMIT", "m", "3", "-1"}},
+		{errNotInt, []string{"LIMIT", "x", "3", "soon"}},
+		{errWrongType, []string{"LIMIT", "str", "3", "100"}},
+		{errWrongType, []string{"LIMIT", "o", "3", "100"}},
+		{errWrongType, []string{"LIMIT", "s", "3", "100"}},
+		{errWrongArgs("limit"), []string{"LIMIT", "x", "3"}},
+		// ONCE
+		{invalid("once"), []string{"ONCE", "x", "0"}},
+		{invalid("once"), []string{"ONCE", "o", "-1"}},
+		{errNotInt, []string{"ONCE", "x", "x"}},
+		{errWrongType, []string{"ONCE", "m", "100"}},
+		{errWrongType, []string{"ONCE", "str", "100"}},
+		{errWrongArgs("once"), []string{"ONCE", "x"}},
+		// TAKE
+		{errPositiveCount, []string{"TAKE", "n", "0"}},
+		{errPositiveCount, []string{"TAKE", "n", "-1"}},
+		{errPositiveCount, []string{"TAKE", "missing", "0"}},
+		{errNotInt, []string{"TAKE", "n", "x"}},
+		{errNotInt, []string{"TAKE", "n", "1.5"}},
+		{errWrongType, []string{"TAKE", "str", "1"}},
+		{errWrongType, []string{"TAKE", "v", "1"}},
+		{errWrongType, []string{"TAKE", "l", "1"}},
+		{errWrongType, []string{"TAKE", "c", "1"}},
+		{errWrongArgs("take"), []string{"TAKE", "n"}},
+		// INCRBY … MAX
+		{errSyntax, []string{"INCRBY", "n", "1", "MAX"}},
+		{errSyntax, []string{"INCRBY", "n", "1", "CAP", "10"}},
+		{errSyntax, []string{"INCRBY", "n", "1", "MAX", "10", "x"}},
+		{errNotInt, []string{"INCRBY", "n", "1", "MAX", "ten"}},
+		{errNotInt, []string{"INCRBY", "n", "one", "MAX", "10"}},
+		{errNotInt, []string{"INCRBY", "str", "1", "MAX", "10"}},
+		{errWrongType, []string{"INCRBY", "v", "1", "MAX", "10"}},
+		{errWrongType, []string{"INCRBY", "l", "1", "MAX", "10"}},
+		{errWrongArgs("decrby"), []string{"DECRBY", "n", "1", "MAX", "10"}},
+		// SETV
+		{errSetVExists, []string{"SETV", "v", "b"}},
+		{errSetVExists, []string{"SETV", "str", "b"}},
+		{errSetVMismatch, []string{"SETV", "v", "b", "2"}},
+		{errSetVMismatch, []string{"SETV", "str", "b", "1"}},
+		{errSetVNoKey, []string{"SETV", "missing", "b", "1"}},
+		{errSetVVersion, []string{"SETV", "v", "b", "0"}},
+		{errSetVVersion, []string{"SETV", "v", "b", "-1"}},
+		{errNotInt, []string{"SETV", "v", "b", "x"}},
+		{errSyntax, []string{"SETV", "v", "b", "1", "extra"}},
+		{errWrongType, []string{"SETV", "l", "b"}},
+		{errWrongType, []string{"SETV", "o", "b", "1"}},
+		{errWrongArgs("setv"), []string{"SETV", "v"}},
+		// IDEM
+		{errIdemAction, []string{"IDEM", "x", "ABORT", "fp", "own", "100"}},
+		{errIdemAction, []string{"IDEM", "i", "RENEW", "fp", "own", "100"}},
+		{errIdemFP, []string{"IDEM", "x", "BEGIN", "", "own", "100"}},
+		{errIdemFP, []string{"IDEM", "x", "BEGIN", tok129, "own", "100"}},
+		{errIdemFP, []string{"IDEM", "i", "COMPLETE", "", "own", "r"}},
+		{errIdemOwner, []string{"IDEM", "x", "BEGIN", "fp", "", "100"}},
+		{errIdemOwner, []string{"IDEM", "i", "COMPLETE", "fp", tok129, "r"}},
+		{errIdemTTL, []string{"IDEM", "x", "BEGIN", "fp", "own", "0"}},
+		{errIdemTTL, []string{"IDEM", "x", "BEGIN", "fp", "own", "604800001"}},
+		{errIdemTTL, []string{"IDEM", "x", "BEGIN", "fp", "own", "-1"}},
+		{errIdemTTL, []string{"IDEM", "x", "BEGIN", "fp", "own", "1e3"}},
+		{errIdemResult, []string{"IDEM", "i", "COMPLETE", "fp", "own", strings.Repeat("r", idemMaxResult+1)}},
+		{errIdemMalformed, []string{"IDEM", "str", "BEGIN", "fp", "own", "100"}},
+		{errIdemMalformed, []string{"IDEM", "str", "COMPLETE", "fp", "own", "r"}},
+		{errIdemMalformed, []string{"IDEM", "bad", "BEGIN", "fp", "own", "100"}},
+		{errIdemMalformed, []string{"IDEM", "bad", "COMPLETE", "fp", "own", "r"}},
+		{errIdemMalformed, []string{"IDEM", "v", "BEGIN", "fp", "own", "100"}},
+		{errIdemMalformed, []string{"IDEM", "n", "BEGIN", "fp", "own", "100"}},
+		{errWrongType, []string{"IDEM", "l", "BEGIN", "fp", "own", "100"}},
+		{errWrongType, []string{"IDEM", "o", "COMPLETE", "fp", "own", "r"}},
+		{errIdemNoTTL, []string{"IDEM", "p", "BEGIN", "fp", "own", "100"}},
+		{errIdemNoTTL, []string{"IDEM", "p", "COMPLETE", "fp", "own", "r"}},
+		{errWrongArgs("idem"), []string{"IDEM", "x", "BEGIN", "fp", "own"}},
+		{errWrongArgs("idem"), []string{"IDEM", "x", "COMPLETE", "fp", "own", "r", "extra"}},
+		// GETEX key ms
+		{invalid("getex"), []string{"GETEX", "n", "0"}},
+		{invalid("getex"), []string{"GETEX", "n", "-5"}},
+		{errNotInt, []string{"GETEX", "n", "9223372036854775808"}},
+		{errSyntax, []string{"GETEX", "n", "soon"}},
+		{errWrongType, []string{"GETEX", "l", "100"}},
+		{errWrongType, []string{"GETEX", "m", "100"}},
+		// CHANGES
+		{"ERR CHANGES takes START or a cursor returned by this shard", []string{"CHANGES", "soon"}},
+		{errWrongArgs("changes"), []string{"CHANGES"}},
+	} {
+		if got := run(t, sh, tc.args...); got != rErr(tc.err) {
+			t.Errorf("%.80q: got %.120q, want %q", tc.args, got, rErr(tc.err))
+		}
+		if recs := j.ops(); len(recs) != 0 {
+			t.Errorf("%.80q wrote %v", tc.args, recs)
+		}
+		if after := kjState(sh, sh.nowMs); after != before {
+			t.Fatalf("%.80q changed the keyspace:\n got  %s\n want %s", tc.args, after, before)
+		}
+	}
+	expect(t, sh, rArr(), "CHANGES", strconv.FormatInt(cur, 10))
+}
+
+// TestKeyJobsRejectionsChangeNothing checks the exact reply of every "no"
+// answer (null bulk, 0, IDEM probes, identical COMPLETE) and that none of
+// them writes a WAL record, changes the keyspace or adds a CHANGES note.
+func TestKeyJobsRejectionsChangeNothing(t *testing.T) {
+	sh, j := kjShard(t)
+	t1 := kjFixture(t, sh)
+	expect(t, sh, rInt(t1+1), "SEMAPHORE", "s", "2", "500")
+	kjAt(sh, 100)
+	cur := kjInt(t, run(t, sh, "CHANGES", "START"))
+	j.ops()
+	before := kjState(sh, sh.nowMs)
+	for _, tc := range []struct {
+		want string
+		args []string
+	}{
+		{rNull, []string{"LEASE", "l", "5000"}},
+		{rInt(0), []string{"RELEASE", "l", "2"}},
+		{rInt(0), []string{"RELEASE", "l", "0"}},
+		{rInt(0), []string{"RELEASE", "missing", "1"}},
+		{rNull, []string{"SEMAPHORE", "s", "2", "5000"}},
+		{rNull, []string{"SEMAPHORE", "s", "1", "5000"}},
+		{rInt(0), []string{"RELEASE", "s", strconv.FormatInt(t1+2, 10)}},
+		{rInt(0), []string{"RELEASE", "s", "1"}},
+		{rNull, []string{"LIMIT", "m", "1", "5000"}},
+		{rInt(0), []string{"ONCE", "o", "5000"}},
+		{rNull, []string{"TAKE", "n", "11"}},
+		{rNull, []string{"TAKE", "missing", "1"}},
+		{rNull, []string{"INCRBY", "n", "1", "MAX", "10"}},
+		{rNull, []string{"INCRBY", "missing", "11", "MAX", "10"}},
+		{rNull, []string{"INCRBY", "missing", "-1", "MAX", "-2"}},
+		{rNull, []string{"GETEX", "missing", "5000"}},
+		{rArr(rBulk("pending")), []string{"IDEM", "i", "BEGIN", "fp", "own", "604800000"}},
+		{rArr(rBulk("pending")), []string{"IDEM", "i", "begin", "fp", "other", "604800000"}},
+		{rArr(rBulk("conflict")), []string{"IDEM", "i", "BEGIN", "fp2", "own", "604800000"}},
+		{rArr(rBulk("conflict")), []string{"IDEM", "c", "BEGIN", "fp2", "own", "604800000"}},
+		{rArr(rBulk("completed"), rBulk("res")), []string{"IDEM", "c", "BEGIN", "fp", "other", "604800000"}},
+		{rInt(1), []string{"IDEM", "c", "COMPLETE", "fp", "own", "res"}},
+		{rInt(1), []string{"IDEM", "c", "complete", "fp", "own", "res"}},
+		{rInt(0), []string{"IDEM", "c", "COMPLETE", "fp", "own", "changed"}},
+		{rInt(0), []string{"IDEM", "c", "COMPLETE", "fp", "other", "res"}},
+		{rInt(0), []string{"IDEM", "i", "COMPLETE", "fp", "other", "r"}},
+		{rInt(0), []string{"IDEM", "i", "COMPLETE", "fp2", "own", "r"}},
+		{rInt(0), []string{"IDEM", "missing", "COMPLETE", "fp", "own", "r"}},
+	} {
+		if got := run(t, sh, tc.args...); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.args, got, tc.want)
+		}
+		if recs := j.ops(); len(recs) != 0 {
+			t.Errorf("%q wrote %v", tc.args, recs)
+		}
+		if after := kjState(sh, sh.nowMs); after != before {
+			t.Fatalf("%q changed the keyspace:\n got  %s\n want %s", tc.args, after, before)
+		}
+	}
+	expect(t, sh, rInt(0), "EXISTS", "missing")
+	expect(t, sh, rArr(), "CHANGES", strconv.FormatInt(cur, 10))
+	// Nothing moved a deadline either (kjState includes them): spot-check
+	// the ones a rejection could have refreshed.
+	expect(t, sh, rInt(900), "PTTL", "o")
+	expect(t, sh, rInt(900), "PTTL", "m")
+	expect(t, sh, rInt(900), "PTTL", "i")
+	expect(t, sh, rInt(900), "PTTL", "c")
+}
+
+// TestKeyJobsResp3Replies checks the exact reply types under RESP3: the
+// "no" answers are RESP3 nulls, tokens and counts integers, IDEM replies
+// arrays of bulk strings and CHANGES notes arrays with a null SET detail.
+func TestKeyJobsResp3Replies(t *testing.T) {
+	sh, _ := kjShard(t)
+	sh.ctx.W.Proto = 3
+	const null = "_\r\n"
+	cur := kjInt(t, run(t, sh, "CHANGES", "START"))
+	expect(t, sh, rInt(1), "LEASE", "l", "1000")
+	expect(t, sh, null, "LEASE", "l", "1000")
+	expect(t, sh, rInt(1), "RELEASE", "l", "1")
+	t1 := kjInt(t, run(t, sh, "SEMAPHORE", "s", "1", "1000"))
+	expect(t, sh, null, "SEMAPHORE", "s", "1", "1000")
+	expect(t, sh, rInt(0), "LIMIT", "m", "1", "1000")
+	expect(t, sh, null, "LIMIT", "m", "1", "1000")
+	expect(t, sh, rInt(1), "ONCE", "o", "1000")
+	expect(t, sh, rInt(0), "ONCE", "o", "1000")
+	expect(t, sh, rOK, "SET", "n", "3")
+	expect(t, sh, rInt(1), "TAKE", "n", "2")
+	expect(t, sh, null, "TAKE", "n", "2")
+	expect(t, sh, null, "TAKE", "missing", "2")
+	expect(t, sh, rInt(3), "INCRBY", "n", "2", "MAX", "3")
+	expect(t, sh, null, "INCRBY", "n", "1", "MAX", "3")
+	expect(t, sh, rInt(1), "SETV", "v", "x")
+	expect(t, sh, rBulk("x"), "GETEX", "v", "1000")
+	expect(t, sh, null, "GETEX", "missing", "1000")
+	expect(t, sh, "*1\r\n$8\r\nacquired\r\n", "IDEM", "i", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, "*1\r\n$7\r\npending\r\n", "IDEM", "i", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, "*1\r\n$8\r\nconflict\r\n", "IDEM", "i", "BEGIN", "xx", "own", "1000")
+	expect(t, sh, rInt(1), "IDEM", "i", "COMPLETE", "fp", "own", "")
+	expect(t, sh, "*2\r\n$9\r\ncompleted\r\n$0\r\n\r\n", "IDEM", "i", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1, 10))
+	expect(t, sh, rArr(
+		rArr(rInt(cur+1), rBulk("LEASE"), rBulk("l"), rInt(1)),
+		rArr(rInt(cur+2), rBulk("RELEASE"), rBulk("l"), rInt(1)),
+		rArr(rInt(cur+3), rBulk("SET"), rBulk("n"), null),
+		rArr(rInt(cur+4), rBulk("SETV"), rBulk("v"), rInt(1)),
+		rArr(rInt(cur+5), rBulk("RELEASE"), rBulk("s"), rInt(t1)),
+	), "CHANGES", strconv.FormatInt(cur, 10))
+}
+
+// TestKeyJobsSemaphoreDeadline checks that every grant and release leaves
+// the key's deadline at its latest live holder's, even after a client
+// removed or moved it, and that the active expiry cycle removes the key at
+// that deadline without anyone touching it.
+func TestKeyJobsSemaphoreDeadline(t *testing.T) {
+	sh, j := kjShard(t)
+	db := sh.dbs[0]
+	deadline := func() int64 { return db.dict.find([]byte("s")).expireAt - testNowMs }
+	t1 := kjInt(t, run(t, sh, "SEMAPHORE", "s", "3", "100"))
+	if d := deadline(); d != 100 {
+		t.Fatalf("deadline %d", d)
+	}
+	kjAt(sh, 10)
+	expect(t, sh, rInt(t1+1), "SEMAPHORE", "s", "3", "500")
+	if d := deadline(); d != 510 {
+		t.Fatalf("deadline %d, want 510", d)
+	}
+	expect(t, sh, rInt(1), "PERSIST", "s")
+	expect(t, sh, rInt(t1+2), "SEMAPHORE", "s", "3", "50")
+	if d := deadline(); d != 510 {
+		t.Errorf("after PERSIST and a grant: deadline %d, want 510", d)
+	}
+	expect(t, sh, rInt(1), "PEXPIRE", "s", "100000")
+	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1+2, 10))
+	if d := deadline(); d != 510 {
+		t.Errorf("after PEXPIRE and a release: deadline %d, want 510", d)
+	}
+	expect(t, sh, rInt(1), "PERSIST", "s")
+	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1+1, 10))
+	if d := deadline(); d != 100 {
+		t.Errorf("after PERSIST and a release: deadline %d, want 100", d)
+	}
+	// The records replay to the same deadline.
+	recs := append([]persistence.Record(nil), j.recs...)
+	if got, want := kjState(kjReplay(t, recs), sh.nowMs), kjState(sh, sh.nowMs); got != want {
+		t.Errorf("replay differs:\n got  %s\n want %s", got, want)
+	}
+	// Untouched: at the last holder's deadline the active expiry cycle
+	// removes the key; nothing looks it up.
+	kjAt(sh, 99)
+	sh.activeExpireCycle()
+	if db.dict.find([]byte("s")) == nil {
+		t.Fatal("the key went before its last holder's deadline")
+	}
+	kjAt(sh, 100)
+	for i := 0; i < 10 && db.dict.find([]byte("s")) != nil; i++ {
+		sh.activeExpireCycle()
+	}
+	if db.dict.find([]byte("s")) != nil || db.Len() != 0 {
+		t.Error("the semaphore outlived its last holder's deadline")
+	}
+}
+
+// TestKeyJobsSemaphoreCopyExact checks that a copied semaphore keeps the
+// exactly sized holder slice (append would round its capacity up).
+func TestKeyJobsSemaphoreCopyExact(t *testing.T) {
+	sh := newTestShard(t)
+	for i := 0; i < 18; i++ {
+		if r := run(t, sh, "SEMAPHORE", "s", "100", "1000"); !strings.HasPrefix(r, ":") {
+			t.Fatal(r)
+		}
+	}
+	expect(t, sh, rInt(1), "COPY", "s", "s2")
+	for _, k := range []string{"s", "s2"} {
+		s := sh.dbs[0].dict.find([]byte(k)).obj.(*semObj)
+		if s.count() != 18 || len(s.more) != 17 || cap(s.more) != 17 {
+			t.Errorf("%s: %d holders, more len %d cap %d", k, s.count(), len(s.more), cap(s.more))
+		}
+	}
+}
+
+// TestKeyJobsBoundaries checks the expiry boundaries: a deadline of now+ttl
+// is live until the millisecond before it and gone at it.
+func TestKeyJobsBoundaries(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rInt(1), "ONCE", "o", "1000")
+	kjAt(sh, 999)
+	expect(t, sh, rInt(0), "ONCE", "o", "1000")
+	expect(t, sh, rInt(1), "PTTL", "o")
+	kjAt(sh, 1000)
+	expect(t, sh, rInt(1), "ONCE", "o", "1000")
+	expect(t, sh, rInt(1000), "PTTL", "o")
+
+	kjAt(sh, 0)
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "i", "BEGIN", "fp", "own", "1000")
+	kjAt(sh, 999)
+	expect(t, sh, rArr(rBulk("pending")), "IDEM", "i", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rInt(1), "IDEM", "i", "COMPLETE", "fp", "own", "r")
+	expect(t, sh, rInt(1), "PTTL", "i")
+	kjAt(sh, 1000)
+	expect(t, sh, rInt(0), "IDEM", "i", "COMPLETE", "fp", "own", "r")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "i", "BEGIN", "fp", "own", "1")
+	kjAt(sh, 1001)
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "i", "BEGIN", "fp", "own", "1")
+
+	// LIMIT: rejections do not count, so a higher max admits exactly the
+	// calls it adds.
+	kjAt(sh, 0)
+	expect(t, sh, rInt(2), "LIMIT", "m", "3", "1000")
+	expect(t, sh, rInt(1), "LIMIT", "m", "3", "1000")
+	expect(t, sh, rInt(0), "LIMIT", "m", "3", "1000")
+	for i := 0; i < 5; i++ {
+		expect(t, sh, rNull, "LIMIT", "m", "3", "1000")
+	}
+	expect(t, sh, rInt(1), "LIMIT", "m", "5", "1000")
+	expect(t, sh, rInt(0), "LIMIT", "m", "5", "1000")
+	expect(t, sh, rNull, "LIMIT", "m", "5", "1000")
+	expect(t, sh, rNull, "LIMIT", "m", "2", "1000")
+	kjAt(sh, 999)
+	expect(t, sh, rNull, "LIMIT", "m", "5", "1000")
+	kjAt(sh, 1000)
+	expect(t, sh, rInt(4), "LIMIT", "m", "5", "1000")
+
+	// LEASE: a hold ends at its deadline; the token still counts on.
+	kjAt(sh, 0)
+	expect(t, sh, rInt(1), "LEASE", "l", "1")
+	expect(t, sh, rNull, "LEASE", "l", "1")
+	kjAt(sh, 1)
+	expect(t, sh, rInt(0), "RELEASE", "l", "1")
+	expect(t, sh, rInt(2), "LEASE", "l", "1")
+	j.ops()
+}
+
+// TestKeyJobsIdemBinaryTokens checks that fingerprints, owners and results
+// are compared byte for byte, NUL and high bytes included.
+func TestKeyJobsIdemBinaryTokens(t *testing.T) {
+	sh, _ := kjShard(t)
+	fp, owner, result := "\x00\xff\r\n", "\x00", "\x00\x01\xfe\xff\r\n"
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "b", "BEGIN", fp, owner, "1000")
+	expect(t, sh, rArr(rBulk("conflict")), "IDEM", "b", "BEGIN", "\x00\xff\r", owner, "1000")
+	expect(t, sh, rArr(rBulk("conflict")), "IDEM", "b", "BEGIN", "\x00\xfe\r\n", owner, "1000")
+	expect(t, sh, rArr(rBulk("pending")), "IDEM", "b", "BEGIN", fp, "\x01", "1000")
+	expect(t, sh, rInt(0), "IDEM", "b", "COMPLETE", fp, "\x00\x00", result)
+	expect(t, sh, rInt(1), "IDEM", "b", "COMPLETE", fp, owner, result)
+	expect(t, sh, rArr(rBulk("completed"), rBulk(result)), "IDEM", "b", "BEGIN", fp, "x", "1000")
+	expect(t, sh, rInt(0), "IDEM", "b", "COMPLETE", fp, owner, result[:len(result)-1])
+	expect(t, sh, rBulk(idemRec('C', fp, owner, result)), "GET", "b")
+	expect(t, sh, rInt(int64(11+len(fp)+len(owner)+len(result))), "STRLEN", "b")
+}
+
+// TestKeyJobsChangesCost checks that recording notes allocates nothing and
+// that a shard that never ran CHANGES START has no feed at all.
+func TestKeyJobsChangesCost(t *testing.T) {
+	sh := newTestShard(t)
+	sh.journal = &countJournal{}
+	sh.ctx.W.Buf = make([]byte, 0, 4096)
+	set, lease, release := kjArgv("SET", "k", "v"), kjArgv("LEASE", "l", "1000"), kjArgv("RELEASE", "l", "0")
+	tok := make([]byte, 0, 20)
+	cycle := func() {
+		runKeyJob(sh, set)
+		leaseGrantRelease(sh, lease, release, tok)
+	}
+	cycle()
+	if sh.changes != nil {
+		t.Fatal("a feed exists before CHANGES START")
+	}
+	if a := testing.AllocsPerRun(100, cycle); a != 0 {
+		t.Errorf("before START: %.1f allocations", a)
+	}
+	runKeyJob(sh, kjArgv("CHANGES", "START"))
+	if a := testing.AllocsPerRun(100, cycle); a != 0 {
+		t.Errorf("with the feed armed: %.1f allocations", a)
+	}
+	if got := sh.changes.last - sh.changes.base; got != 3*101 {
+		t.Errorf("%d notes, want %d", got, 3*101)
+	}
+}
+
+// TestKeyJobsIdemWALRecord checks the payload of IdempotencyPut (opcode
+// 53): key, the whole packed record and the absolute deadline in one
+// record, for the creation and for the completion (same deadline), in the
+// database the command ran in.
+func TestKeyJobsIdemWALRecord(t *testing.T) {
+	sh, j := kjShard(t)
+	if persistence.OpIdempotencyPut != 53 {
+		t.Fatalf("IdempotencyPut is opcode %d", persistence.OpIdempotencyPut)
+	}
+	want := func(state byte, result string, at int64) []byte {
+		p := appendStr(nil, "k")
+		p = persistence.AppendBytes(p, []byte(idemRec(state, "fp", "own", result)))
+		return persistence.AppendI64(p, at)
+	}
+	expect(t, sh, rOK, "SELECT", "1")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "k", "BEGIN", "fp", "own", "1000")
+	kjAt(sh, 400)
+	expect(t, sh, rInt(1), "IDEM", "k", "COMPLETE", "fp", "own", "res")
+	if len(j.recs) != 2 {
+		t.Fatalf("%d records", len(j.recs))
+	}
+	for i, w := range [][]byte{want('P', "", testNowMs+1000), want('C', "res", testNowMs+1000)} {
+		r := j.recs[i]
+		if r.Op != persistence.OpIdempotencyPut || r.DB != 1 || !bytes.Equal(r.Payload, w) {
+			t.Errorf("record %d: %s db %d %q, want IdempotencyPut db 1 %q", i, r.Op, r.DB, r.Payload, w)
+		}
+	}
+	// Databases are separate: the same key in database 0 is still free.
+	expect(t, sh, rOK, "SELECT", "0")
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "k", "BEGIN", "fp2", "own", "1000")
+}
+
+// TestKeyJobsIdemTornCompletion cuts the WAL frame of a completion at every
+// offset: no prefix decodes, so recovery keeps the pending record with its
+// deadline and never a completed record without one.
+func TestKeyJobsIdemTornCompletion(t *testing.T) {
+	sh, j := kjShard(t)
+	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "k", "BEGIN", "fp", "own", "1000")
+	expect(t, sh, rInt(1), "IDEM", "k", "COMPLETE", "fp", "own", "result")
+	create, complete := j.recs[0], j.recs[1]
+	frame, err := persistence.AppendRecord(nil, complete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cut := 0; cut < len(frame); cut++ {
+		if _, _, err := persistence.DecodeRecord(frame[:cut]); err == nil {
+			t.Fatalf("a completion cut at %d of %d bytes decoded", cut, len(frame))
+		}
+	}
+	// Only the creation survives: pending, with the original deadline.
+	re := kjReplay(t, []persistence.Record{create})
+	expect(t, re, rArr(rBulk("pending")), "IDEM", "k", "BEGIN", "fp", "x", "1000")
+	expect(t, re, rInt(1000), "PTTL", "k")
+	// Both survive: completed, with the same deadline.
+	re = kjReplay(t, []persistence.Record{create, complete})
+	expect(t, re, rArr(rBulk("completed"), rBulk("result")), "IDEM", "k", "BEGIN", "fp", "x", "1000")
+	expect(t, re, rInt(1000), "PTTL", "k")
 }

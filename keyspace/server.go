@@ -62,6 +62,8 @@ type Server struct {
 	shutdown sync.Once
 
 	stats serverStats
+	// monitors are the clients in MONITOR mode.
+	monitors monitorSet
 	// introspection holds what INFO samples (memory, ops per second).
 	introspection serverExtras
 }
@@ -188,6 +190,7 @@ func (s *Server) Disconnected(c *Client) {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
+	s.stopMonitor(c)
 	s.clients.remove(c.ID)
 }
 

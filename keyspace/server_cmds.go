@@ -271,7 +271,7 @@ func debugObject(x *Ctx) {
 	if !checkKeySlot(x, x.Args[2]) {
 		return
 	}
-	e := x.S.lookup(x.DB, x.Args[2])
+	e := x.S.lookupNoTouch(x.DB, x.Args[2])
 	if e == nil {
 		x.W.Error(errNoSuchKey)
 		return
@@ -285,7 +285,8 @@ func debugObject(x *Ctx) {
 	b = append(b, encodingName(e)...)
 	b = append(b, " serializedlength:"...)
 	b = strconv.AppendInt(b, max(serialized, 0), 10)
-	b = append(b, " lru:0 lru_seconds_idle:0"...)
+	b = append(b, " lru:0 lru_seconds_idle:"...)
+	b = strconv.AppendInt(b, x.S.idleSeconds(e), 10)
 	x.W.SimpleString(string(b))
 }
 

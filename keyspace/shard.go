@@ -379,6 +379,9 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 		st.failed++
 		sh.cmdStats.countError(w.Buf[before+1:])
 	}
+	if sh.srv.monitors.count.Load() != 0 {
+		sh.feedMonitors(x, cmd, args)
+	}
 }
 
 // admit checks arity, authentication, slot ownership and the log's health

@@ -1,0 +1,149 @@
+package keyspace
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// AsyncWriter is implemented by connections that take bytes to send from
+// any goroutine; MONITOR feeds are written through it.
+type AsyncWriter interface {
+	WriteAsync(b []byte)
+}
+
+// monitorSet is the clients in MONITOR mode. Shards read the list on every
+// command while count is non-zero; it is replaced, never changed in place.
+type monitorSet struct {
+	mu    sync.Mutex // serializes updates
+	count atomic.Int32
+	list  atomic.Pointer[[]*Client]
+}
+
+func (m *monitorSet) add(c *Client) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var next []*Client
+	if p := m.list.Load(); p != nil {
+		next = append(next, *p...)
+	}
+	next = append(next, c)
+	m.list.Store(&next)
+	m.count.Store(int32(len(next)))
+}
+
+func (m *monitorSet) remove(c *Client) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p := m.list.Load()
+	if p == nil {
+		return
+	}
+	next := make([]*Client, 0, len(*p))
+	for _, o := range *p {
+		if o != c {
+			next = append(next, o)
+		}
+	}
+	m.list.Store(&next)
+	m.count.Store(int32(len(next)))
+}
+
+// MONITOR: the connection receives every command the server runs from
+// then on. Feed lines for commands run in the same drain as MONITOR may
+// reach the client before MONITOR's own +OK.
+func monitorCommand(x *Ctx) {
+	c := x.C
+	if c.monitor.Load() {
+		// Redis ignores MONITOR from a client already monitoring.
+		return
+	}
+	if _, ok := c.Conn.(AsyncWriter); !ok {
+		x.W.Error("ERR this connection cannot receive a MONITOR feed")
+		return
+	}
+	c.monitor.Store(true)
+	x.S.srv.monitors.add(c)
+	x.W.OK()
+}
+
+// stopMonitor takes c out of MONITOR mode (RESET, disconnection).
+func (s *Server) stopMonitor(c *Client) {
+	if c.monitor.Swap(false) {
+		s.monitors.remove(c)
+	}
+}
+
+// feedMonitors sends a command that ran to every monitor, in Redis's
+// format: +<seconds>.<microseconds> [<db> <addr>] "arg" "arg"...
+// Admin commands and those flagged skip_monitor are not shown.
+func (sh *Shard) feedMonitors(x *Ctx, cmd *Command, args [][]byte) {
+	if len(cmd.Subcommands) > 0 && len(args) > 1 {
+		if sc := cmd.sub(args[1]); sc != nil {
+			cmd = sc
+		}
+	}
+	if cmd.Flags&(FlagAdmin|FlagSkipMonitor) != 0 {
+		return
+	}
+	p := sh.srv.monitors.list.Load()
+	if p == nil || len(*p) == 0 {
+		return
+	}
+	us := sh.srv.now().UnixMicro()
+	b := make([]byte, 0, 64)
+	b = append(b, '+')
+	b = strconv.AppendInt(b, us/1_000_000, 10)
+	b = append(b, '.')
+	frac := strconv.AppendInt(nil, us%1_000_000, 10)
+	for range 6 - len(frac) {
+		b = append(b, '0')
+	}
+	b = append(b, frac...)
+	b = append(b, " ["...)
+	b = strconv.AppendInt(b, int64(x.C.DB), 10)
+	b = append(b, ' ')
+	b = append(b, x.C.RemoteAddr...)
+	b = append(b, "] "...)
+	for i, a := range args {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = appendRepr(b, a)
+	}
+	b = append(b, "\r\n"...)
+	for _, m := range *p {
+		if w, ok := m.Conn.(AsyncWriter); ok {
+			w.WriteAsync(b)
+		}
+	}
+}
+
+// appendRepr appends s quoted the way Redis's sdscatrepr does.
+func appendRepr(b, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, c := range s {
+		switch c {
+		case '\\', '"':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\a':
+			b = append(b, '\\', 'a')
+		case '\b':
+			b = append(b, '\\', 'b')
+		default:
+			if c >= 0x20 && c < 0x7f {
+				b = append(b, c)
+			} else {
+				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
+			}
+		}
+	}
+	return append(b, '"')
+}
