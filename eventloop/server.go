@@ -186,7 +186,8 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	if len(buf) == 0 {
 		return gnet.None
 	}
-	s.ks.CountNetInput(len(buf))
+	// Bytes left unparsed by the previous call were counted then.
+	s.ks.CountNetInput(len(buf) - cn.unparsed)
 	lim := codec.Limits{
 		MaxBulkLen:      s.live.ProtoMaxBulkLen(),
 		MaxMultibulkLen: s.opts.MaxMultibulkLen,
@@ -219,6 +220,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		req.Ends = append(req.Ends, len(req.Argv))
 	}
 	cn.client.NoteQueryBuffer(len(buf), len(buf)-consumed)
+	cn.unparsed = len(buf) - consumed
 	if consumed == 0 {
 		s.putRequest(req)
 		return s.checkQueryBuffer(cn, c)
@@ -343,6 +345,9 @@ type conn struct {
 	args [][]byte
 	// pending is a parsed batch that found the shard's ring full.
 	pending *request
+	// unparsed is how many inbound bytes the last OnTraffic left in the
+	// buffer (an incomplete request).
+	unparsed int
 	// inflight counts this connection's batches handed to its shard whose
 	// replies are not written yet; event-loop goroutine only.
 	inflight int
