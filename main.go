@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -34,6 +36,7 @@ type overrides struct {
 	config, bind, dir, fsync, loglevel string
 	port, shards, reactors             int
 	repair                             bool
+	cpuProfile                         string
 }
 
 func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
@@ -48,6 +51,7 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
 	fs.BoolVar(&o.repair, "repair", false, "truncate a WAL at the first damaged record instead of refusing to start")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
 	err := fs.Parse(args)
 	return o, fs, err
 }
@@ -103,7 +107,24 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
+	}
+	// Recovery builds the whole keyspace and frees almost nothing: the
+	// collector is paused while it runs and restored once serving starts.
+	gcPercent := debug.SetGCPercent(-1)
 	a, err := app.Start(cfg, app.Options{Repair: o.repair})
+	debug.SetGCPercent(gcPercent)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,10 @@ import (
 
 // Options configure the network edge.
 type Options struct {
+	// Keyspace runs the commands; required.
 	Keyspace *keyspace.Server
-	Live     *config.Live
+	// Live holds the run-time settings (limits, timeouts); required.
+	Live *config.Live
 	// Bind is the address every shard listens on; shard i uses Port+i.
 	Bind string
 	Port int
@@ -31,7 +33,8 @@ type Options struct {
 	Inline bool
 	// MaxMultibulkLen bounds the arguments of one request.
 	MaxMultibulkLen int
-	Logger          *zap.Logger
+	// Logger receives logs; nil means no logging.
+	Logger *zap.Logger
 }
 
 // Server is the gnet event handler: it accepts connections, parses
@@ -158,7 +161,6 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 // OnClose forgets the connection.
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok && cn != nil {
-		cn.closed = true
 		s.ks.Disconnected(cn.client)
 		if cn.pending != nil {
 			s.putRequest(cn.pending)
@@ -351,8 +353,9 @@ type conn struct {
 	// inflight counts this connection's batches handed to its shard whose
 	// replies are not written yet; event-loop goroutine only.
 	inflight int
-	closing  bool
-	closed   bool
+	// closing is set once the connection is to be closed: its further
+	// input is ignored.
+	closing bool
 }
 
 // Close closes the connection from any goroutine.

@@ -40,13 +40,7 @@ func TestConnectionCommands(t *testing.T) {
 
 		// Commands pipelined before QUIT are answered; nothing after.
 		r = dialRaw(t, s.Addr())
-		r.write(multibulk("PING") + multibulk("QUIT") + multibulk("PING"))
-		if got := r.read(); got != "+PONG\r\n" {
-			t.Errorf("PING before QUIT: %q", got)
-		}
-		if got := r.read(); got != "+OK\r\n" {
-			t.Errorf("QUIT: %q", got)
-		}
+		r.expectReplies(multibulk("PING")+multibulk("QUIT")+multibulk("PING"), "+PONG\r\n", "+OK\r\n")
 		r.expectClosed(3 * time.Second)
 	})
 

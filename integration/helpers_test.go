@@ -18,6 +18,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// Reply texts, in Redis 7's wording.
+const (
+	errSyntax    = "ERR syntax error"
+	errNotInt    = "ERR value is not an integer or out of range"
+	errFloat     = "ERR value is not a valid float"
+	errOverflw   = "ERR increment or decrement would overflow"
+	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+)
+
+// errArity is the reply to a command with the wrong number of arguments.
+func errArity(cmd string) string {
+	return "ERR wrong number of arguments for '" + cmd + "' command"
+}
+
 // ctxT returns a context bounded to 20 seconds, cancelled when the test ends.
 func ctxT(t testing.TB) context.Context {
 	t.Helper()
@@ -79,6 +93,15 @@ func value(t testing.TB, c cmdr, args ...interface{}) interface{} {
 		t.Fatalf("%s: %v", argv(args), err)
 	}
 	return got
+}
+
+// ttlIn checks that key's PTTL is within [minMs, maxMs].
+func ttlIn(t *testing.T, c cmdr, key string, minMs, maxMs int64) {
+	t.Helper()
+	p := intValue(t, c, "PTTL", key)
+	if p < minMs || p > maxMs {
+		t.Errorf("PTTL %s = %d, want in [%d, %d]", key, p, minMs, maxMs)
+	}
 }
 
 // intValue runs args and returns the integer reply.
@@ -155,6 +178,18 @@ func (rc *rawConn) do(args ...string) string {
 	rc.t.Helper()
 	rc.send(args...)
 	return rc.read()
+}
+
+// expectReplies writes input verbatim and checks the raw replies that
+// follow, in order.
+func (rc *rawConn) expectReplies(input string, want ...string) {
+	rc.t.Helper()
+	rc.write(input)
+	for i, w := range want {
+		if got := rc.read(); got != w {
+			rc.t.Errorf("%q: reply %d: want %q, got %q", input, i+1, w, got)
+		}
+	}
 }
 
 // expect sends args and checks the raw reply.
@@ -245,18 +280,4 @@ func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\
 // arr is the RESP encoding of an array of already-encoded elements.
 func arr(elems ...string) string {
 	return "*" + strconv.Itoa(len(elems)) + "\r\n" + strings.Join(elems, "")
-}
-
-// portOf returns the port of a host:port address.
-func portOf(t testing.TB, addr string) int {
-	t.Helper()
-	_, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := strconv.Atoi(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

@@ -23,10 +23,6 @@ import (
 // INCRBY … MAX, GETEX, IDEM, CHANGES) through go-redis, on one shard and on
 // four shards behind a ClusterClient seeded with one address.
 
-const kjWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
-func kjArity(cmd string) string { return "ERR wrong number of arguments for '" + cmd + "' command" }
-
 // kjTopologies runs fn against a one-shard server (plain client) and a
 // four-shard server (cluster client).
 func kjTopologies(t *testing.T, fn func(t *testing.T, c cmdr)) {
@@ -40,20 +36,12 @@ func kjTopologies(t *testing.T, fn func(t *testing.T, c cmdr)) {
 	})
 }
 
-// kjPTTL checks that key's PTTL is within [lo, hi].
-func kjPTTL(t *testing.T, c cmdr, key string, lo, hi int64) {
-	t.Helper()
-	if n := intValue(t, c, "PTTL", key); n < lo || n > hi {
-		t.Errorf("PTTL %s = %d, want %d..%d", key, n, lo, hi)
-	}
-}
-
 func TestKeyJobsLeaseAndSemaphore(t *testing.T) {
 	kjTopologies(t, func(t *testing.T, c cmdr) {
 		expect(t, c, int64(1), "LEASE", "lease:a", 60000)
 		expect(t, c, nil, "LEASE", "lease:a", 60000)
 		expect(t, c, "lease", "TYPE", "lease:a")
-		expectErr(t, c, kjWrongType, "GET", "lease:a")
+		expectErr(t, c, errWrongType, "GET", "lease:a")
 		expect(t, c, int64(0), "RELEASE", "lease:a", 2)
 		expect(t, c, int64(0), "RELEASE", "lease:none", 1)
 		expect(t, c, int64(1), "RELEASE", "lease:a", 1)
@@ -66,13 +54,13 @@ func TestKeyJobsLeaseAndSemaphore(t *testing.T) {
 		expect(t, c, int64(1), "DEL", "lease:a")
 		expect(t, c, int64(1), "LEASE", "lease:a", 60000)
 		expect(t, c, "OK", "SET", "lease:str", "x")
-		expectErr(t, c, kjWrongType, "LEASE", "lease:str", 100)
-		expectErr(t, c, kjWrongType, "RELEASE", "lease:str", 1)
+		expectErr(t, c, errWrongType, "LEASE", "lease:str", 100)
+		expectErr(t, c, errWrongType, "RELEASE", "lease:str", 1)
 		expectErr(t, c, "ERR invalid expire time in 'lease' command", "LEASE", "lease:b", 0)
 		expectErr(t, c, "ERR value is not an integer or out of range", "LEASE", "lease:b", "soon")
 		expectErr(t, c, "ERR value is not an integer or out of range", "RELEASE", "lease:a", "x")
-		expectErr(t, c, kjArity("lease"), "LEASE", "lease:b")
-		expectErr(t, c, kjArity("release"), "RELEASE", "lease:b")
+		expectErr(t, c, errArity("lease"), "LEASE", "lease:b")
+		expectErr(t, c, errArity("release"), "RELEASE", "lease:b")
 
 		t1 := intValue(t, c, "SEMAPHORE", "sem:a", 2, 60000)
 		if t1 < time.Now().Add(-time.Hour).UnixNano() {
@@ -81,7 +69,7 @@ func TestKeyJobsLeaseAndSemaphore(t *testing.T) {
 		expect(t, c, t1+1, "SEMAPHORE", "sem:a", 2, 50)
 		expect(t, c, nil, "SEMAPHORE", "sem:a", 2, 60000)
 		expect(t, c, "semaphore", "TYPE", "sem:a")
-		expectErr(t, c, kjWrongType, "GET", "sem:a")
+		expectErr(t, c, errWrongType, "GET", "sem:a")
 		time.Sleep(80 * time.Millisecond) // the second holder expires
 		expect(t, c, t1+2, "SEMAPHORE", "sem:a", 2, 60000)
 		expect(t, c, nil, "SEMAPHORE", "sem:a", 2, 60000)
@@ -93,13 +81,13 @@ func TestKeyJobsLeaseAndSemaphore(t *testing.T) {
 		if t2 := intValue(t, c, "SEMAPHORE", "sem:a", 1, 50); t2 <= t1+2 {
 			t.Errorf("token %d after %d", t2, t1+2)
 		}
-		kjPTTL(t, c, "sem:a", 1, 50)
+		ttlIn(t, c, "sem:a", 1, 50)
 		time.Sleep(80 * time.Millisecond)
 		expect(t, c, int64(0), "EXISTS", "sem:a") // and after the last deadline
 		expectErr(t, c, "ERR max must be a positive integer", "SEMAPHORE", "sem:b", 0, 100)
 		expectErr(t, c, "ERR invalid expire time in 'semaphore' command", "SEMAPHORE", "sem:b", 1, -1)
-		expectErr(t, c, kjWrongType, "SEMAPHORE", "lease:str", 1, 100)
-		expectErr(t, c, kjArity("semaphore"), "SEMAPHORE", "sem:b", 1)
+		expectErr(t, c, errWrongType, "SEMAPHORE", "lease:str", 1, 100)
+		expectErr(t, c, errArity("semaphore"), "SEMAPHORE", "sem:b", 1)
 	})
 }
 
@@ -116,8 +104,8 @@ func TestKeyJobsCounters(t *testing.T) {
 		expectErr(t, c, "ERR SETV no such key; omit the version to create it", "SETV", "v:none", "x", 1)
 		expectErr(t, c, "ERR SETV version must be a positive integer", "SETV", "v:a", "x", 0)
 		expectErr(t, c, "ERR syntax error", "SETV", "v:a", "x", 2, "y")
-		expectErr(t, c, kjWrongType, "INCR", "v:a")
-		expectErr(t, c, kjWrongType, "INCRBY", "v:a", 1)
+		expectErr(t, c, errWrongType, "INCR", "v:a")
+		expectErr(t, c, errWrongType, "INCRBY", "v:a", 1)
 		expect(t, c, "two", "GET", "v:a")
 		expect(t, c, "OK", "SET", "v:a", "7")
 		expect(t, c, int64(8), "INCR", "v:a")
@@ -129,8 +117,8 @@ func TestKeyJobsCounters(t *testing.T) {
 		expect(t, c, int64(0), "LIMIT", "lim:a", 3, 100)
 		expect(t, c, nil, "LIMIT", "lim:a", 3, 100)
 		expect(t, c, "limit", "TYPE", "lim:a")
-		expectErr(t, c, kjWrongType, "GET", "lim:a")
-		kjPTTL(t, c, "lim:a", 1, 100)
+		expectErr(t, c, errWrongType, "GET", "lim:a")
+		ttlIn(t, c, "lim:a", 1, 100)
 		time.Sleep(130 * time.Millisecond) // the window ends
 		expect(t, c, int64(0), "EXISTS", "lim:a")
 		expect(t, c, int64(2), "LIMIT", "lim:a", 3, 100)
@@ -140,9 +128,9 @@ func TestKeyJobsCounters(t *testing.T) {
 		// ONCE
 		expect(t, c, int64(1), "ONCE", "once:a", 100)
 		expect(t, c, int64(0), "ONCE", "once:a", 60000)
-		kjPTTL(t, c, "once:a", 1, 100)
+		ttlIn(t, c, "once:a", 1, 100)
 		expect(t, c, "once", "TYPE", "once:a")
-		expectErr(t, c, kjWrongType, "GET", "once:a")
+		expectErr(t, c, errWrongType, "GET", "once:a")
 		time.Sleep(130 * time.Millisecond)
 		expect(t, c, int64(1), "ONCE", "once:a", 100)
 		expectErr(t, c, "ERR invalid expire time in 'once' command", "ONCE", "once:b", 0)
@@ -157,7 +145,7 @@ func TestKeyJobsCounters(t *testing.T) {
 		expectErr(t, c, "ERR count must be a positive integer", "TAKE", "take:a", 0)
 		expectErr(t, c, "ERR value is not an integer or out of range", "TAKE", "take:a", "x")
 		expect(t, c, "OK", "SET", "take:s", "abc")
-		expectErr(t, c, kjWrongType, "TAKE", "take:s", 1)
+		expectErr(t, c, errWrongType, "TAKE", "take:s", 1)
 
 		// INCRBY … MAX
 		expect(t, c, int64(4), "INCRBY", "cnt:a", 4, "MAX", 5)
@@ -171,7 +159,7 @@ func TestKeyJobsCounters(t *testing.T) {
 		// GETEX key ms
 		expect(t, c, "OK", "SET", "gx:a", "v", "PX", 100)
 		expect(t, c, "v", "GETEX", "gx:a", 60000)
-		kjPTTL(t, c, "gx:a", 59000, 60000)
+		ttlIn(t, c, "gx:a", 59000, 60000)
 		expect(t, c, nil, "GETEX", "gx:none", 60000)
 		expect(t, c, int64(0), "EXISTS", "gx:none")
 		expect(t, c, "OK", "SET", "gx:b", "v", "PX", 60)
@@ -204,11 +192,11 @@ func TestKeyJobsIdem(t *testing.T) {
 		expect(t, c, conflict, "IDEM", "idem:a", "BEGIN", "other-fp", kjOwner, 60000)
 		expect(t, c, int64(1), "IDEM", "idem:a", "COMPLETE", kjFP, kjOwner, "saved\x00result")
 		expect(t, c, int64(0), "IDEM", "idem:a", "COMPLETE", kjFP, kjOwner, "other result")
-		kjPTTL(t, c, "idem:a", 59000, 60000)
+		ttlIn(t, c, "idem:a", 59000, 60000)
 		// Expiry boundary: a short retention admits the operation again.
 		expect(t, c, acquired, "IDEM", "idem:b", "BEGIN", "fp", "o1", 60)
 		expect(t, c, pending, "IDEM", "idem:b", "BEGIN", "fp", "o2", 60000)
-		kjPTTL(t, c, "idem:b", 1, 60)
+		ttlIn(t, c, "idem:b", 1, 60)
 		time.Sleep(90 * time.Millisecond)
 		expect(t, c, int64(0), "IDEM", "idem:b", "COMPLETE", "fp", "o1", "late")
 		expect(t, c, acquired, "IDEM", "idem:b", "BEGIN", "fp", "o2", 60000)
@@ -221,12 +209,12 @@ func TestKeyJobsIdem(t *testing.T) {
 		expectErr(t, c, "ERR IDEM owner must be 1-128 bytes", "IDEM", "idem:c", "BEGIN", "fp", strings.Repeat("o", 129), 1)
 		expectErr(t, c, "ERR IDEM ttl_ms must be an integer from 1 to 604800000", "IDEM", "idem:c", "BEGIN", "fp", "o", 0)
 		expectErr(t, c, "ERR IDEM ttl_ms must be an integer from 1 to 604800000", "IDEM", "idem:c", "BEGIN", "fp", "o", 604800001)
-		expectErr(t, c, kjArity("idem"), "IDEM", "idem:c", "BEGIN", "fp", "o")
+		expectErr(t, c, errArity("idem"), "IDEM", "idem:c", "BEGIN", "fp", "o")
 		expect(t, c, "OK", "SET", "idem:plain", "not a record", "PX", 60000)
 		expectErr(t, c, "ERR IDEM key holds a value that is not a well-formed IDEM record", "IDEM", "idem:plain", "BEGIN", "fp", "o", 1000)
 		expect(t, c, "not a record", "GET", "idem:plain")
 		expect(t, c, int64(1), "LEASE", "idem:lease", 60000)
-		expectErr(t, c, kjWrongType, "IDEM", "idem:lease", "BEGIN", "fp", "o", 1000)
+		expectErr(t, c, errWrongType, "IDEM", "idem:lease", "BEGIN", "fp", "o", 1000)
 		expect(t, c, acquired, "IDEM", "idem:p", "BEGIN", "fp", "o", 60000)
 		expect(t, c, int64(1), "PERSIST", "idem:p")
 		expectErr(t, c, "ERR IDEM record has no TTL; refusing to use it", "IDEM", "idem:p", "BEGIN", "fp", "o", 1000)
@@ -461,7 +449,7 @@ func TestKeyJobsRestart(t *testing.T) {
 				expect(t, c, []interface{}{"pending"}, "IDEM", "r:pending", "BEGIN", kjFP, "x", 600000)
 				expect(t, c, []interface{}{"completed", "result"}, "IDEM", "r:done", "BEGIN", kjFP, "x", 600000)
 				for _, k := range []string{"r:sem", "r:lim", "r:once", "r:pending", "r:done", "r:gx"} {
-					kjPTTL(t, c, k, 500000, 600000)
+					ttlIn(t, c, k, 500000, 600000)
 				}
 				expect(t, c, int64(-1), "PTTL", "r:lease")
 				if shards == 1 {
@@ -548,7 +536,7 @@ func TestKeyJobsRawReplies(t *testing.T) {
 			r.expect("*2\r\n$9\r\ncompleted\r\n$3\r\nres\r\n", "IDEM", p+"i", "BEGIN", "fp", "x", "60000")
 			r.expect("+string\r\n", "TYPE", p+"i")
 			r.expect("-ERR IDEM ttl_ms must be an integer from 1 to 604800000\r\n", "IDEM", p+"missing", "BEGIN", "fp", "own", "0")
-			r.expect("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", "GET", p+"l")
+			r.expect("-"+errWrongType+"\r\n", "GET", p+"l")
 			r.expect(integer(1), "RELEASE", p+"s", strings.TrimSuffix(tok[1:], "\r\n"))
 			note := func(c int64, cmd, key, detail string) string {
 				return "*4\r\n" + integer(c) + bulk(cmd) + bulk(key) + detail
@@ -587,7 +575,7 @@ func TestKeyJobsSemaphoreExpiresUntouched(t *testing.T) {
 			// The long holder leaves; the key now lives as long as the
 			// 150 ms holder.
 			expect(t, c, int64(1), "RELEASE", "untouched:sem", tok)
-			kjPTTL(t, c, "untouched:sem", 1, 150)
+			ttlIn(t, c, "untouched:sem", 1, 150)
 			if n := dbsize(); n != 1 {
 				t.Fatalf("DBSIZE %d", n)
 			}
@@ -616,7 +604,7 @@ func TestKeyJobsContractEdges(t *testing.T) {
 		expect(t, c, int64(1), "ONCE", "edge:once", 200)
 		time.Sleep(50 * time.Millisecond)
 		expect(t, c, int64(0), "ONCE", "edge:once", 60000)
-		kjPTTL(t, c, "edge:once", 1, 150)
+		ttlIn(t, c, "edge:once", 1, 150)
 		// INCRBY … MAX: a sum above int64 is above the limit.
 		expect(t, c, "OK", "SET", "edge:big", "9223372036854775807")
 		expect(t, c, nil, "INCRBY", "edge:big", 1, "MAX", "9223372036854775807")
@@ -650,6 +638,6 @@ func TestKeyJobsContractEdges(t *testing.T) {
 		expect(t, c, []interface{}{"pending"}, "IDEM", "edge:max", "BEGIN", tok128, tok128, 1)
 		expect(t, c, int64(1), "IDEM", "edge:max", "COMPLETE", tok128, tok128, strings.Repeat("r", 4194304))
 		expect(t, c, int64(11+256+4194304), "STRLEN", "edge:max")
-		kjPTTL(t, c, "edge:max", 604700000, 604800000)
+		ttlIn(t, c, "edge:max", 604700000, 604800000)
 	})
 }

@@ -15,31 +15,16 @@ func TestProtocol(t *testing.T) {
 
 	t.Run("inline", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write("PING\r\n")
-		if got := r.read(); got != "+PONG\r\n" {
-			t.Errorf("inline PING: %q", got)
-		}
-		r.write("SET inline:a \"b c\"\r\n")
-		if got := r.read(); got != "+OK\r\n" {
-			t.Errorf("inline SET with quotes: %q", got)
-		}
+		r.expectReplies("PING\r\n", "+PONG\r\n")
+		r.expectReplies("SET inline:a \"b c\"\r\n", "+OK\r\n")
 		r.expect(bulk("b c"), "GET", "inline:a")
 		// Single quotes, escapes and extra spaces.
-		r.write("SET   inline:b   'x y'  \r\n")
-		if got := r.read(); got != "+OK\r\n" {
-			t.Errorf("inline SET with single quotes: %q", got)
-		}
+		r.expectReplies("SET   inline:b   'x y'  \r\n", "+OK\r\n")
 		r.expect(bulk("x y"), "GET", "inline:b")
-		r.write("SET inline:c \"\\x41\\n\"\r\n")
-		if got := r.read(); got != "+OK\r\n" {
-			t.Errorf("inline SET with escapes: %q", got)
-		}
+		r.expectReplies("SET inline:c \"\\x41\\n\"\r\n", "+OK\r\n")
 		r.expect(bulk("A\n"), "GET", "inline:c")
 		// A bare LF ends an inline command too; empty lines are ignored.
-		r.write("\r\n\r\nGET inline:b\n")
-		if got := r.read(); got != bulk("x y") {
-			t.Errorf("inline GET after empty lines: %q", got)
-		}
+		r.expectReplies("\r\n\r\nGET inline:b\n", bulk("x y"))
 		// Inline and multibulk mixed in one write.
 		r.write("PING\r\n" + multibulk("ECHO", "m") + "ECHO i\r\n")
 		for _, want := range []string{"+PONG\r\n", bulk("m"), bulk("i")} {
@@ -89,72 +74,45 @@ func TestProtocol(t *testing.T) {
 		if got, err := r.tryRead(200 * time.Millisecond); err == nil {
 			t.Fatalf("reply to an incomplete request: %q", got)
 		}
-		r.write(":key\r\n")
-		if got := r.read(); got != bulk("split-value") {
-			t.Errorf("GET completed after a pause: %q", got)
-		}
+		r.expectReplies(":key\r\n", bulk("split-value"))
 	})
 
 	t.Run("malformed multibulk length closes", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write("*x\r\n")
-		if got := r.read(); got != "-ERR Protocol error: invalid multibulk length\r\n" {
-			t.Errorf("*x: %q", got)
-		}
+		r.expectReplies("*x\r\n", "-ERR Protocol error: invalid multibulk length\r\n")
 		r.expectClosed(3 * time.Second)
 	})
 
 	t.Run("malformed bulk length closes", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write("*1\r\n$x\r\n")
-		if got := r.read(); got != "-ERR Protocol error: invalid bulk length\r\n" {
-			t.Errorf("$x: %q", got)
-		}
+		r.expectReplies("*1\r\n$x\r\n", "-ERR Protocol error: invalid bulk length\r\n")
 		r.expectClosed(3 * time.Second)
 	})
 
 	t.Run("missing dollar closes", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write("*1\r\nfoo\r\n")
-		if got := r.read(); got != "-ERR Protocol error: expected '$', got 'f'\r\n" {
-			t.Errorf("*1 foo: %q", got)
-		}
+		r.expectReplies("*1\r\nfoo\r\n", "-ERR Protocol error: expected '$', got 'f'\r\n")
 		r.expectClosed(3 * time.Second)
 	})
 
 	t.Run("oversized lengths close", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write("*2\r\n$3\r\nGET\r\n$600000000\r\n")
-		if got := r.read(); got != "-ERR Protocol error: invalid bulk length\r\n" {
-			t.Errorf("bulk above proto-max-bulk-len: %q", got)
-		}
+		r.expectReplies("*2\r\n$3\r\nGET\r\n$600000000\r\n", "-ERR Protocol error: invalid bulk length\r\n")
 		r.expectClosed(3 * time.Second)
 		r = dialRaw(t, s.Addr())
-		r.write("*2000000\r\n")
-		if got := r.read(); got != "-ERR Protocol error: invalid multibulk length\r\n" {
-			t.Errorf("multibulk above 1048576: %q", got)
-		}
+		r.expectReplies("*2000000\r\n", "-ERR Protocol error: invalid multibulk length\r\n")
 		r.expectClosed(3 * time.Second)
 	})
 
 	t.Run("unbalanced quotes close", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write("SET a \"b\r\n")
-		if got := r.read(); got != "-ERR Protocol error: unbalanced quotes in request\r\n" {
-			t.Errorf("unbalanced quotes: %q", got)
-		}
+		r.expectReplies("SET a \"b\r\n", "-ERR Protocol error: unbalanced quotes in request\r\n")
 		r.expectClosed(3 * time.Second)
 	})
 
 	t.Run("replies before a protocol error are sent", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write(multibulk("PING") + "*x\r\n")
-		if got := r.read(); got != "+PONG\r\n" {
-			t.Errorf("PING before error: %q", got)
-		}
-		if got := r.read(); got != "-ERR Protocol error: invalid multibulk length\r\n" {
-			t.Errorf("*x after PING: %q", got)
-		}
+		r.expectReplies(multibulk("PING")+"*x\r\n", "+PONG\r\n", "-ERR Protocol error: invalid multibulk length\r\n")
 		r.expectClosed(3 * time.Second)
 	})
 
@@ -163,10 +121,7 @@ func TestProtocol(t *testing.T) {
 		r.expect("-ERR unknown command 'foo', with args beginning with: 'bar' \r\n", "foo", "bar")
 		r.expect("-ERR unknown command 'foo', with args beginning with: \r\n", "foo")
 		r.expect("-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n", "foo", "a", "b")
-		r.write("nosuchcmd x\r\n")
-		if got := r.read(); got != "-ERR unknown command 'nosuchcmd', with args beginning with: 'x' \r\n" {
-			t.Errorf("inline unknown command: %q", got)
-		}
+		r.expectReplies("nosuchcmd x\r\n", "-ERR unknown command 'nosuchcmd', with args beginning with: 'x' \r\n")
 		r.expect("+PONG\r\n", "PING")
 		// Wrong arity keeps it open too.
 		r.expect("-ERR wrong number of arguments for 'get' command\r\n", "GET")
@@ -175,10 +130,7 @@ func TestProtocol(t *testing.T) {
 
 	t.Run("empty multibulk is ignored", func(t *testing.T) {
 		r := dialRaw(t, s.Addr())
-		r.write("*0\r\n*-1\r\n" + multibulk("PING"))
-		if got := r.read(); got != "+PONG\r\n" {
-			t.Errorf("after *0: %q", got)
-		}
+		r.expectReplies("*0\r\n*-1\r\n"+multibulk("PING"), "+PONG\r\n")
 	})
 
 	t.Run("binary-safe values", func(t *testing.T) {

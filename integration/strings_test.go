@@ -8,26 +8,6 @@ import (
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
-const (
-	errSyntax  = "ERR syntax error"
-	errNotInt  = "ERR value is not an integer or out of range"
-	errFloat   = "ERR value is not a valid float"
-	errOverflw = "ERR increment or decrement would overflow"
-)
-
-func errArity(cmd string) string {
-	return "ERR wrong number of arguments for '" + cmd + "' command"
-}
-
-// ttlIn checks that key's PTTL is within (0, max] milliseconds.
-func ttlIn(t *testing.T, c cmdr, key string, minMs, maxMs int64) {
-	t.Helper()
-	p := intValue(t, c, "PTTL", key)
-	if p < minMs || p > maxMs {
-		t.Errorf("PTTL %s = %d, want in [%d, %d]", key, p, minMs, maxMs)
-	}
-}
-
 func TestStrings(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)

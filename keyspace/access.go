@@ -80,7 +80,7 @@ func copyBytes(b []byte) []byte {
 func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *entry {
 	e := sh.lookup(db, key)
 	if e == nil {
-		e = db.add(key, copyBytes(val), nil, at)
+		e = db.addString(key, val, at)
 	} else {
 		if e.obj == nil && cap(e.val) == len(val) {
 			e.val = e.val[:len(val)]

@@ -110,14 +110,20 @@ func (t commandTable) lookupCall(args [][]byte) *Command {
 // GETKEYS cmd arg ... | GETKEYSANDFLAGS cmd arg ... | HELP]
 func commandCommand(x *Ctx) {
 	if len(x.Args) == 1 {
-		cmds := sortedCommands(x.S.srv.cmds)
-		x.W.ArrayHeader(len(cmds))
-		for _, c := range cmds {
-			writeCommandInfo(x, c)
-		}
+		writeAllCommandInfo(x)
 		return
 	}
 	runSubcommand(x, "COMMAND")
+}
+
+// writeAllCommandInfo replies the COMMAND INFO entry of every command,
+// sorted by name: the reply to COMMAND and to COMMAND INFO without names.
+func writeAllCommandInfo(x *Ctx) {
+	cmds := sortedCommands(x.S.srv.cmds)
+	x.W.ArrayHeader(len(cmds))
+	for _, c := range cmds {
+		writeCommandInfo(x, c)
+	}
 }
 
 // COMMAND COUNT
@@ -126,11 +132,7 @@ func commandCountCommand(x *Ctx) { x.W.Int(int64(len(x.S.srv.cmds))) }
 // COMMAND INFO [name ...]
 func commandInfoCommand(x *Ctx) {
 	if len(x.Args) == 2 {
-		cmds := sortedCommands(x.S.srv.cmds)
-		x.W.ArrayHeader(len(cmds))
-		for _, c := range cmds {
-			writeCommandInfo(x, c)
-		}
+		writeAllCommandInfo(x)
 		return
 	}
 	x.W.ArrayHeader(len(x.Args) - 2)

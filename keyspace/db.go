@@ -1,6 +1,9 @@
 package keyspace
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"unsafe"
+)
 
 // DB is one logical database of a shard: a hash table of keys plus the
 // list of keys that have a deadline, for the active expiry cycle.
@@ -50,7 +53,21 @@ func (db *DB) unindex(e *entry) {
 
 // add inserts a new entry for key, which must be absent.
 func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
-	e := &entry{key: string(key), val: val, obj: obj}
+	return db.insertNew(&entry{key: string(key), val: val, obj: obj}, at)
+}
+
+// addString inserts a new string entry for key, which must be absent,
+// with one allocation holding both the key and a copy of val. The value
+// slice is capped at its length, so growing it never touches the key.
+func (db *DB) addString(key, val []byte, at int64) *entry {
+	buf := make([]byte, len(key)+len(val))
+	copy(buf, key)
+	copy(buf[len(key):], val)
+	return db.insertNew(&entry{key: unsafe.String(unsafe.SliceData(buf), len(key)), val: buf[len(key):len(buf):len(buf)]}, at)
+}
+
+// insertNew links a new entry into the table and the expiry index.
+func (db *DB) insertNew(e *entry, at int64) *entry {
 	if db.clockMs != nil {
 		e.atime = accessTime(*db.clockMs)
 	}

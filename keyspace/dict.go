@@ -99,6 +99,18 @@ func (d *dict) remove(key string) *entry {
 	return nil
 }
 
+// reserve sizes the table for n entries at once, sparing the rehashes of
+// growing one doubling at a time (recovery knows the count up front).
+func (d *dict) reserve(n int) {
+	size := len(d.buckets)
+	for size < n {
+		size *= 2
+	}
+	if size != len(d.buckets) && !d.frozen {
+		d.resize(size)
+	}
+}
+
 // maybeResize brings the table back to its load bounds after a freeze.
 func (d *dict) maybeResize() {
 	n := len(d.buckets)

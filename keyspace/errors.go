@@ -10,7 +10,6 @@ const (
 	errOverflow     = "ERR increment or decrement would overflow"
 	errNoSuchKey    = "ERR no such key"
 	errDBIndex      = "ERR DB index is out of range"
-	errInvalidExp   = "ERR invalid expire time in '%s' command"
 	errNoAuth       = "NOAUTH Authentication required."
 	errCrossSlot    = "CROSSSLOT Keys in request don't hash to the same slot"
 	errSelectShard  = "ERR SELECT is not allowed in cluster mode"
@@ -19,7 +18,6 @@ const (
 	errOffsetRange  = "ERR offset is out of range"
 	errSameObject   = "ERR source and destination objects are the same"
 	errNegTimeout   = "ERR timeout is negative"
-	errNotIntOrOOR  = errNotInt
 	errWrongPass    = "WRONGPASS invalid username-password pair or user is disabled."
 )
 
@@ -28,7 +26,8 @@ func errWrongArgs(name string) string {
 	return "ERR wrong number of arguments for '" + name + "' command"
 }
 
-// invalidExpireError is the reply to a deadline that overflows.
+// invalidExpireError is the reply to an expiry that is not positive or
+// whose deadline overflows.
 func invalidExpireError(cmd string) string {
 	return "ERR invalid expire time in '" + cmd + "' command"
 }

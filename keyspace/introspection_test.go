@@ -54,13 +54,8 @@ func connectTestClient(t *testing.T, sh *Shard) *Client {
 // runBatch runs the commands of one read, as the event loop hands them
 // over, and returns the replies.
 func runBatch(sh *Shard, c *Client, data string, cmds ...[]string) string {
-	b := &Batch{Client: c, Data: []byte(data)}
-	for _, args := range cmds {
-		for _, a := range args {
-			b.Argv = append(b.Argv, []byte(a))
-		}
-		b.Ends = append(b.Ends, len(b.Argv))
-	}
+	b := durNewBatch(c, nil, cmds...)
+	b.Data = []byte(data)
 	sh.run(b)
 	return string(b.Out.Buf)
 }

@@ -14,15 +14,52 @@ func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
 	sh.journal.Append(uint16(db), op, payload)
 }
 
-func (sh *Shard) logSet(db int, key string, val []byte, at int64) {
+// recordScratch writes one record whose payload p was built in the
+// shard's scratch buffer, and keeps p's storage as that buffer.
+func (sh *Shard) recordScratch(db int, op persistence.Opcode, p []byte) {
+	sh.scratch = p
+	sh.record(db, op, p)
+}
+
+// The payload shapes shared by several opcodes. Each starts with the key.
+
+// logKeyI64 writes a record of key then one i64 (a deadline for OpExpire
+// and OpOnce).
+func (sh *Shard) logKeyI64(db int, op persistence.Opcode, key string, v int64) {
 	if sh.journal == nil {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendBytes(p, val)
-	p = persistence.AppendI64(p, at)
-	sh.scratch = p
-	sh.record(db, persistence.OpSet, p)
+	p = persistence.AppendI64(p, v)
+	sh.recordScratch(db, op, p)
+}
+
+// logKeyU64I64 writes a record of key, one u64 then one i64 (a token or
+// count then a deadline for OpLease, OpLimit and OpSemaphoreRelease).
+func (sh *Shard) logKeyU64I64(db int, op persistence.Opcode, key string, u uint64, v int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendU64(p, u)
+	p = persistence.AppendI64(p, v)
+	sh.recordScratch(db, op, p)
+}
+
+// logKeyBytesI64 writes a record of key, a byte string then one i64 (a
+// value then its deadline for OpSet and OpIdempotencyPut).
+func (sh *Shard) logKeyBytesI64(db int, op persistence.Opcode, key string, b []byte, v int64) {
+	if sh.journal == nil {
+		return
+	}
+	p := appendStr(sh.scratch[:0], key)
+	p = persistence.AppendBytes(p, b)
+	p = persistence.AppendI64(p, v)
+	sh.recordScratch(db, op, p)
+}
+
+func (sh *Shard) logSet(db int, key string, val []byte, at int64) {
+	sh.logKeyBytesI64(db, persistence.OpSet, key, val, at)
 }
 
 func (sh *Shard) logDel(db int, key string) {
@@ -30,18 +67,11 @@ func (sh *Shard) logDel(db int, key string) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
-	sh.scratch = p
-	sh.record(db, persistence.OpDel, p)
+	sh.recordScratch(db, persistence.OpDel, p)
 }
 
 func (sh *Shard) logExpire(db int, key string, at int64) {
-	if sh.journal == nil {
-		return
-	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendI64(p, at)
-	sh.scratch = p
-	sh.record(db, persistence.OpExpire, p)
+	sh.logKeyI64(db, persistence.OpExpire, key, at)
 }
 
 func (sh *Shard) logAppend(db int, key string, suffix []byte) {
@@ -50,8 +80,7 @@ func (sh *Shard) logAppend(db int, key string, suffix []byte) {
 	}
 	p := appendStr(sh.scratch[:0], key)
 	p = persistence.AppendBytes(p, suffix)
-	sh.scratch = p
-	sh.record(db, persistence.OpAppend, p)
+	sh.recordScratch(db, persistence.OpAppend, p)
 }
 
 func (sh *Shard) logSetRange(db int, key string, off int64, b []byte) {
@@ -61,8 +90,7 @@ func (sh *Shard) logSetRange(db int, key string, off int64, b []byte) {
 	p := appendStr(sh.scratch[:0], key)
 	p = persistence.AppendU64(p, uint64(off))
 	p = persistence.AppendBytes(p, b)
-	sh.scratch = p
-	sh.record(db, persistence.OpSetRange, p)
+	sh.recordScratch(db, persistence.OpSetRange, p)
 }
 
 func (sh *Shard) logFlushDB(db int) {
@@ -85,8 +113,7 @@ func (sh *Shard) logSwapDB(a, b int) {
 	}
 	p := persistence.AppendU16(sh.scratch[:0], uint16(a))
 	p = persistence.AppendU16(p, uint16(b))
-	sh.scratch = p
-	sh.record(0, persistence.OpSwapDB, p)
+	sh.recordScratch(0, persistence.OpSwapDB, p)
 }
 
 func (sh *Shard) logMove(db int, key string, target int) {
@@ -95,8 +122,7 @@ func (sh *Shard) logMove(db int, key string, target int) {
 	}
 	p := appendStr(sh.scratch[:0], key)
 	p = persistence.AppendU16(p, uint16(target))
-	sh.scratch = p
-	sh.record(db, persistence.OpMove, p)
+	sh.recordScratch(db, persistence.OpMove, p)
 }
 
 func (sh *Shard) logRename(db int, src, dst string) {
@@ -105,8 +131,7 @@ func (sh *Shard) logRename(db int, src, dst string) {
 	}
 	p := appendStr(sh.scratch[:0], src)
 	p = appendStr(p, dst)
-	sh.scratch = p
-	sh.record(db, persistence.OpRename, p)
+	sh.recordScratch(db, persistence.OpRename, p)
 }
 
 func (sh *Shard) logCopy(db int, src, dst string, target int, replace bool) {
@@ -121,8 +146,7 @@ func (sh *Shard) logCopy(db int, src, dst string, target int, replace bool) {
 		r = 1
 	}
 	p = persistence.AppendU8(p, r)
-	sh.scratch = p
-	sh.record(db, persistence.OpCopy, p)
+	sh.recordScratch(db, persistence.OpCopy, p)
 }
 
 // appendStr is persistence.AppendBytes for a string, without converting it.

@@ -54,7 +54,7 @@ func parseTTLArg(x *Ctx, arg []byte) (int64, bool) {
 		return 0, false
 	}
 	if n <= 0 || n > math.MaxInt64-x.S.nowMs {
-		x.W.Error(fmt.Sprintf(errInvalidExp, x.Cmd.Name))
+		x.W.Error(invalidExpireError(x.Cmd.Name))
 		return 0, false
 	}
 	return x.S.nowMs + n, true
@@ -95,14 +95,7 @@ func registerKeyJobFamily(t commandTable) {
 // docs/wal-format.md.
 
 func (sh *Shard) logLease(db int, key string, token, until int64) {
-	if sh.journal == nil {
-		return
-	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendU64(p, uint64(token))
-	p = persistence.AppendI64(p, until)
-	sh.scratch = p
-	sh.record(db, persistence.OpLease, p)
+	sh.logKeyU64I64(db, persistence.OpLease, key, uint64(token), until)
 }
 
 func (sh *Shard) logRelease(db int, key string, token int64) {
@@ -111,8 +104,7 @@ func (sh *Shard) logRelease(db int, key string, token int64) {
 	}
 	p := appendStr(sh.scratch[:0], key)
 	p = persistence.AppendU64(p, uint64(token))
-	sh.scratch = p
-	sh.record(db, persistence.OpRelease, p)
+	sh.recordScratch(db, persistence.OpRelease, p)
 }
 
 func (sh *Shard) logSemAcquire(db int, key string, token, until, keyAt int64) {
@@ -123,19 +115,11 @@ func (sh *Shard) logSemAcquire(db int, key string, token, until, keyAt int64) {
 	p = persistence.AppendU64(p, uint64(token))
 	p = persistence.AppendI64(p, until)
 	p = persistence.AppendI64(p, keyAt)
-	sh.scratch = p
-	sh.record(db, persistence.OpSemaphoreAcquire, p)
+	sh.recordScratch(db, persistence.OpSemaphoreAcquire, p)
 }
 
 func (sh *Shard) logSemRelease(db int, key string, token, keyAt int64) {
-	if sh.journal == nil {
-		return
-	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendU64(p, uint64(token))
-	p = persistence.AppendI64(p, keyAt)
-	sh.scratch = p
-	sh.record(db, persistence.OpSemaphoreRelease, p)
+	sh.logKeyU64I64(db, persistence.OpSemaphoreRelease, key, uint64(token), keyAt)
 }
 
 func (sh *Shard) logSetV(db int, key string, val []byte, version, at int64) {
@@ -146,40 +130,19 @@ func (sh *Shard) logSetV(db int, key string, val []byte, version, at int64) {
 	p = persistence.AppendBytes(p, val)
 	p = persistence.AppendU64(p, uint64(version))
 	p = persistence.AppendI64(p, at)
-	sh.scratch = p
-	sh.record(db, persistence.OpSetV, p)
+	sh.recordScratch(db, persistence.OpSetV, p)
 }
 
 func (sh *Shard) logLimit(db int, key string, count, at int64) {
-	if sh.journal == nil {
-		return
-	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendU64(p, uint64(count))
-	p = persistence.AppendI64(p, at)
-	sh.scratch = p
-	sh.record(db, persistence.OpLimit, p)
+	sh.logKeyU64I64(db, persistence.OpLimit, key, uint64(count), at)
 }
 
 func (sh *Shard) logOnce(db int, key string, at int64) {
-	if sh.journal == nil {
-		return
-	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendI64(p, at)
-	sh.scratch = p
-	sh.record(db, persistence.OpOnce, p)
+	sh.logKeyI64(db, persistence.OpOnce, key, at)
 }
 
 func (sh *Shard) logIdemPut(db int, key string, rec []byte, at int64) {
-	if sh.journal == nil {
-		return
-	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendBytes(p, rec)
-	p = persistence.AppendI64(p, at)
-	sh.scratch = p
-	sh.record(db, persistence.OpIdempotencyPut, p)
+	sh.logKeyBytesI64(db, persistence.OpIdempotencyPut, key, rec, at)
 }
 
 // applyKeyJobRecord replays one key-job WAL record into db. Like every

@@ -10,22 +10,12 @@ import (
 
 // countJournal counts records and keeps nothing, like a WAL whose buffer
 // has already grown: the allocation figures cover building the payload.
-type countJournal struct{ n int }
-
-func (j *countJournal) Append(uint16, persistence.Opcode, []byte)      { j.n++ }
-func (j *countJournal) Commit(interface{ Committed(error) }, int) bool { return true }
-func (j *countJournal) Err() error                                     { return nil }
-func (j *countJournal) Tick(*Shard)                                    {}
-func (j *countJournal) Close() error                                   { return nil }
-
-// kjArgv converts a command to argv.
-func kjArgv(args ...string) [][]byte {
-	argv := make([][]byte, len(args))
-	for i, a := range args {
-		argv[i] = []byte(a)
-	}
-	return argv
+type countJournal struct {
+	nopJournal
+	n int
 }
+
+func (j *countJournal) Append(uint16, persistence.Opcode, []byte) { j.n++ }
 
 var (
 	benchFP     = strings.Repeat("f", 64)
@@ -63,12 +53,6 @@ var keyJobCases = []keyJobCase{
 		[]string{"LEASE", "l", "600000"}, 0},
 }
 
-// runKeyJob executes argv on sh with a fresh reply buffer.
-func runKeyJob(sh *Shard, argv [][]byte) {
-	sh.ctx.W.Reset()
-	sh.exec(&sh.ctx, argv)
-}
-
 // keyJobShard prepares a shard with a counting journal for c.
 func keyJobShard(t *testing.T, c keyJobCase) (*Shard, *countJournal) {
 	sh := newTestShard(t)
@@ -76,7 +60,7 @@ func keyJobShard(t *testing.T, c keyJobCase) (*Shard, *countJournal) {
 	sh.journal = j
 	sh.ctx.W.Buf = make([]byte, 0, 4096)
 	for _, s := range c.setup {
-		runKeyJob(sh, kjArgv(s...))
+		execArgv(sh, toArgv(s...))
 	}
 	return sh, j
 }
@@ -84,21 +68,21 @@ func keyJobShard(t *testing.T, c keyJobCase) (*Shard, *countJournal) {
 // leaseGrantRelease grants an existing, free lease and releases it,
 // writing the token into a reused argument buffer.
 func leaseGrantRelease(sh *Shard, lease, release [][]byte, tok []byte) {
-	runKeyJob(sh, lease)
+	execArgv(sh, lease)
 	release[2] = strconv.AppendInt(tok[:0], sh.dbs[0].dict.find(lease[1]).obj.(*leaseObj).token, 10)
-	runKeyJob(sh, release)
+	execArgv(sh, release)
 }
 
 func TestKeyJobsZeroAlloc(t *testing.T) {
 	for _, c := range keyJobCases {
 		sh, j := keyJobShard(t, c)
-		argv := kjArgv(c.call...)
-		runKeyJob(sh, argv)
+		argv := toArgv(c.call...)
+		execArgv(sh, argv)
 		if strings.HasPrefix(string(sh.ctx.W.Buf), "-") {
 			t.Fatalf("%s: %q", c.name, sh.ctx.W.Buf)
 		}
 		j.n = 0
-		allocs := testing.AllocsPerRun(200, func() { runKeyJob(sh, argv) })
+		allocs := testing.AllocsPerRun(200, func() { execArgv(sh, argv) })
 		if allocs != 0 {
 			t.Errorf("%s: %.1f allocations per call, want 0", c.name, allocs)
 		}
@@ -108,7 +92,7 @@ func TestKeyJobsZeroAlloc(t *testing.T) {
 	}
 	sh := newTestShard(t)
 	sh.journal = &countJournal{}
-	lease, release, tok := kjArgv("LEASE", "l", "1000"), kjArgv("RELEASE", "l", "0"), make([]byte, 0, 20)
+	lease, release, tok := toArgv("LEASE", "l", "1000"), toArgv("RELEASE", "l", "0"), make([]byte, 0, 20)
 	leaseGrantRelease(sh, lease, release, tok)
 	if allocs := testing.AllocsPerRun(200, func() { leaseGrantRelease(sh, lease, release, tok) }); allocs != 0 {
 		t.Errorf("LEASE+RELEASE on an existing key: %.1f allocations, want 0", allocs)
@@ -124,20 +108,20 @@ func BenchmarkKeyJobs(b *testing.B) {
 			sh := benchShard(b)
 			sh.journal = &countJournal{}
 			for _, s := range c.setup {
-				runKeyJob(sh, kjArgv(s...))
+				execArgv(sh, toArgv(s...))
 			}
-			argv := kjArgv(c.call...)
+			argv := toArgv(c.call...)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				runKeyJob(sh, argv)
+				execArgv(sh, argv)
 			}
 		})
 	}
 	b.Run("LeaseGrantRelease", func(b *testing.B) {
 		sh := benchShard(b)
 		sh.journal = &countJournal{}
-		lease, release, tok := kjArgv("LEASE", "l", "1000"), kjArgv("RELEASE", "l", "0"), make([]byte, 0, 20)
+		lease, release, tok := toArgv("LEASE", "l", "1000"), toArgv("RELEASE", "l", "0"), make([]byte, 0, 20)
 		leaseGrantRelease(sh, lease, release, tok)
 		b.ReportAllocs()
 		b.ResetTimer()

@@ -2,7 +2,6 @@ package keyspace
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/ruvio/ruvio/persistence"
 )
@@ -133,10 +132,7 @@ func takeCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	cur -= n
-	var tmp [20]byte
-	sh.storeString(db, x.Args[1], strconv.AppendInt(tmp[:0], cur, 10), 0, true)
-	x.W.Int(cur)
+	storeInt(x, x.Args[1], cur-n)
 }
 
 // incrbyMaxCommand is INCRBY key n MAX limit: it adds n only when the
@@ -154,20 +150,9 @@ func incrbyMaxCommand(x *Ctx) {
 		x.W.Error(errNotInt)
 		return
 	}
-	sh, db := x.S, x.DB
-	e := sh.lookup(db, x.Args[1])
-	var cur int64
-	if e != nil {
-		if e.obj != nil {
-			x.W.Error(errWrongType)
-			return
-		}
-		v, ok := parseInt(e.val)
-		if !ok {
-			x.W.Error(errNotInt)
-			return
-		}
-		cur = v
+	cur, ok := intValueOrReply(x, x.Args[1])
+	if !ok {
+		return
 	}
 	if n > 0 && cur > 0 && n > math.MaxInt64-cur {
 		// The sum is above every int64, so above limit: a rejection like
@@ -184,9 +169,7 @@ func incrbyMaxCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	var tmp [20]byte
-	sh.storeString(db, x.Args[1], strconv.AppendInt(tmp[:0], cur, 10), 0, true)
-	x.W.Int(cur)
+	storeInt(x, x.Args[1], cur)
 }
 
 // SETV key value [version]

@@ -12,49 +12,14 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/persistence"
 )
 
-// kjJournal captures every record a shard writes (payload copied).
-type kjJournal struct {
-	recs []persistence.Record
-}
-
-func (j *kjJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
-	j.recs = append(j.recs, persistence.Record{Seq: uint64(len(j.recs) + 1), DB: db, Op: op, Payload: bytes.Clone(payload)})
-}
-func (j *kjJournal) Commit(interface{ Committed(error) }, int) bool { return true }
-func (j *kjJournal) Err() error                                     { return nil }
-func (j *kjJournal) Tick(*Shard)                                    {}
-func (j *kjJournal) Close() error                                   { return nil }
-
-// ops returns the opcodes written since the last call and forgets them.
-func (j *kjJournal) ops() []persistence.Opcode {
-	var out []persistence.Opcode
-	for _, r := range j.recs {
-		out = append(out, r.Op)
-	}
-	j.recs = j.recs[:0]
-	return out
-}
-
 // kjShard is a one-shard test server with a capturing journal.
-func kjShard(t *testing.T) (*Shard, *kjJournal) {
+func kjShard(t *testing.T) (*Shard, *recJournal) {
 	sh := newTestShard(t)
-	j := &kjJournal{}
-	sh.journal = j
-	return sh, j
-}
-
-// kjOps checks the opcodes written since the last check.
-func kjOps(t *testing.T, j *kjJournal, what string, want ...persistence.Opcode) {
-	t.Helper()
-	got := j.ops()
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("%s wrote %v, want %v", what, got, want)
-	}
+	return sh, attachJournal(sh)
 }
 
 // kjAt moves the shard's clock to testNowMs+ms.
@@ -78,17 +43,17 @@ const rWrongType = "-" + errWrongType + "\r\n"
 func TestKeyJobsLease(t *testing.T) {
 	sh, j := kjShard(t)
 	expect(t, sh, rInt(1), "LEASE", "l", "1000")
-	kjOps(t, j, "LEASE grant", persistence.OpLease)
+	expectOps(t, j, "LEASE grant", persistence.OpLease)
 	expect(t, sh, rNull, "LEASE", "l", "1000")
-	kjOps(t, j, "LEASE while held")
+	expectOps(t, j, "LEASE while held")
 	expect(t, sh, "+lease\r\n", "TYPE", "l")
 	expect(t, sh, rWrongType, "GET", "l")
 	expect(t, sh, rInt(-1), "PTTL", "l")
 	expect(t, sh, rInt(0), "RELEASE", "l", "2")
 	expect(t, sh, rInt(0), "RELEASE", "nokey", "1")
-	kjOps(t, j, "RELEASE mismatch")
+	expectOps(t, j, "RELEASE mismatch")
 	expect(t, sh, rInt(1), "RELEASE", "l", "1")
-	kjOps(t, j, "RELEASE", persistence.OpRelease)
+	expectOps(t, j, "RELEASE", persistence.OpRelease)
 	expect(t, sh, rInt(0), "RELEASE", "l", "1")
 	// The token keeps counting across RELEASE and expiry.
 	expect(t, sh, rInt(2), "LEASE", "l", "100")
@@ -101,10 +66,10 @@ func TestKeyJobsLease(t *testing.T) {
 	// DEL restarts the count.
 	expect(t, sh, rInt(1), "DEL", "l")
 	expect(t, sh, rInt(1), "LEASE", "l", "100")
-	j.ops()
+	j.take()
 
 	expect(t, sh, rOK, "SET", "s", "v")
-	j.ops()
+	j.take()
 	expect(t, sh, rWrongType, "LEASE", "s", "100")
 	expect(t, sh, rWrongType, "RELEASE", "s", "1")
 	expect(t, sh, rErr("ERR invalid expire time in 'lease' command"), "LEASE", "x", "0")
@@ -114,7 +79,7 @@ func TestKeyJobsLease(t *testing.T) {
 	expect(t, sh, rErr(errWrongArgs("lease")), "LEASE", "x")
 	expect(t, sh, rErr(errWrongArgs("release")), "RELEASE", "x", "1", "2")
 	expect(t, sh, rInt(0), "EXISTS", "x")
-	kjOps(t, j, "rejections")
+	expectOps(t, j, "rejections")
 }
 
 func TestKeyJobsSemaphore(t *testing.T) {
@@ -129,9 +94,9 @@ func TestKeyJobsSemaphore(t *testing.T) {
 	kjAt(sh, 10)
 	expect(t, sh, rInt(t1+1), "SEMAPHORE", "s", "3", "2000")
 	expect(t, sh, rInt(t1+2), "SEMAPHORE", "s", "3", "500")
-	kjOps(t, j, "grants", persistence.OpSemaphoreAcquire, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreAcquire)
+	expectOps(t, j, "grants", persistence.OpSemaphoreAcquire, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreAcquire)
 	expect(t, sh, rNull, "SEMAPHORE", "s", "3", "1000")
-	kjOps(t, j, "full")
+	expectOps(t, j, "full")
 	expect(t, sh, "+semaphore\r\n", "TYPE", "s")
 	expect(t, sh, rWrongType, "GET", "s")
 	e := sh.dbs[0].dict.find([]byte("s"))
@@ -145,13 +110,13 @@ func TestKeyJobsSemaphore(t *testing.T) {
 	}
 	// Releasing the first holder moves the last one into the object.
 	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1, 10))
-	kjOps(t, j, "release", persistence.OpSemaphoreRelease)
+	expectOps(t, j, "release", persistence.OpSemaphoreRelease)
 	if s.first.token != t1+2 || len(s.more) != 1 || cap(s.more) != 1 {
 		t.Errorf("after release: first %+v, more %v cap %d", s.first, s.more, cap(s.more))
 	}
 	expect(t, sh, rInt(0), "RELEASE", "s", strconv.FormatInt(t1, 10))
 	expect(t, sh, rInt(0), "RELEASE", "s", "12345")
-	kjOps(t, j, "stale release")
+	expectOps(t, j, "stale release")
 	// An expired holder frees its slot.
 	kjAt(sh, 510)
 	expect(t, sh, rInt(t1+3), "SEMAPHORE", "s", "2", "100")
@@ -163,9 +128,9 @@ func TestKeyJobsSemaphore(t *testing.T) {
 		t.Errorf("key deadline after release %d, want %d", e.expireAt, testNowMs+610)
 	}
 	// The key goes with its last holder.
-	j.ops()
+	j.take()
 	expect(t, sh, rInt(1), "RELEASE", "s", strconv.FormatInt(t1+3, 10))
-	kjOps(t, j, "last release", persistence.OpDel)
+	expectOps(t, j, "last release", persistence.OpDel)
 	expect(t, sh, rInt(0), "EXISTS", "s")
 	// ... and after the last deadline even when nobody touches it: the
 	// key deadline is the holder deadline, so expiry removes it.
@@ -215,7 +180,7 @@ func TestKeyJobsSemaphoreExactSlice(t *testing.T) {
 func TestKeyJobsSetV(t *testing.T) {
 	sh, j := kjShard(t)
 	expect(t, sh, rInt(1), "SETV", "v", "a")
-	kjOps(t, j, "create", persistence.OpSetV)
+	expectOps(t, j, "create", persistence.OpSetV)
 	expect(t, sh, rBulk("a"), "GET", "v")
 	expect(t, sh, "+string\r\n", "TYPE", "v")
 	expect(t, sh, rArr(rBulk("a"), rNull), "MGET", "v", "nokey")
@@ -232,11 +197,11 @@ func TestKeyJobsSetV(t *testing.T) {
 		expect(t, sh, rWrongType, c...)
 	}
 	expect(t, sh, rBulk("a"), "GET", "v")
-	kjOps(t, j, "rejections")
+	expectOps(t, j, "rejections")
 	expect(t, sh, rInt(1), "PEXPIRE", "v", "5000")
-	j.ops()
+	j.take()
 	expect(t, sh, rInt(2), "SETV", "v", "bb", "1")
-	kjOps(t, j, "update", persistence.OpSetV)
+	expectOps(t, j, "update", persistence.OpSetV)
 	expect(t, sh, rBulk("bb"), "GET", "v")
 	expect(t, sh, rInt(5000), "PTTL", "v") // SETV keeps the deadline
 	expect(t, sh, rInt(3), "SETV", "v", "", "2")
@@ -260,10 +225,10 @@ func TestKeyJobsLimit(t *testing.T) {
 	kjAt(sh, 400)
 	expect(t, sh, rInt(1), "LIMIT", "l", "3", "1000")
 	expect(t, sh, rInt(0), "LIMIT", "l", "3", "1000")
-	kjOps(t, j, "admissions", persistence.OpLimit, persistence.OpLimit, persistence.OpLimit)
+	expectOps(t, j, "admissions", persistence.OpLimit, persistence.OpLimit, persistence.OpLimit)
 	expect(t, sh, rNull, "LIMIT", "l", "3", "1000")
 	expect(t, sh, rNull, "LIMIT", "l", "3", "1000")
-	kjOps(t, j, "rejections")
+	expectOps(t, j, "rejections")
 	expect(t, sh, rInt(600), "PTTL", "l") // the window is not moved
 	expect(t, sh, "+limit\r\n", "TYPE", "l")
 	expect(t, sh, rWrongType, "GET", "l")
@@ -284,10 +249,10 @@ func TestKeyJobsLimit(t *testing.T) {
 func TestKeyJobsOnce(t *testing.T) {
 	sh, j := kjShard(t)
 	expect(t, sh, rInt(1), "ONCE", "o", "1000")
-	kjOps(t, j, "first", persistence.OpOnce)
+	expectOps(t, j, "first", persistence.OpOnce)
 	kjAt(sh, 500)
 	expect(t, sh, rInt(0), "ONCE", "o", "5000")
-	kjOps(t, j, "later")
+	expectOps(t, j, "later")
 	expect(t, sh, rInt(500), "PTTL", "o") // not refreshed
 	expect(t, sh, "+once\r\n", "TYPE", "o")
 	expect(t, sh, rWrongType, "GET", "o")
@@ -305,13 +270,13 @@ func TestKeyJobsOnce(t *testing.T) {
 func TestKeyJobsTake(t *testing.T) {
 	sh, j := kjShard(t)
 	expect(t, sh, rOK, "SET", "t", "10", "PX", "5000")
-	j.ops()
+	j.take()
 	expect(t, sh, rInt(7), "TAKE", "t", "3")
-	kjOps(t, j, "take", persistence.OpSet)
+	expectOps(t, j, "take", persistence.OpSet)
 	expect(t, sh, rInt(5000), "PTTL", "t")
 	expect(t, sh, rNull, "TAKE", "t", "8")
 	expect(t, sh, rNull, "TAKE", "missing", "1")
-	kjOps(t, j, "shortfall")
+	expectOps(t, j, "shortfall")
 	expect(t, sh, rInt(0), "EXISTS", "missing")
 	expect(t, sh, rInt(0), "TAKE", "t", "7")
 	expect(t, sh, rBulk("0"), "GET", "t")
@@ -329,10 +294,10 @@ func TestKeyJobsIncrbyMax(t *testing.T) {
 	sh, j := kjShard(t)
 	expect(t, sh, rInt(5), "INCRBY", "c", "5", "MAX", "10")
 	expect(t, sh, rInt(10), "INCRBY", "c", "5", "max", "10")
-	kjOps(t, j, "accepted", persistence.OpSet, persistence.OpSet)
+	expectOps(t, j, "accepted", persistence.OpSet, persistence.OpSet)
 	expect(t, sh, rNull, "INCRBY", "c", "1", "MAX", "10")
 	expect(t, sh, rNull, "INCRBY", "new", "11", "MAX", "10")
-	kjOps(t, j, "rejected")
+	expectOps(t, j, "rejected")
 	expect(t, sh, rInt(0), "EXISTS", "new")
 	expect(t, sh, rInt(7), "INCRBY", "c", "-3", "MAX", "10")
 	expect(t, sh, rInt(12), "INCRBY", "c", "5") // plain INCRBY unchanged
@@ -346,16 +311,16 @@ func TestKeyJobsIncrbyMax(t *testing.T) {
 	expect(t, sh, rErr(errWrongArgs("decrby")), "DECRBY", "c", "1", "MAX", "10")
 	expect(t, sh, rOK, "SET", "big", "9223372036854775807")
 	// A sum above every int64 is above every limit: a null rejection.
-	j.ops()
+	j.take()
 	expect(t, sh, rNull, "INCRBY", "big", "1", "MAX", "9223372036854775807")
 	expect(t, sh, rNull, "INCRBY", "big", "9223372036854775807", "MAX", "9223372036854775807")
-	kjOps(t, j, "INCRBY MAX past int64")
+	expectOps(t, j, "INCRBY MAX past int64")
 	expect(t, sh, rBulk("9223372036854775807"), "GET", "big")
 	// A sum below every int64 is the INCRBY overflow error.
 	expect(t, sh, rOK, "SET", "small", "-9223372036854775808")
-	j.ops()
+	j.take()
 	expect(t, sh, rErr(errOverflow), "INCRBY", "small", "-1", "MAX", "0")
-	kjOps(t, j, "INCRBY MAX below int64")
+	expectOps(t, j, "INCRBY MAX below int64")
 	expect(t, sh, rOK, "SET", "s", "x")
 	expect(t, sh, rErr(errNotInt), "INCRBY", "s", "1", "MAX", "10")
 	expect(t, sh, rInt(1), "ONCE", "o", "100")
@@ -365,15 +330,15 @@ func TestKeyJobsIncrbyMax(t *testing.T) {
 func TestKeyJobsGetex(t *testing.T) {
 	sh, j := kjShard(t)
 	expect(t, sh, rOK, "SET", "k", "v", "PX", "100")
-	j.ops()
+	j.take()
 	expect(t, sh, rBulk("v"), "GET", "k")
-	kjOps(t, j, "GET")
+	expectOps(t, j, "GET")
 	expect(t, sh, rInt(100), "PTTL", "k")
 	expect(t, sh, rBulk("v"), "GETEX", "k", "5000")
-	kjOps(t, j, "GETEX", persistence.OpExpire)
+	expectOps(t, j, "GETEX", persistence.OpExpire)
 	expect(t, sh, rInt(5000), "PTTL", "k")
 	expect(t, sh, rNull, "GETEX", "missing", "5000")
-	kjOps(t, j, "GETEX missing")
+	expectOps(t, j, "GETEX missing")
 	expect(t, sh, rInt(0), "EXISTS", "missing")
 	expect(t, sh, rInt(1), "SETV", "v", "x")
 	expect(t, sh, rBulk("x"), "GETEX", "v", "100")
@@ -391,7 +356,7 @@ func TestKeyJobsIdemStateMachine(t *testing.T) {
 	completed := func(r string) string { return rArr(rBulk("completed"), rBulk(r)) }
 
 	expect(t, sh, acquired, "IDEM", "k", "BEGIN", "fp", "own", "1000")
-	kjOps(t, j, "acquire", persistence.OpIdempotencyPut)
+	expectOps(t, j, "acquire", persistence.OpIdempotencyPut)
 	expect(t, sh, "+string\r\n", "TYPE", "k")
 	expect(t, sh, rBulk(idemRec('P', "fp", "own", "")), "GET", "k")
 	if n := len(sh.dbs[0].dict.find([]byte("k")).val); n != 11+2+3 {
@@ -405,9 +370,9 @@ func TestKeyJobsIdemStateMachine(t *testing.T) {
 	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp", "other", "r")
 	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp2", "own", "r")
 	expect(t, sh, rInt(0), "IDEM", "missing", "COMPLETE", "fp", "own", "r")
-	kjOps(t, j, "probes")
+	expectOps(t, j, "probes")
 	expect(t, sh, rInt(1), "IDEM", "k", "Complete", "fp", "own", "result\x00bytes")
-	kjOps(t, j, "complete", persistence.OpIdempotencyPut)
+	expectOps(t, j, "complete", persistence.OpIdempotencyPut)
 	if n := len(sh.dbs[0].dict.find([]byte("k")).val); n != 11+2+3+12 {
 		t.Errorf("completed record is %d bytes, want %d", n, 11+2+3+12)
 	}
@@ -417,7 +382,7 @@ func TestKeyJobsIdemStateMachine(t *testing.T) {
 	expect(t, sh, rInt(1), "IDEM", "k", "COMPLETE", "fp", "own", "result\x00bytes")
 	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp", "own", "changed")
 	expect(t, sh, rInt(0), "IDEM", "k", "COMPLETE", "fp", "other", "result\x00bytes")
-	kjOps(t, j, "repeats")
+	expectOps(t, j, "repeats")
 	expect(t, sh, rBulk(idemRec('C', "fp", "own", "result\x00bytes")), "GET", "k")
 	// Expired: the next BEGIN acquires again.
 	kjAt(sh, 1000)
@@ -445,7 +410,7 @@ func TestKeyJobsIdemErrors(t *testing.T) {
 	expect(t, sh, rErr(errWrongArgs("idem")), "IDEM", "k", "BEGIN", "fp", "own", "1", "x")
 	expect(t, sh, rErr(errIdemResult), "IDEM", "k", "COMPLETE", "fp", "own", strings.Repeat("r", idemMaxResult+1))
 	expect(t, sh, rInt(0), "EXISTS", "k")
-	kjOps(t, j, "argument errors")
+	expectOps(t, j, "argument errors")
 
 	// Bounds that are allowed.
 	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "b", "BEGIN", maxTok, maxTok, "604800000")
@@ -457,11 +422,11 @@ func TestKeyJobsIdemErrors(t *testing.T) {
 	// proto-max-bulk-len must admit result + tokens + 11.
 	expect(t, sh, rOK, "CONFIG", "SET", "proto-max-bulk-len", "1048576")
 	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "p", "BEGIN", "fp", "own", "1000")
-	j.ops()
+	j.take()
 	expect(t, sh, rErr("ERR IDEM record of 1048577 bytes exceeds proto-max-bulk-len (1048576)"),
 		"IDEM", "p", "COMPLETE", "fp", "own", strings.Repeat("r", 1048576-11-5+1))
 	expect(t, sh, rInt(1), "IDEM", "p", "COMPLETE", "fp", "own", strings.Repeat("r", 1048576-11-5))
-	kjOps(t, j, "limit", persistence.OpIdempotencyPut)
+	expectOps(t, j, "limit", persistence.OpIdempotencyPut)
 
 	// Fail closed on anything that is not a live, well-formed record.
 	expect(t, sh, rOK, "SET", "plain", "hello")
@@ -475,18 +440,18 @@ func TestKeyJobsIdemErrors(t *testing.T) {
 	expect(t, sh, rWrongType, "IDEM", "ls", "COMPLETE", "fp", "own", "r")
 	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "n", "BEGIN", "fp", "own", "1000")
 	expect(t, sh, rInt(1), "PERSIST", "n")
-	j.ops()
+	j.take()
 	expect(t, sh, rErr(errIdemNoTTL), "IDEM", "n", "BEGIN", "fp", "own", "1000")
 	expect(t, sh, rErr(errIdemNoTTL), "IDEM", "n", "COMPLETE", "fp", "own", "r")
 	// A record rewritten by SET with a deadline but a damaged header.
 	bad := []byte(idemRec('P', "fp", "own", ""))
 	bad[9] ^= 1
 	expect(t, sh, rOK, "SET", "bad", string(bad), "PX", "1000")
-	j.ops()
+	j.take()
 	expect(t, sh, rErr(errIdemMalformed), "IDEM", "bad", "BEGIN", "fp", "own", "1000")
 	expect(t, sh, rErr(errIdemMalformed), "IDEM", "bad", "COMPLETE", "fp", "own", "r")
 	expect(t, sh, rBulk(string(bad)), "GET", "bad")
-	kjOps(t, j, "fail closed")
+	expectOps(t, j, "fail closed")
 	// A record SET back verbatim with a TTL is a record again.
 	expect(t, sh, rOK, "SET", "copy", idemRec('C', "fp", "own", "res"), "PX", "1000")
 	expect(t, sh, rArr(rBulk("completed"), rBulk("res")), "IDEM", "copy", "BEGIN", "fp", "own", "1000")
@@ -710,19 +675,7 @@ func kjState(sh *Shard, now int64) string {
 func kjReplay(t *testing.T, recs []persistence.Record) *Shard {
 	t.Helper()
 	sh := newTestShard(t)
-	for _, r := range recs {
-		enc, err := persistence.AppendRecord(nil, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec, _, err := persistence.DecodeRecord(enc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sh.applyRecord(dec); err != nil {
-			t.Fatalf("replay %s: %v", r.Op, err)
-		}
-	}
+	durApply(t, sh, recs)
 	return sh
 }
 
@@ -901,13 +854,11 @@ func TestKeyJobsIdemStartupCheck(t *testing.T) {
 		warn  bool
 	}{{1 << 20, true}, {idemMaxRecordLen - 1, true}, {idemMaxRecordLen, false}, {512 << 20, false}} {
 		core, logs := observer.New(zap.WarnLevel)
-		cfg := config.Default()
-		cfg.Limits.ProtoMaxBulkLen = tc.limit
-		topo, err := cluster.NewTopology("127.0.0.1", 7000, 1, []string{strings.Repeat("a", 40)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Logger: zap.New(core)}); err != nil {
+		opts := testOptions(t, 1, nil)
+		opts.Config.Limits.ProtoMaxBulkLen = tc.limit
+		opts.Live = config.NewLive(opts.Config)
+		opts.Logger = zap.New(core)
+		if _, err := NewServer(opts); err != nil {
 			t.Fatal(err)
 		}
 		got := logs.FilterMessageSnippet("proto_max_bulk_len").Len() == 1
@@ -947,7 +898,7 @@ func TestKeyJobsErrorsChangeNothing(t *testing.T) {
 	sh, j := kjShard(t)
 	kjFixture(t, sh)
 	cur := kjInt(t, run(t, sh, "CHANGES", "START"))
-	j.ops()
+	j.take()
 	before := kjState(sh, sh.nowMs)
 	invalid := func(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
 	tok129 := strings.Repeat("t", 129)
@@ -1075,7 +1026,7 @@ func TestKeyJobsErrorsChangeNothing(t *testing.T) {
 		if got := run(t, sh, tc.args...); got != rErr(tc.err) {
 			t.Errorf("%.80q: got %.120q, want %q", tc.args, got, rErr(tc.err))
 		}
-		if recs := j.ops(); len(recs) != 0 {
+		if recs := j.take(); len(recs) != 0 {
 			t.Errorf("%.80q wrote %v", tc.args, recs)
 		}
 		if after := kjState(sh, sh.nowMs); after != before {
@@ -1094,7 +1045,7 @@ func TestKeyJobsRejectionsChangeNothing(t *testing.T) {
 	expect(t, sh, rInt(t1+1), "SEMAPHORE", "s", "2", "500")
 	kjAt(sh, 100)
 	cur := kjInt(t, run(t, sh, "CHANGES", "START"))
-	j.ops()
+	j.take()
 	before := kjState(sh, sh.nowMs)
 	for _, tc := range []struct {
 		want string
@@ -1132,7 +1083,7 @@ func TestKeyJobsRejectionsChangeNothing(t *testing.T) {
 		if got := run(t, sh, tc.args...); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.args, got, tc.want)
 		}
-		if recs := j.ops(); len(recs) != 0 {
+		if recs := j.take(); len(recs) != 0 {
 			t.Errorf("%q wrote %v", tc.args, recs)
 		}
 		if after := kjState(sh, sh.nowMs); after != before {
@@ -1310,7 +1261,7 @@ func TestKeyJobsBoundaries(t *testing.T) {
 	kjAt(sh, 1)
 	expect(t, sh, rInt(0), "RELEASE", "l", "1")
 	expect(t, sh, rInt(2), "LEASE", "l", "1")
-	j.ops()
+	j.take()
 }
 
 // TestKeyJobsIdemBinaryTokens checks that fingerprints, owners and results
@@ -1336,10 +1287,10 @@ func TestKeyJobsChangesCost(t *testing.T) {
 	sh := newTestShard(t)
 	sh.journal = &countJournal{}
 	sh.ctx.W.Buf = make([]byte, 0, 4096)
-	set, lease, release := kjArgv("SET", "k", "v"), kjArgv("LEASE", "l", "1000"), kjArgv("RELEASE", "l", "0")
+	set, lease, release := toArgv("SET", "k", "v"), toArgv("LEASE", "l", "1000"), toArgv("RELEASE", "l", "0")
 	tok := make([]byte, 0, 20)
 	cycle := func() {
-		runKeyJob(sh, set)
+		execArgv(sh, set)
 		leaseGrantRelease(sh, lease, release, tok)
 	}
 	cycle()
@@ -1349,7 +1300,7 @@ func TestKeyJobsChangesCost(t *testing.T) {
 	if a := testing.AllocsPerRun(100, cycle); a != 0 {
 		t.Errorf("before START: %.1f allocations", a)
 	}
-	runKeyJob(sh, kjArgv("CHANGES", "START"))
+	execArgv(sh, toArgv("CHANGES", "START"))
 	if a := testing.AllocsPerRun(100, cycle); a != 0 {
 		t.Errorf("with the feed armed: %.1f allocations", a)
 	}

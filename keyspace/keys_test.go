@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,10 +17,10 @@ import (
 // testNowMs is the fixed clock of the test shards.
 const testNowMs = int64(1_700_000_000_000)
 
-// newTestServer builds a server of n shards without networking or
-// persistence, with a fixed clock, and returns its first shard ready to
-// run commands synchronously through run.
-func newTestServer(t testing.TB, n int) *Shard {
+// testOptions are the options of a server of n shards on ports 7000…
+// with the default configuration, no networking and no persistence, whose
+// clock is now.
+func testOptions(t testing.TB, n int, now func() time.Time) Options {
 	t.Helper()
 	ids := make([]string, n)
 	for i := range ids {
@@ -30,17 +31,38 @@ func newTestServer(t testing.TB, n int) *Shard {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
-	now := time.UnixMilli(testNowMs)
-	s, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Now: func() time.Time { return now }})
+	return Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Now: now}
+}
+
+// newTestServerOpts is NewServer that fails the test on error.
+func newTestServerOpts(t testing.TB, opts Options) *Server {
+	t.Helper()
+	s, err := NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := s.Shard(0)
-	c := NewClient(1, 0, "127.0.0.1:50000", "127.0.0.1:7000", nil, now)
+	return s
+}
+
+// attachTestClient makes a new authenticated RESP2 client with the given
+// id the one sh runs commands for, and sets sh's clock to now.
+func attachTestClient(sh *Shard, id int64, now time.Time) *Client {
+	c := NewClient(id, sh.idx, "127.0.0.1:50000", "127.0.0.1:7000", nil, now)
 	c.Authenticated = true
 	sh.ctx.C = c
 	sh.ctx.W = &codec.Writer{Proto: 2}
-	sh.nowMs = testNowMs
+	sh.nowMs = now.UnixMilli()
+	return c
+}
+
+// newTestServer builds a server of n shards without networking or
+// persistence, with a fixed clock, and returns its first shard ready to
+// run commands synchronously through run.
+func newTestServer(t testing.TB, n int) *Shard {
+	t.Helper()
+	now := time.UnixMilli(testNowMs)
+	sh := newTestServerOpts(t, testOptions(t, n, func() time.Time { return now })).Shard(0)
+	attachTestClient(sh, 1, now)
 	return sh
 }
 
@@ -48,16 +70,27 @@ func newTestServer(t testing.TB, n int) *Shard {
 // the configured databases.
 func newTestShard(t *testing.T) *Shard { return newTestServer(t, 1) }
 
-// run executes one command on sh and returns the exact reply bytes.
-func run(t *testing.T, sh *Shard, args ...string) string {
-	t.Helper()
+// toArgv converts a command to argv.
+func toArgv(args ...string) [][]byte {
 	argv := make([][]byte, len(args))
 	for i, a := range args {
 		argv[i] = []byte(a)
 	}
+	return argv
+}
+
+// execArgv executes argv on sh with a fresh reply buffer and returns the
+// exact reply bytes, which last until the next command.
+func execArgv(sh *Shard, argv [][]byte) []byte {
 	sh.ctx.W.Reset()
 	sh.exec(&sh.ctx, argv)
-	return string(sh.ctx.W.Buf)
+	return sh.ctx.W.Buf
+}
+
+// run executes one command on sh and returns the exact reply bytes.
+func run(t *testing.T, sh *Shard, args ...string) string {
+	t.Helper()
+	return string(execArgv(sh, toArgv(args...)))
 }
 
 // expect runs a command and fails the test unless the reply is want.
@@ -81,34 +114,47 @@ const (
 	rNull = "$-1\r\n"
 )
 
-// recJournal records the opcodes logged by the shard.
+// nopJournal is what the test journals share: a commit releases replies
+// at once and nothing fails.
+type nopJournal struct{}
+
+func (nopJournal) Commit(interface{ Committed(error) }, int) bool { return true }
+func (nopJournal) Err() error                                     { return nil }
+func (nopJournal) Tick(*Shard)                                    {}
+func (nopJournal) Close() error                                   { return nil }
+
+// recJournal captures every WAL record a shard writes (payload copied),
+// numbered as the WAL would number them.
 type recJournal struct {
-	ops []persistence.Opcode
-	dbs []uint16
+	nopJournal
+	recs []persistence.Record
+	seq  uint64
 }
 
-func (j *recJournal) Append(db uint16, op persistence.Opcode, _ []byte) {
-	j.ops = append(j.ops, op)
-	j.dbs = append(j.dbs, db)
+func (j *recJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
+	j.seq++
+	j.recs = append(j.recs, persistence.Record{Seq: j.seq, DB: db, Op: op, Payload: bytes.Clone(payload)})
 }
-func (j *recJournal) Commit(interface{ Committed(error) }, int) bool { return true }
-func (j *recJournal) Err() error                                     { return nil }
-func (j *recJournal) Tick(*Shard)                                    {}
-func (j *recJournal) Close() error                                   { return nil }
 
-// take returns the opcodes logged since the last call.
+// take returns the opcodes logged since the last call and forgets their
+// records.
 func (j *recJournal) take() []persistence.Opcode {
-	ops := j.ops
-	j.ops, j.dbs = nil, nil
+	var ops []persistence.Opcode
+	for _, r := range j.recs {
+		ops = append(ops, r.Op)
+	}
+	j.recs = j.recs[:0]
 	return ops
 }
 
+// attachJournal makes a new recJournal sh's journal.
 func attachJournal(sh *Shard) *recJournal {
 	j := &recJournal{}
 	sh.journal = j
 	return j
 }
 
+// expectOps checks the opcodes logged since the last check.
 func expectOps(t *testing.T, j *recJournal, what string, want ...persistence.Opcode) {
 	t.Helper()
 	got := j.take()
@@ -899,8 +945,8 @@ func TestKeysSwapDB(t *testing.T) {
 	// Writes after the swap are logged with the new index.
 	j.take()
 	expect(t, sh, rInt(1), "DEL", "b")
-	if len(j.dbs) != 1 || j.dbs[0] != 0 {
-		t.Errorf("DEL logged for db %v, want [0]", j.dbs)
+	if len(j.recs) != 1 || j.recs[0].DB != 0 {
+		t.Errorf("DEL logged %v, want one record for db 0", j.recs)
 	}
 	j.take()
 	expect(t, sh, rOK, "SWAPDB", "3", "3")

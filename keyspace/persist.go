@@ -11,6 +11,10 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
+// walBytesPerKey is the WAL size of one SET of a small key and value,
+// used to size tables before replay.
+const walBytesPerKey = 64
+
 // DiskOptions configure the WAL-backed persistence of every shard.
 type DiskOptions struct {
 	FS     persistence.FS
@@ -46,13 +50,22 @@ func (d *Disk) Open(sh *Shard) error {
 		return fmt.Errorf("create data directory %s: %w", o.Dir, err)
 	}
 	begin := sh.srv.now()
-	seq, found, err := persistence.LoadSnapshot(o.FS, o.Dir, sh.idx, log, sh.loadSnapshotEntry)
+	// The table of database 0 is sized for the whole snapshot at once:
+	// most data lives there, and the others grow as usual.
+	reserve := func(n uint64) { sh.dbs[0].dict.reserve(int(min(n, 1<<31))) }
+	seq, found, err := persistence.LoadSnapshotCounted(o.FS, o.Dir, sh.idx, log, reserve, sh.loadSnapshotEntry)
 	if err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
 	snapKeys := 0
 	for _, db := range sh.dbs {
 		snapKeys += db.Len()
+	}
+	// Size database 0 for the WAL too. A record of a small key takes about
+	// 64 bytes, so this never reserves much more than the replay inserts.
+	if walBytes, err := persistence.WALBytes(o.FS, o.Dir, sh.idx); err == nil && walBytes > 0 {
+		d := sh.dbs[0].dict
+		d.reserve(d.count + int(min(walBytes/walBytesPerKey, 1<<31)))
 	}
 	stats, err := persistence.Recover(o.FS, o.Dir, sh.idx, seq, o.Repair, log, sh.applyRecord)
 	if err != nil {

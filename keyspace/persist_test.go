@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ruvio/ruvio/cluster"
-	"github.com/ruvio/ruvio/codec"
-	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -57,31 +54,17 @@ func durOpenErr(t *testing.T, fs persistence.FS, clock *srvClock, n int, mod fun
 	if mod != nil {
 		mod(&opts)
 	}
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = strings.Repeat(string(rune('a'+i)), 40)
-	}
-	topo, err := cluster.NewTopology("127.0.0.1", 7000, n, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Default()
-	s, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Now: clock.now, Persistence: NewDisk(opts)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sopts := testOptions(t, n, clock.now)
+	sopts.Persistence = NewDisk(opts)
+	s := newTestServerOpts(t, sopts)
 	d := &durServer{t: t, srv: s, fs: fs, clock: clock, sink: &durSink{ch: make(chan *Batch, 1<<16)}}
 	t.Cleanup(func() { _ = d.close() })
 	for _, sh := range s.shards {
 		if err := s.opts.Persistence.Open(sh); err != nil {
 			return d, err
 		}
-		c := NewClient(int64(sh.idx+1), sh.idx, "127.0.0.1:50000", "127.0.0.1:7000", nil, clock.now())
-		c.Authenticated = true
-		sh.ctx.C = c
-		sh.ctx.W = &codec.Writer{Proto: 2}
+		c := attachTestClient(sh, int64(sh.idx+1), clock.now())
 		sh.ctx.Batch = &Batch{Client: c}
-		sh.nowMs = clock.ms.Load()
 	}
 	return d, nil
 }

@@ -31,7 +31,12 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 			}
 		}
 		if err == nil {
-			replaySet(db, key, copyBytes(val), nil, at)
+			if e := db.dict.find(key); e != nil {
+				e.val, e.obj = copyBytes(val), nil
+				db.setDeadline(e, at)
+			} else {
+				db.addString(key, val, at)
+			}
 		}
 	case persistence.OpDel:
 		var key []byte

@@ -15,22 +15,6 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
-// durJournal captures every WAL record a shard writes, as the WAL would
-// number them. Commit releases replies at once.
-type durJournal struct {
-	recs []persistence.Record
-	seq  uint64
-}
-
-func (j *durJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
-	j.seq++
-	j.recs = append(j.recs, persistence.Record{Seq: j.seq, DB: db, Op: op, Payload: bytes.Clone(payload)})
-}
-func (j *durJournal) Commit(interface{ Committed(error) }, int) bool { return true }
-func (j *durJournal) Err() error                                     { return nil }
-func (j *durJournal) Tick(*Shard)                                    {}
-func (j *durJournal) Close() error                                   { return nil }
-
 // durApply replays recs into sh the way recovery does: each record is
 // encoded with the WAL framing, decoded back and applied.
 func durApply(t *testing.T, sh *Shard, recs []persistence.Record) {
@@ -128,15 +112,13 @@ type durReplayChecker struct {
 	t      *testing.T
 	src    *Shard
 	mirror *Shard
-	j      *durJournal
+	j      *recJournal
 	done   int // records already applied to the mirror
 }
 
 func newDurReplayChecker(t *testing.T) *durReplayChecker {
 	src := newTestShard(t)
-	j := &durJournal{}
-	src.journal = j
-	return &durReplayChecker{t: t, src: src, mirror: newTestShard(t), j: j}
+	return &durReplayChecker{t: t, src: src, mirror: newTestShard(t), j: attachJournal(src)}
 }
 
 // do runs args on the source, checks the records it wrote include want

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -33,7 +32,7 @@ type Options struct {
 	// Now returns the current time; nil means time.Now. Tests inject a
 	// clock here, and keyspace code never reads the wall clock itself.
 	Now func() time.Time
-	// OnShutdown is called (once, from a shard goroutine) when a client
+	// OnShutdown is called once, on a goroutine of its own, when a client
 	// sends SHUTDOWN. The caller stops the listeners and calls Close.
 	OnShutdown func()
 	// Persistence attaches the shards to their logs; nil serves from
@@ -44,7 +43,7 @@ type Options struct {
 // Persistence opens the durable state of one shard. Implemented in
 // persist.go on top of the persistence package.
 type Persistence interface {
-	// Open recovers shard i into sh and attaches its log.
+	// Open recovers sh's durable state into it and attaches its log.
 	Open(sh *Shard) error
 }
 
@@ -213,6 +212,7 @@ func (s *Server) CountNetInput(n int) { s.stats.netInputBytes.Add(int64(n)) }
 // CountNetOutput records bytes written to clients.
 func (s *Server) CountNetOutput(n int) { s.stats.netOutputBytes.Add(int64(n)) }
 
+// requestShutdown hands a SHUTDOWN to Options.OnShutdown, once.
 func (s *Server) requestShutdown() {
 	s.shutdown.Do(func() {
 		if s.opts.OnShutdown != nil {
@@ -220,6 +220,3 @@ func (s *Server) requestShutdown() {
 		}
 	})
 }
-
-// atomicBool is a small helper for flags read across goroutines.
-type atomicBool = atomic.Bool

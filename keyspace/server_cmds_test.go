@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/cluster"
-	"github.com/ruvio/ruvio/codec"
-	"github.com/ruvio/ruvio/config"
 )
 
 // The -update flag rewrites goldens, docs/compatibility-matrix.json among
@@ -46,43 +44,21 @@ func (c *srvClock) now() time.Time { return time.UnixMilli(c.ms.Load()) }
 // onShutdown, when not nil, receives SHUTDOWN requests.
 func srvTestShard(t *testing.T, n, idx int, onShutdown func()) (*Shard, *srvClock) {
 	t.Helper()
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = strings.Repeat(string(rune('a'+i)), 40)
-	}
-	topo, err := cluster.NewTopology("127.0.0.1", 7000, n, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := &srvClock{}
-	clock.ms.Store(1_700_000_000_000)
-	cfg := config.Default()
-	s, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo, Now: clock.now, OnShutdown: onShutdown})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := s.Shard(idx)
-	c := NewClient(1, idx, "127.0.0.1:50000", "127.0.0.1:7000", nil, clock.now())
-	c.Authenticated = true
-	sh.ctx.C = c
-	sh.ctx.W = &codec.Writer{Proto: 2}
+	clock := newDurClock()
+	opts := testOptions(t, n, clock.now)
+	opts.OnShutdown = onShutdown
+	sh := newTestServerOpts(t, opts).Shard(idx)
+	c := attachTestClient(sh, 1, clock.now())
 	sh.ctx.Batch = &Batch{Client: c}
-	sh.nowMs = clock.ms.Load()
 	return sh, clock
 }
 
 // srvRun executes one command on sh with protocol proto and returns the
 // exact reply bytes.
 func srvRun(sh *Shard, proto int, args ...string) string {
-	argv := make([][]byte, len(args))
-	for i, a := range args {
-		argv[i] = []byte(a)
-	}
 	sh.ctx.C.Proto = proto
 	sh.ctx.W.Proto = proto
-	sh.ctx.W.Reset()
-	sh.exec(&sh.ctx, argv)
-	return string(sh.ctx.W.Buf)
+	return string(execArgv(sh, toArgv(args...)))
 }
 
 // srvExpect fails the test unless the RESP2 reply to args is want.
@@ -100,8 +76,6 @@ func srvExpect3(t *testing.T, sh *Shard, want string, args ...string) {
 		t.Errorf("RESP3 %q:\n got %q\nwant %q", args, got, want)
 	}
 }
-
-func srvBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
 
 // srvGetInfo2 is COMMAND INFO get in RESP2, in Redis 7's shape.
 const srvGetInfo2 = "*10\r\n$3\r\nget\r\n:2\r\n" +
@@ -144,7 +118,7 @@ func TestCommandCountAndInfo(t *testing.T) {
 	// A container lists its subcommands, named container|sub.
 	got = srvRun(sh, 2, "COMMAND", "INFO", "config")
 	for _, sub := range []string{"config|get", "config|set", "config|resetstat", "config|rewrite", "config|help"} {
-		if !strings.Contains(got, srvBulk(sub)) {
+		if !strings.Contains(got, rBulk(sub)) {
 			t.Errorf("COMMAND INFO config lacks %s: %q", sub, got)
 		}
 	}
@@ -165,7 +139,7 @@ func TestCommandDocs(t *testing.T) {
 	sh, _ := srvTestShard(t, 1, 0, nil)
 	get := sh.srv.cmds["get"]
 	docs := "%1\r\n$3\r\nget\r\n%4\r\n" +
-		"$7\r\nsummary\r\n" + srvBulk(get.Summary) +
+		"$7\r\nsummary\r\n" + rBulk(get.Summary) +
 		"$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
 		"$5\r\ngroup\r\n$6\r\nstring\r\n" +
 		"$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"
@@ -191,11 +165,11 @@ func TestCommandListGetKeysHelp(t *testing.T) {
 	srvExpect(t, sh, "*0\r\n", "COMMAND", "LIST", "FILTERBY", "MODULE", "json")
 	srvExpect(t, sh, "*0\r\n", "COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch")
 	got := srvRun(sh, 2, "COMMAND", "LIST", "FILTERBY", "ACLCAT", "STRING")
-	if !strings.Contains(got, srvBulk("get")) || strings.Contains(got, srvBulk("ping")) {
+	if !strings.Contains(got, rBulk("get")) || strings.Contains(got, rBulk("ping")) {
 		t.Errorf("COMMAND LIST FILTERBY ACLCAT string: %q", got)
 	}
 	all := srvRun(sh, 2, "COMMAND", "LIST")
-	if !strings.Contains(all, srvBulk("config|get")) || !strings.Contains(all, srvBulk("info")) {
+	if !strings.Contains(all, rBulk("config|get")) || !strings.Contains(all, rBulk("info")) {
 		t.Errorf("COMMAND LIST: %q", all)
 	}
 	srvExpect(t, sh, "-ERR syntax error\r\n", "COMMAND", "LIST", "FILTERBY", "PATTERN")
@@ -272,16 +246,16 @@ func TestInfoSections(t *testing.T) {
 		t.Errorf("INFO cpu server: %q", got)
 	}
 	srvExpect(t, sh, "$0\r\n\r\n", "INFO", "nosuch")
-	srvExpect(t, sh, srvBulk("# Cluster\r\ncluster_enabled:0\r\n"), "INFO", "cluster")
+	srvExpect(t, sh, rBulk("# Cluster\r\ncluster_enabled:0\r\n"), "INFO", "cluster")
 	srvExpect3(t, sh, "=34\r\ntxt:# Cluster\r\ncluster_enabled:0\r\n\r\n", "INFO", "cluster")
 
 	// Keyspace: one line per non-empty database of this shard.
-	srvExpect(t, sh, srvBulk("# Keyspace\r\n"), "INFO", "keyspace")
+	srvExpect(t, sh, rBulk("# Keyspace\r\n"), "INFO", "keyspace")
 	srvRun(sh, 2, "SET", "a", "1")
 	srvRun(sh, 2, "SET", "b", "2", "PX", "5000")
 	srvRun(sh, 2, "SELECT", "3")
 	srvRun(sh, 2, "SET", "c", "3")
-	srvExpect(t, sh, srvBulk("# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=0\r\ndb3:keys=1,expires=0,avg_ttl=0\r\n"), "INFO", "keyspace")
+	srvExpect(t, sh, rBulk("# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=0\r\ndb3:keys=1,expires=0,avg_ttl=0\r\n"), "INFO", "keyspace")
 
 	// Uptime follows the server clock; stats count commands.
 	clock.ms.Add(2 * 86400 * 1000)
@@ -388,8 +362,8 @@ func TestDebugCommand(t *testing.T) {
 
 func TestRuvioCommand(t *testing.T) {
 	sh, _ := srvTestShard(t, 1, 0, nil)
-	srvExpect(t, sh, "*4\r\n$5\r\nruvio\r\n"+srvBulk(Version)+"$6\r\nshards\r\n:1\r\n", "RUVIO")
-	srvExpect3(t, sh, "%2\r\n$5\r\nruvio\r\n"+srvBulk(Version)+"$6\r\nshards\r\n:1\r\n", "ruvio")
+	srvExpect(t, sh, "*4\r\n$5\r\nruvio\r\n"+rBulk(Version)+"$6\r\nshards\r\n:1\r\n", "RUVIO")
+	srvExpect3(t, sh, "%2\r\n$5\r\nruvio\r\n"+rBulk(Version)+"$6\r\nshards\r\n:1\r\n", "ruvio")
 	slot := strconv.Itoa(int(cluster.KeySlot([]byte("foo"))))
 	srvExpect(t, sh, "*6\r\n$4\r\nslot\r\n:"+slot+"\r\n$5\r\nshard\r\n:0\r\n$7\r\naddress\r\n$14\r\n127.0.0.1:7000\r\n", "RUVIO", "OWNER", "foo")
 	srvExpect(t, sh, "-ERR wrong number of arguments for 'ruvio|owner' command\r\n", "RUVIO", "OWNER")
@@ -400,7 +374,7 @@ func TestRuvioCommand(t *testing.T) {
 
 	// With two shards any shard answers for any key.
 	sh2, _ := srvTestShard(t, 2, 0, nil)
-	srvExpect(t, sh2, "*4\r\n$5\r\nruvio\r\n"+srvBulk(Version)+"$6\r\nshards\r\n:2\r\n", "RUVIO")
+	srvExpect(t, sh2, "*4\r\n$5\r\nruvio\r\n"+rBulk(Version)+"$6\r\nshards\r\n:2\r\n", "RUVIO")
 	srvExpect3(t, sh2, "%3\r\n$4\r\nslot\r\n:"+slot+"\r\n$5\r\nshard\r\n:1\r\n$7\r\naddress\r\n$14\r\n127.0.0.1:7001\r\n", "RUVIO", "OWNER", "foo")
 }
 

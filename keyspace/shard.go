@@ -11,7 +11,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/ruvio/ruvio/codec"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -577,9 +576,5 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)[:n]
 }
 
-// logf is a small helper for shard log lines.
+// logger returns the server's logger with the shard's index attached.
 func (sh *Shard) logger() *zap.Logger { return sh.srv.log.With(zap.Int("shard", sh.idx)) }
-
-// writerFor returns a fresh writer with the client's protocol, for replies
-// built outside a batch.
-func writerFor(c *Client) codec.Writer { return codec.Writer{Proto: c.Proto} }

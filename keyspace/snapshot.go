@@ -258,16 +258,23 @@ func (sh *Shard) collectSnapshot(res snapshotResult) {
 	}
 }
 
-// loadSnapshotEntry adds one entry read from a snapshot file.
+// loadSnapshotEntry adds one entry read from a snapshot file. A snapshot
+// holds each key once (its CRC vouches for the file), so entries are
+// inserted without a lookup.
 func (sh *Shard) loadSnapshotEntry(db uint16, kind uint8, key, value []byte, deadline int64) error {
 	if int(db) >= len(sh.dbs) {
 		return fmt.Errorf("keyspace: snapshot names database %d, but %d are configured", db, len(sh.dbs))
+	}
+	d := sh.dbs[db]
+	if kind == kindString {
+		d.addString(key, value, deadline)
+		return nil
 	}
 	val, obj, err := decodeSnapshotValue(kind, value)
 	if err != nil {
 		return err
 	}
-	replaySet(sh.dbs[db], key, val, obj, deadline)
+	d.add(key, val, obj, deadline)
 	return nil
 }
 

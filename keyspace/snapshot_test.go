@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ruvio/ruvio/cluster"
-	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -279,17 +277,9 @@ func (lc *durLoopClient) do(t *testing.T, cmds ...[]string) *Batch {
 // which is the state at that sequence.
 func TestSnapshotUnderConcurrentWriters(t *testing.T) {
 	mem := persistence.NewMemFS()
-	ids := []string{strings.Repeat("a", 40)}
-	topo, err := cluster.NewTopology("127.0.0.1", 7000, 1, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Default()
-	s, err := NewServer(Options{Config: cfg, Live: config.NewLive(cfg), Topology: topo,
-		Persistence: NewDisk(DiskOptions{FS: mem, Dir: durDir, Policy: persistence.FsyncAlways})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := testOptions(t, 1, nil)
+	opts.Persistence = NewDisk(DiskOptions{FS: mem, Dir: durDir, Policy: persistence.FsyncAlways})
+	s := newTestServerOpts(t, opts)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +356,7 @@ func TestSnapshotUnderConcurrentWriters(t *testing.T) {
 	loaded, seq := durLoadSnapshot(t, mem)
 	replayed := newTestShard(t)
 	var last uint64
-	_, err = persistence.Recover(mem, durDir, 0, 0, false, nil, func(r persistence.Record) error {
+	_, err := persistence.Recover(mem, durDir, 0, 0, false, nil, func(r persistence.Record) error {
 		last = r.Seq
 		if r.Seq > seq {
 			return nil

@@ -5,17 +5,44 @@ import (
 	"strconv"
 )
 
-// stringValue returns the bytes of a string entry; ok is false (and
-// WRONGTYPE has been replied) when the entry holds another type.
-func stringValue(x *Ctx, e *entry) ([]byte, bool) {
+// stringOf returns the bytes of a string or string-like entry; ok is
+// false when the entry holds another type.
+func stringOf(e *entry) ([]byte, bool) {
 	if e.obj != nil {
 		if sv, isV := e.obj.(stringLike); isV {
 			return sv.stringBytes(e), true
 		}
-		x.W.Error(errWrongType)
 		return nil, false
 	}
 	return e.val, true
+}
+
+// stringValue returns the bytes of a string entry; ok is false (and
+// WRONGTYPE has been replied) when the entry holds another type.
+func stringValue(x *Ctx, e *entry) ([]byte, bool) {
+	v, ok := stringOf(e)
+	if !ok {
+		x.W.Error(errWrongType)
+	}
+	return v, ok
+}
+
+// getGeneric replies the string at key, or a null bulk when the key is
+// missing, and returns its entry. It returns nil when the key is missing
+// or holds another type (WRONGTYPE has been replied). GET, GETDEL and
+// GETEX share it.
+func getGeneric(x *Ctx, key []byte) *entry {
+	e := x.S.lookupRead(x.DB, key)
+	if e == nil {
+		x.W.Null()
+		return nil
+	}
+	v, ok := stringValue(x, e)
+	if !ok {
+		return nil
+	}
+	x.W.Bulk(v)
+	return e
 }
 
 // stringLike is implemented by value types that read as strings (GET works
@@ -26,14 +53,7 @@ type stringLike interface {
 
 // GET key
 func getCommand(x *Ctx) {
-	e := x.S.lookupRead(x.DB, x.Args[1])
-	if e == nil {
-		x.W.Null()
-		return
-	}
-	if v, ok := stringValue(x, e); ok {
-		x.W.Bulk(v)
-	}
+	getGeneric(x, x.Args[1])
 }
 
 // setFlags are the parsed options of SET.
@@ -51,26 +71,26 @@ func parseExpireArg(x *Ctx, unit string, arg []byte, cmd string) (int64, bool) {
 		return 0, false
 	}
 	if n <= 0 {
-		x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+		x.W.Error(invalidExpireError(cmd))
 		return 0, false
 	}
 	var at int64
 	switch unit {
 	case "ex":
 		if n > math.MaxInt64/1000 || n*1000 > math.MaxInt64-x.S.nowMs {
-			x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+			x.W.Error(invalidExpireError(cmd))
 			return 0, false
 		}
 		at = x.S.nowMs + n*1000
 	case "px":
 		if n > math.MaxInt64-x.S.nowMs {
-			x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+			x.W.Error(invalidExpireError(cmd))
 			return 0, false
 		}
 		at = x.S.nowMs + n
 	case "exat":
 		if n > math.MaxInt64/1000 {
-			x.W.Error("ERR invalid expire time in '" + cmd + "' command")
+			x.W.Error(invalidExpireError(cmd))
 			return 0, false
 		}
 		at = n * 1000
@@ -147,33 +167,29 @@ func setCommand(x *Ctx) {
 func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
 	sh := x.S
 	e := sh.lookup(x.DB, key)
-	if f.get && e != nil {
-		if _, ok := stringValue(x, e); !ok {
-			return
+	if f.get {
+		// GET replies the old value first, whether or not the value is
+		// then set; a key of another type refuses the whole command.
+		if e == nil {
+			x.W.Null()
+		} else {
+			v, ok := stringValue(x, e)
+			if !ok {
+				return
+			}
+			x.W.Bulk(v)
 		}
 	}
 	if (f.nx && e != nil) || (f.xx && e == nil) {
 		if f.get {
-			if e == nil {
-				x.W.Null()
-			} else {
-				v, _ := stringValue(x, e)
-				x.W.Bulk(v)
-			}
-		} else if okReply {
+			return
+		}
+		if okReply {
 			x.W.Null()
 		} else {
 			x.W.Int(0)
 		}
 		return
-	}
-	if f.get {
-		if e == nil {
-			x.W.Null()
-		} else {
-			v, _ := stringValue(x, e)
-			x.W.Bulk(v)
-		}
 	}
 	if f.at != 0 && f.at <= sh.nowMs {
 		// A deadline already in the past: the key ends up deleted.
@@ -221,15 +237,11 @@ func mgetCommand(x *Ctx) {
 			x.W.Null()
 			continue
 		}
-		if e.obj != nil {
-			if sv, ok := e.obj.(stringLike); ok {
-				x.W.Bulk(sv.stringBytes(e))
-				continue
-			}
+		if v, ok := stringOf(e); ok {
+			x.W.Bulk(v)
+		} else {
 			x.W.Null()
-			continue
 		}
-		x.W.Bulk(e.val)
 	}
 }
 
@@ -265,17 +277,9 @@ func getsetCommand(x *Ctx) {
 
 // GETDEL key
 func getdelCommand(x *Ctx) {
-	e := x.S.lookupRead(x.DB, x.Args[1])
-	if e == nil {
-		x.W.Null()
-		return
+	if getGeneric(x, x.Args[1]) != nil {
+		x.S.deleteKey(x.DB, x.Args[1])
 	}
-	v, ok := stringValue(x, e)
-	if !ok {
-		return
-	}
-	x.W.Bulk(v)
-	x.S.deleteKey(x.DB, x.Args[1])
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST] and GETEX key ms
@@ -299,7 +303,7 @@ func getexCommand(x *Ctx) {
 			return
 		}
 		if n <= 0 || n > math.MaxInt64-x.S.nowMs {
-			x.W.Error("ERR invalid expire time in 'getex' command")
+			x.W.Error(invalidExpireError("getex"))
 			return
 		}
 		at, change = x.S.nowMs+n, true
@@ -325,17 +329,8 @@ func getexCommand(x *Ctx) {
 		}
 		change = true
 	}
-	e := x.S.lookupRead(x.DB, args[1])
-	if e == nil {
-		x.W.Null()
-		return
-	}
-	v, ok := stringValue(x, e)
-	if !ok {
-		return
-	}
-	x.W.Bulk(v)
-	if !change {
+	e := getGeneric(x, args[1])
+	if e == nil || !change {
 		return
 	}
 	if persist {
@@ -384,32 +379,44 @@ func strlenCommand(x *Ctx) {
 	}
 }
 
+// intValueOrReply returns the integer stored at key, 0 when the key is
+// missing. It replies WRONGTYPE for a value of another type, or the
+// not-an-integer error, and returns false when there is no integer.
+func intValueOrReply(x *Ctx, key []byte) (int64, bool) {
+	e := x.S.lookup(x.DB, key)
+	if e == nil {
+		return 0, true
+	}
+	if e.obj != nil {
+		x.W.Error(errWrongType)
+		return 0, false
+	}
+	n, ok := parseInt(e.val)
+	if !ok {
+		x.W.Error(errNotInt)
+	}
+	return n, ok
+}
+
+// storeInt stores n at key as a decimal string, keeping the key's TTL,
+// and replies n.
+func storeInt(x *Ctx, key []byte, n int64) {
+	var tmp [20]byte
+	x.S.storeString(x.DB, key, strconv.AppendInt(tmp[:0], n, 10), 0, true)
+	x.W.Int(n)
+}
+
 // incrGeneric adds delta to the integer at key and replies the result.
 func incrGeneric(x *Ctx, delta int64) {
-	sh := x.S
-	e := sh.lookup(x.DB, x.Args[1])
-	var cur int64
-	if e != nil {
-		if e.obj != nil {
-			x.W.Error(errWrongType)
-			return
-		}
-		v, ok := parseInt(e.val)
-		if !ok {
-			x.W.Error(errNotInt)
-			return
-		}
-		cur = v
+	cur, ok := intValueOrReply(x, x.Args[1])
+	if !ok {
+		return
 	}
 	if (delta < 0 && cur < 0 && delta < math.MinInt64-cur) || (delta > 0 && cur > 0 && delta > math.MaxInt64-cur) {
 		x.W.Error(errOverflow)
 		return
 	}
-	cur += delta
-	var tmp [20]byte
-	num := strconv.AppendInt(tmp[:0], cur, 10)
-	sh.storeString(x.DB, x.Args[1], num, 0, true)
-	x.W.Int(cur)
+	storeInt(x, x.Args[1], cur+delta)
 }
 
 // INCR key / DECR key
@@ -560,20 +567,26 @@ func setrangeCommand(x *Ctx) {
 		return
 	}
 	if end > len(e.val) {
-		if end <= cap(e.val) {
-			old := len(e.val)
-			e.val = e.val[:end]
-			clear(e.val[old:])
-		} else {
-			nb := make([]byte, end)
-			copy(nb, e.val)
-			e.val = nb
-		}
+		e.val = growZeroed(e.val, end)
 	}
 	copy(e.val[off:], val)
 	e.val = withSpareRoom(e.val)
 	sh.logSetRange(x.DB.id, e.key, off, val)
 	x.W.Int(int64(len(e.val)))
+}
+
+// growZeroed extends b to n bytes (n > len(b)), zero-filling the new
+// bytes; it reuses b's spare capacity when there is enough.
+func growZeroed(b []byte, n int) []byte {
+	if n <= cap(b) {
+		old := len(b)
+		b = b[:n]
+		clear(b[old:])
+		return b
+	}
+	nb := make([]byte, n)
+	copy(nb, b)
+	return nb
 }
 
 // errBitOffset is the reply to a bad SETBIT/GETBIT offset.
@@ -622,15 +635,7 @@ func setbitCommand(x *Ctx) {
 	grew := false
 	if byteIdx >= len(e.val) {
 		grew = true
-		if byteIdx < cap(e.val) {
-			old := len(e.val)
-			e.val = e.val[:byteIdx+1]
-			clear(e.val[old:])
-		} else {
-			nb := make([]byte, byteIdx+1)
-			copy(nb, e.val)
-			e.val = nb
-		}
+		e.val = growZeroed(e.val, byteIdx+1)
 	}
 	b := e.val[byteIdx]
 	prev := int64(b>>shift) & 1
@@ -682,12 +687,8 @@ func lcsCommand(x *Ctx) {
 		if e == nil {
 			continue
 		}
-		var v []byte
-		if e.obj == nil {
-			v = e.val
-		} else if sv, ok := e.obj.(stringLike); ok {
-			v = sv.stringBytes(e)
-		} else {
+		v, ok := stringOf(e)
+		if !ok {
 			x.W.Error("ERR The specified keys must contain string values")
 			return
 		}

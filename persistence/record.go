@@ -145,3 +145,21 @@ func listSegments(fs FS, dir string, shard int) ([]segmentInfo, error) {
 	// Names are zero-padded, so the sorted listing is already in order.
 	return segs, nil
 }
+
+// WALBytes is the total size of shard's WAL segments in dir, for sizing
+// tables before recovery replays them.
+func WALBytes(fs FS, dir string, shard int) (int64, error) {
+	segs, err := listSegments(fs, dir, shard)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, s := range segs {
+		n, err := fs.Stat(s.path)
+		if err != nil {
+			return 0, fmt.Errorf("persistence: size of %s: %w", s.path, err)
+		}
+		total += n
+	}
+	return total, nil
+}

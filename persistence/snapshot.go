@@ -281,6 +281,13 @@ func (s *SnapshotWriter) Abort() {
 // the WAL no longer starts at sequence 1. An error from fn stops loading and
 // is returned wrapped.
 func LoadSnapshot(fs FS, dir string, shard int, log *zap.Logger, fn func(db uint16, kind uint8, key, value []byte, deadlineMs int64) error) (seq uint64, found bool, err error) {
+	return LoadSnapshotCounted(fs, dir, shard, log, nil, fn)
+}
+
+// LoadSnapshotCounted is LoadSnapshot that first tells onCount (if not nil)
+// how many entries the chosen snapshot holds, so the caller can size its
+// tables before the entries arrive.
+func LoadSnapshotCounted(fs FS, dir string, shard int, log *zap.Logger, onCount func(entries uint64), fn func(db uint16, kind uint8, key, value []byte, deadlineMs int64) error) (seq uint64, found bool, err error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -316,6 +323,9 @@ func LoadSnapshot(fs FS, dir string, shard int, log *zap.Logger, fn func(db uint
 			_ = f.Close()
 			log.Error("persistence: skipping invalid snapshot", zap.String("file", c.path), zap.Error(verr))
 			continue
+		}
+		if onCount != nil {
+			onCount(count)
 		}
 		err = readSnapshotEntries(&r, count, fn)
 		_ = f.Close()

@@ -347,9 +347,9 @@ func (w *WAL) PutI64(v int64) { w.buf = binary.LittleEndian.AppendUint64(w.buf, 
 // durable) and End returns 0; callers should check sizes up front.
 func (w *WAL) End() uint64 {
 	rec := w.buf[w.recStart:]
-	if len(rec)-8 > MaxRecordLength {
+	if payload := len(rec) - RecordHeaderSize; payload > MaxPayloadSize {
 		w.buf = w.buf[:w.recStart]
-		w.setErr(fmt.Errorf("%w: payload of %d bytes", ErrRecordTooLarge, len(rec)-RecordHeaderSize))
+		w.setErr(fmt.Errorf("%w: payload of %d bytes", ErrRecordTooLarge, payload))
 		return 0
 	}
 	finishRecord(rec)

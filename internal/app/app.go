@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,8 +27,6 @@ type Options struct {
 
 // App is one running server process.
 type App struct {
-	cfg      config.Config
-	live     *config.Live
 	log      *zap.Logger
 	ks       *keyspace.Server
 	net      *eventloop.Server
@@ -50,7 +49,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
-	a := &App{cfg: cfg, live: live, log: log, serveErr: make(chan error, 1), shutdown: make(chan struct{}, 1)}
+	a := &App{log: log, serveErr: make(chan error, 1), shutdown: make(chan struct{}, 1)}
 
 	ids, err := cluster.LoadOrCreateNodeIDs(cfg.Persistence.Dir, cfg.Server.Shards)
 	if err != nil {
@@ -72,10 +71,9 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 			}
 		},
 	}
-	if p, err := newPersistence(cfg, live, opts.Repair, log); err != nil {
+	ksOpts.Persistence, err = newPersistence(cfg, opts.Repair, log)
+	if err != nil {
 		return nil, err
-	} else if p != nil {
-		ksOpts.Persistence = p
 	}
 	a.ks, err = keyspace.NewServer(ksOpts)
 	if err != nil {
@@ -107,7 +105,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	case err := <-a.serveErr:
 		_ = a.ks.Close()
 		if err == nil {
-			err = fmt.Errorf("app: listeners stopped during start-up")
+			err = errors.New("app: listeners stopped during start-up")
 		}
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 
 // newPersistence attaches the shards to their write-ahead logs and
 // snapshots under the data directory; nil when the WAL is off.
-func newPersistence(cfg config.Config, live *config.Live, repair bool, log *zap.Logger) (keyspace.Persistence, error) {
+func newPersistence(cfg config.Config, repair bool, log *zap.Logger) (keyspace.Persistence, error) {
 	p := cfg.Persistence
 	if !p.WAL {
 		log.Info("persistence off: serving from memory only")

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,9 +66,10 @@ func buildBinary() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// go test puts the go tool's directory first on PATH.
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		return "", fmt.Errorf("testserver: no go tool to build the server: %w", err)
 	}
 	// One file per module checkout, replaced atomically on every build, so
 	// nothing accumulates and concurrent test processes of different
