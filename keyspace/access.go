@@ -78,7 +78,12 @@ func copyBytes(b []byte) []byte {
 // storeString sets key to a string value with deadline at (keepTTL keeps
 // the current deadline instead) and logs it. It returns the entry.
 func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *entry {
-	e := sh.lookup(db, key)
+	return sh.storeStringIn(db, sh.lookup(db, key), key, val, at, keepTTL)
+}
+
+// storeStringIn is storeString for a caller that has already looked key up:
+// e is its live entry, or nil when the key is absent.
+func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
 	if e == nil {
 		e = db.addString(key, val, at)
 	} else {

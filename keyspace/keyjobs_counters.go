@@ -132,7 +132,7 @@ func takeCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	storeInt(x, x.Args[1], cur-n)
+	storeInt(x, e, x.Args[1], cur-n)
 }
 
 // incrbyMaxCommand is INCRBY key n MAX limit: it adds n only when the
@@ -150,7 +150,7 @@ func incrbyMaxCommand(x *Ctx) {
 		x.W.Error(errNotInt)
 		return
 	}
-	cur, ok := intValueOrReply(x, x.Args[1])
+	e, cur, ok := intValueOrReply(x, x.Args[1])
 	if !ok {
 		return
 	}
@@ -169,7 +169,7 @@ func incrbyMaxCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	storeInt(x, x.Args[1], cur)
+	storeInt(x, e, x.Args[1], cur)
 }
 
 // SETV key value [version]

@@ -197,7 +197,7 @@ func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
 			sh.deleteKey(x.DB, key)
 		}
 	} else {
-		e = sh.storeString(x.DB, key, val, f.at, f.keepTTL)
+		e = sh.storeStringIn(x.DB, e, key, val, f.at, f.keepTTL)
 		sh.noteChange(noteSet, e.key, 0, false)
 	}
 	if f.get {
@@ -382,33 +382,33 @@ func strlenCommand(x *Ctx) {
 // intValueOrReply returns the integer stored at key, 0 when the key is
 // missing. It replies WRONGTYPE for a value of another type, or the
 // not-an-integer error, and returns false when there is no integer.
-func intValueOrReply(x *Ctx, key []byte) (int64, bool) {
+func intValueOrReply(x *Ctx, key []byte) (*entry, int64, bool) {
 	e := x.S.lookup(x.DB, key)
 	if e == nil {
-		return 0, true
+		return nil, 0, true
 	}
 	if e.obj != nil {
 		x.W.Error(errWrongType)
-		return 0, false
+		return e, 0, false
 	}
 	n, ok := parseInt(e.val)
 	if !ok {
 		x.W.Error(errNotInt)
 	}
-	return n, ok
+	return e, n, ok
 }
 
-// storeInt stores n at key as a decimal string, keeping the key's TTL,
-// and replies n.
-func storeInt(x *Ctx, key []byte, n int64) {
+// storeInt stores n at key (whose live entry is e, nil when absent) as a
+// decimal string, keeping the key's TTL, and replies n.
+func storeInt(x *Ctx, e *entry, key []byte, n int64) {
 	var tmp [20]byte
-	x.S.storeString(x.DB, key, strconv.AppendInt(tmp[:0], n, 10), 0, true)
+	x.S.storeStringIn(x.DB, e, key, strconv.AppendInt(tmp[:0], n, 10), 0, true)
 	x.W.Int(n)
 }
 
 // incrGeneric adds delta to the integer at key and replies the result.
 func incrGeneric(x *Ctx, delta int64) {
-	cur, ok := intValueOrReply(x, x.Args[1])
+	e, cur, ok := intValueOrReply(x, x.Args[1])
 	if !ok {
 		return
 	}
@@ -416,7 +416,7 @@ func incrGeneric(x *Ctx, delta int64) {
 		x.W.Error(errOverflow)
 		return
 	}
-	storeInt(x, x.Args[1], cur+delta)
+	storeInt(x, e, x.Args[1], cur+delta)
 }
 
 // INCR key / DECR key
@@ -477,7 +477,7 @@ func incrbyfloatCommand(x *Ctx) {
 	}
 	var tmp [64]byte
 	num := formatHumanFloat(tmp[:0], cur)
-	sh.storeString(x.DB, x.Args[1], num, 0, true)
+	sh.storeStringIn(x.DB, e, x.Args[1], num, 0, true)
 	x.W.Bulk(num)
 }
 
