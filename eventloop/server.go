@@ -132,6 +132,13 @@ func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 // listens beyond loopback without a password.
 const protectedModeMessage = "-DENIED Ruvio is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Ruvio you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Ruvio from the same host the server is running, however MAKE SURE Ruvio is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Ruvio configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Set a password for the default user (requirepass in config.toml). NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
 
+// refusedByProtectedMode reports whether a client from remote must be
+// refused: the server listens beyond loopback, protected mode is on, no
+// password is set, and the client is not local.
+func refusedByProtectedMode(boundToLoopback, protectedMode, hasPassword bool, remote net.IP) bool {
+	return !boundToLoopback && protectedMode && !hasPassword && !remote.IsLoopback()
+}
+
 // OnOpen assigns the connection to the shard of the port it came in on.
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	local, _ := c.LocalAddr().(*net.TCPAddr)
@@ -139,7 +146,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	if local == nil || remote == nil {
 		return nil, gnet.Close
 	}
-	if !s.loopback && s.live.ProtectedMode() && s.live.RequirePass() == "" && !remote.IP.IsLoopback() {
+	if refusedByProtectedMode(s.loopback, s.live.ProtectedMode(), s.live.RequirePass() != "", remote.IP) {
 		s.log.Warn("refused a remote client: protected mode", zap.String("remote", remote.String()))
 		return []byte(protectedModeMessage), gnet.Close
 	}
