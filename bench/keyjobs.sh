@@ -70,10 +70,12 @@ for c in $CASES; do [[ " $ALL_CASES " == *" $c "* ]] || die "unknown case $c (ca
 
 pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Ports come from 20000-31999, below the ephemeral range (32768+) where
+# redis-benchmark and redis-cli bind their own sockets.
 free_port() {
 	local p
 	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 40000))
+		p=$((20000 + RANDOM % 12000))
 		port_free "$p" && { echo "$p"; return 0; }
 	done
 	die "no free port"

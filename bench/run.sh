@@ -71,10 +71,12 @@ pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # free_port N: a port p with p..p+N-1 all free.
+# Ports come from 20000-31999, below the ephemeral range (32768+) where
+# redis-benchmark and redis-cli bind their own sockets.
 free_port() {
 	local n=${1:-1} p i ok
 	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 40000))
+		p=$((20000 + RANDOM % 12000))
 		ok=1
 		for ((i = 0; i < n; i++)); do port_free $((p + i)) || { ok=0; break; }; done
 		[[ $ok == 1 ]] && { echo "$p"; return 0; }

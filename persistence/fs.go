@@ -49,3 +49,11 @@ type FS interface {
 	// Stat returns the size of name.
 	Stat(name string) (size int64, err error)
 }
+
+// Preallocator is implemented by files that can reserve their space ahead
+// of writes (OSFS on Linux). The WAL preallocates each segment and trims
+// it to its written size when the segment is closed; a crash leaves a zero
+// tail, which recovery treats as the torn tail it is.
+type Preallocator interface {
+	Preallocate(size int64) error
+}

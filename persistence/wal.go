@@ -126,7 +126,9 @@ type WAL struct {
 	f        File
 	fSize    int64
 	curFirst uint64
-	wbuf     []byte // sync goroutine: concatenation of queued batches
+	// preallocated is set while f has reserved space past fSize.
+	preallocated bool
+	wbuf         []byte // sync goroutine: concatenation of queued batches
 
 	segMu sync.Mutex
 	segs  []segmentInfo // segMu guards; the last one is the current segment
@@ -211,11 +213,20 @@ func (w *WAL) openSegment(first uint64) error {
 	if err != nil {
 		return fmt.Errorf("persistence: create segment %s: %w", path, err)
 	}
+	preallocated := false
+	if p, ok := f.(Preallocator); ok && w.opts.SegmentSize > 0 {
+		if err := p.Preallocate(w.opts.SegmentSize); err != nil {
+			// Not every file system supports it; appends work regardless.
+			w.log.Debug("persistence: segment not preallocated", zap.String("file", path), zap.Error(err))
+		} else {
+			preallocated = true
+		}
+	}
 	if err := w.fs.SyncDir(w.dir); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("persistence: sync dir %s after creating %s: %w", w.dir, path, err)
 	}
-	w.f, w.fSize, w.curFirst = f, 0, first
+	w.f, w.fSize, w.curFirst, w.preallocated = f, 0, first, preallocated
 	w.segMu.Lock()
 	w.segs = append(w.segs, segmentInfo{path: path, firstSeq: first})
 	w.m.segments.Store(int64(len(w.segs)))
@@ -223,10 +234,26 @@ func (w *WAL) openSegment(first uint64) error {
 	return nil
 }
 
+// trimLocked cuts a preallocated segment back to the bytes written, so
+// only the last segment of a crashed process ever has a zero tail.
+func (w *WAL) trimLocked() error {
+	if !w.preallocated {
+		return nil
+	}
+	if err := w.f.Truncate(w.fSize); err != nil {
+		return fmt.Errorf("persistence: trim segment %s to %d bytes: %w", w.f.Name(), w.fSize, err)
+	}
+	w.preallocated = false
+	return nil
+}
+
 // rotate fsyncs and closes the current segment and starts one at first.
 func (w *WAL) rotate(first uint64) error {
 	w.fileMu.Lock()
 	defer w.fileMu.Unlock()
+	if err := w.trimLocked(); err != nil {
+		return err
+	}
 	if err := w.syncFileLocked(); err != nil {
 		return err
 	}
@@ -624,6 +651,9 @@ func (w *WAL) Close() error {
 	w.fileMu.Lock()
 	defer w.fileMu.Unlock()
 	err := w.Err()
+	if err == nil {
+		err = w.trimLocked()
+	}
 	if err == nil {
 		if err = w.syncFileLocked(); err == nil {
 			w.m.durableSeq.Store(w.m.writtenSeq.Load())

@@ -1,0 +1,75 @@
+package persistence
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// TestPreallocatedSegmentsOnDisk runs the WAL on the real file system,
+// where segments are preallocated: closed segments are trimmed to their
+// records, and a process that stops without closing leaves a zero tail
+// that recovery trims while keeping every record.
+func TestPreallocatedSegmentsOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	fs := OSFS{}
+	w, err := OpenWAL(fs, dir, 0, 0, WALOptions{Policy: FsyncAlways, SegmentSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.f.(Preallocator); !ok {
+		t.Skip("OSFS files cannot preallocate on this platform")
+	}
+	rec := newRecorder()
+	const n = 200
+	for i := 1; i <= n; i++ {
+		w.Append(0, OpSet, []byte(fmt.Sprintf("value-%03d", i)))
+		w.Commit(committerFunc{rec, i})
+	}
+	rec.wait(t, n)
+	segs, err := listSegments(fs, dir, 0)
+	if err != nil || len(segs) < 2 {
+		t.Fatalf("want several segments, got %d (%v)", len(segs), err)
+	}
+	// Every closed segment holds records only: no preallocated zeros.
+	for _, s := range segs[:len(segs)-1] {
+		size, err := fs.Stat(s.path)
+		if err != nil || size >= 4096+64 || size == 0 {
+			t.Errorf("closed segment %s has size %d (%v), want trimmed to its records", filepath.Base(s.path), size, err)
+		}
+	}
+	last := segs[len(segs)-1].path
+	if size, _ := fs.Stat(last); size < 4096 {
+		t.Fatalf("open segment is %d bytes, want it preallocated", size)
+	}
+	// Stop without Close: the live segment keeps its zero tail.
+	w.f.(osFile).File.Close()
+	var got int
+	stats, err := Recover(fs, dir, 0, 0, false, nil, func(r Record) error {
+		got++
+		if want := fmt.Sprintf("value-%03d", r.Seq); string(r.Payload) != want {
+			t.Errorf("seq %d: payload %q, want %q", r.Seq, r.Payload, want)
+		}
+		return nil
+	})
+	if err != nil || got != n || stats.LastSeq != n {
+		t.Fatalf("recovered %d records, last %d, err %v; want %d", got, stats.LastSeq, err, n)
+	}
+	if size, _ := fs.Stat(last); size >= 4096 {
+		t.Errorf("zero tail of %s not trimmed: %d bytes", filepath.Base(last), size)
+	}
+	// A clean reopen and close trims too.
+	w2, err := OpenWAL(fs, dir, 0, stats.LastSeq, WALOptions{Policy: FsyncAlways, SegmentSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Append(0, OpSet, []byte("after"))
+	w2.Commit(nil)
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	segs, _ = listSegments(fs, dir, 0)
+	if size, _ := fs.Stat(segs[len(segs)-1].path); size >= 4096 {
+		t.Errorf("segment not trimmed at Close: %d bytes", size)
+	}
+}
