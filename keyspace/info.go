@@ -254,6 +254,8 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("latest_fork_usec", 0)
 	ib.int("total_forks", 0)
 	ib.int("client_output_buffer_limit_disconnections", st.outputBufKilled.Load())
+	ib.int("ruvio_shard_batches", x.S.stats.batches.Load())
+	ib.int("ruvio_shard_ring_full", x.S.stats.ringFull.Load())
 	ib.int("total_error_replies", 0)
 }
 
