@@ -37,65 +37,15 @@ RUVIO_BIN=${RUVIO_BIN:-}
 RAW_OUT=${RAW_OUT:-}
 KEEP=${KEEP:-0}
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ruvio-keyjobs.XXXXXX")
-RAW="$WORK/raw.csv"
-PIDS=()
+NAME=keyjobs
 MODE=keyjobs
-
-cleanup() {
-	local p
-	for p in "${PIDS[@]:-}"; do
-		[[ -n "$p" ]] || continue
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${PIDS[@]:-}"; do
-		[[ -n "$p" ]] || continue
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$p" 2>/dev/null || true
-	done
-	if [[ "$KEEP" == 1 ]]; then echo "work dir kept: $WORK" >&2; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-die() { echo "keyjobs: $*" >&2; exit 1; }
-log() { echo "keyjobs: $*" >&2; }
-
-for t in redis-server redis-benchmark redis-cli taskset go timeout; do
-	command -v "$t" >/dev/null || die "$t not found"
-done
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need redis-server redis-benchmark redis-cli taskset go timeout
 for c in $CASES; do [[ " $ALL_CASES " == *" $c "* ]] || die "unknown case $c (cases: $ALL_CASES)"; done
 
-pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-# Ports come from 20000-31999, below the ephemeral range (32768+) where
-# redis-benchmark and redis-cli bind their own sockets.
-free_port() {
-	local p
-	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 12000))
-		port_free "$p" && { echo "$p"; return 0; }
-	done
-	die "no free port"
-}
-wait_ready() { # port pid name
-	for _ in $(seq 100); do
-		kill -0 "$2" 2>/dev/null || die "$3 exited during start-up (see logs in $WORK)"
-		[[ "$(redis-cli -p "$1" ping 2>/dev/null || true)" == PONG ]] && return 0
-		sleep 0.1
-	done
-	die "$3 did not answer PING on port $1"
-}
-
 # ---------------------------------------------------------------- build
-if [[ -n "$RUVIO_BIN" ]]; then
-	cp "$RUVIO_BIN" "$WORK/ruvio"
-else
-	log "building ruvio"
-	(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed (set RUVIO_BIN=path to use a prebuilt binary)"
-fi
+build_ruvio
 (cd "$ROOT" && go build -o "$WORK/gen" ./bench/gen) || die "go build ./bench/gen failed"
 
 # ---------------------------------------------------------------- servers

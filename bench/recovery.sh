@@ -33,33 +33,10 @@ RUVIO_BIN=${RUVIO_BIN:-}
 RAW_OUT=${RAW_OUT:-}
 KEEP=${KEEP:-0}
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ruvio-recovery.XXXXXX")
-RAW="$WORK/raw.csv"
-PIDS=()
-
-cleanup() {
-	local p
-	for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill -9 "$p" 2>/dev/null || true; done
-	if [[ "$KEEP" == 1 ]]; then echo "work dir kept: $WORK" >&2; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-die() { echo "recovery: $*" >&2; exit 1; }
-log() { echo "recovery: $*" >&2; }
-
-for t in redis-server redis-cli taskset go timeout; do command -v "$t" >/dev/null || die "$t not found"; done
-pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-# Ports come from 20000-31999, below the ephemeral range (32768+) where
-# redis-benchmark and redis-cli bind their own sockets.
-free_port() {
-	local p
-	for _ in $(seq 200); do p=$((20000 + RANDOM % 12000)); port_free "$p" && { echo "$p"; return 0; }; done
-	die "no free port"
-}
+NAME=recovery
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need redis-server redis-cli taskset go timeout
 cli() { redis-cli -h 127.0.0.1 -p "$@"; }
 field() { tr -d '\r' | awk -F: -v k="$1" '$1==k{print $2}'; } # field NAME < INFO text
 now_ns() { date +%s%N; }
@@ -79,12 +56,7 @@ stop_pid() {
 }
 
 # ---------------------------------------------------------------- build
-if [[ -n "$RUVIO_BIN" ]]; then
-	cp "$RUVIO_BIN" "$WORK/ruvio"
-else
-	log "building ruvio"
-	(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed (set RUVIO_BIN=path to use a prebuilt binary)"
-fi
+build_ruvio
 (cd "$ROOT" && go build -o "$WORK/gen" ./bench/gen) || die "go build ./bench/gen failed"
 
 # load PORT: write the N SETs with redis-cli --pipe (pinned to CLIENT_CPU).

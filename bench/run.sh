@@ -30,77 +30,14 @@ RUVIO_SHARDS_CLUSTER=${RUVIO_SHARDS_CLUSTER:-2}
 RUVIO_EXTRA=${RUVIO_EXTRA:-}        # extra ruvio flags, e.g. "--reactors 1"
 RUVIO_BIN=${RUVIO_BIN:-}            # prebuilt ruvio binary (default: go build from the repo root)
 KEEP=${KEEP:-0}                     # 1 = keep the work dir (raw CSV, server logs)
+NAME=bench
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ruvio-bench.XXXXXX")
-RAW="$WORK/raw.csv"
-PIDS=()
-
-cleanup() {
-	local p
-	for p in "${PIDS[@]:-}"; do
-		[[ -n "$p" ]] || continue
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${PIDS[@]:-}"; do
-		[[ -n "$p" ]] || continue
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$p" 2>/dev/null || true
-	done
-	if [[ "$KEEP" == 1 ]]; then
-		echo "work dir kept: $WORK" >&2
-	else
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-die() { echo "bench: $*" >&2; exit 1; }
-log() { echo "bench: $*" >&2; }
-
-for t in redis-server redis-benchmark redis-cli taskset go timeout; do
-	command -v "$t" >/dev/null || die "$t not found"
-done
-
-# pinprefix CPU: the words that pin a command to CPU ("" = none). Expanded unquoted in
-# front of the command rather than wrapping it in a function, so that $! is the server's own pid.
-pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
-
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# free_port N: a port p with p..p+N-1 all free.
-# Ports come from 20000-31999, below the ephemeral range (32768+) where
-# redis-benchmark and redis-cli bind their own sockets.
-free_port() {
-	local n=${1:-1} p i ok
-	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 12000))
-		ok=1
-		for ((i = 0; i < n; i++)); do port_free $((p + i)) || { ok=0; break; }; done
-		[[ $ok == 1 ]] && { echo "$p"; return 0; }
-	done
-	die "no free port"
-}
-
-wait_ready() { # port pid name
-	for _ in $(seq 100); do
-		kill -0 "$2" 2>/dev/null || die "$3 exited during start-up (see logs in $WORK)"
-		[[ "$(redis-cli -p "$1" ping 2>/dev/null || true)" == PONG ]] && return 0
-		sleep 0.1
-	done
-	die "$3 did not answer PING on port $1"
-}
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need redis-server redis-benchmark redis-cli taskset go timeout
 
 # ---------------------------------------------------------------- build
-if [[ -n "${RUVIO_BIN:-}" ]]; then
-	log "using prebuilt $RUVIO_BIN"
-	cp "$RUVIO_BIN" "$WORK/ruvio"
-else
-	log "building ruvio"
-	(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed (set RUVIO_BIN=path to use a prebuilt binary)"
-fi
+build_ruvio
 
 # ---------------------------------------------------------------- servers
 REDIS_PORT=; RUVIO_PORT=; REDIS_PID=; RUVIO_PID=

@@ -61,9 +61,10 @@ func (d *Disk) Open(sh *Shard) error {
 	for _, db := range sh.dbs {
 		snapKeys += db.Len()
 	}
-	// Size database 0 for the WAL too. A record of a small key takes about
+	// Size database 0 for the sealed WAL segments too (the newest one is
+	// left to grow the table as usual). A record of a small key takes about
 	// 64 bytes, so this never reserves much more than the replay inserts.
-	if walBytes, err := persistence.WALBytes(o.FS, o.Dir, sh.idx); err == nil && walBytes > 0 {
+	if walBytes, err := persistence.SealedWALBytes(o.FS, o.Dir, sh.idx); err == nil && walBytes > 0 {
 		d := sh.dbs[0].dict
 		d.reserve(d.count + int(min(walBytes/walBytesPerKey, 1<<31)))
 	}

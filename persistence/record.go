@@ -146,15 +146,16 @@ func listSegments(fs FS, dir string, shard int) ([]segmentInfo, error) {
 	return segs, nil
 }
 
-// WALBytes is the total size of shard's WAL segments in dir, for sizing
-// tables before recovery replays them.
-func WALBytes(fs FS, dir string, shard int) (int64, error) {
+// SealedWALBytes is the total size of shard's WAL segments in dir except
+// the newest one, for sizing tables before recovery replays them. Sealed
+// segments hold records only; the newest may end in preallocated zeros.
+func SealedWALBytes(fs FS, dir string, shard int) (int64, error) {
 	segs, err := listSegments(fs, dir, shard)
-	if err != nil {
+	if err != nil || len(segs) < 2 {
 		return 0, err
 	}
 	var total int64
-	for _, s := range segs {
+	for _, s := range segs[:len(segs)-1] {
 		n, err := fs.Stat(s.path)
 		if err != nil {
 			return 0, fmt.Errorf("persistence: size of %s: %w", s.path, err)
