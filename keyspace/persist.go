@@ -53,7 +53,9 @@ func (d *Disk) Open(sh *Shard) error {
 	// The table of database 0 is sized for the whole snapshot at once:
 	// most data lives there, and the others grow as usual.
 	reserve := func(n uint64) { sh.dbs[0].dict.reserve(int(min(n, 1<<31))) }
-	seq, found, err := persistence.LoadSnapshotCounted(o.FS, o.Dir, sh.idx, log, reserve, sh.loadSnapshotEntry)
+	// The persistence package names the shard in its own log fields.
+	plog := sh.srv.log
+	seq, found, err := persistence.LoadSnapshotCounted(o.FS, o.Dir, sh.idx, plog, reserve, sh.loadSnapshotEntry)
 	if err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
@@ -68,12 +70,12 @@ func (d *Disk) Open(sh *Shard) error {
 		d := sh.dbs[0].dict
 		d.reserve(d.count + int(min(walBytes/walBytesPerKey, 1<<31)))
 	}
-	stats, err := persistence.Recover(o.FS, o.Dir, sh.idx, seq, o.Repair, log, sh.applyRecord)
+	stats, err := persistence.Recover(o.FS, o.Dir, sh.idx, seq, o.Repair, plog, sh.applyRecord)
 	if err != nil {
 		return fmt.Errorf("recover WAL: %w", err)
 	}
 	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, persistence.WALOptions{
-		Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: log,
+		Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: plog,
 	})
 	if err != nil {
 		return fmt.Errorf("open WAL: %w", err)
