@@ -128,7 +128,9 @@ type WAL struct {
 	curFirst uint64
 	// preallocated is set while f has reserved space past fSize.
 	preallocated bool
-	wbuf         []byte // sync goroutine: concatenation of queued batches
+	// background counts closed segments still being synced.
+	background sync.WaitGroup
+	wbuf       []byte // sync goroutine: concatenation of queued batches
 
 	segMu sync.Mutex
 	segs  []segmentInfo // segMu guards; the last one is the current segment
@@ -234,6 +236,21 @@ func (w *WAL) openSegment(first uint64) error {
 	return nil
 }
 
+// closeInBackground fsyncs and closes a finished segment on its own
+// goroutine; Close waits for it.
+func (w *WAL) closeInBackground(f File) {
+	w.background.Add(1)
+	go func() {
+		defer w.background.Done()
+		if err := f.Sync(); err != nil {
+			w.setErr(fmt.Errorf("persistence: fsync closed segment %s: %w", f.Name(), err))
+		}
+		if err := f.Close(); err != nil {
+			w.setErr(fmt.Errorf("persistence: close segment %s: %w", f.Name(), err))
+		}
+	}()
+}
+
 // trimLocked cuts a preallocated segment back to the bytes written, so
 // only the last segment of a crashed process ever has a zero tail.
 func (w *WAL) trimLocked() error {
@@ -253,6 +270,15 @@ func (w *WAL) rotate(first uint64) error {
 	defer w.fileMu.Unlock()
 	if err := w.trimLocked(); err != nil {
 		return err
+	}
+	if w.opts.Policy != FsyncAlways {
+		// Under everysec and no, the appending goroutine (the shard loop)
+		// must not wait while a whole segment of dirty pages is flushed:
+		// the closed segment is synced and closed in the background, and a
+		// failure still sets the sticky error.
+		w.closeInBackground(w.f)
+		w.log.Debug("persistence: WAL segment rotated", zap.String("closed", w.f.Name()), zap.Int64("size", w.fSize))
+		return w.openSegment(first)
 	}
 	if err := w.syncFileLocked(); err != nil {
 		return err
@@ -648,6 +674,7 @@ func (w *WAL) Close() error {
 		close(w.stop)
 	}
 	<-w.done
+	w.background.Wait()
 	w.fileMu.Lock()
 	defer w.fileMu.Unlock()
 	err := w.Err()
