@@ -73,3 +73,22 @@ func TestPreallocatedSegmentsOnDisk(t *testing.T) {
 		t.Errorf("segment not trimmed at Close: %d bytes", size)
 	}
 }
+
+// TestRotationSyncsInBackground: under everysec and no, a rotated segment
+// is synced off the appending goroutine; a failure there still makes the
+// WAL's error sticky, and Close reports it.
+func TestRotationSyncsInBackground(t *testing.T) {
+	for _, policy := range []FsyncPolicy{FsyncEverySec, FsyncNo} {
+		mem := NewMemFS()
+		efs := NewErrorFS(mem)
+		w := mustOpen(t, efs, 0, WALOptions{Policy: policy, SegmentSize: 256})
+		efs.Inject(Injection{Op: FSSync, PathContains: SegmentName(0, 1), Nth: 1})
+		for i := 0; i < 40; i++ {
+			w.Append(0, OpSet, []byte(fmt.Sprintf("value-%03d", i)))
+			w.Commit(nil)
+		}
+		if err := w.Close(); err == nil || w.Err() == nil {
+			t.Fatalf("%v: Close = %v, Err = %v; want the failed sync of the first segment", policy, err, w.Err())
+		}
+	}
+}
