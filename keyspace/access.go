@@ -7,7 +7,7 @@ package keyspace
 func (sh *Shard) lookup(db *DB, key []byte) *entry {
 	e := sh.lookupNoTouch(db, key)
 	if e != nil {
-		e.atime = accessTime(sh.nowMs)
+		e.touch(accessTime(sh.nowMs))
 	}
 	return e
 }
@@ -29,11 +29,11 @@ func (sh *Shard) lookupNoTouch(db *DB, key []byte) *entry {
 
 // accessTime converts a clock reading (unix milliseconds) to an entry's
 // access time.
-func accessTime(ms int64) uint32 { return uint32(ms / 1000) }
+func accessTime(ms int64) uint32 { return uint32(ms/1000) & clockMask }
 
 // idleSeconds is how long ago, in seconds, e was last accessed.
 func (sh *Shard) idleSeconds(e *entry) int64 {
-	return max(int64(accessTime(sh.nowMs))-int64(e.atime), 0)
+	return int64((accessTime(sh.nowMs) - e.accessed()) & clockMask)
 }
 
 // lookupRead is lookup for reads: it counts hits and misses.

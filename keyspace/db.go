@@ -69,7 +69,7 @@ func (db *DB) addString(key, val []byte, at int64) *entry {
 // insertNew links a new entry into the table and the expiry index.
 func (db *DB) insertNew(e *entry, at int64) *entry {
 	if db.clockMs != nil {
-		e.atime = accessTime(*db.clockMs)
+		e.touch(accessTime(*db.clockMs))
 	}
 	db.dict.insert(e)
 	if at != 0 {

@@ -17,10 +17,27 @@ type entry struct {
 	// expIdx is the position of the entry in its database's expiring slice
 	// plus one (0: not there), so deadlines are sampled and removed in O(1).
 	expIdx int32
-	// atime is the unix second of the last access, for OBJECT IDLETIME
-	// (it fills what was padding after expIdx).
-	atime uint32
+	// meta packs, in what would be padding after expIdx, the access clock
+	// (low 24 bits: unix seconds modulo 2^24, for OBJECT IDLETIME, as
+	// Redis's 24-bit LRU clock) and a tag of the key's hash (high 8 bits),
+	// which lets a lookup skip other keys in its bucket without reading
+	// their bytes.
+	meta uint32
 }
+
+const (
+	clockMask = 1<<24 - 1
+	tagMask   = ^uint32(clockMask)
+)
+
+// hashTag is the part of a key's hash kept in meta.
+func hashTag(h uint64) uint32 { return uint32(h>>56) << 24 }
+
+// touch records an access at clock (an accessTime).
+func (e *entry) touch(clock uint32) { e.meta = e.meta&tagMask | clock&clockMask }
+
+// accessed is the access clock of the last touch.
+func (e *entry) accessed() uint32 { return e.meta & clockMask }
 
 // dict is a chained hash table whose bucket count is a power of two. It
 // grows by doubling and shrinks by halving, and supports Redis's
@@ -46,8 +63,9 @@ func (d *dict) hashString(key string) uint64 { return maphash.String(d.seed, key
 // find returns the entry for key, or nil.
 func (d *dict) find(key []byte) *entry {
 	h := d.hashBytes(key)
+	tag := hashTag(h)
 	for e := d.buckets[h&uint64(len(d.buckets)-1)]; e != nil; e = e.next {
-		if e.key == string(key) {
+		if e.meta&tagMask == tag && e.key == string(key) {
 			return e
 		}
 	}
@@ -57,8 +75,9 @@ func (d *dict) find(key []byte) *entry {
 // findString is find for a string key.
 func (d *dict) findString(key string) *entry {
 	h := d.hashString(key)
+	tag := hashTag(h)
 	for e := d.buckets[h&uint64(len(d.buckets)-1)]; e != nil; e = e.next {
-		if e.key == key {
+		if e.meta&tagMask == tag && e.key == key {
 			return e
 		}
 	}
@@ -70,7 +89,9 @@ func (d *dict) insert(e *entry) {
 	if d.count >= len(d.buckets) && !d.frozen {
 		d.resize(len(d.buckets) * 2)
 	}
-	i := d.hashString(e.key) & uint64(len(d.buckets)-1)
+	h := d.hashString(e.key)
+	e.meta = e.meta&clockMask | hashTag(h)
+	i := h & uint64(len(d.buckets)-1)
 	e.next = d.buckets[i]
 	d.buckets[i] = e
 	d.count++
