@@ -62,20 +62,9 @@ func (st *commandStats) countError(reply []byte) {
 	st.errors[string(code)]++
 }
 
-// statFor returns the counters a call of cmd with args is charged to:
-// the subcommand's for container commands, as Redis does.
-func (sh *Shard) statFor(cmd *Command, args [][]byte) *cmdStat {
-	if cmd.Subcommands != nil && len(args) > 1 {
-		if sc := cmd.sub(args[1]); sc != nil {
-			cmd = sc
-		}
-	}
-	return &sh.cmdStats.byID[cmd.id]
-}
-
 // reject counts a known command refused before it ran.
 func (sh *Shard) reject(cmd *Command, args [][]byte, reply []byte) {
-	sh.statFor(cmd, args).rejected++
+	sh.cmdStats.byID[cmd.called(args).id].rejected++
 	sh.cmdStats.countError(reply)
 }
 

@@ -88,12 +88,7 @@ type Command struct {
 }
 
 // FullName is "container|sub" for a subcommand, else the name.
-func (c *Command) FullName() string {
-	if c.parent != nil {
-		return c.parent.Name + "|" + c.Name
-	}
-	return c.Name
-}
+func (c *Command) FullName() string { return c.fullName }
 
 // ACLCategories returns the categories derived the way Redis derives them
 // plus the explicit ones.
@@ -177,21 +172,21 @@ func (t commandTable) lookup(name []byte) *Command {
 	return t[string(buf[:len(name)])]
 }
 
-// callName is the full name of the command a call runs: "container|sub"
-// when c has a subcommand named by args[1], else c's name.
-func (c *Command) callName(args [][]byte) *string {
+// called is the command a call of c with args runs, for statistics and
+// CLIENT LIST: the subcommand named by args[1] when c is a container, else c.
+func (c *Command) called(args [][]byte) *Command {
 	if len(c.Subcommands) > 0 && len(args) > 1 {
 		if sc := c.sub(args[1]); sc != nil {
-			return &sc.fullName
+			return sc
 		}
 	}
-	return &c.fullName
+	return c
 }
 
 // sub finds a subcommand of c by name.
 func (c *Command) sub(name []byte) *Command {
 	for _, sc := range c.Subcommands {
-		if len(sc.Name) == len(name) && strings.EqualFold(sc.Name, string(name)) {
+		if eqFold(name, sc.Name) {
 			return sc
 		}
 	}

@@ -99,10 +99,12 @@ func (d *dict) insert(e *entry) {
 
 // remove unlinks the entry for key and returns it, or nil.
 func (d *dict) remove(key string) *entry {
-	i := d.hashString(key) & uint64(len(d.buckets)-1)
+	h := d.hashString(key)
+	tag := hashTag(h)
+	i := h & uint64(len(d.buckets)-1)
 	var prev *entry
 	for e := d.buckets[i]; e != nil; e = e.next {
-		if e.key == key {
+		if e.meta&tagMask == tag && e.key == key {
 			if prev == nil {
 				d.buckets[i] = e.next
 			} else {

@@ -70,7 +70,6 @@ type Server struct {
 type serverStats struct {
 	connections     counter
 	rejectedConns   counter
-	commands        counter
 	expiredKeys     counter
 	keyspaceHits    counter
 	keyspaceMisses  counter

@@ -96,7 +96,7 @@ func (s *Server) commandsProcessed() int64 {
 // any shard.
 func (s *Server) resetInfoStats() {
 	for _, c := range []*counter{
-		&s.stats.connections, &s.stats.rejectedConns, &s.stats.commands,
+		&s.stats.connections, &s.stats.rejectedConns,
 		&s.stats.expiredKeys, &s.stats.keyspaceHits, &s.stats.keyspaceMisses,
 		&s.stats.netInputBytes, &s.stats.netOutputBytes, &s.stats.outputBufKilled,
 	} {

@@ -56,8 +56,9 @@ type Shard struct {
 	// journal is the shard's durable log; nil when persistence is off.
 	journal Journal
 	// group collects the batches run in one drain that wait for the same
-	// durability point.
-	group *commitGroup
+	// durability point; groups recycles them.
+	group  *commitGroup
+	groups sync.Pool
 
 	// snap is the snapshot in progress, nil when none; snapFinishing is
 	// set while its file is being finished in the background.
@@ -370,13 +371,15 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	x.Args = args
 	x.Cmd = cmd
 	sh.stats.commands.Add(1)
-	if name := cmd.callName(args); c.lastCmd.Load() != name {
+	// Container commands are counted and shown under their subcommand.
+	called := cmd.called(args)
+	if name := &called.fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
 	}
 	// Reading the clock twice per command costs more than a fast command
 	// itself: the first calls of each command are timed, then one in
 	// timingEvery, weighted to stand for the others.
-	st := sh.statFor(cmd, args)
+	st := &sh.cmdStats.byID[called.id]
 	timed := st.calls < timingEvery || st.calls%timingEvery == 0
 	var start time.Time
 	if timed {
@@ -554,20 +557,16 @@ func (sh *Shard) commit() {
 	}
 }
 
-// groupPool recycles commit groups between the shard and the journal's
-// sync goroutine.
-var groupPool = sync.Pool{New: func() any { return new(commitGroup) }}
-
 func (sh *Shard) newGroup() *commitGroup {
-	g := groupPool.Get().(*commitGroup)
-	g.sh = sh
-	return g
+	if g, ok := sh.groups.Get().(*commitGroup); ok {
+		return g
+	}
+	return &commitGroup{sh: sh}
 }
 
-func (sh *Shard) recycleGroup(g *commitGroup) {
-	g.sh = nil
-	groupPool.Put(g)
-}
+// recycleGroup returns g to the shard's pool; the journal's sync goroutine
+// calls it too, hence a sync.Pool rather than a free list.
+func (sh *Shard) recycleGroup(g *commitGroup) { sh.groups.Put(g) }
 
 // Journal is a shard's durable log as the keyspace sees it.
 type Journal interface {
