@@ -167,7 +167,7 @@ func readonlyCommand(x *Ctx) { x.W.OK() }
 
 func registerClusterFamily(t commandTable) {
 	const grp = "cluster"
-	stale := FlagLoading | FlagStale
+	stale := FlagStale
 	t.add(
 		&Command{Name: "cluster", Arity: -2, Group: grp, Since: "3.0.0", Summary: "A container for Redis Cluster commands.", Complexity: "Depends on subcommand.", Handler: clusterCommand,
 			Subcommands: []*Command{
@@ -179,9 +179,9 @@ func registerClusterFamily(t commandTable) {
 				{Name: "keyslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the hash slot for a key.", Complexity: "O(N) where N is the number of bytes in the key", Handler: clusterKeySlotCommand},
 				{Name: "countkeysinslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the number of keys in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterCountKeysInSlotCommand},
 				{Name: "getkeysinslot", Arity: 4, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the key names in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterGetKeysInSlotCommand},
-				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clusterHelpCommand},
+				{Name: "help", Arity: 2, Flags: FlagLoading | stale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clusterHelpCommand},
 			}},
-		&Command{Name: "readonly", Arity: 1, Flags: FlagFast | stale, Group: grp, Since: "3.0.0", Summary: "Enables read-only queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
-		&Command{Name: "readwrite", Arity: 1, Flags: FlagFast | stale, Group: grp, Since: "3.0.0", Summary: "Enables read-write queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+		&Command{Name: "readonly", Arity: 1, Flags: FlagFast | FlagLoading | stale, Group: grp, Categories: []string{"connection"}, Since: "3.0.0", Summary: "Enables read-only queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+		&Command{Name: "readwrite", Arity: 1, Flags: FlagFast | FlagLoading | stale, Group: grp, Categories: []string{"connection"}, Since: "3.0.0", Summary: "Enables read-write queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
 	)
 }

@@ -177,12 +177,16 @@ func TestCommandListGetKeysHelp(t *testing.T) {
 
 	srvExpect(t, sh, "*2\r\n$1\r\na\r\n$1\r\nb\r\n", "COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2")
 	srvExpect(t, sh, "*1\r\n$1\r\nk\r\n", "COMMAND", "GETKEYS", "memory", "usage", "k")
-	srvExpect(t, sh, "*1\r\n*2\r\n$1\r\nk\r\n*3\r\n+RW\r\n+access\r\n+update\r\n", "COMMAND", "GETKEYSANDFLAGS", "set", "k", "v")
+	// SET overwrites its key unread unless GET asks for the old value.
+	srvExpect(t, sh, "*1\r\n*2\r\n$1\r\nk\r\n*2\r\n+OW\r\n+update\r\n", "COMMAND", "GETKEYSANDFLAGS", "set", "k", "v")
+	srvExpect(t, sh, "*1\r\n*2\r\n$1\r\nk\r\n*3\r\n+RW\r\n+access\r\n+update\r\n", "COMMAND", "GETKEYSANDFLAGS", "set", "k", "v", "get")
+	srvExpect(t, sh, "*2\r\n*2\r\n$1\r\na\r\n*2\r\n+RO\r\n+access\r\n*2\r\n$1\r\nb\r\n*2\r\n+OW\r\n+update\r\n", "COMMAND", "GETKEYSANDFLAGS", "copy", "a", "b")
+	srvExpect(t, sh, "*1\r\n*2\r\n$1\r\nk\r\n*2\r\n+RM\r\n+delete\r\n", "COMMAND", "GETKEYSANDFLAGS", "del", "k")
 	srvExpect(t, sh, "-ERR Invalid command specified\r\n", "COMMAND", "GETKEYS", "nosuch", "k")
 	srvExpect(t, sh, "-ERR The command has no key arguments\r\n", "COMMAND", "GETKEYS", "ping", "x")
 	srvExpect(t, sh, "-ERR Invalid number of arguments specified for command\r\n", "COMMAND", "GETKEYS", "get", "a", "b")
 	srvExpect(t, sh, "-ERR wrong number of arguments for 'command|getkeys' command\r\n", "COMMAND", "GETKEYS")
-	srvExpect(t, sh, "-ERR Invalid number of arguments specified for command\r\n", "COMMAND", "GETKEYS", "get")
+	srvExpect(t, sh, "-ERR wrong number of arguments for 'command|getkeys' command\r\n", "COMMAND", "GETKEYS", "get")
 	srvExpect(t, sh, "-ERR unknown subcommand 'nosuch'. Try COMMAND HELP.\r\n", "COMMAND", "nosuch")
 	srvExpect(t, sh, "-ERR wrong number of arguments for 'command|count' command\r\n", "COMMAND", "COUNT", "x")
 
