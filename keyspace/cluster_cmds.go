@@ -2,19 +2,42 @@ package keyspace
 
 import (
 	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/config"
 )
 
+// errClusterDisabled is Redis's reply to the cluster commands on a
+// standalone server.
+const errClusterDisabled = "ERR This instance has cluster support disabled"
+
+// clusterEnabled resolves cluster.enabled: "auto" is on with more than one
+// shard. With it off the process is a standalone server: the cluster
+// commands answer errClusterDisabled, so clients that detect the topology
+// (CLUSTER SLOTS, CLUSTER INFO, INFO cluster) pick their standalone mode.
+func (s *Server) clusterEnabled() bool {
+	switch s.opts.Config.Cluster.Enabled {
+	case config.On:
+		return true
+	case config.Off:
+		return false
+	}
+	return s.Shards() > 1
+}
+
 // CLUSTER <subcommand>: a static view of the process's shards as the nodes
-// of a cluster. With one shard it is a one-node cluster that owns every
-// slot, so cluster clients work against any shard count.
+// of a cluster, when cluster support is enabled. An unknown subcommand and
+// a wrong argument count are reported first, as Redis's dispatcher does.
 func clusterCommand(x *Ctx) {
 	sub := x.Cmd.sub(x.Args[1])
 	if sub == nil {
-		x.W.Error("ERR unknown subcommand '" + string(x.Args[1]) + "'. Try CLUSTER HELP.")
+		x.W.Error("ERR unknown subcommand '" + truncArg(x.Args[1]) + "'. Try CLUSTER HELP.")
 		return
 	}
 	if !arityOK(sub.Arity, len(x.Args)) {
 		x.W.Error(errWrongArgs("cluster|" + sub.Name))
+		return
+	}
+	if !x.S.srv.clusterEnabled() {
+		x.W.Error(errClusterDisabled)
 		return
 	}
 	sub.Handler(x)
@@ -162,8 +185,15 @@ func clusterHelpCommand(x *Ctx) {
 	}
 }
 
-// READONLY / READWRITE: accepted; every shard is a primary.
-func readonlyCommand(x *Ctx) { x.W.OK() }
+// READONLY / READWRITE: accepted in cluster mode, where every shard is a
+// primary; refused on a standalone server, as Redis does.
+func readonlyCommand(x *Ctx) {
+	if !x.S.srv.clusterEnabled() {
+		x.W.Error(errClusterDisabled)
+		return
+	}
+	x.W.OK()
+}
 
 func registerClusterFamily(t commandTable) {
 	const grp = "cluster"

@@ -225,6 +225,7 @@ func newCommandTable() commandTable {
 	registerPersistenceFamily(t)
 	registerFunctionFamily(t)
 	registerKeyJobFamily(t)
+	registerRoleCommand(t)
 	applyCommandSpecs(t)
 	return t
 }

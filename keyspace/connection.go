@@ -129,7 +129,7 @@ func helloCommand(x *Ctx) {
 	x.C.Proto = proto
 	x.W.Proto = proto
 	mode := "standalone"
-	if x.S.srv.Shards() > 1 {
+	if x.S.srv.clusterEnabled() {
 		mode = "cluster"
 	}
 	x.W.MapHeader(7)

@@ -128,7 +128,7 @@ func infoServer(x *Ctx, ib *infoBuilder) {
 	srv := x.S.srv
 	now := srv.now()
 	mode := "standalone"
-	if srv.Shards() > 1 {
+	if srv.clusterEnabled() {
 		mode = "cluster"
 	}
 	uptime := int64(now.Sub(srv.started).Seconds())
@@ -442,7 +442,7 @@ func formatTimeval(tv syscall.Timeval) string {
 
 func infoCluster(x *Ctx, ib *infoBuilder) {
 	enabled := int64(0)
-	if x.S.srv.Shards() > 1 {
+	if x.S.srv.clusterEnabled() {
 		enabled = 1
 	}
 	ib.int("cluster_enabled", enabled)
