@@ -33,6 +33,7 @@ type Config struct {
 	Log         LogConfig         `toml:"log"`         // [log]
 	Persistence PersistenceConfig `toml:"persistence"` // [persistence]
 	Keyspace    KeyspaceConfig    `toml:"keyspace"`    // [keyspace]
+	Cluster     ClusterConfig     `toml:"cluster"`     // [cluster]
 }
 
 // ServerConfig is the [server] section: listeners, shards and client admission.
@@ -118,6 +119,69 @@ type KeyspaceConfig struct {
 	ChangesCapacity int `toml:"changes_capacity"`
 }
 
+// ClusterConfig is the [cluster] section.
+type ClusterConfig struct {
+	// Enabled makes the shards answer as the nodes of a Redis Cluster: the CLUSTER
+	// commands, READONLY and READWRITE work and INFO says cluster_enabled:1. Off, they
+	// answer "This instance has cluster support disabled", as a standalone Redis does.
+	// [Auto] (the default) is on with more than one shard and off with one. Turning it off
+	// with several shards is refused: each shard owns only part of the slots, and only
+	// cluster clients can find the others.
+	Enabled Switch `toml:"enabled"`
+}
+
+// Switch is a setting that is on, off, or decided from other settings ([Auto]). In TOML
+// it is true, false or "auto".
+type Switch int8
+
+// Switch values.
+const (
+	Auto Switch = iota
+	On
+	Off
+)
+
+// UnmarshalTOML accepts true, false or "auto".
+func (s *Switch) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case bool:
+		*s = Off
+		if v {
+			*s = On
+		}
+		return nil
+	case string:
+		if v == "auto" {
+			*s = Auto
+			return nil
+		}
+	}
+	return fmt.Errorf("%v is not true, false or \"auto\"", v)
+}
+
+// String is "auto", "true" or "false", as the TOML file spells it.
+func (s Switch) String() string {
+	switch s {
+	case On:
+		return "true"
+	case Off:
+		return "false"
+	}
+	return "auto"
+}
+
+// ClusterEnabled resolves cluster.enabled: on when set so, or with more than one shard
+// when left to auto.
+func (c *Config) ClusterEnabled() bool {
+	switch c.Cluster.Enabled {
+	case On:
+		return true
+	case Off:
+		return false
+	}
+	return c.Server.Shards > 1
+}
+
 // Default returns the built-in configuration: one shard on 127.0.0.1:6379 with 16 databases,
 // a WAL in "data" synced every second.
 func Default() Config {
@@ -188,6 +252,7 @@ type fileConfig struct {
 	Log         *LogConfig      `toml:"log"`
 	Persistence filePersistence `toml:"persistence"`
 	Keyspace    *KeyspaceConfig `toml:"keyspace"`
+	Cluster     *ClusterConfig  `toml:"cluster"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -210,6 +275,7 @@ func newFileConfig(c *Config) *fileConfig {
 			SnapshotOnShutdown: &c.Persistence.SnapshotOnShutdown,
 		},
 		Keyspace: &c.Keyspace,
+		Cluster:  &c.Cluster,
 	}
 }
 

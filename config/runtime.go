@@ -98,7 +98,7 @@ var params = [...]param{
 	{name: "bind", kind: kindString, fixed: true, initial: func(c *Config) string { return c.Server.Bind }},
 	{name: "port", kind: kindInt, fixed: true, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
 	{name: "databases", kind: kindInt, immutable: true, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Databases)) }},
-	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.Server.Shards > 1) }},
+	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.ClusterEnabled()) }},
 	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background
 	// Replication is not implemented: the server is always a master.
 	{name: "replicaof", alias: "slaveof", kind: kindString, immutable: true, def: ""},

@@ -97,6 +97,10 @@ func (c *Config) Validate() error {
 	inRange("keyspace.hz", int64(k.Hz), MinHz, MaxHz)
 	inRange("keyspace.changes_capacity", int64(k.ChangesCapacity), 1, MaxChanges)
 
+	if c.Cluster.Enabled == Off && c.Server.Shards > 1 {
+		bad("cluster.enabled", "false needs server.shards = 1: with %d shards each owns part of the slots and only cluster clients find the others", c.Server.Shards)
+	}
+
 	return errors.Join(errs...)
 }
 

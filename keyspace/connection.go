@@ -129,7 +129,7 @@ func helloCommand(x *Ctx) {
 	x.C.Proto = proto
 	x.W.Proto = proto
 	mode := "standalone"
-	if x.S.srv.Shards() > 1 {
+	if x.S.srv.clusterEnabled() {
 		mode = "cluster"
 	}
 	x.W.MapHeader(7)
@@ -434,19 +434,19 @@ func registerConnectionFamily(t commandTable) {
 	stale := FlagLoading | FlagStale
 	t.add(
 		&Command{Name: "ping", Arity: -1, Flags: FlagFast, Group: conn, Since: "1.0.0", Summary: "Returns the server's liveliness response.", Complexity: "O(1)", Handler: pingCommand},
-		&Command{Name: "echo", Arity: 2, Flags: FlagFast, Group: conn, Since: "1.0.0", Summary: "Returns the given string.", Complexity: "O(1)", Handler: echoCommand},
-		&Command{Name: "quit", Arity: -1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "1.0.0", Summary: "Closes the connection.", Complexity: "O(1)", Handler: quitCommand},
+		&Command{Name: "echo", Arity: 2, Flags: FlagFast | stale, Group: conn, Since: "1.0.0", Summary: "Returns the given string.", Complexity: "O(1)", Handler: echoCommand},
+		&Command{Name: "quit", Arity: -1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript | FlagAllowBusy, Group: conn, Since: "1.0.0", Summary: "Closes the connection.", Complexity: "O(1)", Handler: quitCommand},
 		&Command{Name: "select", Arity: 2, Flags: FlagFast | stale, Group: conn, Since: "1.0.0", Summary: "Changes the selected database.", Complexity: "O(1)", Handler: selectCommand},
-		&Command{Name: "auth", Arity: -2, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "1.0.0", Summary: "Authenticates the connection.", Complexity: "O(N) where N is the number of passwords defined for the user", Handler: authCommand},
-		&Command{Name: "hello", Arity: -1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Handshakes with the Redis server.", Complexity: "O(1)", Handler: helloCommand},
+		&Command{Name: "auth", Arity: -2, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript | FlagAllowBusy, Group: conn, Since: "1.0.0", Summary: "Authenticates the connection.", Complexity: "O(N) where N is the number of passwords defined for the user", Handler: authCommand},
+		&Command{Name: "hello", Arity: -1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript | FlagAllowBusy, Group: conn, Since: "6.0.0", Summary: "Handshakes with the Redis server.", Complexity: "O(1)", Handler: helloCommand},
 		&Command{Name: "monitor", Arity: 1, Flags: FlagAdmin | FlagNoScript | stale, Group: "server", Since: "1.0.0", Summary: "Listens for all requests received by the server in real-time.", Complexity: "", Handler: monitorCommand},
-		&Command{Name: "reset", Arity: 1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Resets the connection.", Complexity: "O(1)", Handler: resetCommand},
+		&Command{Name: "reset", Arity: 1, Flags: FlagNoAuth | FlagFast | stale | FlagNoScript | FlagAllowBusy, Group: conn, Since: "6.2.0", Summary: "Resets the connection.", Complexity: "O(1)", Handler: resetCommand},
 		&Command{Name: "client", Arity: -2, Flags: 0, Group: conn, Since: "2.4.0", Summary: "A container for client connection commands.", Complexity: "Depends on subcommand.", Handler: clientCommand,
 			Subcommands: []*Command{
-				{Name: "id", Arity: 2, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "5.0.0", Summary: "Returns the unique client ID of the connection.", Complexity: "O(1)", Handler: clientIDCommand},
-				{Name: "getname", Arity: 2, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Returns the name of the connection.", Complexity: "O(1)", Handler: clientGetnameCommand},
-				{Name: "setname", Arity: 3, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Sets the connection name.", Complexity: "O(1)", Handler: clientSetnameCommand},
-				{Name: "setinfo", Arity: 4, Flags: FlagFast | stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Sets information specific to the client or connection.", Complexity: "O(1)", Handler: clientSetinfoCommand},
+				{Name: "id", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "5.0.0", Summary: "Returns the unique client ID of the connection.", Complexity: "O(1)", Handler: clientIDCommand},
+				{Name: "getname", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Returns the name of the connection.", Complexity: "O(1)", Handler: clientGetnameCommand},
+				{Name: "setname", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Sets the connection name.", Complexity: "O(1)", Handler: clientSetnameCommand},
+				{Name: "setinfo", Arity: 4, Flags: stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Sets information specific to the client or connection.", Complexity: "O(1)", Handler: clientSetinfoCommand},
 				{Name: "info", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Returns information about the connection.", Complexity: "O(1)", Handler: clientInfoCommand},
 				{Name: "list", Arity: -2, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Lists open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientListCommand},
 				{Name: "kill", Arity: -3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Terminates open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientKillCommand},

@@ -276,9 +276,11 @@ func debugObject(x *Ctx) {
 		x.W.Error(errNoSuchKey)
 		return
 	}
-	serialized := int64(len(e.val))
-	if e.obj != nil {
-		serialized = entryMemoryUsage(e, 5) - entryOverhead - int64(len(e.key))
+	// Strings: the size of Redis's RDB encoding (rdblen.go). Native
+	// types: the size of their snapshot encoding, this server's analog.
+	serialized := rdbStringLen(e.val)
+	if sv, ok := e.obj.(snapshotValue); ok {
+		serialized = int64(len(sv.appendSnapshot(nil)))
 	}
 	b := make([]byte, 0, 128)
 	b = append(b, "Value at:0x0 refcount:1 encoding:"...)
