@@ -32,6 +32,7 @@ type App struct {
 	net      *eventloop.Server
 	serveErr chan error
 	shutdown chan struct{}
+	lock     *dirLock // held on the data directory until Stop
 }
 
 // Start recovers the data, starts the keyspace loops and listens. It
@@ -50,6 +51,17 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}
 	a := &App{log: log, serveErr: make(chan error, 1), shutdown: make(chan struct{}, 1)}
+	lock, err := lockDataDir(cfg.Persistence.Dir)
+	if err != nil {
+		return nil, err
+	}
+	a.lock = lock
+	started := false
+	defer func() {
+		if !started {
+			lock.release()
+		}
+	}()
 
 	ids, err := cluster.LoadOrCreateNodeIDs(cfg.Persistence.Dir, cfg.Server.Shards)
 	if err != nil {
@@ -109,6 +121,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 		return nil, err
 	}
+	started = true
 	return a, nil
 }
 
@@ -130,7 +143,9 @@ func (a *App) Stop(ctx context.Context) error {
 	if err := a.net.Stop(ctx); err != nil {
 		a.log.Warn("stopping listeners", zap.Error(err))
 	}
-	if err := a.ks.Close(); err != nil {
+	err := a.ks.Close()
+	a.lock.release()
+	if err != nil {
 		return fmt.Errorf("closing the keyspace: %w", err)
 	}
 	return nil
