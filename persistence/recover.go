@@ -334,7 +334,7 @@ func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, lo
 			if !repair {
 				return st, sc.bad
 			}
-			if err := repairFrom(fs, dir, segs[i:], sc.bad, log, &st); err != nil {
+			if err := repairFrom(fs, dir, segs[i:], sc.bad, next, log, &st); err != nil {
 				return st, err
 			}
 			break
@@ -362,13 +362,16 @@ func truncateFile(fs FS, name string, size int64) error {
 
 // repairFrom handles damage bad in segs[0]: the bytes from the bad offset
 // go to "<file>.broken", the segment is truncated there, later segments are
-// renamed to "<file>.broken".
-func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, log *zap.Logger, st *RecoveryStats) error {
-	log.Error("persistence: repairing WAL: dropping records from damaged offset on",
-		zap.String("file", bad.File), zap.Int64("offset", bad.Offset), zap.String("reason", bad.Reason))
+// renamed to "<file>.broken". next is the sequence the damaged record
+// should have had. What is cut is counted and logged.
+func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, next uint64, log *zap.Logger, st *RecoveryStats) error {
 	size, err := fs.Stat(bad.File)
 	if err != nil {
 		return fmt.Errorf("persistence: repair: stat %s: %w", bad.File, err)
+	}
+	lost, err := countCut(fs, bad.File, size, bad.Offset, next)
+	if err != nil {
+		return err
 	}
 	if err := copyTail(fs, bad.File, bad.File+".broken", bad.Offset, size); err != nil {
 		return err
@@ -377,19 +380,82 @@ func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, log
 		return err
 	}
 	st.TruncatedBytes += size - bad.Offset
+	var laterBytes int64
 	for _, s := range segs[1:] {
 		sz, _ := fs.Stat(s.path)
 		if err := fs.Rename(s.path, s.path+".broken"); err != nil {
 			return fmt.Errorf("persistence: repair: move aside %s: %w", s.path, err)
 		}
 		st.TruncatedBytes += sz
+		laterBytes += sz
 		log.Error("persistence: repair: moved WAL segment aside", zap.String("file", s.path), zap.String("to", s.path+".broken"))
 	}
 	if err := fs.SyncDir(dir); err != nil {
 		return fmt.Errorf("persistence: repair: sync dir %s: %w", dir, err)
 	}
+	msg := fmt.Sprintf("persistence: repaired WAL: cut %s at offset %d (%s); dropped %d bytes of records from there (kept in %s.broken)",
+		bad.File, bad.Offset, bad.Reason, lost.bytes, bad.File)
+	if lost.records > 0 {
+		msg += fmt.Sprintf(", among them %d intact records with sequences %d to %d", lost.records, lost.first, lost.last)
+	}
+	if len(segs) > 1 {
+		msg += fmt.Sprintf(", and %d later segments (%d bytes) renamed to .broken", len(segs)-1, laterBytes)
+	}
+	log.Error(msg, zap.String("file", bad.File), zap.Int64("offset", bad.Offset),
+		zap.Int64("lost_bytes", lost.bytes+laterBytes), zap.Int64("lost_intact_records", lost.records))
 	st.Repaired = true
 	return nil
+}
+
+// cutRecords describes what repair cuts from a segment.
+type cutRecords struct {
+	bytes       int64  // from the cut to the last non-zero byte
+	records     int64  // intact records found after the damaged one
+	first, last uint64 // their sequences
+}
+
+// countCut measures the data after off in name: its size up to the
+// trailing zeros, and the run of intact records that resumes after the
+// damaged one (their number tells the operator what the cut costs).
+func countCut(fs FS, name string, size, off int64, next uint64) (cutRecords, error) {
+	f, err := fs.Open(name)
+	if err != nil {
+		return cutRecords{}, fmt.Errorf("persistence: repair: open %s: %w", name, err)
+	}
+	defer func() { _ = f.Close() }()
+	r := segReader{f: f, path: name, size: size}
+	nz, err := r.lastNonZero(off)
+	if err != nil {
+		return cutRecords{}, err
+	}
+	c := cutRecords{bytes: nz - off}
+	at, seq, found, err := r.findRecord(off, off+1, nz, next)
+	if err != nil || !found {
+		return c, err
+	}
+	c.first = seq
+	for at+RecordHeaderSize <= size {
+		hdr, err := r.window(at, RecordHeaderSize)
+		if err != nil {
+			return c, err
+		}
+		n := binary.LittleEndian.Uint32(hdr)
+		if n < minRecordLength || n > MaxRecordLength || at+int64(n)+8 > size {
+			break
+		}
+		rec, err := r.window(at, int(n)+8)
+		if err != nil {
+			return c, err
+		}
+		s := binary.LittleEndian.Uint64(rec[8:])
+		if recordCRC(rec) != binary.LittleEndian.Uint32(rec[4:]) || s != seq+uint64(c.records) {
+			break
+		}
+		c.records++
+		c.last = s
+		at += int64(n) + 8
+	}
+	return c, nil
 }
 
 // copyTail copies src[off:size] to a new, synced file dst.

@@ -69,9 +69,19 @@ func TestNewestSegmentDamageIsNotATornTail(t *testing.T) {
 			if got, _ := fs.ReadFile(seg); !bytes.Equal(got, data) {
 				t.Fatalf("record %d, %s: file changed without repair", k, d.name)
 			}
-			got, st, err := recoverAll(t, fs, 0, true)
+			log, logs := observedLogger()
+			var got []recCopy
+			st, err := Recover(fs, testDir, 0, 0, true, log, func(r Record) error {
+				got = append(got, recCopy{r.Seq, r.DB, r.Op, string(r.Payload)})
+				return nil
+			})
 			if err != nil {
 				t.Fatalf("record %d, %s: repair: %v", k, d.name, err)
+			}
+			// The loss is counted: every record after the damaged one.
+			wantMsg := fmt.Sprintf("among them %d intact records with sequences %d to %d", n-k-1, k+2, n)
+			if m := logs.FilterMessageSnippet("persistence: repaired WAL: cut " + seg); m.Len() != 1 || !strings.Contains(m.All()[0].Message, wantMsg) {
+				t.Fatalf("record %d, %s: repair log %v, want %q", k, d.name, logs.All(), wantMsg)
 			}
 			equalRecs(t, got, want[:k])
 			if !st.Repaired || st.LastSeq != uint64(k) {

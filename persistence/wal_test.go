@@ -263,7 +263,7 @@ func TestCorruptionInMiddle(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalRecs(t, got, want[:2])
-	if !st.Repaired || st.LastSeq != 2 || logs.FilterMessage("persistence: repairing WAL: dropping records from damaged offset on").Len() != 1 {
+	if !st.Repaired || st.LastSeq != 2 || logs.FilterMessageSnippet("persistence: repaired WAL: cut "+seg).Len() != 1 {
 		t.Fatalf("stats %+v", st)
 	}
 	broken, err := fs.CrashClone().ReadFile(seg + ".broken")
