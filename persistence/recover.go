@@ -285,7 +285,7 @@ func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, lo
 	}
 	segs = segs[first:]
 	if len(segs) > 0 && segs[0].firstSeq > afterSeq+1 {
-		return st, &CorruptionError{File: segs[0].path, Reason: fmt.Sprintf("missing records: segment starts at sequence %d, expected at most %d", segs[0].firstSeq, afterSeq+1)}
+		return st, &CorruptionError{File: segs[0].path, Reason: fmt.Sprintf("%s: the WAL starts at sequence %d, but recovery needs it from sequence %d (after the snapshot, or 1 without one)", missingPrefix, segs[0].firstSeq, afterSeq+1)}
 	}
 	var next uint64
 	var r segReader

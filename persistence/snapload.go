@@ -185,7 +185,7 @@ func LoadSnapshots(fs FS, dir string, shard int, log *zap.Logger, opts SnapshotL
 		if err != nil {
 			return res, err
 		}
-		log.Error("persistence: snapshot is damaged: " + d.describe())
+		log.Warn("persistence: snapshot is damaged: " + d.describe())
 		damaged = append(damaged, d)
 	}
 

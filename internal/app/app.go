@@ -93,7 +93,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	begin := time.Now()
 	if err := a.ks.Start(); err != nil {
-		return nil, err
+		return nil, explainStartError(err)
 	}
 	log.Info("keyspace ready", zap.Int("shards", a.ks.Shards()), zap.Duration("recovery", time.Since(begin)))
 
