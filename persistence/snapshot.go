@@ -277,4 +277,3 @@ func (s *SnapshotWriter) Abort() {
 	_ = s.f.Close()
 	_ = s.fs.Remove(s.tmpPath)
 }
-
