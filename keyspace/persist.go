@@ -29,7 +29,8 @@ type DiskOptions struct {
 	SnapshotWALBytes int64
 	// SnapshotOnShutdown writes a snapshot when the server stops.
 	SnapshotOnShutdown bool
-	// Repair truncates a damaged WAL instead of refusing to start.
+	// Repair truncates a damaged WAL, or loads a damaged snapshot up to
+	// its first bad entry, instead of refusing to start.
 	Repair bool
 }
 

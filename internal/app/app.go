@@ -21,7 +21,8 @@ import (
 type Options struct {
 	// Logger receives logs; nil builds one from the configuration.
 	Logger *zap.Logger
-	// Repair lets recovery truncate a damaged WAL instead of refusing.
+	// Repair lets recovery cut a damaged WAL, or salvage a damaged
+	// snapshot's intact entries, instead of refusing to start.
 	Repair bool
 }
 
