@@ -77,7 +77,7 @@ func (e *SnapshotDamagedError) Error() string {
 		b.WriteString("; restore it from a backup, or move it away to start without its data")
 		return b.String()
 	}
-	fmt.Fprintf(&b, ": %d entries before the damage are intact", e.Intact)
+	fmt.Fprintf(&b, ": %d entries %s the damage are intact", e.Intact, beforeAfter(e.Offset))
 	if e.TotalKnown && e.Total >= e.Intact {
 		fmt.Fprintf(&b, ", %d of %d cannot be read", e.Total-e.Intact, e.Total)
 	}
@@ -93,6 +93,15 @@ func (e *SnapshotDamagedError) Error() string {
 
 // Unwrap returns ErrCorrupt.
 func (e *SnapshotDamagedError) Unwrap() error { return ErrCorrupt }
+
+// beforeAfter words where intact entries lie relative to damage at off:
+// after a damaged header, before anything else.
+func beforeAfter(off int64) string {
+	if off < snapHeaderSize {
+		return "after"
+	}
+	return "before"
+}
 
 // LoadSnapshot is LoadSnapshots without options: it returns the loaded
 // snapshot's sequence and whether one was loaded.
@@ -289,8 +298,8 @@ func salvage(fs FS, d snapDamage, r *segReader, opts SnapshotLoadOptions, fn Ent
 	if res.LostKnown {
 		lost = fmt.Sprintf("%d of %d entries", res.Lost, d.count)
 	}
-	log.Error(fmt.Sprintf("persistence: repair: salvaged damaged snapshot %s: loaded the %d intact entries before offset %d; lost %s; the WAL replays after sequence %d; the damaged file is kept as %s.broken",
-		d.path, res.Entries, d.offset, lost, d.seq, filepath.Base(d.path)),
+	log.Error(fmt.Sprintf("persistence: repair: salvaged damaged snapshot %s (damaged at offset %d): loaded its %d intact entries; lost %s; the WAL replays after sequence %d; the damaged file is kept as %s.broken",
+		d.path, d.offset, res.Entries, lost, d.seq, filepath.Base(d.path)),
 		zap.String("file", d.path), zap.Int64("offset", d.offset), zap.Uint64("entries", res.Entries), zap.Uint64("lost", res.Lost))
 	return res, nil
 }
@@ -330,6 +339,23 @@ func checkHeader(r *segReader, shard int, seq uint64) (uint16, *CorruptionError,
 		return 0, corrupt(12, "header sequence %d does not match file name sequence %d", s, seq), nil
 	}
 	return v, nil, nil
+}
+
+// headerFields returns the version of a header that failed its checks if
+// its version, shard and sequence fields are still plausible, else 0.
+func headerFields(r *segReader, shard int, seq uint64) uint16 {
+	if r.size < snapHeaderSize {
+		return 0
+	}
+	h, err := r.window(0, snapHeaderSize)
+	if err != nil {
+		return 0
+	}
+	v := binary.LittleEndian.Uint16(h[8:])
+	if (v != 1 && v != 2) || int(binary.LittleEndian.Uint16(h[10:])) != shard || binary.LittleEndian.Uint64(h[12:]) != seq {
+		return 0
+	}
+	return v
 }
 
 // trailerAt returns the entry count of a well-formed trailer at the end.
@@ -468,7 +494,7 @@ type snapDamage struct {
 }
 
 func (d snapDamage) describe() string {
-	s := fmt.Sprintf("%s at offset %d: %s; %d entries before it are intact", d.path, d.offset, d.reason, d.intact)
+	s := fmt.Sprintf("%s at offset %d: %s; %d entries %s it are intact", d.path, d.offset, d.reason, d.intact, beforeAfter(d.offset))
 	if d.countKnown && d.count >= d.intact {
 		s += fmt.Sprintf(", %d of %d cannot be read", d.count-d.intact, d.count)
 	}
@@ -496,8 +522,24 @@ func locateDamage(r *segReader, shard int, seq uint64) (snapDamage, error) {
 	d.count, d.countKnown = count, tOK
 	if bad != nil {
 		d.offset, d.reason = bad.Offset, bad.Reason
-		d.salvageable = bad.Offset != 8 // an unknown version is not damage repair can cut
-		return d, nil
+		if bad.Offset == 8 {
+			d.salvageable = false // an unknown version is not damage repair can cut
+			return d, nil
+		}
+		// A damaged header whose version, shard and sequence still read
+		// right (a flipped bit in the magic or the crc): the entries,
+		// which carry their own CRCs in version 2, can still be read.
+		if v = headerFields(r, shard, seq); v == 0 {
+			return d, nil
+		}
+		d.version = v
+		end := r.size
+		if tOK {
+			end = r.size - snapTrailerSize
+		}
+		n, off, _, err := walkEntries(r, v, snapHeaderSize, end, true, nil)
+		d.intact, d.intactEnd = n, off
+		return d, err
 	}
 	d.version = v
 	end := r.size

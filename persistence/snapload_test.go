@@ -3,6 +3,7 @@ package persistence
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,4 +215,44 @@ func TestSnapshotVersion1Golden(t *testing.T) {
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "version 1") {
 		t.Fatalf("damaged v1: %v", err)
 	}
+}
+
+// A flipped bit in the header's magic or crc leaves the entries readable
+// (each has its own CRC); an unknown version is refused even with repair.
+func TestSnapshotDamagedHeader(t *testing.T) {
+	fs := NewMemFS()
+	want := writeSnapshot(t, fs, 42, 20)
+	path := filepath.Join(testDir, SnapshotName(0, 42))
+	data, _ := fs.ReadFile(path)
+	for name, at := range map[string]int{"magic": 2, "crc": 21} {
+		c := fs.CrashClone()
+		c.WriteFile(path, flip(data, at))
+		_, _, err := loadWith(t, c, false)
+		var de *SnapshotDamagedError
+		if !errors.As(err, &de) || de.Offset != 0 || de.Intact != 20 || !strings.Contains(err.Error(), "20 entries after the damage are intact") {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, res, err := loadWith(t, c, true)
+		if err != nil || !res.Salvaged || res.Lost != 0 {
+			t.Fatalf("%s: %+v %v", name, res, err)
+		}
+		equalEntries(t, got, want)
+	}
+	// A valid header of a future version.
+	future := append([]byte(nil), data...)
+	binary.LittleEndian.PutUint16(future[8:], 9)
+	binary.LittleEndian.PutUint32(future[20:], crc32Castagnoli(future[:20]))
+	c := fs.CrashClone()
+	c.WriteFile(path, future)
+	for _, repair := range []bool{false, true} {
+		_, _, err := loadWith(t, c, repair)
+		var de *SnapshotDamagedError
+		if !errors.As(err, &de) || de.Salvageable || !strings.Contains(err.Error(), "unsupported version 9") {
+			t.Fatalf("repair=%v: %v", repair, err)
+		}
+	}
+}
+
+func crc32Castagnoli(b []byte) uint32 {
+	return crc32.Checksum(b, castagnoli)
 }
