@@ -52,7 +52,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}
 	a := &App{log: log, serveErr: make(chan error, 1), shutdown: make(chan struct{}, 1)}
-	lock, err := lockDataDir(cfg.Persistence.Dir)
+	lock, err := lockDataDir(cfg.Persistence.Dir, log)
 	if err != nil {
 		return nil, err
 	}

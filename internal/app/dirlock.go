@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,8 +33,9 @@ type dirLock struct {
 // lockDataDir takes the directory's lock without waiting and writes this
 // process's pid into the lock file. A directory already locked by another
 // process (or by another App of this process) is refused with an error
-// naming the directory and, when known, the holder's pid.
-func lockDataDir(dir string) (*dirLock, error) {
+// naming the directory and, when known, the holder's pid. On a file system
+// without flock support the server starts unlocked, with a warning.
+func lockDataDir(dir string, log *zap.Logger) (*dirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
 	}
@@ -50,6 +52,11 @@ func lockDataDir(dir string) (*dirLock, error) {
 			}
 		}
 		_ = f.Close()
+		if errors.Is(err, unix.ENOLCK) || errors.Is(err, unix.EOPNOTSUPP) {
+			log.Warn("data directory not locked: its file system does not support flock; make sure no other process uses it",
+				zap.String("dir", dir), zap.Error(err))
+			return &dirLock{}, nil
+		}
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			abs, aerr := filepath.Abs(dir)
 			if aerr != nil {

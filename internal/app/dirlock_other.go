@@ -2,7 +2,11 @@
 
 package app
 
-import "errors"
+import (
+	"errors"
+
+	"go.uber.org/zap"
+)
 
 // LockFileName is the lock file of a data directory (unused here: this
 // platform has no flock, so the directory is not locked).
@@ -14,6 +18,6 @@ var ErrDirLocked = errors.New("data directory in use")
 
 type dirLock struct{}
 
-func lockDataDir(string) (*dirLock, error) { return &dirLock{}, nil }
+func lockDataDir(string, *zap.Logger) (*dirLock, error) { return &dirLock{}, nil }
 
 func (*dirLock) release() {}
