@@ -50,7 +50,7 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.dir, "dir", "", "data directory (overrides persistence.dir)")
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
-	fs.BoolVar(&o.repair, "repair", false, "truncate a WAL at the first damaged record instead of refusing to start")
+	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
 	err := fs.Parse(args)
 	return o, fs, err

@@ -29,7 +29,8 @@ type DiskOptions struct {
 	SnapshotWALBytes int64
 	// SnapshotOnShutdown writes a snapshot when the server stops.
 	SnapshotOnShutdown bool
-	// Repair truncates a damaged WAL instead of refusing to start.
+	// Repair truncates a damaged WAL, or loads a damaged snapshot up to
+	// its first bad entry, instead of refusing to start.
 	Repair bool
 }
 
@@ -55,10 +56,12 @@ func (d *Disk) Open(sh *Shard) error {
 	reserve := func(n uint64) { sh.dbs[0].dict.reserve(int(min(n, 1<<31))) }
 	// The persistence package names the shard in its own log fields.
 	plog := sh.srv.log
-	seq, found, err := persistence.LoadSnapshotCounted(o.FS, o.Dir, sh.idx, plog, reserve, sh.loadSnapshotEntry)
+	snap, err := persistence.LoadSnapshots(o.FS, o.Dir, sh.idx, plog,
+		persistence.SnapshotLoadOptions{OnCount: reserve, Repair: o.Repair}, sh.loadSnapshotEntry)
 	if err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
+	seq, found := snap.Seq, snap.Found
 	snapKeys := 0
 	for _, db := range sh.dbs {
 		snapKeys += db.Len()
@@ -103,6 +106,17 @@ func (d *Disk) Open(sh *Shard) error {
 		}
 	}
 	sh.commit()
+	if snap.Salvaged {
+		// The damaged snapshot is still the newest file: replace it
+		// before serving, so the next start does not need it (or repair).
+		if err := sh.startSnapshot(); err != nil {
+			return fmt.Errorf("snapshot after salvaging %s: %w", snap.File, err)
+		}
+		sh.finishSnapshotNow()
+		if sh.snapStatus.lastStatus != "ok" {
+			return fmt.Errorf("snapshot after salvaging %s failed (see the log)", snap.File)
+		}
+	}
 	keys := 0
 	for _, db := range sh.dbs {
 		keys += db.Len()

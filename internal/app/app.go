@@ -21,7 +21,8 @@ import (
 type Options struct {
 	// Logger receives logs; nil builds one from the configuration.
 	Logger *zap.Logger
-	// Repair lets recovery truncate a damaged WAL instead of refusing.
+	// Repair lets recovery cut a damaged WAL, or salvage a damaged
+	// snapshot's intact entries, instead of refusing to start.
 	Repair bool
 }
 
@@ -32,6 +33,7 @@ type App struct {
 	net      *eventloop.Server
 	serveErr chan error
 	shutdown chan struct{}
+	lock     *dirLock // held on the data directory until Stop
 }
 
 // Start recovers the data, starts the keyspace loops and listens. It
@@ -50,6 +52,17 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}
 	a := &App{log: log, serveErr: make(chan error, 1), shutdown: make(chan struct{}, 1)}
+	lock, err := lockDataDir(cfg.Persistence.Dir, log)
+	if err != nil {
+		return nil, err
+	}
+	a.lock = lock
+	started := false
+	defer func() {
+		if !started {
+			lock.release()
+		}
+	}()
 
 	ids, err := cluster.LoadOrCreateNodeIDs(cfg.Persistence.Dir, cfg.Server.Shards)
 	if err != nil {
@@ -81,7 +94,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	begin := time.Now()
 	if err := a.ks.Start(); err != nil {
-		return nil, err
+		return nil, explainStartError(err)
 	}
 	log.Info("keyspace ready", zap.Int("shards", a.ks.Shards()), zap.Duration("recovery", time.Since(begin)))
 
@@ -109,6 +122,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 		return nil, err
 	}
+	started = true
 	return a, nil
 }
 
@@ -130,7 +144,9 @@ func (a *App) Stop(ctx context.Context) error {
 	if err := a.net.Stop(ctx); err != nil {
 		a.log.Warn("stopping listeners", zap.Error(err))
 	}
-	if err := a.ks.Close(); err != nil {
+	err := a.ks.Close()
+	a.lock.release()
+	if err != nil {
 		return fmt.Errorf("closing the keyspace: %w", err)
 	}
 	return nil
