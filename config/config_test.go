@@ -301,3 +301,21 @@ func TestNewLogger(t *testing.T) {
 		t.Errorf("bad format: %v", err)
 	}
 }
+
+// The container's configuration loads, validates, and differs from the shipped defaults only
+// where its header says: all interfaces, protected mode off, data on /data.
+func TestDockerConfig(t *testing.T) {
+	c, err := Load(filepath.Join("..", "docker", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.File = c.File
+	want.Server.Bind, want.Server.ProtectedMode, want.Persistence.Dir = "0.0.0.0", false, "/data"
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("docker/config.toml loads to\n%+v\nwant\n%+v", c, want)
+	}
+}
