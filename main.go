@@ -158,6 +158,7 @@ func run(args []string) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
+	timeout := time.Duration(cfg.Server.ShutdownTimeout) * time.Second
 	select {
 	case sig := <-sigs:
 		log.Info("shutting down", zap.String("signal", sig.String()))
@@ -165,13 +166,14 @@ func run(args []string) error {
 		log.Info("shutting down", zap.String("reason", "SHUTDOWN command"))
 	case err := <-a.Failed():
 		if err != nil {
-			_ = a.Stop(context.Background())
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			_ = a.Stop(ctx)
 			return err
 		}
 	}
 	// The shutdown runs aside so that a second signal is heard while it
 	// runs; its context bounds it whatever a shard is doing.
-	timeout := time.Duration(cfg.Server.ShutdownTimeout) * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	stopped := make(chan error, 1)
