@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,6 +19,13 @@ const (
 	GiB int64 = 1 << 30
 )
 
+// Values of server.enable_debug_command (and CONFIG GET enable-debug-command).
+const (
+	DebugNo    = "no"
+	DebugYes   = "yes"
+	DebugLocal = "local"
+)
+
 // Fsync policies accepted by persistence.fsync and CONFIG SET appendfsync.
 const (
 	FsyncAlways   = "always"
@@ -28,6 +36,10 @@ const (
 // Config is the whole start-up configuration. The zero value is not useful; start from
 // [Default] or [Load].
 type Config struct {
+	// File is the absolute path of the file the configuration was read from, "" when it is
+	// the built-in defaults. It is not a key of the file: the loader sets it (INFO config_file).
+	File string `toml:"-"`
+
 	Server      ServerConfig      `toml:"server"`      // [server]
 	Limits      LimitsConfig      `toml:"limits"`      // [limits]
 	Log         LogConfig         `toml:"log"`         // [log]
@@ -65,6 +77,12 @@ type ServerConfig struct {
 	ProtectedMode bool `toml:"protected_mode"`
 	// RequirePass is the default user's password; empty means no AUTH needed ("").
 	RequirePass string `toml:"requirepass"`
+	// EnableDebugCommand says who may run DEBUG: "no" nobody, "yes" every client, "local"
+	// clients connected over loopback ("local"), as Redis 7's enable-debug-command.
+	EnableDebugCommand string `toml:"enable_debug_command"`
+	// ShutdownTimeout bounds a graceful shutdown, in seconds, 1..3600 (10). A shard still
+	// busy when it expires (for example in DEBUG SLEEP) is left as a crash would leave it.
+	ShutdownTimeout int `toml:"shutdown_timeout"`
 }
 
 // LimitsConfig is the [limits] section: per-client and protocol limits, in bytes.
@@ -100,9 +118,14 @@ type PersistenceConfig struct {
 	SegmentSize int64 `toml:"segment_size"`
 	// SnapshotEvery takes a snapshot every this many seconds; 0 turns it off (3600).
 	SnapshotEvery int `toml:"snapshot_every"`
-	// SnapshotWALBytes takes a snapshot once this many WAL bytes were written since the
-	// last one; 0 turns it off (256 MiB).
+	// SnapshotWALBytes is the floor of the size trigger: a snapshot is taken once the WAL
+	// bytes written since the last one reach max(SnapshotWALBytes, SnapshotWALPercent% of the
+	// last snapshot's size); 0 turns the size trigger off (256 MiB).
 	SnapshotWALBytes int64 `toml:"snapshot_wal_bytes"`
+	// SnapshotWALPercent makes the size trigger proportional to the data set, as Redis's
+	// auto-aof-rewrite-percentage: the log must grow by this percentage of the last
+	// snapshot's size before the next one; 0 makes SnapshotWALBytes a fixed interval (100).
+	SnapshotWALPercent int `toml:"snapshot_wal_percent"`
 	// SnapshotOnShutdown takes a snapshot during a graceful shutdown (true).
 	SnapshotOnShutdown bool `toml:"snapshot_on_shutdown"`
 }
@@ -197,6 +220,9 @@ func Default() Config {
 			Timeout:         0,
 			ProtectedMode:   true,
 			RequirePass:     "",
+
+			EnableDebugCommand: DebugLocal,
+			ShutdownTimeout:    10,
 		},
 		Limits: LimitsConfig{
 			ClientOutputBufferLimit: 256 * MiB,
@@ -215,6 +241,7 @@ func Default() Config {
 			SegmentSize:        64 * MiB,
 			SnapshotEvery:      3600,
 			SnapshotWALBytes:   256 * MiB,
+			SnapshotWALPercent: 100,
 			SnapshotOnShutdown: true,
 		},
 		Keyspace: KeyspaceConfig{
@@ -243,6 +270,7 @@ type filePersistence struct {
 	SegmentSize        *Size   `toml:"segment_size"`
 	SnapshotEvery      *int    `toml:"snapshot_every"`
 	SnapshotWALBytes   *Size   `toml:"snapshot_wal_bytes"`
+	SnapshotWALPercent *int    `toml:"snapshot_wal_percent"`
 	SnapshotOnShutdown *bool   `toml:"snapshot_on_shutdown"`
 }
 
@@ -272,6 +300,7 @@ func newFileConfig(c *Config) *fileConfig {
 			SegmentSize:        (*Size)(&c.Persistence.SegmentSize),
 			SnapshotEvery:      &c.Persistence.SnapshotEvery,
 			SnapshotWALBytes:   (*Size)(&c.Persistence.SnapshotWALBytes),
+			SnapshotWALPercent: &c.Persistence.SnapshotWALPercent,
 			SnapshotOnShutdown: &c.Persistence.SnapshotOnShutdown,
 		},
 		Keyspace: &c.Keyspace,
@@ -279,7 +308,8 @@ func newFileConfig(c *Config) *fileConfig {
 	}
 }
 
-// Load reads the TOML file at path over [Default] and returns the result. Keys the file
+// Load reads the TOML file at path over [Default] and returns the result, with File set to
+// path's absolute form. Keys the file
 // does not set keep their defaults. A syntax error, a value of the wrong type or an unknown
 // key is an error naming the file and the key. Load does not call [Config.Validate]: apply
 // any overrides first, then validate.
@@ -288,7 +318,14 @@ func Load(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
-	return parse(path, string(data))
+	c, err := parse(path, string(data))
+	if err != nil {
+		return c, err
+	}
+	if c.File, err = filepath.Abs(path); err != nil {
+		c.File = path
+	}
+	return c, nil
 }
 
 // Parse is [Load] for TOML text already in memory; name is used in error messages.

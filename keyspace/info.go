@@ -161,7 +161,7 @@ func infoServer(x *Ctx, ib *infoBuilder) {
 	// Redis's LRU clock.
 	ib.int("lru_clock", now.Unix()&(1<<24-1))
 	ib.str("executable", processInfo().executable)
-	ib.str("config_file", "")
+	ib.str("config_file", srv.opts.Live.ConfigFile())
 	ib.int("io_threads_active", 0)
 }
 
@@ -303,6 +303,31 @@ func percent(a, b uint64) string {
 		return "0.00%"
 	}
 	return strconv.FormatFloat(float64(a)*100/float64(b), 'f', 2, 64) + "%"
+}
+
+// residentBytes is the process's resident set size as the OS reports it
+// (Linux: the second field of /proc/self/statm, in pages); ok is false
+// where that file does not exist.
+func residentBytes() (uint64, bool) {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	return parseStatmResident(data, os.Getpagesize())
+}
+
+// parseStatmResident reads the resident page count out of a statm line
+// ("size resident shared text lib data dt") and converts it to bytes.
+func parseStatmResident(statm []byte, pageSize int) (uint64, bool) {
+	f := strings.Fields(string(statm))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * uint64(pageSize), true
 }
 
 // bytesToHuman formats n the way Redis's bytesToHuman does: "512B",

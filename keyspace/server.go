@@ -133,15 +133,38 @@ func (s *Server) Start() error {
 }
 
 // Close stops every shard after it has run what it already accepted, and
-// closes its log.
+// closes its log. Shards stop in parallel, so one shard busy with a long
+// command holds back only itself; see Busy.
 func (s *Server) Close() error {
-	var first error
-	for _, sh := range s.shards {
-		if err := sh.stop(); err != nil && first == nil {
-			first = err
+	errs := make([]error, len(s.shards))
+	var wg sync.WaitGroup
+	for i, sh := range s.shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = sh.stop()
+			sh.stopped.Store(true)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
+}
+
+// Busy lists the shards that Close has not finished stopping yet (still
+// running a command, writing the shutdown snapshot or closing the log).
+func (s *Server) Busy() []int {
+	var busy []int
+	for _, sh := range s.shards {
+		if !sh.stopped.Load() {
+			busy = append(busy, sh.idx)
+		}
+	}
+	return busy
 }
 
 // Shards is the number of shards.

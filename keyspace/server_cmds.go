@@ -2,12 +2,15 @@ package keyspace
 
 import (
 	"math"
+	"net"
 	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/config"
 )
 
 // This file holds the server family: CONFIG, SHUTDOWN, DEBUG, RUVIO, WAIT
@@ -30,7 +33,8 @@ type serverExtras struct {
 	opsRate  int64     // commands per second between the last two samples
 }
 
-// memSample is the part of runtime.MemStats that INFO memory reports.
+// memSample is what INFO memory reports: the Go heap in use, its peak,
+// and the process's resident set as the OS counts it.
 type memSample struct {
 	used, rss, peak uint64
 }
@@ -57,7 +61,13 @@ func (s *Server) memStats() memSample {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		e.mem.used = ms.HeapAlloc
-		e.mem.rss = ms.Sys
+		if rss, ok := residentBytes(); ok {
+			e.mem.rss = rss
+		} else {
+			// No /proc: what the runtime holds from the OS and has not
+			// returned, an upper bound of the resident set.
+			e.mem.rss = ms.Sys - ms.HeapReleased
+		}
 		e.mem.peak = max(e.mem.peak, ms.HeapAlloc)
 		e.memReadAt = now
 	}
@@ -180,7 +190,12 @@ func configResetStatCommand(x *Ctx) {
 // CONFIG REWRITE: the TOML file is the operator's; the server never
 // rewrites it.
 func configRewriteCommand(x *Ctx) {
-	x.W.Error("ERR The server is running without a config file")
+	file := x.S.srv.opts.Live.ConfigFile()
+	if file == "" {
+		x.W.Error("ERR The server is running without a config file")
+		return
+	}
+	x.W.Error("ERR CONFIG REWRITE is not supported: the configuration file " + file + " belongs to the operator; edit it and restart the server")
 }
 
 // CONFIG HELP
@@ -230,6 +245,33 @@ func shutdownCommand(x *Ctx) {
 	if x.Batch != nil {
 		x.Batch.CloseAfter = true
 	}
+}
+
+// errDebugNotAllowed is the reply to DEBUG from a client that
+// enable-debug-command does not admit.
+const errDebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+
+// debugAllowed reports whether the enable-debug-command setting lets a
+// client connected from remote (host:port) run DEBUG.
+func debugAllowed(setting, remote string) bool {
+	switch setting {
+	case config.DebugYes:
+		return true
+	case config.DebugLocal:
+		return isLoopbackAddr(remote)
+	}
+	return false
+}
+
+// isLoopbackAddr reports whether addr (host:port or a bare host) is a
+// loopback IP address.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // DEBUG subcommand [arg ...]

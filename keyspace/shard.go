@@ -38,6 +38,9 @@ type Shard struct {
 	ring *ring
 	done chan struct{}
 	quit atomic.Bool
+	// stopped is set once stop has finished: the loop has exited and the
+	// log is closed.
+	stopped atomic.Bool
 	// owner is the ownership token (1: held); see acquire.
 	owner atomic.Int32
 
@@ -409,6 +412,12 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	w := x.W
 	if !arityOK(cmd.Arity, len(args)) {
 		w.Error(errWrongArgs(cmd.Name))
+		return false
+	}
+	// DEBUG can stop a shard (DEBUG SLEEP); enable-debug-command says who
+	// may run it, checked before authentication as Redis does.
+	if cmd.Name == "debug" && !debugAllowed(sh.srv.opts.Live.EnableDebugCommand(), x.C.RemoteAddr) {
+		w.Error(errDebugNotAllowed)
 		return false
 	}
 	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 {

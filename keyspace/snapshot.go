@@ -249,7 +249,7 @@ func (sh *Shard) collectSnapshot(res snapshotResult) {
 	st.lastDuration = res.duration
 	st.lastSize = res.size
 	st.lastSeq = res.seq
-	log.Info("snapshot written", zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
+	log.Info("snapshot written", zap.String("file", persistence.SnapshotName(sh.idx, res.seq)), zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
 		zap.Int64("bytes", res.size), zap.Duration("duration", res.duration))
 	if j, ok := sh.journal.(*walJournal); ok {
 		if err := j.wal.RemoveSegmentsBefore(res.seq); err != nil {

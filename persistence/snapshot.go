@@ -225,7 +225,8 @@ func (s *SnapshotWriter) Finish() (size int64, err error) {
 	if err := s.fs.SyncDir(s.dir); err != nil {
 		return 0, fmt.Errorf("persistence: sync dir %s after snapshot: %w", s.dir, err)
 	}
-	s.log.Info("persistence: snapshot written", zap.String("file", s.finalPath),
+	// The keyspace logs each snapshot once, at INFO, with its duration.
+	s.log.Debug("persistence: snapshot written", zap.String("file", s.finalPath),
 		zap.Uint64("seq", s.seq), zap.Uint64("entries", s.count), zap.Int64("bytes", size))
 	s.removeOlder()
 	return size, nil

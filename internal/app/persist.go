@@ -33,6 +33,7 @@ func newPersistence(cfg config.Config, repair bool, log *zap.Logger) (keyspace.P
 		SegmentSize:        p.SegmentSize,
 		SnapshotEvery:      time.Duration(p.SnapshotEvery) * time.Second,
 		SnapshotWALBytes:   p.SnapshotWALBytes,
+		SnapshotWALPercent: p.SnapshotWALPercent,
 		SnapshotOnShutdown: p.SnapshotOnShutdown,
 		Repair:             repair,
 	}), nil
