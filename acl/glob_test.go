@@ -125,9 +125,9 @@ func TestMatch(t *testing.T) {
 		{"[a-]", "-", false, false}, // "a-]" is the range a..']' (swapped to ]..a)
 		{"[a-]", "^", false, true},
 		{"[]", "]", false, false},
-		{"[ab", "b", false, true},  // unclosed set ends with the pattern
-		{"[^", "x", false, true},   // "[^" matches any byte
-		{"[", "x", false, false},   // "[" alone matches nothing
+		{"[ab", "b", false, true},   // unclosed set ends with the pattern
+		{"[^", "x", false, true},    // "[^" matches any byte
+		{"[", "x", false, false},    // "[" alone matches nothing
 		{"[\\]]", "]", false, true}, // escaped ']' inside a set
 		{"[\\", "\\", false, true},
 		{"\\*", "*", false, true},
