@@ -183,7 +183,7 @@ func (s *selector) keyAllowed(key []byte, access Access) bool {
 	}
 	for i := range s.keys {
 		p := &s.keys[i]
-		if p.access&access == access && Match(p.pattern, key, false) {
+		if p.access&access == access && p.m.match(key) {
 			return true
 		}
 	}
@@ -194,12 +194,13 @@ func (s *selector) channelAllowed(ch []byte, pattern bool) bool {
 	if s.flags&selAllChannels != 0 {
 		return true
 	}
-	for _, p := range s.channels {
+	for i := range s.chanMatch {
+		p := &s.chanMatch[i]
 		if pattern {
-			if p == string(ch) {
+			if p.glob == string(ch) {
 				return true
 			}
-		} else if Match(p, ch, false) {
+		} else if p.match(ch) {
 			return true
 		}
 	}

@@ -137,3 +137,47 @@ func foldByte(c byte) byte {
 	}
 	return c
 }
+
+// literalPrefix classifies a pattern for fast paths: a pattern without glob syntax is its
+// own literal (exact); "lit*" with a non-empty literal and no other syntax matches by prefix
+// (prefix). Anything else needs Match.
+func literalPrefix(p string) (lit string, exact, prefix bool) {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '?', '[', '\\':
+			return "", false, false
+		case '*':
+			for j := i; j < len(p); j++ {
+				if p[j] != '*' {
+					return "", false, false
+				}
+			}
+			return p[:i], false, i > 0
+		}
+	}
+	return p, true, false
+}
+
+// pattern is a glob compiled for matching against keys and channels: a literal or a
+// literal prefix (the common "app:*") skips the general matcher.
+type pattern struct {
+	glob   string
+	lit    string
+	exact  bool
+	prefix bool
+}
+
+func compilePattern(p string) pattern {
+	lit, exact, prefix := literalPrefix(p)
+	return pattern{glob: p, lit: lit, exact: exact, prefix: prefix}
+}
+
+func (p *pattern) match(s []byte) bool {
+	switch {
+	case p.exact:
+		return string(s) == p.lit
+	case p.prefix:
+		return len(s) >= len(p.lit) && string(s[:len(p.lit)]) == p.lit
+	}
+	return Match(p.glob, s, false)
+}

@@ -182,6 +182,13 @@ func TestMatchRandom(t *testing.T) {
 		if got, want := Match(p, s, nocase), refMatch(p, s, nocase); got != want {
 			t.Fatalf("Match(%q, %q, %v) = %v, reference %v", p, s, nocase, got, want)
 		}
+		if i := rng.Intn(3); i > 0 {
+			p = strings.Repeat("ab", i) + strings.Repeat("*", rng.Intn(3)) // literal and prefix patterns
+		}
+		cp := compilePattern(p)
+		if got, want := cp.match([]byte(s)), Match(p, s, false); got != want {
+			t.Fatalf("compiled %q on %q = %v, Match %v", p, s, got, want)
+		}
 		n++
 	}
 	if n != 200000 {

@@ -17,6 +17,7 @@ const (
 type keyPattern struct {
 	pattern string
 	access  Access // Read, Write or both: the permissions the pattern grants
+	m       pattern
 }
 
 // selector is one set of command, key and channel permissions: a user's root permissions
@@ -34,6 +35,8 @@ type selector struct {
 	firstArgs [][]string
 	keys      []keyPattern
 	channels  []string
+	// chanMatch[i] is channels[i] compiled.
+	chanMatch []pattern
 }
 
 func newSelector(u *Universe, flags selectorFlags) *selector {
@@ -53,6 +56,7 @@ func (s *selector) clone() *selector {
 	}
 	c.keys = append([]keyPattern(nil), s.keys...)
 	c.channels = append([]string(nil), s.channels...)
+	c.chanMatch = append([]pattern(nil), s.chanMatch...)
 	return &c
 }
 
@@ -136,10 +140,10 @@ func (s *selector) apply(u *Universe, op string) error {
 		s.keys = nil
 	case strings.EqualFold(op, "allchannels") || op == "&*":
 		s.flags |= selAllChannels
-		s.channels = nil
+		s.channels, s.chanMatch = nil, nil
 	case strings.EqualFold(op, "resetchannels"):
 		s.flags &^= selAllChannels
-		s.channels = nil
+		s.channels, s.chanMatch = nil, nil
 	case strings.EqualFold(op, "allcommands") || strings.EqualFold(op, "+@all"):
 		s.setAll(true)
 	case strings.EqualFold(op, "nocommands") || strings.EqualFold(op, "-@all"):
@@ -161,6 +165,7 @@ func (s *selector) apply(u *Universe, op string) error {
 			}
 		}
 		s.channels = append(s.channels, pat)
+		s.chanMatch = append(s.chanMatch, compilePattern(pat))
 		s.flags &^= selAllChannels
 	case op != "" && op[0] == '+' && !strings.HasPrefix(op, "+@"):
 		return s.allowCommand(u, op[1:])
@@ -219,7 +224,7 @@ func (s *selector) addKeyPattern(op string) error {
 			return nil
 		}
 	}
-	s.keys = append(s.keys, keyPattern{pattern: pat, access: access})
+	s.keys = append(s.keys, keyPattern{pattern: pat, access: access, m: compilePattern(pat)})
 	return nil
 }
 

@@ -180,7 +180,7 @@ func (u *User) apply(op string, opts Options) error {
 		u.nopass, u.passwords = false, nil
 		r := u.selectors[0]
 		r.flags &^= selAllKeys | selAllChannels
-		r.keys, r.channels = nil, nil
+		r.keys, r.channels, r.chanMatch = nil, nil, nil
 		r.flags |= opts.selectorFlags()
 		u.enabled = false
 		u.sanitize = sanitizePayload
