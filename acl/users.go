@@ -59,7 +59,7 @@ func (s *Users) with(user *User) *Users {
 		n.names = make([]string, 0, len(s.names)+1)
 		n.names = append(n.names, s.names...)
 		n.names = append(n.names, user.name)
-		sort.Strings(n.names)
+		sortStrings(n.names)
 	} else {
 		n.names = s.names
 	}
@@ -208,3 +208,5 @@ func (s *Store) Update(change func(*Users) (*Users, error)) (*Users, error) {
 		}
 	}
 }
+
+func sortStrings(s []string) { sort.Strings(s) }
