@@ -13,7 +13,10 @@ package acl
 //   - a set that is never closed ends at the end of the pattern ("[ab" is the set {a, b});
 //   - "[^" with nothing after it matches any byte; a trailing "\" matches a backslash;
 //   - range bounds and the tested byte compare as signed chars, as they do in Redis on
-//     amd64 and arm64 Linux builds with signed char: "[a-\xff]" is the range -1..'a'.
+//     amd64 Linux (signed char): "[a-\xff]" is the range -1..'a';
+//   - a pattern with more than 1000 "*" runs followed by more pattern matches nothing: the
+//     reference redis-server 7.0.15 build bounds its recursion at 1000 levels (one per such
+//     run), and every successful match goes through each of them.
 //
 // Match runs in O(len(pattern)·len(s)) time in the worst case, with no recursion and no
 // allocation: the classic single-backtrack-point algorithm, which gives the same answers as
@@ -22,6 +25,10 @@ package acl
 func Match[P, S ~string | ~[]byte](pattern P, s S, nocase bool) bool {
 	if len(s) == 0 {
 		return len(pattern) == 0
+	}
+	// Each inner "*" run takes at least two bytes, so only long patterns can pass the limit.
+	if len(pattern) > 2*maxStarRuns && innerStarRuns(pattern) > maxStarRuns {
+		return false
 	}
 	p, i := 0, 0
 	// Backtracking point of the most recent "*": where the pattern resumes after it and the
@@ -55,6 +62,28 @@ func Match[P, S ~string | ~[]byte](pattern P, s S, nocase bool) bool {
 		p++
 	}
 	return p == len(pattern)
+}
+
+// maxStarRuns is Redis's recursion bound, counted in "*" runs followed by more pattern.
+const maxStarRuns = 1000
+
+// innerStarRuns counts the "*" runs of pattern (escaped stars and stars in sets are not
+// runs) that have more pattern after them.
+func innerStarRuns[P ~string | ~[]byte](pattern P) int {
+	n := 0
+	for p := 0; p < len(pattern); {
+		if pattern[p] != '*' {
+			p, _ = matchToken(pattern, p, 0, false)
+			continue
+		}
+		for p < len(pattern) && pattern[p] == '*' {
+			p++
+		}
+		if p < len(pattern) {
+			n++
+		}
+	}
+	return n
 }
 
 // matchToken tests byte c against the single-byte token (not "*") at pattern[p] and returns
