@@ -1,9 +1,6 @@
 package acl
 
-import (
-	"math/bits"
-	"strings"
-)
+import "strings"
 
 type selectorFlags uint8
 
@@ -426,16 +423,4 @@ func (s *selector) sameCommands(o *selector) bool {
 		}
 	}
 	return true
-}
-
-// allowedCount is the number of commands s allows (for tests and diagnostics).
-func (s *selector) allowedCount(u *Universe) int {
-	n := 0
-	for i, w := range s.allowed {
-		if i == len(s.allowed)-1 && u.Len()%64 != 0 {
-			w &= 1<<(u.Len()%64) - 1
-		}
-		n += bits.OnesCount64(w)
-	}
-	return n
 }

@@ -1,7 +1,6 @@
 package acl
 
 import (
-	"errors"
 	"sort"
 	"sync/atomic"
 )
@@ -108,7 +107,7 @@ func (s *Users) SetUser(name string, rules ...string) (*Users, error) {
 	}
 	merged, open, ok := mergeSelectors(rules)
 	if !ok {
-		return s, errors.New("Unmatched parenthesis in acl selector starting at '" + rules[open] + "'.")
+		return s, redisError("Unmatched parenthesis in acl selector starting at '" + rules[open] + "'.")
 	}
 	var u *User
 	if old := s.byName[name]; old != nil {
