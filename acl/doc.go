@@ -69,7 +69,8 @@
 //   - As in Redis, a key or channel pattern containing a parenthesis or quote inside a
 //     selector does not survive ACL LIST / ACL SAVE.
 //   - Commands whose keys need more than key specs (SORT … STORE, MIGRATE … KEYS with an
-//     empty key argument) get their keys from the command table's own finder; AppendKeys
-//     only reads key specs.
+//     empty key argument) or whose key access depends on the arguments (SET without GET only
+//     writes; BITFIELD with only GET only reads: Redis's VARIABLE_FLAGS commands) get their
+//     keys from the command table's own finder; AppendKeys only reads key specs.
 //   - TOML users ([Spec]) take passwords as "sha256:<hex>" or "plain:<text>".
 package acl

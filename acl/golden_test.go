@@ -274,3 +274,120 @@ func assertSamePermissions(t *testing.T, what string, a, b *User) {
 		}
 	}
 }
+
+// TestDifferentialRedis applies random rule lists to this package and to a live
+// redis-server 7.0.15 (only with -redis) and compares errors and ACL LIST lines.
+func TestDifferentialRedis(t *testing.T) {
+	if *redisAddr == "" {
+		t.Skip("needs -redis")
+	}
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, Protocol: 2})
+	defer rdb.Close()
+	vocab := []string{
+		"on", "off", "nopass", "resetpass", ">p", "<p", ">q", "<q", "#" + HashPassword([]byte("h")), "!" + HashPassword([]byte("h")),
+		"~a*", "%R~b", "%W~c", "%RW~d", "%R~a*", "allkeys", "resetkeys", "~*", "&x", "&y*", "allchannels", "resetchannels", "&*",
+		"+get", "-get", "+@read", "-@write", "+@all", "-@all", "+client|id", "-client|kill", "+client", "-client",
+		"+select|0", "+select|1", "-select", "+config|get|x", "+nosuch", "allcommands", "nocommands", "reset",
+		"(+get ~a)", "(-@all +set %W~w*)", "(&z +@pubsub)", "(", ")", "clearselectors", "-config", "+config",
+		"+debug|digest", "-debug", "+@dangerous", "-@dangerous", "+@string", "-@slow", "+@fast", "-@keyspace",
+		"+memory|doctor", "-memory", "sanitize-payload", "skip-sanitize-payload", "%", "bogus", "",
+		"+@pubsub", "+publish", "+mget", "+@hash", "~b*", "&p*", "%W~a*", "(~b* +get +mget)", "(+@all %R~*)",
+	}
+	seed := uint64(7)
+	next := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int((seed >> 33) % uint64(n))
+	}
+	users := NewUsers(testUniverse(t), Options{})
+	rdb.Do(ctx, "ACL", "DELUSER", "u")
+	cases, mismatches := 0, 0
+	for range 600 {
+		if next(10) == 0 {
+			users, _, _ = users.DelUsers("u")
+			rdb.Do(ctx, "ACL", "DELUSER", "u")
+		}
+		rules := make([]string, 1+next(5))
+		for i := range rules {
+			rules[i] = vocab[next(len(vocab))]
+		}
+		cmd := []any{"ACL", "SETUSER", "u"}
+		for _, r := range rules {
+			cmd = append(cmd, r)
+		}
+		rerr := rdb.Do(ctx, cmd...).Err()
+		n, err := users.SetUser("u", rules...)
+		cases++
+		switch {
+		case (rerr == nil) != (err == nil):
+			t.Errorf("%q: redis %v, here %v", rules, rerr, err)
+			mismatches++
+		case rerr != nil && strings.TrimPrefix(rerr.Error(), "ERR ") != err.Error():
+			t.Errorf("%q:\nredis %v\n here %v", rules, rerr, err)
+			mismatches++
+		}
+		if err == nil {
+			users = n
+		}
+		list, lerr := rdb.Do(ctx, "ACL", "LIST").StringSlice()
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		var want string
+		for _, l := range list {
+			if strings.HasPrefix(l, "user u ") {
+				want = l
+			}
+		}
+		var got string
+		if u := users.Get("u"); u != nil {
+			got = "user u " + u.Describe()
+		}
+		if !sameList(got, want) {
+			t.Fatalf("after %q:\n got %s\nwant %s", rules, got, want)
+		}
+		if u := users.Get("u"); u != nil {
+			for range 3 {
+				line := dryRunCalls[next(len(dryRunCalls))]
+				a := []any{"ACL", "DRYRUN", "u"}
+				for _, w := range strings.Fields(line) {
+					a = append(a, w)
+				}
+				want, derr := rdb.Do(ctx, a...).Text()
+				if derr != nil {
+					t.Fatalf("DRYRUN %s: %v", line, derr)
+				}
+				if got := dryRunWithChannels(t, u, line); got != want {
+					t.Errorf("user %q, %s:\n got %s\nwant %s", u.Describe(), line, got, want)
+					mismatches++
+				}
+			}
+		}
+		if mismatches > 10 {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d random SETUSER calls agree with redis-server", cases)
+}
+
+var dryRunCalls = []string{
+	"get a1", "get b1", "set a1 v", "set c1 v", "mget a1 b1 d1", "mget b1 b2", "copy a1 b1", "lpush c1 x",
+	"exists d1", "client id", "client kill id 1", "select 0", "select 1", "config get x", "config set x y",
+	"debug digest", "publish x m", "publish y1 m", "subscribe x y1", "psubscribe y*", "psubscribe p*", "ping",
+	"eval s 1 a1", "memory doctor", "flushall", "hset w1 f v", "hget a1 f", "spublish p1 m",
+}
+
+// dryRunWithChannels is dryRun with the channel arguments of the Pub/Sub calls above.
+func dryRunWithChannels(t *testing.T, u *User, line string) string {
+	f := strings.Fields(line)
+	var ch []ChannelRef
+	switch f[0] {
+	case "publish", "spublish":
+		ch = []ChannelRef{{Pos: 1}}
+	case "subscribe", "psubscribe":
+		for i := 1; i < len(f); i++ {
+			ch = append(ch, ChannelRef{Pos: i, Pattern: f[0] == "psubscribe"})
+		}
+	}
+	return dryRun(t, u, line, ch...)
+}

@@ -50,6 +50,8 @@ func TestSetUserErrors(t *testing.T) {
 		{[]string{"(+get"}, "Unmatched parenthesis in acl selector starting at '(+get'."},
 		{[]string{"on", "(~a", "+get"}, "Unmatched parenthesis in acl selector starting at '(~a'."},
 		{[]string{")"}, mod(")", syntax)},
+		{[]string{"(", "(", "+@all", "(&z +@pubsub)"}, mod("( +@all (&z +@pubsub)", syntax)},
+		{[]string{"(~a", "(~b", "+get)"}, ""},
 		{[]string{"x)"}, mod("x)", syntax)},
 		{[]string{"~a b"}, mod("~a b", syntax)},
 		{[]string{"~a\x00b"}, mod("~a\x00b", syntax)},

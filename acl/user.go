@@ -200,7 +200,9 @@ func mergeSelectors(args []string) (merged []string, open int, ok bool) {
 	open = -1
 	var cur strings.Builder
 	for i, a := range args {
-		if open < 0 && a != "" && a[0] == '(' && a[len(a)-1] != ')' {
+		// An opening argument starts a new selector even inside an open one, dropping what
+		// was gathered, as Redis does.
+		if a != "" && a[0] == '(' && a[len(a)-1] != ')' {
 			open = i
 			cur.Reset()
 			cur.WriteString(a)
