@@ -67,7 +67,8 @@
 //   - An ACL file line with an unclosed selector is reported and loading goes on with the
 //     next line (Redis's behaviour there is undefined).
 //   - As in Redis, a key or channel pattern containing a parenthesis or quote inside a
-//     selector does not survive ACL LIST / ACL SAVE.
+//     selector does not survive ACL LIST / ACL SAVE, and "%RW~*" prints as "~*", which
+//     reads back as allkeys (which also grants the empty key name; "*" does not match it).
 //   - Commands whose keys need more than key specs (SORT … STORE, MIGRATE … KEYS with an
 //     empty key argument) or whose key access depends on the arguments (SET without GET only
 //     writes; BITFIELD with only GET only reads: Redis's VARIABLE_FLAGS commands) get their
