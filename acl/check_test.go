@@ -276,7 +276,7 @@ func TestDefaultUserFastPath(t *testing.T) {
 	}
 }
 
-func benchUsers(b *testing.B) (*Users, *Universe) {
+func benchUsers(b testing.TB) (*Users, *Universe) {
 	s := mustUsers(b, map[string]string{
 		"app":   "on >p +@all -@dangerous ~app:* %R~shared:* resetchannels &events.*",
 		"multi": "on >p -@all resetkeys (+@write ~write:*) (+@read ~read:*)",
@@ -339,6 +339,23 @@ func BenchmarkAuthenticate(b *testing.B) {
 	for b.Loop() {
 		if _, ok := s.Authenticate(name, pass); !ok {
 			b.Fatal("denied")
+		}
+	}
+}
+
+// TestCheckAllocs holds the allowed path to zero allocations for each kind of user.
+func TestCheckAllocs(t *testing.T) {
+	s, u := benchUsers(t)
+	for _, c := range []struct{ user, line string }{
+		{"default", "set foo bar"},
+		{"app", "mget app:1 shared:2"},
+		{"multi", "get read:1"},
+		{"app", "get other"}, // denied: no allocation either
+	} {
+		req := call(t, u, c.line)
+		user := s.Get(c.user)
+		if n := testing.AllocsPerRun(100, func() { user.Check(req) }); n != 0 {
+			t.Errorf("%s %s: %v allocations", c.user, c.line, n)
 		}
 	}
 }

@@ -335,3 +335,30 @@ func parseCount(b []byte) (int, bool) {
 	}
 	return n, n <= 1<<31-1
 }
+
+// Resolve finds the command a call runs, as Redis's lookup does: args[0] names the command,
+// case-insensitively; for a container with at least two arguments, args[1] names the
+// subcommand, and an unknown subcommand is not found. A container called alone resolves to
+// itself. Resolve does not allocate.
+func (u *Universe) Resolve(args [][]byte) (CommandID, bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	var buf [64]byte
+	id, ok := u.lookupFold(buf[:0], args[0])
+	if !ok || len(args) < 2 || len(u.cmds[id].subs) == 0 {
+		return id, ok
+	}
+	name := append(append(buf[:0], u.cmds[id].name...), '|')
+	return u.lookupFold(name, args[1])
+}
+
+// lookupFold looks up prefix+lower(name) using buf's storage when it is large enough.
+func (u *Universe) lookupFold(prefix []byte, name []byte) (CommandID, bool) {
+	b := prefix
+	for _, c := range name {
+		b = append(b, foldByte(c))
+	}
+	id, ok := u.byName[string(b)]
+	return id, ok
+}

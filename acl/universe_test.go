@@ -205,3 +205,30 @@ func TestAppendKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestResolve(t *testing.T) {
+	u := testUniverse(t)
+	for _, c := range []struct {
+		call []string
+		want string
+	}{
+		{[]string{"GET", "k"}, "get"},
+		{[]string{"Config", "GET", "x"}, "config|get"},
+		{[]string{"config"}, "config"},
+		{[]string{"config", "nosuch"}, ""},
+		{[]string{"nosuch"}, ""},
+		{[]string{"select", "0"}, "select"},
+	} {
+		got := ""
+		if id, ok := u.Resolve(args(c.call...)); ok {
+			got = u.FullName(id)
+		}
+		if got != c.want {
+			t.Errorf("%v: %q, want %q", c.call, got, c.want)
+		}
+	}
+	a := args("client", "kill", "id", "1")
+	if n := testing.AllocsPerRun(100, func() { u.Resolve(a) }); n != 0 {
+		t.Errorf("Resolve allocates %v times", n)
+	}
+}
