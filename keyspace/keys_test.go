@@ -1025,7 +1025,7 @@ func TestGlobMatch(t *testing.T) {
 		{"[a-\xff]", "b", false, false},
 		{"[\x01-\x80]", "\x80", false, true},
 		{"[\x01-\x80]", "b", false, false},
-		{"[a-]", "-", false, false},         // as in Redis, "a-]" is the range ']'..'a' and the class is unterminated
+		{"[a-]", "-", false, false}, // as in Redis, "a-]" is the range ']'..'a' and the class is unterminated
 		{"[\\]]", "]", false, true},
 		{"[\\-]", "-", false, true},
 		{"[]", "a", false, false},
