@@ -3,6 +3,8 @@ package keyspace
 import (
 	"math"
 	"strconv"
+
+	"github.com/ruvio/ruvio/acl"
 )
 
 // This file holds the generic key commands (DEL, EXISTS, TYPE, RENAME,
@@ -745,123 +747,11 @@ func swapdbCommand(x *Ctx) {
 }
 
 // globMatch reports whether s matches the glob pattern the way Redis's
-// stringmatchlen does: * ? [abc] [^abc] [a-z] and \ escapes; nocase
-// folds ASCII letters. It is shared by KEYS, SCAN, CONFIG GET and others.
+// stringmatchlen does (* ? [abc] [^abc] [a-z] and \ escapes; nocase folds
+// ASCII letters). It is shared by KEYS, SCAN and others; the matcher itself is
+// acl.Match, so key patterns mean the same in KEYS and in ACL rules.
 func globMatch(pattern, s []byte, nocase bool) bool {
-	skip := false
-	return globMatchAt(pattern, s, nocase, &skip, 0)
-}
-
-// globFold lower-cases an ASCII letter, as C's tolower does in the C locale.
-func globFold(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// globMatchAt is globMatch at a recursion depth. skipLonger records that
-// the rest of a pattern after a '*' matched nowhere in the string, so an
-// earlier '*' need not try longer matches (this keeps patterns with many
-// stars linear instead of exponential); nesting bounds the recursion.
-func globMatchAt(p, s []byte, nocase bool, skipLonger *bool, nesting int) bool {
-	if nesting > 1000 {
-		return false
-	}
-	eq := func(a, b byte) bool {
-		if nocase {
-			return globFold(a) == globFold(b)
-		}
-		return a == b
-	}
-	for len(p) > 0 && len(s) > 0 {
-		switch p[0] {
-		case '*':
-			for len(p) > 1 && p[1] == '*' {
-				p = p[1:]
-			}
-			if len(p) == 1 {
-				return true
-			}
-			for len(s) > 0 {
-				if globMatchAt(p[1:], s, nocase, skipLonger, nesting+1) {
-					return true
-				}
-				if *skipLonger {
-					return false
-				}
-				s = s[1:]
-			}
-			*skipLonger = true
-			return false
-		case '?':
-			p, s = p[1:], s[1:]
-		case '[':
-			p = p[1:]
-			not := len(p) > 0 && p[0] == '^'
-			if not {
-				p = p[1:]
-			}
-			match := false
-			for {
-				if len(p) >= 2 && p[0] == '\\' {
-					// An escaped character is compared exactly, even
-					// with nocase, as Redis does.
-					p = p[1:]
-					if p[0] == s[0] {
-						match = true
-					}
-				} else if len(p) == 0 {
-					// Unterminated class: it ends with the pattern.
-					break
-				} else if p[0] == ']' {
-					break
-				} else if len(p) >= 3 && p[1] == '-' {
-					lo, hi, c := p[0], p[2], s[0]
-					if lo > hi {
-						lo, hi = hi, lo
-					}
-					if nocase {
-						lo, hi, c = globFold(lo), globFold(hi), globFold(c)
-					}
-					p = p[2:]
-					if c >= lo && c <= hi {
-						match = true
-					}
-				} else if eq(p[0], s[0]) {
-					match = true
-				}
-				p = p[1:]
-			}
-			if len(p) > 0 {
-				p = p[1:] // the closing ']'
-			}
-			if not {
-				match = !match
-			}
-			if !match {
-				return false
-			}
-			s = s[1:]
-		case '\\':
-			if len(p) >= 2 {
-				p = p[1:]
-			}
-			fallthrough
-		default:
-			if !eq(p[0], s[0]) {
-				return false
-			}
-			p, s = p[1:], s[1:]
-		}
-		if len(s) == 0 {
-			for len(p) > 0 && p[0] == '*' {
-				p = p[1:]
-			}
-			break
-		}
-	}
-	return len(p) == 0 && len(s) == 0
+	return acl.Match(pattern, s, nocase)
 }
 
 // registerKeyFamily adds the generic key commands and the database
