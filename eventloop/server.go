@@ -77,10 +77,10 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = zap.NewNop()
 	}
 	s := &Server{
-		opts:     opts,
-		ks:       opts.Keyspace,
-		live:     opts.Live,
-		log:      opts.Logger,
+		opts:      opts,
+		ks:        opts.Keyspace,
+		live:      opts.Live,
+		log:       opts.Logger,
 		booted:    make(chan struct{}),
 		stopIdle:  make(chan struct{}),
 		throttled: make(map[*conn]struct{}),
