@@ -200,10 +200,17 @@ const (
 	// that a backlog of pipelined requests turns into batches of bounded
 	// size (and reply size) rather than one batch of everything.
 	maxBatchInput = 64 << 10
+	// maxBatchCommands bounds the commands of one batch, and so the size
+	// of its replies.
+	maxBatchCommands = 1024
 	// maxInflight bounds a connection's batches handed to its shard whose
 	// replies are not written yet: their replies are not counted anywhere
 	// before they run.
 	maxInflight = 4
+	// behindOutput is the unsent reply size from which a connection gets
+	// one batch in flight at a time: a client that reads keeps its unsent
+	// replies near zero, one that lags must not queue more work blindly.
+	behindOutput = 64 << 10
 	// pauseOutput is how many reply bytes not yet in its socket make a
 	// connection stop being read (back-pressure) until it drains.
 	pauseOutput = 4 << 20
@@ -246,13 +253,14 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		if avail == 0 {
 			return gnet.None
 		}
-		if cn.inflight >= maxInflight {
+		out := &cn.client.Out
+		out.SetBuffered(c.OutboundBuffered())
+		pending := out.Pending()
+		if cn.inflight >= maxInflight || cn.inflight > 0 && pending >= behindOutput {
 			cn.stalled = true // written resumes
 			return s.checkQueryBuffer(cn, c)
 		}
-		out := &cn.client.Out
-		out.SetBuffered(c.OutboundBuffered())
-		if out.Pending() >= pauseAt(s.live.ClientOutputBufferLimit()) {
+		if pending >= pauseAt(s.live.ClientOutputBufferLimit()) {
 			if !cn.throttled {
 				s.throttle(cn)
 			}
@@ -326,6 +334,9 @@ func (s *Server) parseBatch(cn *conn, c gnet.Conn, avail int) (_ gnet.Action, mo
 		if len(args) > 0 {
 			req.Argv = append(req.Argv, args...)
 			req.Ends = append(req.Ends, len(req.Argv))
+			if len(req.Ends) >= maxBatchCommands {
+				break
+			}
 		}
 	}
 	consumed := end + fed
@@ -377,7 +388,9 @@ func (s *Server) parseBatch(cn *conn, c gnet.Conn, avail int) (_ gnet.Action, mo
 		}
 		req.Argv[i] = req.Data[off : off+len(a) : off+len(a)]
 	}
-	_, _ = c.Discard(consumed)
+	if consumed > 0 { // gnet's Discard(0) discards everything
+		_, _ = c.Discard(consumed)
+	}
 	if len(req.Ends) == 0 && req.ProtoErr == "" {
 		s.putRequest(req)
 		if waitAuth {
