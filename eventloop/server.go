@@ -233,7 +233,7 @@ func pauseAt(limit int64) int64 {
 // bound and has room for more batches in flight.
 func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	cn, ok := c.Context().(*conn)
-	if !ok || cn == nil || cn.closing {
+	if !ok || cn == nil || cn.closing || cn.client.Killed() {
 		return gnet.None
 	}
 	// Any received byte is activity, not only a complete command (a large
