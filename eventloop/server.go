@@ -237,10 +237,19 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		return gnet.None
 	}
 	// Any received byte is activity, not only a complete command (a large
-	// upload in progress is not idle).
-	if now := s.clock.Load(); now-cn.client.LastActive() > int64(throttlePoll) {
-		cn.client.Touch(now)
+	// upload in progress is not idle); a wake-up without new bytes is not.
+	if c.InboundBuffered() > cn.left {
+		if now := s.clock.Load(); now-cn.client.LastActive() > int64(throttlePoll) {
+			cn.client.Touch(now)
+		}
 	}
+	act := s.traffic(cn, c)
+	cn.left = c.InboundBuffered()
+	return act
+}
+
+// traffic is OnTraffic for a live connection.
+func (s *Server) traffic(cn *conn, c gnet.Conn) gnet.Action {
 	if cn.pending != nil {
 		if !cn.shard.Submit(&cn.pending.Batch) {
 			cn.shard.WaitRoom(cn)
@@ -610,6 +619,8 @@ type conn struct {
 	throttled bool
 	// authed is set once the client was seen authenticated.
 	authed bool
+	// left is the inbound bytes the last OnTraffic left unread.
+	left int
 }
 
 // Close closes the connection from any goroutine.
