@@ -185,9 +185,23 @@ func TestSlowUploadIsNotIdle(t *testing.T) {
 	r := dialRaw(t, s.Addr())
 	const pieces, size = 25, 1024
 	r.write("*3\r\n$3\r\nSET\r\n$6\r\nupload\r\n$" + strconv.Itoa(pieces*size) + "\r\n")
+	c := s.Client(t)
+	idleRE := regexp.MustCompile(`\bidle=(\d+)\b`)
 	for i := 0; i < pieces; i++ {
 		time.Sleep(100 * time.Millisecond)
 		r.write(strings.Repeat("u", size))
+		if i == pieces-5 {
+			// CLIENT LIST does not see the uploader as idle either.
+			var line string
+			for _, l := range strings.Split(value(t, c, "CLIENT", "LIST").(string), "\n") {
+				if strings.Contains(l, "addr="+r.conn.LocalAddr().String()+" ") {
+					line = l
+				}
+			}
+			if m := idleRE.FindStringSubmatch(line); m == nil || m[1] != "0" {
+				t.Errorf("during the upload: %q", line)
+			}
+		}
 	}
 	r.write("\r\n")
 	if got := r.read(); got != "+OK\r\n" {
