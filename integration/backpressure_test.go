@@ -55,7 +55,7 @@ func pipelineGets(t *testing.T, addr, key string, n int) (net.Conn, string) {
 
 var omemRE = regexp.MustCompile(`\bomem=(\d+)\b`)
 
-// clientField returns field of the CLIENT LIST line of client id.
+// clientLine returns the CLIENT LIST line of client id, "" when none.
 func clientLine(t *testing.T, c cmdr, id string) string {
 	t.Helper()
 	for _, line := range strings.Split(value(t, c, "CLIENT", "LIST").(string), "\n") {
@@ -274,4 +274,33 @@ func TestUnauthenticatedRequestLimits(t *testing.T) {
 	}
 	d.expectReplies(multibulk("AUTH", "secret")+multibulk(mset...), "+OK\r\n", "+OK\r\n")
 	d.expect(":20000\r\n", "STRLEN", "k5")
+}
+
+// CLIENT LIST reports the unsent replies of a client that does not read.
+func TestClientListOmemForNonReadingClient(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBufferLimit = 0 }))
+	c := s.Client(t)
+	expect(t, c, "OK", "SET", "k", strings.Repeat("v", 10*1024))
+	_, id := pipelineGets(t, s.Addr(), "k", 5000)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		line := clientLine(t, c, id)
+		m := omemRE.FindStringSubmatch(line)
+		if m != nil && m[1] != "0" {
+			omem, _ := strconv.ParseInt(m[1], 10, 64)
+			var tot int64
+			if tm := regexp.MustCompile(`\btot-mem=(\d+)\b`).FindStringSubmatch(line); tm != nil {
+				tot, _ = strconv.ParseInt(tm[1], 10, 64)
+			}
+			if tot < omem {
+				t.Fatalf("tot-mem below omem: %q", line)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("omem still 0: %q", line)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
