@@ -203,6 +203,9 @@ const (
 	// maxBatchCommands bounds the commands of one batch, and so the size
 	// of its replies.
 	maxBatchCommands = 1024
+	// maxBatchesPerTraffic bounds the batches one OnTraffic call makes of
+	// a backlog before it yields the event loop to other connections.
+	maxBatchesPerTraffic = 16
 	// maxInflight bounds a connection's batches handed to its shard whose
 	// replies are not written yet: their replies are not counted anywhere
 	// before they run.
@@ -257,9 +260,14 @@ func (s *Server) traffic(cn *conn, c gnet.Conn) gnet.Action {
 		}
 		cn.pending = nil
 	}
-	for {
+	for round := 0; ; round++ {
 		avail := c.InboundBuffered()
 		if avail == 0 {
+			return gnet.None
+		}
+		if round == maxBatchesPerTraffic {
+			// Let the loop's other connections have a turn; go on later.
+			_ = c.Wake(nil)
 			return gnet.None
 		}
 		out := &cn.client.Out
