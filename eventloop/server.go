@@ -295,17 +295,16 @@ func (s *Server) traffic(cn *conn, c gnet.Conn) gnet.Action {
 
 // authRequired reports whether the connection's requests are held to the
 // limits of an unauthenticated client. The client's Authenticated field is
-// the shard's; it is read only while none of the connection's batches is
-// with the shard, and once seen true it is remembered.
+// the shard's: it is read only while none of the connection's batches is
+// with the shard, and the value seen then stands until the next such time.
 func (s *Server) authRequired(cn *conn) bool {
-	if cn.authed || s.live.RequirePass() == "" {
+	if s.live.RequirePass() == "" {
 		return false
 	}
-	if cn.inflight == 0 && cn.pending == nil && cn.client.Authenticated {
-		cn.authed = true
-		return false
+	if cn.inflight == 0 && cn.pending == nil {
+		cn.authed = cn.client.Authenticated
 	}
-	return true
+	return !cn.authed
 }
 
 // parseBatch parses the requests in the first avail inbound bytes into one
@@ -625,7 +624,8 @@ type conn struct {
 	// throttled is set while the connection is paused for its output and
 	// registered in Server.throttled.
 	throttled bool
-	// authed is set once the client was seen authenticated.
+	// authed is whether the client was authenticated when last seen
+	// with nothing in flight.
 	authed bool
 	// left is the inbound bytes the last OnTraffic left unread.
 	left int

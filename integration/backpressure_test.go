@@ -304,3 +304,18 @@ func TestClientListOmemForNonReadingClient(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// RESET makes a client unauthenticated again, and its limits return.
+func TestUnauthenticatedLimitsAfterReset(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Server.RequirePass = "secret" }))
+	r := dialRaw(t, s.Addr())
+	r.expect("+OK\r\n", "AUTH", "secret")
+	r.expect("+OK\r\n", "SET", "k", strings.Repeat("v", 20000))
+	r.expect("+RESET\r\n", "RESET")
+	r.write("*11\r\n")
+	if got := r.read(); got != "-ERR Protocol error: unauthenticated multibulk length\r\n" {
+		t.Fatalf("after RESET: %q", got)
+	}
+	r.expectClosed(5 * time.Second)
+}
