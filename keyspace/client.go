@@ -42,6 +42,11 @@ type Client struct {
 	lastCmd atomic.Pointer[string]
 	// monitor is set while the client is in MONITOR mode.
 	monitor atomic.Bool
+	// killed is set once the client is cut off; see Kill.
+	killed atomic.Bool
+
+	// Out counts the reply bytes not in the socket yet.
+	Out OutputMeter
 
 	mu      sync.Mutex // guards the fields below
 	name    string
@@ -223,7 +228,12 @@ func (c *Client) info(now time.Time, running int) string {
 	b = strconv.AppendInt(b, int64(qbuf), 10)
 	b = append(b, " qbuf-free="...)
 	b = strconv.AppendInt(b, int64(qfree), 10)
-	b = append(b, " argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
+	omem := c.Out.Pending()
+	b = append(b, " argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem="...)
+	b = strconv.AppendInt(b, omem, 10)
+	b = append(b, " tot-mem="...)
+	b = strconv.AppendInt(b, int64(qbuf+qfree)+omem, 10)
+	b = append(b, " events=r cmd="...)
 	b = append(b, cmd...)
 	b = append(b, " user=default redir=-1 resp="...)
 	b = strconv.AppendInt(b, int64(c.Proto), 10)

@@ -182,7 +182,7 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 	ib.int("cluster_connections", 0)
 	ib.int("maxclients", int64(srv.opts.Live.MaxClients()))
 	ib.int("client_recent_max_input_buffer", 0)
-	ib.int("client_recent_max_output_buffer", 0)
+	ib.int("client_recent_max_output_buffer", srv.recentMaxOutputBuffer())
 	ib.int("blocked_clients", 0)
 	ib.int("tracking_clients", 0)
 	ib.int("clients_in_timeout_table", 0)

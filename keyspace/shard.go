@@ -327,6 +327,18 @@ func (sh *Shard) run(b *Batch) {
 	x.C = c
 	x.W = &b.Out
 	x.Batch = b
+	if c.Killed() {
+		// Cut off for its output: what it still had queued is not run.
+		b.CloseAfter = true
+		x.Batch = nil
+		return
+	}
+	// room is how many reply bytes this batch may add before the client
+	// is over its output buffer limit.
+	room := int64(-1)
+	if limit := sh.srv.opts.Live.ClientOutputBufferLimit(); limit > 0 {
+		room = max(limit-c.Out.Pending(), 0)
+	}
 	for i := 0; i < len(b.Ends); i++ {
 		args := b.Command(i)
 		if len(args) == 0 {
@@ -337,6 +349,10 @@ func (sh *Shard) run(b *Batch) {
 		if b.CloseAfter {
 			break
 		}
+		if room >= 0 && int64(len(b.Out.Buf)) > room {
+			sh.cutOff(b)
+			break
+		}
 	}
 	if b.ProtoErr != "" && !b.CloseAfter {
 		b.Out.Error("ERR " + b.ProtoErr)
@@ -345,6 +361,20 @@ func (sh *Shard) run(b *Batch) {
 	c.Touch(sh.nowMs * int64(time.Millisecond))
 	x.Batch = nil
 	x.Args = nil
+}
+
+// cutOff disconnects the client of b, over its output buffer limit (as
+// Redis's normal-class hard limit does): the replies are dropped and its
+// remaining commands are not run.
+func (sh *Shard) cutOff(b *Batch) {
+	c := b.Client
+	c.Kill()
+	sh.srv.CountOutputBufferKill()
+	sh.logger().Warn("closing client: output buffer limit reached",
+		zap.String("remote", c.RemoteAddr), zap.Int64("pending", c.Out.Pending()+int64(len(b.Out.Buf))),
+		zap.Int64("limit", sh.srv.opts.Live.ClientOutputBufferLimit()))
+	b.Out.Buf = b.Out.Buf[:0]
+	b.CloseAfter = true
 }
 
 // exec runs one command: lookup, arity, authentication, slot ownership,
