@@ -173,3 +173,34 @@ func ParseHumanFloat(b []byte) (float64, bool) {
 	}
 	return ParseFloat(b)
 }
+
+// ParseRangeFloat parses one end of a score range the way ZRANGEBYSCORE
+// and friends read it (plain strtod): leading white space is skipped, an
+// empty remainder reads as 0, values beyond the double range read as
+// ±inf or 0, and only NaN or trailing bytes are errors.
+func ParseRangeFloat(b []byte) (float64, bool) {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	b = b[i:]
+	if len(b) == 0 {
+		return 0, true
+	}
+	for _, c := range b {
+		if c == '_' || c == 0 {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
