@@ -28,7 +28,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"unsafe"
 
@@ -53,7 +52,11 @@ var (
 	ErrNotFloat   = errors.New("hash value is not a float")
 	ErrOverflow   = errors.New("increment or decrement would overflow")
 	ErrNaN        = errors.New("increment would produce NaN or Infinity")
-	ErrCorrupt    = errors.New("hash: corrupt encoding")
+	// ErrNotValidFloat and ErrIncrInf are HINCRBYFLOAT's checks of its
+	// increment argument.
+	ErrNotValidFloat = errors.New("value is not a valid float")
+	ErrIncrInf       = errors.New("value is NaN or Infinity")
+	ErrCorrupt       = errors.New("hash: corrupt encoding")
 )
 
 const (
@@ -240,25 +243,33 @@ func (h *Hash) IncrBy(cfg Config, field []byte, delta int64) (int64, error) {
 	return n, nil
 }
 
-// IncrByFloat adds delta to the number in field (absent counts as 0),
-// stores the result in HINCRBYFLOAT's format and appends that text to dst
-// (HINCRBYFLOAT replies with it and replicates it as an HSET). The caller
-// rejects a NaN or infinite delta first ("value is NaN or Infinity").
-func (h *Hash) IncrByFloat(cfg Config, dst []byte, field []byte, delta float64) ([]byte, error) {
-	var cur float64
+// IncrByFloat adds the increment incr (the command's raw argument) to
+// the number in field (absent counts as 0), stores the result and appends
+// its text to dst: HINCRBYFLOAT replies with that text and replicates it
+// as an HSET. Arithmetic and format are Redis's long double ones (see
+// types/num). Errors, in Redis's order: ErrNotValidFloat (incr does not
+// parse), ErrIncrInf (incr is infinite), ErrNotFloat (the stored value
+// does not parse), ErrNaN (the sum is infinite).
+func (h *Hash) IncrByFloat(cfg Config, dst []byte, field, incr []byte) ([]byte, error) {
+	d, ok := num.ParseLongDouble(incr)
+	if !ok {
+		return dst, ErrNotValidFloat
+	}
+	if d.IsInf() {
+		return dst, ErrIncrInf
+	}
+	cur := num.LongDoubleFromInt(0)
 	if v, ok := h.Get(field); ok {
-		f, ok := num.ParseHumanFloat(v)
-		if !ok {
+		if cur, ok = num.ParseLongDouble(v); !ok {
 			return dst, ErrNotFloat
 		}
-		cur = f
 	}
-	r := cur + delta
-	if math.IsNaN(r) || math.IsInf(r, 0) {
+	r, ok := num.AddLongDouble(cur, d)
+	if !ok {
 		return dst, ErrNaN
 	}
 	start := len(dst)
-	dst = num.AppendHuman(dst, r)
+	dst = num.AppendLongDoubleHuman(dst, r)
 	h.Set(cfg, field, dst[start:])
 	return dst, nil
 }

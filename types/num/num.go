@@ -18,6 +18,7 @@
 package num
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -95,13 +96,10 @@ func ParseFloat(b []byte) (float64, bool) {
 			return 0, false
 		}
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
+	f, err := strconv.ParseFloat(hexExponent(b), 64)
 	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			// Overflow to ±Inf from a finite literal is ERANGE in strtod.
-			return 0, false
-		}
+		// Includes overflow to ±Inf from a finite literal (strtod's
+		// ERANGE with HUGE_VAL), which Redis rejects.
 		return 0, false
 	}
 	if math.IsNaN(f) {
@@ -113,21 +111,39 @@ func ParseFloat(b []byte) (float64, bool) {
 	return f, true
 }
 
+// isHex reports whether b starts with an optional sign and "0x".
+func isHex(b []byte) bool {
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		b = b[1:]
+	}
+	return len(b) > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')
+}
+
+// hexExponent returns b as a string, with "p0" appended to a hex float
+// that has no binary exponent: strtod reads "0x10" as 16, Go's parsers
+// require the exponent.
+func hexExponent(b []byte) string {
+	if isHex(b) && bytes.IndexAny(b, "pP") < 0 {
+		return string(b) + "p0"
+	}
+	return string(b)
+}
+
 // hasNonZeroMantissa reports whether the digits before any exponent
 // include a non-zero one (so a zero result means underflow).
 func hasNonZeroMantissa(b []byte) bool {
-	hex := len(b) > 2 && (b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) ||
-		len(b) > 3 && (b[0] == '-' || b[0] == '+') && b[1] == '0' && (b[2] == 'x' || b[2] == 'X')
-	for i, c := range b {
-		if hex {
-			if c == 'p' || c == 'P' {
+	if isHex(b) {
+		for _, c := range b {
+			switch {
+			case c == 'p' || c == 'P':
 				return false
-			}
-			if i > 1 && c != '0' && c != '.' && c != 'x' && c != 'X' && c != '-' && c != '+' {
+			case c >= '1' && c <= '9' || c >= 'a' && c <= 'f' && c != 'x' || c >= 'A' && c <= 'F':
 				return true
 			}
-			continue
 		}
+		return false
+	}
+	for _, c := range b {
 		if c == 'e' || c == 'E' {
 			return false
 		}
@@ -192,7 +208,7 @@ func ParseRangeFloat(b []byte) (float64, bool) {
 			return 0, false
 		}
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
+	f, err := strconv.ParseFloat(hexExponent(b), 64)
 	if err != nil {
 		var ne *strconv.NumError
 		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {

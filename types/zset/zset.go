@@ -176,6 +176,11 @@ func (z *ZSet) cinsert(member []byte, score float64) {
 		}
 		off = next
 	}
+	if score == 0 {
+		// Redis's listpack stores scores as text, where -0 reads back as
+		// 0; ZSCORE then says "0", and so do we.
+		score = 0
+	}
 	var sb [8]byte
 	binary.LittleEndian.PutUint64(sb[:], math.Float64bits(score))
 	z.b = lp.Insert(z.b, off, member)
