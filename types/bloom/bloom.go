@@ -45,6 +45,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/ruvio/ruvio/types/internal/memsize"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -292,9 +293,9 @@ func (f *Filter) ErrorRate() float64 {
 // MemoryUsage returns the bytes the filter holds (BF.INFO "Size", MEMORY
 // USAGE).
 func (f *Filter) MemoryUsage() int {
-	n := int(unsafe.Sizeof(*f)) + int(unsafe.Sizeof(layer{}))*cap(f.layers)
+	n := memsize.Alloc(int(unsafe.Sizeof(*f))) + memsize.Alloc(int(unsafe.Sizeof(layer{}))*cap(f.layers))
 	for i := range f.layers {
-		n += 8 * len(f.layers[i].bits)
+		n += memsize.NoScan(8 * len(f.layers[i].bits))
 	}
 	return n
 }

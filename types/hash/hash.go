@@ -33,6 +33,7 @@ import (
 
 	"github.com/ruvio/ruvio/types/internal/dict"
 	"github.com/ruvio/ruvio/types/internal/lp"
+	"github.com/ruvio/ruvio/types/internal/memsize"
 	"github.com/ruvio/ruvio/types/internal/pick"
 	"github.com/ruvio/ruvio/types/num"
 )
@@ -361,17 +362,28 @@ func (h *Hash) Scan(cursor uint64, count int, fn func(field, value []byte)) uint
 	}
 }
 
-// MemoryUsage returns the bytes held by the hash.
+// MemoryUsage returns the heap bytes held by the hash, its own header
+// (unsafe.Sizeof(Hash{})) included, each allocation rounded to Go's size
+// classes.
 func (h *Hash) MemoryUsage() int {
 	n := int(unsafe.Sizeof(*h))
 	if h.t == nil {
-		return n + cap(h.lp)
+		return n + memsize.NoScan(cap(h.lp))
 	}
 	n += h.t.MemoryUsage()
 	for i := 0; i < h.t.Len(); i++ {
-		n += len(*h.t.Value(i))
+		n += memsize.NoScan(len(*h.t.Value(i)))
 	}
 	return n
+}
+
+// Shrink reallocates the compact form to its length (rounded to Go's
+// size class), dropping the slack growth left; call it after building a
+// value in bulk. The large form is left alone.
+func (h *Hash) Shrink() {
+	if h.t == nil && cap(h.lp) > len(h.lp) {
+		h.lp = append([]byte(nil), h.lp...)
+	}
 }
 
 // MarshalBinary encodes h in the version 1 format of the package comment.

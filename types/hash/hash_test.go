@@ -475,3 +475,18 @@ func BenchmarkBuild10(b *testing.B) {
 		}
 	}
 }
+
+func TestShrink(t *testing.T) {
+	var h Hash
+	for i := 0; i < 10; i++ {
+		h.Set(DefaultConfig, []byte(fmt.Sprint("field", i)), []byte("0123456789"))
+	}
+	before := h.MemoryUsage()
+	h.Shrink()
+	if after := h.MemoryUsage(); after > before || cap(h.lp) > len(h.lp)+16 {
+		t.Fatalf("shrink: %d -> %d bytes, cap %d len %d", before, after, cap(h.lp), len(h.lp))
+	}
+	if v, _ := h.Get([]byte("field3")); string(v) != "0123456789" {
+		t.Fatal("content lost")
+	}
+}

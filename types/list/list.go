@@ -38,6 +38,7 @@ import (
 	"unsafe"
 
 	"github.com/ruvio/ruvio/types/internal/lp"
+	"github.com/ruvio/ruvio/types/internal/memsize"
 )
 
 // DefaultFill is Redis 7.0's default list-max-listpack-size.
@@ -586,12 +587,13 @@ func (l *List) Pos(dst []int, v []byte, rank, count, maxlen int) []int {
 	return dst
 }
 
-// MemoryUsage returns the bytes held by l: the List header, the node
-// slice and every node's buffer.
+// MemoryUsage returns the heap bytes held by l: the List header, the
+// node slice and every node's buffer, each rounded to Go's allocation
+// size classes.
 func (l *List) MemoryUsage() int {
-	n := int(unsafe.Sizeof(*l)) + int(unsafe.Sizeof(node{}))*cap(l.nodes)
+	n := int(unsafe.Sizeof(*l)) + memsize.Alloc(int(unsafe.Sizeof(node{}))*cap(l.nodes))
 	for i := range l.live() {
-		n += cap(l.live()[i].buf)
+		n += memsize.NoScan(cap(l.live()[i].buf))
 	}
 	return n
 }

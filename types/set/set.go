@@ -33,11 +33,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"unsafe"
 
 	"github.com/ruvio/ruvio/types/internal/dict"
 	"github.com/ruvio/ruvio/types/internal/lp"
+	"github.com/ruvio/ruvio/types/internal/memsize"
 	"github.com/ruvio/ruvio/types/internal/pick"
 	"github.com/ruvio/ruvio/types/num"
 )
@@ -166,7 +166,7 @@ func (s *Set) intInsert(v int64) bool {
 	}
 	w, n := int(s.b[0]), s.Len()
 	if nw := widthFor(v); nw > w {
-		nb := make([]byte, 1+(n+1)*nw, 1+(n+1)*nw+n*nw/2)
+		nb := make([]byte, 1+(n+1)*nw, 1+(n+1)*nw+n*nw/4)
 		nb[0] = byte(nw)
 		for i := 0; i < n; i++ {
 			j := i
@@ -179,7 +179,13 @@ func (s *Set) intInsert(v int64) bool {
 		s.b = nb
 		return true
 	}
-	s.b = slices.Grow(s.b, w)[:len(s.b)+w]
+	if cap(s.b)-len(s.b) < w {
+		// Grow by a quarter: intsets are many and small.
+		nb := make([]byte, len(s.b), len(s.b)+w+len(s.b)/4)
+		copy(nb, s.b)
+		s.b = nb
+	}
+	s.b = s.b[:len(s.b)+w]
 	copy(s.b[1+(pos+1)*w:], s.b[1+pos*w:len(s.b)-w])
 	putInt(s.b[1+pos*w:], w, v)
 	return true
@@ -469,13 +475,23 @@ func (s *Set) Scan(cursor uint64, count int, fn func(m []byte)) uint64 {
 	}
 }
 
-// MemoryUsage returns the bytes held by the set.
+// MemoryUsage returns the heap bytes held by the set, its own header
+// included, each allocation rounded to Go's size classes.
 func (s *Set) MemoryUsage() int {
 	n := int(unsafe.Sizeof(*s))
 	if s.t != nil {
 		return n + s.t.MemoryUsage()
 	}
-	return n + cap(s.b)
+	return n + memsize.NoScan(cap(s.b))
+}
+
+// Shrink reallocates the compact form to its length (rounded to Go's
+// size class), dropping the slack growth left; call it after building a
+// value in bulk. The large form is left alone.
+func (s *Set) Shrink() {
+	if s.t == nil && cap(s.b) > len(s.b) {
+		s.b = append([]byte(nil), s.b...)
+	}
 }
 
 // MarshalBinary encodes s in the version 1 format of the package comment.

@@ -8,8 +8,10 @@
 //	uint32 little-endian number of members
 //	entries (types/internal/lp): member, score, member, score, ...
 //
-// in ascending (score, member) order, each score an 8-byte entry holding
-// the IEEE-754 bits little-endian. Members compare as raw bytes (memcmp,
+// in ascending (score, member) order. A score entry of 8 bytes holds the
+// IEEE-754 bits little-endian; a shorter one an integral score as a
+// minimal little-endian two's-complement integer (none for 0), so the
+// common integer scores cost two or three bytes as in a listpack. Members compare as raw bytes (memcmp,
 // then length), which is Redis's lexicographic order. The large form is a
 // skiplist with spans (O(log n) insert, delete, rank and seek by rank),
 // written here rather than taken from a library because ranks and
@@ -43,6 +45,7 @@ import (
 
 	"github.com/ruvio/ruvio/types/internal/dict"
 	"github.com/ruvio/ruvio/types/internal/lp"
+	"github.com/ruvio/ruvio/types/internal/memsize"
 	"github.com/ruvio/ruvio/types/internal/pick"
 	"github.com/ruvio/ruvio/types/num"
 )
@@ -137,7 +140,40 @@ func (z *ZSet) Len() int {
 func (z *ZSet) cnext(off int) (m []byte, s float64, next int) {
 	m, so := lp.Next(z.b, off)
 	sb, next := lp.Next(z.b, so)
-	return m, math.Float64frombits(binary.LittleEndian.Uint64(sb)), next
+	return m, decodeScore(sb), next
+}
+
+// appendScore encodes a compact-form score: an integral score that fits
+// in fewer than 8 bytes as a minimal little-endian two's-complement
+// integer (0 bytes for zero), anything else as the 8 bytes of its
+// IEEE-754 bits. The length tells the two apart.
+func appendScore(dst []byte, s float64) []byte {
+	if s == math.Trunc(s) && s >= -(1<<55) && s < 1<<55 {
+		v := int64(s)
+		n := 0
+		for v<<(64-8*n)>>(64-8*n) != v {
+			n++
+		}
+		for i := 0; i < n; i++ {
+			dst = append(dst, byte(v>>(8*i)))
+		}
+		return dst
+	}
+	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(s))
+}
+
+func decodeScore(b []byte) float64 {
+	if len(b) == 8 {
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	}
+	var v int64
+	for i := len(b) - 1; i >= 0; i-- {
+		v = v<<8 | int64(b[i])
+	}
+	if n := len(b); n > 0 && n < 8 {
+		v = v << (64 - 8*n) >> (64 - 8*n) // sign-extend
+	}
+	return float64(v)
 }
 
 func (z *ZSet) cprev(end int) int { return lp.Prev(z.b, lp.Prev(z.b, end)) }
@@ -181,10 +217,10 @@ func (z *ZSet) cinsert(member []byte, score float64) {
 		// 0; ZSCORE then says "0", and so do we.
 		score = 0
 	}
-	var sb [8]byte
-	binary.LittleEndian.PutUint64(sb[:], math.Float64bits(score))
+	var buf [8]byte
+	sb := appendScore(buf[:0], score)
 	z.b = lp.Insert(z.b, off, member)
-	z.b = lp.Insert(z.b, off+lp.EntrySize(len(member)), sb[:])
+	z.b = lp.Insert(z.b, off+lp.EntrySize(len(member)), sb)
 	z.csetCount(z.Len() + 1)
 }
 
@@ -793,20 +829,31 @@ func (z *ZSet) Scan(cursor uint64, count int, fn func(member []byte, score float
 	}
 }
 
-// MemoryUsage returns the bytes held by the sorted set.
+// MemoryUsage returns the heap bytes held by the sorted set, its own
+// header included, each allocation rounded to Go's size classes.
 func (z *ZSet) MemoryUsage() int {
 	n := int(unsafe.Sizeof(*z))
 	if z.sl == nil {
-		return n + cap(z.b)
+		return n + memsize.NoScan(cap(z.b))
 	}
-	n += int(unsafe.Sizeof(*z.sl)) + z.d.MemoryUsage()
-	node := int(unsafe.Sizeof(slNode{}))
+	// Member strings are shared with the table, which counts them.
+	n += memsize.Alloc(int(unsafe.Sizeof(*z.sl))) + z.d.MemoryUsage()
+	node := memsize.Alloc(int(unsafe.Sizeof(slNode{})))
 	lvl := int(unsafe.Sizeof(slLevel{}))
-	n += node + maxLevel*lvl
+	n += node + memsize.Alloc(maxLevel*lvl)
 	for x := z.sl.header.level[0].forward; x != nil; x = x.level[0].forward {
-		n += node + cap(x.level)*lvl
+		n += node + memsize.Alloc(cap(x.level)*lvl)
 	}
 	return n
+}
+
+// Shrink reallocates the compact form to its length (rounded to Go's
+// size class), dropping the slack growth left; call it after building a
+// value in bulk. The large form is left alone.
+func (z *ZSet) Shrink() {
+	if z.sl == nil && cap(z.b) > len(z.b) {
+		z.b = append([]byte(nil), z.b...)
+	}
 }
 
 // MarshalBinary encodes z in the version 1 format of the package comment.
@@ -856,10 +903,10 @@ func Unmarshal(cfg Config, b []byte) (ZSet, error) {
 		for off := hdr; off < len(body); {
 			m, so := lp.Next(body, off)
 			sb, next := lp.Next(body, so)
-			if len(sb) != 8 {
+			if len(sb) > 8 {
 				return ZSet{}, fmt.Errorf("%w: score size", ErrCorrupt)
 			}
-			pairs = append(pairs, pair{m, math.Float64frombits(binary.LittleEndian.Uint64(sb))})
+			pairs = append(pairs, pair{m, decodeScore(sb)})
 			off = next
 		}
 	case 1:

@@ -751,3 +751,23 @@ func BenchmarkAddPopMin(b *testing.B) {
 		z.Pop(1, false, func([]byte, float64) {})
 	}
 }
+
+func TestCompactScoreEncoding(t *testing.T) {
+	vals := []float64{0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, -32768, 1 << 40, -(1 << 40),
+		1<<55 - 1, -(1 << 55), 1 << 55, 0.5, -2.25, math.Inf(1), math.Inf(-1), 1e300, math.SmallestNonzeroFloat64}
+	for _, v := range vals {
+		b := appendScore(nil, v)
+		if got := decodeScore(b); got != v {
+			t.Errorf("score %v encodes to %x, decodes to %v", v, b, got)
+		}
+		if v == math.Trunc(v) && math.Abs(v) < 1<<55 && len(b) >= 8 {
+			t.Errorf("integral %v took %d bytes", v, len(b))
+		}
+	}
+	if n := len(appendScore(nil, 5)); n != 1 {
+		t.Errorf("score 5 took %d bytes", n)
+	}
+	if n := len(appendScore(nil, 0)); n != 0 {
+		t.Errorf("score 0 took %d bytes", n)
+	}
+}

@@ -17,6 +17,7 @@
 package dict
 
 import (
+	"github.com/ruvio/ruvio/types/internal/memsize"
 	"hash/maphash"
 	"math/bits"
 	"unsafe"
@@ -178,9 +179,9 @@ func (d *Dict[V]) Scan(cursor uint64, fn func(i int)) uint64 {
 // callers add what their values point to.
 func (d *Dict[V]) MemoryUsage() int {
 	var e entry[V]
-	n := int(unsafe.Sizeof(*d)) + 4*len(d.buckets) + int(unsafe.Sizeof(e))*cap(d.ents)
+	n := memsize.Alloc(int(unsafe.Sizeof(*d))) + memsize.NoScan(4*len(d.buckets)) + memsize.Alloc(int(unsafe.Sizeof(e))*cap(d.ents))
 	for i := range d.ents {
-		n += len(d.ents[i].key)
+		n += memsize.NoScan(len(d.ents[i].key))
 	}
 	return n
 }

@@ -109,7 +109,10 @@ func grow(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b[:len(b)+n]
 	}
-	c := 2*cap(b) + n
+	// Grow by a quarter, not double: compact forms are many and small,
+	// and their slack is memory a Redis listpack (sized exactly, in the
+	// allocator's classes) would not hold.
+	c := len(b) + n + len(b)/4
 	if c < 16 {
 		c = 16
 	}
