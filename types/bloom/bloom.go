@@ -300,6 +300,17 @@ func (f *Filter) MemoryUsage() int {
 	return n
 }
 
+// Clone returns an independent copy of f (for COPY and snapshots).
+func (f *Filter) Clone() *Filter {
+	c := *f
+	c.layers = make([]layer, len(f.layers))
+	for i, l := range f.layers {
+		l.bits = append([]uint64(nil), l.bits...)
+		c.layers[i] = l
+	}
+	return &c
+}
+
 // MarshalBinary encodes f in the version 1 format of the package comment.
 func (f *Filter) MarshalBinary() ([]byte, error) {
 	size := 1 + 1 + 4 + 8 + 4

@@ -259,3 +259,15 @@ func BenchmarkExists(b *testing.B) {
 		f.Exists(items[i&1023])
 	}
 }
+
+func TestClone(t *testing.T) {
+	f, _ := New(0.01, 10, 2, false)
+	f.Add([]byte("a"))
+	c := f.Clone()
+	for i := 0; i < 100; i++ {
+		f.Add(item("x", i))
+	}
+	if !c.Exists([]byte("a")) || c.Card() != 1 || c.Filters() != 1 {
+		t.Fatal("clone changed with its source")
+	}
+}

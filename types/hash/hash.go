@@ -377,6 +377,19 @@ func (h *Hash) MemoryUsage() int {
 	return n
 }
 
+// Clone returns an independent copy of h (for COPY and snapshots).
+func (h *Hash) Clone() Hash {
+	if h.t == nil {
+		return Hash{lp: append([]byte(nil), h.lp...)}
+	}
+	t := dict.New[string](h.t.Len())
+	for i := 0; i < h.t.Len(); i++ {
+		j, _ := t.Insert(bytesOf(h.t.Key(i)), "")
+		*t.Value(j) = *h.t.Value(i) // strings are immutable: share them
+	}
+	return Hash{t: t}
+}
+
 // Shrink reallocates the compact form to its length (rounded to Go's
 // size class), dropping the slack growth left; call it after building a
 // value in bulk. The large form is left alone.

@@ -367,12 +367,13 @@ func FuzzHash(f *testing.F) {
 					}
 					seen[string(f)] = true
 				})
-				want := n
-				if n > 0 {
+				var want int
+				switch {
+				case n > 0:
 					want = min(n, len(m))
-				} else if len(m) == 0 {
+				case len(m) == 0:
 					want = 0
-				} else {
+				default:
 					want = -n
 				}
 				if cnt != want {
@@ -488,5 +489,17 @@ func TestShrink(t *testing.T) {
 	}
 	if v, _ := h.Get([]byte("field3")); string(v) != "0123456789" {
 		t.Fatal("content lost")
+	}
+}
+
+func TestClone(t *testing.T) {
+	for _, cfg := range []Config{DefaultConfig, {}} {
+		var h Hash
+		h.Set(cfg, []byte("a"), []byte("1"))
+		h.Set(cfg, []byte("b"), []byte("2"))
+		c := h.Clone()
+		h.Set(cfg, []byte("a"), []byte("changed"))
+		h.Delete([]byte("b"))
+		check(t, &c, map[string]string{"a": "1", "b": "2"}, "clone "+c.Encoding())
 	}
 }

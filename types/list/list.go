@@ -598,6 +598,15 @@ func (l *List) MemoryUsage() int {
 	return n
 }
 
+// Clone returns an independent copy of l (for COPY and snapshots).
+func (l *List) Clone() *List {
+	c := &List{fill: l.fill, n: l.n, nodes: make([]node, len(l.live()))}
+	for i, nd := range l.live() {
+		c.nodes[i] = node{buf: append([]byte(nil), nd.buf[nd.start:]...), count: nd.count}
+	}
+	return c
+}
+
 // MarshalBinary encodes l in the version 1 format of the package comment.
 func (l *List) MarshalBinary() ([]byte, error) {
 	return l.AppendBinary(nil)

@@ -550,3 +550,19 @@ func BenchmarkIndexMiddle(b *testing.B) {
 		l.Index(50000)
 	}
 }
+
+func TestClone(t *testing.T) {
+	l := New(2)
+	for i := 0; i < 10; i++ {
+		l.PushBack([]byte{byte('a' + i)})
+	}
+	l.PopFront()
+	c := l.Clone()
+	l.Set(0, []byte("changed"))
+	l.PushFront([]byte("new"))
+	want := model{}
+	for i := 1; i < 10; i++ {
+		want = append(want, []byte{byte('a' + i)})
+	}
+	check(t, c, want, "clone")
+}

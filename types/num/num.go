@@ -123,7 +123,7 @@ func isHex(b []byte) bool {
 // that has no binary exponent: strtod reads "0x10" as 16, Go's parsers
 // require the exponent.
 func hexExponent(b []byte) string {
-	if isHex(b) && bytes.IndexAny(b, "pP") < 0 {
+	if isHex(b) && !bytes.ContainsAny(b, "pP") {
 		return string(b) + "p0"
 	}
 	return string(b)

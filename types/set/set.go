@@ -485,6 +485,18 @@ func (s *Set) MemoryUsage() int {
 	return n + memsize.NoScan(cap(s.b))
 }
 
+// Clone returns an independent copy of s (for COPY and snapshots).
+func (s *Set) Clone() Set {
+	if s.t == nil {
+		return Set{b: append([]byte(nil), s.b...)}
+	}
+	t := dict.New[struct{}](s.t.Len())
+	for i := 0; i < s.t.Len(); i++ {
+		t.Insert(bytesOf(s.t.Key(i)), struct{}{})
+	}
+	return Set{t: t}
+}
+
 // Shrink reallocates the compact form to its length (rounded to Go's
 // size class), dropping the slack growth left; call it after building a
 // value in bulk. The large form is left alone.

@@ -377,3 +377,16 @@ func BenchmarkAddPopTable(b *testing.B) {
 		s.Pop(src, 1, func([]byte) {})
 	}
 }
+
+func TestClone(t *testing.T) {
+	for _, vals := range [][]string{{"1", "2"}, {"a", "b"}} {
+		var s Set
+		for _, v := range vals {
+			s.Add(DefaultConfig, []byte(v))
+		}
+		c := s.Clone()
+		s.Remove([]byte(vals[0]))
+		s.Add(DefaultConfig, []byte("3"))
+		check(t, &c, map[string]bool{vals[0]: true, vals[1]: true}, "clone "+c.Encoding())
+	}
+}

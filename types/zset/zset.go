@@ -847,6 +847,19 @@ func (z *ZSet) MemoryUsage() int {
 	return n
 }
 
+// Clone returns an independent copy of z (for COPY and snapshots).
+func (z *ZSet) Clone() ZSet {
+	if z.sl == nil {
+		return ZSet{b: append([]byte(nil), z.b...)}
+	}
+	c := ZSet{sl: newSkiplist(), d: dict.New[float64](z.sl.length)}
+	for x := z.sl.header.level[0].forward; x != nil; x = x.level[0].forward {
+		i, _ := c.d.Insert(bytesOf(x.member), x.score)
+		c.sl.insert(x.score, c.d.Key(i))
+	}
+	return c
+}
+
 // Shrink reallocates the compact form to its length (rounded to Go's
 // size class), dropping the slack growth left; call it after building a
 // value in bulk. The large form is left alone.

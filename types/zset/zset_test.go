@@ -771,3 +771,13 @@ func TestCompactScoreEncoding(t *testing.T) {
 		t.Errorf("score 0 took %d bytes", n)
 	}
 }
+
+func TestClone(t *testing.T) {
+	for _, cfg := range configs() {
+		z := build(cfg, model{"a": 1, "b": 2})
+		c := z.Clone()
+		z.Add(cfg, []byte("a"), 5, 0)
+		z.Remove([]byte("b"))
+		check(t, &c, model{"a": 1, "b": 2}, "clone "+c.Encoding())
+	}
+}

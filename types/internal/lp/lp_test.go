@@ -46,7 +46,6 @@ func TestInsertReplaceDelete(t *testing.T) {
 	_, e1 := Next(b, 0)
 	_, e2 := Next(b, e1)
 	b = Replace(b, e1, e2, bytes.Repeat([]byte("B"), 200))
-	_, e2 = Next(b, e1)
 	b = Replace(b, 0, e1, nil)
 	var got []string
 	for off := 0; off < len(b); {
