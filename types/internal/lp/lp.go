@@ -125,6 +125,15 @@ func grow(b []byte, n int) []byte {
 // offset of the entry after it. It panics on a malformed buffer; Check
 // validates untrusted input first.
 func Next(b []byte, off int) (data []byte, next int) {
+	if h := int(b[off]); h < 0x80 {
+		// Fast path: one header byte; backlen is one byte below 127.
+		s, e := off+1, off+1+h
+		data = b[s:e:e]
+		if h < 0x7f {
+			return data, e + 1
+		}
+		return data, e + 2
+	}
 	l, n := binary.Uvarint(b[off:])
 	s := off + n
 	e := s + int(l)
