@@ -1,5 +1,11 @@
 package zset
 
+import (
+	"unsafe"
+
+	"github.com/ruvio/ruvio/types/internal/memsize"
+)
+
 const (
 	maxLevel = 32
 	// levelCut gives each level a 1/4 chance to grow, as Redis's
@@ -12,11 +18,95 @@ type slLevel struct {
 	span    int
 }
 
+// slNode is a skiplist node. Its levels live in the same allocation: a
+// node of k levels is allocated as the smallest nodeN type below with at
+// least k, and lvl(i) reaches level i by offset from lv0. That saves the
+// separate level slice (its 24-byte header and its own allocation): a
+// one-level node, three in four, is 48 bytes in all.
 type slNode struct {
 	member   string
 	score    float64
 	backward *slNode
-	level    []slLevel
+	lv0      slLevel
+}
+
+// lvl returns level i of n; n must have more than i levels.
+func (n *slNode) lvl(i int) *slLevel {
+	return (*slLevel)(unsafe.Add(unsafe.Pointer(&n.lv0), uintptr(i)*unsafe.Sizeof(slLevel{})))
+}
+
+type (
+	node2 struct {
+		slNode
+		more [1]slLevel
+	}
+	node3 struct {
+		slNode
+		more [2]slLevel
+	}
+	node4 struct {
+		slNode
+		more [3]slLevel
+	}
+	node6 struct {
+		slNode
+		more [5]slLevel
+	}
+	node8 struct {
+		slNode
+		more [7]slLevel
+	}
+	node16 struct {
+		slNode
+		more [15]slLevel
+	}
+	node32 struct {
+		slNode
+		more [31]slLevel
+	}
+)
+
+// newNode allocates a node with room for k levels and returns it with
+// the number of levels its allocation holds.
+func newNode(k int) (*slNode, int) {
+	switch {
+	case k <= 1:
+		return &slNode{}, 1
+	case k == 2:
+		return &(&node2{}).slNode, 2
+	case k == 3:
+		return &(&node3{}).slNode, 3
+	case k == 4:
+		return &(&node4{}).slNode, 4
+	case k <= 6:
+		return &(&node6{}).slNode, 6
+	case k <= 8:
+		return &(&node8{}).slNode, 8
+	case k <= 16:
+		return &(&node16{}).slNode, 16
+	}
+	return &(&node32{}).slNode, 32
+}
+
+// nodeBytes is the size of the allocation newNode makes for k levels.
+func nodeBytes(k int) int {
+	switch {
+	case k <= 1:
+		return int(unsafe.Sizeof(slNode{}))
+	case k == 2:
+		return int(unsafe.Sizeof(node2{}))
+	case k == 3:
+		return int(unsafe.Sizeof(node3{}))
+	case k == 4:
+		return int(unsafe.Sizeof(node4{}))
+	case k <= 6:
+		return int(unsafe.Sizeof(node6{}))
+	case k <= 8:
+		return int(unsafe.Sizeof(node8{}))
+	case k <= 16:
+		return int(unsafe.Sizeof(node16{}))
+	}
+	return int(unsafe.Sizeof(node32{}))
 }
 
 // skiplist orders (score, member) pairs and counts ranks through spans,
@@ -30,7 +120,8 @@ type skiplist struct {
 }
 
 func newSkiplist() *skiplist {
-	return &skiplist{header: &slNode{level: make([]slLevel, maxLevel)}, level: 1, rng: 0x9e3779b97f4a7c15}
+	h, _ := newNode(maxLevel)
+	return &skiplist{header: h, level: 1, rng: 0x9e3779b97f4a7c15}
 }
 
 // less reports whether (s1, m1) sorts before (s2, m2).
@@ -60,8 +151,8 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 		if i < sl.level-1 {
 			rank[i] = rank[i+1]
 		}
-		for f := x.level[i].forward; f != nil && less(f.score, f.member, score, member); f = x.level[i].forward {
-			rank[i] += x.level[i].span
+		for f := x.lvl(i).forward; f != nil && less(f.score, f.member, score, member); f = x.lvl(i).forward {
+			rank[i] += x.lvl(i).span
 			x = f
 		}
 		update[i] = x
@@ -71,25 +162,26 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 		for i := sl.level; i < lvl; i++ {
 			rank[i] = 0
 			update[i] = sl.header
-			update[i].level[i].span = sl.length
+			update[i].lvl(i).span = sl.length
 		}
 		sl.level = lvl
 	}
-	n := &slNode{member: member, score: score, level: make([]slLevel, lvl)}
+	n, _ := newNode(lvl)
+	n.member, n.score = member, score
 	for i := 0; i < lvl; i++ {
-		n.level[i].forward = update[i].level[i].forward
-		update[i].level[i].forward = n
-		n.level[i].span = update[i].level[i].span - (rank[0] - rank[i])
-		update[i].level[i].span = rank[0] - rank[i] + 1
+		n.lvl(i).forward = update[i].lvl(i).forward
+		update[i].lvl(i).forward = n
+		n.lvl(i).span = update[i].lvl(i).span - (rank[0] - rank[i])
+		update[i].lvl(i).span = rank[0] - rank[i] + 1
 	}
 	for i := lvl; i < sl.level; i++ {
-		update[i].level[i].span++
+		update[i].lvl(i).span++
 	}
 	if update[0] != sl.header {
 		n.backward = update[0]
 	}
-	if n.level[0].forward != nil {
-		n.level[0].forward.backward = n
+	if n.lvl(0).forward != nil {
+		n.lvl(0).forward.backward = n
 	} else {
 		sl.tail = n
 	}
@@ -99,19 +191,19 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 
 func (sl *skiplist) deleteNode(x *slNode, update *[maxLevel]*slNode) {
 	for i := 0; i < sl.level; i++ {
-		if update[i].level[i].forward == x {
-			update[i].level[i].span += x.level[i].span - 1
-			update[i].level[i].forward = x.level[i].forward
+		if update[i].lvl(i).forward == x {
+			update[i].lvl(i).span += x.lvl(i).span - 1
+			update[i].lvl(i).forward = x.lvl(i).forward
 		} else {
-			update[i].level[i].span--
+			update[i].lvl(i).span--
 		}
 	}
-	if x.level[0].forward != nil {
-		x.level[0].forward.backward = x.backward
+	if x.lvl(0).forward != nil {
+		x.lvl(0).forward.backward = x.backward
 	} else {
 		sl.tail = x.backward
 	}
-	for sl.level > 1 && sl.header.level[sl.level-1].forward == nil {
+	for sl.level > 1 && sl.header.lvl(sl.level-1).forward == nil {
 		sl.level--
 	}
 	sl.length--
@@ -123,12 +215,12 @@ func (sl *skiplist) remove(score float64, member string) bool {
 	var update [maxLevel]*slNode
 	x := sl.header
 	for i := sl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && less(f.score, f.member, score, member); f = x.level[i].forward {
+		for f := x.lvl(i).forward; f != nil && less(f.score, f.member, score, member); f = x.lvl(i).forward {
 			x = f
 		}
 		update[i] = x
 	}
-	x = x.level[0].forward
+	x = x.lvl(0).forward
 	if x == nil || x.score != score || x.member != member {
 		return false
 	}
@@ -141,8 +233,8 @@ func (sl *skiplist) rank(score float64, member string) int {
 	r := 0
 	x := sl.header
 	for i := sl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && (less(f.score, f.member, score, member) || f.score == score && f.member == member); f = x.level[i].forward {
-			r += x.level[i].span
+		for f := x.lvl(i).forward; f != nil && (less(f.score, f.member, score, member) || f.score == score && f.member == member); f = x.lvl(i).forward {
+			r += x.lvl(i).span
 			x = f
 		}
 		if x != sl.header && x.member == member && x.score == score {
@@ -160,9 +252,9 @@ func (sl *skiplist) byRank(r int) *slNode {
 	traversed := 0
 	x := sl.header
 	for i := sl.level - 1; i >= 0; i-- {
-		for x.level[i].forward != nil && traversed+x.level[i].span <= r {
-			traversed += x.level[i].span
-			x = x.level[i].forward
+		for x.lvl(i).forward != nil && traversed+x.lvl(i).span <= r {
+			traversed += x.lvl(i).span
+			x = x.lvl(i).forward
 		}
 		if traversed == r {
 			return x
@@ -176,11 +268,11 @@ func (sl *skiplist) byRank(r int) *slNode {
 func (sl *skiplist) first(below func(n *slNode) bool) *slNode {
 	x := sl.header
 	for i := sl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && below(f); f = x.level[i].forward {
+		for f := x.lvl(i).forward; f != nil && below(f); f = x.lvl(i).forward {
 			x = f
 		}
 	}
-	return x.level[0].forward
+	return x.lvl(0).forward
 }
 
 // last returns the last node for which within is true, where within is
@@ -188,7 +280,7 @@ func (sl *skiplist) first(below func(n *slNode) bool) *slNode {
 func (sl *skiplist) last(within func(n *slNode) bool) *slNode {
 	x := sl.header
 	for i := sl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && within(f); f = x.level[i].forward {
+		for f := x.lvl(i).forward; f != nil && within(f); f = x.lvl(i).forward {
 			x = f
 		}
 	}
@@ -196,4 +288,21 @@ func (sl *skiplist) last(within func(n *slNode) bool) *slNode {
 		return nil
 	}
 	return x
+}
+
+// memory returns the heap bytes of the nodes (member strings excluded):
+// the number of nodes in level list i is the number with more than i
+// levels, which gives each node's allocation without storing its height.
+func (sl *skiplist) memory() int {
+	var counts [maxLevel + 1]int
+	for i := 0; i < sl.level; i++ {
+		for x := sl.header.lvl(i).forward; x != nil; x = x.lvl(i).forward {
+			counts[i]++
+		}
+	}
+	n := memsize.Alloc(nodeBytes(maxLevel))
+	for k := 1; k <= sl.level; k++ {
+		n += (counts[k-1] - counts[k]) * memsize.Alloc(nodeBytes(k))
+	}
+	return n
 }
