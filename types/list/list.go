@@ -322,6 +322,9 @@ func (l *List) maybeSplit(ni int) {
 	right := node{buf: append([]byte(nil), nd.buf[off:]...), count: nd.count - half}
 	*nd = right
 	l.insertNode(ni, left)
+	// A half holding a large element may still be over the limit.
+	l.maybeSplit(ni + 1)
+	l.maybeSplit(ni)
 }
 
 // Insert inserts v before (or after, if after) the first element equal to

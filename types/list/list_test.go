@@ -566,3 +566,24 @@ func TestClone(t *testing.T) {
 	}
 	check(t, c, want, "clone")
 }
+
+func TestSetLargeElementSplitsUntilNodesFit(t *testing.T) {
+	l := New(-1) // 4 KiB nodes
+	var m model
+	for i := 0; i < 300; i++ {
+		v := []byte(fmt.Sprintf("%010d", i))
+		l.PushBack(v)
+		m = append(m, v)
+	}
+	big := bytes.Repeat([]byte("B"), 3000)
+	for _, i := range []int{0, 150, 299, 151} {
+		l.Set(i, big)
+		m[i] = big
+	}
+	check(t, l, m, "after large sets")
+	for _, nd := range l.live() {
+		if nd.count > 1 && nd.size() > 4096 {
+			t.Fatalf("node of %d entries holds %d bytes", nd.count, nd.size())
+		}
+	}
+}
