@@ -261,11 +261,8 @@ func TestMemoryUsageGrows(t *testing.T) {
 		for j := i; j < i+100; j++ {
 			h.Set(DefaultConfig, []byte(fmt.Sprint(j)), []byte("0123456789"))
 		}
-		mu := h.MemoryUsage()
-		if mu < prev {
-			t.Fatalf("memory %d after %d fields, was %d", mu, i+100, prev)
-		}
-		prev = mu
+		// Not monotonic: a finished resize gives its old table back.
+		prev = h.MemoryUsage()
 	}
 	if prev < 2000*10 {
 		t.Fatalf("memory %d for 2000 fields of 10 bytes", prev)

@@ -38,31 +38,31 @@ func (n *slNode) lvl(i int) *slLevel {
 type (
 	node2 struct {
 		slNode
-		more [1]slLevel
+		_ [1]slLevel // levels 1.. (reached through lvl)
 	}
 	node3 struct {
 		slNode
-		more [2]slLevel
+		_ [2]slLevel // levels 1.. (reached through lvl)
 	}
 	node4 struct {
 		slNode
-		more [3]slLevel
+		_ [3]slLevel // levels 1.. (reached through lvl)
 	}
 	node6 struct {
 		slNode
-		more [5]slLevel
+		_ [5]slLevel // levels 1.. (reached through lvl)
 	}
 	node8 struct {
 		slNode
-		more [7]slLevel
+		_ [7]slLevel // levels 1.. (reached through lvl)
 	}
 	node16 struct {
 		slNode
-		more [15]slLevel
+		_ [15]slLevel // levels 1.. (reached through lvl)
 	}
 	node32 struct {
 		slNode
-		more [31]slLevel
+		_ [31]slLevel // levels 1.. (reached through lvl)
 	}
 )
 

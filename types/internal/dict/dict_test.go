@@ -69,3 +69,91 @@ func TestScanVisitsEachOnceWithoutResize(t *testing.T) {
 		}
 	}
 }
+
+// TestScanDuringResize: a walk started before, during and across
+// incremental resizes (growing and shrinking) returns every entry that was
+// present throughout.
+func TestScanDuringResize(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		d := New[struct{}](0)
+		keep := 3000 + round*517
+		for i := 0; i < keep; i++ {
+			d.Insert([]byte(fmt.Sprint("keep", i)), struct{}{})
+		}
+		seen := map[string]bool{}
+		cur, step, resizing := uint64(0), 0, 0
+		for {
+			cur = d.Scan(cur, func(i int) { seen[d.Key(i)] = true })
+			step++
+			// Mutate between calls: grow hard (starting incremental
+			// resizes), then shrink back.
+			switch step % 40 {
+			case 5:
+				// Stop just after a resize starts, so the next calls
+				// scan a table half-way through it.
+				for i := 0; d.old == nil; i++ {
+					d.Insert([]byte(fmt.Sprint("tmp", step, "-", i)), struct{}{})
+				}
+				resizing++
+			case 25:
+				for i := 0; d.Delete([]byte(fmt.Sprint("tmp", step-20, "-", i))); i++ {
+				}
+			}
+			if cur == 0 {
+				break
+			}
+		}
+		for i := 0; i < keep; i++ {
+			if !seen[fmt.Sprint("keep", i)] {
+				t.Fatalf("round %d: keep%d missed", round, i)
+			}
+		}
+		if resizing == 0 {
+			t.Fatalf("round %d: no scan call ran during a resize", round)
+		}
+	}
+}
+
+// TestMatchesMapWhileResizing drives many resizes with a map beside.
+func TestMatchesMapWhileResizing(t *testing.T) {
+	d := New[int](0)
+	m := map[string]int{}
+	for i := 0; i < 200000; i++ {
+		k := fmt.Sprint(i % 50000)
+		phase := (i / 25000) % 2
+		if phase == 0 {
+			if _, added := d.Insert([]byte(k), i); added {
+				m[k] = i
+			}
+		} else if d.Delete([]byte(k)) {
+			delete(m, k)
+		}
+		if i%997 == 0 {
+			if d.Len() != len(m) {
+				t.Fatalf("step %d: len %d, map %d", i, d.Len(), len(m))
+			}
+			for mk, mv := range m {
+				j := d.Find([]byte(mk))
+				if j < 0 || *d.Value(j) != mv {
+					t.Fatalf("step %d: %s lost", i, mk)
+				}
+				break
+			}
+		}
+	}
+	for mk, mv := range m {
+		j := d.Find([]byte(mk))
+		if j < 0 || *d.Value(j) != mv {
+			t.Fatalf("%s lost", mk)
+		}
+	}
+	n := 0
+	for i := 0; i < d.Len(); i++ {
+		if _, ok := m[d.Key(i)]; ok {
+			n++
+		}
+	}
+	if n != len(m) {
+		t.Fatalf("dense entries hold %d of %d", n, len(m))
+	}
+}
