@@ -9,11 +9,11 @@
 //     literal (strtod reports ERANGE there and Redis rejects it).
 //   - AppendScore is how Redis 7.0 replies with a double (addReplyDouble):
 //     "inf"/"-inf", otherwise printf's %.17g (so 1.1 reads "1.1000000000000001").
-//   - AppendHuman is HINCRBYFLOAT's and INCRBYFLOAT's format (ld2string in
-//     human mode): plain decimal, never an exponent, no trailing zeros, no
-//     "-0". Redis computes in long double; Ruvio uses float64 and prints
-//     the shortest decimal that reads back, which gives the same text for
-//     the ordinary cases (10.5+0.1 = "10.6").
+//   - ParseLongDouble, AddLongDouble and AppendLongDoubleHuman are
+//     HINCRBYFLOAT's and INCRBYFLOAT's arithmetic (string2ld, long double
+//     addition, ld2string in human mode), reproduced exactly with math/big
+//     (see longdouble.go): "1.23456789012345678" + 0 stays as typed and
+//     1e300 prints every digit, as redis-server does.
 //   - AddInt is HINCRBY's overflow rule: the sum must stay within int64.
 package num
 
@@ -168,26 +168,6 @@ func AppendScore(dst []byte, f float64) []byte {
 		return append(dst, "-inf"...)
 	}
 	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
-
-// AppendHuman appends f as HINCRBYFLOAT replies and stores it: plain
-// decimal digits, shortest form that reads back, "0" for negative zero.
-func AppendHuman(dst []byte, f float64) []byte {
-	if f == 0 {
-		return append(dst, '0')
-	}
-	return strconv.AppendFloat(dst, f, 'f', -1, 64)
-}
-
-// ParseHumanFloat parses a float argument or a stored value the way
-// HINCRBYFLOAT reads them (string2ld): like ParseFloat, and additionally no
-// trailing space; infinities are accepted here and rejected by the caller
-// after the addition.
-func ParseHumanFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || isSpace(b[len(b)-1]) {
-		return 0, false
-	}
-	return ParseFloat(b)
 }
 
 // ParseRangeFloat parses one end of a score range the way ZRANGEBYSCORE
