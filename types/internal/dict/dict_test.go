@@ -74,7 +74,7 @@ func TestScanVisitsEachOnceWithoutResize(t *testing.T) {
 // incremental resizes (growing and shrinking) returns every entry that was
 // present throughout.
 func TestScanDuringResize(t *testing.T) {
-	for round := 0; round < 20; round++ {
+	for round := 0; round < 6; round++ {
 		d := New[struct{}](0)
 		keep := 3000 + round*517
 		for i := 0; i < keep; i++ {
