@@ -91,7 +91,7 @@ func newLuaEnv(e *Engine, function bool) *luaEnv {
 	}
 	g := L.G.Global
 	s.globals = g
-	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "channel"} {
+	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "channel", "getfenv", "setfenv"} {
 		g.RawSetString(name, lua.LNil)
 	}
 	s.readonly = L.NewFunction(func(L *lua.LState) int {
@@ -187,7 +187,7 @@ func (s *luaEnv) real(t *lua.LTable) (*lua.LTable, bool) {
 func (s *luaEnv) writable(L *lua.LState, n int) *lua.LTable {
 	t := L.CheckTable(n)
 	if _, ok := s.proxies[t]; ok {
-		raise(L, msgReadonly)
+		readonlyError(L)
 	}
 	return t
 }
@@ -307,36 +307,13 @@ func (s *luaEnv) installBase() {
 		L.Push(L.ToStringMeta(v))
 		return 1
 	})
-	origGetfenv := g.RawGetString("getfenv").(*lua.LFunction)
-	set(g, "getfenv", func(L *lua.LState) int {
-		top := L.GetTop()
-		L.Push(origGetfenv)
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, 1)
-		if t, ok := L.Get(-1).(*lua.LTable); ok && t == s.globals {
-			L.Pop(1)
-			L.Push(s.env)
-		}
-		return 1
-	})
-	origSetfenv := g.RawGetString("setfenv").(*lua.LFunction)
-	set(g, "setfenv", func(L *lua.LState) int {
-		if n, ok := L.Get(1).(lua.LNumber); ok && n == 0 {
-			L.RaiseError("'setfenv' cannot change environment of given object")
-		}
-		if fn, ok := L.Get(1).(*lua.LFunction); ok && fn.IsG {
-			L.RaiseError("'setfenv' cannot change environment of given object")
-		}
-		L.Push(origSetfenv)
-		L.Push(L.Get(1))
-		L.Push(L.Get(2))
-		L.Call(2, 1)
-		return 1
-	})
 	set(g, "loadstring", func(L *lua.LState) int {
-		return s.loadChunk(L, L.CheckString(1), L.OptString(2, "=(load)"))
+		src := L.CheckString(1)
+		return s.loadChunk(L, src, L.OptString(2, src))
+	})
+	set(g, "gcinfo", func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
 	})
 	set(g, "load", func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
@@ -384,6 +361,9 @@ func (s *luaEnv) installBase() {
 			return callThrough(L, orig)
 		}))
 	}
+	g.RawGetString("math").(*lua.LTable).RawSetString("huge", lua.LNumber(math.Inf(1)))
+	str0 := g.RawGetString("string").(*lua.LTable)
+	str0.RawSetString("gfind", str0.RawGetString("gmatch"))
 	// string.dump gives a binary chunk, which loadstring refuses, as the
 	// server refuses to load bytecode.
 	str := g.RawGetString("string").(*lua.LTable)
@@ -412,9 +392,7 @@ func (s *luaEnv) loadChunk(L *lua.LState, src, name string) int {
 		L.Push(lua.LString("binary chunks are not allowed"))
 		return 2
 	}
-	if strings.HasPrefix(name, "=") || strings.HasPrefix(name, "@") {
-		name = name[1:]
-	}
+	name = chunkID(name)
 	fn, err := L.Load(strings.NewReader(src), name)
 	if err != nil {
 		L.Push(lua.LNil)
@@ -424,6 +402,26 @@ func (s *luaEnv) loadChunk(L *lua.LState, src, name string) int {
 	fn.Env = s.env
 	L.Push(fn)
 	return 1
+}
+
+// chunkID is the name Lua shows for a chunk: "=name" and "@name" lose
+// their first character, any other source text becomes [string "..."]
+// (its first line, shortened).
+func chunkID(name string) string {
+	if strings.HasPrefix(name, "=") || strings.HasPrefix(name, "@") {
+		return name[1:]
+	}
+	line, cut := name, false
+	if i := strings.IndexAny(line, "\r\n"); i >= 0 {
+		line, cut = line[:i], true
+	}
+	if len(line) > 45 {
+		line, cut = line[:45], true
+	}
+	if cut {
+		line += "..."
+	}
+	return "[string \"" + line + "\"]"
 }
 
 // nonexistentGlobal is the __index of the real globals.
@@ -441,22 +439,19 @@ func nonexistentGlobal(L *lua.LState) int {
 	return 0
 }
 
-// where is the position prefix of an error raised now: the innermost Lua
-// function's chunk name and current line, "user_script:3:".
+// where is the position prefix luaL_error gives: the chunk name and
+// current line of the function that called the running Go function
+// ("user_script:3:"), or "" when that caller is itself a Go function (a
+// library function called through pcall, say).
 func where(L *lua.LState) string {
-	for level := 0; level < 256; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			return ""
-		}
-		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
-			return ""
-		}
-		if dbg.What != "G" && dbg.CurrentLine > 0 {
-			return dbg.Source + ":" + strconv.Itoa(dbg.CurrentLine) + ":"
-		}
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return ""
 	}
-	return ""
+	if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.What == "G" || dbg.CurrentLine <= 0 {
+		return ""
+	}
+	return dbg.Source + ":" + strconv.Itoa(dbg.CurrentLine) + ":"
 }
 
 // raise raises a string error with the position of the calling Lua code,
@@ -466,6 +461,34 @@ func raise(L *lua.LState, msg string) {
 		msg = w + " " + msg
 	}
 	L.Error(lua.LString(msg), 0)
+}
+
+// raisef is raise with formatting, for the libraries.
+func raisef(L *lua.LState, format string, args ...any) {
+	raise(L, fmt.Sprintf(format, args...))
+}
+
+// argError is luaL_argerror: "bad argument #n to 'name' (msg)", the name
+// being the called field when a Lua function made the call, '?' else.
+func argError(L *lua.LState, n int, msg string) {
+	name := "?"
+	if dbg, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" {
+			if caller, ok := L.GetStack(1); ok {
+				if _, err := L.GetInfo("S", caller, lua.LNil); err == nil && caller.What != "G" {
+					name = dbg.Name
+				}
+			}
+		}
+	}
+	raisef(L, "bad argument #%d to '%s' (%s)", n, name, msg)
+}
+
+// readonlyError is the error of a write to a protected table made by a
+// library function (rawset, setmetatable, table.insert): like the
+// interpreter's own, it carries no position.
+func readonlyError(L *lua.LState) {
+	L.Error(lua.LString(msgReadonly), 0)
 }
 
 // formatNumber writes a Lua number as Lua 5.1's tostring does (%.14g).
@@ -480,6 +503,8 @@ func formatNumber(f float64) string {
 			return "-nan"
 		}
 		return "nan"
+	case f == 0 && math.Signbit(f):
+		return "-0"
 	case f == math.Trunc(f) && math.Abs(f) < 1e15:
 		return strconv.FormatInt(int64(f), 10)
 	}

@@ -1,0 +1,286 @@
+package scripting
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// probes are scripts whose replies must match the reference server byte
+// for byte. They use only commands the fake server implements the same way
+// (PING, ECHO, GET, SET, INCR) on keys no probe shares.
+var probes = []string{
+	"return 'hello'",
+	"return 100.5",
+	"return -100.9",
+	"return true",
+	"return false",
+	"return nil",
+	"return {ok='fine'}",
+	"return {ok='a\\r\\nb'}",
+	"return {err='ERR this is an error'}",
+	"return {err='no code'}",
+	"return {1,2,3,'ciao',{1,2}}",
+	"return {1,2,nil,4}",
+	"return {}",
+	"return _G",
+	"return {double=3.5}",
+	"return {big_number='123\\r\\n123'}",
+	"return {map={a=1}}",
+	"return {set={a=true}}",
+	"return {verbatim_string={format='txt', string='hi'}}",
+	"return redis.call('ping')",
+	"return redis.call('echo', 3.0)",
+	"return redis.call('echo', 0.1)",
+	"return redis.call('echo', 1e20)",
+	"return redis.call('echo', -1/0)",
+	"return redis.call('echo', 9007199254740991)",
+	"return redis.pcall('ping', 1, 2)",
+	"return redis.call('ping', 1, 2)",
+	"return redis.call()",
+	"return redis.call({})",
+	"return redis.pcall({})",
+	"return redis.call('nosuchcommand')",
+	"return redis.error_reply('MY_ERR_CODE custom msg')",
+	"return redis.error_reply('')",
+	"return redis.error_reply('-X y')",
+	"return redis.status_reply('MY_OK custom')",
+	"return redis.status_reply(1)",
+	"return redis.sha1hex('')",
+	"return redis.sha1hex(12)",
+	"return redis.sha1hex()",
+	"return redis.setresp(4)",
+	"return redis.setresp()",
+	"redis.setresp(3); return true",
+	"redis.setresp(3); return false",
+	"redis.setresp(3); return {double=0.1}",
+	"return redis.log(redis.LOG_DEBUG)",
+	"return redis.log(9, 'x')",
+	"return redis.log('x', 'x')",
+	"return redis.set_repl(9)",
+	"return redis.set_repl(redis.REPL_ALL)",
+	"return redis.breakpoint()",
+	"return redis.debug('x')",
+	"return redis.replicate_commands()",
+	"return redis.REDIS_VERSION",
+	"return redis.REDIS_VERSION_NUM",
+	"return a",
+	"a = 10",
+	"return 1 + {}",
+	"error('boom')",
+	"error('boom', 0)",
+	"error({err='X y'})",
+	"error({err='X y'}, 0)",
+	"local t = redis.pcall('nosuchcommand'); return t.err",
+	"local ok, e = pcall(redis.call, 'nosuchcommand'); return {tostring(ok), e}",
+	"local ok, e = pcall(error, {err='ERR tbl'}); return e",
+	"local status, res = pcall(function() return foo end); return res",
+	"return tostring(1e15)",
+	"return tostring(0.1)",
+	"return tostring(-0.0)",
+	"return tostring(1/3)",
+	"return tostring(2^53)",
+	"return tostring(math.huge)",
+	"math.randomseed(10); return tostring(math.random())",
+	"math.randomseed(10); return {math.random(10), math.random(5, 20)}",
+	"math.randomseed(-3); return tostring(math.random())",
+	"setmetatable(_G, {})",
+	"local g = getmetatable(_G); g.__index = {}",
+	"redis = function() return 1 end",
+	"_G = {}",
+	"redis.call = function() return 1 end",
+	"cjson.encode = function() return 1 end",
+	"cmsgpack.pack = function() return 1 end",
+	"bit.lshift = function() return 1 end",
+	"string.format = nil",
+	"rawset(_G, 'x', 1)",
+	"rawset(redis, 'x', 1)",
+	"table.insert(string, 1)",
+	"loadfile('some file')",
+	"dofile('some file')",
+	"print('some data')",
+	"return os",
+	"return io",
+	"return require",
+	"return package",
+	"return debug",
+	"return module",
+	"return type(loadstring)",
+	"return loadstring('return 1 + 1')()",
+	"return loadstring('x = 1')()",
+	"return 'hello' --trailing comment",
+	"local a = {}; setmetatable(a,{__index=function() foo() end}) return a",
+	"return {type(KEYS), #KEYS, type(ARGV), #ARGV}",
+	"KEYS[1] = 'x'; return KEYS[1]",
+	"return cjson.encode({})",
+	"return cjson.encode({1,2,3})",
+	"return cjson.encode({a=1})",
+	"return cjson.encode('a/b\"c\\\\d\\n\\1\\127')",
+	"return cjson.encode(0.1)",
+	"return cjson.encode(1e100)",
+	"return cjson.encode(123456789012345)",
+	"return cjson.encode(-2.5)",
+	"return cjson.encode({[1]='a',[3]='c'})",
+	"return cjson.encode({[1]='a',[30]='c'})",
+	"return cjson.encode(cjson.null)",
+	"return cjson.encode(true)",
+	"return {pcall(cjson.encode, {[true]=1})}",
+	"return {pcall(cjson.encode, 0/0)}",
+	"return {pcall(cjson.encode, print)}",
+	"return table.concat(cjson.decode('[0.0, -5e3, -1, 0.3e-3, 1023.2, 0e10]'), ' ')",
+	"local d = cjson.decode('{\"keya\": \"a\", \"keyb\": \"b\"}'); return {d.keya, d.keyb}",
+	"return tostring(cjson.decode('null') == cjson.null)",
+	"return cjson.decode('\"\\\\u00e9\\\\ud83d\\\\ude00\"')",
+	"return {pcall(cjson.decode, '[1,2')}",
+	"return {pcall(cjson.decode, '{1:2}')}",
+	"return {pcall(cjson.decode, '')}",
+	"return {pcall(cjson.decode, 'nope')}",
+	"return {pcall(cjson.decode, '[1] x')}",
+	"return cjson.decode('[1,[2,[3]]]')[2][2][1]",
+	"return cjson.encode_max_depth()",
+	"return {cjson.encode_sparse_array()}",
+	"local s = cmsgpack.pack(0.1); return s",
+	"return cmsgpack.pack(-1099511627776)",
+	"return cmsgpack.pack(1, -1, 200, -200, 70000, -70000, 5000000000, 1.5, 'abc', true, false)",
+	"return cmsgpack.pack({1,2,3}, {a=1}, {})",
+	"return cmsgpack.pack(string.rep('x', 40), string.rep('y', 300))",
+	"return {cmsgpack.unpack(cmsgpack.pack(1, 'two', {3}, {x=4}))}",
+	"return {cmsgpack.unpack_one(cmsgpack.pack(1, 2), 0)}",
+	"return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2, 0)}",
+	"return {pcall(cmsgpack.unpack, '\\205')}",
+	"return {pcall(cmsgpack.unpack, '\\193')}",
+	"local a = {x=nil,y=5}; local b = {x=a}; a['x'] = b; return cmsgpack.pack(a)",
+	"return {bit.tobit(1), bit.tobit(2^32+3), bit.tobit(-1), bit.tobit(0xffffffff)}",
+	"return {bit.band(1), bit.bxor(1,2), bit.bor(1,2,4,8,16,32,64,128)}",
+	"return {bit.bnot(0), bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-256, 4)}",
+	"return {bit.rol(0x12345678, 8), bit.ror(0x12345678, 8), bit.bswap(0x12345678)}",
+	"return {bit.tohex(255), bit.tohex(-1), bit.tohex(255, 2), bit.tohex(255, -4)}",
+	"return {bit.tobit(1.5), bit.tobit(2.5), bit.tobit(-1.5)}",
+	"return struct.pack('>I2', 258)",
+	"return struct.pack('<i4', -2)",
+	"return struct.pack('bBhHlL', -1, 255, -2, 65535, -3, 4)",
+	"return struct.pack('!4 b i4', 1, 2)",
+	"return struct.pack('s', 'abc')",
+	"return struct.pack('c5', 'abcdefg')",
+	"return struct.pack('c0', 'abcdefg')",
+	"return struct.pack('d', 1.5)",
+	"return struct.pack('>f', 1.5)",
+	"return {struct.unpack('>I2', '\\1\\2')}",
+	"return {struct.unpack('<i4', struct.pack('<i4', -2))}",
+	"return {struct.unpack('b s c2', '\\3abc\\0xyz')}",
+	"return {struct.unpack('B c0', '\\3abcdef')}",
+	"return {struct.unpack('d', struct.pack('d', 2.25))}",
+	"return {struct.unpack('i4', 'abc', 1)}",
+	"return {pcall(struct.unpack, 'i4', 'ab')}",
+	"return struct.size('bhi4d')",
+	"return struct.size('!8 b d')",
+	"return {pcall(struct.size, 's')}",
+	"return {pcall(struct.pack, 'q', 1)}",
+	"return string.format('%d %s %5.2f', 3, 'x', 1.5)",
+	"return string.rep('ab', 3)",
+	"return {string.byte('abc', 1, 3)}",
+	"return ('x'):upper()",
+	"return tostring(getmetatable('').__index == string)",
+	"getmetatable('').__index.upper = 1",
+	"return unpack({1,2,3})",
+	"return select('#', unpack({1,2,3}))",
+	"return {unpack({1,2,3})}",
+	"local t = {} ; for k, v in pairs(redis) do t[#t+1] = k end; return #t > 10",
+	"local n = 0; for k, v in pairs(_G) do n = n + 1 end; return n > 10",
+	"local f, s = pairs(_G); rawset(s, 'x', 1)",
+	"return rawget(_G, 'redis') == redis",
+	"return type(getfenv(0))",
+	"getfenv(0).x = 1",
+	"return coroutine.wrap(function() coroutine.yield(7) end)()",
+	"return #redis.sha1hex('x')",
+	"#!lua\nreturn 1",
+	"#!lua flags=no-writes\nreturn 1",
+	"#!lua flags=no-writes,allow-oom,allow-stale,no-cluster,allow-cross-slot-keys\nreturn 1",
+	"#!lua flags=\nreturn 1",
+	"#!not-lua\nreturn 1",
+	"#!lua badger=data\nreturn 1",
+	"#!lua flags=allow-oom,what?\nreturn 1",
+	"#!lua",
+	"#!lua \"unterminated\nreturn 1",
+	"#!lua\nreturn a",
+	"\nreturn a",
+	"local t = {}\nt.x = 1\nreturn t.x.y.z",
+	"local x = redis.call('get', '{probe}nokey'); return {type(x), tostring(x)}",
+	"redis.call('set', '{probe}k', 'v'); return redis.call('get', '{probe}k')",
+	"local r = redis.call('set', '{probe}k2', 'v'); return {type(r), r.ok}",
+	"redis.call('set', '{probe}n', '5'); return {type(redis.call('incr', '{probe}n')), redis.call('incr', '{probe}n')}",
+	"redis.call('set', '{probe}s', 'x'); return redis.pcall('incr', '{probe}s')",
+	"redis.call('set', '{probe}s', 'x'); return redis.call('incr', '{probe}s')",
+	"redis.call('set', '{probe}s', 'x'); local t = redis.pcall('incr', '{probe}s'); local n = 0; for k in pairs(t) do n = n + 1 end; return {t.err, n}",
+}
+
+// TestAgainstRedis compares every probe with a reference redis-server
+// given by SCRIPTING_REDIS_ADDR (host:port of a scratch instance; its
+// keys {probe}* are overwritten). Without it the test is skipped.
+func TestAgainstRedis(t *testing.T) {
+	addr := os.Getenv("SCRIPTING_REDIS_ADDR")
+	if addr == "" {
+		t.Skip("SCRIPTING_REDIS_ADDR not set")
+	}
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	e := New(Config{})
+	defer e.Close()
+	f := newFake(e)
+	mismatches := 0
+	for _, p := range probes {
+		cmd := "*3\r\n$4\r\nEVAL\r\n$" + strconv.Itoa(len(p)) + "\r\n" + p + "\r\n$1\r\n0\r\n"
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := conn.Write([]byte(cmd)); err != nil {
+			t.Fatal(err)
+		}
+		want, err := readRaw(rd)
+		if err != nil {
+			t.Fatalf("%q: %v", p, err)
+		}
+		got := evalReply(t, e, f, 2, p, nil, nil)
+		if got != want {
+			mismatches++
+			t.Errorf("%q\n got  %q\n want %q", p, got, want)
+		}
+	}
+	t.Logf("%d probes, %d mismatches", len(probes), mismatches)
+}
+
+// readRaw reads one complete RESP2 reply as raw bytes.
+func readRaw(rd *bufio.Reader) (string, error) {
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	out := line
+	switch line[0] {
+	case '$':
+		n, _ := strconv.Atoi(line[1 : len(line)-2])
+		if n >= 0 {
+			buf := make([]byte, n+2)
+			if _, err := io.ReadFull(rd, buf); err != nil {
+				return "", err
+			}
+			out += string(buf)
+		}
+	case '*':
+		n, _ := strconv.Atoi(line[1 : len(line)-2])
+		for i := 0; i < n; i++ {
+			s, err := readRaw(rd)
+			if err != nil {
+				return "", err
+			}
+			out += s
+		}
+	}
+	return out, nil
+}
