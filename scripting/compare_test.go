@@ -2,6 +2,11 @@ package scripting
 
 import (
 	"bufio"
+	"encoding/json"
+	"flag"
+	"strings"
+
+	"github.com/ruvio/ruvio/codec"
 	"io"
 	"net"
 	"os"
@@ -218,13 +223,167 @@ var probes = []string{
 	"redis.call('set', '{probe}s', 'x'); local t = redis.pcall('incr', '{probe}s'); local n = 0; for k in pairs(t) do n = n + 1 end; return {t.err, n}",
 }
 
-// TestAgainstRedis compares every probe with a reference redis-server
-// given by SCRIPTING_REDIS_ADDR (host:port of a scratch instance; its
-// keys {probe}* are overwritten). Without it the test is skipped.
-func TestAgainstRedis(t *testing.T) {
+// functionProbes are FUNCTION LOAD payloads, each followed by FCALL of
+// the function named after the first newline-separated word "call=" in
+// the probe key (empty: load only). The reference state is flushed first.
+var functionProbes = []struct{ payload, call string }{
+	{"#!lua name=lib1\nredis.register_function('f1', function(keys, args) return {keys[1], args[1]} end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1', callback=function() return redis.call('ping') end, flags={'no-writes'}}", "f1"},
+	{"#!lua name=lib1\nlocal function p() return 'x' end\nredis.register_function('f1', function() return p() end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function('f1', function() return a end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function('f1', function() redis.register_function('f2', function() end) end)", "f1"},
+	{"#!lua name=lib1\nlocal lib = redis\nredis.register_function('f1', function() lib.register_function('f2', function() end) end)", "f1"},
+	{"#!lua name=lib1\nlocal lib = redis\nredis.register_function('f1', function() lib.redis = redis end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function('f1', function() mt = getmetatable(_G) end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function('f1', function() return redis.REDIS_VERSION end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function('f1', function() return math.random(100) end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function('F1', function() return 1 end)", "f1"},
+	{"#!lua name=lib1\nredis.register_function()", ""},
+	{"#!lua name=lib1\nredis.register_function('f1')", ""},
+	{"#!lua name=lib1\nredis.register_function('f1', function() return 1 end, {}, 'd', 'x')", ""},
+	{"#!lua name=lib1\nredis.register_function(nil, function() return 1 end)", ""},
+	{"#!lua name=lib1\nredis.register_function('f1', 'not a function')", ""},
+	{"#!lua name=lib1\nredis.register_function('te-st', function() return 1 end)", ""},
+	{"#!lua name=lib1\nredis.register_function('', function() return 1 end)", ""},
+	{"#!lua name=lib1\nredis.register_function('f1', function() end)\nredis.register_function('f1', function() end)", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name=1, callback=function() end}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name={}, callback=function() end}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1', callback='x'}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1', callback=function() end, description={}}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1', callback=function() end, flags='no-writes'}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1', callback=function() end, flags={'bad'}}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1', callback=function() end, flags={1}}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1', callback=function() end, other=1}", ""},
+	{"#!lua name=lib1\nredis.register_function{callback=function() end}", ""},
+	{"#!lua name=lib1\nredis.register_function{function_name='f1'}", ""},
+	{"#!lua name=lib1\nreturn math.random()", ""},
+	{"#!lua name=lib1\nreturn redis.call('ping')", ""},
+	{"#!lua name=lib1\nreturn redis.setresp(3)", ""},
+	{"#!lua name=lib1\nredis.math.random()", ""},
+	{"#!lua name=lib1\nmt = getmetatable(_G)", ""},
+	{"#!lua name=lib1\na = 1", ""},
+	{"#!lua name=lib1\nreturn 1", ""},
+	{"#!lua name=lib1\nbad script", ""},
+	{"#!lua name=lib1\nlocal a = 1 while true do a = a + 1 end", ""},
+	{"#!lua name=lib1\nredis.log(redis.LOG_DEBUG, 'x') redis.register_function('f1', function() return 1 end)", "f1"},
+	{"#!lua name=bad-name\nredis.register_function('f1', function() end)", ""},
+	{"#!lua name=\"quoted\"\nredis.register_function('f1', function() end)", ""},
+	{"#! name=x\nredis.register_function('f1', function() end)", ""},
+	{"#!bad_engine name=x\nredis.register_function('f1', function() end)", ""},
+	{"#!LUA name=x\nredis.register_function('f1', function() end)", ""},
+	{"#!lua name=x foo=bar\nredis.register_function('f1', function() end)", ""},
+	{"#!lua\nredis.register_function('f1', function() end)", ""},
+	{"#!lua name=a name=b\nredis.register_function('f1', function() end)", ""},
+	{"no shebang", ""},
+	{"#!lua name=x", ""},
+}
+
+func respCommand(args ...string) string {
+	var b strings.Builder
+	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
+	for _, a := range args {
+		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
+	}
+	return b.String()
+}
+
+type golden struct {
+	Kind   string `json:"kind"` // eval, load or fcall
+	Script string `json:"script"`
+	Reply  string `json:"reply"` // strconv.Quote of the raw reply
+}
+
+const goldenPath = "testdata/reference_replies.json"
+
+var update = flag.Bool("update", false, "rewrite "+goldenPath+" from the server at SCRIPTING_REDIS_ADDR")
+
+// knownDifferences are probes whose text differs from the reference for a
+// documented reason: gopher-lua words its own runtime errors differently,
+// and chunks made by loadstring report their source differently.
+var knownDifferences = map[string]string{
+	"return 1 + {}":                         "gopher-lua's arithmetic error text",
+	"local t = {}\nt.x = 1\nreturn t.x.y.z": "gopher-lua's indexing error text",
+	"return loadstring('x = 1')()":          "source of a loadstring chunk in the error suffix",
+	"#!lua name=lib1\nredis.register_function('f1', function() redis.register_function('f2', function() end) end)": "gopher-lua's call error text",
+	"#!lua name=lib1\nbad script": "gopher-lua's parser words syntax errors differently",
+}
+
+// TestReferenceReplies runs every probe and compares the raw reply with
+// the reference server's, recorded in testdata by
+// "go test -run TestReferenceReplies -update" with SCRIPTING_REDIS_ADDR
+// pointing at a scratch redis-server 7.0.15 (its keys {probe}* and its
+// functions are overwritten).
+func TestReferenceReplies(t *testing.T) {
+	if *update {
+		recordGolden(t)
+	}
+	raw, err := os.ReadFile(goldenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []golden
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Config{})
+	defer e.Close()
+	f := newFake(e)
+	mismatches := 0
+	for _, g := range ourReplies(t, e, f) {
+		w := want[0]
+		want = want[1:]
+		if w.Reply, err = strconv.Unquote(w.Reply); err != nil {
+			t.Fatalf("golden reply of %q: %v", w.Script, err)
+		}
+		if w.Script != g.Script || w.Kind != g.Kind {
+			t.Fatalf("golden file out of date at %q; run with -update", g.Script)
+		}
+		if reason, ok := knownDifferences[g.Script]; ok {
+			t.Logf("known difference (%s): %q", reason, g.Script)
+			continue
+		}
+		if g.Reply != w.Reply {
+			mismatches++
+			t.Errorf("%s %q\n got  %q\n want %q", g.Kind, g.Script, g.Reply, w.Reply)
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("golden file has %d extra entries; run with -update", len(want))
+	}
+}
+
+// ourReplies runs the probes on the engine.
+func ourReplies(t *testing.T, e *Engine, f *fakeServer) []golden {
+	var out []golden
+	for _, p := range probes {
+		out = append(out, golden{"eval", p, evalReply(t, e, f, 2, p, nil, nil)})
+	}
+	for _, p := range functionProbes {
+		e.FlushLibraries()
+		w := codec.Writer{Proto: 2}
+		if name, err := e.LoadLibrary([]byte(p.payload), true); err != nil {
+			w.Error(err.Error())
+		} else {
+			w.BulkString(name)
+		}
+		out = append(out, golden{"load", p.payload, string(w.Buf)})
+		if p.call != "" {
+			w.Reset()
+			if fn, ok := e.Function(p.call); ok {
+				e.Fcall(&w, fn, &Invocation{Keys: bytesList([]string{"k"}), Args: bytesList([]string{"a"}), Call: f.call})
+			} else {
+				w.Error("ERR Function not found")
+			}
+			out = append(out, golden{"fcall", p.payload, string(w.Buf)})
+		}
+	}
+	return out
+}
+
+func recordGolden(t *testing.T) {
 	addr := os.Getenv("SCRIPTING_REDIS_ADDR")
 	if addr == "" {
-		t.Skip("SCRIPTING_REDIS_ADDR not set")
+		t.Fatal("-update needs SCRIPTING_REDIS_ADDR")
 	}
 	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
@@ -232,27 +391,39 @@ func TestAgainstRedis(t *testing.T) {
 	}
 	defer conn.Close()
 	rd := bufio.NewReader(conn)
-	e := New(Config{})
-	defer e.Close()
-	f := newFake(e)
-	mismatches := 0
-	for _, p := range probes {
-		cmd := "*3\r\n$4\r\nEVAL\r\n$" + strconv.Itoa(len(p)) + "\r\n" + p + "\r\n$1\r\n0\r\n"
+	do := func(args ...string) string {
 		conn.SetDeadline(time.Now().Add(5 * time.Second))
-		if _, err := conn.Write([]byte(cmd)); err != nil {
+		if _, err := conn.Write([]byte(respCommand(args...))); err != nil {
 			t.Fatal(err)
 		}
-		want, err := readRaw(rd)
+		r, err := readRaw(rd)
 		if err != nil {
-			t.Fatalf("%q: %v", p, err)
+			t.Fatalf("%q: %v", args, err)
 		}
-		got := evalReply(t, e, f, 2, p, nil, nil)
-		if got != want {
-			mismatches++
-			t.Errorf("%q\n got  %q\n want %q", p, got, want)
+		return r
+	}
+	var out []golden
+	for _, p := range probes {
+		out = append(out, golden{"eval", p, do("EVAL", p, "0")})
+	}
+	for _, p := range functionProbes {
+		do("FUNCTION", "FLUSH")
+		out = append(out, golden{"load", p.payload, do("FUNCTION", "LOAD", "REPLACE", p.payload)})
+		if p.call != "" {
+			out = append(out, golden{"fcall", p.payload, do("FCALL", p.call, "1", "k", "a")})
 		}
 	}
-	t.Logf("%d probes, %d mismatches", len(probes), mismatches)
+	do("FUNCTION", "FLUSH")
+	for i := range out {
+		out[i].Reply = strconv.Quote(out[i].Reply)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goldenPath, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // readRaw reads one complete RESP2 reply as raw bytes.

@@ -18,16 +18,16 @@ import (
 // settings. Settings belong to the Lua state, as in the server.
 
 type cjsonConfig struct {
-	encodeMaxDepth      int
-	decodeMaxDepth      int
-	encodeInvalidNums   bool
-	decodeInvalidNums   bool
-	encodeKeepBuffer    bool
-	encodePrecision     int
-	sparseConvert       bool
-	sparseRatio         int
-	sparseSafe          int
-	null                *lua.LUserData
+	encodeMaxDepth    int
+	decodeMaxDepth    int
+	encodeInvalidNums bool
+	decodeInvalidNums bool
+	encodeKeepBuffer  bool
+	encodePrecision   int
+	sparseConvert     bool
+	sparseRatio       int
+	sparseSafe        int
+	null              *lua.LUserData
 }
 
 func openCjson(L *lua.LState) *lua.LTable {

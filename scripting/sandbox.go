@@ -3,6 +3,7 @@ package scripting
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -546,14 +547,23 @@ func appendArgNumber(dst []byte, f float64) []byte {
 	return append(dst, cFormatG(f, 17)...)
 }
 
+var gopherSyntax = regexp.MustCompile(`^(.*) line:(\d+)\(column:\d+\) (near '.*'):\s*(.*)$`)
+
 // compileMessage turns a gopher-lua compile error into the one-line text
-// the server shows after "Error compiling script (new function): ".
+// shown after "Error compiling script (new function): ", in the form
+// "user_script:<line>: <problem> near '<token>'".
 func compileMessage(err error) string {
+	msg := err.Error()
 	if ae, ok := err.(*lua.ApiError); ok {
 		if ae.Cause != nil {
-			return strings.TrimSpace(ae.Cause.Error())
+			msg = ae.Cause.Error()
+		} else {
+			msg = lua.LVAsString(ae.Object)
 		}
-		return strings.TrimSpace(lua.LVAsString(ae.Object))
 	}
-	return strings.TrimSpace(err.Error())
+	msg = strings.TrimSpace(msg)
+	if m := gopherSyntax.FindStringSubmatch(msg); m != nil {
+		return m[1] + ":" + m[2] + ": " + m[4] + " " + m[3]
+	}
+	return strings.Join(strings.Fields(msg), " ")
 }
