@@ -213,7 +213,7 @@ func parseDouble(s string) (float64, bool) {
 // resp is the script's protocol version, which decides how booleans go
 // out; w turns RESP3 types into RESP2 ones for a RESP2 caller.
 func writeReply(w ReplyWriter, env *luaEnv, v lua.LValue, resp, depth int) {
-	if depth > maxReplyDepth {
+	if depth >= maxReplyDepth {
 		w.Error("ERR reached lua stack limit")
 		return
 	}

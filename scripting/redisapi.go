@@ -141,7 +141,7 @@ func (e *Engine) redisCall(L *lua.LState, raiseErr bool) int {
 	e.reply = run.inv.Call(args, run.resp, e.reply[:0])
 	v, _, err := parseReply(L, e.reply, 0, 0)
 	if err != nil {
-		v = errorTable(L, "ERR "+err.Error())
+		v = errorTable(L, err.Error())
 	}
 	if t, ok := v.(*lua.LTable); ok && len(e.reply) > 0 && (e.reply[0] == '-' || err != nil) {
 		t.RawSetString("ignore_error_stats_update", lua.LTrue)
