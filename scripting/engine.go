@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"strconv"
@@ -93,7 +94,9 @@ type Engine struct {
 	libs  map[string]*Library
 	funcs map[string]*Function
 
-	run     *runState // the invocation in progress, nil when idle
+	run     *runState // the invocation in progress (&runBuf), nil when idle
+	runBuf  runState
+	killCtx context.Context // killContext{&mon}, boxed once
 	loading *Library  // the library being loaded, nil otherwise
 
 	// Scratch reused by every redis.call.
@@ -122,6 +125,7 @@ func New(cfg Config) *Engine {
 		libs:    make(map[string]*Library),
 		funcs:   make(map[string]*Function),
 	}
+	e.killCtx = killContext{&e.mon}
 	e.eval = newLuaEnv(e, false)
 	return e
 }
@@ -180,6 +184,10 @@ func (e *Engine) Load(body []byte) (*Script, error) {
 		return nil, errorf("ERR Error compiling script (new function): %s", compileMessage(err))
 	}
 	fn.Env = e.eval.env
+	// The main chunk is a vararg function; without this flag gopher-lua
+	// builds the Lua 5.0 "arg" table on every call, which no chunk can
+	// name (it is not a local of a main chunk).
+	fn.Proto.IsVarArg &^= lua.VarArgNeedsArg
 	s := &Script{SHA: sha, Body: append([]byte(nil), body...), Flags: flags, fn: fn, env: e.eval}
 	e.scripts[sha] = s
 	e.scriptsMem += int64(len(sha) + len(body))
@@ -247,10 +255,11 @@ func (e *Engine) Eval(w ReplyWriter, s *Script, inv *Invocation) {
 // arguments) under the monitor and writes the outcome.
 func (e *Engine) invoke(w ReplyWriter, env *luaEnv, nargs int, eval bool, name string, inv *Invocation) {
 	L := env.L
-	run := runState{inv: inv, resp: 2, eval: eval, name: name}
-	e.run = &run
+	e.runBuf = runState{inv: inv, resp: 2, eval: eval, name: name}
+	run := &e.runBuf
+	e.run = run
 	e.mon.begin(eval, name)
-	L.SetContext(killContext{&e.mon})
+	L.SetContext(e.killCtx)
 	err := L.PCall(nargs, 1, env.errHandler)
 	L.RemoveContext()
 	e.mon.end()
