@@ -65,7 +65,7 @@ func TestReplyToLua(t *testing.T) {
 // TestLuaToReply covers every conversion of a script's result.
 func TestLuaToReply(t *testing.T) {
 	cases := []struct {
-		script     string
+		script      string
 		resp2, got3 string // caller RESP2 and RESP3
 	}{
 		{"return 'hello world'", "$11\r\nhello world\r\n", "$11\r\nhello world\r\n"},

@@ -97,7 +97,7 @@ type Engine struct {
 	run     *runState // the invocation in progress (&runBuf), nil when idle
 	runBuf  runState
 	killCtx context.Context // killContext{&mon}, boxed once
-	loading *Library  // the library being loaded, nil otherwise
+	loading *Library        // the library being loaded, nil otherwise
 
 	// Scratch reused by every redis.call.
 	argBuf  []byte
