@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -29,6 +30,12 @@ type Config struct {
 	// redis.REDIS_VERSION_NUM (0x00MMmmpp).
 	Version    string
 	VersionNum int
+	// Interrupt, when set, is called on the engine's goroutine every
+	// InterruptEvery Lua instructions of a running script or function,
+	// with the time it has run so far: the place to notice the busy
+	// threshold, serve other clients (who must not use this engine) and
+	// process SCRIPT KILL, which may call Monitor().Kill right there.
+	Interrupt func(elapsed time.Duration)
 }
 
 // DefaultVersion is the version scripts see when Config leaves it empty.
@@ -126,6 +133,7 @@ func New(cfg Config) *Engine {
 		funcs:   make(map[string]*Function),
 	}
 	e.killCtx = killContext{&e.mon}
+	e.mon.interrupt = cfg.Interrupt
 	e.eval = newLuaEnv(e, false)
 	return e
 }

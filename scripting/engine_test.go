@@ -368,3 +368,34 @@ func TestErrorsAreTyped(t *testing.T) {
 		t.Fatalf("%T %v", err, err)
 	}
 }
+
+// TestInterruptHook kills a busy script from the engine's own goroutine,
+// through the hook, once it has run a while: the reference server's way.
+func TestInterruptHook(t *testing.T) {
+	var e *Engine
+	calls := 0
+	var last time.Duration
+	e = New(Config{Interrupt: func(elapsed time.Duration) {
+		calls++
+		if elapsed < last {
+			t.Errorf("elapsed went back: %v after %v", elapsed, last)
+		}
+		last = elapsed
+		if calls == 3 {
+			if err := e.Monitor().Kill(true); err != nil {
+				t.Errorf("kill from the hook: %v", err)
+			}
+		}
+	}})
+	defer e.Close()
+	got := evalReply(t, e, nil, 2, "local n = 0 while true do n = n + 1 end", nil, nil)
+	if calls < 3 || !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL...") {
+		t.Fatalf("%d hook calls, reply %q", calls, got)
+	}
+	// A short script never reaches the hook.
+	calls = 0
+	evalReply(t, e, nil, 2, "return 1", nil, nil)
+	if calls != 0 {
+		t.Fatalf("hook ran %d times for a short script", calls)
+	}
+}

@@ -26,7 +26,18 @@ type Monitor struct {
 	// done is closed by Kill. The owner goroutine replaces it between runs
 	// (only after a kill), so the interpreter reads it without the lock.
 	done chan struct{}
+
+	// Owned by the engine's goroutine, never read elsewhere: the
+	// interrupt hook, the instruction count since it last ran and the
+	// start of the run as seen by the hook.
+	interrupt func(elapsed time.Duration)
+	ticks     int
+	ownStart  time.Time
 }
+
+// InterruptEvery is how many Lua instructions run between two calls of
+// Config.Interrupt, the count the reference server's hook uses.
+const InterruptEvery = 100000
 
 // RunInfo describes the script an engine is running.
 type RunInfo struct {
@@ -79,6 +90,7 @@ func (m *Monitor) begin(eval bool, name string) {
 	}
 	m.running, m.eval, m.name, m.start = true, eval, name, time.Now()
 	m.written, m.killed = false, false
+	m.ownStart, m.ticks = m.start, 0
 	m.mu.Unlock()
 }
 
@@ -113,7 +125,20 @@ func (killedError) Error() string { return "Script killed by user with SCRIPT KI
 type killContext struct{ m *Monitor }
 
 func (c killContext) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c killContext) Done() <-chan struct{}       { return c.m.done }
+
+// Done is called by the interpreter before every instruction, on the
+// engine's goroutine: it doubles as the instruction-count hook.
+func (c killContext) Done() <-chan struct{} {
+	m := c.m
+	if m.interrupt != nil {
+		m.ticks++
+		if m.ticks >= InterruptEvery {
+			m.ticks = 0
+			m.interrupt(time.Since(m.ownStart))
+		}
+	}
+	return m.done
+}
 func (c killContext) Value(any) any               { return nil }
 func (c killContext) Err() error {
 	select {
