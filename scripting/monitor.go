@@ -139,7 +139,7 @@ func (c killContext) Done() <-chan struct{} {
 	}
 	return m.done
 }
-func (c killContext) Value(any) any               { return nil }
+func (c killContext) Value(any) any { return nil }
 func (c killContext) Err() error {
 	select {
 	case <-c.m.done:
