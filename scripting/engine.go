@@ -326,7 +326,7 @@ func (s *luaEnv) handleError(L *lua.LState) int {
 	}
 	if t == nil {
 		t = L.CreateTable(0, 3)
-		t.RawSetString("err", lua.LString("ERR "+luaToString(v)))
+		t.RawSetString("err", lua.LString("ERR "+luaMessage(luaToString(v))))
 	}
 	for level := 0; level < 256; level++ {
 		dbg, ok := L.GetStack(level)

@@ -114,7 +114,7 @@ func (e *Engine) runLibrary(md LibraryMeta, payload []byte) (*Library, error) {
 	if err != nil {
 		msg := err.Error()
 		if ae, ok := err.(*lua.ApiError); ok {
-			msg = "ERR " + lua.LVAsString(ae.Object)
+			msg = "ERR " + luaMessage(lua.LVAsString(ae.Object))
 			if t, ok := ae.Object.(*lua.LTable); ok {
 				msg = "ERR unknown error"
 				if m, ok := t.RawGetString("err").(lua.LString); ok {

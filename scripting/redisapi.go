@@ -74,6 +74,8 @@ func luaPcall(L *lua.LState) int {
 			if s, ok := t.RawGetString("err").(lua.LString); ok {
 				obj = s
 			}
+		} else if s, ok := obj.(lua.LString); ok {
+			obj = lua.LString(luaMessage(string(s)))
 		}
 		L.SetTop(top)
 		L.Push(lua.LFalse)

@@ -567,3 +567,42 @@ func compileMessage(err error) string {
 	}
 	return strings.Join(strings.Fields(msg), " ")
 }
+
+var (
+	gopherArith  = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)$`)
+	gopherConcat = regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)$`)
+	gopherIndex  = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'$`)
+)
+
+// luaMessage rewrites the interpreter's own runtime error texts into the
+// wording of the reference Lua where the meaning is the same: arithmetic
+// and concatenation name the first operand of the wrong type, indexing
+// names the type indexed. Variable names, which gopher-lua does not
+// track, are left out, as the reference does for temporaries.
+func luaMessage(msg string) string {
+	if !strings.Contains(msg, "cannot perform") && !strings.Contains(msg, "non-table object") {
+		return msg
+	}
+	if m := gopherArith.FindStringSubmatchIndex(msg); m != nil {
+		// A string operand is fine when it is numeric: "x" + 1 blames the
+		// string, "5" + nil (more likely than "x" + nil) the nil.
+		a, b := msg[m[2]:m[3]], msg[m[4]:m[5]]
+		bad := a
+		if a == "number" || (a == "string" && b != "number" && b != "string") {
+			bad = b
+		}
+		return msg[:m[0]] + "attempt to perform arithmetic on a " + bad + " value"
+	}
+	if m := gopherConcat.FindStringSubmatchIndex(msg); m != nil {
+		a, b := msg[m[2]:m[3]], msg[m[4]:m[5]]
+		bad := a
+		if a == "number" || a == "string" {
+			bad = b
+		}
+		return msg[:m[0]] + "attempt to concatenate a " + bad + " value"
+	}
+	if m := gopherIndex.FindStringSubmatchIndex(msg); m != nil {
+		return msg[:m[0]] + "attempt to index a " + msg[m[2]:m[3]] + " value"
+	}
+	return msg
+}
