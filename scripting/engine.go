@@ -291,6 +291,10 @@ func (e *Engine) errorReply(err error, name string) string {
 		if ok {
 			msg = lua.LVAsString(ae.Object)
 		}
+		if strings.Contains(msg, "callstack overflow") || strings.Contains(msg, "registry overflow") {
+			// The message handler cannot run on a full stack.
+			return "ERR stack overflow script: " + name
+		}
 		if len(msg) > 100 {
 			msg = msg[:100]
 		}

@@ -399,3 +399,28 @@ func TestInterruptHook(t *testing.T) {
 		t.Fatalf("hook ran %d times for a short script", calls)
 	}
 }
+
+// TestResourceLimits: deep recursion and huge strings fail the script,
+// not the process, and the engine keeps working.
+func TestResourceLimits(t *testing.T) {
+	e := New(Config{})
+	defer e.Close()
+	for body, want := range map[string]string{
+		"local function f(n) return f(n + 1) + 1 end return f(1)": "-ERR stack overflow script: ",
+		"return string.rep('x', 2^40)":                            "-ERR not enough memory script: ",
+		"return ('xy'):rep(2^30)":                                 "-ERR not enough memory script: ",
+	} {
+		if got := evalReply(t, e, nil, 2, body, nil, nil); !strings.HasPrefix(got, want) {
+			t.Errorf("%q: %q", body, got)
+		}
+		if got := evalReply(t, e, nil, 2, "local function f(n) if n == 0 then return 0 end return f(n - 1) + 1 end return f(5000)", nil, nil); got != ":5000\r\n" {
+			t.Fatalf("after %q: %q", body, got)
+		}
+	}
+	// A command with thousands of arguments (unpack of 7999 values).
+	f := newFake(e)
+	got := evalReply(t, e, f, 2, "local a = {} for i = 1, 7999 do a[i] = i end return #redis.call('args', unpack(a))", nil, nil)
+	if got != ":7999\r\n" {
+		t.Fatalf("many args: %q", got)
+	}
+}

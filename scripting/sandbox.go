@@ -27,6 +27,10 @@ import (
 // proxies. The length operator on a proxy gives 0: no library table has an
 // array part, so nothing real depends on it.
 
+// MaxStringLen bounds the strings string.rep may build (512 MiB, the
+// largest bulk string a client may send).
+const MaxStringLen = 512 << 20
+
 const (
 	msgReadonly    = "Attempt to modify a readonly table"
 	msgNonexistent = "Script attempted to access nonexistent global variable '%s'"
@@ -59,7 +63,7 @@ type luaEnv struct {
 func newLuaEnv(e *Engine, function bool) *luaEnv {
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
-		CallStackSize:       lua.CallStackSize,
+		CallStackSize:       20000, // the reference's LUAI_MAXCALLS
 		RegistrySize:        1024,
 		RegistryMaxSize:     1024 * 1024,
 		RegistryGrowStep:    1024,
@@ -92,6 +96,8 @@ func newLuaEnv(e *Engine, function bool) *luaEnv {
 	}
 	g := L.G.Global
 	s.globals = g
+	g.RawSetString("_GOPHER_LUA_VERSION", lua.LNil)
+	g.RawGetString("string").(*lua.LTable).RawSetString("__index", lua.LNil)
 	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require", "newproxy", "channel", "getfenv", "setfenv"} {
 		g.RawSetString(name, lua.LNil)
 	}
@@ -114,6 +120,11 @@ func newLuaEnv(e *Engine, function bool) *luaEnv {
 	math.RawSetString("randomseed", L.NewFunction(e.luaRandomseed))
 
 	s.errHandler = L.NewFunction(s.handleError)
+	if !function {
+		// EVAL scripts can see the message handler as a global, as in the
+		// reference server.
+		g.RawSetString("__redis__err__handler", s.errHandler)
+	}
 
 	// Lock everything: reading an unknown global fails, every library
 	// table is shown through a proxy, and the globals' own proxy becomes
@@ -136,11 +147,13 @@ func newLuaEnv(e *Engine, function bool) *luaEnv {
 	L.G.Global = s.env
 	L.Env = s.env
 
-	// The string metatable is reachable with getmetatable(""): its
-	// __index must be the protected string table, not the real one.
-	if smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
-		smt.RawSetString("__index", g.RawGetString("string"))
-	}
+	// gopher-lua makes the string library its own metatable for strings;
+	// give strings a metatable of their own whose __index is the
+	// protected string table, so getmetatable("") reaches nothing
+	// writable and the library has no __index entry.
+	smt := L.CreateTable(0, 1)
+	smt.RawSetString("__index", g.RawGetString("string"))
+	L.SetMetatable(lua.LString(""), smt)
 
 	if function {
 		s.libGlobals = e.libraryGlobals(s)
@@ -312,6 +325,23 @@ func (s *luaEnv) installBase() {
 		src := L.CheckString(1)
 		return s.loadChunk(L, src, L.OptString(2, src))
 	})
+	origTonumber := g.RawGetString("tonumber").(*lua.LFunction)
+	set(g, "tonumber", func(L *lua.LState) int {
+		if str, ok := L.Get(1).(lua.LString); ok && (L.GetTop() < 2 || L.Get(2) == lua.LNil || L.Get(2) == lua.LNumber(10)) {
+			if f, err := strconvParseLuaNumber(string(str)); err == nil {
+				L.Push(lua.LNumber(f))
+			} else {
+				L.Push(lua.LNil)
+			}
+			return 1
+		}
+		return callThrough(L, origTonumber)
+	})
+	set(g, "collectgarbage", func(L *lua.LState) int {
+		// Memory is the Go collector's business; report nothing in use.
+		L.Push(lua.LNumber(0))
+		return 1
+	})
 	set(g, "gcinfo", func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1
@@ -340,7 +370,7 @@ func (s *luaEnv) installBase() {
 	})
 
 	tbl := g.RawGetString("table").(*lua.LTable)
-	for _, name := range []string{"insert", "remove", "sort", "setn"} {
+	for _, name := range []string{"insert", "remove", "sort"} {
 		orig, ok := tbl.RawGetString(name).(*lua.LFunction)
 		if !ok {
 			continue
@@ -350,6 +380,42 @@ func (s *luaEnv) installBase() {
 			return callThrough(L, orig)
 		}))
 	}
+	// Lua 5.1's deprecated table functions, which the reference still has.
+	set(tbl, "foreach", func(L *lua.LState) int {
+		t, _ := s.real(L.CheckTable(1))
+		fn := L.CheckFunction(2)
+		for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+			L.Push(fn)
+			L.Push(k)
+			L.Push(v)
+			L.Call(2, 1)
+			if r := L.Get(-1); r != lua.LNil {
+				return 1
+			}
+			L.Pop(1)
+		}
+		return 0
+	})
+	set(tbl, "foreachi", func(L *lua.LState) int {
+		t, _ := s.real(L.CheckTable(1))
+		fn := L.CheckFunction(2)
+		for i := 1; i <= t.Len(); i++ {
+			L.Push(fn)
+			L.Push(lua.LNumber(i))
+			L.Push(t.RawGetInt(i))
+			L.Call(2, 1)
+			if r := L.Get(-1); r != lua.LNil {
+				return 1
+			}
+			L.Pop(1)
+		}
+		return 0
+	})
+	set(tbl, "setn", func(L *lua.LState) int {
+		L.CheckTable(1)
+		raise(L, "'setn' is obsolete")
+		return 0
+	})
 	for _, name := range []string{"concat", "getn", "maxn"} {
 		orig, ok := tbl.RawGetString(name).(*lua.LFunction)
 		if !ok {
@@ -363,6 +429,19 @@ func (s *luaEnv) installBase() {
 		}))
 	}
 	g.RawGetString("math").(*lua.LTable).RawSetString("huge", lua.LNumber(math.Inf(1)))
+	// string.rep is the one-call way to ask for gigabytes; past
+	// MaxStringLen it fails as Lua does when memory runs out, instead of
+	// taking the process down.
+	strTbl := g.RawGetString("string").(*lua.LTable)
+	origRep := strTbl.RawGetString("rep").(*lua.LFunction)
+	strTbl.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
+		str := L.CheckString(1)
+		n := L.CheckInt(2)
+		if n > 0 && len(str) > 0 && int64(len(str))*int64(n) > MaxStringLen {
+			L.Error(lua.LString("not enough memory"), 0)
+		}
+		return callThrough(L, origRep)
+	}))
 	str0 := g.RawGetString("string").(*lua.LTable)
 	str0.RawSetString("gfind", str0.RawGetString("gmatch"))
 	// string.dump gives a binary chunk, which loadstring refuses, as the
