@@ -264,6 +264,34 @@ var probes = []string{
 	"redis.call('set', '{probe}s', 'x'); local t = redis.pcall('incr', '{probe}s'); local n = 0; for k in pairs(t) do n = n + 1 end; return {t.err, n}",
 }
 
+// resp3Probes run for a caller that said HELLO 3.
+var resp3Probes = []string{
+	"return true",
+	"return false",
+	"return nil",
+	"return {1, 2, {3}}",
+	"return {ok='fine'}",
+	"return {err='ERR bad'}",
+	"return {double=3.5}",
+	"return {double=0.1}",
+	"return {double=1/0}",
+	"return {big_number='12345678901234567890'}",
+	"return {verbatim_string={format='txt', string='hello'}}",
+	"return {map={a=1}}",
+	"return {set={a=true}}",
+	"redis.setresp(3); return true",
+	"redis.setresp(3); return false",
+	"redis.setresp(3); return nil",
+	"redis.setresp(3); return {map={x={1, 2}}}",
+	"redis.setresp(3); return redis.call('ping')",
+	"redis.setresp(3); return redis.call('get', '{probe}missing')",
+	"redis.setresp(3); local r = redis.call('get', '{probe}missing'); return type(r)",
+	"redis.setresp(2); local r = redis.call('get', '{probe}missing'); return type(r)",
+	"return redis.call('get', '{probe}missing')",
+	"return redis.pcall('nosuchcommand')",
+	"return a",
+}
+
 // functionProbes are FUNCTION LOAD payloads, each followed by FCALL of
 // the function named after the first newline-separated word "call=" in
 // the probe key (empty: load only). The reference state is flushed first.
@@ -402,6 +430,9 @@ func ourReplies(t *testing.T, e *Engine, f *fakeServer) []golden {
 	for _, p := range probes {
 		out = append(out, golden{"eval", p, evalReply(t, e, f, 2, p, nil, nil)})
 	}
+	for _, p := range resp3Probes {
+		out = append(out, golden{"eval3", p, evalReply(t, e, f, 3, p, nil, nil)})
+	}
 	for _, p := range functionProbes {
 		e.FlushLibraries()
 		w := codec.Writer{Proto: 2}
@@ -450,6 +481,11 @@ func recordGolden(t *testing.T) {
 	for _, p := range probes {
 		out = append(out, golden{"eval", p, do("EVAL", p, "0")})
 	}
+	do("HELLO", "3")
+	for _, p := range resp3Probes {
+		out = append(out, golden{"eval3", p, do("EVAL", p, "0")})
+	}
+	do("HELLO", "2")
 	for _, p := range functionProbes {
 		do("FUNCTION", "FLUSH")
 		out = append(out, golden{"load", p.payload, do("FUNCTION", "LOAD", "REPLACE", p.payload)})
@@ -470,16 +506,17 @@ func recordGolden(t *testing.T) {
 	}
 }
 
-// readRaw reads one complete RESP2 reply as raw bytes.
+// readRaw reads one complete RESP2 or RESP3 reply as raw bytes.
 func readRaw(rd *bufio.Reader) (string, error) {
 	line, err := rd.ReadString('\n')
 	if err != nil {
 		return "", err
 	}
 	out := line
+	n, _ := strconv.Atoi(line[1 : len(line)-2])
+	elems := 0
 	switch line[0] {
-	case '$':
-		n, _ := strconv.Atoi(line[1 : len(line)-2])
+	case '$', '=', '!':
 		if n >= 0 {
 			buf := make([]byte, n+2)
 			if _, err := io.ReadFull(rd, buf); err != nil {
@@ -487,15 +524,19 @@ func readRaw(rd *bufio.Reader) (string, error) {
 			}
 			out += string(buf)
 		}
-	case '*':
-		n, _ := strconv.Atoi(line[1 : len(line)-2])
-		for i := 0; i < n; i++ {
-			s, err := readRaw(rd)
-			if err != nil {
-				return "", err
-			}
-			out += s
+	case '*', '~', '>':
+		elems = n
+	case '%':
+		elems = 2 * n
+	case '|':
+		elems = 2*n + 1
+	}
+	for i := 0; i < elems; i++ {
+		s, err := readRaw(rd)
+		if err != nil {
+			return "", err
 		}
+		out += s
 	}
 	return out, nil
 }
