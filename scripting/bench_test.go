@@ -71,3 +71,18 @@ func BenchmarkFcallIncr(b *testing.B) {
 		e.Fcall(&w, f, inv)
 	}
 }
+
+// BenchmarkEvalLoop is a CPU-bound script (10000 loop iterations), which
+// shows the per-instruction cost of the kill / interrupt check.
+func BenchmarkEvalLoop(b *testing.B) {
+	benchScript(b, "local n = 0 for i = 1, 10000 do n = n + i end return n")
+}
+
+// BenchmarkNew is the cost of an engine (one per shard) with its EVAL
+// state.
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		New(Config{}).Close()
+	}
+}

@@ -253,8 +253,8 @@ func TestLibraries(t *testing.T) {
 	if _, err := e.LoadLibrary([]byte("#!lua name=lib2\nredis.register_function('F1', function() return 1 end)"), false); err == nil || err.Error() != "ERR Function F1 already exists" {
 		t.Fatalf("collision: %v", err)
 	}
-	if libs, fns := e.LibraryStats(); libs != 1 || fns != 2 {
-		t.Fatalf("stats %d %d", libs, fns)
+	if libs, fns, bytes := e.LibraryStats(); libs != 1 || fns != 2 || bytes != int64(len("lib1")+len(lib)+len("f1")+len("f2")+len("desc")) {
+		t.Fatalf("stats %d %d %d", libs, fns, bytes)
 	}
 	if _, err := e.LoadLibrary([]byte("#!lua name=lib2\nredis.register_function('f3', function() return 3 end)"), false); err != nil {
 		t.Fatal(err)

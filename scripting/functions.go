@@ -184,9 +184,16 @@ func (e *Engine) Libraries() []*Library {
 	return out
 }
 
-// LibraryStats counts libraries and functions (FUNCTION STATS).
-func (e *Engine) LibraryStats() (libraries, functions int) {
-	return len(e.libs), len(e.funcs)
+// LibraryStats counts libraries and functions (FUNCTION STATS) and the
+// bytes of their code and names (used_memory_functions).
+func (e *Engine) LibraryStats() (libraries, functions int, bytes int64) {
+	for _, l := range e.libs {
+		bytes += int64(len(l.Name) + len(l.Code))
+		for _, f := range l.Functions {
+			bytes += int64(len(f.Name) + len(f.Description))
+		}
+	}
+	return len(e.libs), len(e.funcs), bytes
 }
 
 // Fcall runs a function (FCALL, FCALL_RO) with KEYS and ARGV as its two
