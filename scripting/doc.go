@@ -37,8 +37,12 @@
 // busy-reply-threshold), and Kill implements SCRIPT KILL / FUNCTION KILL
 // with the reference replies (NOTBUSY, UNKILLABLE, BUSY). A kill closes the
 // channel of the Lua state's context, which the interpreter polls before
-// every instruction, so even pcall loops stop. FUNCTION LOAD runs a
-// library's top level under LoadTimeout.
+// every instruction, so even pcall loops stop. Config.Interrupt is the
+// same-goroutine alternative, the reference server's count hook: it runs
+// every InterruptEvery instructions with the elapsed time, and may serve
+// other clients (BUSY) or kill the script. FUNCTION LOAD runs a library's
+// top level under LoadTimeout. A panic in the command callback fails the
+// script ("Error running command from script") and is logged.
 //
 // # Sandbox
 //

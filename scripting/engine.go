@@ -295,8 +295,6 @@ func (e *Engine) errorReply(err error, name string) string {
 			// The message handler cannot run on a full stack.
 			return "ERR stack overflow script: " + name
 		}
-		// A Go panic, most likely in the command callback: the script
-		// fails and the panic is logged rather than lost.
 		e.log(LogWarning, "panic while running script "+name+": "+msg)
 		if len(msg) > 100 {
 			msg = msg[:100]

@@ -424,3 +424,23 @@ func TestResourceLimits(t *testing.T) {
 		t.Fatalf("many args: %q", got)
 	}
 }
+
+// TestCallbackPanic: a panic in the command callback fails the script
+// with an error reply, is logged, and leaves the engine usable.
+func TestCallbackPanic(t *testing.T) {
+	var logged []string
+	e := New(Config{Log: func(level int, msg string) { logged = append(logged, msg) }})
+	defer e.Close()
+	s, _ := e.Load([]byte("return redis.call('boom')"))
+	w := codec.Writer{}
+	e.Eval(&w, s, &Invocation{Call: func([][]byte, int, []byte) []byte { panic("callback bug") }})
+	if string(w.Buf) != "-ERR Error running command from script script: "+s.SHA+", on @user_script:1.\r\n" || len(logged) != 1 || !strings.Contains(logged[0], "callback bug") {
+		t.Fatalf("reply %q, log %q", w.Buf, logged)
+	}
+	if _, ok := e.Monitor().Running(); ok {
+		t.Fatal("still running")
+	}
+	if got := evalReply(t, e, nil, 2, "return 1", nil, nil); got != ":1\r\n" {
+		t.Fatalf("after panic: %q", got)
+	}
+}

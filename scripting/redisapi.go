@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"fmt"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -140,7 +141,13 @@ func (e *Engine) redisCall(L *lua.LState, raiseErr bool) int {
 		L.Push(t)
 		return 1
 	}
-	e.reply = run.inv.Call(args, run.resp, e.reply[:0])
+	var panicked any
+	e.reply, panicked = e.callCommand(run, args)
+	if panicked != nil {
+		// A bug in the command layer: fail this script, keep the server.
+		e.log(LogWarning, fmt.Sprintf("panic in a command called from script %s: %v", run.name, panicked))
+		raiseTable(L, "Error running command from script")
+	}
 	v, _, err := parseReply(L, e.reply, 0, 0)
 	if err != nil {
 		v = errorTable(L, err.Error())
@@ -153,6 +160,16 @@ func (e *Engine) redisCall(L *lua.LState, raiseErr bool) int {
 	}
 	L.Push(v)
 	return 1
+}
+
+// callCommand runs the command callback, turning a panic into a value.
+func (e *Engine) callCommand(run *runState, args [][]byte) (out []byte, panicked any) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, panicked = e.reply[:0], r
+		}
+	}()
+	return run.inv.Call(args, run.resp, e.reply[:0]), nil
 }
 
 func luaSha1hex(L *lua.LState) int {
