@@ -17,6 +17,10 @@ import (
 
 const msgpackMaxNesting = 16
 
+// msgpackMaxSparse is how far past a decoded map's array part an integer
+// key may land.
+const msgpackMaxSparse = 1 << 16
+
 func openCmsgpack(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
 	set := func(name string, fn lua.LGFunction) { t.RawSetString(name, L.NewFunction(fn)) }
@@ -229,8 +233,18 @@ func (d *msgpackDecoder) decode(depth int) lua.LValue {
 			key := d.decode(depth + 1)
 			val := d.decode(depth + 1)
 			if key != lua.LNil && d.bad == "" {
-				if f, ok := key.(lua.LNumber); ok && f != f {
-					continue
+				if f, ok := key.(lua.LNumber); ok {
+					if f != f {
+						continue
+					}
+					// gopher-lua keeps every integer key below
+					// lua.MaxArrayIndex in a slice, so a key far past the
+					// end would turn a few input bytes into a huge
+					// allocation: refuse such input.
+					if f == lua.LNumber(int64(f)) && f > lua.LNumber(t.Len()+msgpackMaxSparse) && float64(f) < float64(lua.MaxArrayIndex) {
+						d.bad = "Bad data format in input."
+						return lua.LNil
+					}
 				}
 				t.RawSet(key, val)
 			}
