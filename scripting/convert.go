@@ -71,8 +71,8 @@ func parseReply(L *lua.LState, buf []byte, pos, depth int) (lua.LValue, int, err
 	case '-':
 		return errorTable(L, "-"+string(line)), next, nil
 	case ':':
-		n, err := strconv.ParseInt(string(line), 10, 64)
-		if err != nil {
+		n, ok := parseInt64(line)
+		if !ok {
 			return lua.LNil, pos, errBadReply
 		}
 		return lua.LNumber(n), next, nil
@@ -181,6 +181,34 @@ func parseReply(L *lua.LState, buf []byte, pos, depth int) (lua.LValue, int, err
 		return t, next, nil
 	}
 	return lua.LNil, pos, errBadReply
+}
+
+// parseInt64 parses a decimal integer without allocating.
+func parseInt64(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, b = b[0] == '-', b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if neg {
+		if n > 1<<63 {
+			return 0, false
+		}
+		return -int64(n), true
+	}
+	if n > 1<<63-1 {
+		return 0, false
+	}
+	return int64(n), true
 }
 
 // replyLine returns the bytes up to the next CRLF and the position after it.

@@ -253,8 +253,10 @@ func (e *Engine) Eval(w ReplyWriter, s *Script, inv *Invocation) {
 	}
 	L := env.L
 	g := env.globals
-	g.RawSetString("KEYS", stringsTable(L, inv.Keys))
-	g.RawSetString("ARGV", stringsTable(L, inv.Args))
+	env.keys = reuseTable(L, env.keys, inv.Keys)
+	env.argv = reuseTable(L, env.argv, inv.Args)
+	g.RawSetString("KEYS", env.keys.t)
+	g.RawSetString("ARGV", env.argv.t)
 	L.Push(fn)
 	e.invoke(w, env, 0, true, s.SHA, inv)
 }
@@ -385,6 +387,41 @@ func errorTable(L *lua.LState, text string) *lua.LTable {
 	t := L.CreateTable(0, 2)
 	t.RawSetString("err", lua.LString(code+" "+msg))
 	return t
+}
+
+// argTable is a KEYS or ARGV table kept between runs, with the number of
+// items it was given.
+type argTable struct {
+	t *lua.LTable
+	n int
+}
+
+// reuseTable refills last run's table with items when the script left it
+// as it was given (no metatable, no key past its items, whatever it did to
+// the items themselves), and makes a new one otherwise. Nothing a script
+// creates outlives the run (the globals are read-only), so nobody else can
+// see the old contents.
+func reuseTable(L *lua.LState, prev argTable, items [][]byte) argTable {
+	t := prev.t
+	clean := t != nil && t.Metatable == lua.LNil && t.Len() == prev.n
+	if clean {
+		var after lua.LValue = lua.LNil
+		if prev.n > 0 {
+			after = lua.LNumber(prev.n)
+		}
+		k, _ := t.Next(after)
+		clean = k == lua.LNil
+	}
+	if !clean {
+		return argTable{t: stringsTable(L, items), n: len(items)}
+	}
+	for i, b := range items {
+		t.RawSetInt(i+1, lua.LString(b))
+	}
+	for i := len(items) + 1; i <= prev.n; i++ {
+		t.RawSetInt(i, lua.LNil)
+	}
+	return argTable{t: t, n: len(items)}
 }
 
 // stringsTable makes a Lua array of strings.

@@ -444,3 +444,38 @@ func TestCallbackPanic(t *testing.T) {
 		t.Fatalf("after panic: %q", got)
 	}
 }
+
+// TestKeysArgvReuse: KEYS and ARGV are refilled between runs, and
+// whatever a script did to them never shows in the next run.
+func TestKeysArgvReuse(t *testing.T) {
+	e := New(Config{})
+	defer e.Close()
+	show := "local t = {} for k, v in pairs(KEYS) do t[#t+1] = tostring(k) .. '=' .. v end " +
+		"for k, v in pairs(ARGV) do t[#t+1] = 'a' .. tostring(k) .. '=' .. v end " +
+		"return {#KEYS, #ARGV, tostring(getmetatable(KEYS)), table.concat(t, ',')}"
+	for _, c := range []struct {
+		mutate     string
+		keys, args []string
+	}{
+		{"", []string{"a", "b", "c"}, []string{"x"}},
+		{"KEYS[2] = nil", []string{"a", "b", "c"}, nil},
+		{"KEYS.extra = 1 ARGV[9] = 'z'", []string{"a"}, []string{"p", "q"}},
+		{"setmetatable(KEYS, {__index = function() return 'meta' end})", []string{"k"}, nil},
+		{"table.insert(KEYS, 'more') table.remove(ARGV)", []string{"k1", "k2"}, []string{"v"}},
+		{"KEYS[1] = 'changed'", nil, nil},
+	} {
+		evalReply(t, e, nil, 2, c.mutate+" return 1", c.keys, c.args)
+		want := []string{}
+		for i, k := range c.keys {
+			want = append(want, itoa(i+1)+"="+k)
+		}
+		for i, a := range c.args {
+			want = append(want, "a"+itoa(i+1)+"="+a)
+		}
+		got := evalReply(t, e, nil, 2, show, c.keys, c.args)
+		exp := "*4\r\n:" + itoa(len(c.keys)) + "\r\n:" + itoa(len(c.args)) + "\r\n$3\r\nnil\r\n$" + itoa(len(strings.Join(want, ","))) + "\r\n" + strings.Join(want, ",") + "\r\n"
+		if got != exp {
+			t.Errorf("after %q: got %q, want %q", c.mutate, got, exp)
+		}
+	}
+}

@@ -55,6 +55,8 @@ type luaEnv struct {
 
 	libGlobals *lua.LTable // functions only: the globals a library sees while it loads
 
+	keys, argv argTable // EVAL's KEYS and ARGV, reused between runs
+
 	readonly   *lua.LFunction // __newindex of every proxy
 	errHandler *lua.LFunction // PCall message handler adding source and line
 	source     string         // chunk name: user_script or user_function
