@@ -1,0 +1,142 @@
+package keyspace
+
+import (
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// walRecords decodes every record of the shard's WAL segments in fs.
+func walRecords(t *testing.T, fs *persistence.MemFS) (name string, data []byte, recs []persistence.Record, offs []int) {
+	t.Helper()
+	for _, n := range durFiles(t, fs) {
+		if strings.HasSuffix(n, ".log") {
+			name = n
+		}
+	}
+	data, err := fs.ReadFile(path.Join(durDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off < len(data); {
+		r, n, err := persistence.DecodeRecord(data[off:])
+		if err != nil {
+			t.Fatalf("record at %d: %v", off, err)
+		}
+		recs = append(recs, r)
+		offs = append(offs, off)
+		off += n
+	}
+	return name, data, recs, offs
+}
+
+// TestExecIsOneWALRecord: the writes of an EXEC are one Batch record (one
+// plain record when there is a single write), and replay restores them.
+func TestExecIsOneWALRecord(t *testing.T) {
+	mem := persistence.NewMemFS()
+	clock := newDurClock()
+	d := durOpen(t, mem, clock, 1, nil)
+	sh := d.shard(0)
+	d.do(sh, "SET", "keep", "1")
+	d.round(sh, [][]string{{"MULTI"}, {"SET", "a", "1"}, {"INCR", "a"}, {"APPEND", "b", "xy"} /* a new key: logged as Set */, {"DEL", "keep"}, {"GET", "a"}, {"SELECT", "2"}, {"SET", "c", "3", "PX", "900000"}, {"EXEC"}})
+	d.round(sh, [][]string{{"MULTI"}, {"SET", "single", "1"}, {"GET", "a"}, {"EXEC"}})
+	d.round(sh, [][]string{{"MULTI"}, {"GET", "a"}, {"EXEC"}})
+	_, _, recs, _ := walRecords(t, mem)
+	var ops []string
+	for _, r := range recs {
+		ops = append(ops, r.Op.String())
+	}
+	if got, want := strings.Join(ops, " "), "Set Batch Set"; got != want {
+		t.Fatalf("WAL records: %s, want %s", got, want)
+	}
+	entries, err := persistence.DecodeBatch(nil, recs[1].Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eops []string
+	for _, e := range entries {
+		eops = append(eops, e.Op.String()+"@"+string(rune('0'+e.DB)))
+	}
+	if got, want := strings.Join(eops, " "), "Set@0 Set@0 Set@0 Del@0 Set@2"; got != want {
+		t.Errorf("batch entries: %s, want %s", got, want)
+	}
+	want := durState(sh)
+	if err := d.close(); err != nil {
+		t.Fatal(err)
+	}
+	d2 := durOpen(t, mem.CrashClone(), clock, 1, nil)
+	if got := durState(d2.shard(0)); got != want {
+		t.Errorf("after replay:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestTornExecBatchIsDroppedWhole cuts the WAL inside an EXEC's Batch
+// record at every byte: recovery must give the state before the EXEC,
+// never a part of it, and the whole record gives the state after it.
+func TestTornExecBatchIsDroppedWhole(t *testing.T) {
+	mem := persistence.NewMemFS()
+	clock := newDurClock()
+	d := durOpen(t, mem, clock, 1, nil)
+	sh := d.shard(0)
+	d.do(sh, "SET", "a", "10")
+	d.do(sh, "SET", "b", "old")
+	before := durState(sh)
+	out := d.round(sh, [][]string{{"MULTI"}, {"INCR", "a"}, {"SET", "b", "new"}, {"SET", "c", "1"}, {"DEL", "nosuch"}, {"EXEC"}})
+	if got := string(out[0].Out.Buf); !strings.HasSuffix(got, "*4\r\n:11\r\n+OK\r\n+OK\r\n:0\r\n") {
+		t.Fatalf("EXEC replies: %q", got)
+	}
+	after := durState(sh)
+	name, data, recs, offs := walRecords(t, mem)
+	if len(recs) != 3 || recs[2].Op != persistence.OpBatch {
+		t.Fatalf("want Set Set Batch, got %d records", len(recs))
+	}
+	start := offs[2]
+	for cut := start; cut <= len(data); cut++ {
+		img := mem.CrashClone()
+		img.WriteFile(path.Join(durDir, name), append([]byte(nil), data[:cut]...))
+		d2 := durOpen(t, img, clock, 1, nil)
+		want := before
+		if cut == len(data) {
+			want = after
+		}
+		if got := durState(d2.shard(0)); got != want {
+			t.Fatalf("cut at %d of %d:\n%s\nwant:\n%s", cut, len(data), got, want)
+		}
+		if err := d2.close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A torn tail made of zeros (pre-allocated space) too.
+	img := mem.CrashClone()
+	torn := append([]byte(nil), data[:start+5]...)
+	torn = append(torn, make([]byte, len(data)-start)...)
+	img.WriteFile(path.Join(durDir, name), torn)
+	d3 := durOpen(t, img, clock, 1, nil)
+	if got := durState(d3.shard(0)); got != before {
+		t.Errorf("zero-filled torn batch:\n%s\nwant:\n%s", got, before)
+	}
+}
+
+// TestBatchReplayRejectsMalformed: a Batch whose entries do not decode is
+// an error and applies nothing.
+func TestBatchReplayRejectsMalformed(t *testing.T) {
+	sh := newTestServer(t, 1)
+	var b persistence.BatchBuilder
+	b.Add(0, persistence.OpSet, append(appendStr(nil, "k"), append(appendStr(nil, "v"), make([]byte, 8)...)...))
+	good := b.AppendPayload(nil)
+	bad := append(append([]byte(nil), good...), 0xFF) // trailing byte
+	if err := sh.applyRecord(persistence.Record{Seq: 1, Op: persistence.OpBatch, Payload: bad}); err == nil {
+		t.Fatal("malformed batch applied")
+	}
+	if sh.dbs[0].Len() != 0 {
+		t.Fatal("a malformed batch changed the data")
+	}
+	if err := sh.applyRecord(persistence.Record{Seq: 1, Op: persistence.OpBatch, Payload: good}); err != nil {
+		t.Fatal(err)
+	}
+	if sh.dbs[0].Len() != 1 {
+		t.Fatal("batch not applied")
+	}
+}
