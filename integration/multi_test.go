@@ -240,6 +240,17 @@ func TestMultiWatch(t *testing.T) {
 			t.Error("the lazy deletion of a key already expired at WATCH broke it")
 		}
 	})
+	t.Run("breaks/key with a TTL expiring between WATCH and EXEC", func(t *testing.T) {
+		// Nothing deletes the key before EXEC (no access, active expiry
+		// off): EXEC itself sees that it expired.
+		must(c.FlushAll(ctx).Err())
+		must(c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
+		defer c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+		must(c.Set(ctx, "ttl", "v", 30*time.Millisecond).Err())
+		if run(t, "ttl", func() { time.Sleep(60 * time.Millisecond) }) {
+			t.Error("a watched key that expired before EXEC did not fail it")
+		}
+	})
 	t.Run("TxPipelined", func(t *testing.T) {
 		must(c.FlushAll(ctx).Err())
 		cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ruvio/ruvio/persistence"
 )
@@ -138,5 +139,78 @@ func TestBatchReplayRejectsMalformed(t *testing.T) {
 	}
 	if sh.dbs[0].Len() != 1 {
 		t.Fatal("batch not applied")
+	}
+}
+
+// TestExecWithBgsaveSplitsUnit: a BGSAVE queued inside a transaction starts
+// a snapshot holding the transaction's writes so far; their records must
+// come before the snapshot's sequence or replay would apply them twice.
+func TestExecWithBgsaveSplitsUnit(t *testing.T) {
+	mem := persistence.NewMemFS()
+	clock := newDurClock()
+	d := durOpen(t, mem, clock, 1, nil)
+	sh := d.shard(0)
+	d.do(sh, "SET", "x", "-")
+	d.do(sh, "SET", "y", "-")
+	d.round(sh, [][]string{{"MULTI"}, {"APPEND", "x", "a"}, {"APPEND", "y", "1"}, {"BGSAVE"}, {"APPEND", "x", "b"}, {"APPEND", "y", "2"}, {"EXEC"}})
+	want := durState(sh)
+	// Finish the snapshot, then crash: recovery reads the snapshot and
+	// the WAL after its sequence.
+	sh.finishSnapshotNow()
+	if snaps := durFiles(t, mem); !strings.Contains(strings.Join(snaps, " "), ".snap") {
+		t.Fatalf("no snapshot: %v", snaps)
+	}
+	d2 := durOpen(t, mem.CrashClone(), clock, 1, nil)
+	if got := durState(d2.shard(0)); got != want {
+		t.Errorf("after restart:\n%s\nwant:\n%s", got, want)
+	}
+	if v := d2.do(d2.shard(0), "GET", "x"); v != "$3\r\n-ab\r\n" {
+		t.Errorf("GET x = %q", v)
+	}
+}
+
+// TestWatchWithoutPersistence: the key-modified hook fires with no log.
+func TestWatchWithoutPersistence(t *testing.T) {
+	sh := newTestServer(t, 1)
+	if sh.journal != nil {
+		t.Fatal("test server has a journal")
+	}
+	a := sh.ctx.C
+	b := NewClient(2, 0, "127.0.0.1:50001", "127.0.0.1:7000", nil, time.UnixMilli(testNowMs))
+	b.Authenticated = true
+	expect(t, sh, rOK, "WATCH", "k", "other")
+	sh.ctx.C = b
+	expect(t, sh, rOK, "SET", "k", "1")
+	sh.ctx.C = a
+	if len(sh.tx.watched) != 0 {
+		t.Errorf("a broken client keeps %d watched keys in the table", len(sh.tx.watched))
+	}
+	expect(t, sh, rOK, "MULTI")
+	expect(t, sh, "+QUEUED\r\n", "GET", "k")
+	expect(t, sh, "*-1\r\n", "EXEC")
+	expect(t, sh, rOK, "WATCH", "k")
+	expect(t, sh, rOK, "MULTI")
+	expect(t, sh, "+QUEUED\r\n", "GET", "k")
+	expect(t, sh, rArr(rBulk("1")), "EXEC")
+}
+
+// TestWatchOfClosedClientIsDropped: a connection that closes with watched
+// keys leaves nothing in its shard's watch table.
+func TestWatchOfClosedClientIsDropped(t *testing.T) {
+	sh := newTestServer(t, 1)
+	c := sh.ctx.C
+	expect(t, sh, rOK, "WATCH", "a", "b")
+	if len(sh.tx.watched) != 2 {
+		t.Fatalf("%d keys watched", len(sh.tx.watched))
+	}
+	sh.srv.Disconnected(c)
+	sh.reapClosed()
+	if len(sh.tx.watched) != 0 {
+		t.Fatalf("%d keys still watched after the client closed", len(sh.tx.watched))
+	}
+	// A WATCH that runs after the close registers nothing.
+	expect(t, sh, rOK, "WATCH", "a")
+	if len(sh.tx.watched) != 0 {
+		t.Fatalf("WATCH of a closed client registered keys")
 	}
 }
