@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -33,7 +34,9 @@ type txState struct {
 	// dirtyCAS: a watched key changed (EXEC replies null).
 	dirtyCAS bool
 	// flags is the union of the queued commands' flags.
-	flags   Flag
+	flags Flag
+	// logBound bounds the WAL bytes the queued write commands can log.
+	logBound int64
 	queued  []queuedCmd
 	watched []*watchedKey
 }
@@ -78,6 +81,10 @@ type shardTx struct {
 	closedN atomic.Int32
 }
 
+// batchEntryOverhead bounds what a Batch entry adds to the logged bytes of one
+// argument: db, opcode, length prefixes and a deadline.
+const batchEntryOverhead = 32
+
 const (
 	errNestedMulti   = "ERR MULTI calls can not be nested"
 	errWatchInMulti  = "ERR WATCH inside MULTI is not allowed"
@@ -121,6 +128,11 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 		}
 		c.tx.queued = append(c.tx.queued, queuedCmd{cmd: cmd, args: cp})
 		c.tx.flags |= cmd.Flags
+		if cmd.Flags&FlagWrite != 0 {
+			// A record holds at most the arguments plus a few bytes of
+			// framing, deadline and lengths per argument.
+			c.tx.logBound += int64(n) + batchEntryOverhead*int64(len(args))
+		}
 	}
 	c.multiCount.Store(int32(len(c.tx.queued)))
 }
@@ -131,7 +143,7 @@ func (sh *Shard) discardTx(c *Client) {
 		c.tx.queued[i] = queuedCmd{}
 	}
 	c.tx.queued = c.tx.queued[:0]
-	c.tx.multi, c.tx.dirtyExec, c.tx.dirtyCAS, c.tx.flags = false, false, false, 0
+	c.tx.multi, c.tx.dirtyExec, c.tx.dirtyCAS, c.tx.flags, c.tx.logBound = false, false, false, 0, 0
 	c.multiCount.Store(-1)
 	c.dirtyCAS.Store(false)
 	sh.unwatchAll(c)
@@ -199,6 +211,13 @@ func execCommand(x *Ctx) {
 	if c.tx.dirtyCAS {
 		w.NullArray()
 		sh.discardTx(c)
+		return
+	}
+	if sh.journal != nil && c.tx.logBound > persistence.MaxPayloadSize {
+		// One record could not hold the unit, and a failed append would
+		// stop the shard's writes: refuse the transaction instead.
+		sh.discardTx(c)
+		w.Error("EXECABORT Transaction discarded because of: ERR the transaction's writes may exceed one write-ahead log record (" + strconv.FormatInt(persistence.MaxPayloadSize, 10) + " bytes)")
 		return
 	}
 	sh.unwatchAll(c)

@@ -214,3 +214,25 @@ func TestWatchOfClosedClientIsDropped(t *testing.T) {
 		t.Fatalf("WATCH of a closed client registered keys")
 	}
 }
+
+// TestExecTooLargeForOneRecord: a transaction whose writes could exceed one
+// WAL record is refused whole instead of failing the log.
+func TestExecTooLargeForOneRecord(t *testing.T) {
+	mem := persistence.NewMemFS()
+	d := durOpen(t, mem, newDurClock(), 1, nil)
+	sh := d.shard(0)
+	d.do(sh, "MULTI")
+	d.do(sh, "SET", "small", "1")
+	// Claim a huge queued write without building one: the bound is what
+	// EXEC checks.
+	sh.ctx.C.tx.logBound += persistence.MaxPayloadSize
+	if got := d.do(sh, "EXEC"); !strings.HasPrefix(got, "-EXECABORT Transaction discarded because of: ERR the transaction's writes may exceed") {
+		t.Fatalf("EXEC: %q", got)
+	}
+	if got := d.do(sh, "SET", "after", "1"); got != rOK {
+		t.Fatalf("writes after the refused EXEC: %q", got)
+	}
+	if got := d.do(sh, "GET", "small"); got != rNull {
+		t.Fatalf("a part of the refused transaction ran: %q", got)
+	}
+}
