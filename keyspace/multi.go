@@ -37,8 +37,8 @@ type txState struct {
 	flags Flag
 	// logBound bounds the WAL bytes the queued write commands can log.
 	logBound int64
-	queued  []queuedCmd
-	watched []*watchedKey
+	queued   []queuedCmd
+	watched  []*watchedKey
 }
 
 // queuedCmd is a command waiting for EXEC with its own copy of the
