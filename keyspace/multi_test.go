@@ -236,3 +236,16 @@ func TestExecTooLargeForOneRecord(t *testing.T) {
 		t.Fatalf("a part of the refused transaction ran: %q", got)
 	}
 }
+
+// TestExecRefusedCountsExecAbort: a refused EXEC replies EXECABORT naming
+// the refusal, and errorstats count it under EXECABORT, as Redis does.
+func TestExecRefusedCountsExecAbort(t *testing.T) {
+	sh := newTestServer(t, 1)
+	expect(t, sh, rOK, "MULTI")
+	expect(t, sh, rErr("EXECABORT Transaction discarded because of: ERR wrong number of arguments for 'exec' command"), "EXEC", "x")
+	info := run(t, sh, "INFO", "errorstats")
+	if !strings.Contains(info, "errorstat_EXECABORT:count=1") || strings.Contains(info, "errorstat_ERR") {
+		t.Errorf("errorstats: %q", info)
+	}
+	expect(t, sh, rErr("ERR EXEC without MULTI"), "EXEC")
+}

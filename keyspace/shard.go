@@ -367,12 +367,13 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 		return
 	}
 	if !sh.admit(x, cmd, args) {
-		sh.reject(cmd, args, w.Buf[before+1:])
 		if c.tx.multi && cmd.Name == "exec" {
+			// A refused EXEC ends the transaction, naming the refusal.
 			sh.execAbort(x, before)
-			return
+		} else {
+			c.flagTx()
 		}
-		c.flagTx()
+		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
 	// Container commands are counted and shown under their subcommand.
