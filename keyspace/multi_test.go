@@ -249,3 +249,22 @@ func TestExecRefusedCountsExecAbort(t *testing.T) {
 	}
 	expect(t, sh, rErr("ERR EXEC without MULTI"), "EXEC")
 }
+
+// TestExecSetsNoBlock: the hook blocking commands read is set while EXEC
+// runs queued commands and only then.
+func TestExecSetsNoBlock(t *testing.T) {
+	sh := newTestServer(t, 1)
+	var seen []bool
+	sh.srv.cmds.add(&Command{Name: "probe", Arity: 1, Flags: FlagBlocking, Handler: func(x *Ctx) {
+		seen = append(seen, x.NoBlock)
+		x.W.OK()
+	}})
+	expect(t, sh, rOK, "PROBE")
+	expect(t, sh, rOK, "MULTI")
+	expect(t, sh, "+QUEUED\r\n", "PROBE")
+	expect(t, sh, rArr(rOK), "EXEC")
+	expect(t, sh, rOK, "PROBE")
+	if len(seen) != 3 || seen[0] || !seen[1] || seen[2] {
+		t.Errorf("NoBlock seen as %v, want [false true false]", seen)
+	}
+}
