@@ -22,7 +22,19 @@ func TestMultiCrashAtomic(t *testing.T) {
 		t.Skip("builds and kills the real binary")
 	}
 	testserver.Binary(t)
+	for _, shards := range []int{1, 2} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) { multiCrashCycles(t, shards) })
+	}
+}
+
+func multiCrashCycles(t *testing.T, shards int) {
 	dir := t.TempDir()
+	newClient := func(p *testserver.Process) redis.UniversalClient {
+		if shards == 1 {
+			return p.Client(t, 0)
+		}
+		return p.ClusterClient(t)
+	}
 	const workers = 8
 	// acked[w] is the last transaction number of worker w that EXEC
 	// acknowledged; sent[w] the last one sent.
@@ -32,8 +44,8 @@ func TestMultiCrashAtomic(t *testing.T) {
 	}
 	next := [workers]int64{}
 	for cycle := 0; cycle < 3; cycle++ {
-		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
-		c := p.Client(t, 0)
+		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: shards, Fsync: "always"})
+		c := newClient(p)
 		if cycle > 0 {
 			multiCrashVerify(t, c, acked[:], sent[:], next[:])
 		}
@@ -47,13 +59,13 @@ func TestMultiCrashAtomic(t *testing.T) {
 					n := next[w]
 					sent[w] = n
 					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					id := strconv.Itoa(w)
+					id := multiCrashID(w)
 					_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-						p.Set(ctx, fmt.Sprintf("t:%d:%d:a", w, n), n, 0)
+						p.Set(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":a", n, 0)
 						p.Incr(ctx, "count:"+id)
 						p.Set(ctx, "last:"+id, n, 0)
 						p.Append(ctx, "log:"+id, "x")
-						p.Set(ctx, fmt.Sprintf("t:%d:%d:b", w, n), n, 0)
+						p.Set(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":b", n, 0)
 						return nil
 					})
 					cancel()
@@ -70,9 +82,14 @@ func TestMultiCrashAtomic(t *testing.T) {
 		p.Kill(t)
 		wg.Wait()
 		_ = c.Close()
+		total := int64(0)
+		for _, a := range acked {
+			total += a + 1
+		}
+		t.Logf("cycle %d: %d transactions acknowledged so far", cycle, total)
 	}
-	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
-	c := p.Client(t, 0)
+	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: shards, Fsync: "always"})
+	c := newClient(p)
 	multiCrashVerify(t, c, acked[:], sent[:], next[:])
 	_ = c.Close()
 	p.Kill(t)
@@ -81,11 +98,11 @@ func TestMultiCrashAtomic(t *testing.T) {
 // multiCrashVerify checks the invariants every whole transaction keeps:
 // count = last+1 = len(log), both keys of each transaction up to last, none
 // after; last is at least the acknowledged number and at most the sent one.
-func multiCrashVerify(t *testing.T, c *redis.Client, acked, sent, next []int64) {
+func multiCrashVerify(t *testing.T, c redis.UniversalClient, acked, sent, next []int64) {
 	t.Helper()
 	ctx := ctxT(t)
 	for w := range acked {
-		id := strconv.Itoa(w)
+		id := multiCrashID(w)
 		last, err := c.Get(ctx, "last:"+id).Int64()
 		if err == redis.Nil {
 			last = -1
@@ -104,8 +121,8 @@ func multiCrashVerify(t *testing.T, c *redis.Client, acked, sent, next []int64) 
 			if n < 0 {
 				continue
 			}
-			a := c.Exists(ctx, fmt.Sprintf("t:%d:%d:a", w, n)).Val()
-			b := c.Exists(ctx, fmt.Sprintf("t:%d:%d:b", w, n)).Val()
+			a := c.Exists(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":a").Val()
+			b := c.Exists(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":b").Val()
 			want := int64(0)
 			if n <= last {
 				want = 1
@@ -118,3 +135,7 @@ func multiCrashVerify(t *testing.T, c *redis.Client, acked, sent, next []int64) 
 		next[w] = last + 1
 	}
 }
+
+// multiCrashID names worker w's keys: a hash tag keeps one worker's
+// transaction in one slot when there are several shards.
+func multiCrashID(w int) string { return "{w" + strconv.Itoa(w) + "}" }
