@@ -3,6 +3,7 @@ package keyspace
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -163,6 +164,25 @@ func (sh *Shard) execAbort(x *Ctx, before int) {
 	}
 	w.Error("EXECABORT Transaction discarded because of: " + msg)
 	sh.discardTx(x.C)
+}
+
+// subcommandOK checks, for a container command queued in MULTI, that its
+// subcommand exists and gets its arity, replying the error otherwise (a
+// command that runs at once leaves that to its handler, whose texts match).
+func subcommandOK(x *Ctx, cmd *Command, args [][]byte) bool {
+	if len(cmd.Subcommands) == 0 || len(args) < 2 {
+		return true
+	}
+	sub := cmd.sub(args[1])
+	if sub == nil {
+		x.W.Error("ERR unknown subcommand '" + truncArg(args[1]) + "'. Try " + strings.ToUpper(cmd.Name) + " HELP.")
+		return false
+	}
+	if !arityOK(sub.Arity, len(args)) {
+		x.W.Error(errWrongArgs(sub.FullName()))
+		return false
+	}
+	return true
 }
 
 // MULTI

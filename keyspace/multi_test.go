@@ -268,3 +268,18 @@ func TestExecSetsNoBlock(t *testing.T) {
 		t.Errorf("NoBlock seen as %v, want [false true false]", seen)
 	}
 }
+
+// TestMultiQueuedSubcommandErrors: an unknown subcommand or a subcommand's
+// wrong arity is a queue-time error, as Redis finds it before queuing.
+func TestMultiQueuedSubcommandErrors(t *testing.T) {
+	sh := newTestServer(t, 1)
+	expect(t, sh, rOK, "MULTI")
+	expect(t, sh, rErr("ERR unknown subcommand 'nosuch'. Try CLIENT HELP."), "CLIENT", "nosuch")
+	expect(t, sh, rErr("EXECABORT Transaction discarded because of previous errors."), "EXEC")
+	expect(t, sh, rOK, "MULTI")
+	expect(t, sh, rErr("ERR wrong number of arguments for 'config|get' command"), "CONFIG", "GET")
+	expect(t, sh, rErr("EXECABORT Transaction discarded because of previous errors."), "EXEC")
+	expect(t, sh, rOK, "MULTI")
+	expect(t, sh, "+QUEUED\r\n", "CLIENT", "ID")
+	expect(t, sh, rArr(rInt(1)), "EXEC")
+}

@@ -382,6 +382,11 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 		c.lastCmd.Store(name)
 	}
 	if c.tx.multi && !txControl(cmd) {
+		if !subcommandOK(x, cmd, args) {
+			c.flagTx()
+			sh.reject(cmd, args, w.Buf[before+1:])
+			return
+		}
 		c.queue(cmd, args)
 		w.SimpleString("QUEUED")
 		return
