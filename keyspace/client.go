@@ -47,12 +47,21 @@ type Client struct {
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
+	// tx is the MULTI/WATCH state (multi.go).
+	tx txState
+	// multiCount is the number of queued commands in MULTI, -1 outside;
+	// dirtyCAS mirrors tx.dirtyCAS; both for CLIENT LIST.
+	multiCount atomic.Int32
+	dirtyCAS   atomic.Bool
 
 	mu      sync.Mutex // guards the fields below
 	name    string
 	libName string
 	libVer  string
 	closed  bool
+	// watching: the client has watched keys, so its shard must drop them
+	// when the connection closes.
+	watching bool
 
 	// qmu guards the query buffer model below, written by the
 	// connection's reactor and by the resize cron.
@@ -152,6 +161,7 @@ func (c *Client) queryBuffer(running int) (used, free int) {
 func NewClient(id int64, shard int, remote, local string, conn Conn, now time.Time) *Client {
 	c := &Client{ID: id, Shard: shard, RemoteAddr: remote, LocalAddr: local, Conn: conn, Created: now, Proto: 2}
 	c.lastActive.Store(now.UnixNano())
+	c.multiCount.Store(-1)
 	return c
 }
 
@@ -217,14 +227,27 @@ func (c *Client) info(now time.Time, running int) string {
 	b = strconv.AppendInt(b, int64(now.Sub(c.Created)/time.Second), 10)
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, idle, 10)
-	flags := " flags=N db="
+	b = append(b, " flags="...)
+	multi := c.multiCount.Load()
+	n := len(b)
 	if c.monitor.Load() {
-		flags = " flags=O db="
+		b = append(b, 'O')
 	}
-	b = append(b, flags...)
+	if multi >= 0 {
+		b = append(b, 'x')
+	}
+	if c.dirtyCAS.Load() {
+		b = append(b, 'd')
+	}
+	if len(b) == n {
+		b = append(b, 'N')
+	}
+	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(c.db.Load()), 10)
 	qbuf, qfree := c.queryBuffer(running)
-	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf="...)
+	b = append(b, " sub=0 psub=0 ssub=0 multi="...)
+	b = strconv.AppendInt(b, int64(multi), 10)
+	b = append(b, " qbuf="...)
 	b = strconv.AppendInt(b, int64(qbuf), 10)
 	b = append(b, " qbuf-free="...)
 	b = strconv.AppendInt(b, int64(qfree), 10)

@@ -182,6 +182,7 @@ var commandSpecs = map[string]commandSpec{
 	"ttl":                   {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
 	"type":                  {keys: []KeySpec{rangeSpec(KeyRO, 1, 0, 1)}},
 	"unlink":                {keys: []KeySpec{rangeSpec(KeyRM|KeyDelete, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
+	"watch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}},
 	"wait":                  {tips: []string{tipAllShards, tipAggMin}},
 
 	// Native commands. Each acts on the one key it names, on the shard that

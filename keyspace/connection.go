@@ -151,6 +151,7 @@ func helloCommand(x *Ctx) {
 
 // RESET
 func resetCommand(x *Ctx) {
+	x.S.discardTx(x.C)
 	x.C.selectDB(0)
 	x.C.Proto = 2
 	x.W.Proto = 2

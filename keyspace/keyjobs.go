@@ -99,7 +99,7 @@ func (sh *Shard) logLease(db int, key string, token, until int64) {
 }
 
 func (sh *Shard) logRelease(db int, key string, token int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -108,7 +108,7 @@ func (sh *Shard) logRelease(db int, key string, token int64) {
 }
 
 func (sh *Shard) logSemAcquire(db int, key string, token, until, keyAt int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -123,7 +123,7 @@ func (sh *Shard) logSemRelease(db int, key string, token, keyAt int64) {
 }
 
 func (sh *Shard) logSetV(db int, key string, val []byte, version, at int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)

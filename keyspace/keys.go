@@ -699,6 +699,7 @@ func flushdbCommand(x *Ctx) {
 	if !parseFlushMode(x) {
 		return
 	}
+	x.S.touchAllInDB(x.DB.id, nil)
 	x.DB.flush()
 	x.S.logFlushDB(x.DB.id)
 	x.W.OK()
@@ -710,6 +711,7 @@ func flushallCommand(x *Ctx) {
 		return
 	}
 	for _, db := range x.S.dbs {
+		x.S.touchAllInDB(db.id, nil)
 		db.flush()
 	}
 	x.S.logFlushAll()
@@ -739,6 +741,8 @@ func swapdbCommand(x *Ctx) {
 		return
 	}
 	if i != j {
+		sh.touchAllInDB(i, sh.dbs[j])
+		sh.touchAllInDB(j, sh.dbs[i])
 		sh.swapDB(i, j)
 		sh.logSwapDB(i, j)
 	}

@@ -210,7 +210,11 @@ func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Clien
 func (s *Server) Disconnected(c *Client) {
 	c.mu.Lock()
 	c.closed = true
+	watching := c.watching
 	c.mu.Unlock()
+	if watching && c.Shard < len(s.shards) {
+		s.shards[c.Shard].forgetClosed(c)
+	}
 	s.stopMonitor(c)
 	s.clients.remove(c.ID)
 }

@@ -80,6 +80,9 @@ type Shard struct {
 
 	// changes is the CHANGES feed, nil until the first CHANGES START.
 	changes *changeFeed
+
+	// tx is the watch table and the EXEC record unit (multi.go).
+	tx shardTx
 }
 
 type shardStats struct {
@@ -280,6 +283,7 @@ const maxBatchesPerDrain = 512
 // drain runs every batch waiting in the ring (up to a bound) as one group
 // and returns how many it ran.
 func (sh *Shard) drain() int {
+	sh.reapClosed()
 	n := 0
 	for n < maxBatchesPerDrain {
 		b := sh.ring.pop()
@@ -309,6 +313,7 @@ func (sh *Shard) drain() int {
 
 // cron runs the periodic work of an idle shard.
 func (sh *Shard) cron() {
+	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
@@ -391,24 +396,50 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	if cmd == nil {
 		w.Error(unknownCommandError(args))
 		sh.cmdStats.countError(w.Buf[before+1:])
+		c.flagTx()
 		return
 	}
 	if !sh.admit(x, cmd, args) {
+		if c.tx.multi && cmd.Name == "exec" {
+			// A refused EXEC ends the transaction, naming the refusal.
+			sh.execAbort(x, before)
+		} else {
+			c.flagTx()
+		}
 		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
-	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
-		sh.snapshotBeforeWrite(cmd, args, sh.dbs[c.DB])
-	}
-	x.DB = sh.dbs[c.DB]
-	x.Args = args
-	x.Cmd = cmd
-	sh.stats.commands.Add(1)
 	// Container commands are counted and shown under their subcommand.
 	called := cmd.called(args)
 	if name := &called.fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
 	}
+	if c.tx.multi && !txControl(cmd) {
+		if !subcommandOK(x, cmd, args) {
+			c.flagTx()
+			sh.reject(cmd, args, w.Buf[before+1:])
+			return
+		}
+		c.queue(cmd, args)
+		w.SimpleString("QUEUED")
+		return
+	}
+	x.DB = sh.dbs[c.DB]
+	x.Args = args
+	x.Cmd = cmd
+	sh.call(x, cmd, args)
+}
+
+// call runs a command that passed its checks: the handler, statistics and
+// MONITOR. EXEC calls it for each queued command.
+func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
+	w := x.W
+	before := len(w.Buf)
+	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
+		sh.snapshotBeforeWrite(cmd, args, x.DB)
+	}
+	sh.stats.commands.Add(1)
+	called := cmd.called(args)
 	// Reading the clock twice per command costs more than a fast command
 	// itself: the first calls of each command are timed, then one in
 	// timingEvery, weighted to stand for the others.
@@ -454,12 +485,23 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 		w.Error(errNoAuth)
 		return false
 	}
+	flags := cmd.Flags
+	if x.C.tx.multi {
+		if flags&FlagNoMulti != 0 {
+			w.Error(errNotInMulti)
+			return false
+		}
+		if cmd.Name == "exec" {
+			// EXEC is refused for what its queued commands would need.
+			flags |= x.C.tx.flags
+		}
+	}
 	if len(sh.srv.shards) > 1 && cmd.FirstKey > 0 {
 		if !sh.checkSlots(x, cmd, args) {
 			return false
 		}
 	}
-	if cmd.Flags&FlagWrite != 0 && sh.journal != nil {
+	if flags&FlagWrite != 0 && sh.journal != nil {
 		if err := sh.journal.Err(); err != nil {
 			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
 			return false

@@ -93,6 +93,11 @@ func (sh *Shard) startSnapshot() error {
 	if sh.snap != nil || sh.snapFinishing {
 		return errSnapshotRunning
 	}
+	if sh.tx.recording {
+		// BGSAVE inside EXEC: the snapshot holds the unit's writes so far,
+		// so their records must come before its sequence.
+		sh.flushUnit()
+	}
 	seq := j.wal.LastSequence()
 	w, err := persistence.CreateSnapshot(j.fs, j.dir, sh.idx, seq, sh.srv.log)
 	if err != nil {
