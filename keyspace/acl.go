@@ -186,6 +186,10 @@ func (sh *Shard) checkACLSlow(x *Ctx, cmd *Command, args [][]byte, ctx acl.Conte
 		return true
 	}
 	univ := sh.srv.acl.universe
+	// The log's client-info names the refused command, as Redis's does.
+	if name := &cmd.called(args).fullName; c.lastCmd.Load() != name {
+		c.lastCmd.Store(name)
+	}
 	sh.srv.addACLLog(acl.LogEvent{Reason: d.Reason, Context: ctx, Object: d.Object(univ, req),
 		Username: u.Name(), ClientInfo: c.info(sh.srv.now(), 0)})
 	x.W.Error(d.Error(univ, req))
