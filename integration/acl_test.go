@@ -257,6 +257,7 @@ func TestACLLogEntries(t *testing.T) {
 		t.Errorf("ACL LOG 1: %#v", one)
 	}
 	expectErr(t, admin, errNotInt, "ACL", "LOG", "x")
+	expectErr(t, admin, "ERR unknown subcommand or wrong number of arguments for 'LOG'. Try ACL HELP.", "ACL", "LOG", "1", "x")
 	expect(t, admin, "OK", "ACL", "LOG", "RESET")
 	expect(t, admin, []interface{}{}, "ACL", "LOG")
 }
@@ -397,6 +398,16 @@ func TestACLInvalidUserStopsStartUp(t *testing.T) {
 	if msg := err.Error(); !strings.Contains(msg, "bad") || !strings.Contains(msg, "+nosuchcommand") {
 		t.Errorf("start-up error does not name user and rule: %v", err)
 	}
+	// A user declared twice is refused too.
+	cfg.ACL.Users = []config.ACLUser{{Name: "twice"}, {Name: "twice"}}
+	if a, err := app.Start(cfg, app.Options{Logger: zap.NewNop()}); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = a.Stop(ctx)
+		t.Fatal("start-up with a duplicate user succeeded")
+	} else if !strings.Contains(err.Error(), "twice") {
+		t.Errorf("duplicate user error: %v", err)
+	}
 }
 
 func TestACLDeletedOrDisabledUserIsDisconnected(t *testing.T) {
@@ -451,4 +462,86 @@ func TestACLChannelRulesWithoutPubSub(t *testing.T) {
 	if err == nil || errors.Is(err, redis.Nil) {
 		t.Errorf("DRYRUN PUBLISH: %v", err)
 	}
+}
+
+// TestACLServerCasesOfRedisSuite rewrites, as Go, the server-level cases
+// of Redis's unit/acl and unit/acl-v2 suites (which skip themselves in
+// external mode); the rule-level cases live in acl/.
+func TestACLServerCasesOfRedisSuite(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	root := s.Client(t)
+	expect(t, root, "OK", "ACL", "SETUSER", "root", "on", ">rootpw", "~*", "&*", "+@all")
+	root = userClient(t, s.Addr(), "root", "rootpw")
+
+	// New users start disabled; enabling allows the login; only the
+	// passwords set work, and removing one stops it working.
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", ">passwd1", ">passwd2")
+	c := dialRaw(t, s.Addr())
+	c.expect("-"+errWrongPassReply+"\r\n", "AUTH", "newuser", "passwd1")
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", "on")
+	c.expect("+OK\r\n", "AUTH", "newuser", "passwd1")
+	c.expect("+OK\r\n", "AUTH", "newuser", "passwd2")
+	c.expect("-"+errWrongPassReply+"\r\n", "AUTH", "newuser", "passwd3")
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", "<passwd1")
+	c.expect("-"+errWrongPassReply+"\r\n", "AUTH", "newuser", "passwd1")
+
+	// By default a user may run no command and access no key.
+	c.expect("-"+errNoPermCmd("set")+"\r\n", "SET", "foo", "bar")
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", "+set")
+	c.expect("-"+errNoPermKeys+"\r\n", "SET", "foo", "bar")
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", "~foo:*", "~bar:*")
+	c.expect("+OK\r\n", "SET", "foo:1", "a")
+	c.expect("-"+errNoPermKeys+"\r\n", "SET", "zap:1", "a")
+
+	// nopass: any password authenticates.
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", "nopass")
+	c.expect("+OK\r\n", "AUTH", "newuser", "anything")
+
+	// SELECT of one database only (+select|0, a first-argument rule).
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", "-select", "+select|0")
+	c.expect("+OK\r\n", "SELECT", "0")
+	c.expect("-"+errNoPermCmd("select")+"\r\n", "SELECT", "1")
+
+	// ACL WHOAMI follows AUTH.
+	c.expect("-"+errNoPermCmd("acl|whoami")+"\r\n", "ACL", "WHOAMI") // not yet allowed
+	expect(t, root, "OK", "ACL", "SETUSER", "newuser", "+acl|whoami")
+	c.expect(bulk("newuser"), "ACL", "WHOAMI")
+
+	// When the default user has no command permission, HELLO still works
+	// to authenticate as another user.
+	expect(t, root, "OK", "ACL", "SETUSER", "default", "-@all")
+	h := dialRaw(t, s.Addr())
+	h.expect("-"+errNoPermCmd("ping")+"\r\n", "PING")
+	if got := h.do("HELLO", "2", "AUTH", "root", "rootpw"); !strings.HasPrefix(got, "*14\r\n") {
+		t.Errorf("HELLO 2 AUTH root: %q", got)
+	}
+	h.expect("+PONG\r\n", "PING")
+	expect(t, root, "OK", "ACL", "SETUSER", "default", "+@all")
+
+	// When the default user is off, new connections are not authenticated.
+	expect(t, root, "OK", "ACL", "SETUSER", "default", "off")
+	n := dialRaw(t, s.Addr())
+	n.expect("-NOAUTH Authentication required.\r\n", "PING")
+	n.expect("+OK\r\n", "AUTH", "root", "rootpw")
+	n.expect("+PONG\r\n", "PING")
+	expect(t, root, "OK", "ACL", "SETUSER", "default", "on")
+	fresh := dialRaw(t, s.Addr())
+	fresh.expect("+PONG\r\n", "PING")
+
+	// ACL LOAD without the file says so; deleting an unused user keeps
+	// the caller connected.
+	expect(t, root, int64(1), "ACL", "DELUSER", "newuser")
+	c.expectClosed(5 * time.Second)
+	expect(t, root, int64(0), "ACL", "DELUSER", "newuser")
+	expect(t, root, "PONG", "PING")
+}
+
+func TestACLLoadMissingFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "missing.acl")
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.ACL.File = file }))
+	expectErr(t, s.Client(t), "ERR Error loading ACLs, opening file '"+file+"': No such file or directory", "ACL", "LOAD")
+	expect(t, s.Client(t), "OK", "ACL", "SAVE")
+	expect(t, s.Client(t), "OK", "ACL", "LOAD")
 }

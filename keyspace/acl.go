@@ -176,7 +176,9 @@ func (sh *Shard) checkACLSlow(x *Ctx, cmd *Command, args [][]byte, ctx acl.Conte
 		// The user was deleted or turned off; its connections are being
 		// closed by the ACL command that did it.
 		x.W.Error("NOPERM this user has no permissions to run the '" + cmd.called(args).FullName() + "' command")
-		x.Batch.CloseAfter = true
+		if x.Batch != nil {
+			x.Batch.CloseAfter = true
+		}
 		return false
 	}
 	req := sh.aclRequest(cmd, args)

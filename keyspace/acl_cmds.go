@@ -25,6 +25,12 @@ func aclCommand(x *Ctx) {
 		x.W.Error(errWrongArgs("acl|" + sub.Name))
 		return
 	}
+	// CAT, GENPASS and LOG take at most one argument; Redis answers more
+	// with its generic subcommand error.
+	if len(x.Args) > 3 && (sub.Name == "cat" || sub.Name == "genpass" || sub.Name == "log") {
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + truncArg(x.Args[1]) + "'. Try ACL HELP.")
+		return
+	}
 	sub.Handler(x)
 }
 
