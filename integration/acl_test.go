@@ -260,6 +260,15 @@ func TestACLLogEntries(t *testing.T) {
 	expectErr(t, admin, "ERR unknown subcommand or wrong number of arguments for 'LOG'. Try ACL HELP.", "ACL", "LOG", "1", "x")
 	expect(t, admin, "OK", "ACL", "LOG", "RESET")
 	expect(t, admin, []interface{}{}, "ACL", "LOG")
+
+	// acllog-max-len bounds the entries kept.
+	expect(t, admin, "OK", "CONFIG", "SET", "acllog-max-len", "2")
+	for _, k := range []string{"k1", "k2", "k3"} {
+		r.expect("-"+errNoPermKeys+"\r\n", "GET", k)
+	}
+	if got, _ := value(t, admin, "ACL", "LOG", "100").([]interface{}); len(got) != 2 {
+		t.Errorf("ACL LOG with acllog-max-len 2: %d entries", len(got))
+	}
 }
 
 func TestACLDryRunAndMisc(t *testing.T) {

@@ -114,6 +114,7 @@ func (s *Server) authRequired() bool {
 // addACLLog records a denial in the ACL log.
 func (s *Server) addACLLog(ev acl.LogEvent) {
 	s.acl.logMu.Lock()
+	s.acl.log.SetMaxLen(int(min(s.opts.Live.ACLLogMaxLen(), 1<<30)))
 	s.acl.log.Add(ev)
 	s.acl.logMu.Unlock()
 }
@@ -160,13 +161,17 @@ func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
 	if u := c.aclUser; u != nil && u.Unrestricted() {
 		return true
 	}
-	return sh.checkACLSlow(x, cmd, args, acl.ContextTopLevel)
+	return sh.checkACLIn(x, cmd, args, acl.ContextTopLevel)
 }
 
-// checkACLSlow checks a call for a user with restrictions; ctx is where
-// the call runs (top level, or queued in MULTI), for the ACL log.
-func (sh *Shard) checkACLSlow(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context) bool {
+// checkACLIn is checkACL for a call in context ctx (acl.ContextMulti for
+// commands of a transaction, checked when queued and again by EXEC, as in
+// Redis).
+func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context) bool {
 	c := x.C
+	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+		c.resolveUser(users)
+	}
 	u := c.aclUser
 	if cmd.Flags&FlagNoAuth != 0 {
 		// AUTH and HELLO: no command rule applies, and they name no key.
