@@ -452,6 +452,13 @@ func TestACLDeletedOrDisabledUserIsDisconnected(t *testing.T) {
 	self.expect(":1\r\n", "ACL", "DELUSER", "changed")
 	self.expectClosed(5 * time.Second)
 	ch.expectClosed(5 * time.Second)
+	// CLIENT KILL USER closes the connections of one user.
+	expect(t, admin, "OK", "ACL", "SETUSER", "killed", "on", ">p", "+@all")
+	k := dialRaw(t, s.Addrs[0])
+	k.expect("+OK\r\n", "AUTH", "killed", "p")
+	expect(t, admin, int64(1), "CLIENT", "KILL", "USER", "killed")
+	k.expectClosed(5 * time.Second)
+	expectErr(t, admin, "ERR No such user 'ghost'", "CLIENT", "KILL", "USER", "ghost")
 	// Other users' connections stay.
 	expect(t, admin, "PONG", "PING")
 }

@@ -348,8 +348,7 @@ func clientKillCommand(x *Ctx) {
 		case eqFold(args[i], "laddr"):
 			laddr = string(v)
 		case eqFold(args[i], "user"):
-			// The default user is the only user.
-			if string(v) != "default" {
+			if x.S.srv.users().GetBytes(v) == nil {
 				x.W.Error("ERR No such user '" + string(v) + "'")
 				return
 			}
@@ -380,7 +379,7 @@ func clientKillCommand(x *Ctx) {
 		if id != 0 && c.ID != id || addr != "" && c.RemoteAddr != addr || laddr != "" && c.LocalAddr != laddr {
 			continue
 		}
-		if user != "" && user != "default" || typ != "" && typ != "normal" {
+		if user != "" && user != c.UserName() || typ != "" && typ != "normal" {
 			continue
 		}
 		if skipMe && c == x.C {
