@@ -287,6 +287,9 @@ func TestACLDryRunAndMisc(t *testing.T) {
 	expect(t, admin, []interface{}{"default", "dry"}, "ACL", "USERS")
 	expect(t, admin, []interface{}{"user default on nopass ~* &* +@all", "user dry on ~obj:* resetchannels -@all +set"}, "ACL", "LIST")
 	expect(t, admin, nil, "ACL", "GETUSER", "ghost")
+	expectErr(t, admin, "ERR Usernames can't contain spaces or null characters", "ACL", "SETUSER", "a b")
+	expect(t, admin, map[interface{}]interface{}{"flags": []interface{}{"on", "nopass"}, "passwords": []interface{}{},
+		"commands": "+@all", "keys": "~*", "channels": "&*", "selectors": []interface{}{}}, "ACL", "GETUSER", "default")
 	cats, _ := value(t, admin, "ACL", "CAT").([]interface{})
 	if len(cats) != 21 || cats[0] != "keyspace" {
 		t.Errorf("ACL CAT: %#v", cats)
@@ -321,6 +324,7 @@ func TestACLSaveLoadRoundTrip(t *testing.T) {
 	admin := s.Client(t)
 	expect(t, admin, "OK", "ACL", "SETUSER", "saved", "on", ">pw", "~a:*", "%R~b:*", "&ch", "+@read", "(+set ~c:*)")
 	before := value(t, admin, "ACL", "LIST")
+	expect(t, admin, map[interface{}]interface{}{"aclfile": file}, "CONFIG", "GET", "aclfile")
 	expect(t, admin, "OK", "ACL", "SAVE")
 	data, err := os.ReadFile(file)
 	if err != nil || !strings.Contains(string(data), "user saved on #") {
