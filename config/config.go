@@ -46,6 +46,7 @@ type Config struct {
 	Persistence PersistenceConfig `toml:"persistence"` // [persistence]
 	Keyspace    KeyspaceConfig    `toml:"keyspace"`    // [keyspace]
 	Cluster     ClusterConfig     `toml:"cluster"`     // [cluster]
+	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
 }
 
 // ServerConfig is the [server] section: listeners, shards and client admission.
@@ -152,6 +153,41 @@ type ClusterConfig struct {
 	// cluster clients can find the others.
 	Enabled Switch `toml:"enabled"`
 }
+
+// ACLConfig is the [acl] section: the users, declared here or kept in an ACL file.
+type ACLConfig struct {
+	// File is an ACL file in Redis's format ("user <name> <rules…>" lines), read at start and
+	// by ACL LOAD, written by ACL SAVE; "" means none (ACL SAVE and ACL LOAD then fail, as in
+	// Redis). A file that does not exist yet starts the server with the default user only.
+	// Users cannot be declared both here and in the file.
+	File string `toml:"file"`
+	// Users are the [[acl.user]] tables, applied in order at start. A user named "default"
+	// replaces the default user's rules; server.requirepass, when set, still sets its
+	// password.
+	Users []ACLUser `toml:"user"`
+}
+
+// ACLUser is one [[acl.user]] table. Rules are Redis's ACL SETUSER rules, checked when the
+// server starts: an invalid one stops start-up with an error naming the user and the rule.
+type ACLUser struct {
+	// Name is the user name (no spaces).
+	Name string `toml:"name"`
+	// Passwords are "sha256:<64 hex>" (the hash ACL GETUSER shows) or "plain:<text>".
+	Passwords []string `toml:"passwords"`
+	// NoPass lets any password authenticate the user (false).
+	NoPass bool `toml:"nopass"`
+	// Commands are command rules, e.g. "+@all -@dangerous +idem" ("": no commands).
+	Commands string `toml:"commands"`
+	// Keys are key patterns: "~pattern", "%R~pattern", "%W~pattern", "%RW~pattern", "allkeys".
+	Keys []string `toml:"keys"`
+	// Channels are Pub/Sub channel patterns: "&pattern" or "allchannels".
+	Channels []string `toml:"channels"`
+	// Enabled lets the user authenticate ("on"); nil, when the key is absent, means true.
+	Enabled *bool `toml:"enabled"`
+}
+
+// IsEnabled resolves Enabled: true unless set to false.
+func (u ACLUser) IsEnabled() bool { return u.Enabled == nil || *u.Enabled }
 
 // Switch is a setting that is on, off, or decided from other settings ([Auto]). In TOML
 // it is true, false or "auto".
@@ -281,6 +317,7 @@ type fileConfig struct {
 	Persistence filePersistence `toml:"persistence"`
 	Keyspace    *KeyspaceConfig `toml:"keyspace"`
 	Cluster     *ClusterConfig  `toml:"cluster"`
+	ACL         *ACLConfig      `toml:"acl"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -305,6 +342,7 @@ func newFileConfig(c *Config) *fileConfig {
 		},
 		Keyspace: &c.Keyspace,
 		Cluster:  &c.Cluster,
+		ACL:      &c.ACL,
 	}
 }
 

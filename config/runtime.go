@@ -197,7 +197,10 @@ var params = [...]param{
 	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0"},
 	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000"},
 	{name: "slowlog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
-	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
+		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
+	// The ACL file (acl.file), fixed at start as in Redis.
+	{name: "aclfile", kind: kindString, immutable: true, initial: func(c *Config) string { return c.ACL.File }},
 	{name: "tracking-table-max-keys", kind: kindInt, min: 0, max: longMax, def: "1000000"},
 	{name: "notify-keyspace-events", kind: kindSpecial, def: "", special: parseNotify,
 		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v) }},
@@ -247,6 +250,7 @@ type Live struct {
 	// Published copies of the parameters the server reads on its paths. Written only by
 	// apply functions, under mu.
 	maxClients    atomic.Int64
+	aclLogMaxLen  atomic.Int64
 	timeout       atomic.Int64 // nanoseconds
 	protoMaxBulk  atomic.Int64
 	queryBufLimit atomic.Int64
@@ -607,6 +611,9 @@ func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }
 // ClientOutputBufferLimit is ruvio-client-output-buffer-limit: the most pending reply bytes
 // per client before it is disconnected; 0 means unlimited.
 func (l *Live) ClientOutputBufferLimit() int64 { return l.outBufLimit.Load() }
+
+// ACLLogMaxLen is acllog-max-len: the most entries ACL LOG keeps.
+func (l *Live) ACLLogMaxLen() int64 { return l.aclLogMaxLen.Load() }
 
 // RequirePass is requirepass: the default user's password, "" for none.
 func (l *Live) RequirePass() string { return *l.requirePass.Load() }

@@ -75,6 +75,14 @@ func (c *Config) Validate() error {
 		bad("server.requirepass", "must not contain CR, LF or NUL")
 	}
 	oneOf("server.enable_debug_command", s.EnableDebugCommand, debugSettings[:])
+	if c.ACL.File != "" && len(c.ACL.Users) > 0 {
+		bad("acl.file", "users are declared both in [[acl.user]] and in the ACL file %q; keep them in one place", c.ACL.File)
+	}
+	for i, u := range c.ACL.Users {
+		if u.Name == "" {
+			bad(fmt.Sprintf("acl.user[%d].name", i), "is empty")
+		}
+	}
 	inRange("server.shutdown_timeout", int64(s.ShutdownTimeout), 1, 3600)
 
 	l := &c.Limits

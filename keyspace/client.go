@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/codec"
 )
 
@@ -30,6 +31,11 @@ type Client struct {
 	DB            int
 	Proto         int
 	Authenticated bool
+	// aclUser is the user the connection runs as, as found in the
+	// snapshot aclUsers; nil when that user was deleted or turned off.
+	// checkACL finds it again whenever the snapshot changes.
+	aclUser  *acl.User
+	aclUsers *acl.Users
 	// replyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
 	// replySkip); 0 is CLIENT REPLY ON.
 	replyMode uint8
@@ -40,6 +46,9 @@ type Client struct {
 	lastActive atomic.Int64
 	// lastCmd is the name of the last command run.
 	lastCmd atomic.Pointer[string]
+	// userName is aclUser's name, for CLIENT LIST and the ACL commands
+	// of other shards.
+	userName atomic.Pointer[string]
 	// monitor is set while the client is in MONITOR mode.
 	monitor atomic.Bool
 	// killed is set once the client is cut off; see Kill.
@@ -258,7 +267,9 @@ func (c *Client) info(now time.Time, running int) string {
 	b = strconv.AppendInt(b, int64(qbuf+qfree)+omem, 10)
 	b = append(b, " events=r cmd="...)
 	b = append(b, cmd...)
-	b = append(b, " user=default redir=-1 resp="...)
+	b = append(b, " user="...)
+	b = append(b, c.UserName()...)
+	b = append(b, " redir=-1 resp="...)
 	b = strconv.AppendInt(b, int64(c.Proto), 10)
 	b = append(b, " lib-name="...)
 	b = append(b, lib...)

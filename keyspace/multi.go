@@ -251,6 +251,11 @@ func execCommand(x *Ctx) {
 		x.DB = sh.dbs[c.DB]
 		x.Args = q.args
 		x.Cmd = q.cmd
+		// Permissions are checked again at EXEC, as Redis does: the user
+		// may have changed since the command was queued.
+		if !sh.checkACLQueued(x, q.cmd, q.args) {
+			continue
+		}
 		sh.call(x, q.cmd, q.args)
 	}
 	x.NoBlock = false

@@ -5,11 +5,13 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/config"
 )
 
@@ -176,6 +178,13 @@ func configSetCommand(x *Ctx) {
 	if err := x.S.srv.opts.Live.Set(pairs); err != nil {
 		x.W.Error(err.Error())
 		return
+	}
+	for _, p := range pairs {
+		if strings.EqualFold(p[0], "requirepass") {
+			// requirepass is the default user's password, as in Redis.
+			pass := x.S.srv.opts.Live.RequirePass()
+			_, _ = x.S.srv.acl.store.Update(func(u *acl.Users) (*acl.Users, error) { return u.WithRequirePass(pass), nil })
+		}
 	}
 	x.W.OK()
 }
@@ -492,6 +501,7 @@ func registerServerFamily(t commandTable) {
 	t.add(&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.0.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand})
 	t.add(
 		commandFamily(),
+		aclFamily(),
 		&Command{Name: "info", Arity: -1, Flags: stale, Group: grp, Categories: []string{"dangerous"}, Since: "1.0.0", Summary: "Returns information and statistics about the server.", Complexity: "O(1)", Handler: infoCommand},
 		&Command{Name: "config", Arity: -2, Group: grp, Since: "2.0.0", Summary: "A container for server configuration commands.", Complexity: "Depends on subcommand.", Handler: configCommand,
 			Subcommands: []*Command{

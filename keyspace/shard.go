@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -53,6 +54,10 @@ type Shard struct {
 	ctx   Ctx
 	// keyIdx is scratch space for key positions.
 	keyIdx []int
+	// aclReq and aclKeyRefs are reused by every ACL check of a
+	// restricted user (acl.go).
+	aclReq     acl.Request
+	aclKeyRefs []keyRef
 	// scratch is reusable space for formatting and WAL payloads.
 	scratch []byte
 
@@ -481,7 +486,7 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 		w.Error(errDebugNotAllowed)
 		return false
 	}
-	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 {
+	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 && sh.srv.authRequired() {
 		w.Error(errNoAuth)
 		return false
 	}
@@ -495,6 +500,9 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			// EXEC is refused for what its queued commands would need.
 			flags |= x.C.tx.flags
 		}
+	}
+	if !sh.checkACL(x, cmd, args) {
+		return false
 	}
 	if len(sh.srv.shards) > 1 && cmd.FirstKey > 0 {
 		if !sh.checkSlots(x, cmd, args) {
