@@ -74,7 +74,9 @@ type WALOptions struct {
 	// commitDelay); nil, or a value <= 0, never waits. It is read once per
 	// group, so the setting may change while the WAL runs.
 	MaxCommitDelay func() time.Duration
-	// Clock is the commit delay's time source; nil = the system clock.
+	// Clock is the time source of the commit delay and the fsync latency
+	// it adapts to; nil = the system clock. Now must be safe from any
+	// goroutine.
 	Clock Clock
 }
 
@@ -321,11 +323,11 @@ func (w *WAL) syncFileLocked() error {
 	if written == w.m.lastSyncedSeq.Load() {
 		return nil
 	}
-	t0 := time.Now()
+	t0 := w.clock.Now()
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("persistence: fsync %s (records through sequence %d): %w", w.f.Name(), written, err)
 	}
-	w.m.synced(time.Since(t0))
+	w.m.synced(w.clock.Now().Sub(t0))
 	w.m.lastSyncedSeq.Store(written)
 	return nil
 }
