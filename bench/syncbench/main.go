@@ -14,6 +14,10 @@
 // rounds so a change in background load hits all of them alike.
 //
 //	go run ./bench/syncbench -dir /tmp -n 2000 -size 3000
+//
+// -idle prints only the median microseconds of what the WAL does (write +
+// fsync on a preallocated file): bench/run.sh uses it for the ceiling of
+// durable mode (clients ÷ idle fsync latency).
 package main
 
 import (
@@ -39,6 +43,7 @@ func main() {
 	size := flag.Int("size", 3000, "bytes per append (50 SETs of small values are about 3000)")
 	segment := flag.Int64("segment", 64<<20, "preallocated file size")
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
+	idle := flag.Bool("idle", false, "print only the median µs of write + fsync on a preallocated file")
 	flag.Parse()
 
 	methods := []method{
@@ -66,6 +71,20 @@ func main() {
 	buf := make([]byte, *size)
 	for i := range buf {
 		buf[i] = byte('a' + i%26)
+	}
+	if *idle {
+		var all []time.Duration
+		for r := 0; r < *rounds; r++ {
+			d, err := runOne(*dir, methods[0], true, *segment, buf, *n)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "syncbench: %v\n", err)
+				os.Exit(1)
+			}
+			all = append(all, d...)
+		}
+		sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+		fmt.Printf("%d\n", all[len(all)/2].Microseconds())
+		return
 	}
 	type key struct {
 		m        string
