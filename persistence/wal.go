@@ -506,7 +506,9 @@ func (w *WAL) commitAlways(c Committer) bool {
 		return true
 	}
 	p := pending{c: c, recs: w.batchRecs, first: w.batchFirst, last: w.seq, writers: 1}
-	if wc, ok := c.(WriterCounter); ok {
+	if p.recs == 0 {
+		p.writers = 0 // nothing to make durable: not a writer the next group expects
+	} else if wc, ok := c.(WriterCounter); ok {
 		p.writers = wc.Writers()
 	}
 	w.inflight.Add(1)
