@@ -20,9 +20,9 @@ const (
 	DefaultCommitDelayMaxUs = 100
 	// MaxCommitDelayMaxUs caps persistence.commit_delay_max_us at 100 ms.
 	MaxCommitDelayMaxUs = 100_000
-	MaxChanges     = 1 << 24
-	MinHz          = 1
-	MaxHz          = 500
+	MaxChanges          = 1 << 24
+	MinHz               = 1
+	MaxHz               = 500
 	// MinProtoMaxBulkLen is also the minimum of client_query_buffer_limit, as in Redis.
 	MinProtoMaxBulkLen = 1 * MiB
 )
