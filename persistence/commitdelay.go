@@ -53,13 +53,23 @@ type WriterCounter interface {
 // is bounded by syncAvg × missing ÷ arrived, by the configured maximum, and
 // ends as soon as the expected writers are there. A lone client is never
 // delayed (nobody else is expected), nor is a group after an idle spell
-// (the writers released long ago are not "about to arrive").
+// (the writers released long ago are not "about to arrive"). And the
+// writers must arrive fast enough: the rate measured during past delays
+// must bring, within one sync time, more writers than the group already
+// holds (each arrival saves a sync, each queued writer pays the wait). A
+// server short of CPU, whose clients come back slowly, fails that test; it
+// then syncs at once and probes with a delay only every probeEvery groups.
 //
 // It is owned by the sync goroutine.
 type commitDelay struct {
 	syncAvg  time.Duration // moving average of fsync latency (0: none yet)
 	expected int           // writers expected in the next group
 	syncEnd  time.Time     // when the last group's Committers were told
+	// rate is the writers per second that arrived during past delays (a
+	// moving average); valid once measured is set.
+	rate     float64
+	measured bool
+	skipped  int // groups not delayed since the last probe, for lack of rate
 }
 
 // staleFactor: writers released more than staleFactor × syncAvg ago (and at
@@ -68,6 +78,10 @@ const (
 	staleFactor = 4
 	minStale    = time.Millisecond
 )
+
+// probeEvery: when arrivals were too slow for a delay to pay, one group in
+// probeEvery is still delayed, to notice when they speed up.
+const probeEvery = 16
 
 // plan returns how many writers to wait for and for how long at most, given
 // arrived writers queued at now and the configured maximum delay. limit 0
@@ -79,9 +93,28 @@ func (d *commitDelay) plan(now time.Time, arrived int, maxDelay time.Duration) (
 	if now.Sub(d.syncEnd) > max(staleFactor*d.syncAvg, minStale) {
 		return arrived, 0
 	}
+	if d.measured && d.rate*d.syncAvg.Seconds() <= float64(arrived) {
+		if d.skipped++; d.skipped < probeEvery {
+			return arrived, 0
+		}
+	}
+	d.skipped = 0
 	missing := d.expected - arrived
 	limit = min(d.syncAvg*time.Duration(missing)/time.Duration(arrived), maxDelay)
 	return d.expected, limit
+}
+
+// delayed records a delay of took during which got writers arrived.
+func (d *commitDelay) delayed(got int, took time.Duration) {
+	if took <= 0 {
+		return // ended before any time passed: no rate to learn
+	}
+	r := float64(got) / took.Seconds()
+	if !d.measured {
+		d.rate, d.measured = r, true
+		return
+	}
+	d.rate += (r - d.rate) / 4
 }
 
 // synced records a finished group: the fsync it took (0 if it needed none),

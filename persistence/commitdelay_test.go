@@ -134,6 +134,33 @@ func TestCommitDelayPlan(t *testing.T) {
 	}
 }
 
+// TestCommitDelayArrivalRate: once delays show writers arriving too slowly
+// to pay (fewer than the group holds within one sync time), groups sync at
+// once except one probe in probeEvery; faster arrivals bring the delay back.
+func TestCommitDelayArrivalRate(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	const sync = 300 * time.Microsecond
+	var d commitDelay
+	d.synced(t0, sync, 50, 0)
+	d.delayed(2, 100*time.Microsecond) // 20k writers/s: 6 per sync, fewer than 25 queued
+	for i := 1; i < probeEvery; i++ {
+		if _, limit := d.plan(t0, 25, time.Hour); limit != 0 {
+			t.Fatalf("group %d delayed %v although writers arrive too slowly", i, limit)
+		}
+	}
+	if _, limit := d.plan(t0, 25, time.Hour); limit != sync {
+		t.Fatalf("probe group: delay %v, want %v", limit, sync)
+	}
+	d.delayed(25, 50*time.Microsecond) // 500k/s: the average (~140k/s) brings 42 per sync
+	if _, limit := d.plan(t0, 25, time.Hour); limit != sync {
+		t.Fatalf("after fast arrivals: delay %v, want %v", limit, sync)
+	}
+	d.delayed(0, 0) // ended at once: nothing learned
+	if _, limit := d.plan(t0, 25, time.Hour); limit != sync {
+		t.Fatalf("after an instant delay: delay %v, want %v", limit, sync)
+	}
+}
+
 // TestCommitDelayLoneClientNotDelayed: one client committing and waiting,
 // round after round, is never held back, whatever the maximum delay.
 func TestCommitDelayLoneClientNotDelayed(t *testing.T) {

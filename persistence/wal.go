@@ -605,6 +605,7 @@ func (w *WAL) delayLocked() {
 		return
 	}
 	deadline := start.Add(limit)
+	before := w.queuedWriters
 	w.wantWriters, w.delaying = want, true
 	early := false
 	for !w.stopping {
@@ -628,7 +629,9 @@ func (w *WAL) delayLocked() {
 	case <-w.arrive:
 	default:
 	}
-	w.m.delayed(w.clock.Now().Sub(start), early)
+	took := w.clock.Now().Sub(start)
+	w.delay.delayed(w.queuedWriters-before, took)
+	w.m.delayed(took, early)
 }
 
 // writeGroup writes the queued batches with as few writes as possible (one
