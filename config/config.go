@@ -117,6 +117,11 @@ type PersistenceConfig struct {
 	Fsync string `toml:"fsync"`
 	// SegmentSize is the size at which a WAL segment is closed and a new one started (64 MiB).
 	SegmentSize int64 `toml:"segment_size"`
+	// CommitDelayMaxUs bounds, in microseconds, how long a WAL group under fsync = "always"
+	// may be held back for writers about to arrive, so one fsync covers them all; the
+	// server waits only when recently active writers are expected and never delays a lone
+	// client. 0 turns the delay off (100; CONFIG SET ruvio-commit-delay-max-us).
+	CommitDelayMaxUs int64 `toml:"commit_delay_max_us"`
 	// SnapshotEvery takes a snapshot every this many seconds; 0 turns it off (3600).
 	SnapshotEvery int `toml:"snapshot_every"`
 	// SnapshotWALBytes is the floor of the size trigger: a snapshot is taken once the WAL
@@ -275,6 +280,7 @@ func Default() Config {
 			WAL:                true,
 			Fsync:              FsyncEverysec,
 			SegmentSize:        64 * MiB,
+			CommitDelayMaxUs:   DefaultCommitDelayMaxUs,
 			SnapshotEvery:      3600,
 			SnapshotWALBytes:   256 * MiB,
 			SnapshotWALPercent: 100,
@@ -304,6 +310,7 @@ type filePersistence struct {
 	WAL                *bool   `toml:"wal"`
 	Fsync              *string `toml:"fsync"`
 	SegmentSize        *Size   `toml:"segment_size"`
+	CommitDelayMaxUs   *int64  `toml:"commit_delay_max_us"`
 	SnapshotEvery      *int    `toml:"snapshot_every"`
 	SnapshotWALBytes   *Size   `toml:"snapshot_wal_bytes"`
 	SnapshotWALPercent *int    `toml:"snapshot_wal_percent"`
@@ -335,6 +342,7 @@ func newFileConfig(c *Config) *fileConfig {
 			WAL:                &c.Persistence.WAL,
 			Fsync:              &c.Persistence.Fsync,
 			SegmentSize:        (*Size)(&c.Persistence.SegmentSize),
+			CommitDelayMaxUs:   &c.Persistence.CommitDelayMaxUs,
 			SnapshotEvery:      &c.Persistence.SnapshotEvery,
 			SnapshotWALBytes:   (*Size)(&c.Persistence.SnapshotWALBytes),
 			SnapshotWALPercent: &c.Persistence.SnapshotWALPercent,

@@ -99,6 +99,7 @@ dir = "/var/lib/ruvio"
 wal = false
 fsync = "always"
 segment_size = "1m"
+commit_delay_max_us = 250
 snapshot_every = 0
 snapshot_wal_bytes = "1Gb"
 snapshot_wal_percent = 50
@@ -119,7 +120,7 @@ changes_capacity = 128
 		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret", EnableDebugCommand: "no", ShutdownTimeout: 3},
 		Limits:      LimitsConfig{ClientOutputBufferLimit: 0, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000},
 		Log:         LogConfig{Level: "debug", Format: "json"},
-		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
+		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
 	}
 	if !reflect.DeepEqual(c, want) {

@@ -145,6 +145,8 @@ var params = [...]param{
 	{name: "appendonly", kind: kindBool, fixed: whyAppendonly, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
 	{name: "appendfsync", kind: kindEnum, fixed: whyFsync, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
 		apply: func(l *Live, v string, _ int64) { l.fsync.Store(&v) }},
+	{name: "ruvio-commit-delay-max-us", kind: kindInt, min: 0, max: MaxCommitDelayMaxUs, initial: func(c *Config) string { return itoa(c.Persistence.CommitDelayMaxUs) },
+		apply: func(l *Live, _ string, n int64) { l.commitDelay.Store(n * int64(time.Microsecond)) }},
 	{name: "dir", kind: kindString, protected: true, initial: func(c *Config) string {
 		if abs, err := filepath.Abs(c.Persistence.Dir); err == nil {
 			return abs
@@ -261,6 +263,7 @@ type Live struct {
 	activeExpire  atomic.Bool
 	requirePass   atomic.Pointer[string]
 	fsync         atomic.Pointer[string]
+	commitDelay   atomic.Int64 // nanoseconds
 	notify        atomic.Pointer[string]
 	level         zap.AtomicLevel
 
@@ -632,6 +635,10 @@ func (l *Live) ActiveExpireEffort() int { return int(l.effort.Load()) }
 
 // Databases is databases (immutable).
 func (l *Live) Databases() int { return l.databases }
+
+// CommitDelayMax is ruvio-commit-delay-max-us: the longest a WAL group under fsync
+// "always" may wait for writers about to arrive (0: never).
+func (l *Live) CommitDelayMax() time.Duration { return time.Duration(l.commitDelay.Load()) }
 
 // Fsync is appendfsync: "always", "everysec" or "no".
 func (l *Live) Fsync() string { return *l.fsync.Load() }

@@ -132,6 +132,34 @@ func TestGlobMatch(t *testing.T) {
 	}
 }
 
+// TestLiveCommitDelay: ruvio-commit-delay-max-us starts at the configured
+// value, follows CONFIG SET in microseconds and refuses values out of range.
+func TestLiveCommitDelay(t *testing.T) {
+	c := Default()
+	l := NewLive(c)
+	if l.CommitDelayMax() != DefaultCommitDelayMaxUs*time.Microsecond || get1(t, l, "ruvio-commit-delay-max-us") != "100" {
+		t.Fatalf("default: %v, %q", l.CommitDelayMax(), get1(t, l, "ruvio-commit-delay-max-us"))
+	}
+	c.Persistence.CommitDelayMaxUs = 0
+	if l := NewLive(c); l.CommitDelayMax() != 0 {
+		t.Fatalf("from a config of 0: %v", l.CommitDelayMax())
+	}
+	if err := l.Set([][2]string{{"ruvio-commit-delay-max-us", "250"}}); err != nil {
+		t.Fatal(err)
+	}
+	if l.CommitDelayMax() != 250*time.Microsecond || get1(t, l, "ruvio-commit-delay-max-us") != "250" {
+		t.Fatalf("after SET 250: %v", l.CommitDelayMax())
+	}
+	for _, v := range []string{"-1", "100001", "1ms"} {
+		if err := l.Set([][2]string{{"ruvio-commit-delay-max-us", v}}); err == nil {
+			t.Errorf("SET ruvio-commit-delay-max-us %s accepted", v)
+		}
+	}
+	if l.CommitDelayMax() != 250*time.Microsecond {
+		t.Fatalf("a refused SET changed the value: %v", l.CommitDelayMax())
+	}
+}
+
 func TestLiveSet(t *testing.T) {
 	l := NewLive(Default())
 	if err := l.Set([][2]string{

@@ -15,9 +15,14 @@ const (
 	MaxReactors    = 1024
 	MinSegmentSize = 4 * KiB
 	MaxSegmentSize = 4 * GiB
-	MaxChanges     = 1 << 24
-	MinHz          = 1
-	MaxHz          = 500
+	// DefaultCommitDelayMaxUs is persistence.commit_delay_max_us: well under one fsync of
+	// a local SSD (0.2-0.3 ms measured), so a delay never costs a whole sync.
+	DefaultCommitDelayMaxUs = 100
+	// MaxCommitDelayMaxUs caps persistence.commit_delay_max_us at 100 ms.
+	MaxCommitDelayMaxUs = 100_000
+	MaxChanges          = 1 << 24
+	MinHz               = 1
+	MaxHz               = 500
 	// MinProtoMaxBulkLen is also the minimum of client_query_buffer_limit, as in Redis.
 	MinProtoMaxBulkLen = 1 * MiB
 )
@@ -102,6 +107,7 @@ func (c *Config) Validate() error {
 	}
 	oneOf("persistence.fsync", p.Fsync, fsyncPolicies[:])
 	inRange("persistence.segment_size", p.SegmentSize, MinSegmentSize, MaxSegmentSize)
+	inRange("persistence.commit_delay_max_us", p.CommitDelayMaxUs, 0, MaxCommitDelayMaxUs)
 	inRange("persistence.snapshot_every", int64(p.SnapshotEvery), 0, math.MaxInt32)
 	inRange("persistence.snapshot_wal_bytes", p.SnapshotWALBytes, 0, math.MaxInt64)
 	inRange("persistence.snapshot_wal_percent", int64(p.SnapshotWALPercent), 0, 10000)

@@ -610,6 +610,10 @@ func (g *commitGroup) Committed(err error) {
 	sh.recycleGroup(g)
 }
 
+// Writers is the number of batches (connections' turns) in the group: the
+// WAL's commit delay counts the writers it expects by it.
+func (g *commitGroup) Writers() int { return g.count }
+
 func (sh *Shard) queue(b *Batch) {
 	g := sh.group
 	if g == nil {

@@ -122,7 +122,13 @@
 //
 // FsyncAlways: Commit hands the batch to the WAL's sync goroutine, which
 // writes all queued batches with one write, fsyncs once and notifies the
-// Committers in commit order (group commit). FsyncEverySec: Commit writes
+// Committers in commit order (group commit). Before it starts a group it
+// may wait briefly for writers about to arrive (WALOptions.MaxCommitDelay,
+// the commitDelay policy): the writers the last fsync released plus those
+// that queued during it, when that wait is bounded by a fraction of the
+// measured fsync time; a lone writer is never held back. A delay only
+// postpones a sync: no Committer is told before its batch is synced.
+// FsyncEverySec: Commit writes
 // the batch; a background goroutine fsyncs about once per second if
 // anything was written. FsyncNo: Commit writes; fsync only on rotation and
 // Close. A failed write or fsync is sticky (WAL.Err): nothing more is
