@@ -276,13 +276,13 @@ func debugObject(x *Ctx) {
 		x.W.Error(errNoSuchKey)
 		return
 	}
-	serialized := int64(len(e.val))
-	if e.obj != nil {
-		serialized = entryMemoryUsage(e, 5) - entryOverhead - int64(len(e.key))
+	serialized := int64(len(x.DB.val(e)))
+	if mu, ok := x.DB.obj(e).(memoryUsager); ok {
+		serialized = mu.memoryUsage(5)
 	}
 	b := make([]byte, 0, 128)
 	b = append(b, "Value at:0x0 refcount:1 encoding:"...)
-	b = append(b, encodingName(e)...)
+	b = append(b, encodingName(x.DB, e)...)
 	b = append(b, " serializedlength:"...)
 	b = strconv.AppendInt(b, max(serialized, 0), 10)
 	b = append(b, " lru:0 lru_seconds_idle:"...)
@@ -383,10 +383,6 @@ func waitCommand(x *Ctx) {
 // MEMORY <subcommand>
 func memoryCommand(x *Ctx) { runSubcommand(x, "MEMORY") }
 
-// entryOverhead is the estimated fixed cost of a key: its entry, the hash
-// table slot and the string headers.
-const entryOverhead = 56
-
 // memoryUsager is implemented by value types that can estimate the bytes
 // they hold, looking at no more than samples elements of a collection
 // (0: all of them).
@@ -394,11 +390,22 @@ type memoryUsager interface {
 	memoryUsage(samples int64) int64
 }
 
-// entryMemoryUsage estimates the bytes e takes: key, value and overhead.
-func entryMemoryUsage(e *entry, samples int64) int64 {
-	n := int64(entryOverhead + len(e.key) + len(e.val))
-	if mu, ok := e.obj.(memoryUsager); ok {
-		n += mu.memoryUsage(samples)
+// entryMemoryUsage is the bytes e takes: its arena allocation (header,
+// key and inline value, rounded up to its size class), a value kept
+// beside it (a large string's capacity, an object's own estimate from
+// samples elements), its index slot and, with a deadline, its place in the
+// expiring index.
+func entryMemoryUsage(db *DB, e *entry, samples int64) int64 {
+	n := db.size(e) + 8
+	if e.isObj() {
+		n -= objectSize(nil)
+		n += 16
+		if mu, ok := db.obj(e).(memoryUsager); ok {
+			n += mu.memoryUsage(samples)
+		}
+	}
+	if e.expIdx != 0 {
+		n += 4
 	}
 	return n
 }
@@ -428,7 +435,7 @@ func memoryUsageCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	x.W.Int(entryMemoryUsage(e, samples))
+	x.W.Int(entryMemoryUsage(x.DB, e, samples))
 }
 
 // MEMORY HELP

@@ -31,9 +31,11 @@ type Waker interface {
 // Shard owns a range of slots: its databases, its log and the goroutine
 // that runs every command on them. Only that goroutine touches the data.
 type Shard struct {
-	idx int
-	srv *Server
-	dbs []*DB
+	// arena holds the entries of every database of the shard.
+	arena *arena
+	idx   int
+	srv   *Server
+	dbs   []*DB
 
 	ring *ring
 	done chan struct{}
@@ -96,8 +98,9 @@ func newShard(srv *Server, idx, databases int) *Shard {
 	}
 	// Keys recovered at start are accessed as of now.
 	sh.nowMs = srv.now().UnixMilli()
+	sh.arena = newArena()
 	for i := 0; i < databases; i++ {
-		db := newDB(i)
+		db := newDBIn(i, sh.arena)
 		db.clockMs = &sh.nowMs
 		sh.dbs = append(sh.dbs, db)
 	}

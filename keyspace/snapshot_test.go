@@ -115,7 +115,7 @@ func TestSnapshotWhileWriting(t *testing.T) {
 			if got := run(t, sh, "BGSAVE"); got != "+Background saving started\r\n" {
 				t.Fatalf("BGSAVE: %q", got)
 			}
-			buckets := len(sh.dbs[0].dict.buckets)
+			buckets := len(sh.dbs[0].t.slots)
 			writes, steps := 0, 0
 			for sh.snap != nil {
 				for i := rng.IntN(6); i > 0; i-- {
