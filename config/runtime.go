@@ -151,12 +151,17 @@ var params = [...]param{
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10"},  // stored only
 	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes"},                           // stored only
 
-	// Memory and eviction (stored only).
-	{name: "maxmemory", kind: kindMemory, min: 0, max: longMax, def: "0"},
-	{name: "maxmemory-policy", kind: kindEnum, def: "noeviction", enum: []string{
-		"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
-		"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}},
-	{name: "maxmemory-samples", kind: kindInt, min: 1, max: intMax, def: "5"},
+	// Memory and eviction.
+	{name: "maxmemory", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Memory.MaxMemory) },
+		apply: func(l *Live, _ string, n int64) { l.maxMemory.Store(n) }},
+	{name: "maxmemory-policy", kind: kindEnum, enum: MaxMemoryPolicies[:], initial: func(c *Config) string { return c.Memory.MaxMemoryPolicy },
+		apply: func(l *Live, v string, _ int64) { l.maxMemoryPolicy.Store(&v) }},
+	{name: "maxmemory-samples", kind: kindInt, min: 1, max: 64, initial: func(c *Config) string { return itoa(int64(c.Memory.MaxMemorySamples)) },
+		apply: func(l *Live, _ string, n int64) { l.maxMemorySamples.Store(n) }},
+	{name: "lfu-log-factor", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Memory.LFULogFactor)) },
+		apply: func(l *Live, _ string, n int64) { l.lfuLogFactor.Store(n) }},
+	{name: "lfu-decay-time", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Memory.LFUDecayTime)) },
+		apply: func(l *Live, _ string, n int64) { l.lfuDecayTime.Store(n) }},
 	{name: "maxmemory-clients", kind: kindSpecial, def: "0", special: parseMemoryOrPercent},
 	{name: "lazyfree-lazy-eviction", kind: kindBool, def: "no"},
 	{name: "lazyfree-lazy-expire", kind: kindBool, def: "no"},
@@ -234,6 +239,12 @@ type Live struct {
 	fsync         atomic.Pointer[string]
 	notify        atomic.Pointer[string]
 	level         zap.AtomicLevel
+
+	maxMemory        atomic.Int64
+	maxMemoryPolicy  atomic.Pointer[string]
+	maxMemorySamples atomic.Int64
+	lfuLogFactor     atomic.Int64
+	lfuDecayTime     atomic.Int64
 
 	databases int    // immutable
 	dir       string // immutable, as configured
@@ -589,6 +600,21 @@ func (l *Live) Hz() int { return int(l.hz.Load()) }
 
 // ActiveExpireEffort is active-expire-effort, 1..10.
 func (l *Live) ActiveExpireEffort() int { return int(l.effort.Load()) }
+
+// MaxMemory is maxmemory in bytes for the whole process; 0 means no limit.
+func (l *Live) MaxMemory() int64 { return l.maxMemory.Load() }
+
+// MaxMemoryPolicy is maxmemory-policy, one of [MaxMemoryPolicies].
+func (l *Live) MaxMemoryPolicy() string { return *l.maxMemoryPolicy.Load() }
+
+// MaxMemorySamples is maxmemory-samples, 1..64.
+func (l *Live) MaxMemorySamples() int { return int(l.maxMemorySamples.Load()) }
+
+// LFULogFactor is lfu-log-factor.
+func (l *Live) LFULogFactor() int { return int(l.lfuLogFactor.Load()) }
+
+// LFUDecayTime is lfu-decay-time in minutes.
+func (l *Live) LFUDecayTime() int { return int(l.lfuDecayTime.Load()) }
 
 // Databases is databases (immutable).
 func (l *Live) Databases() int { return l.databases }

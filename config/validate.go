@@ -97,6 +97,13 @@ func (c *Config) Validate() error {
 	inRange("keyspace.hz", int64(k.Hz), MinHz, MaxHz)
 	inRange("keyspace.changes_capacity", int64(k.ChangesCapacity), 1, MaxChanges)
 
+	m := &c.Memory
+	inRange("memory.maxmemory", m.MaxMemory, 0, math.MaxInt64)
+	oneOf("memory.maxmemory_policy", m.MaxMemoryPolicy, MaxMemoryPolicies[:])
+	inRange("memory.maxmemory_samples", int64(m.MaxMemorySamples), 1, 64)
+	inRange("memory.lfu_log_factor", int64(m.LFULogFactor), 0, math.MaxInt32)
+	inRange("memory.lfu_decay_time", int64(m.LFUDecayTime), 0, math.MaxInt32)
+
 	return errors.Join(errs...)
 }
 
