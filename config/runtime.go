@@ -155,7 +155,10 @@ var params = [...]param{
 	{name: "maxmemory", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Memory.MaxMemory) },
 		apply: func(l *Live, _ string, n int64) { l.maxMemory.Store(n) }},
 	{name: "maxmemory-policy", kind: kindEnum, enum: MaxMemoryPolicies[:], initial: func(c *Config) string { return c.Memory.MaxMemoryPolicy },
-		apply: func(l *Live, v string, _ int64) { l.maxMemoryPolicy.Store(&v) }},
+		apply: func(l *Live, v string, _ int64) {
+			l.maxMemoryPolicy.Store(&v)
+			l.lfu.Store(strings.HasSuffix(v, "-lfu"))
+		}},
 	{name: "maxmemory-samples", kind: kindInt, min: 1, max: 64, initial: func(c *Config) string { return itoa(int64(c.Memory.MaxMemorySamples)) },
 		apply: func(l *Live, _ string, n int64) { l.maxMemorySamples.Store(n) }},
 	{name: "lfu-log-factor", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Memory.LFULogFactor)) },
@@ -242,6 +245,7 @@ type Live struct {
 
 	maxMemory        atomic.Int64
 	maxMemoryPolicy  atomic.Pointer[string]
+	lfu              atomic.Bool
 	maxMemorySamples atomic.Int64
 	lfuLogFactor     atomic.Int64
 	lfuDecayTime     atomic.Int64
@@ -606,6 +610,10 @@ func (l *Live) MaxMemory() int64 { return l.maxMemory.Load() }
 
 // MaxMemoryPolicy is maxmemory-policy, one of [MaxMemoryPolicies].
 func (l *Live) MaxMemoryPolicy() string { return *l.maxMemoryPolicy.Load() }
+
+// LFU reports whether maxmemory-policy is one of the LFU policies, under which keys count
+// their accesses.
+func (l *Live) LFU() bool { return l.lfu.Load() }
 
 // MaxMemorySamples is maxmemory-samples, 1..64.
 func (l *Live) MaxMemorySamples() int { return int(l.maxMemorySamples.Load()) }

@@ -8,6 +8,9 @@ func (sh *Shard) lookup(db *DB, key []byte) *entry {
 	e := sh.lookupNoTouch(db, key)
 	if e != nil {
 		e.touch(accessTime(sh.nowMs))
+		if sh.srv.opts.Live.LFU() {
+			sh.lfuTouch(e)
+		}
 	}
 	return e
 }

@@ -162,8 +162,10 @@ func (db *DB) addString(key, val []byte, at int64) *entry {
 
 // insertNew links a new entry into the table and the expiry index.
 func (db *DB) insertNew(key []byte, e *entry, at int64) *entry {
+	e.meta = lfuInitVal << lfuShift
 	if db.clockMs != nil {
 		e.touch(accessTime(*db.clockMs))
+		e.ldt = lfuMinutes(*db.clockMs)
 	}
 	db.grow(1)
 	db.t.put(uint64(db.t.hash(key))<<32 | uint64(e.self))

@@ -182,27 +182,9 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 }
 
 func infoMemory(x *Ctx, ib *infoBuilder) {
-	srv := x.S.srv
-	m := srv.memStats()
-	maxmem, _ := srv.opts.Live.Value("maxmemory")
-	maxmemN, _ := strconv.ParseUint(maxmem, 10, 64)
-	policy, _ := srv.opts.Live.Value("maxmemory-policy")
-	frag := 0.0
-	if m.used > 0 {
-		frag = float64(m.rss) / float64(m.used)
+	for _, f := range memoryInfo(x.S) {
+		ib.str(f.name, f.value)
 	}
-	ib.int("used_memory", int64(m.used))
-	ib.str("used_memory_human", bytesToHuman(m.used))
-	ib.int("used_memory_rss", int64(m.rss))
-	ib.str("used_memory_rss_human", bytesToHuman(m.rss))
-	ib.int("used_memory_peak", int64(m.peak))
-	ib.str("used_memory_peak_human", bytesToHuman(m.peak))
-	ib.int("maxmemory", int64(maxmemN))
-	ib.str("maxmemory_human", bytesToHuman(maxmemN))
-	ib.str("maxmemory_policy", policy)
-	ib.str("mem_fragmentation_ratio", strconv.FormatFloat(frag, 'f', 2, 64))
-	ib.str("mem_allocator", "go")
-	ib.int("lazyfree_pending_objects", 0)
 }
 
 // bytesToHuman formats n the way Redis's bytesToHuman does: "512B",
@@ -245,7 +227,7 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("sync_partial_ok", 0)
 	ib.int("sync_partial_err", 0)
 	ib.int("expired_keys", st.expiredKeys.Load())
-	ib.int("evicted_keys", 0)
+	ib.int("evicted_keys", x.S.evictedKeys())
 	ib.int("evicted_clients", 0)
 	ib.int("keyspace_hits", st.keyspaceHits.Load())
 	ib.int("keyspace_misses", st.keyspaceMisses.Load())

@@ -627,18 +627,27 @@ func objectRefcountCommand(x *Ctx) {
 	}
 }
 
-// OBJECT IDLETIME key: seconds since the key was last accessed.
+// OBJECT IDLETIME key: seconds since the key was last accessed; under an
+// LFU policy Redis's error, as Redis keeps no idle time then.
 func objectIdletimeCommand(x *Ctx) {
 	if e := objectLookup(x); e != nil {
+		if x.S.srv.opts.Live.LFU() {
+			x.W.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
 		x.W.Int(x.S.idleSeconds(e))
 	}
 }
 
-// OBJECT FREQ key: there is no LFU policy, so this is Redis's error for a
-// server without one.
+// OBJECT FREQ key: the key's logarithmic access counter under an LFU
+// policy; Redis's error under any other.
 func objectFreqCommand(x *Ctx) {
-	if objectLookup(x) != nil {
-		x.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	if e := objectLookup(x); e != nil {
+		if !x.S.srv.opts.Live.LFU() {
+			x.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
+		x.W.Int(int64(x.S.lfuDecayed(e)))
 	}
 }
 

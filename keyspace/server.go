@@ -65,6 +65,8 @@ type Server struct {
 	monitors monitorSet
 	// introspection holds what INFO samples (memory, ops per second).
 	introspection serverExtras
+	// memTuner sets the Go runtime's memory limit from maxmemory.
+	memTuner memoryTuner
 }
 
 type serverStats struct {

@@ -30,9 +30,13 @@ type serverExtras struct {
 	opsRate  int64     // commands per second between the last two samples
 }
 
-// memSample is the part of runtime.MemStats that INFO memory reports.
+// memSample is what INFO memory reports of the process: its resident set
+// from the OS and the Go runtime's figures.
 type memSample struct {
-	used, rss, peak uint64
+	rss                                    uint64
+	heapAlloc, heapInuse, heapSys, heapRel uint64
+	sys, numGC, lastPauseNs                uint64
+	gcCPU                                  float64
 }
 
 // extras returns s's introspection state.
@@ -56,9 +60,21 @@ func (s *Server) memStats() memSample {
 	if e.memReadAt.IsZero() || now.Sub(e.memReadAt) >= time.Second || now.Before(e.memReadAt) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		e.mem.used = ms.HeapAlloc
-		e.mem.rss = ms.Sys
-		e.mem.peak = max(e.mem.peak, ms.HeapAlloc)
+		e.mem = memSample{
+			rss:       processRSS(),
+			heapAlloc: ms.HeapAlloc, heapInuse: ms.HeapInuse, heapSys: ms.HeapSys, heapRel: ms.HeapReleased,
+			sys: ms.Sys, numGC: uint64(ms.NumGC), gcCPU: ms.GCCPUFraction,
+		}
+		if ms.NumGC > 0 {
+			e.mem.lastPauseNs = ms.PauseNs[(ms.NumGC+255)%256]
+		}
+		if e.mem.rss == 0 {
+			// No /proc: the runtime's mappings plus the arenas'.
+			e.mem.rss = ms.Sys
+			for _, sh := range s.shards {
+				e.mem.rss += uint64(sh.arenaMapped.Load())
+			}
+		}
 		e.memReadAt = now
 	}
 	return e.mem
@@ -105,13 +121,14 @@ func (s *Server) resetInfoStats() {
 	for _, sh := range s.shards {
 		sh.stats.commands.Store(0)
 		sh.stats.expiredKeys.Store(0)
+		sh.stats.evictedKeys.Store(0)
+		sh.memPeak.Store(sh.memPublished.Load())
 	}
 	// Command counters belong to their shard goroutine; RESETSTAT clears
 	// the caller's shard, the one INFO commandstats reports.
 	e := s.extras()
 	e.mu.Lock()
 	e.opsAt, e.opsCount, e.opsRate = time.Time{}, 0, 0
-	e.mem.peak = 0
 	e.mu.Unlock()
 }
 
@@ -441,6 +458,8 @@ func memoryUsageCommand(x *Ctx) {
 // MEMORY HELP
 func memoryHelpCommand(x *Ctx) {
 	writeHelp(x, "MEMORY",
+		"STATS",
+		"    Return information about the memory usage of the server.",
 		"USAGE <key> [SAMPLES <count>]",
 		"    Return memory in bytes used by <key> and its value. Nested values are",
 		"    sampled up to <count> times (default: 5, 0 means sample all).",
@@ -475,6 +494,7 @@ func registerServerFamily(t commandTable) {
 		&Command{Name: "memory", Arity: -2, Group: grp, Since: "4.0.0", Summary: "A container for memory diagnostics commands.", Complexity: "Depends on subcommand.", Handler: memoryCommand,
 			Subcommands: []*Command{
 				{Name: "usage", Arity: -3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand},
+				{Name: "stats", Arity: 2, Flags: FlagReadOnly, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},
 	)

@@ -33,6 +33,12 @@ type Waker interface {
 type Shard struct {
 	// arena holds the entries of every database of the shard.
 	arena *arena
+	// memPublished and memPeak are the shard's used_memory and its peak,
+	// and arenaMapped the bytes its arena maps, as last published for
+	// other goroutines (INFO of another shard, the runtime tuner).
+	memPublished, memPeak, arenaMapped atomic.Int64
+	// evictCursor rotates the database eviction samples first.
+	evictCursor int
 	idx   int
 	srv   *Server
 	dbs   []*DB
@@ -85,6 +91,7 @@ type shardStats struct {
 	commands    counter
 	batches     counter
 	expiredKeys counter
+	evictedKeys counter
 	ringFull    counter
 }
 
@@ -295,6 +302,7 @@ func (sh *Shard) drain() int {
 	}
 	if n > 0 {
 		sh.commit()
+		sh.publishMem()
 		sh.stats.batches.Add(int64(n))
 		if sh.snap != nil {
 			sh.snapshotStep(snapshotBucketsPerStep)
@@ -314,6 +322,14 @@ func (sh *Shard) cron() {
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
 		sh.activeExpireCycle()
 		sh.commit()
+	}
+	if sh.maxMemoryShare() != 0 {
+		sh.evictInBackground()
+		sh.commit()
+	}
+	sh.publishMem()
+	if sh.idx == 0 {
+		sh.srv.memTuner.tune(sh.srv)
 	}
 	if sh.journal != nil {
 		sh.journal.Tick(sh)
@@ -426,6 +442,12 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	if cmd.Flags&FlagWrite != 0 && sh.journal != nil {
 		if err := sh.journal.Err(); err != nil {
 			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
+			return false
+		}
+	}
+	if cmd.Flags&(FlagWrite|FlagDenyOOM) != 0 && sh.srv.opts.Live.MaxMemory() > 0 {
+		if !sh.evictForWrite() && cmd.Flags&FlagDenyOOM != 0 {
+			w.Error(errOOM)
 			return false
 		}
 	}

@@ -1,0 +1,422 @@
+package keyspace
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Memory accounting, maxmemory and eviction.
+//
+// used_memory of a shard is an exact running figure kept by its
+// databases, not a reading of the Go heap: the arena bytes of every entry
+// (its size-class slot), the capacity of large values kept beside the
+// arena, a fixed 64 bytes per object (key-job values), plus the index
+// structures (table slots, expiring lists, side tables). INFO memory on a
+// shard reports that shard, as a node of a Redis Cluster reports itself;
+// used_memory_rss is the process's resident set from the OS; the Go
+// runtime's own figures (heap, collector) appear under go_* names.
+//
+// maxmemory is for the whole process and split evenly: each shard keeps
+// its used_memory under maxmemory / shards. Before a write command (and at
+// each background tick) a shard over its share evicts keys chosen by
+// maxmemory-policy from maxmemory-samples random candidates per database,
+// at most evictStepKeys per step so a step never stalls the shard; when
+// the policy is noeviction, or no key is eligible (a volatile policy with
+// no key carrying a deadline), a command flagged denyoom is refused with
+// Redis's -OOM error and changes nothing. An eviction is logged as a
+// deletion, so replay and replicas agree.
+
+// evictStepKeys bounds the keys evicted before one command.
+const evictStepKeys = 64
+
+// lfuInitVal is the LFU counter of a new key, as Redis's LFU_INIT_VAL: a
+// fresh key is not the first to go.
+const lfuInitVal = 5
+
+const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
+
+// memUsed is the shard's used_memory: data set plus overhead.
+func (sh *Shard) memUsed() int64 {
+	d, o := sh.memFigures()
+	return d + o
+}
+
+// memFigures returns the shard's data set bytes and its overhead bytes.
+func (sh *Shard) memFigures() (dataset, overhead int64) {
+	for _, db := range sh.dbs {
+		dataset += db.mem
+		overhead += db.overhead()
+	}
+	return dataset, overhead + sh.arena.overhead()
+}
+
+// publishMem makes the shard's used_memory readable by other shards.
+func (sh *Shard) publishMem() {
+	used := sh.memUsed()
+	sh.memPublished.Store(used)
+	sh.arenaMapped.Store(sh.arena.mapped)
+	if used > sh.memPeak.Load() {
+		sh.memPeak.Store(used)
+	}
+}
+
+// maxMemoryShare is the shard's part of maxmemory; 0 means no limit.
+func (sh *Shard) maxMemoryShare() int64 {
+	m := sh.srv.opts.Live.MaxMemory()
+	if m <= 0 {
+		return 0
+	}
+	return max(m/int64(len(sh.srv.shards)), 1)
+}
+
+// evictForWrite runs before a write command when maxmemory is set. It
+// evicts keys while the shard is over its share, at most evictStepKeys of
+// them, and reports false when the shard is over its share and nothing
+// can be evicted: the caller refuses a denyoom command.
+func (sh *Shard) evictForWrite() bool {
+	limit := sh.maxMemoryShare()
+	if limit == 0 {
+		return true
+	}
+	for i := 0; i < evictStepKeys; i++ {
+		if sh.memUsed() <= limit {
+			return true
+		}
+		if !sh.evictOne() {
+			return false
+		}
+	}
+	// Still over after a full step: later commands and ticks go on
+	// evicting, as Redis lets a command through while eviction is making
+	// progress.
+	return true
+}
+
+// evictCandidate is the best key seen by one sampling round.
+type evictCandidate struct {
+	db    *DB
+	e     *entry
+	score uint64
+}
+
+// evictOne evicts one key chosen by the policy; false when none is
+// eligible.
+func (sh *Shard) evictOne() bool {
+	live := sh.srv.opts.Live
+	policy := live.MaxMemoryPolicy()
+	if policy == "noeviction" {
+		return false
+	}
+	volatile := strings.HasPrefix(policy, "volatile-")
+	samples := live.MaxMemorySamples()
+	var best evictCandidate
+	for k := range sh.dbs {
+		// Random policies take the first database with a candidate,
+		// starting from a rotating one, as Redis does.
+		db := sh.dbs[(sh.evictCursor+k)%len(sh.dbs)]
+		n := db.Len()
+		if volatile {
+			n = len(db.expiring)
+		}
+		if n == 0 {
+			continue
+		}
+		for s := 0; s < samples; s++ {
+			var e *entry
+			if volatile {
+				e = db.entryAt(db.expiring[rand.IntN(len(db.expiring))])
+			} else {
+				e = db.randomEntry()
+			}
+			score := sh.evictScore(policy, e)
+			if best.e == nil || score > best.score {
+				best = evictCandidate{db: db, e: e, score: score}
+			}
+		}
+		if strings.HasSuffix(policy, "-random") {
+			break
+		}
+	}
+	sh.evictCursor++
+	if best.e == nil {
+		return false
+	}
+	sh.evict(best.db, best.e)
+	return true
+}
+
+// evictScore ranks a candidate: the highest score goes first.
+func (sh *Shard) evictScore(policy string, e *entry) uint64 {
+	switch policy {
+	case "allkeys-lru", "volatile-lru":
+		return uint64(sh.idleSeconds(e))
+	case "allkeys-lfu", "volatile-lfu":
+		return 255 - uint64(sh.lfuDecayed(e))
+	case "volatile-ttl":
+		return math.MaxUint64 - uint64(e.expireAt)
+	}
+	return 0
+}
+
+// evict deletes a key to free memory and logs the deletion.
+func (sh *Shard) evict(db *DB, e *entry) {
+	if sh.snap != nil {
+		sh.snapshotTouch(db, e.key())
+	}
+	sh.logDel(db.id, e.keyView())
+	db.remove(e)
+	sh.stats.evictedKeys.Add(1)
+}
+
+// evictInBackground is the tick's eviction step.
+func (sh *Shard) evictInBackground() {
+	limit := sh.maxMemoryShare()
+	for i := 0; limit != 0 && i < evictStepKeys && sh.memUsed() > limit; i++ {
+		if !sh.evictOne() {
+			break
+		}
+	}
+}
+
+// lfuMinutes is the LFU clock: minutes modulo 2^16, as Redis's.
+func lfuMinutes(ms int64) uint16 { return uint16(ms / 60000) }
+
+// lfuDecayed is e's LFU counter after the decay due since its last
+// access (lfu-decay-time minutes per step), without storing it.
+func (sh *Shard) lfuDecayed(e *entry) uint8 {
+	counter := uint8(e.meta >> lfuShift)
+	decay := sh.srv.opts.Live.LFUDecayTime()
+	if decay <= 0 {
+		return counter
+	}
+	elapsed := int(lfuMinutes(sh.nowMs) - e.ldt)
+	if periods := elapsed / decay; periods < int(counter) {
+		return counter - uint8(periods)
+	}
+	return 0
+}
+
+// lfuTouch records an access for LFU: decay, then a logarithmic
+// increment that gets less likely as the counter grows (lfu-log-factor).
+func (sh *Shard) lfuTouch(e *entry) {
+	counter := sh.lfuDecayed(e)
+	if counter < 255 {
+		base := float64(max(int(counter)-lfuInitVal, 0))
+		if rand.Float64() < 1/(base*float64(sh.srv.opts.Live.LFULogFactor())+1) {
+			counter++
+		}
+	}
+	e.meta = e.meta&clockMask | uint32(counter)<<lfuShift
+	e.ldt = lfuMinutes(sh.nowMs)
+}
+
+// processRSS is the resident set size of the process, from the OS.
+func processRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * uint64(os.Getpagesize())
+}
+
+// memoryTuner applies the Go runtime's soft memory limit derived from
+// maxmemory. The limit covers only memory the Go runtime manages: buffers,
+// objects and large values. The arena is mapped outside it, so the limit
+// is maxmemory minus what the arenas map (at least 64 MiB): the process
+// as a whole stays near maxmemory while the collector runs no more often
+// than it needs to. Without maxmemory, or when GOMEMLIMIT is set, the
+// runtime is left as started.
+type memoryTuner struct {
+	applied atomic.Int64 // last limit set; 0: none
+}
+
+const minGoMemoryLimit = 64 << 20
+
+// tune recomputes and applies the limit; shard 0 calls it at its ticks.
+func (t *memoryTuner) tune(s *Server) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return
+	}
+	m := s.opts.Live.MaxMemory()
+	if m <= 0 {
+		if t.applied.Load() != 0 {
+			debug.SetMemoryLimit(math.MaxInt64)
+			t.applied.Store(0)
+		}
+		return
+	}
+	var mapped int64
+	for _, sh := range s.shards {
+		mapped += sh.arenaMapped.Load()
+	}
+	limit := max(m-mapped, minGoMemoryLimit)
+	if old := t.applied.Load(); old == 0 || limit < old-old/64 || limit > old+old/64 {
+		debug.SetMemoryLimit(limit)
+		t.applied.Store(limit)
+	}
+}
+
+// evictedKeys is the number of keys evicted by every shard.
+func (sh *Shard) evictedKeys() int64 {
+	var n int64
+	for _, s := range sh.srv.shards {
+		n += s.stats.evictedKeys.Load()
+	}
+	return n
+}
+
+// memReport is the memory figures of a shard as INFO memory and MEMORY
+// STATS report them.
+type memReport struct {
+	used, peak, dataset, overhead, startup int64
+	processUsed                            int64 // every shard's used_memory
+	maxmemory                              int64 // the shard's share
+	policy                                 string
+	keys                                   int64
+	m                                      memSample
+}
+
+func (sh *Shard) memReport() memReport {
+	sh.publishMem()
+	r := memReport{peak: sh.memPeak.Load(), maxmemory: sh.maxMemoryShare(),
+		policy: sh.srv.opts.Live.MaxMemoryPolicy(), m: sh.srv.memStats()}
+	r.dataset, r.overhead = sh.memFigures()
+	r.used = r.dataset + r.overhead
+	for _, s := range sh.srv.shards {
+		r.processUsed += s.memPublished.Load()
+	}
+	for _, db := range sh.dbs {
+		r.keys += int64(db.Len())
+		r.startup += int64(tableMinSlots) * 8
+	}
+	return r
+}
+
+func pct(a, b int64) string {
+	if b <= 0 {
+		return "0.00%"
+	}
+	return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 2, 64) + "%"
+}
+
+// memoryInfo is the INFO memory section: Redis's fields first, then the
+// keyspace arena's and the Go runtime's under names of their own.
+func memoryInfo(sh *Shard) []infoField {
+	r := sh.memReport()
+	frag := 0.0
+	if r.processUsed > 0 {
+		frag = float64(r.m.rss) / float64(r.processUsed)
+	}
+	u := func(n int64) string { return strconv.FormatInt(n, 10) }
+	uu := func(n uint64) string { return strconv.FormatUint(n, 10) }
+	return []infoField{
+		{"used_memory", u(r.used)},
+		{"used_memory_human", bytesToHuman(uint64(r.used))},
+		{"used_memory_rss", uu(r.m.rss)},
+		{"used_memory_rss_human", bytesToHuman(r.m.rss)},
+		{"used_memory_peak", u(r.peak)},
+		{"used_memory_peak_human", bytesToHuman(uint64(r.peak))},
+		{"used_memory_peak_perc", pct(r.used, r.peak)},
+		{"used_memory_overhead", u(r.overhead)},
+		{"used_memory_startup", u(r.startup)},
+		{"used_memory_dataset", u(r.dataset)},
+		{"used_memory_dataset_perc", pct(r.dataset, r.used-r.startup)},
+		{"maxmemory", u(r.maxmemory)},
+		{"maxmemory_human", bytesToHuman(uint64(r.maxmemory))},
+		{"maxmemory_policy", r.policy},
+		{"mem_fragmentation_ratio", strconv.FormatFloat(frag, 'f', 2, 64)},
+		{"mem_fragmentation_bytes", strconv.FormatInt(int64(r.m.rss)-r.processUsed, 10)},
+		{"mem_allocator", "ruvio-arena"},
+		{"lazyfree_pending_objects", "0"},
+		{"keyspace_arena_mapped", u(sh.arena.mapped)},
+		{"keyspace_arena_used", u(sh.arena.used)},
+		{"keyspace_side_bytes", u(sh.arena.extBytes)},
+		{"go_heap_alloc", uu(r.m.heapAlloc)},
+		{"go_heap_inuse", uu(r.m.heapInuse)},
+		{"go_heap_sys", uu(r.m.heapSys)},
+		{"go_heap_released", uu(r.m.heapRel)},
+		{"go_sys", uu(r.m.sys)},
+		{"go_gc_count", uu(r.m.numGC)},
+		{"go_gc_cpu_fraction", strconv.FormatFloat(r.m.gcCPU, 'f', 4, 64)},
+		{"go_gc_last_pause_ns", uu(r.m.lastPauseNs)},
+		{"go_memory_limit", u(debug.SetMemoryLimit(-1))},
+	}
+}
+
+// MEMORY STATS: Redis's fields that have a meaning here, as a map.
+func memoryStatsCommand(x *Ctx) {
+	sh := x.S
+	r := sh.memReport()
+	type kv struct {
+		k string
+		v func()
+	}
+	i := func(n int64) func() { return func() { x.W.Int(n) } }
+	f := func(v float64) func() { return func() { x.W.Double(v) } }
+	var dbs []kv
+	for _, db := range sh.dbs {
+		if db.Len() == 0 {
+			continue
+		}
+		d := db
+		dbs = append(dbs, kv{"db." + strconv.Itoa(d.id), func() {
+			x.W.MapHeader(2)
+			x.W.BulkString("overhead.hashtable.main")
+			x.W.Int(int64(len(d.t.slots)) * 8)
+			x.W.BulkString("overhead.hashtable.expires")
+			x.W.Int(int64(cap(d.expiring)) * 4)
+		}})
+	}
+	perKey := int64(0)
+	if r.keys > 0 {
+		perKey = (r.used - r.startup) / r.keys
+	}
+	frag := 0.0
+	if r.processUsed > 0 {
+		frag = float64(r.m.rss) / float64(r.processUsed)
+	}
+	fields := []kv{
+		{"peak.allocated", i(r.peak)},
+		{"total.allocated", i(r.used)},
+		{"startup.allocated", i(r.startup)},
+		{"replication.backlog", i(0)},
+		{"clients.slaves", i(0)},
+		{"clients.normal", i(0)},
+		{"cluster.links", i(0)},
+		{"aof.buffer", i(0)},
+		{"lua.caches", i(0)},
+		{"functions.caches", i(0)},
+	}
+	fields = append(fields, dbs...)
+	fields = append(fields,
+		kv{"overhead.total", i(r.overhead)},
+		kv{"keys.count", i(r.keys)},
+		kv{"keys.bytes-per-key", i(perKey)},
+		kv{"dataset.bytes", i(r.dataset)},
+		kv{"dataset.percentage", f(100 * float64(r.dataset) / float64(max(r.used-r.startup, 1)))},
+		kv{"peak.percentage", f(100 * float64(r.used) / float64(max(r.peak, 1)))},
+		kv{"allocator.allocated", i(sh.arena.used + int64(r.m.heapAlloc))},
+		kv{"allocator.active", i(sh.arena.mapped + int64(r.m.heapInuse))},
+		kv{"allocator.resident", i(int64(r.m.rss))},
+		kv{"fragmentation", f(frag)},
+		kv{"fragmentation.bytes", i(int64(r.m.rss) - r.processUsed)},
+	)
+	x.W.MapHeader(len(fields))
+	for _, kv := range fields {
+		x.W.BulkString(kv.k)
+		kv.v()
+	}
+}
