@@ -39,9 +39,9 @@ type Shard struct {
 	memPublished, memPeak, arenaMapped atomic.Int64
 	// evictCursor rotates the database eviction samples first.
 	evictCursor int
-	idx   int
-	srv   *Server
-	dbs   []*DB
+	idx         int
+	srv         *Server
+	dbs         []*DB
 
 	ring *ring
 	done chan struct{}
