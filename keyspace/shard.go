@@ -31,6 +31,9 @@ type Waker interface {
 // Shard owns a range of slots: its databases, its log and the goroutine
 // that runs every command on them. Only that goroutine touches the data.
 type Shard struct {
+	idx int
+	srv *Server
+	dbs []*DB
 	// arena holds the entries of every database of the shard.
 	arena *arena
 	// memPublished and memPeak are the shard's used_memory and its peak,
@@ -39,9 +42,6 @@ type Shard struct {
 	memPublished, memPeak, arenaMapped atomic.Int64
 	// evictCursor rotates the database eviction samples first.
 	evictCursor int
-	idx         int
-	srv         *Server
-	dbs         []*DB
 
 	ring *ring
 	done chan struct{}
