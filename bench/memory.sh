@@ -8,8 +8,10 @@
 # 16-byte values, all keys distinct), written with redis-cli --pipe from bench/gen:
 #   ruvio  1 shard, wal = true, fsync no, no snapshots (generated config), pinned to SERVER_CPU;
 #   redis  --save "" --appendonly no, pinned to SERVER_CPU.
-# After loading, and again after SETTLE seconds, it reads VmRSS from /proc/PID/status and
-# used_memory from INFO memory, and prints one table with the ratios ruvio / redis.
+# After loading, again after SETTLE seconds, and once more after MEMORY PURGE (Redis: jemalloc
+# returns dirty pages; Ruvio: the Go heap returns free pages, e.g. the input buffers the pipe
+# burst left), it reads VmRSS from /proc/PID/status and used_memory from INFO memory, and
+# prints one table with the ratios ruvio / redis.
 # Only the processes started here are stopped, by pid.
 set -euo pipefail
 
@@ -17,7 +19,7 @@ N=${N:-1000000}
 KEY_TMPL=${KEY_TMPL:-"key:{i}"}
 VAL_TMPL=${VAL_TMPL:-"value:{i}"}
 DIGITS=${DIGITS:-10}
-SETTLE=${SETTLE:-3}                 # seconds to wait before the second reading
+SETTLE=${SETTLE:-10}                # seconds to wait before the second reading
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 LOAD_TIMEOUT=${LOAD_TIMEOUT:-1800}
@@ -48,9 +50,10 @@ load() { # port
 	[[ "$(cli "$1" dbsize)" == "$N" ]] || die "port $1: DBSIZE is not $N after loading"
 }
 
-# measure NAME PORT PID: loads, reads the figures twice; prints "name rss0 used0 rss1 used1 extra".
+# measure NAME PORT PID: loads, reads the figures three times; prints
+# "name rss0 used0 rss1 used1 rss2 used2 extra".
 measure() {
-	local name=$1 port=$2 pid=$3 base r0 u0 r1 u1 info extra
+	local name=$1 port=$2 pid=$3 base r0 u0 r1 u1 r2 u2 info extra
 	base=$(rss_bytes "$pid")
 	load "$port"
 	r0=$(rss_bytes "$pid")
@@ -59,12 +62,17 @@ measure() {
 	r1=$(rss_bytes "$pid")
 	info=$(cli "$port" info memory)
 	u1=$(field used_memory <<<"$info")
+	cli "$port" memory purge >/dev/null
+	sleep 1
+	r2=$(rss_bytes "$pid")
+	info=$(cli "$port" info memory)
+	u2=$(field used_memory <<<"$info")
 	extra="empty_rss=$(mb "$base")MB"
-	for f in used_memory_dataset used_memory_overhead go_heap_alloc go_heap_sys go_gc_cpu_fraction mem_fragmentation_ratio; do
+	for f in used_memory_dataset used_memory_overhead keyspace_arena_mapped go_heap_alloc go_heap_sys go_gc_cpu_fraction mem_fragmentation_ratio; do
 		v=$(field "$f" <<<"$info")
 		[[ -n "$v" ]] && extra="$extra $f=$v"
 	done
-	echo "$name $r0 $u0 $r1 $u1 $extra"
+	echo "$name $r0 $u0 $r1 $u1 $r2 $u2 $extra"
 }
 
 # ---------------------------------------------------------------- redis
@@ -102,8 +110,8 @@ log "loading $N SETs into ruvio"
 RUVIO_ROW=$(measure ruvio "$RUVIO_PORT" "$RUVIO_PID")
 
 # ---------------------------------------------------------------- report
-read -r _ rr0 ru0 rr1 ru1 rextra <<<"$REDIS_ROW"
-read -r _ vr0 vu0 vr1 vu1 vextra <<<"$RUVIO_ROW"
+read -r _ rr0 ru0 rr1 ru1 rr2 ru2 rextra <<<"$REDIS_ROW"
+read -r _ vr0 vu0 vr1 vu1 vr2 vu2 vextra <<<"$RUVIO_ROW"
 echo
 echo "# Memory for N=$N SETs ($KEY_TMPL -> $VAL_TMPL, {i} = $DIGITS digits) — $(date -u +%Y-%m-%dT%H:%MZ), redis $(redis-server --version | awk '{sub(/^v=/, "", $3); print $3}')"
 echo
@@ -111,6 +119,7 @@ echo "| reading | redis RSS MB | ruvio RSS MB | RSS ruvio/redis | redis used_mem
 echo "|---|--:|--:|--:|--:|--:|--:|--:|"
 echo "| after load | $(mb "$rr0") | $(mb "$vr0") | $(ratio "$vr0" "$rr0") | $(mb "$ru0") | $(mb "$vu0") | $(ratio "$vu0" "$ru0") | $(awk -v b="$vr0" -v n="$N" 'BEGIN{printf "%.0f", b/n}') |"
 echo "| after ${SETTLE}s | $(mb "$rr1") | $(mb "$vr1") | $(ratio "$vr1" "$rr1") | $(mb "$ru1") | $(mb "$vu1") | $(ratio "$vu1" "$ru1") | $(awk -v b="$vr1" -v n="$N" 'BEGIN{printf "%.0f", b/n}') |"
+echo "| after MEMORY PURGE | $(mb "$rr2") | $(mb "$vr2") | $(ratio "$vr2" "$rr2") | $(mb "$ru2") | $(mb "$vu2") | $(ratio "$vu2" "$ru2") | $(awk -v b="$vr2" -v n="$N" 'BEGIN{printf "%.0f", b/n}') |"
 echo
 echo "redis: $rextra"
 echo "ruvio: $vextra"

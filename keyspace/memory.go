@@ -4,7 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -241,6 +243,70 @@ func processRSS() uint64 {
 // runtime is left as started.
 type memoryTuner struct {
 	applied atomic.Int64 // last limit set; 0: none
+
+	// The idle-heap check runs on shard 0's goroutine only.
+	lastCheck int64 // server-clock ms of the last look at the heap
+	cycles    uint64
+	cyclesAt  int64  // when the collection count last changed
+	heapAfter uint64 // heap bytes right after the last purge
+	samples   []metrics.Sample
+}
+
+// Idle heap: a burst (a pipe of a million commands) leaves the Go heap
+// with tens or hundreds of megabytes of dead buffers. While the server is
+// idle nothing allocates, so no collection runs to free them, and the
+// runtime returns memory to the OS only after a collection. With the data
+// set outside the heap, a collection has little live memory to trace and
+// costs milliseconds. So when no collection has run for idleHeapAfterMs
+// and the heap has grown by more than idleHeapPurge since the last purge,
+// the heap is collected (twice: pooled buffers survive one collection) and
+// its free pages returned at once.
+const (
+	idleHeapPurge   = 64 << 20
+	idleHeapAfterMs = 5_000
+)
+
+// purgeIdleHeap returns a large idle heap to the OS; shard 0 calls it at
+// its ticks, and it looks at the heap once a second.
+func (t *memoryTuner) purgeIdleHeap(nowMs int64) {
+	if nowMs-t.lastCheck < 1000 {
+		return
+	}
+	t.lastCheck = nowMs
+	cycles, heap := t.readHeap()
+	if cycles != t.cycles {
+		t.cycles, t.cyclesAt = cycles, nowMs
+		return
+	}
+	if nowMs-t.cyclesAt < idleHeapAfterMs || heap < t.heapAfter+idleHeapPurge {
+		return
+	}
+	// Two collections: pooled buffers survive the first.
+	runtime.GC()
+	debug.FreeOSMemory()
+	t.cycles, heap = t.readHeap()
+	t.cyclesAt, t.heapAfter = nowMs, heap
+}
+
+// readHeap returns the collection count and the heap bytes not yet
+// returned to the OS (objects, free and unused span space).
+func (t *memoryTuner) readHeap() (cycles, heap uint64) {
+	if t.samples == nil {
+		t.samples = []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/memory/classes/heap/objects:bytes"},
+			{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	}
+	metrics.Read(t.samples)
+	for i, s := range t.samples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			continue
+		}
+		if i == 0 {
+			cycles = s.Value.Uint64()
+		} else {
+			heap += s.Value.Uint64()
+		}
+	}
+	return cycles, heap
 }
 
 const minGoMemoryLimit = 64 << 20
@@ -419,4 +485,13 @@ func memoryStatsCommand(x *Ctx) {
 		x.W.BulkString(kv.k)
 		kv.v()
 	}
+}
+
+// MEMORY PURGE: two collections (pooled buffers survive the first) and
+// every free page of the Go heap back to the OS, as Redis asks jemalloc
+// to purge. The keyspace arena keeps its pages: freed slots are reused.
+func memoryPurgeCommand(x *Ctx) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	x.W.OK()
 }

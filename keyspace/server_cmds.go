@@ -458,6 +458,8 @@ func memoryUsageCommand(x *Ctx) {
 // MEMORY HELP
 func memoryHelpCommand(x *Ctx) {
 	writeHelp(x, "MEMORY",
+		"PURGE",
+		"    Return memory the Go runtime no longer uses to the operating system.",
 		"STATS",
 		"    Return information about the memory usage of the server.",
 		"USAGE <key> [SAMPLES <count>]",
@@ -494,6 +496,7 @@ func registerServerFamily(t commandTable) {
 		&Command{Name: "memory", Arity: -2, Group: grp, Since: "4.0.0", Summary: "A container for memory diagnostics commands.", Complexity: "Depends on subcommand.", Handler: memoryCommand,
 			Subcommands: []*Command{
 				{Name: "usage", Arity: -3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand},
+				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand},
 				{Name: "stats", Arity: 2, Flags: FlagReadOnly, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},

@@ -161,7 +161,7 @@ func TestCommandDocs(t *testing.T) {
 
 func TestCommandListGetKeysHelp(t *testing.T) {
 	sh, _ := srvTestShard(t, 1, 0, nil)
-	srvExpect(t, sh, "*2\r\n$6\r\nmemory\r\n$12\r\nmemory|usage\r\n", "COMMAND", "LIST", "FILTERBY", "PATTERN", "MEM*[ye]")
+	srvExpect(t, sh, "*3\r\n$6\r\nmemory\r\n$12\r\nmemory|purge\r\n$12\r\nmemory|usage\r\n", "COMMAND", "LIST", "FILTERBY", "PATTERN", "MEM*[ye]")
 	srvExpect(t, sh, "*0\r\n", "COMMAND", "LIST", "FILTERBY", "MODULE", "json")
 	srvExpect(t, sh, "*0\r\n", "COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch")
 	got := srvRun(sh, 2, "COMMAND", "LIST", "FILTERBY", "ACLCAT", "STRING")
@@ -397,6 +397,7 @@ func TestMemoryCommand(t *testing.T) {
 	srvExpect(t, sh, ":"+want+"\r\n", "MEMORY", "USAGE", "key")
 	srvExpect(t, sh, ":"+want+"\r\n", "MEMORY", "USAGE", "key", "SAMPLES", "0")
 	srvExpect(t, sh, "$-1\r\n", "MEMORY", "USAGE", "missing")
+	srvExpect(t, sh, "+OK\r\n", "MEMORY", "PURGE")
 	srvExpect3(t, sh, "_\r\n", "MEMORY", "USAGE", "missing")
 	srvExpect(t, sh, "-ERR syntax error\r\n", "MEMORY", "USAGE", "key", "SAMPLES", "-1")
 	srvExpect(t, sh, "-ERR syntax error\r\n", "MEMORY", "USAGE", "key", "SAMPLES")

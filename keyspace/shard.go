@@ -330,6 +330,7 @@ func (sh *Shard) cron() {
 	sh.publishMem()
 	if sh.idx == 0 {
 		sh.srv.memTuner.tune(sh.srv)
+		sh.srv.memTuner.purgeIdleHeap(sh.nowMs)
 	}
 	if sh.journal != nil {
 		sh.journal.Tick(sh)
