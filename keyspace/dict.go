@@ -167,10 +167,6 @@ func (t *table) put(s uint64) {
 	t.count++
 }
 
-// needsGrow reports whether one more key takes the table past its load
-// bound (3/4).
-func (t *table) needsGrow() bool { return (t.count+1)*4 > len(t.slots)*3 }
-
 // removeAt empties slot i, shifting back the slots after it that would
 // otherwise be unreachable from their homes.
 func (t *table) removeAt(i int) {

@@ -52,7 +52,7 @@ func (d *chainedDict) insert(key, val []byte) {
 	buf := make([]byte, len(key)+len(val))
 	copy(buf, key)
 	copy(buf[len(key):], val)
-	e := &chainedEntry{key: string(buf[:len(key)]), val: buf[len(key):]}
+	e := &chainedEntry{key: string(buf[:len(key)]), val: buf[len(key):], obj: nil, expireAt: 0, expIdx: 0, meta: 0}
 	i := maphash.Bytes(d.seed, key) & uint64(len(d.buckets)-1)
 	e.next, d.buckets[i] = d.buckets[i], e
 	d.count++
