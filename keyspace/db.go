@@ -363,6 +363,10 @@ func (db *DB) flush() {
 		}
 	}
 	db.t.count = 0
+	if db.t.mapped {
+		freeSlots(db.t.slots)
+		db.t.mapped = false
+	}
 	db.t.slots = nil
 	db.t.resize(tableMinSlots)
 	db.expiring = nil

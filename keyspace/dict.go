@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"bytes"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"unsafe"
@@ -106,7 +107,10 @@ func (e *entry) isObj() bool { return e.kind&kindMask == kindObj }
 type table struct {
 	seed  maphash.Seed
 	slots []uint64
-	count int
+	// mapped says slots were mapped outside the Go heap (tables of a
+	// page or more), to be unmapped when replaced.
+	mapped bool
+	count  int
 	shift uint8 // 32 - log2(len(slots))
 }
 
@@ -197,14 +201,37 @@ func (t *table) removeAt(i int) {
 // resize rebuilds the table with n slots (a power of two).
 func (t *table) resize(n int) {
 	n = max(n, tableMinSlots)
-	old := t.slots
-	t.slots = make([]uint64, n)
+	old, oldMapped := t.slots, t.mapped
+	t.slots, t.mapped = allocSlots(n)
 	t.shift = uint8(32 - bits.TrailingZeros(uint(n)))
 	t.count = 0
 	for _, s := range old {
 		if s != 0 {
 			t.put(s)
 		}
+	}
+	if oldMapped {
+		freeSlots(old)
+	}
+}
+
+// allocSlots returns n zeroed slots: from the Go heap for a small table,
+// mapped outside it from a page up, so that a large index, like the
+// entries, costs the collector nothing and does not raise its heap goal.
+func allocSlots(n int) ([]uint64, bool) {
+	if n*8 < pageSize {
+		return make([]uint64, n), false
+	}
+	p, err := mapMemory(n * 8)
+	if err != nil {
+		panic(fmt.Sprintf("keyspace: cannot map %d bytes for a table: %v", n*8, err))
+	}
+	return unsafe.Slice((*uint64)(p), n), true
+}
+
+func freeSlots(s []uint64) {
+	if err := unmapMemory(unsafe.Pointer(unsafe.SliceData(s)), len(s)*8); err != nil {
+		panic(fmt.Sprintf("keyspace: unmapping a table: %v", err))
 	}
 }
 
