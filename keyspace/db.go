@@ -213,13 +213,13 @@ func (db *DB) free(e *entry) {
 // setString replaces e's value with a copy of val and returns the entry,
 // which moves when the value no longer fits its allocation.
 func (db *DB) setString(e *entry, val []byte) *entry {
-	db.mem -= db.size(e)
 	if e.kind == kindInline && len(val) <= e.inlineCap() {
+		// The hot case: the slot, and so the accounted size, stays.
 		e.vlen = uint32(len(val))
 		copy(e.inlineVal(), val)
-		db.mem += db.size(e)
 		return e
 	}
+	db.mem -= db.size(e)
 	db.dropValue(e)
 	if len(val) <= e.inlineCap() {
 		e.vlen = uint32(len(val))
