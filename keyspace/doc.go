@@ -47,7 +47,8 @@
 // arena and table hold about 82 bytes per key and a full collection takes
 // a few milliseconds, where a Go map[string][]byte holds about 133 bytes
 // per key and the previous chained table of Go structs 136, with
-// collections of hundreds of milliseconds that every cycle repeats.
+// collections of hundreds of milliseconds that every cycle repeats. Index
+// tables of a page or more are mapped outside the Go heap as well.
 //
 // # Accounting and eviction
 //
