@@ -111,7 +111,7 @@ type table struct {
 	// page or more), to be unmapped when replaced.
 	mapped bool
 	count  int
-	shift uint8 // 32 - log2(len(slots))
+	shift  uint8 // 32 - log2(len(slots))
 }
 
 const tableMinSlots = 16
