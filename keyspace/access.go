@@ -7,9 +7,10 @@ package keyspace
 func (sh *Shard) lookup(db *DB, key []byte) *entry {
 	e := sh.lookupNoTouch(db, key)
 	if e != nil {
-		e.touch(accessTime(sh.nowMs))
 		if sh.srv.opts.Live.LFU() {
 			sh.lfuTouch(e)
+		} else {
+			e.touch(accessTime(sh.nowMs))
 		}
 	}
 	return e

@@ -59,8 +59,13 @@ func classSize(c uint8) int {
 // arena is a shard's entry memory plus the side tables of large values
 // and objects. Only the shard's loop uses it.
 type arena struct {
-	pages []unsafe.Pointer
-	// sizes is the mapped length of each page (0: unmapped, reusable).
+	// pages are the pages' starts, aligned to pageSize; raw and rawSizes
+	// the mappings they were cut from (a page is mapped with pageSize to
+	// spare so that it can be aligned: the spare is never touched).
+	pages    []unsafe.Pointer
+	raw      []unsafe.Pointer
+	rawSizes []int
+	// sizes is the usable length of each page (0: unmapped, reusable).
 	sizes     []int
 	freePages []uint32
 	free      [numClasses]uint32
@@ -84,14 +89,24 @@ func (a *arena) ptr(h uint32) unsafe.Pointer {
 	return unsafe.Add(a.pages[h>>offBits], int(h&offMask)<<unitShift)
 }
 
+// handleOf returns the handle of the allocation at p. Pages are aligned
+// to pageSize and hold their own index in their first 4 bytes, so this
+// needs no lookup table.
+func (a *arena) handleOf(p unsafe.Pointer) uint32 {
+	off := uintptr(p) & (pageSize - 1)
+	pi := *(*uint32)(unsafe.Add(p, -int(off)))
+	return pi<<offBits | uint32(off>>unitShift)
+}
+
 // alloc returns a fresh allocation of at least n bytes, its handle and
 // its class. Its contents are undefined.
 func (a *arena) alloc(n int) (uint32, unsafe.Pointer, uint8) {
 	if n > maxSmall {
-		size := (n + 4095) &^ 4095
+		// Like every page, a dedicated one keeps its index at offset 0.
+		size := (n + 8 + 4095) &^ 4095
 		pi := a.mapPage(size)
 		a.used += int64(size)
-		h := uint32(pi) << offBits
+		h := uint32(pi)<<offBits | 8>>unitShift
 		return h, a.ptr(h), classDedicated
 	}
 	c := sizeClass(n)
@@ -126,31 +141,38 @@ func (a *arena) release(h uint32, c uint8) {
 }
 
 func (a *arena) mapPage(size int) int {
-	mem, err := mapMemory(size)
+	rawSize := size + pageSize
+	mem, err := mapMemory(rawSize)
 	if err != nil {
 		panic(fmt.Sprintf("keyspace: cannot map %d bytes for the keyspace: %v", size, err))
 	}
+	page := unsafe.Add(mem, int(-uintptr(mem)&(pageSize-1)))
 	a.mapped += int64(size)
+	var pi int
 	if n := len(a.freePages); n > 0 {
-		pi := a.freePages[n-1]
+		pi = int(a.freePages[n-1])
 		a.freePages = a.freePages[:n-1]
-		a.pages[pi], a.sizes[pi] = mem, size
-		return int(pi)
+		a.pages[pi], a.raw[pi], a.rawSizes[pi], a.sizes[pi] = page, mem, rawSize, size
+	} else {
+		if len(a.pages) >= maxPages {
+			panic("keyspace: a shard's keyspace is limited to 32 GiB")
+		}
+		a.pages = append(a.pages, page)
+		a.raw = append(a.raw, mem)
+		a.rawSizes = append(a.rawSizes, rawSize)
+		a.sizes = append(a.sizes, size)
+		pi = len(a.pages) - 1
 	}
-	if len(a.pages) >= maxPages {
-		panic("keyspace: a shard's keyspace is limited to 32 GiB")
-	}
-	a.pages = append(a.pages, mem)
-	a.sizes = append(a.sizes, size)
-	return len(a.pages) - 1
+	*(*uint32)(page) = uint32(pi)
+	return pi
 }
 
 func (a *arena) unmapPage(pi int) {
-	if err := unmapMemory(a.pages[pi], a.sizes[pi]); err != nil {
+	if err := unmapMemory(a.raw[pi], a.rawSizes[pi]); err != nil {
 		panic(fmt.Sprintf("keyspace: unmapping keyspace memory: %v", err))
 	}
 	a.mapped -= int64(a.sizes[pi])
-	a.pages[pi], a.sizes[pi] = nil, 0
+	a.pages[pi], a.raw[pi], a.rawSizes[pi], a.sizes[pi] = nil, nil, 0, 0
 	a.freePages = append(a.freePages, uint32(pi))
 }
 
@@ -162,6 +184,9 @@ func (a *arena) putExt(b []byte) uint32 {
 		a.extFree = a.extFree[:n-1]
 		a.ext[i] = b
 		return i
+	}
+	if len(a.ext) >= maxSideIndex {
+		panic("keyspace: too many large values in one shard")
 	}
 	a.ext = append(a.ext, b)
 	return uint32(len(a.ext) - 1)
@@ -181,6 +206,9 @@ func (a *arena) putObj(o any) uint32 {
 		a.objs[i] = o
 		return i
 	}
+	if len(a.objs) >= maxSideIndex {
+		panic("keyspace: too many objects in one shard")
+	}
 	a.objs = append(a.objs, o)
 	return uint32(len(a.objs) - 1)
 }
@@ -193,5 +221,5 @@ func (a *arena) dropObj(i uint32) {
 // overhead is the memory of the side tables themselves.
 func (a *arena) overhead() int64 {
 	return int64(cap(a.ext))*24 + int64(cap(a.objs))*16 + int64(cap(a.extFree)+cap(a.objFree))*4 +
-		int64(cap(a.pages))*8 + int64(cap(a.sizes))*8
+		int64(cap(a.pages)+cap(a.raw))*8 + int64(cap(a.sizes)+cap(a.rawSizes))*8
 }

@@ -38,8 +38,8 @@ func TestArenaReuse(t *testing.T) {
 	if h1 == 0 || h2 == 0 || h1 == h2 || c1 != c2 {
 		t.Fatalf("handles %d %d classes %d %d", h1, h2, c1, c2)
 	}
-	if a.ptr(h1) != p1 {
-		t.Fatal("ptr does not find an allocation")
+	if a.ptr(h1) != p1 || a.handleOf(p1) != h1 {
+		t.Fatal("ptr and handleOf do not agree")
 	}
 	a.release(h1, c1)
 	if h3, _, _ := a.alloc(37); h3 != h1 {
@@ -49,7 +49,7 @@ func TestArenaReuse(t *testing.T) {
 		t.Fatalf("used %d", a.used)
 	}
 	hb, pb, cb := a.alloc(maxSmall + 1)
-	if cb != classDedicated || a.ptr(hb) != pb {
+	if cb != classDedicated || a.ptr(hb) != pb || a.handleOf(pb) != hb {
 		t.Fatalf("large allocation: class %d", cb)
 	}
 	mapped := a.mapped
@@ -175,7 +175,7 @@ func checkDB(t *testing.T, db *DB, model map[string]string, deadlines map[string
 		if e.expireAt != deadlines[e.keyString()] {
 			t.Fatalf("key %q: deadline %d, want %d", e.key(), e.expireAt, deadlines[e.keyString()])
 		}
-		if (e.expIdx != 0) != (e.expireAt != 0) || (e.expIdx != 0 && db.expiring[e.expIdx-1] != e.self) {
+		if (e.expIdx != 0) != (e.expireAt != 0) || (e.expIdx != 0 && db.expiring[e.expIdx-1] != db.handle(e)) {
 			t.Fatalf("key %q: expiring index out of step", e.key())
 		}
 		if db.find(e.key()) != e {

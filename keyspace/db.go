@@ -17,6 +17,9 @@ type DB struct {
 	// clockMs, when set, is the shard's clock (unix milliseconds); new
 	// entries take their access time from it.
 	clockMs *int64
+	// lfu, when set, reports whether an LFU policy is selected: new
+	// entries then start an LFU counter instead of an access clock.
+	lfu func() bool
 	// mem is the bytes the database's entries take in the arena and its
 	// side tables (exact, kept as entries change).
 	mem int64
@@ -36,6 +39,9 @@ func (db *DB) Len() int { return db.t.count }
 // Expires is the number of keys with a deadline.
 func (db *DB) Expires() int { return len(db.expiring) }
 
+// handle is e's arena handle.
+func (db *DB) handle(e *entry) uint32 { return db.a.handleOf(unsafe.Pointer(e)) }
+
 // entryAt returns the entry of handle h.
 func (db *DB) entryAt(h uint32) *entry { return (*entry)(db.a.ptr(h)) }
 
@@ -53,11 +59,11 @@ func (db *DB) findString(key string) *entry {
 // val returns e's string bytes (nil for an object). They alias the
 // keyspace: copy them before the entry can change.
 func (db *DB) val(e *entry) []byte {
-	switch e.kind & kindMask {
+	switch e.kind() & kindMask {
 	case kindInline:
 		return e.inlineVal()
 	case kindExt:
-		return db.a.ext[e.vlen]
+		return db.a.ext[e.vlen()]
 	}
 	return nil
 }
@@ -65,22 +71,22 @@ func (db *DB) val(e *entry) []byte {
 // obj returns e's object, or nil for a string.
 func (db *DB) obj(e *entry) any {
 	if e.isObj() {
-		return db.a.objs[e.vlen]
+		return db.a.objs[e.vlen()]
 	}
 	return nil
 }
 
 // size is the bytes e takes: its allocation and any side value.
 func (db *DB) size(e *entry) int64 {
-	n := int64(classSize(e.class))
-	if e.class == classDedicated {
-		n = int64(db.a.sizes[e.self>>offBits])
+	n := int64(classSize(e.class()))
+	if e.class() == classDedicated {
+		n = int64(db.a.sizes[db.handle(e)>>offBits])
 	}
-	switch e.kind & kindMask {
+	switch e.kind() & kindMask {
 	case kindExt:
-		n += int64(cap(db.a.ext[e.vlen]))
+		n += int64(cap(db.a.ext[e.vlen()]))
 	case kindObj:
-		n += objectSize(db.a.objs[e.vlen])
+		n += objectSize(db.a.objs[e.vlen()])
 	}
 	return n
 }
@@ -95,7 +101,7 @@ func objectSize(any) int64 { return 64 }
 func (db *DB) setDeadline(e *entry, at int64) {
 	e.expireAt = at
 	if at != 0 && e.expIdx == 0 {
-		db.expiring = append(db.expiring, e.self)
+		db.expiring = append(db.expiring, db.handle(e))
 		e.expIdx = uint32(len(db.expiring))
 	} else if at == 0 && e.expIdx != 0 {
 		db.unindex(e)
@@ -121,9 +127,9 @@ func (db *DB) alloc(key []byte, vlen int, inline bool) *entry {
 	if inline {
 		n += vlen
 	}
-	h, p, c := db.a.alloc(n)
+	_, p, c := db.a.alloc(n)
 	e := (*entry)(p)
-	*e = entry{klen: uint32(len(key)), self: h, class: c}
+	*e = entry{klen: uint32(len(key)), meta: uint32(c) << 24}
 	copy(e.key(), key)
 	return e
 }
@@ -139,8 +145,8 @@ func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 		return db.addString(key, val, at)
 	}
 	e := db.alloc(key, 0, false)
-	e.kind = kindObj
-	e.vlen = db.a.putObj(obj)
+	e.setKind(kindObj)
+	e.setVlen(db.a.putObj(obj))
 	return db.insertNew(key, e, at)
 }
 
@@ -150,25 +156,27 @@ func (db *DB) addString(key, val []byte, at int64) *entry {
 	var e *entry
 	if fitsInline(len(key), len(val)) {
 		e = db.alloc(key, len(val), true)
-		e.vlen = uint32(len(val))
+		e.setVlen(uint32(len(val)))
 		copy(e.inlineVal(), val)
 	} else {
 		e = db.alloc(key, 0, false)
-		e.kind = kindExt
-		e.vlen = db.a.putExt(copyBytes(val))
+		e.setKind(kindExt)
+		e.setVlen(db.a.putExt(copyBytes(val)))
 	}
 	return db.insertNew(key, e, at)
 }
 
 // insertNew links a new entry into the table and the expiry index.
 func (db *DB) insertNew(key []byte, e *entry, at int64) *entry {
-	e.meta = lfuInitVal << lfuShift
 	if db.clockMs != nil {
-		e.touch(accessTime(*db.clockMs))
-		e.ldt = lfuMinutes(*db.clockMs)
+		if db.lfu != nil && db.lfu() {
+			e.touch(lfuState(lfuMinutes(*db.clockMs), lfuInitVal))
+		} else {
+			e.touch(accessTime(*db.clockMs))
+		}
 	}
 	db.grow(1)
-	db.t.put(uint64(db.t.hash(key))<<32 | uint64(e.self))
+	db.t.put(uint64(db.t.hash(key))<<32 | uint64(db.handle(e)))
 	db.mem += db.size(e)
 	if at != 0 {
 		db.setDeadline(e, at)
@@ -194,43 +202,43 @@ func (db *DB) reserve(n int) {
 
 // dropValue releases e's side value, leaving it an empty inline string.
 func (db *DB) dropValue(e *entry) {
-	switch e.kind & kindMask {
+	switch e.kind() & kindMask {
 	case kindExt:
-		db.a.dropExt(e.vlen)
+		db.a.dropExt(e.vlen())
 	case kindObj:
-		db.a.dropObj(e.vlen)
+		db.a.dropObj(e.vlen())
 	}
-	e.kind, e.vlen = kindInline, 0
+	e.vk = 0 // kindInline, empty
 }
 
 // free releases e's memory; e must already be out of the table and the
 // expiring index.
 func (db *DB) free(e *entry) {
 	db.dropValue(e)
-	db.a.release(e.self, e.class)
+	db.a.release(db.handle(e), e.class())
 }
 
 // setString replaces e's value with a copy of val and returns the entry,
 // which moves when the value no longer fits its allocation.
 func (db *DB) setString(e *entry, val []byte) *entry {
-	if e.kind == kindInline && len(val) <= e.inlineCap() {
+	if e.kind() == kindInline && len(val) <= e.inlineCap() {
 		// The hot case: the slot, and so the accounted size, stays.
-		e.vlen = uint32(len(val))
+		e.setVlen(uint32(len(val)))
 		copy(e.inlineVal(), val)
 		return e
 	}
 	db.mem -= db.size(e)
 	db.dropValue(e)
 	if len(val) <= e.inlineCap() {
-		e.vlen = uint32(len(val))
+		e.setVlen(uint32(len(val)))
 		copy(e.inlineVal(), val)
 	} else if fitsInline(int(e.klen), len(val)) {
 		e = db.move(e, len(val))
-		e.vlen = uint32(len(val))
+		e.setVlen(uint32(len(val)))
 		copy(e.inlineVal(), val)
 	} else {
-		e.kind = kindExt
-		e.vlen = db.a.putExt(copyBytes(val))
+		e.setKind(kindExt)
+		e.setVlen(db.a.putExt(copyBytes(val)))
 	}
 	db.mem += db.size(e)
 	return e
@@ -241,11 +249,11 @@ func (db *DB) setString(e *entry, val []byte) *entry {
 func (db *DB) setObj(e *entry, obj any) {
 	db.mem -= db.size(e)
 	if e.isObj() {
-		db.a.objs[e.vlen] = obj
+		db.a.objs[e.vlen()] = obj
 	} else {
 		db.dropValue(e)
-		e.kind = kindObj
-		e.vlen = db.a.putObj(obj)
+		e.setKind(kindObj)
+		e.setVlen(db.a.putObj(obj))
 	}
 	db.mem += db.size(e)
 }
@@ -258,26 +266,26 @@ func (db *DB) resizeVal(e *entry, n int) *entry {
 	db.mem -= db.size(e)
 	cur := db.val(e)
 	switch {
-	case e.kind&kindMask == kindInline && n <= e.inlineCap():
-		old := int(e.vlen)
-		e.vlen = uint32(n)
+	case e.kind()&kindMask == kindInline && n <= e.inlineCap():
+		old := int(e.vlen())
+		e.setVlen(uint32(n))
 		clear(e.inlineVal()[old:])
-	case e.kind&kindMask == kindExt && n <= cap(cur):
-		db.a.ext[e.vlen] = cur[:n]
-		clear(db.a.ext[e.vlen][len(cur):])
-	case e.kind&kindMask == kindInline && fitsInline(int(e.klen), n+n/4):
-		old := int(e.vlen)
+	case e.kind()&kindMask == kindExt && n <= cap(cur):
+		db.a.ext[e.vlen()] = cur[:n]
+		clear(db.a.ext[e.vlen()][len(cur):])
+	case e.kind()&kindMask == kindInline && fitsInline(int(e.klen), n+n/4):
+		old := int(e.vlen())
 		e = db.move(e, n+n/4)
-		e.vlen = uint32(n)
+		e.setVlen(uint32(n))
 		clear(e.inlineVal()[old:])
 	default:
 		b := make([]byte, n, n+n/2+8)
 		copy(b, cur)
 		db.dropValue(e)
-		e.kind = kindExt
-		e.vlen = db.a.putExt(b)
+		e.setKind(kindExt)
+		e.setVlen(db.a.putExt(b))
 	}
-	e.kind |= flagRaw
+	e.setKind(e.kind() | flagRaw)
 	db.mem += db.size(e)
 	return e
 }
@@ -287,17 +295,18 @@ func (db *DB) resizeVal(e *entry, n int) *entry {
 // entry. The caller keeps db.mem.
 func (db *DB) move(e *entry, vlen int) *entry {
 	key := e.key()
-	slot := db.t.slotOf(key, e.self)
+	old := db.handle(e)
+	slot := db.t.slotOf(key, old)
 	ne := db.alloc(key, vlen, true)
-	h, c := ne.self, ne.class
+	h, c := db.handle(ne), ne.class()
 	*ne = *e
-	ne.self, ne.class = h, c
+	ne.setClass(c)
 	copy(ne.inlineVal(), e.inlineVal())
 	db.t.slots[slot] = db.t.slots[slot]&^0xffffffff | uint64(h)
 	if ne.expIdx != 0 {
 		db.expiring[ne.expIdx-1] = h
 	}
-	db.a.release(e.self, e.class)
+	db.a.release(old, e.class())
 	return ne
 }
 
@@ -305,33 +314,33 @@ func (db *DB) move(e *entry, vlen int) *entry {
 // db's arena and has no entry for key, and frees e. Side values change
 // owner without a copy. It returns the new entry.
 func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
-	at, meta, ldt := e.expireAt, e.meta, e.ldt
+	at, clock := e.expireAt, e.accessed()
 	db.unlink(e)
 	var ne *entry
 	switch {
-	case e.kind&kindMask != kindInline:
+	case e.kind()&kindMask != kindInline:
 		ne = dst.alloc(key, 0, false)
-		ne.vlen = e.vlen
-	case fitsInline(len(key), int(e.vlen)):
-		ne = dst.alloc(key, int(e.vlen), true)
-		ne.vlen = e.vlen
+		ne.setVlen(e.vlen())
+	case fitsInline(len(key), int(e.vlen())):
+		ne = dst.alloc(key, int(e.vlen()), true)
+		ne.setVlen(e.vlen())
 		copy(ne.inlineVal(), e.inlineVal())
 	default:
 		ne = dst.alloc(key, 0, false)
-		ne.vlen = db.a.putExt(copyBytes(e.inlineVal()))
-		e.kind = kindExt | e.kind&flagRaw
+		ne.setVlen(db.a.putExt(copyBytes(e.inlineVal())))
+		e.setKind(kindExt | e.kind()&flagRaw)
 	}
-	ne.kind = e.kind
-	db.a.release(e.self, e.class)
+	ne.setKind(e.kind())
+	db.a.release(db.handle(e), e.class())
 	dst.insertNew(key, ne, at)
-	ne.meta, ne.ldt = meta, ldt
+	ne.touch(clock)
 	return ne
 }
 
 // unlink removes e from the table and the expiring index without freeing
 // it.
 func (db *DB) unlink(e *entry) {
-	db.t.removeAt(db.t.slotOf(e.key(), e.self))
+	db.t.removeAt(db.t.slotOf(e.key(), db.handle(e)))
 	if e.expIdx != 0 {
 		db.unindex(e)
 	}

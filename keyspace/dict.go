@@ -18,24 +18,20 @@ type entry struct {
 	// has no deadline.
 	expireAt int64
 	klen     uint32
-	// vlen is the value's length (kindInline), or its index in the
-	// arena's ext (kindExt) or objs (kindObj) table.
-	vlen uint32
-	// meta packs the access clock (low 24 bits: unix seconds modulo 2^24,
-	// for OBJECT IDLETIME and LRU eviction, as Redis's LRU clock) and the
-	// logarithmic access counter of LFU eviction (high 8 bits).
+	// vk packs the value's length (kindInline) or its index in the
+	// arena's ext (kindExt) or objs (kindObj) table in the low 29 bits,
+	// and the kind and the raw flag in the high 3.
+	vk uint32
+	// meta packs, as Redis's 24-bit object clock does, either the access
+	// clock (unix seconds modulo 2^24, for OBJECT IDLETIME and LRU
+	// eviction) or, under an LFU policy, the LFU state (last decrement in
+	// minutes modulo 2^16, then an 8-bit logarithmic counter) in the low
+	// 24 bits, and the allocation's size class in the high 8.
 	meta uint32
 	// expIdx is the position of the entry in its database's expiring
 	// slice plus one (0: not there), so deadlines are sampled and removed
 	// in O(1).
 	expIdx uint32
-	// self is the entry's own handle.
-	self uint32
-	kind uint8
-	// class is the arena size class of the allocation.
-	class uint8
-	// ldt is the LFU counter's last decrement time, in minutes modulo 2^16.
-	ldt uint16
 }
 
 // entryHeader is the size of the header; keys start right after it.
@@ -46,16 +42,34 @@ const (
 	kindInline uint8 = iota // a string stored after the key
 	kindExt                 // a string in the arena's ext table
 	kindObj                 // a value of another type in the arena's objs table
-	kindMask   uint8 = 0x7f
+	kindMask   uint8 = 3
 	// flagRaw marks a string modified in place (APPEND, SETRANGE,
 	// SETBIT): OBJECT ENCODING reports raw, as Redis does.
-	flagRaw uint8 = 0x80
+	flagRaw uint8 = 4
 )
 
 const (
 	clockMask = 1<<24 - 1
-	lfuShift  = 24
+	vlenBits  = 29
+	vlenMask  = 1<<vlenBits - 1
+	// maxSideIndex bounds the side tables' indexes, which share vk.
+	maxSideIndex = vlenMask
 )
+
+// vlen is the inline value's length or the side table index.
+func (e *entry) vlen() uint32 { return e.vk & vlenMask }
+
+func (e *entry) setVlen(n uint32) { e.vk = e.vk&^vlenMask | n }
+
+// kind is the value kind with the raw flag.
+func (e *entry) kind() uint8 { return uint8(e.vk >> vlenBits) }
+
+func (e *entry) setKind(k uint8) { e.vk = e.vk&vlenMask | uint32(k)<<vlenBits }
+
+// class is the arena size class of the allocation.
+func (e *entry) class() uint8 { return uint8(e.meta >> 24) }
+
+func (e *entry) setClass(c uint8) { e.meta = e.meta&clockMask | uint32(c)<<24 }
 
 // touch records an access at clock (an accessTime).
 func (e *entry) touch(clock uint32) { e.meta = e.meta&^clockMask | clock&clockMask }
@@ -79,20 +93,21 @@ func (e *entry) keyString() string { return string(e.key()) }
 
 // inlineCap is the room for an inline value in the entry's allocation.
 func (e *entry) inlineCap() int {
-	if e.class == classDedicated {
+	if e.class() == classDedicated {
 		return 0
 	}
-	return classSize(e.class) - entryHeader - int(e.klen)
+	return classSize(e.class()) - entryHeader - int(e.klen)
 }
 
 // inlineVal returns the inline value, capped at its length.
 func (e *entry) inlineVal() []byte {
 	p := (*byte)(unsafe.Add(unsafe.Pointer(e), entryHeader+int(e.klen)))
-	return unsafe.Slice(p, e.vlen)[:e.vlen:e.vlen]
+	n := e.vlen()
+	return unsafe.Slice(p, n)[:n:n]
 }
 
 // isObj reports whether the entry holds a value other than a string.
-func (e *entry) isObj() bool { return e.kind&kindMask == kindObj }
+func (e *entry) isObj() bool { return e.kind()&kindMask == kindObj }
 
 // table is an open-addressing hash index of one database: each slot is 0
 // or the high 32 bits of a key's hash beside the entry's 32-bit handle,

@@ -50,7 +50,7 @@ func stringEncoding(v []byte, raw bool) string {
 func encodingName(db *DB, e *entry) string {
 	o := db.obj(e)
 	if o == nil {
-		return stringEncoding(db.val(e), e.kind&flagRaw != 0)
+		return stringEncoding(db.val(e), e.kind()&flagRaw != 0)
 	}
 	if enc, ok := o.(interface{ encoding() string }); ok {
 		return enc.encoding()

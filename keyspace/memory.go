@@ -188,15 +188,20 @@ func (sh *Shard) evictInBackground() {
 // lfuMinutes is the LFU clock: minutes modulo 2^16, as Redis's.
 func lfuMinutes(ms int64) uint16 { return uint16(ms / 60000) }
 
+// lfuState packs an LFU state into an entry's 24-bit clock: the last
+// decrement time in minutes, then the counter, as Redis does.
+func lfuState(minutes uint16, counter uint8) uint32 { return uint32(minutes)<<8 | uint32(counter) }
+
 // lfuDecayed is e's LFU counter after the decay due since its last
-// access (lfu-decay-time minutes per step), without storing it.
+// decrement (lfu-decay-time minutes per step), without storing it.
 func (sh *Shard) lfuDecayed(e *entry) uint8 {
-	counter := uint8(e.meta >> lfuShift)
+	state := e.accessed()
+	counter := uint8(state)
 	decay := sh.srv.opts.Live.LFUDecayTime()
 	if decay <= 0 {
 		return counter
 	}
-	elapsed := int(lfuMinutes(sh.nowMs) - e.ldt)
+	elapsed := int(lfuMinutes(sh.nowMs) - uint16(state>>8))
 	if periods := elapsed / decay; periods < int(counter) {
 		return counter - uint8(periods)
 	}
@@ -213,8 +218,7 @@ func (sh *Shard) lfuTouch(e *entry) {
 			counter++
 		}
 	}
-	e.meta = e.meta&clockMask | uint32(counter)<<lfuShift
-	e.ldt = lfuMinutes(sh.nowMs)
+	e.touch(lfuState(lfuMinutes(sh.nowMs), counter))
 }
 
 // processRSS is the resident set size of the process, from the OS.

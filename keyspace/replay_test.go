@@ -64,7 +64,7 @@ func durCheckIndex(t *testing.T, sh *Shard) {
 			n++
 			if e.expireAt != 0 {
 				withTTL++
-				if e.expIdx == 0 || int(e.expIdx) > len(db.expiring) || db.expiring[e.expIdx-1] != e.self {
+				if e.expIdx == 0 || int(e.expIdx) > len(db.expiring) || db.expiring[e.expIdx-1] != db.handle(e) {
 					t.Errorf("db %d key %q: deadline %d but not in the expiring index", i, e.keyView(), e.expireAt)
 				}
 			} else if e.expIdx != 0 {

@@ -109,6 +109,7 @@ func newShard(srv *Server, idx, databases int) *Shard {
 	for i := 0; i < databases; i++ {
 		db := newDBIn(i, sh.arena)
 		db.clockMs = &sh.nowMs
+		db.lfu = srv.opts.Live.LFU
 		sh.dbs = append(sh.dbs, db)
 	}
 	sh.activeExpireOn.Store(true)
