@@ -7,27 +7,29 @@
 // A key costs one allocation that holds its header, its key and, for a
 // string of up to about 32 KiB, its value:
 //
-//	arena slot (size class of 32 + len(key) + len(value) bytes)
-//	+----------+------+------+------+--------+------+------+-----+-----+-----------+-----------+
-//	| expireAt | klen | vlen | meta | expIdx | self | kind |class| ldt | key bytes | value ... |
-//	|    8     |  4   |  4   |  4   |   4    |  4   |  1   |  1  |  2  |           |           |
-//	+----------+------+------+------+--------+------+------+-----+-----+-----------+-----------+
+//	arena slot (size class of 24 + len(key) + len(value) bytes)
+//	+----------+------+---------------+---------------+--------+-----------+-----------+
+//	| expireAt | klen | vlen|kind|raw | clock | class | expIdx | key bytes | value ... |
+//	|    8     |  4   |  29 | 2  | 1  |  24   |   8   |   4    |           |           |
+//	+----------+------+---------------+---------------+--------+-----------+-----------+
 //
-// meta packs the 24-bit access clock (OBJECT IDLETIME, LRU eviction) and
-// the 8-bit LFU counter; ldt is the LFU decrement time in minutes. The
-// slots live in 1 MiB pages mapped outside the Go heap (arena.go): the
-// garbage collector neither traces them nor counts them in its heap goal,
-// so the Go heap holds only buffers and the collector's cost no longer
-// grows with the data set. A slot is named by a 32-bit handle (page and
-// offset in 8-byte units; 32 GiB per shard). Freed slots go to per-class
-// free lists and are reused by the next allocation of that class. Values
-// of other types (key-job objects today, collections later) sit in a
-// per-shard side table of Go values indexed from the entry (kind obj);
-// strings longer than a slot sit in a side table of byte slices (kind
-// ext). A *entry is a pointer into a page: it is valid until the entry is
-// freed or moved (a value outgrowing its slot moves it, and the functions
-// that can move one return the new pointer), and is never kept past a
-// command.
+// The 24-bit clock is, as Redis's object clock, the access time in
+// seconds (OBJECT IDLETIME, LRU eviction) or, under an LFU policy, the
+// LFU state (16-bit decrement minutes, 8-bit counter). The slots live in
+// 1 MiB pages mapped outside the Go heap (arena.go): the garbage
+// collector neither traces them nor counts them in its heap goal, so the
+// Go heap holds only buffers and the collector's cost no longer grows
+// with the data set. A slot is named by a 32-bit handle (page and offset
+// in 8-byte units; 32 GiB per shard); pages are aligned to their size and
+// keep their index in their first word, so an entry's handle is found
+// from its address. Freed slots go to per-class free lists and are reused
+// by the next allocation of that class. Values of other types (key-job
+// objects today, collections later) sit in a per-shard side table of Go
+// values indexed from the entry (kind obj); strings longer than a slot
+// sit in a side table of byte slices (kind ext). A *entry is a pointer
+// into a page: it is valid until the entry is freed or moved (a value
+// outgrowing its slot moves it, and the functions that can move one
+// return the new pointer), and is never kept past a command.
 //
 // Each database indexes its keys with an open-addressing table of 8-byte
 // slots (dict.go): the high 32 bits of the key's hash beside its handle.
@@ -44,7 +46,7 @@
 //
 // The figures behind this choice come from BenchmarkLayout (1M keys of 14
 // bytes with 16-byte values; docs/architecture.md has the table): the
-// arena and table hold about 82 bytes per key and a full collection takes
+// arena and table hold about 73 bytes per key and a full collection takes
 // a few milliseconds, where a Go map[string][]byte holds about 133 bytes
 // per key and the previous chained table of Go structs 136, with
 // collections of hundreds of milliseconds that every cycle repeats. Index
