@@ -4,6 +4,13 @@
 //
 //	ruvio [--config config.toml] [--port 6379] [--bind 127.0.0.1] [--shards N]
 //	      [--reactors N] [--dir data] [--fsync always|everysec|no] [--loglevel info]
+//	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s]
+//
+// The environment variable RUVIO_PASSWORD, when not empty, sets
+// server.requirepass (over the file), and healthcheck authenticates with it.
+//
+// SIGTERM or SIGINT starts a graceful shutdown bounded by
+// server.shutdown_timeout; a second one exits at once.
 package main
 
 import (
@@ -25,6 +32,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "healthcheck" {
+		if err := healthcheck(os.Args[2:], os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, "ruvio healthcheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "ruvio:", err)
 		os.Exit(1)
@@ -50,24 +64,34 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.dir, "dir", "", "data directory (overrides persistence.dir)")
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
-	fs.BoolVar(&o.repair, "repair", false, "truncate a WAL at the first damaged record instead of refusing to start")
+	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
 	err := fs.Parse(args)
 	return o, fs, err
 }
 
-// loadConfig reads the file and applies the flags.
-func loadConfig(o overrides, set map[string]bool) (config.Config, error) {
-	cfg := config.Default()
-	if o.config != "" {
-		var err error
+// passwordEnv names the environment variable that sets server.requirepass.
+const passwordEnv = "RUVIO_PASSWORD"
+
+// loadConfig reads the file, then the environment (getenv), then applies
+// the flags. note says why no file was read, when none was: the default
+// ./config.toml may be missing, an explicit --config may not.
+func loadConfig(o overrides, set map[string]bool, getenv func(string) string) (cfg config.Config, note string, err error) {
+	cfg = config.Default()
+	if o.config == "" {
+		note = `--config ""`
+	} else {
 		cfg, err = config.Load(o.config)
 		if err != nil {
 			if !(errors.Is(err, os.ErrNotExist) && !set["config"]) {
-				return cfg, err
+				return cfg, "", err
 			}
 			cfg = config.Default()
+			note = o.config + " not found"
 		}
+	}
+	if pass := getenv(passwordEnv); pass != "" {
+		cfg.Server.RequirePass = pass
 	}
 	if set["bind"] {
 		cfg.Server.Bind = o.bind
@@ -91,9 +115,9 @@ func loadConfig(o overrides, set map[string]bool) (config.Config, error) {
 		cfg.Log.Level = o.loglevel
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, err
+		return cfg, note, err
 	}
-	return cfg, nil
+	return cfg, note, nil
 }
 
 func run(args []string) error {
@@ -103,7 +127,7 @@ func run(args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	cfg, err := loadConfig(o, set)
+	cfg, note, err := loadConfig(o, set, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -123,7 +147,7 @@ func run(args []string) error {
 	// Recovery builds the whole keyspace and frees almost nothing: the
 	// collector is paused while it runs and restored once serving starts.
 	gcPercent := debug.SetGCPercent(-1)
-	a, err := app.Start(cfg, app.Options{Repair: o.repair})
+	a, err := app.Start(cfg, app.Options{Repair: o.repair, ConfigNote: note})
 	debug.SetGCPercent(gcPercent)
 	if err != nil {
 		return err
@@ -131,9 +155,10 @@ func run(args []string) error {
 	log := a.Logger()
 	defer func() { _ = log.Sync() }()
 
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
+	timeout := time.Duration(cfg.Server.ShutdownTimeout) * time.Second
 	select {
 	case sig := <-sigs:
 		log.Info("shutting down", zap.String("signal", sig.String()))
@@ -141,14 +166,28 @@ func run(args []string) error {
 		log.Info("shutting down", zap.String("reason", "SHUTDOWN command"))
 	case err := <-a.Failed():
 		if err != nil {
-			_ = a.Stop(context.Background())
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			_ = a.Stop(ctx)
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// The shutdown runs aside so that a second signal is heard while it
+	// runs; its context bounds it whatever a shard is doing.
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := a.Stop(ctx); err != nil {
-		return err
+	stopped := make(chan error, 1)
+	go func() { stopped <- a.Stop(ctx) }()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			return err
+		}
+	case sig := <-sigs:
+		log.Warn("second signal: exiting at once; the shutdown snapshot and WAL close are skipped, acknowledged writes are in the WAL and are replayed at the next start",
+			zap.String("signal", sig.String()))
+		_ = log.Sync()
+		os.Exit(1)
 	}
 	log.Info("bye")
 	return nil

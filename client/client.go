@@ -33,7 +33,10 @@ type Client struct {
 func New(rdb redis.UniversalClient) *Client { return &Client{rdb: rdb} }
 
 // NewCluster connects to a Ruvio server through one seed address and routes
-// every key to its owner shard.
+// every key to its owner shard. The server must answer as a cluster (more
+// than one shard, or cluster.enabled = true); a one-shard server is
+// standalone by default: wrap a redis.Client, or the client
+// redis.NewUniversalClient returns for its address, with New.
 func NewCluster(seed string) *Client {
 	return New(redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{seed}}))
 }

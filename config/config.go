@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,6 +19,13 @@ const (
 	GiB int64 = 1 << 30
 )
 
+// Values of server.enable_debug_command (and CONFIG GET enable-debug-command).
+const (
+	DebugNo    = "no"
+	DebugYes   = "yes"
+	DebugLocal = "local"
+)
+
 // Fsync policies accepted by persistence.fsync and CONFIG SET appendfsync.
 const (
 	FsyncAlways   = "always"
@@ -28,12 +36,18 @@ const (
 // Config is the whole start-up configuration. The zero value is not useful; start from
 // [Default] or [Load].
 type Config struct {
+	// File is the absolute path of the file the configuration was read from, "" when it is
+	// the built-in defaults. It is not a key of the file: the loader sets it (INFO config_file).
+	File string `toml:"-"`
+
 	Server      ServerConfig      `toml:"server"`      // [server]
 	Limits      LimitsConfig      `toml:"limits"`      // [limits]
 	Log         LogConfig         `toml:"log"`         // [log]
 	Persistence PersistenceConfig `toml:"persistence"` // [persistence]
 	Keyspace    KeyspaceConfig    `toml:"keyspace"`    // [keyspace]
 	Memory      MemoryConfig      `toml:"-"`           // [memory], decoded through fileMemory
+	Cluster     ClusterConfig     `toml:"cluster"`     // [cluster]
+	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
 }
 
 // ServerConfig is the [server] section: listeners, shards and client admission.
@@ -65,6 +79,12 @@ type ServerConfig struct {
 	ProtectedMode bool `toml:"protected_mode"`
 	// RequirePass is the default user's password; empty means no AUTH needed ("").
 	RequirePass string `toml:"requirepass"`
+	// EnableDebugCommand says who may run DEBUG: "no" nobody, "yes" every client, "local"
+	// clients connected over loopback ("local"), as Redis 7's enable-debug-command.
+	EnableDebugCommand string `toml:"enable_debug_command"`
+	// ShutdownTimeout bounds a graceful shutdown, in seconds, 1..3600 (10). A shard still
+	// busy when it expires (for example in DEBUG SLEEP) is left as a crash would leave it.
+	ShutdownTimeout int `toml:"shutdown_timeout"`
 }
 
 // LimitsConfig is the [limits] section: per-client and protocol limits, in bytes.
@@ -100,9 +120,14 @@ type PersistenceConfig struct {
 	SegmentSize int64 `toml:"segment_size"`
 	// SnapshotEvery takes a snapshot every this many seconds; 0 turns it off (3600).
 	SnapshotEvery int `toml:"snapshot_every"`
-	// SnapshotWALBytes takes a snapshot once this many WAL bytes were written since the
-	// last one; 0 turns it off (256 MiB).
+	// SnapshotWALBytes is the floor of the size trigger: a snapshot is taken once the WAL
+	// bytes written since the last one reach max(SnapshotWALBytes, SnapshotWALPercent% of the
+	// last snapshot's size); 0 turns the size trigger off (256 MiB).
 	SnapshotWALBytes int64 `toml:"snapshot_wal_bytes"`
+	// SnapshotWALPercent makes the size trigger proportional to the data set, as Redis's
+	// auto-aof-rewrite-percentage: the log must grow by this percentage of the last
+	// snapshot's size before the next one; 0 makes SnapshotWALBytes a fixed interval (100).
+	SnapshotWALPercent int `toml:"snapshot_wal_percent"`
 	// SnapshotOnShutdown takes a snapshot during a graceful shutdown (true).
 	SnapshotOnShutdown bool `toml:"snapshot_on_shutdown"`
 }
@@ -138,6 +163,104 @@ type MemoryConfig struct {
 var MaxMemoryPolicies = [...]string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
 	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}
 
+// ClusterConfig is the [cluster] section.
+type ClusterConfig struct {
+	// Enabled makes the shards answer as the nodes of a Redis Cluster: the CLUSTER
+	// commands, READONLY and READWRITE work and INFO says cluster_enabled:1. Off, they
+	// answer "This instance has cluster support disabled", as a standalone Redis does.
+	// [Auto] (the default) is on with more than one shard and off with one. Turning it off
+	// with several shards is refused: each shard owns only part of the slots, and only
+	// cluster clients can find the others.
+	Enabled Switch `toml:"enabled"`
+}
+
+// ACLConfig is the [acl] section: the users, declared here or kept in an ACL file.
+type ACLConfig struct {
+	// File is an ACL file in Redis's format ("user <name> <rules…>" lines), read at start and
+	// by ACL LOAD, written by ACL SAVE; "" means none (ACL SAVE and ACL LOAD then fail, as in
+	// Redis). A file that does not exist yet starts the server with the default user only.
+	// Users cannot be declared both here and in the file.
+	File string `toml:"file"`
+	// Users are the [[acl.user]] tables, applied in order at start. A user named "default"
+	// replaces the default user's rules; server.requirepass, when set, still sets its
+	// password.
+	Users []ACLUser `toml:"user"`
+}
+
+// ACLUser is one [[acl.user]] table. Rules are Redis's ACL SETUSER rules, checked when the
+// server starts: an invalid one stops start-up with an error naming the user and the rule.
+type ACLUser struct {
+	// Name is the user name (no spaces).
+	Name string `toml:"name"`
+	// Passwords are "sha256:<64 hex>" (the hash ACL GETUSER shows) or "plain:<text>".
+	Passwords []string `toml:"passwords"`
+	// NoPass lets any password authenticate the user (false).
+	NoPass bool `toml:"nopass"`
+	// Commands are command rules, e.g. "+@all -@dangerous +idem" ("": no commands).
+	Commands string `toml:"commands"`
+	// Keys are key patterns: "~pattern", "%R~pattern", "%W~pattern", "%RW~pattern", "allkeys".
+	Keys []string `toml:"keys"`
+	// Channels are Pub/Sub channel patterns: "&pattern" or "allchannels".
+	Channels []string `toml:"channels"`
+	// Enabled lets the user authenticate ("on"); nil, when the key is absent, means true.
+	Enabled *bool `toml:"enabled"`
+}
+
+// IsEnabled resolves Enabled: true unless set to false.
+func (u ACLUser) IsEnabled() bool { return u.Enabled == nil || *u.Enabled }
+
+// Switch is a setting that is on, off, or decided from other settings ([Auto]). In TOML
+// it is true, false or "auto".
+type Switch int8
+
+// Switch values.
+const (
+	Auto Switch = iota
+	On
+	Off
+)
+
+// UnmarshalTOML accepts true, false or "auto".
+func (s *Switch) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case bool:
+		*s = Off
+		if v {
+			*s = On
+		}
+		return nil
+	case string:
+		if v == "auto" {
+			*s = Auto
+			return nil
+		}
+	}
+	return fmt.Errorf("%v is not true, false or \"auto\"", v)
+}
+
+// String is "auto", "true" or "false", as the TOML file spells it.
+func (s Switch) String() string {
+	switch s {
+	case On:
+		return "true"
+	case Off:
+		return "false"
+	}
+	return "auto"
+}
+
+// ClusterEnabled resolves cluster.enabled: on when set so, or with more than one shard
+// when left to auto.
+func (c *Config) ClusterEnabled() bool {
+	switch c.Cluster.Enabled {
+	case On:
+		return true
+	case Off:
+		return false
+	}
+	return c.Server.Shards > 1
+}
+
 // Default returns the built-in configuration: one shard on 127.0.0.1:6379 with 16 databases,
 // a WAL in "data" synced every second.
 func Default() Config {
@@ -153,6 +276,9 @@ func Default() Config {
 			Timeout:         0,
 			ProtectedMode:   true,
 			RequirePass:     "",
+
+			EnableDebugCommand: DebugLocal,
+			ShutdownTimeout:    10,
 		},
 		Limits: LimitsConfig{
 			ClientOutputBufferLimit: 256 * MiB,
@@ -171,6 +297,7 @@ func Default() Config {
 			SegmentSize:        64 * MiB,
 			SnapshotEvery:      3600,
 			SnapshotWALBytes:   256 * MiB,
+			SnapshotWALPercent: 100,
 			SnapshotOnShutdown: true,
 		},
 		Keyspace: KeyspaceConfig{
@@ -206,6 +333,7 @@ type filePersistence struct {
 	SegmentSize        *Size   `toml:"segment_size"`
 	SnapshotEvery      *int    `toml:"snapshot_every"`
 	SnapshotWALBytes   *Size   `toml:"snapshot_wal_bytes"`
+	SnapshotWALPercent *int    `toml:"snapshot_wal_percent"`
 	SnapshotOnShutdown *bool   `toml:"snapshot_on_shutdown"`
 }
 
@@ -224,6 +352,8 @@ type fileConfig struct {
 	Log         *LogConfig      `toml:"log"`
 	Persistence filePersistence `toml:"persistence"`
 	Keyspace    *KeyspaceConfig `toml:"keyspace"`
+	Cluster     *ClusterConfig  `toml:"cluster"`
+	ACL         *ACLConfig      `toml:"acl"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -243,6 +373,7 @@ func newFileConfig(c *Config) *fileConfig {
 			SegmentSize:        (*Size)(&c.Persistence.SegmentSize),
 			SnapshotEvery:      &c.Persistence.SnapshotEvery,
 			SnapshotWALBytes:   (*Size)(&c.Persistence.SnapshotWALBytes),
+			SnapshotWALPercent: &c.Persistence.SnapshotWALPercent,
 			SnapshotOnShutdown: &c.Persistence.SnapshotOnShutdown,
 		},
 		Keyspace: &c.Keyspace,
@@ -253,10 +384,13 @@ func newFileConfig(c *Config) *fileConfig {
 			LFULogFactor:     &c.Memory.LFULogFactor,
 			LFUDecayTime:     &c.Memory.LFUDecayTime,
 		},
+		Cluster: &c.Cluster,
+		ACL:     &c.ACL,
 	}
 }
 
-// Load reads the TOML file at path over [Default] and returns the result. Keys the file
+// Load reads the TOML file at path over [Default] and returns the result, with File set to
+// path's absolute form. Keys the file
 // does not set keep their defaults. A syntax error, a value of the wrong type or an unknown
 // key is an error naming the file and the key. Load does not call [Config.Validate]: apply
 // any overrides first, then validate.
@@ -265,7 +399,14 @@ func Load(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
-	return parse(path, string(data))
+	c, err := parse(path, string(data))
+	if err != nil {
+		return c, err
+	}
+	if c.File, err = filepath.Abs(path); err != nil {
+		c.File = path
+	}
+	return c, nil
 }
 
 // Parse is [Load] for TOML text already in memory; name is used in error messages.

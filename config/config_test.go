@@ -21,7 +21,9 @@ func TestShippedConfigEqualsDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := Default(); !reflect.DeepEqual(c, want) {
+	want := Default()
+	want.File, _ = filepath.Abs(filepath.Join("..", "config.toml"))
+	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("config.toml loads to\n%+v\nwant Default()\n%+v", c, want)
 	}
 	if err := c.Validate(); err != nil {
@@ -79,6 +81,8 @@ max_clients = 50
 timeout = 30
 protected_mode = false
 requirepass = "s3cret"
+enable_debug_command = "no"
+shutdown_timeout = 3
 
 [limits]
 client_output_buffer_limit = 0
@@ -97,6 +101,7 @@ fsync = "always"
 segment_size = "1m"
 snapshot_every = 0
 snapshot_wal_bytes = "1Gb"
+snapshot_wal_percent = 50
 snapshot_on_shutdown = false
 
 [keyspace]
@@ -117,10 +122,11 @@ lfu_decay_time = 2
 		t.Fatal(err)
 	}
 	want := Config{
-		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret"},
+		File:        p,
+		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret", EnableDebugCommand: "no", ShutdownTimeout: 3},
 		Limits:      LimitsConfig{ClientOutputBufferLimit: 0, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000},
 		Log:         LogConfig{Level: "debug", Format: "json"},
-		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotOnShutdown: false},
+		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
 		Memory:      MemoryConfig{MaxMemory: 4 * GiB, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 5, LFUDecayTime: 2},
 	}
@@ -195,6 +201,8 @@ func TestValidateErrors(t *testing.T) {
 		{"max clients", func(c *Config) { c.Server.MaxClients = 0 }, "config: server.max_clients: 0 is out of range 1..2147483647"},
 		{"timeout", func(c *Config) { c.Server.Timeout = -1 }, "config: server.timeout: -1 is out of range 0..2147483647"},
 		{"requirepass", func(c *Config) { c.Server.RequirePass = "a\nb" }, "config: server.requirepass: must not contain CR, LF or NUL"},
+		{"debug command", func(c *Config) { c.Server.EnableDebugCommand = "maybe" }, `config: server.enable_debug_command: "maybe" is not one of no, yes, local`},
+		{"shutdown timeout", func(c *Config) { c.Server.ShutdownTimeout = 0 }, "config: server.shutdown_timeout: 0 is out of range 1..3600"},
 		{"obuf", func(c *Config) { c.Limits.ClientOutputBufferLimit = -1 }, "config: limits.client_output_buffer_limit: -1 is out of range 0..9223372036854775807"},
 		{"querybuf", func(c *Config) { c.Limits.ClientQueryBufferLimit = 1000 }, "config: limits.client_query_buffer_limit: 1000 is out of range 1048576..9223372036854775807"},
 		{"bulk", func(c *Config) { c.Limits.ProtoMaxBulkLen = 1 }, "config: limits.proto_max_bulk_len: 1 is out of range 1048576..9223372036854775807"},
@@ -206,6 +214,7 @@ func TestValidateErrors(t *testing.T) {
 		{"segment small", func(c *Config) { c.Persistence.SegmentSize = 100 }, "config: persistence.segment_size: 100 is out of range 4096..4294967296"},
 		{"snapshot every", func(c *Config) { c.Persistence.SnapshotEvery = -1 }, "config: persistence.snapshot_every: -1 is out of range 0..2147483647"},
 		{"snapshot wal", func(c *Config) { c.Persistence.SnapshotWALBytes = -1 }, "config: persistence.snapshot_wal_bytes: -1 is out of range 0..9223372036854775807"},
+		{"snapshot wal percent", func(c *Config) { c.Persistence.SnapshotWALPercent = -1 }, "config: persistence.snapshot_wal_percent: -1 is out of range 0..10000"},
 		{"effort", func(c *Config) { c.Keyspace.ActiveExpireEffort = 11 }, "config: keyspace.active_expire_effort: 11 is out of range 1..10"},
 		{"hz", func(c *Config) { c.Keyspace.Hz = 0 }, "config: keyspace.hz: 0 is out of range 1..500"},
 		{"changes", func(c *Config) { c.Keyspace.ChangesCapacity = 0 }, "config: keyspace.changes_capacity: 0 is out of range 1..16777216"},
@@ -298,5 +307,23 @@ func TestNewLogger(t *testing.T) {
 	}
 	if _, err := NewLogger(LogConfig{"info", "xml"}); err == nil || !strings.Contains(err.Error(), "log.format") {
 		t.Errorf("bad format: %v", err)
+	}
+}
+
+// The container's configuration loads, validates, and differs from the shipped defaults only
+// where its header says: all interfaces, protected mode off, data on /data.
+func TestDockerConfig(t *testing.T) {
+	c, err := Load(filepath.Join("..", "docker", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.File = c.File
+	want.Server.Bind, want.Server.ProtectedMode, want.Persistence.Dir = "0.0.0.0", false, "/data"
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("docker/config.toml loads to\n%+v\nwant\n%+v", c, want)
 	}
 }

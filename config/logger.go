@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -36,22 +37,25 @@ func NewLogger(c LogConfig) (*zap.Logger, error) {
 // for example [Live.LogLevel], so that changing that level takes effect at once. c.Level is
 // ignored.
 func NewLoggerAt(c LogConfig, level zap.AtomicLevel) (*zap.Logger, error) {
-	zc := zap.NewProductionConfig()
-	zc.Level = level
-	zc.Sampling = nil
-	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	return newLogger(c, level, zapcore.Lock(os.Stderr))
+}
+
+// newLogger builds the logger writing to out. ERROR lines carry no stack trace: an error
+// names its cause, and a multi-line trace breaks line-oriented log collectors; only DPanic
+// and worse, which are bugs, get one.
+func newLogger(c LogConfig, level zap.AtomicLevel, out zapcore.WriteSyncer) (*zap.Logger, error) {
+	ec := zap.NewProductionEncoderConfig()
+	ec.EncodeTime = zapcore.ISO8601TimeEncoder
+	var enc zapcore.Encoder
 	switch c.Format {
 	case "json":
-		zc.Encoding = "json"
+		enc = zapcore.NewJSONEncoder(ec)
 	case "console":
-		zc.Encoding = "console"
-		zc.EncoderConfig.EncodeLevel = zapcore.CapitalLevelEncoder
+		ec.EncodeLevel = zapcore.CapitalLevelEncoder
+		enc = zapcore.NewConsoleEncoder(ec)
 	default:
 		return nil, fmt.Errorf("config: log.format: %q is not one of console, json", c.Format)
 	}
-	lg, err := zc.Build()
-	if err != nil {
-		return nil, fmt.Errorf("config: building logger: %w", err)
-	}
-	return lg, nil
+	return zap.New(zapcore.NewCore(enc, out, level),
+		zap.AddCaller(), zap.AddStacktrace(zapcore.DPanicLevel), zap.ErrorOutput(zapcore.Lock(os.Stderr))), nil
 }

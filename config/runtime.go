@@ -32,10 +32,13 @@ type param struct {
 	alias     string // Redis's older name, accepted everywhere name is
 	kind      kind
 	immutable bool
-	// fixed marks a parameter Redis can change at run time and this server cannot (its
-	// listeners, its log): CONFIG SET accepts its current value, as a no-op, and refuses any
-	// other value as immutable.
-	fixed bool
+	// fixed, when not empty, marks a parameter Redis can change at run time and this server
+	// cannot (its listeners, its log, what it does not implement yet): CONFIG SET accepts its
+	// current value, as a no-op, and refuses any other value with fixed as the reason.
+	fixed string
+	// protected parameters are Redis's PROTECTED_CONFIG ones. This server reports
+	// enable-protected-configs as "no": CONFIG SET refuses them whatever the value.
+	protected bool
 	// hidden parameters are left out of glob matches; CONFIG GET by exact name reports them.
 	hidden   bool
 	min, max int64    // bounds of kindInt and kindMemory
@@ -95,13 +98,19 @@ func zapLevel(v string) zapcore.Level {
 // SET validates and keeps them, CONFIG GET reports them, and nothing else reads them.
 var params = [...]param{
 	// Listeners and identity.
-	{name: "bind", kind: kindString, fixed: true, initial: func(c *Config) string { return c.Server.Bind }},
-	{name: "port", kind: kindInt, fixed: true, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
+	{name: "bind", kind: kindString, fixed: whyListeners, initial: func(c *Config) string { return c.Server.Bind }},
+	{name: "port", kind: kindInt, fixed: whyPort, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
 	{name: "databases", kind: kindInt, immutable: true, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Databases)) }},
-	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.Server.Shards > 1) }},
+	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.ClusterEnabled()) }},
 	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background
 	// Replication is not implemented: the server is always a master.
 	{name: "replicaof", alias: "slaveof", kind: kindString, immutable: true, def: ""},
+	// Who may run DEBUG (server.enable_debug_command); fixed at start, as in Redis.
+	{name: "enable-debug-command", kind: kindEnum, immutable: true, enum: []string{DebugNo, DebugYes, DebugLocal},
+		initial: func(c *Config) string { return c.Server.EnableDebugCommand }},
+	// There is no MODULE command, and no protected parameter can change (see protected).
+	{name: "enable-module-command", kind: kindEnum, immutable: true, enum: []string{DebugNo, DebugYes, DebugLocal}, def: DebugNo},
+	{name: "enable-protected-configs", kind: kindEnum, immutable: true, enum: []string{DebugNo, DebugYes, DebugLocal}, def: DebugNo},
 
 	// Clients.
 	{name: "maxclients", kind: kindInt, min: 1, max: uintMax, initial: func(c *Config) string { return itoa(int64(c.Server.MaxClients)) },
@@ -133,19 +142,21 @@ var params = [...]param{
 		apply:   func(l *Live, v string, _ int64) { l.level.SetLevel(zapLevel(v)) }},
 
 	// Persistence.
-	{name: "appendonly", kind: kindBool, fixed: true, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
-	// The WAL's fsync policy is chosen when the logs open (persistence.fsync).
-	{name: "appendfsync", kind: kindEnum, fixed: true, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
+	{name: "appendonly", kind: kindBool, fixed: whyAppendonly, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
+	{name: "appendfsync", kind: kindEnum, fixed: whyFsync, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
 		apply: func(l *Live, v string, _ int64) { l.fsync.Store(&v) }},
-	{name: "dir", kind: kindString, immutable: true, initial: func(c *Config) string {
+	{name: "dir", kind: kindString, protected: true, initial: func(c *Config) string {
 		if abs, err := filepath.Abs(c.Persistence.Dir); err == nil {
 			return abs
 		}
 		return c.Persistence.Dir
 	}},
-	{name: "appendfilename", kind: kindString, immutable: true, def: "appendonly.aof"},                          // stored only
-	{name: "dbfilename", kind: kindString, def: "dump.rdb"},                                                     // stored only
-	{name: "save", kind: kindSpecial, def: "", special: parseSave},                                              // stored only; see persistence.snapshot_every
+	{name: "appendfilename", kind: kindString, immutable: true, def: "appendonly.aof"}, // stored only
+	// Snapshots are named by shard and sequence (shard-NNN-snap-SEQ.snap); no file takes this name.
+	{name: "dbfilename", kind: kindString, protected: true, def: "dump.rdb"},
+	// The snapshot schedule is persistence.snapshot_every / snapshot_wal_*, not save points:
+	// "" (no save points) is the only value that is true of this server.
+	{name: "save", kind: kindSpecial, fixed: whySave, def: "", special: parseSave},
 	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"},                         // stored only
 	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0"}, // stored only
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10"},  // stored only
@@ -192,7 +203,10 @@ var params = [...]param{
 	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0"},
 	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000"},
 	{name: "slowlog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
-	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
+		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
+	// The ACL file (acl.file), fixed at start as in Redis.
+	{name: "aclfile", kind: kindString, immutable: true, initial: func(c *Config) string { return c.ACL.File }},
 	{name: "tracking-table-max-keys", kind: kindInt, min: 0, max: longMax, def: "1000000"},
 	{name: "notify-keyspace-events", kind: kindSpecial, def: "", special: parseNotify,
 		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v) }},
@@ -202,6 +216,16 @@ var params = [...]param{
 	{name: "key-load-delay", kind: kindInt, hidden: true, min: intMin, max: intMax, def: "0"},
 	{name: "rdb-key-save-delay", kind: kindInt, hidden: true, min: intMin, max: intMax, def: "0"},
 }
+
+// Reasons CONFIG SET gives for refusing a new value of a fixed parameter. The ones for what
+// cannot change while the server runs start with Redis's "can't set immutable config".
+const (
+	whyListeners  = "can't set immutable config: the listeners are bound at start (server.bind in the configuration file)"
+	whyPort       = "can't set immutable config: shard i listens on port+i, and the ports of every shard are fixed at start (server.port in the configuration file)"
+	whyAppendonly = "can't set immutable config: the write-ahead log is turned on or off at start (persistence.wal in the configuration file)"
+	whyFsync      = "can't set immutable config: the WAL fsync policy is chosen at start (persistence.fsync in the configuration file)"
+	whySave       = "not supported: snapshots follow persistence.snapshot_every and persistence.snapshot_wal_bytes in the configuration file, not save points; only \"\" is accepted"
+)
 
 // paramIndex maps every lower-case name and alias to its index in params. Built once, never
 // written afterwards.
@@ -230,6 +254,7 @@ type Live struct {
 	// Published copies of the parameters the server reads on its paths. Written only by
 	// apply functions, under mu.
 	maxClients    atomic.Int64
+	aclLogMaxLen  atomic.Int64
 	timeout       atomic.Int64 // nanoseconds
 	protoMaxBulk  atomic.Int64
 	queryBufLimit atomic.Int64
@@ -250,18 +275,22 @@ type Live struct {
 	lfuLogFactor     atomic.Int64
 	lfuDecayTime     atomic.Int64
 
-	databases int    // immutable
-	dir       string // immutable, as configured
+	databases  int    // immutable
+	dir        string // immutable, as configured
+	debugCmd   string // immutable: enable-debug-command
+	configFile string // immutable: the file read at start, "" for none
 }
 
 // NewLive returns the runtime parameters initialised from c, which should have passed
 // [Config.Validate].
 func NewLive(c Config) *Live {
 	l := &Live{
-		vals:      make([]string, len(params)),
-		level:     zap.NewAtomicLevel(),
-		databases: c.Server.Databases,
-		dir:       c.Persistence.Dir,
+		vals:       make([]string, len(params)),
+		level:      zap.NewAtomicLevel(),
+		databases:  c.Server.Databases,
+		dir:        c.Persistence.Dir,
+		debugCmd:   c.Server.EnableDebugCommand,
+		configFile: c.File,
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -358,9 +387,13 @@ func (l *Live) Set(pairs [][2]string) error {
 		if params[i].immutable {
 			return setFailed(pr[0], "can't set immutable config")
 		}
-		if params[i].fixed {
-			if v, _, reason := params[i].parse(pr[1], l.vals[i]); reason != "" || v != l.vals[i] {
-				return setFailed(pr[0], "can't set immutable config")
+		if params[i].protected {
+			return setFailed(pr[0], "can't set protected config")
+		}
+		if why := params[i].fixed; why != "" {
+			// A value that does not parse gets its parse error, below.
+			if v, _, reason := params[i].parse(pr[1], l.vals[i]); reason == "" && v != l.vals[i] {
+				return setFailed(pr[0], why)
 			}
 		}
 		for _, j := range idx[:k] {
@@ -590,6 +623,9 @@ func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }
 // per client before it is disconnected; 0 means unlimited.
 func (l *Live) ClientOutputBufferLimit() int64 { return l.outBufLimit.Load() }
 
+// ACLLogMaxLen is acllog-max-len: the most entries ACL LOG keeps.
+func (l *Live) ACLLogMaxLen() int64 { return l.aclLogMaxLen.Load() }
+
 // RequirePass is requirepass: the default user's password, "" for none.
 func (l *Live) RequirePass() string { return *l.requirePass.Load() }
 
@@ -633,6 +669,13 @@ func (l *Live) Fsync() string { return *l.fsync.Load() }
 // Dir is the persistence directory as configured (immutable). CONFIG GET dir reports its
 // absolute form.
 func (l *Live) Dir() string { return l.dir }
+
+// EnableDebugCommand is enable-debug-command (immutable): "no", "yes" or "local".
+func (l *Live) EnableDebugCommand() string { return l.debugCmd }
+
+// ConfigFile is the absolute path of the configuration file read at start, "" when the server
+// runs on built-in defaults (INFO config_file).
+func (l *Live) ConfigFile() string { return l.configFile }
 
 // NotifyKeyspaceEvents is notify-keyspace-events in Redis's canonical form, "" when off.
 func (l *Live) NotifyKeyspaceEvents() string { return *l.notify.Load() }

@@ -28,6 +28,9 @@ var logLevels = [...]string{"debug", "info", "warn", "error"}
 // logFormats are the accepted values of log.format.
 var logFormats = [...]string{"console", "json"}
 
+// debugSettings are the accepted values of server.enable_debug_command.
+var debugSettings = [...]string{DebugNo, DebugYes, DebugLocal}
+
 // fsyncPolicies are the accepted values of persistence.fsync.
 var fsyncPolicies = [...]string{FsyncAlways, FsyncEverysec, FsyncNo}
 
@@ -71,6 +74,16 @@ func (c *Config) Validate() error {
 	if strings.ContainsAny(s.RequirePass, "\r\n\x00") {
 		bad("server.requirepass", "must not contain CR, LF or NUL")
 	}
+	oneOf("server.enable_debug_command", s.EnableDebugCommand, debugSettings[:])
+	if c.ACL.File != "" && len(c.ACL.Users) > 0 {
+		bad("acl.file", "users are declared both in [[acl.user]] and in the ACL file %q; keep them in one place", c.ACL.File)
+	}
+	for i, u := range c.ACL.Users {
+		if u.Name == "" {
+			bad(fmt.Sprintf("acl.user[%d].name", i), "is empty")
+		}
+	}
+	inRange("server.shutdown_timeout", int64(s.ShutdownTimeout), 1, 3600)
 
 	l := &c.Limits
 	inRange("limits.client_output_buffer_limit", l.ClientOutputBufferLimit, 0, math.MaxInt64)
@@ -91,6 +104,7 @@ func (c *Config) Validate() error {
 	inRange("persistence.segment_size", p.SegmentSize, MinSegmentSize, MaxSegmentSize)
 	inRange("persistence.snapshot_every", int64(p.SnapshotEvery), 0, math.MaxInt32)
 	inRange("persistence.snapshot_wal_bytes", p.SnapshotWALBytes, 0, math.MaxInt64)
+	inRange("persistence.snapshot_wal_percent", int64(p.SnapshotWALPercent), 0, 10000)
 
 	k := &c.Keyspace
 	inRange("keyspace.active_expire_effort", int64(k.ActiveExpireEffort), 1, 10)
@@ -103,6 +117,9 @@ func (c *Config) Validate() error {
 	inRange("memory.maxmemory_samples", int64(m.MaxMemorySamples), 1, 64)
 	inRange("memory.lfu_log_factor", int64(m.LFULogFactor), 0, math.MaxInt32)
 	inRange("memory.lfu_decay_time", int64(m.LFUDecayTime), 0, math.MaxInt32)
+	if c.Cluster.Enabled == Off && c.Server.Shards > 1 {
+		bad("cluster.enabled", "false needs server.shards = 1: with %d shards each owns part of the slots and only cluster clients find the others", c.Server.Shards)
+	}
 
 	return errors.Join(errs...)
 }

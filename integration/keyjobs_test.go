@@ -399,7 +399,7 @@ func TestKeyJobsRestart(t *testing.T) {
 			dir := t.TempDir()
 			opts := []testserver.Option{testserver.Shards(shards), testserver.Fsync("always")}
 			s := testserver.Start(t, append(opts, testserver.Dir(dir))...)
-			c := s.ClusterClient(t)
+			c := s.UniversalClient(t)
 			expect(t, c, int64(1), "LEASE", "r:lease", 60000)
 			expect(t, c, int64(1), "RELEASE", "r:lease", 1)
 			expect(t, c, int64(2), "LEASE", "r:lease", 600000)
@@ -460,20 +460,20 @@ func TestKeyJobsRestart(t *testing.T) {
 			crashDir := kjCopyDir(t, dir)
 			s.Stop()
 			crashed := testserver.Start(t, append(opts, testserver.Dir(crashDir))...)
-			check(t, crashed.ClusterClient(t), 2)
+			check(t, crashed.UniversalClient(t), 2)
 			crashed.Stop()
 
 			// A clean stop that writes a snapshot, then a start from it.
 			again := testserver.Start(t, append(opts, testserver.Dir(dir), testserver.Config(func(c *config.Config) {
 				c.Persistence.SnapshotOnShutdown = true
 			}))...)
-			check(t, again.ClusterClient(t), 2)
+			check(t, again.UniversalClient(t), 2)
 			again.Stop()
 			if snaps, _ := filepath.Glob(filepath.Join(dir, "*.snap")); len(snaps) == 0 {
 				t.Fatal("no snapshot was written at shutdown")
 			}
 			last := testserver.Start(t, append(opts, testserver.Dir(dir))...)
-			check(t, last.ClusterClient(t), 3)
+			check(t, last.UniversalClient(t), 3)
 		})
 	}
 }
@@ -561,7 +561,7 @@ func TestKeyJobsSemaphoreExpiresUntouched(t *testing.T) {
 		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
 			t.Parallel()
 			s := testserver.Start(t, testserver.Shards(shards))
-			c := s.ClusterClient(t)
+			c := s.UniversalClient(t)
 			dbsize := func() int64 {
 				n := int64(0)
 				for i := 0; i < shards; i++ {

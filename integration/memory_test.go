@@ -330,3 +330,55 @@ func allKeys(t *testing.T, c *redis.Client) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// TestEvictionBreaksWatch: a key evicted to free memory is a change, as in
+// Redis: a WATCH on it makes the next EXEC fail.
+func TestEvictionBreaksWatch(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := ctxT(t)
+	c := s.Client(t)
+	watcher := dialRaw(t, s.Addr())
+	if err := c.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// volatile-ttl with w the only key that has a deadline: w is the one
+	// eviction takes.
+	expect(t, c, "OK", "CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "volatile-ttl")
+	val := strings.Repeat("v", 100)
+	p := c.Pipeline()
+	for i := 0; i < 600; i++ {
+		p.Set(ctx, fmt.Sprint("keep:", i), val, 0)
+	}
+	p.Set(ctx, "w", val, time.Hour)
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	watcher.expect("+OK\r\n", "WATCH", "w")
+	before := infoInt(t, c, "stats", "evicted_keys")
+	limitToTwoThirds(t, c)
+	// The background tick or the next write evicts w; the write itself is
+	// then refused (nothing else may go).
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Exists(ctx, "w").Val() == 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("w was not evicted")
+		}
+		_ = c.Set(ctx, "new", val, 0).Err()
+	}
+	if got := infoInt(t, c, "stats", "evicted_keys") - before; got != 1 {
+		t.Fatalf("evicted_keys grew by %d, want 1 (w alone)", got)
+	}
+	// Lift the limit so the queued write is not refused with -OOM.
+	expect(t, c, "OK", "CONFIG", "SET", "maxmemory", "0")
+	watcher.expect("+OK\r\n", "MULTI")
+	watcher.expect("+QUEUED\r\n", "SET", "w", "mine")
+	watcher.expect("*-1\r\n", "EXEC")
+	if err := c.Get(ctx, "w").Err(); err == nil {
+		t.Error("the failed EXEC set w")
+	}
+	// A fresh WATCH of the now absent key is not broken by the eviction.
+	watcher.expect("+OK\r\n", "WATCH", "w")
+	watcher.expect("+OK\r\n", "MULTI")
+	watcher.expect("+QUEUED\r\n", "SET", "w", "mine")
+	watcher.expect("*1\r\n+OK\r\n", "EXEC")
+}

@@ -2,19 +2,42 @@ package keyspace
 
 import (
 	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/config"
 )
 
+// errClusterDisabled is Redis's reply to the cluster commands on a
+// standalone server.
+const errClusterDisabled = "ERR This instance has cluster support disabled"
+
+// clusterEnabled resolves cluster.enabled: "auto" is on with more than one
+// shard. With it off the process is a standalone server: the cluster
+// commands answer errClusterDisabled, so clients that detect the topology
+// (CLUSTER SLOTS, CLUSTER INFO, INFO cluster) pick their standalone mode.
+func (s *Server) clusterEnabled() bool {
+	switch s.opts.Config.Cluster.Enabled {
+	case config.On:
+		return true
+	case config.Off:
+		return false
+	}
+	return s.Shards() > 1
+}
+
 // CLUSTER <subcommand>: a static view of the process's shards as the nodes
-// of a cluster. With one shard it is a one-node cluster that owns every
-// slot, so cluster clients work against any shard count.
+// of a cluster, when cluster support is enabled. An unknown subcommand and
+// a wrong argument count are reported first, as Redis's dispatcher does.
 func clusterCommand(x *Ctx) {
 	sub := x.Cmd.sub(x.Args[1])
 	if sub == nil {
-		x.W.Error("ERR unknown subcommand '" + string(x.Args[1]) + "'. Try CLUSTER HELP.")
+		x.W.Error("ERR unknown subcommand '" + truncArg(x.Args[1]) + "'. Try CLUSTER HELP.")
 		return
 	}
 	if !arityOK(sub.Arity, len(x.Args)) {
 		x.W.Error(errWrongArgs("cluster|" + sub.Name))
+		return
+	}
+	if !x.S.srv.clusterEnabled() {
+		x.W.Error(errClusterDisabled)
 		return
 	}
 	sub.Handler(x)
@@ -158,12 +181,19 @@ func clusterHelpCommand(x *Ctx) {
 	}
 }
 
-// READONLY / READWRITE: accepted; every shard is a primary.
-func readonlyCommand(x *Ctx) { x.W.OK() }
+// READONLY / READWRITE: accepted in cluster mode, where every shard is a
+// primary; refused on a standalone server, as Redis does.
+func readonlyCommand(x *Ctx) {
+	if !x.S.srv.clusterEnabled() {
+		x.W.Error(errClusterDisabled)
+		return
+	}
+	x.W.OK()
+}
 
 func registerClusterFamily(t commandTable) {
 	const grp = "cluster"
-	stale := FlagLoading | FlagStale
+	stale := FlagStale
 	t.add(
 		&Command{Name: "cluster", Arity: -2, Group: grp, Since: "3.0.0", Summary: "A container for Redis Cluster commands.", Complexity: "Depends on subcommand.", Handler: clusterCommand,
 			Subcommands: []*Command{
@@ -175,9 +205,9 @@ func registerClusterFamily(t commandTable) {
 				{Name: "keyslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the hash slot for a key.", Complexity: "O(N) where N is the number of bytes in the key", Handler: clusterKeySlotCommand},
 				{Name: "countkeysinslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the number of keys in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterCountKeysInSlotCommand},
 				{Name: "getkeysinslot", Arity: 4, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the key names in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterGetKeysInSlotCommand},
-				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clusterHelpCommand},
+				{Name: "help", Arity: 2, Flags: FlagLoading | stale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clusterHelpCommand},
 			}},
-		&Command{Name: "readonly", Arity: 1, Flags: FlagFast | stale, Group: grp, Since: "3.0.0", Summary: "Enables read-only queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
-		&Command{Name: "readwrite", Arity: 1, Flags: FlagFast | stale, Group: grp, Since: "3.0.0", Summary: "Enables read-write queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+		&Command{Name: "readonly", Arity: 1, Flags: FlagFast | FlagLoading | stale, Group: grp, Categories: []string{"connection"}, Since: "3.0.0", Summary: "Enables read-only queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+		&Command{Name: "readwrite", Arity: 1, Flags: FlagFast | FlagLoading | stale, Group: grp, Categories: []string{"connection"}, Since: "3.0.0", Summary: "Enables read-write queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
 	)
 }

@@ -31,8 +31,15 @@ const (
 	// FlagKeyless marks commands that name no key even though they take
 	// arguments; used for documentation only.
 	FlagKeyless
+	FlagNoAsyncLoading
+	FlagNoMandatoryKeys
+	// FlagMovableKeys is derived from the key specs (applyCommandSpecs):
+	// the legacy first/last/step triple does not find every key.
+	FlagMovableKeys
 )
 
+// flagNames lists the flags COMMAND reports, in Redis's order. Like Redis,
+// it leaves out may_replicate, an internal flag.
 var flagNames = [...]struct {
 	f    Flag
 	name string
@@ -41,8 +48,9 @@ var flagNames = [...]struct {
 	{FlagAdmin, "admin"}, {FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"},
 	{FlagBlocking, "blocking"}, {FlagLoading, "loading"}, {FlagStale, "stale"},
 	{FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"},
-	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagMayReplicate, "may_replicate"},
-	{FlagNoMulti, "no_multi"}, {FlagAllowBusy, "allow_busy"},
+	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagNoMandatoryKeys, "no_mandatory_keys"},
+	{FlagNoAsyncLoading, "no_async_loading"}, {FlagNoMulti, "no_multi"},
+	{FlagMovableKeys, "movablekeys"}, {FlagAllowBusy, "allow_busy"},
 }
 
 // Names lists the flag names in COMMAND order.
@@ -75,6 +83,11 @@ type Command struct {
 	Since      string
 	Summary    string
 	Complexity string
+	// KeySpecs and Tips are Redis 7's key specifications and command tips;
+	// they are set from command_specs.go when the table is built, so the
+	// family files keep only the legacy key triple above.
+	KeySpecs []KeySpec
+	Tips     []string
 	// Subcommands, for container commands such as CLIENT and CONFIG.
 	Subcommands []*Command
 	Handler     HandlerFunc
@@ -90,8 +103,10 @@ type Command struct {
 // FullName is "container|sub" for a subcommand, else the name.
 func (c *Command) FullName() string { return c.fullName }
 
-// ACLCategories returns the categories derived the way Redis derives them
-// plus the explicit ones.
+// ACLCategories returns the categories derived from the flags the way Redis
+// derives them, plus the explicit ones. A command without explicit
+// categories also gets its group's data-type category (Redis lists those
+// explicitly); a container gets none, as in Redis.
 func (c *Command) ACLCategories() []string {
 	var out []string
 	add := func(s string) {
@@ -123,6 +138,12 @@ func (c *Command) ACLCategories() []string {
 	}
 	if c.Flags&FlagFast == 0 {
 		add("slow")
+	}
+	if len(c.Categories) > 0 || len(c.Subcommands) > 0 {
+		for _, s := range c.Categories {
+			add(s)
+		}
+		return out
 	}
 	switch c.Group {
 	case "string", "list", "set", "sorted-set", "hash", "stream", "bitmap", "hyperloglog", "geo":
@@ -204,6 +225,9 @@ func newCommandTable() commandTable {
 	registerPersistenceFamily(t)
 	registerFunctionFamily(t)
 	registerKeyJobFamily(t)
+	registerRoleCommand(t)
+	registerTransactionFamily(t)
+	applyCommandSpecs(t)
 	return t
 }
 
@@ -219,6 +243,10 @@ type Ctx struct {
 	// Batch is the batch being run, for commands that close the
 	// connection after replying.
 	Batch *Batch
+	// NoBlock is set inside EXEC: a blocking command must behave as its
+	// non-blocking form (reply at once as if its timeout had passed)
+	// instead of parking the connection.
+	NoBlock bool
 }
 
 // arityOK reports whether n arguments satisfy arity.

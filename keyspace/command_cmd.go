@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/acl"
 )
 
 // This file holds COMMAND: the server describing its own command table.
@@ -41,30 +41,6 @@ func orderedCategories(c *Command) []string {
 		}
 	}
 	return out
-}
-
-// keySpecFlags are the key-spec flags reported for c's keys. The table has
-// no per-key flags, so they follow from the command flags: a write command
-// reads and updates its keys, a read-only one only reads them.
-func keySpecFlags(c *Command) []string {
-	switch {
-	case c.Flags&FlagWrite != 0:
-		return []string{"RW", "access", "update"}
-	case c.Flags&FlagReadOnly != 0:
-		return []string{"RO", "access"}
-	default:
-		return []string{"RO"}
-	}
-}
-
-// keySpecLastKey converts the table's LastKey (absolute index, or negative
-// from the end) to a key spec's range lastkey (relative to the first key,
-// or negative from the end).
-func keySpecLastKey(c *Command) int {
-	if c.LastKey < 0 {
-		return c.LastKey
-	}
-	return c.LastKey - c.FirstKey
 }
 
 // sortedCommands returns the commands of t ordered by name.
@@ -167,12 +143,13 @@ func writeCommandInfo(x *Ctx, c *Command) {
 	for _, cat := range cats {
 		w.SimpleString("@" + cat)
 	}
-	w.SetHeader(0) // tips
-	if c.FirstKey > 0 {
-		w.SetHeader(1)
-		writeKeySpec(x, c)
-	} else {
-		w.SetHeader(0)
+	w.SetHeader(len(c.Tips))
+	for _, tip := range c.Tips {
+		w.BulkString(tip) // bulk, unlike flags: as Redis replies
+	}
+	w.SetHeader(len(c.KeySpecs))
+	for i := range c.KeySpecs {
+		writeKeySpec(x, &c.KeySpecs[i])
 	}
 	if len(c.Subcommands) == 0 {
 		w.SetHeader(0) // as Redis replies for a command without subcommands
@@ -185,13 +162,12 @@ func writeCommandInfo(x *Ctx, c *Command) {
 	}
 }
 
-// writeKeySpec writes c's key positions as one Redis 7 key spec: an index
-// begin-search and a range find-keys.
-func writeKeySpec(x *Ctx, c *Command) {
+// writeKeySpec writes one key spec in the shape of Redis 7's COMMAND INFO.
+func writeKeySpec(x *Ctx, ks *KeySpec) {
 	w := x.W
 	w.MapHeader(3)
 	w.BulkString("flags")
-	flags := keySpecFlags(c)
+	flags := ks.Flags.Names()
 	w.SetHeader(len(flags))
 	for _, f := range flags {
 		w.SimpleString(f)
@@ -199,23 +175,55 @@ func writeKeySpec(x *Ctx, c *Command) {
 	w.BulkString("begin_search")
 	w.MapHeader(2)
 	w.BulkString("type")
-	w.BulkString("index")
-	w.BulkString("spec")
-	w.MapHeader(1)
-	w.BulkString("index")
-	w.Int(int64(c.FirstKey))
+	switch {
+	case ks.Index > 0:
+		w.BulkString("index")
+		w.BulkString("spec")
+		w.MapHeader(1)
+		w.BulkString("index")
+		w.Int(int64(ks.Index))
+	case ks.Keyword != "":
+		w.BulkString("keyword")
+		w.BulkString("spec")
+		w.MapHeader(2)
+		w.BulkString("keyword")
+		w.BulkString(ks.Keyword)
+		w.BulkString("startfrom")
+		w.Int(int64(ks.StartFrom))
+	default:
+		w.BulkString("unknown")
+		w.BulkString("spec")
+		w.MapHeader(0)
+	}
 	w.BulkString("find_keys")
 	w.MapHeader(2)
 	w.BulkString("type")
-	w.BulkString("range")
-	w.BulkString("spec")
-	w.MapHeader(3)
-	w.BulkString("lastkey")
-	w.Int(int64(keySpecLastKey(c)))
-	w.BulkString("keystep")
-	w.Int(int64(max(c.Step, 1)))
-	w.BulkString("limit")
-	w.Int(0)
+	switch ks.Find {
+	case FindRange:
+		w.BulkString("range")
+		w.BulkString("spec")
+		w.MapHeader(3)
+		w.BulkString("lastkey")
+		w.Int(int64(ks.LastKey))
+		w.BulkString("keystep")
+		w.Int(int64(ks.KeyStep))
+		w.BulkString("limit")
+		w.Int(int64(ks.Limit))
+	case FindKeyNum:
+		w.BulkString("keynum")
+		w.BulkString("spec")
+		w.MapHeader(3)
+		w.BulkString("keynumidx")
+		w.Int(int64(ks.KeyNumIdx))
+		w.BulkString("firstkey")
+		w.Int(int64(ks.FirstKey))
+		w.BulkString("keystep")
+		w.Int(int64(ks.KeyStep))
+	default:
+		w.BulkString("unknown")
+		w.BulkString("spec")
+		w.MapHeader(0)
+	}
 }
 
 // COMMAND DOCS [name ...]
@@ -303,7 +311,8 @@ func commandListCommand(x *Ctx) {
 				return isACLCategory(cat) && slices.Contains(c.ACLCategories(), cat)
 			}
 		case eqFold(kind, "pattern"):
-			keep = func(c *Command) bool { return config.GlobMatch(arg, c.FullName()) }
+			// Redis matches case-insensitively with its glob rules (acl.Match).
+			keep = func(c *Command) bool { return acl.Match(arg, c.FullName(), true) }
 		default:
 			x.W.Error(errSyntax)
 			return
@@ -331,7 +340,7 @@ func commandGetKeysCommand(x *Ctx) { commandGetKeysGeneric(x, false) }
 func commandGetKeysAndFlagsCommand(x *Ctx) { commandGetKeysGeneric(x, true) }
 
 // commandGetKeysGeneric is the body of GETKEYS and GETKEYSANDFLAGS: the
-// keys of a full call, found from the table's key positions.
+// keys of a full call, found from the command's key specs.
 func commandGetKeysGeneric(x *Ctx, withFlags bool) {
 	call := x.Args[2:]
 	c := x.S.srv.cmds.lookupCall(call)
@@ -339,27 +348,31 @@ func commandGetKeysGeneric(x *Ctx, withFlags bool) {
 	case c == nil:
 		x.W.Error("ERR Invalid command specified")
 		return
-	case c.FirstKey <= 0:
+	case len(c.KeySpecs) == 0:
 		x.W.Error("ERR The command has no key arguments")
 		return
 	case !arityOK(c.Arity, len(call)):
 		x.W.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	idx := c.keyIndexes(call, nil)
-	if len(idx) == 0 {
+	keys, ok := c.callKeys(call, nil)
+	if !ok || len(keys) == 0 {
+		if c.Flags&FlagNoMandatoryKeys != 0 {
+			x.W.ArrayHeader(0)
+			return
+		}
 		x.W.Error("ERR Invalid arguments specified for command")
 		return
 	}
-	x.W.ArrayHeader(len(idx))
-	flags := keySpecFlags(c)
-	for _, i := range idx {
+	x.W.ArrayHeader(len(keys))
+	for _, k := range keys {
 		if !withFlags {
-			x.W.Bulk(call[i])
+			x.W.Bulk(call[k.pos])
 			continue
 		}
 		x.W.ArrayHeader(2)
-		x.W.Bulk(call[i])
+		x.W.Bulk(call[k.pos])
+		flags := c.callKeyFlags(call, k).Names()
 		x.W.SetHeader(len(flags))
 		for _, f := range flags {
 			x.W.SimpleString(f)
@@ -417,8 +430,8 @@ func commandFamily() *Command {
 		Subcommands: []*Command{
 			{Name: "count", Arity: 2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns a count of commands.", Complexity: "O(1)", Handler: commandCountCommand},
 			{Name: "docs", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandDocsCommand},
-			{Name: "getkeys", Arity: -3, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysCommand},
-			{Name: "getkeysandflags", Arity: -3, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Extracts the key names and access flags for an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysAndFlagsCommand},
+			{Name: "getkeys", Arity: -4, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysCommand},
+			{Name: "getkeysandflags", Arity: -4, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Extracts the key names and access flags for an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysAndFlagsCommand},
 			{Name: "help", Arity: 2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: commandHelpCommand},
 			{Name: "info", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandInfoCommand},
 			{Name: "list", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns a list of command names.", Complexity: "O(N) where N is the total number of Redis commands", Handler: commandListCommand},

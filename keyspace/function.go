@@ -12,6 +12,9 @@ func functionCommand(x *Ctx) { runSubcommand(x, "FUNCTION") }
 // FUNCTION FLUSH [ASYNC|SYNC]
 func functionFlushCommand(x *Ctx) {
 	switch {
+	case len(x.Args) > 3:
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + truncArg(x.Args[1]) + "'. Try FUNCTION HELP.")
+		return
 	case len(x.Args) == 2:
 	case len(x.Args) == 3 && (eqFold(x.Args[2], "async") || eqFold(x.Args[2], "sync")):
 	default:
@@ -21,12 +24,20 @@ func functionFlushCommand(x *Ctx) {
 	x.W.OK()
 }
 
-// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]: always empty.
+// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]: always empty. Each
+// option may appear once; a second one is an unknown argument, as in Redis.
 func functionListCommand(x *Ctx) {
+	withCode, libName := false, false
 	for i := 2; i < len(x.Args); i++ {
 		switch {
-		case eqFold(x.Args[i], "withcode"):
-		case eqFold(x.Args[i], "libraryname") && i+1 < len(x.Args):
+		case !withCode && eqFold(x.Args[i], "withcode"):
+			withCode = true
+		case !libName && eqFold(x.Args[i], "libraryname"):
+			if i+1 >= len(x.Args) {
+				x.W.Error("ERR library name argument was not given")
+				return
+			}
+			libName = true
 			i++
 		default:
 			x.W.Error("ERR Unknown argument " + string(x.Args[i]))

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,7 +128,7 @@ func infoServer(x *Ctx, ib *infoBuilder) {
 	srv := x.S.srv
 	now := srv.now()
 	mode := "standalone"
-	if srv.Shards() > 1 {
+	if srv.clusterEnabled() {
 		mode = "cluster"
 	}
 	uptime := int64(now.Sub(srv.started).Seconds())
@@ -142,7 +143,10 @@ func infoServer(x *Ctx, ib *infoBuilder) {
 	ib.int("ruvio_shards", int64(srv.Shards()))
 	ib.str("os", runtime.GOOS+" "+runtime.GOARCH)
 	ib.int("arch_bits", strconv.IntSize)
+	ib.str("monotonic_clock", "POSIX clock_gettime") // the Go runtime's monotonic clock
 	ib.str("multiplexing_api", multiplexingAPI())
+	ib.str("atomicvar_api", "sync/atomic")
+	ib.str("gcc_version", "0.0.0") // as Redis reports when not built by GCC
 	ib.str("go_version", runtime.Version())
 	ib.int("process_id", int64(processInfo().pid))
 	ib.str("process_supervised", "no")
@@ -153,8 +157,11 @@ func infoServer(x *Ctx, ib *infoBuilder) {
 	ib.int("uptime_in_days", uptime/86400)
 	ib.int("hz", hz)
 	ib.int("configured_hz", hz)
+	// Unix seconds modulo 2^24: the clock OBJECT IDLETIME counts in, as
+	// Redis's LRU clock.
+	ib.int("lru_clock", now.Unix()&(1<<24-1))
 	ib.str("executable", processInfo().executable)
-	ib.str("config_file", "")
+	ib.str("config_file", srv.opts.Live.ConfigFile())
 	ib.int("io_threads_active", 0)
 }
 
@@ -175,7 +182,7 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 	ib.int("cluster_connections", 0)
 	ib.int("maxclients", int64(srv.opts.Live.MaxClients()))
 	ib.int("client_recent_max_input_buffer", 0)
-	ib.int("client_recent_max_output_buffer", 0)
+	ib.int("client_recent_max_output_buffer", srv.recentMaxOutputBuffer())
 	ib.int("blocked_clients", 0)
 	ib.int("tracking_clients", 0)
 	ib.int("clients_in_timeout_table", 0)
@@ -185,6 +192,75 @@ func infoMemory(x *Ctx, ib *infoBuilder) {
 	for _, f := range memoryInfo(x.S) {
 		ib.str(f.name, f.value)
 	}
+}
+
+// allocatorStats are the Go runtime's heap figures INFO memory reports in
+// the allocator_* fields.
+type allocatorStats struct {
+	allocated, active, resident uint64
+}
+
+// allocatorMetrics are the runtime/metrics samples readAllocatorStats
+// reads; reading them does not stop the world, unlike ReadMemStats.
+var allocatorMetrics = [...]string{
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+}
+
+// readAllocatorStats samples the runtime's heap classes.
+func readAllocatorStats() allocatorStats {
+	var samples [len(allocatorMetrics)]metrics.Sample
+	for i, name := range allocatorMetrics {
+		samples[i].Name = name
+	}
+	metrics.Read(samples[:])
+	var v [len(allocatorMetrics)]uint64
+	for i := range samples {
+		if samples[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = samples[i].Value.Uint64()
+		}
+	}
+	return allocatorStats{
+		allocated: v[0],
+		active:    v[0] + v[1],
+		resident:  v[2] - min(v[3], v[2]),
+	}
+}
+
+// ratio formats a/b with two decimals, as Redis prints its memory ratios;
+// 0 when b is 0.
+func ratio(a, b uint64) string {
+	if b == 0 {
+		return "0.00"
+	}
+	return strconv.FormatFloat(float64(a)/float64(b), 'f', 2, 64)
+}
+
+// residentBytes is the process's resident set size as the OS reports it
+// (Linux: the second field of /proc/self/statm, in pages); ok is false
+// where that file does not exist.
+func residentBytes() (uint64, bool) {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	return parseStatmResident(data, os.Getpagesize())
+}
+
+// parseStatmResident reads the resident page count out of a statm line
+// ("size resident shared text lib data dt") and converts it to bytes.
+func parseStatmResident(statm []byte, pageSize int) (uint64, bool) {
+	f := strings.Fields(string(statm))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * uint64(pageSize), true
 }
 
 // bytesToHuman formats n the way Redis's bytesToHuman does: "512B",
@@ -206,8 +282,34 @@ type infoField struct {
 	name, value string
 }
 
+// persistenceExtras are INFO persistence fields of Redis's that have a
+// fixed value here, each placed after the field it follows in Redis: the
+// WAL is never rewritten (no AOF rewrite) and there are no modules.
+var persistenceExtras = [...]struct {
+	after string
+	f     infoField
+}{
+	{"aof_rewrite_scheduled", infoField{"aof_last_rewrite_time_sec", "-1"}},
+	{"aof_last_rewrite_time_sec", infoField{"aof_current_rewrite_time_sec", "-1"}},
+	{"aof_current_rewrite_time_sec", infoField{"aof_last_bgrewrite_status", "ok"}},
+	{"aof_last_bgrewrite_status", infoField{"aof_rewrites", "0"}},
+	{"aof_rewrites", infoField{"aof_rewrites_consecutive_failures", "0"}},
+	{"aof_last_write_status", infoField{"aof_last_cow_size", "0"}},
+	{"aof_last_cow_size", infoField{"module_fork_in_progress", "0"}},
+	{"module_fork_in_progress", infoField{"module_fork_last_cow_size", "0"}},
+}
+
 func infoPersistence(x *Ctx, ib *infoBuilder) {
-	for _, f := range persistenceInfo(x.S) {
+	fields := persistenceInfo(x.S)
+	for _, e := range persistenceExtras {
+		for i, f := range fields {
+			if f.name == e.after {
+				fields = append(fields[:i+1], append([]infoField{e.f}, fields[i+1:]...)...)
+				break
+			}
+		}
+	}
+	for _, f := range fields {
 		ib.str(f.name, f.value)
 	}
 }
@@ -220,8 +322,12 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("instantaneous_ops_per_sec", srv.opsPerSec())
 	ib.int("total_net_input_bytes", st.netInputBytes.Load())
 	ib.int("total_net_output_bytes", st.netOutputBytes.Load())
+	ib.int("total_net_repl_input_bytes", 0) // no replication yet
+	ib.int("total_net_repl_output_bytes", 0)
 	ib.str("instantaneous_input_kbps", "0.00")
 	ib.str("instantaneous_output_kbps", "0.00")
+	ib.str("instantaneous_input_repl_kbps", "0.00")
+	ib.str("instantaneous_output_repl_kbps", "0.00")
 	ib.int("rejected_connections", st.rejectedConns.Load())
 	ib.int("sync_full", 0)
 	ib.int("sync_partial_ok", 0)
@@ -229,16 +335,35 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("expired_keys", st.expiredKeys.Load())
 	ib.int("evicted_keys", x.S.evictedKeys())
 	ib.int("evicted_clients", 0)
+	ib.int("total_eviction_exceeded_time", 0) // not measured
+	ib.int("current_eviction_exceeded_time", 0)
 	ib.int("keyspace_hits", st.keyspaceHits.Load())
 	ib.int("keyspace_misses", st.keyspaceMisses.Load())
 	ib.int("pubsub_channels", 0)
 	ib.int("pubsub_patterns", 0)
+	ib.int("pubsubshard_channels", 0)
 	ib.int("latest_fork_usec", 0)
 	ib.int("total_forks", 0)
+	ib.int("migrate_cached_sockets", 0) // no MIGRATE
+	ib.int("slave_expires_tracked_keys", 0)
+	ib.int("active_defrag_hits", 0) // no active defragmentation
+	ib.int("active_defrag_misses", 0)
+	ib.int("active_defrag_key_hits", 0)
+	ib.int("active_defrag_key_misses", 0)
+	ib.int("total_active_defrag_time", 0)
+	ib.int("current_active_defrag_time", 0)
+	ib.int("tracking_total_keys", 0) // no CLIENT TRACKING yet
+	ib.int("tracking_total_items", 0)
+	ib.int("tracking_total_prefixes", 0)
+	ib.int("unexpected_error_replies", 0)
+	// Error replies of this shard, as errorstats counts them.
+	ib.int("total_error_replies", x.S.cmdStats.errorReplies)
+	ib.int("dump_payload_sanitizations", 0) // no RESTORE
+	ib.int("io_threaded_reads_processed", 0)
+	ib.int("io_threaded_writes_processed", 0)
 	ib.int("client_output_buffer_limit_disconnections", st.outputBufKilled.Load())
 	ib.int("ruvio_shard_batches", x.S.stats.batches.Load())
 	ib.int("ruvio_shard_ring_full", x.S.stats.ringFull.Load())
-	ib.int("total_error_replies", 0)
 }
 
 func infoReplication(x *Ctx, ib *infoBuilder) {
@@ -275,7 +400,7 @@ func formatTimeval(tv syscall.Timeval) string {
 
 func infoCluster(x *Ctx, ib *infoBuilder) {
 	enabled := int64(0)
-	if x.S.srv.Shards() > 1 {
+	if x.S.srv.clusterEnabled() {
 		enabled = 1
 	}
 	ib.int("cluster_enabled", enabled)

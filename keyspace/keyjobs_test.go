@@ -590,8 +590,16 @@ func TestKeyJobsCommandTable(t *testing.T) {
 			t.Errorf("%s denyoom %v, want %v", name, got, deny)
 		}
 	}
-	if !slices.Contains(sh.srv.cmds["idem"].ACLCategories(), "idem") {
-		t.Error("IDEM lacks its own ACL category")
+	// The contract: "+@write" covers IDEM, and no native key job is
+	// dangerous (a user with "+@all -@dangerous" runs them all).
+	for _, name := range []string{"lease", "release", "semaphore", "limit", "once", "take", "setv", "idem", "changes"} {
+		cats := sh.srv.cmds[name].ACLCategories()
+		if slices.Contains(cats, "dangerous") || slices.Contains(cats, "admin") {
+			t.Errorf("%s categories %v include dangerous or admin", name, cats)
+		}
+	}
+	if !slices.Contains(sh.srv.cmds["idem"].ACLCategories(), "write") {
+		t.Error("IDEM is not in @write")
 	}
 	if sh.srv.cmds["changes"].FirstKey != 0 {
 		t.Error("CHANGES takes no key")

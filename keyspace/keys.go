@@ -3,6 +3,8 @@ package keyspace
 import (
 	"math"
 	"strconv"
+
+	"github.com/ruvio/ruvio/acl"
 )
 
 // This file holds the generic key commands (DEL, EXISTS, TYPE, RENAME,
@@ -700,6 +702,7 @@ func flushdbCommand(x *Ctx) {
 	if !parseFlushMode(x) {
 		return
 	}
+	x.S.touchAllInDB(x.DB.id, nil)
 	x.DB.flush()
 	x.S.logFlushDB(x.DB.id)
 	x.W.OK()
@@ -711,6 +714,7 @@ func flushallCommand(x *Ctx) {
 		return
 	}
 	for _, db := range x.S.dbs {
+		x.S.touchAllInDB(db.id, nil)
 		db.flush()
 	}
 	x.S.logFlushAll()
@@ -740,6 +744,8 @@ func swapdbCommand(x *Ctx) {
 		return
 	}
 	if i != j {
+		sh.touchAllInDB(i, sh.dbs[j])
+		sh.touchAllInDB(j, sh.dbs[i])
 		sh.swapDB(i, j)
 		sh.logSwapDB(i, j)
 	}
@@ -748,123 +754,11 @@ func swapdbCommand(x *Ctx) {
 }
 
 // globMatch reports whether s matches the glob pattern the way Redis's
-// stringmatchlen does: * ? [abc] [^abc] [a-z] and \ escapes; nocase
-// folds ASCII letters. It is shared by KEYS, SCAN, CONFIG GET and others.
+// stringmatchlen does (* ? [abc] [^abc] [a-z] and \ escapes; nocase folds
+// ASCII letters). It is shared by KEYS, SCAN and others; the matcher itself is
+// acl.Match, so key patterns mean the same in KEYS and in ACL rules.
 func globMatch(pattern, s []byte, nocase bool) bool {
-	skip := false
-	return globMatchAt(pattern, s, nocase, &skip, 0)
-}
-
-// globFold lower-cases an ASCII letter, as C's tolower does in the C locale.
-func globFold(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// globMatchAt is globMatch at a recursion depth. skipLonger records that
-// the rest of a pattern after a '*' matched nowhere in the string, so an
-// earlier '*' need not try longer matches (this keeps patterns with many
-// stars linear instead of exponential); nesting bounds the recursion.
-func globMatchAt(p, s []byte, nocase bool, skipLonger *bool, nesting int) bool {
-	if nesting > 1000 {
-		return false
-	}
-	eq := func(a, b byte) bool {
-		if nocase {
-			return globFold(a) == globFold(b)
-		}
-		return a == b
-	}
-	for len(p) > 0 && len(s) > 0 {
-		switch p[0] {
-		case '*':
-			for len(p) > 1 && p[1] == '*' {
-				p = p[1:]
-			}
-			if len(p) == 1 {
-				return true
-			}
-			for len(s) > 0 {
-				if globMatchAt(p[1:], s, nocase, skipLonger, nesting+1) {
-					return true
-				}
-				if *skipLonger {
-					return false
-				}
-				s = s[1:]
-			}
-			*skipLonger = true
-			return false
-		case '?':
-			p, s = p[1:], s[1:]
-		case '[':
-			p = p[1:]
-			not := len(p) > 0 && p[0] == '^'
-			if not {
-				p = p[1:]
-			}
-			match := false
-			for {
-				if len(p) >= 2 && p[0] == '\\' {
-					// An escaped character is compared exactly, even
-					// with nocase, as Redis does.
-					p = p[1:]
-					if p[0] == s[0] {
-						match = true
-					}
-				} else if len(p) == 0 {
-					// Unterminated class: it ends with the pattern.
-					break
-				} else if p[0] == ']' {
-					break
-				} else if len(p) >= 3 && p[1] == '-' {
-					lo, hi, c := p[0], p[2], s[0]
-					if lo > hi {
-						lo, hi = hi, lo
-					}
-					if nocase {
-						lo, hi, c = globFold(lo), globFold(hi), globFold(c)
-					}
-					p = p[2:]
-					if c >= lo && c <= hi {
-						match = true
-					}
-				} else if eq(p[0], s[0]) {
-					match = true
-				}
-				p = p[1:]
-			}
-			if len(p) > 0 {
-				p = p[1:] // the closing ']'
-			}
-			if not {
-				match = !match
-			}
-			if !match {
-				return false
-			}
-			s = s[1:]
-		case '\\':
-			if len(p) >= 2 {
-				p = p[1:]
-			}
-			fallthrough
-		default:
-			if !eq(p[0], s[0]) {
-				return false
-			}
-			p, s = p[1:], s[1:]
-		}
-		if len(s) == 0 {
-			for len(p) > 0 && p[0] == '*' {
-				p = p[1:]
-			}
-			break
-		}
-	}
-	return len(p) == 0 && len(s) == 0
+	return acl.Match(pattern, s, nocase)
 }
 
 // registerKeyFamily adds the generic key commands and the database
@@ -881,7 +775,7 @@ func registerKeyFamily(t commandTable) {
 		&Command{Name: "renamenx", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Renames a key only when the target key name doesn't exist.", Complexity: "O(1)", Handler: renamenxCommand},
 		&Command{Name: "copy", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic", Since: "6.2.0", Summary: "Copies the value of a key to a new key.", Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", Handler: copyCommand},
 		&Command{Name: "move", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Moves a key to another database.", Complexity: "O(1)", Handler: moveCommand},
-		&Command{Name: "keys", Arity: 2, Flags: ro | FlagKeyless, Categories: []string{"dangerous"}, Group: "generic", Since: "1.0.0", Summary: "Returns all key names that match a pattern.", Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.", Handler: keysCommand},
+		&Command{Name: "keys", Arity: 2, Flags: ro | FlagKeyless, Categories: []string{"keyspace", "dangerous"}, Group: "generic", Since: "1.0.0", Summary: "Returns all key names that match a pattern.", Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.", Handler: keysCommand},
 		&Command{Name: "scan", Arity: -2, Flags: ro | FlagKeyless, Group: "generic", Since: "2.8.0", Summary: "Iterates over the key names in the database.", Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", Handler: scanCommand},
 		&Command{Name: "randomkey", Arity: 1, Flags: ro, Group: "generic", Since: "1.0.0", Summary: "Returns a random key name from the database.", Complexity: "O(1)", Handler: randomkeyCommand},
 		&Command{Name: "expire", Arity: -3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Sets the expiration time of a key in seconds.", Complexity: "O(1)", Handler: expireCommand},

@@ -1019,7 +1019,11 @@ func TestGlobMatch(t *testing.T) {
 		{"h[a-c]llo", "hbllo", false, true},
 		{"h[a-c]llo", "hdllo", false, false},
 		{"h[c-a]llo", "hbllo", false, true}, // reversed range
-		{"[a-]", "-", false, false},         // as in Redis, "a-]" is the range ']'..'a' and the class is unterminated
+		// Range bounds compare as signed chars, as in redis-server 7.0.15 (checked with KEYS).
+		{"[a-\xff]", "b", false, false},
+		{"[\x01-\x80]", "\x80", false, true},
+		{"[\x01-\x80]", "b", false, false},
+		{"[a-]", "-", false, false}, // as in Redis, "a-]" is the range ']'..'a' and the class is unterminated
 		{"[\\]]", "]", false, true},
 		{"[\\-]", "-", false, true},
 		{"[]", "a", false, false},

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 //go:generate go run ../cmd/genmatrix -o ../docs/compatibility-matrix.json
@@ -13,18 +14,48 @@ const MatrixPath = "docs/compatibility-matrix.json"
 
 // matrixEntry is one command of docs/compatibility-matrix.json.
 type matrixEntry struct {
-	Name          string         `json:"name"`
-	Group         string         `json:"group"`
-	Arity         int            `json:"arity"`
-	Flags         []string       `json:"flags"`
-	ACLCategories []string       `json:"acl_categories"`
-	FirstKey      int            `json:"first_key"`
-	LastKey       int            `json:"last_key"`
-	Step          int            `json:"step"`
-	Since         string         `json:"since"`
-	Summary       string         `json:"summary"`
-	Complexity    string         `json:"complexity,omitempty"`
-	Subcommands   []*matrixEntry `json:"subcommands,omitempty"`
+	Name          string          `json:"name"`
+	Group         string          `json:"group"`
+	Arity         int             `json:"arity"`
+	Flags         []string        `json:"flags"`
+	ACLCategories []string        `json:"acl_categories"`
+	FirstKey      int             `json:"first_key"`
+	LastKey       int             `json:"last_key"`
+	Step          int             `json:"step"`
+	Since         string          `json:"since"`
+	Summary       string          `json:"summary"`
+	Complexity    string          `json:"complexity,omitempty"`
+	Tips          []string        `json:"tips,omitempty"`
+	KeySpecs      []matrixKeySpec `json:"key_specs,omitempty"`
+	Subcommands   []*matrixEntry  `json:"subcommands,omitempty"`
+}
+
+// matrixKeySpec is one key spec of a matrix entry, written compactly:
+// begin_search is "index:N", "keyword:KW:N" or "unknown"; find_keys is
+// "range:LASTKEY:STEP:LIMIT", "keynum:IDX:FIRST:STEP" or "unknown".
+type matrixKeySpec struct {
+	Flags       []string `json:"flags"`
+	BeginSearch string   `json:"begin_search"`
+	FindKeys    string   `json:"find_keys"`
+}
+
+// newMatrixKeySpec renders ks in the matrix's compact form, which is also
+// the form of keyspace/testdata/redis-7.0-commands.json.
+func newMatrixKeySpec(ks *KeySpec) matrixKeySpec {
+	m := matrixKeySpec{Flags: ks.Flags.Names(), BeginSearch: "unknown", FindKeys: "unknown"}
+	switch {
+	case ks.Index > 0:
+		m.BeginSearch = fmt.Sprintf("index:%d", ks.Index)
+	case ks.Keyword != "":
+		m.BeginSearch = fmt.Sprintf("keyword:%s:%d", ks.Keyword, ks.StartFrom)
+	}
+	switch ks.Find {
+	case FindRange:
+		m.FindKeys = fmt.Sprintf("range:%d:%d:%d", ks.LastKey, ks.KeyStep, ks.Limit)
+	case FindKeyNum:
+		m.FindKeys = fmt.Sprintf("keynum:%d:%d:%d", ks.KeyNumIdx, ks.FirstKey, ks.KeyStep)
+	}
+	return m
 }
 
 // matrixDoc is the whole file.
@@ -72,6 +103,10 @@ func newMatrixEntry(c *Command) *matrixEntry {
 		Since:         c.Since,
 		Summary:       c.Summary,
 		Complexity:    c.Complexity,
+		Tips:          c.Tips,
+	}
+	for i := range c.KeySpecs {
+		e.KeySpecs = append(e.KeySpecs, newMatrixKeySpec(&c.KeySpecs[i]))
 	}
 	if e.Flags == nil {
 		e.Flags = []string{}

@@ -221,23 +221,6 @@ func (sh *Shard) lfuTouch(e *entry) {
 	e.touch(lfuState(lfuMinutes(sh.nowMs), counter))
 }
 
-// processRSS is the resident set size of the process, from the OS.
-func processRSS() uint64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, err := strconv.ParseUint(f[1], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return pages * uint64(os.Getpagesize())
-}
-
 // memoryTuner applies the Go runtime's soft memory limit derived from
 // maxmemory. The limit covers only memory the Go runtime manages: buffers,
 // objects and large values. The arena is mapped outside it, so the limit
@@ -382,17 +365,28 @@ func pct(a, b int64) string {
 	return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 2, 64) + "%"
 }
 
-// memoryInfo is the INFO memory section: Redis's fields first, then the
-// keyspace arena's and the Go runtime's under names of their own.
+// memoryInfo is the INFO memory section: Redis's fields in Redis's order,
+// then the keyspace arena's and the Go runtime's under names of their own.
+// used_memory and its parts are the shard's own exact accounting; rss and
+// the allocator_* figures are the process's (Go heap plus every arena's
+// mapped pages, which the arenas hold resident once touched).
 func memoryInfo(sh *Shard) []infoField {
 	r := sh.memReport()
 	frag := 0.0
 	if r.processUsed > 0 {
 		frag = float64(r.m.rss) / float64(r.processUsed)
 	}
+	al := readAllocatorStats()
+	var mapped uint64
+	for _, s := range sh.srv.shards {
+		mapped += uint64(s.arenaMapped.Load())
+	}
+	al.allocated += mapped
+	al.active += mapped
+	al.resident += mapped
 	u := func(n int64) string { return strconv.FormatInt(n, 10) }
 	uu := func(n uint64) string { return strconv.FormatUint(n, 10) }
-	return []infoField{
+	f := []infoField{
 		{"used_memory", u(r.used)},
 		{"used_memory_human", bytesToHuman(uint64(r.used))},
 		{"used_memory_rss", uu(r.m.rss)},
@@ -404,13 +398,52 @@ func memoryInfo(sh *Shard) []infoField {
 		{"used_memory_startup", u(r.startup)},
 		{"used_memory_dataset", u(r.dataset)},
 		{"used_memory_dataset_perc", pct(r.dataset, r.used-r.startup)},
+		{"allocator_allocated", uu(al.allocated)},
+		{"allocator_active", uu(al.active)},
+		{"allocator_resident", uu(al.resident)},
+	}
+	if total := totalSystemMemory(); total > 0 {
+		f = append(f, infoField{"total_system_memory", uu(total)},
+			infoField{"total_system_memory_human", bytesToHuman(total)})
+	}
+	f = append(f, []infoField{
+		// No Lua VM, cached scripts or functions are accounted yet.
+		{"used_memory_lua", "0"},
+		{"used_memory_vm_eval", "0"},
+		{"used_memory_lua_human", "0B"},
+		{"used_memory_scripts_eval", "0"},
+		{"number_of_cached_scripts", "0"},
+		{"number_of_functions", "0"},
+		{"number_of_libraries", "0"},
+		{"used_memory_vm_functions", "0"},
+		{"used_memory_vm_total", "0"},
+		{"used_memory_vm_total_human", "0B"},
+		{"used_memory_functions", "0"},
+		{"used_memory_scripts", "0"},
+		{"used_memory_scripts_human", "0B"},
 		{"maxmemory", u(r.maxmemory)},
 		{"maxmemory_human", bytesToHuman(uint64(r.maxmemory))},
 		{"maxmemory_policy", r.policy},
+		{"allocator_frag_ratio", ratio(al.active, al.allocated)},
+		{"allocator_frag_bytes", u(int64(al.active) - int64(al.allocated))},
+		{"allocator_rss_ratio", ratio(al.resident, al.active)},
+		{"allocator_rss_bytes", u(int64(al.resident) - int64(al.active))},
+		{"rss_overhead_ratio", ratio(r.m.rss, al.resident)},
+		{"rss_overhead_bytes", u(int64(r.m.rss) - int64(al.resident))},
 		{"mem_fragmentation_ratio", strconv.FormatFloat(frag, 'f', 2, 64)},
-		{"mem_fragmentation_bytes", strconv.FormatInt(int64(r.m.rss)-r.processUsed, 10)},
+		{"mem_fragmentation_bytes", u(int64(r.m.rss) - r.processUsed)},
+		// No replication, cluster bus or replicas: these hold nothing.
+		{"mem_not_counted_for_evict", "0"},
+		{"mem_replication_backlog", "0"},
+		{"mem_total_replication_buffers", "0"},
+		{"mem_clients_slaves", "0"},
+		{"mem_clients_normal", "0"},
+		{"mem_cluster_links", "0"},
+		{"mem_aof_buffer", "0"},
 		{"mem_allocator", "ruvio-arena"},
+		{"active_defrag_running", "0"},
 		{"lazyfree_pending_objects", "0"},
+		{"lazyfreed_objects", "0"}, // nothing is freed in the background
 		{"keyspace_arena_mapped", u(sh.arena.mapped)},
 		{"keyspace_arena_used", u(sh.arena.used)},
 		{"keyspace_side_bytes", u(sh.arena.extBytes)},
@@ -423,7 +456,8 @@ func memoryInfo(sh *Shard) []infoField {
 		{"go_gc_cpu_fraction", strconv.FormatFloat(r.m.gcCPU, 'f', 4, 64)},
 		{"go_gc_last_pause_ns", uu(r.m.lastPauseNs)},
 		{"go_memory_limit", u(debug.SetMemoryLimit(-1))},
-	}
+	}...)
+	return f
 }
 
 // MEMORY STATS: Redis's fields that have a meaning here, as a map.

@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -24,12 +25,18 @@ type DiskOptions struct {
 	SegmentSize int64
 	// SnapshotEvery takes a snapshot this often (0: never on a timer).
 	SnapshotEvery time.Duration
-	// SnapshotWALBytes takes a snapshot once this many WAL bytes were
-	// written since the last one (0: never by size).
-	SnapshotWALBytes int64
+	// SnapshotWALBytes and SnapshotWALPercent make the size trigger: a
+	// snapshot is due once the WAL bytes written since the last one reach
+	// max(SnapshotWALBytes, SnapshotWALPercent% of the last snapshot's
+	// size), so snapshot writes stay proportional to the data written
+	// rather than to the data set times the number of intervals.
+	// SnapshotWALBytes 0: never by size.
+	SnapshotWALBytes   int64
+	SnapshotWALPercent int
 	// SnapshotOnShutdown writes a snapshot when the server stops.
 	SnapshotOnShutdown bool
-	// Repair truncates a damaged WAL instead of refusing to start.
+	// Repair truncates a damaged WAL, or loads a damaged snapshot up to
+	// its first bad entry, instead of refusing to start.
 	Repair bool
 }
 
@@ -55,10 +62,12 @@ func (d *Disk) Open(sh *Shard) error {
 	reserve := func(n uint64) { sh.dbs[0].reserve(int(min(n, 1<<31))) }
 	// The persistence package names the shard in its own log fields.
 	plog := sh.srv.log
-	seq, found, err := persistence.LoadSnapshotCounted(o.FS, o.Dir, sh.idx, plog, reserve, sh.loadSnapshotEntry)
+	snap, err := persistence.LoadSnapshots(o.FS, o.Dir, sh.idx, plog,
+		persistence.SnapshotLoadOptions{OnCount: reserve, Repair: o.Repair}, sh.loadSnapshotEntry)
 	if err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
+	seq, found := snap.Seq, snap.Found
 	snapKeys := 0
 	for _, db := range sh.dbs {
 		snapKeys += db.Len()
@@ -88,6 +97,10 @@ func (d *Disk) Open(sh *Shard) error {
 	if found {
 		sh.snapStatus.lastSeq = seq
 		sh.snapStatus.lastStatus = "ok"
+		// The size trigger is proportional to the last snapshot's size.
+		if size, err := o.FS.Stat(filepath.Join(o.Dir, persistence.SnapshotName(sh.idx, seq))); err == nil {
+			sh.snapStatus.lastSize = size
+		}
 	}
 	sh.snapStatus.lastTime = sh.srv.now().Unix()
 	// Keys whose deadline passed while the server was down go now, and
@@ -103,6 +116,17 @@ func (d *Disk) Open(sh *Shard) error {
 		}
 	}
 	sh.commit()
+	if snap.Salvaged {
+		// The damaged snapshot is still the newest file: replace it
+		// before serving, so the next start does not need it (or repair).
+		if err := sh.startSnapshot(); err != nil {
+			return fmt.Errorf("snapshot after salvaging %s: %w", snap.File, err)
+		}
+		sh.finishSnapshotNow()
+		if sh.snapStatus.lastStatus != "ok" {
+			return fmt.Errorf("snapshot after salvaging %s failed (see the log)", snap.File)
+		}
+	}
 	keys := 0
 	for _, db := range sh.dbs {
 		keys += db.Len()
@@ -166,7 +190,8 @@ func (j *walJournal) Tick(sh *Shard) {
 	if j.opts.SnapshotEvery > 0 && sh.srv.now().Sub(j.lastSnapshotAt) >= j.opts.SnapshotEvery {
 		due = true
 	}
-	if j.opts.SnapshotWALBytes > 0 && int64(j.wal.Stats().Bytes-j.bytesAtSnapshot) >= j.opts.SnapshotWALBytes {
+	if limit := snapshotWALThreshold(j.opts.SnapshotWALBytes, j.opts.SnapshotWALPercent, sh.snapStatus.lastSize); limit > 0 &&
+		int64(j.wal.Stats().Bytes-j.bytesAtSnapshot) >= limit {
 		due = true
 	}
 	if !due || j.wal.LastSequence() == sh.snapStatus.lastSeq {
@@ -177,6 +202,18 @@ func (j *walJournal) Tick(sh *Shard) {
 	}
 	j.lastSnapshotAt = sh.srv.now()
 	j.bytesAtSnapshot = j.wal.Stats().Bytes
+}
+
+// snapshotWALThreshold is the WAL growth since the last snapshot that makes
+// the next one due: the larger of floor and percent% of the last
+// snapshot's size (as Redis's auto-aof-rewrite-min-size and
+// -percentage); 0 when floor is 0 (the size trigger is off).
+func snapshotWALThreshold(floor int64, percent int, lastSize int64) int64 {
+	if floor <= 0 {
+		return 0
+	}
+	// percent is at most 10000 (validated): no overflow below 900 TB.
+	return max(floor, lastSize*int64(percent)/100)
 }
 
 // Close flushes, syncs and closes the WAL.

@@ -64,8 +64,8 @@ func lastsaveCommand(x *Ctx) {
 func registerPersistenceFamily(t commandTable) {
 	const grp = "server"
 	t.add(
-		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript, Group: grp, Since: "1.0.0", Summary: "Synchronously saves the shard's data to disk as a snapshot.", Complexity: "O(N) where N is the total number of keys in the shard", Handler: saveCommand},
-		&Command{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript, Group: grp, Since: "1.0.0", Summary: "Asynchronously saves the shard's data to disk as a snapshot.", Complexity: "O(1) to start; the snapshot runs between commands", Handler: bgsaveCommand},
+		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Group: grp, Since: "1.0.0", Summary: "Synchronously saves the shard's data to disk as a snapshot.", Complexity: "O(N) where N is the total number of keys in the shard", Handler: saveCommand},
+		&Command{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, Group: grp, Since: "1.0.0", Summary: "Asynchronously saves the shard's data to disk as a snapshot.", Complexity: "O(1) to start; the snapshot runs between commands", Handler: bgsaveCommand},
 		&Command{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Categories: []string{"admin", "dangerous"}, Group: grp, Since: "1.0.0", Summary: "Returns the Unix timestamp of the last successful snapshot of the shard.", Complexity: "O(1)", Handler: lastsaveCommand},
 	)
 }

@@ -15,6 +15,9 @@ var errReplay = errors.New("keyspace: cannot replay record")
 // deletion of an expired key has its own record). Payload bytes alias the
 // reader's buffer, so everything kept is copied.
 func (sh *Shard) applyRecord(r persistence.Record) error {
+	if r.Op == persistence.OpBatch {
+		return sh.applyBatch(r)
+	}
 	if int(r.DB) >= len(sh.dbs) {
 		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", errReplay, r.Seq, r.DB, len(sh.dbs))
 	}

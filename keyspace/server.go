@@ -63,6 +63,8 @@ type Server struct {
 	stats serverStats
 	// monitors are the clients in MONITOR mode.
 	monitors monitorSet
+	// acl holds the users every shard checks commands against.
+	acl *aclState
 	// introspection holds what INFO samples (memory, ops per second).
 	introspection serverExtras
 	// memTuner sets the Go runtime's memory limit from maxmemory.
@@ -110,6 +112,10 @@ func NewServer(opts Options) (*Server, error) {
 		databases = 1
 	}
 	ncmds := s.cmds.assignIDs()
+	var err error
+	if s.acl, err = newACLState(s.cmds, opts.Config, s.now); err != nil {
+		return nil, err
+	}
 	for i := 0; i < n; i++ {
 		sh := newShard(s, i, databases)
 		sh.cmdStats.byID = make([]cmdStat, ncmds)
@@ -135,15 +141,38 @@ func (s *Server) Start() error {
 }
 
 // Close stops every shard after it has run what it already accepted, and
-// closes its log.
+// closes its log. Shards stop in parallel, so one shard busy with a long
+// command holds back only itself; see Busy.
 func (s *Server) Close() error {
-	var first error
-	for _, sh := range s.shards {
-		if err := sh.stop(); err != nil && first == nil {
-			first = err
+	errs := make([]error, len(s.shards))
+	var wg sync.WaitGroup
+	for i, sh := range s.shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = sh.stop()
+			sh.stopped.Store(true)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
+}
+
+// Busy lists the shards that Close has not finished stopping yet (still
+// running a command, writing the shutdown snapshot or closing the log).
+func (s *Server) Busy() []int {
+	var busy []int
+	for _, sh := range s.shards {
+		if !sh.stopped.Load() {
+			busy = append(busy, sh.idx)
+		}
+	}
+	return busy
 }
 
 // Shards is the number of shards.
@@ -177,9 +206,9 @@ func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Clien
 	}
 	id := s.clients.nextID.Add(1)
 	c = NewClient(id, shard, remote, local, conn, s.now())
-	if s.opts.Live.RequirePass() == "" {
-		c.Authenticated = true
-	}
+	users := s.users()
+	c.setUser(users, users.Default())
+	c.Authenticated = !s.authRequired()
 	s.clients.add(c)
 	s.stats.connections.Add(1)
 	return c, true
@@ -189,7 +218,11 @@ func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Clien
 func (s *Server) Disconnected(c *Client) {
 	c.mu.Lock()
 	c.closed = true
+	watching := c.watching
 	c.mu.Unlock()
+	if watching && c.Shard < len(s.shards) {
+		s.shards[c.Shard].forgetClosed(c)
+	}
 	s.stopMonitor(c)
 	s.clients.remove(c.ID)
 }

@@ -2,12 +2,17 @@ package keyspace
 
 import (
 	"math"
+	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/config"
 )
 
 // This file holds the server family: CONFIG, SHUTDOWN, DEBUG, RUVIO, WAIT
@@ -31,7 +36,7 @@ type serverExtras struct {
 }
 
 // memSample is what INFO memory reports of the process: its resident set
-// from the OS and the Go runtime's figures.
+// as the OS counts it and the Go runtime's figures.
 type memSample struct {
 	rss                                    uint64
 	heapAlloc, heapInuse, heapSys, heapRel uint64
@@ -61,16 +66,18 @@ func (s *Server) memStats() memSample {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		e.mem = memSample{
-			rss:       processRSS(),
 			heapAlloc: ms.HeapAlloc, heapInuse: ms.HeapInuse, heapSys: ms.HeapSys, heapRel: ms.HeapReleased,
 			sys: ms.Sys, numGC: uint64(ms.NumGC), gcCPU: ms.GCCPUFraction,
 		}
 		if ms.NumGC > 0 {
 			e.mem.lastPauseNs = ms.PauseNs[(ms.NumGC+255)%256]
 		}
-		if e.mem.rss == 0 {
-			// No /proc: the runtime's mappings plus the arenas'.
-			e.mem.rss = ms.Sys
+		if rss, ok := residentBytes(); ok {
+			e.mem.rss = rss
+		} else {
+			// No /proc: what the runtime holds from the OS and has not
+			// returned, plus the arenas' mappings: an upper bound.
+			e.mem.rss = ms.Sys - ms.HeapReleased
 			for _, sh := range s.shards {
 				e.mem.rss += uint64(sh.arenaMapped.Load())
 			}
@@ -184,6 +191,13 @@ func configSetCommand(x *Ctx) {
 		x.W.Error(err.Error())
 		return
 	}
+	for _, p := range pairs {
+		if strings.EqualFold(p[0], "requirepass") {
+			// requirepass is the default user's password, as in Redis.
+			pass := x.S.srv.opts.Live.RequirePass()
+			_, _ = x.S.srv.acl.store.Update(func(u *acl.Users) (*acl.Users, error) { return u.WithRequirePass(pass), nil })
+		}
+	}
 	x.W.OK()
 }
 
@@ -197,7 +211,12 @@ func configResetStatCommand(x *Ctx) {
 // CONFIG REWRITE: the TOML file is the operator's; the server never
 // rewrites it.
 func configRewriteCommand(x *Ctx) {
-	x.W.Error("ERR The server is running without a config file")
+	file := x.S.srv.opts.Live.ConfigFile()
+	if file == "" {
+		x.W.Error("ERR The server is running without a config file")
+		return
+	}
+	x.W.Error("ERR CONFIG REWRITE is not supported: the configuration file " + file + " belongs to the operator; edit it and restart the server")
 }
 
 // CONFIG HELP
@@ -249,6 +268,33 @@ func shutdownCommand(x *Ctx) {
 	}
 }
 
+// errDebugNotAllowed is the reply to DEBUG from a client that
+// enable-debug-command does not admit.
+const errDebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+
+// debugAllowed reports whether the enable-debug-command setting lets a
+// client connected from remote (host:port) run DEBUG.
+func debugAllowed(setting, remote string) bool {
+	switch setting {
+	case config.DebugYes:
+		return true
+	case config.DebugLocal:
+		return isLoopbackAddr(remote)
+	}
+	return false
+}
+
+// isLoopbackAddr reports whether addr (host:port or a bare host) is a
+// loopback IP address.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // DEBUG subcommand [arg ...]
 func debugCommand(x *Ctx) {
 	sub, n := x.Args[1], len(x.Args)
@@ -293,9 +339,11 @@ func debugObject(x *Ctx) {
 		x.W.Error(errNoSuchKey)
 		return
 	}
-	serialized := int64(len(x.DB.val(e)))
-	if mu, ok := x.DB.obj(e).(memoryUsager); ok {
-		serialized = mu.memoryUsage(5)
+	// Strings: the size of Redis's RDB encoding (rdblen.go). Native
+	// types: the size of their snapshot encoding, this server's analog.
+	serialized := rdbStringLen(x.DB.val(e))
+	if sv, ok := x.DB.obj(e).(snapshotValue); ok {
+		serialized = int64(len(sv.appendSnapshot(nil)))
 	}
 	b := make([]byte, 0, 128)
 	b = append(b, "Value at:0x0 refcount:1 encoding:"...)
@@ -476,6 +524,7 @@ func registerServerFamily(t commandTable) {
 	t.add(&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.0.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand})
 	t.add(
 		commandFamily(),
+		aclFamily(),
 		&Command{Name: "info", Arity: -1, Flags: stale, Group: grp, Categories: []string{"dangerous"}, Since: "1.0.0", Summary: "Returns information and statistics about the server.", Complexity: "O(1)", Handler: infoCommand},
 		&Command{Name: "config", Arity: -2, Group: grp, Since: "2.0.0", Summary: "A container for server configuration commands.", Complexity: "Depends on subcommand.", Handler: configCommand,
 			Subcommands: []*Command{
@@ -497,7 +546,7 @@ func registerServerFamily(t commandTable) {
 			Subcommands: []*Command{
 				{Name: "usage", Arity: -3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand},
 				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand},
-				{Name: "stats", Arity: 2, Flags: FlagReadOnly, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand},
+				{Name: "stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},
 	)

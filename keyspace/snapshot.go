@@ -104,6 +104,11 @@ func (sh *Shard) startSnapshot() error {
 	if sh.snap != nil || sh.snapFinishing {
 		return errSnapshotRunning
 	}
+	if sh.tx.recording {
+		// BGSAVE inside EXEC: the snapshot holds the unit's writes so far,
+		// so their records must come before its sequence.
+		sh.flushUnit()
+	}
 	seq := j.wal.LastSequence()
 	w, err := persistence.CreateSnapshot(j.fs, j.dir, sh.idx, seq, sh.srv.log)
 	if err != nil {
@@ -257,7 +262,7 @@ func (sh *Shard) collectSnapshot(res snapshotResult) {
 	st.lastDuration = res.duration
 	st.lastSize = res.size
 	st.lastSeq = res.seq
-	log.Info("snapshot written", zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
+	log.Info("snapshot written", zap.String("file", persistence.SnapshotName(sh.idx, res.seq)), zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
 		zap.Int64("bytes", res.size), zap.Duration("duration", res.duration))
 	if j, ok := sh.journal.(*walJournal); ok {
 		if err := j.wal.RemoveSegmentsBefore(res.seq); err != nil {

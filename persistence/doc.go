@@ -9,8 +9,8 @@
 //
 // Start-up of one shard:
 //
-//	seq, _, err := LoadSnapshot(fs, dir, shard, log, applyEntry)
-//	st, err := Recover(fs, dir, shard, seq, repair, log, applyRecord)
+//	snap, err := LoadSnapshots(fs, dir, shard, log, SnapshotLoadOptions{Repair: repair}, applyEntry)
+//	st, err := Recover(fs, dir, shard, snap.Seq, repair, log, applyRecord)
 //	w, err := OpenWAL(fs, dir, shard, st.LastSeq, WALOptions{Policy: FsyncAlways})
 //
 // Then, on the shard goroutine, per drain: Append (or Begin/Put*/End) one
@@ -79,10 +79,26 @@
 //	53 IdempotencyPut    key bytes, value bytes (packed IDEM record, see
 //	                     docs/idem-format.md), deadline i64; creation and
 //	                     completion alike, value and deadline in one record
+//	54 Batch             count uvarint, then count entries of db u16, op u8,
+//	                     payload bytes: the mutations of one atomic unit
+//	                     (an EXEC) in one record; see below
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,
 // count, version or record and never reads the clock.
+//
+// # Batches
+//
+// A Batch record (54) holds the records of one unit that must be applied
+// whole, such as the writes of a MULTI/EXEC transaction, each entry being
+// another opcode's db, op and payload without a frame. The record's own db
+// is 0 and unused; entries may not be Batches. Being one record with one
+// CRC, a Batch torn at the tail is truncated whole like any torn record,
+// and an intact one is applied whole: recovery needs no begin/end pairing,
+// and a stream that ships records ships the unit whole. A unit of a single
+// mutation is written as that plain record. All entries share the
+// record's sequence number. The keyspace decodes every entry before it
+// applies the first (DecodeBatch).
 //
 // testdata/golden-v1.wal holds one record of each released layout; a test
 // decodes it, so the v1 format cannot change silently.
@@ -116,27 +132,39 @@
 //
 // Recover reads the segments from the one holding afterSeq+1 (the loaded
 // snapshot's sequence plus one) and applies records with seq > afterSeq.
-// In the last segment a torn tail is expected after a crash and is
-// truncated away (the truncation is fsynced and logged with file and
-// offset). A record at offset off of the last segment is a torn tail when:
+// It reads until a record does not decode. In any segment but the last
+// that is damage. In the last one it is the clean end, a torn tail, or
+// damage, told apart by what a crash can leave: the log only appends, and
+// a write cut short leaves part of its bytes and then the segment's
+// preallocated zeros (or the end of the file), never other bytes. From the
+// offset off where decoding stopped:
 //
-//   - fewer than 19 bytes remain (short header);
-//   - its frame extends past the end of the file (short read);
-//   - every byte from off to the end of the file is zero (pre-allocated or
-//     unflushed blocks), including a zero length;
-//   - its CRC does not match and it is the final record: the frame ends at
-//     the end of the file or only zero bytes follow it.
+//   - every byte to the end of the file is zero: the clean end. The zeros
+//     are cut silently (RecoveryStats.ZeroBytes).
+//   - the non-zero bytes after off all lie within the frame the length at
+//     off announces, that frame is incomplete (it runs past the end of the
+//     file or ends in zeros), and no intact record with a later sequence
+//     starts among them (length in range, frame inside the file, CRC
+//     good, sequence in [expected, expected + what fits before it]): a torn
+//     tail, one record written in part. A length below 11 counts when
+//     nothing non-zero follows its 4 bytes (its high bytes were not
+//     written). It is cut with the warning "last WAL segment ends with an
+//     incomplete record (N bytes) written before a crash; dropped"
+//     (RecoveryStats.TruncatedBytes).
+//   - anything else is damage: a length over MaxRecordLength, data after a
+//     complete frame, an intact later record inside the announced frame,
+//     zeros followed by data.
 //
-// Anything else is damage and returns a *CorruptionError naming the file
-// and offset (errors.Is(err, ErrCorrupt)): a bad CRC or length before
-// further data, any short or bad record in a non-last segment, a sequence
-// that is not the previous plus one, a segment whose name does not match
-// its first record, or a first segment that starts after afterSeq+1
-// (missing records). With repair=true damage is cut instead: the bytes
-// from the bad offset are copied to "<file>.broken", the file is truncated
-// there and fsynced, later segments are renamed to "<file>.broken", the
-// directory is fsynced, and the error is logged. Missing records are never
-// repaired.
+// Cuts are fsynced. Damage returns a *CorruptionError naming the file and
+// offset (errors.Is(err, ErrCorrupt)); so do a sequence that is not the
+// previous plus one, a segment whose name does not match its first record,
+// and a first segment that starts after afterSeq+1 (missing records,
+// CorruptionError.MissingRecords). With repair=true damage is cut instead:
+// the bytes from the bad offset are copied to "<file>.broken", the file is
+// truncated there and fsynced, later segments are renamed to
+// "<file>.broken", the directory is fsynced, and what was cut (bytes, the
+// intact records found after the damaged one and their sequences, later
+// segments) is logged. Missing records are never repaired.
 //
 // # Snapshots
 //
@@ -144,31 +172,42 @@
 // "shard-<iii>-snap-<seq>.tmp", fsynced, renamed to
 // "shard-<iii>-snap-<seq>.snap" (seq zero-padded to 20 digits) and the
 // directory fsynced; then older snapshots and stale .tmp files of the
-// shard are deleted. Layout (little-endian):
+// shard are deleted. Layout of version 2 (little-endian):
 //
 //	header  (24 bytes)
 //	+----------+---------+-------+-------+------------+
 //	| RUVIOSNP | version | shard |  seq  | header crc |
-//	| 8 bytes  |   u16=1 |  u16  |  u64  | u32        |
+//	| 8 bytes  |   u16=2 |  u16  |  u64  | u32        |
 //	+----------+---------+-------+-------+------------+
-//	entry   (repeated; tag 0x01)
-//	+-----+-----+------+----------+-----------+-------------+
-//	|0x01 | db  | kind | deadline | key bytes | value bytes |
-//	| u8  | u16 | u8   | i64      | uvarint+n | uvarint+n   |
-//	+-----+-----+------+----------+-----------+-------------+
+//	entry   (repeated; tag 0x02)
+//	+-----+-----+------+----------+-----------+-------------+-----------+
+//	|0x02 | db  | kind | deadline | key bytes | value bytes | entry crc |
+//	| u8  | u16 | u8   | i64      | uvarint+n | uvarint+n   | u32       |
+//	+-----+-----+------+----------+-----------+-------------+-----------+
 //	trailer (21 bytes)
 //	+-----+-------+--------+----------+
 //	|0xFF | count |  crc   | RUVIOEND |
 //	| u8  | u64   |  u32   | 8 bytes  |
 //	+-----+-------+--------+----------+
 //
-// The header crc is CRC-32C of the 20 bytes before it. The trailer crc is
+// The header crc is CRC-32C of the 20 bytes before it. The entry crc is
+// CRC-32C of the entry from its tag through the value. The trailer crc is
 // CRC-32C of every byte of the file before the crc field (header, entries,
 // trailer tag and count). kind is opaque to this package (the keyspace's
-// value type); value is the keyspace's encoding. LoadSnapshot verifies
-// header, trailer and CRC before passing any entry on; if the newest
-// snapshot fails, it is logged and the next older one is used. With no
-// valid snapshot LoadSnapshot reports found=false and recovery starts from
-// sequence 0, which fails with a CorruptionError if the WAL no longer
-// starts at 1.
+// value type); value is the keyspace's encoding. Version 1 is the same
+// with version 1 in the header and entries tagged 0x01 without the entry
+// crc; it is still read (testdata/golden-v1.snap).
+//
+// LoadSnapshots verifies header, trailer and file CRC before passing any
+// entry on, and then does not check entry CRCs again. When the newest
+// snapshot fails, the damage is located (the first entry that does not
+// parse or whose crc does not match, or the header or trailer field) and
+// logged; then an older valid snapshot is used if the WAL continues right
+// after it, else the WAL alone if it starts at sequence 1 (the damaged
+// file is renamed to "<file>.broken" in both cases), else with repair the
+// intact entries before the damage are loaded (SnapshotLoad.Salvaged; the
+// file is copied to "<file>.broken" and the loss counted), else a
+// *SnapshotDamagedError says what is damaged and what the options are.
+// With no snapshot at all recovery starts from sequence 0, which fails
+// with a CorruptionError if the WAL no longer starts at 1.
 package persistence

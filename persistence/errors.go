@@ -3,6 +3,7 @@ package persistence
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these (test
@@ -47,3 +48,11 @@ func (e *CorruptionError) Error() string {
 
 // Unwrap returns ErrCorrupt.
 func (e *CorruptionError) Unwrap() error { return ErrCorrupt }
+
+// missingPrefix starts the Reason of a CorruptionError for records that
+// are not in the WAL at all (no segment holds them).
+const missingPrefix = "missing records"
+
+// MissingRecords reports whether the error is about records absent from
+// the WAL rather than damaged bytes: repair cannot help with that.
+func (e *CorruptionError) MissingRecords() bool { return strings.HasPrefix(e.Reason, missingPrefix) }

@@ -83,14 +83,24 @@ func FuzzLoadSnapshot(f *testing.F) {
 	f.Add(flip(seed, 40))
 	f.Add([]byte(snapMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mem := NewMemFS()
-		mem.WriteFile(filepath.Join(testDir, SnapshotName(0, 3)), data)
-		_, _, _ = LoadSnapshot(mem, testDir, 0, nil, func(db uint16, kind uint8, key, value []byte, d int64) error {
-			if !bytes.Contains(data, key) || !bytes.Contains(data, value) {
-				t.Fatal("entry not from the input")
+		for _, repair := range []bool{false, true} {
+			mem := NewMemFS()
+			mem.WriteFile(filepath.Join(testDir, SnapshotName(0, 3)), data)
+			var n uint64
+			res, err := LoadSnapshots(mem, testDir, 0, nil, SnapshotLoadOptions{Repair: repair}, func(db uint16, kind uint8, key, value []byte, d int64) error {
+				if !bytes.Contains(data, key) || !bytes.Contains(data, value) {
+					t.Fatal("entry not from the input")
+				}
+				n++
+				return nil
+			})
+			if err == nil && res.Entries != n {
+				t.Fatalf("reported %d entries, passed %d", res.Entries, n)
 			}
-			return nil
-		})
+			if res.Salvaged && !repair {
+				t.Fatal("salvaged without repair")
+			}
+		}
 	})
 }
 
@@ -109,6 +119,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 				fmt.Fprintf(&b, "[]byte(%q)\n", v)
 			case bool:
 				fmt.Fprintf(&b, "bool(%v)\n", v)
+			case uint8:
+				fmt.Fprintf(&b, "byte(%d)\n", v)
+			case uint16:
+				fmt.Fprintf(&b, "uint16(%d)\n", v)
 			}
 		}
 		if err := osfs.MkdirAll(filepath.Dir(name)); err != nil {
@@ -126,8 +140,17 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	write("testdata/fuzz/FuzzRecover/torn", seed[:len(seed)-3], false)
 	write("testdata/fuzz/FuzzRecover/zeros", append(append([]byte(nil), seed...), make([]byte, 64)...), true)
 	write("testdata/fuzz/FuzzRecover/flipped", flip(seed, 30), true)
+	// FuzzTailClassification: records, mode (0/1 flip, 2 crash), byte
+	// position, xor, trailing zeros.
+	write("testdata/fuzz/FuzzTailClassification/length-flip", uint8(10), uint8(0), uint16(5), uint8(0x80), uint16(100))
+	write("testdata/fuzz/FuzzTailClassification/length-high-byte", uint8(20), uint8(0), uint16(3), uint8(0x40), uint16(4096))
+	write("testdata/fuzz/FuzzTailClassification/payload-flip", uint8(10), uint8(1), uint16(40), uint8(0x01), uint16(0))
+	write("testdata/fuzz/FuzzTailClassification/crash-mid-record", uint8(30), uint8(2), uint16(300), uint8(0xff), uint16(4096))
+	// The seeds without a suffix are version 1 snapshots, kept as they
+	// were written: the loader still reads that version.
 	snap := fuzzSeedSnapshot(t)
-	write("testdata/fuzz/FuzzLoadSnapshot/valid", snap)
-	write("testdata/fuzz/FuzzLoadSnapshot/torn", snap[:len(snap)-1])
-	write("testdata/fuzz/FuzzLoadSnapshot/flipped", flip(snap, 40))
+	write("testdata/fuzz/FuzzLoadSnapshot/valid-v2", snap)
+	write("testdata/fuzz/FuzzLoadSnapshot/torn-v2", snap[:len(snap)-1])
+	write("testdata/fuzz/FuzzLoadSnapshot/flipped-v2", flip(snap, 40))
+	write("testdata/fuzz/FuzzLoadSnapshot/flipped-entry-crc-v2", flip(snap, 60))
 }

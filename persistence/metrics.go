@@ -11,7 +11,8 @@ type RecoveryStats struct {
 	Records        int64         // records applied (Seq > afterSeq)
 	Bytes          int64         // encoded bytes of the applied records
 	Segments       int           // segment files read
-	TruncatedBytes int64         // bytes cut from torn tails or by repair
+	TruncatedBytes int64         // bytes of an incomplete final record, or cut by repair
+	ZeroBytes      int64         // preallocated zeros cut after the last record
 	Repaired       bool          // repair moved damaged data aside
 	Duration       time.Duration // wall time of the run
 }

@@ -48,29 +48,136 @@ func (r *segReader) window(off int64, n int) ([]byte, error) {
 	return r.buf[:n], nil
 }
 
-// zeroFrom reports whether every byte from off to the end is zero.
-func (r *segReader) zeroFrom(off int64) (bool, error) {
-	for off < r.size {
-		n := int(min(r.size-off, readChunk))
-		b, err := r.window(off, n)
+// lastNonZero returns the offset just past the last non-zero byte at or
+// after off, or off when every byte from off to the end is zero.
+func (r *segReader) lastNonZero(off int64) (int64, error) {
+	end := r.size
+	for end > off {
+		start := max(off, end-readChunk)
+		b, err := r.window(start, int(end-start))
 		if err != nil {
-			return false, err
+			return 0, err
 		}
-		for _, c := range b {
-			if c != 0 {
-				return false, nil
-			}
+		// Whole words first: a preallocated tail is megabytes of zeros.
+		i := len(b)
+		for i >= 8 && binary.LittleEndian.Uint64(b[i-8:]) == 0 {
+			i -= 8
 		}
-		off += int64(n)
+		for i > 0 && b[i-1] == 0 {
+			i--
+		}
+		if i > 0 {
+			return start + int64(i), nil
+		}
+		end = start
 	}
-	return true, nil
+	return off, nil
+}
+
+// findRecord looks for an intact record in [from, to) that can only have
+// been written after the record at off: its length is sane, its frame fits
+// in the file, its CRC matches and its sequence is in [next, next + k],
+// where k bounds how many records fit between off and it. It returns the
+// record's offset and sequence.
+func (r *segReader) findRecord(off, from, to int64, next uint64) (int64, uint64, bool, error) {
+	p := from
+scan:
+	for p < to && p+RecordHeaderSize <= r.size {
+		n := min(to-p, readChunk)
+		w := min(p+n+RecordHeaderSize-1, r.size) - p
+		b, err := r.window(p, int(w))
+		if err != nil {
+			return 0, 0, false, err
+		}
+		for i := 0; int64(i) < n && i+RecordHeaderSize <= len(b); i++ {
+			seq := binary.LittleEndian.Uint64(b[i+8:])
+			if seq < next || seq-next > uint64(p+int64(i)-off)/RecordHeaderSize+1 {
+				continue
+			}
+			l := binary.LittleEndian.Uint32(b[i:])
+			at := p + int64(i)
+			if l < minRecordLength || l > MaxRecordLength || at+int64(l)+8 > r.size {
+				continue
+			}
+			rec, err := r.window(at, int(l)+8)
+			if err != nil {
+				return 0, 0, false, err
+			}
+			if recordCRC(rec) == binary.LittleEndian.Uint32(rec[4:]) {
+				return at, seq, true, nil
+			}
+			p = at + 1 // the window moved: read again from here
+			continue scan
+		}
+		p += n
+	}
+	return 0, 0, false, nil
 }
 
 // segmentScan is the outcome of reading one segment.
 type segmentScan struct {
-	end  int64            // offset just past the last good record
-	torn bool             // a torn tail starts at end
-	bad  *CorruptionError // damage at end (not a torn tail)
+	end   int64            // offset just past the last good record
+	torn  int64            // bytes of an incomplete final record at end
+	zeros int64            // zero bytes after end (and after the torn record)
+	bad   *CorruptionError // damage at end (not a torn tail)
+}
+
+// tailAt decides what the bytes from off, where the last segment stops
+// decoding (reason says why), are. A crash can only leave the records
+// that were written, then part of the last record being written, then
+// zeros (the segment is preallocated) or the end of the file: a write that
+// was cut short stops, it does not write other bytes. So:
+//
+//   - only zeros from off: the clean end of the log (preallocated space);
+//   - non-zero bytes that all lie within the frame the header at off
+//     announces, with the frame not complete (it ends past the end of the
+//     file, or its last bytes are zeros), and no intact record with a later
+//     sequence among them: an incomplete record, the torn tail;
+//   - anything else is damage: a flipped length or payload byte, or a
+//     record, followed by the rest of the log.
+func (r *segReader) tailAt(off int64, next uint64, reason string) (segmentScan, error) {
+	nz, err := r.lastNonZero(off)
+	if err != nil {
+		return segmentScan{end: off}, err
+	}
+	if nz == off {
+		return segmentScan{end: off, zeros: r.size - off}, nil
+	}
+	bad := func(reason string) (segmentScan, error) {
+		return segmentScan{end: off, bad: &CorruptionError{File: r.path, Offset: off, Reason: reason}}, nil
+	}
+	if r.size-off >= 4 {
+		hdr, err := r.window(off, 4)
+		if err != nil {
+			return segmentScan{end: off}, err
+		}
+		n := binary.LittleEndian.Uint32(hdr)
+		switch {
+		case n > MaxRecordLength:
+			// A cut-short write leaves zeros, never a length this large.
+			return bad(reason)
+		case n < minRecordLength:
+			// Only a length whose high bytes were never written.
+			if nz > off+4 {
+				return bad(reason)
+			}
+		default:
+			if fe := off + int64(n) + 8; fe <= r.size && nz >= fe {
+				if nz == fe {
+					return bad(reason + "; the record is complete, not cut short")
+				}
+				return bad(fmt.Sprintf("%s; %d bytes of data follow it", reason, nz-fe))
+			}
+		}
+	}
+	at, seq, found, err := r.findRecord(off, off+1, nz, next)
+	if err != nil {
+		return segmentScan{end: off}, err
+	}
+	if found {
+		return bad(fmt.Sprintf("%s; an intact record with sequence %d follows at offset %d", reason, seq, at))
+	}
+	return segmentScan{end: off, torn: nz - off, zeros: r.size - nz}, nil
 }
 
 // scanSegment reads records of seg from the start, checking that they are
@@ -79,21 +186,17 @@ type segmentScan struct {
 func scanSegment(r *segReader, last bool, next *uint64, afterSeq uint64, st *RecoveryStats, apply func(Record) error) (segmentScan, error) {
 	var off int64
 	for off < r.size {
-		bad := func(reason string) segmentScan {
-			return segmentScan{end: off, bad: &CorruptionError{File: r.path, Offset: off, Reason: reason}}
-		}
-		zeroTail := func(from int64) (bool, error) {
-			if !last {
-				return false, nil
+		// stop ends the scan at off: in the last segment the tail is
+		// examined (torn or damaged), elsewhere it is damage.
+		stop := func(reason string) (segmentScan, error) {
+			if last {
+				return r.tailAt(off, *next, reason)
 			}
-			return r.zeroFrom(from)
+			return segmentScan{end: off, bad: &CorruptionError{File: r.path, Offset: off, Reason: reason}}, nil
 		}
 		rem := r.size - off
 		if rem < RecordHeaderSize {
-			if last {
-				return segmentScan{end: off, torn: true}, nil
-			}
-			return bad(fmt.Sprintf("short header (%d bytes before end of file)", rem)), nil
+			return stop(fmt.Sprintf("short header (%d bytes before end of file)", rem))
 		}
 		hdr, err := r.window(off, RecordHeaderSize)
 		if err != nil {
@@ -102,41 +205,21 @@ func scanSegment(r *segReader, last bool, next *uint64, afterSeq uint64, st *Rec
 		n := binary.LittleEndian.Uint32(hdr)
 		total := int64(n) + 8
 		if n < minRecordLength || n > MaxRecordLength {
-			if last && off+total > r.size {
-				return segmentScan{end: off, torn: true}, nil
-			}
-			z, err := zeroTail(off)
-			if err != nil {
-				return segmentScan{end: off}, err
-			}
-			if z {
-				return segmentScan{end: off, torn: true}, nil
-			}
-			return bad(fmt.Sprintf("bad record length %d", n)), nil
+			return stop(fmt.Sprintf("bad record length %d", n))
 		}
 		if off+total > r.size {
-			if last {
-				return segmentScan{end: off, torn: true}, nil
-			}
-			return bad(fmt.Sprintf("record of %d bytes extends past end of file", total)), nil
+			return stop(fmt.Sprintf("record of %d bytes extends past end of file", total))
 		}
 		rec, err := r.window(off, int(total))
 		if err != nil {
 			return segmentScan{end: off}, err
 		}
 		if got, want := recordCRC(rec), binary.LittleEndian.Uint32(rec[4:]); got != want {
-			z, err := zeroTail(off + total)
-			if err != nil {
-				return segmentScan{end: off}, err
-			}
-			if z { // the final record of the last segment
-				return segmentScan{end: off, torn: true}, nil
-			}
-			return bad(fmt.Sprintf("crc mismatch (computed %08x, stored %08x)", got, want)), nil
+			return stop(fmt.Sprintf("crc mismatch (computed %08x, stored %08x)", got, want))
 		}
 		seq := binary.LittleEndian.Uint64(rec[8:])
 		if seq != *next {
-			return bad(fmt.Sprintf("sequence %d, expected %d", seq, *next)), nil
+			return segmentScan{end: off, bad: &CorruptionError{File: r.path, Offset: off, Reason: fmt.Sprintf("sequence %d, expected %d", seq, *next)}}, nil
 		}
 		if seq > afterSeq {
 			err := apply(Record{Seq: seq, DB: binary.LittleEndian.Uint16(rec[16:]), Op: Opcode(rec[18]), Payload: rec[RecordHeaderSize:total:total]})
@@ -202,7 +285,7 @@ func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, lo
 	}
 	segs = segs[first:]
 	if len(segs) > 0 && segs[0].firstSeq > afterSeq+1 {
-		return st, &CorruptionError{File: segs[0].path, Reason: fmt.Sprintf("missing records: segment starts at sequence %d, expected at most %d", segs[0].firstSeq, afterSeq+1)}
+		return st, &CorruptionError{File: segs[0].path, Reason: fmt.Sprintf("%s: the WAL starts at sequence %d, but recovery needs it from sequence %d (after the snapshot, or 1 without one)", missingPrefix, segs[0].firstSeq, afterSeq+1)}
 	}
 	var next uint64
 	var r segReader
@@ -231,21 +314,27 @@ func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, lo
 				return st, err
 			}
 			st.Segments++
-			if sc.torn {
-				cut := size - sc.end
-				log.Warn("persistence: truncating torn WAL tail",
-					zap.String("file", seg.path), zap.Int64("offset", sc.end), zap.Int64("bytes", cut))
+			if sc.torn > 0 || sc.zeros > 0 {
+				// The clean end, or an incomplete record written when
+				// the process or machine stopped: nothing acknowledged
+				// is lost. Cut it so the segment ends with its last
+				// record (OpenWAL starts a new one after it).
+				if sc.torn > 0 {
+					log.Warn(fmt.Sprintf("persistence: last WAL segment ends with an incomplete record (%d bytes) written before a crash; dropped", sc.torn),
+						zap.String("file", seg.path), zap.Int64("offset", sc.end), zap.Int64("bytes", sc.torn))
+				}
 				if err := truncateFile(fs, seg.path, sc.end); err != nil {
 					return st, err
 				}
-				st.TruncatedBytes += cut
+				st.TruncatedBytes += sc.torn
+				st.ZeroBytes += sc.zeros
 			}
 		}
 		if sc.bad != nil {
 			if !repair {
 				return st, sc.bad
 			}
-			if err := repairFrom(fs, dir, segs[i:], sc.bad, log, &st); err != nil {
+			if err := repairFrom(fs, dir, segs[i:], sc.bad, next, log, &st); err != nil {
 				return st, err
 			}
 			break
@@ -273,13 +362,16 @@ func truncateFile(fs FS, name string, size int64) error {
 
 // repairFrom handles damage bad in segs[0]: the bytes from the bad offset
 // go to "<file>.broken", the segment is truncated there, later segments are
-// renamed to "<file>.broken".
-func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, log *zap.Logger, st *RecoveryStats) error {
-	log.Error("persistence: repairing WAL: dropping records from damaged offset on",
-		zap.String("file", bad.File), zap.Int64("offset", bad.Offset), zap.String("reason", bad.Reason))
+// renamed to "<file>.broken". next is the sequence the damaged record
+// should have had. What is cut is counted and logged.
+func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, next uint64, log *zap.Logger, st *RecoveryStats) error {
 	size, err := fs.Stat(bad.File)
 	if err != nil {
 		return fmt.Errorf("persistence: repair: stat %s: %w", bad.File, err)
+	}
+	lost, err := countCut(fs, bad.File, size, bad.Offset, next)
+	if err != nil {
+		return err
 	}
 	if err := copyTail(fs, bad.File, bad.File+".broken", bad.Offset, size); err != nil {
 		return err
@@ -288,19 +380,82 @@ func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, log
 		return err
 	}
 	st.TruncatedBytes += size - bad.Offset
+	var laterBytes int64
 	for _, s := range segs[1:] {
 		sz, _ := fs.Stat(s.path)
 		if err := fs.Rename(s.path, s.path+".broken"); err != nil {
 			return fmt.Errorf("persistence: repair: move aside %s: %w", s.path, err)
 		}
 		st.TruncatedBytes += sz
+		laterBytes += sz
 		log.Error("persistence: repair: moved WAL segment aside", zap.String("file", s.path), zap.String("to", s.path+".broken"))
 	}
 	if err := fs.SyncDir(dir); err != nil {
 		return fmt.Errorf("persistence: repair: sync dir %s: %w", dir, err)
 	}
+	msg := fmt.Sprintf("persistence: repaired WAL: cut %s at offset %d (%s); dropped %d bytes of records from there (kept in %s.broken)",
+		bad.File, bad.Offset, bad.Reason, lost.bytes, bad.File)
+	if lost.records > 0 {
+		msg += fmt.Sprintf(", among them %d intact records with sequences %d to %d", lost.records, lost.first, lost.last)
+	}
+	if len(segs) > 1 {
+		msg += fmt.Sprintf(", and %d later segments (%d bytes) renamed to .broken", len(segs)-1, laterBytes)
+	}
+	log.Error(msg, zap.String("file", bad.File), zap.Int64("offset", bad.Offset),
+		zap.Int64("lost_bytes", lost.bytes+laterBytes), zap.Int64("lost_intact_records", lost.records))
 	st.Repaired = true
 	return nil
+}
+
+// cutRecords describes what repair cuts from a segment.
+type cutRecords struct {
+	bytes       int64  // from the cut to the last non-zero byte
+	records     int64  // intact records found after the damaged one
+	first, last uint64 // their sequences
+}
+
+// countCut measures the data after off in name: its size up to the
+// trailing zeros, and the run of intact records that resumes after the
+// damaged one (their number tells the operator what the cut costs).
+func countCut(fs FS, name string, size, off int64, next uint64) (cutRecords, error) {
+	f, err := fs.Open(name)
+	if err != nil {
+		return cutRecords{}, fmt.Errorf("persistence: repair: open %s: %w", name, err)
+	}
+	defer func() { _ = f.Close() }()
+	r := segReader{f: f, path: name, size: size}
+	nz, err := r.lastNonZero(off)
+	if err != nil {
+		return cutRecords{}, err
+	}
+	c := cutRecords{bytes: nz - off}
+	at, seq, found, err := r.findRecord(off, off+1, nz, next)
+	if err != nil || !found {
+		return c, err
+	}
+	c.first = seq
+	for at+RecordHeaderSize <= size {
+		hdr, err := r.window(at, RecordHeaderSize)
+		if err != nil {
+			return c, err
+		}
+		n := binary.LittleEndian.Uint32(hdr)
+		if n < minRecordLength || n > MaxRecordLength || at+int64(n)+8 > size {
+			break
+		}
+		rec, err := r.window(at, int(n)+8)
+		if err != nil {
+			return c, err
+		}
+		s := binary.LittleEndian.Uint64(rec[8:])
+		if recordCRC(rec) != binary.LittleEndian.Uint32(rec[4:]) || s != seq+uint64(c.records) {
+			break
+		}
+		c.records++
+		c.last = s
+		at += int64(n) + 8
+	}
+	return c, nil
 }
 
 // copyTail copies src[off:size] to a new, synced file dst.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"path/filepath"
-	"sort"
 	"sync/atomic"
 
 	"go.uber.org/zap"
@@ -16,11 +15,13 @@ import (
 const (
 	snapMagic       = "RUVIOSNP"
 	snapEndMagic    = "RUVIOEND"
-	snapVersion     = 1
+	snapVersion     = 2  // written; versions 1 and 2 are read
 	snapHeaderSize  = 24 // magic 8, version u16, shard u16, seq u64, header crc u32
 	snapTrailerSize = 21 // tag u8, count u64, crc u32, end magic 8
 	snapEntryFixed  = 12 // tag u8, db u16, kind u8, deadline i64
-	snapTagEntry    = 0x01
+	snapEntryCRC    = 4  // version 2: crc32c u32 after each entry
+	snapTagEntryV1  = 0x01
+	snapTagEntry    = 0x02 // version 2 entry: a version 1 entry, then its crc
 	snapTagTrailer  = 0xFF
 )
 
@@ -152,6 +153,7 @@ func (s *SnapshotWriter) AddRaw(db uint16, kind uint8, key []byte, deadlineMs in
 	if len(key) > MaxRecordLength || n > MaxRecordLength {
 		return fmt.Errorf("%w: snapshot entry with key of %d and value of %d bytes", ErrRecordTooLarge, len(key), n)
 	}
+	start := len(s.buf)
 	s.buf = append(s.buf, snapTagEntry)
 	s.buf = binary.LittleEndian.AppendUint16(s.buf, db)
 	s.buf = append(s.buf, kind)
@@ -161,6 +163,10 @@ func (s *SnapshotWriter) AddRaw(db uint16, kind uint8, key []byte, deadlineMs in
 	for _, p := range valueParts {
 		s.buf = append(s.buf, p...)
 	}
+	// Each entry carries its own CRC so that damage can be located (and
+	// the entries before it salvaged); the file CRC is still what the
+	// loader checks first.
+	s.buf = binary.LittleEndian.AppendUint32(s.buf, crc32.Checksum(s.buf[start:], castagnoli))
 	s.count++
 	if len(s.buf) >= snapBufSize {
 		s.handOff()
@@ -219,7 +225,8 @@ func (s *SnapshotWriter) Finish() (size int64, err error) {
 	if err := s.fs.SyncDir(s.dir); err != nil {
 		return 0, fmt.Errorf("persistence: sync dir %s after snapshot: %w", s.dir, err)
 	}
-	s.log.Info("persistence: snapshot written", zap.String("file", s.finalPath),
+	// The keyspace logs each snapshot once, at INFO, with its duration.
+	s.log.Debug("persistence: snapshot written", zap.String("file", s.finalPath),
 		zap.Uint64("seq", s.seq), zap.Uint64("entries", s.count), zap.Int64("bytes", size))
 	s.removeOlder()
 	return size, nil
@@ -270,184 +277,4 @@ func (s *SnapshotWriter) Abort() {
 	<-s.done
 	_ = s.f.Close()
 	_ = s.fs.Remove(s.tmpPath)
-}
-
-// LoadSnapshot reads the newest valid snapshot of shard in dir and calls
-// fn for every entry in the order they were added; key and value alias a
-// buffer valid only during the call. A snapshot that fails validation
-// (header, CRC, trailer) is logged and the next older one is tried; .tmp
-// files are ignored. found is false when no valid snapshot exists; this is
-// not an error, because Recover from sequence 0 then fails on its own if
-// the WAL no longer starts at sequence 1. An error from fn stops loading and
-// is returned wrapped.
-func LoadSnapshot(fs FS, dir string, shard int, log *zap.Logger, fn func(db uint16, kind uint8, key, value []byte, deadlineMs int64) error) (seq uint64, found bool, err error) {
-	return LoadSnapshotCounted(fs, dir, shard, log, nil, fn)
-}
-
-// LoadSnapshotCounted is LoadSnapshot that first tells onCount (if not nil)
-// how many entries the chosen snapshot holds, so the caller can size its
-// tables before the entries arrive.
-func LoadSnapshotCounted(fs FS, dir string, shard int, log *zap.Logger, onCount func(entries uint64), fn func(db uint16, kind uint8, key, value []byte, deadlineMs int64) error) (seq uint64, found bool, err error) {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	names, err := fs.List(dir)
-	if err != nil {
-		return 0, false, fmt.Errorf("persistence: list %s: %w", dir, err)
-	}
-	type cand struct {
-		path string
-		seq  uint64
-	}
-	var cands []cand
-	for _, name := range names {
-		if s, ok := parseName(name, shard, "snap", ".snap"); ok {
-			cands = append(cands, cand{filepath.Join(dir, name), s})
-		}
-	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].seq > cands[j].seq })
-	var r segReader
-	for _, c := range cands {
-		f, err := fs.Open(c.path)
-		if err != nil {
-			return 0, false, fmt.Errorf("persistence: open snapshot %s: %w", c.path, err)
-		}
-		size, err := f.Size()
-		if err != nil {
-			_ = f.Close()
-			return 0, false, fmt.Errorf("persistence: size of snapshot %s: %w", c.path, err)
-		}
-		r = segReader{f: f, path: c.path, size: size, buf: r.buf[:0]}
-		count, verr := verifySnapshot(&r, shard, c.seq)
-		if verr != nil {
-			_ = f.Close()
-			log.Error("persistence: skipping invalid snapshot", zap.String("file", c.path), zap.Error(verr))
-			continue
-		}
-		if onCount != nil {
-			onCount(count)
-		}
-		err = readSnapshotEntries(&r, count, fn)
-		_ = f.Close()
-		if err != nil {
-			return 0, false, err
-		}
-		log.Info("persistence: snapshot loaded", zap.String("file", c.path), zap.Uint64("seq", c.seq), zap.Uint64("entries", count))
-		return c.seq, true, nil
-	}
-	if len(cands) > 0 {
-		log.Error("persistence: no valid snapshot; recovering from the WAL alone", zap.String("dir", dir), zap.Int("shard", shard))
-	}
-	return 0, false, nil
-}
-
-// verifySnapshot checks header, trailer and CRC and returns the entry
-// count.
-func verifySnapshot(r *segReader, shard int, seq uint64) (uint64, error) {
-	corrupt := func(off int64, format string, args ...any) error {
-		return &CorruptionError{File: r.path, Offset: off, Reason: fmt.Sprintf(format, args...)}
-	}
-	if r.size < snapHeaderSize+snapTrailerSize {
-		return 0, corrupt(0, "file of %d bytes is too short", r.size)
-	}
-	h, err := r.window(0, snapHeaderSize)
-	if err != nil {
-		return 0, err
-	}
-	if string(h[:8]) != snapMagic {
-		return 0, corrupt(0, "bad magic %q", h[:8])
-	}
-	if crc32.Checksum(h[:20], castagnoli) != binary.LittleEndian.Uint32(h[20:]) {
-		return 0, corrupt(0, "header crc mismatch")
-	}
-	if v := binary.LittleEndian.Uint16(h[8:]); v != snapVersion {
-		return 0, corrupt(8, "unsupported version %d", v)
-	}
-	if s := binary.LittleEndian.Uint16(h[10:]); int(s) != shard {
-		return 0, corrupt(10, "snapshot of shard %d, want %d", s, shard)
-	}
-	if s := binary.LittleEndian.Uint64(h[12:]); s != seq {
-		return 0, corrupt(12, "header sequence %d does not match file name sequence %d", s, seq)
-	}
-	toff := r.size - snapTrailerSize
-	t, err := r.window(toff, snapTrailerSize)
-	if err != nil {
-		return 0, err
-	}
-	if t[0] != snapTagTrailer || string(t[13:]) != snapEndMagic {
-		return 0, corrupt(toff, "missing trailer")
-	}
-	count := binary.LittleEndian.Uint64(t[1:])
-	stored := binary.LittleEndian.Uint32(t[9:])
-	var crc uint32
-	end := r.size - 12 // the CRC covers everything before the crc field
-	for off := int64(0); off < end; {
-		n := int(min(end-off, readChunk))
-		b, err := r.window(off, n)
-		if err != nil {
-			return 0, err
-		}
-		crc = crc32.Update(crc, castagnoli, b)
-		off += int64(n)
-	}
-	if crc != stored {
-		return 0, corrupt(toff+9, "crc mismatch (computed %08x, stored %08x)", crc, stored)
-	}
-	return count, nil
-}
-
-// readSnapshotEntries parses the entries of a verified snapshot.
-func readSnapshotEntries(r *segReader, count uint64, fn func(db uint16, kind uint8, key, value []byte, deadlineMs int64) error) error {
-	end := r.size - snapTrailerSize
-	off := int64(snapHeaderSize)
-	var n uint64
-	for off < end {
-		corrupt := func(reason string) error {
-			return &CorruptionError{File: r.path, Offset: off, Reason: reason}
-		}
-		rem := end - off
-		if rem < snapEntryFixed+2 {
-			return corrupt("short entry")
-		}
-		h, err := r.window(off, int(min(rem, snapEntryFixed+binary.MaxVarintLen64)))
-		if err != nil {
-			return err
-		}
-		if h[0] != snapTagEntry {
-			return corrupt(fmt.Sprintf("bad entry tag %#x", h[0]))
-		}
-		db := binary.LittleEndian.Uint16(h[1:])
-		kind := h[3]
-		deadline := int64(binary.LittleEndian.Uint64(h[4:]))
-		klen, k := binary.Uvarint(h[snapEntryFixed:])
-		if k <= 0 || klen > MaxRecordLength || int64(klen) > rem-int64(snapEntryFixed+k) {
-			return corrupt("bad key length")
-		}
-		voff := off + snapEntryFixed + int64(k) + int64(klen)
-		vh, err := r.window(voff, int(min(end-voff, binary.MaxVarintLen64)))
-		if err != nil {
-			return err
-		}
-		vlen, vk := binary.Uvarint(vh)
-		if vk <= 0 || vlen > MaxRecordLength || int64(vlen) > end-voff-int64(vk) {
-			return corrupt("bad value length")
-		}
-		total := voff + int64(vk) + int64(vlen) - off
-		e, err := r.window(off, int(total))
-		if err != nil {
-			return err
-		}
-		kstart := snapEntryFixed + k
-		key := e[kstart : kstart+int(klen) : kstart+int(klen)]
-		value := e[total-int64(vlen) : total : total]
-		if err := fn(db, kind, key, value, deadline); err != nil {
-			return fmt.Errorf("persistence: load snapshot %s entry at offset %d: %w", r.path, off, err)
-		}
-		n++
-		off += total
-	}
-	if n != count {
-		return &CorruptionError{File: r.path, Offset: end, Reason: fmt.Sprintf("trailer counts %d entries, found %d", count, n)}
-	}
-	return nil
 }

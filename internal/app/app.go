@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"go.uber.org/zap"
@@ -21,9 +22,17 @@ import (
 type Options struct {
 	// Logger receives logs; nil builds one from the configuration.
 	Logger *zap.Logger
-	// Repair lets recovery truncate a damaged WAL instead of refusing.
+	// Repair lets recovery cut a damaged WAL, or salvage a damaged
+	// snapshot's intact entries, instead of refusing to start.
 	Repair bool
+	// ConfigNote says why no configuration file was read when cfg.File is
+	// empty (for example "config.toml not found"); the start line shows it.
+	ConfigNote string
 }
+
+// ErrShutdownTimeout is returned by Stop when its context ends before
+// every shard has stopped.
+var ErrShutdownTimeout = errors.New("app: shutdown timed out")
 
 // App is one running server process.
 type App struct {
@@ -32,6 +41,7 @@ type App struct {
 	net      *eventloop.Server
 	serveErr chan error
 	shutdown chan struct{}
+	lock     *dirLock // held on the data directory until Stop
 }
 
 // Start recovers the data, starts the keyspace loops and listens. It
@@ -50,6 +60,18 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}
 	a := &App{log: log, serveErr: make(chan error, 1), shutdown: make(chan struct{}, 1)}
+	logStart(log, cfg, opts.ConfigNote)
+	lock, err := lockDataDir(cfg.Persistence.Dir, log)
+	if err != nil {
+		return nil, err
+	}
+	a.lock = lock
+	started := false
+	defer func() {
+		if !started {
+			lock.release()
+		}
+	}()
 
 	ids, err := cluster.LoadOrCreateNodeIDs(cfg.Persistence.Dir, cfg.Server.Shards)
 	if err != nil {
@@ -81,7 +103,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	begin := time.Now()
 	if err := a.ks.Start(); err != nil {
-		return nil, err
+		return nil, explainStartError(err)
 	}
 	log.Info("keyspace ready", zap.Int("shards", a.ks.Shards()), zap.Duration("recovery", time.Since(begin)))
 
@@ -109,6 +131,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 		return nil, err
 	}
+	started = true
 	return a, nil
 }
 
@@ -125,13 +148,64 @@ func (a *App) ShutdownRequested() <-chan struct{} { return a.shutdown }
 func (a *App) Failed() <-chan error { return a.serveErr }
 
 // Stop closes the listeners, lets the shards finish what they accepted,
-// and closes their logs.
+// and closes their logs. When ctx ends first it logs which shards are
+// still busy and what their shutdown skips, and returns an error wrapping
+// ErrShutdownTimeout; the caller should then exit. That is safe for the
+// data: every write a shard acknowledged is already in its WAL file
+// (fsynced under "always"), so the next start replays it as after a crash.
 func (a *App) Stop(ctx context.Context) error {
 	if err := a.net.Stop(ctx); err != nil {
 		a.log.Warn("stopping listeners", zap.Error(err))
 	}
-	if err := a.ks.Close(); err != nil {
+	closed := make(chan error, 1)
+	go func() { closed <- a.ks.Close() }()
+	var err error
+	select {
+	case err = <-closed:
+	case <-ctx.Done():
+		select {
+		case err = <-closed:
+		default:
+			busy := a.ks.Busy()
+			a.log.Error("shutdown timed out: shards still busy (a long command such as DEBUG SLEEP, or the shutdown snapshot)",
+				zap.Ints("busy_shards", busy),
+				zap.String("skipped", "their shutdown snapshot, final WAL sync and close"),
+				zap.String("data", "every acknowledged write is in the WAL and is replayed at the next start"))
+			// The process exits next; the OS releases the directory lock.
+			return fmt.Errorf("%w: shards %v still busy", ErrShutdownTimeout, busy)
+		}
+	}
+	a.lock.release()
+	if err != nil {
 		return fmt.Errorf("closing the keyspace: %w", err)
 	}
 	return nil
+}
+
+// logStart writes the start line: what runs, from which configuration,
+// with which durability, where.
+func logStart(log *zap.Logger, cfg config.Config, note string) {
+	file := cfg.File
+	if file == "" {
+		file = "none (built-in defaults)"
+		if note != "" {
+			file = "none (" + note + "; built-in defaults)"
+		}
+	}
+	fsync := cfg.Persistence.Fsync
+	if !cfg.Persistence.WAL {
+		fsync = "off (persistence.wal = false)"
+	}
+	dir := cfg.Persistence.Dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	log.Info("starting ruvio",
+		zap.String("version", keyspace.Version),
+		zap.String("config_file", file),
+		zap.String("fsync", fsync),
+		zap.String("dir", dir),
+		zap.String("bind", cfg.Server.Bind),
+		zap.Int("port", cfg.Server.Port),
+		zap.Int("shards", cfg.Server.Shards))
 }

@@ -1,6 +1,10 @@
 package app
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -29,7 +33,21 @@ func newPersistence(cfg config.Config, repair bool, log *zap.Logger) (keyspace.P
 		SegmentSize:        p.SegmentSize,
 		SnapshotEvery:      time.Duration(p.SnapshotEvery) * time.Second,
 		SnapshotWALBytes:   p.SnapshotWALBytes,
+		SnapshotWALPercent: p.SnapshotWALPercent,
 		SnapshotOnShutdown: p.SnapshotOnShutdown,
 		Repair:             repair,
 	}), nil
+}
+
+// explainStartError adds to an error that stopped recovery what the
+// operator can do about it, keeping it one line.
+func explainStartError(err error) error {
+	var ce *persistence.CorruptionError
+	if !errors.As(err, &ce) || !strings.HasSuffix(ce.File, ".log") {
+		return err
+	}
+	if ce.MissingRecords() {
+		return fmt.Errorf("%w; records are missing, not damaged (a WAL segment or the snapshot they lead up to was removed): restore the data directory from a backup; --repair cannot recreate them", err)
+	}
+	return fmt.Errorf("%w; the write-ahead log is damaged there: restore the data directory from a backup, or start with --repair to cut the log at that offset (the cut bytes are kept in %s.broken; the records from there on are lost)", err, filepath.Base(ce.File))
 }

@@ -127,6 +127,16 @@ func (s *Server) ClusterClient(t testing.TB) *redis.ClusterClient {
 	return c
 }
 
+// UniversalClient returns the client redis.NewUniversalClient picks from
+// every shard's address: a plain client for one shard, a cluster client
+// for several.
+func (s *Server) UniversalClient(t testing.TB) redis.UniversalClient {
+	c := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: s.Addrs, MaxRetries: -1, DisableIdentity: true,
+		DialTimeout: clientTimeout, ReadTimeout: clientTimeout, WriteTimeout: clientTimeout})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // FreePorts finds n consecutive free loopback ports and returns the first.
 func FreePorts(n int) (int, error) {
 	for attempt := 0; attempt < 100; attempt++ {

@@ -1,0 +1,364 @@
+package keyspace
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// This file holds the key specifications and command tips of the command
+// table. For the commands Redis 7.0 has they are Redis's, checked against a
+// summary of its command descriptions by TestCommandTableMatchesRedis; the
+// native commands have their own, listed last.
+
+// KeyFlag is a key-spec flag; the names are those COMMAND reports.
+type KeyFlag uint16
+
+// Key-spec flags.
+const (
+	KeyRO            KeyFlag = 1 << iota // read only
+	KeyRW                                // read and write
+	KeyOW                                // overwrite: written without being read
+	KeyRM                                // removed without being read
+	KeyAccess                            // the command returns or uses the value
+	KeyUpdate                            // the value is updated
+	KeyInsert                            // data is added, never modified or deleted
+	KeyDelete                            // data or the key is deleted
+	KeyNotKey                            // looks like a key but is not one
+	KeyIncomplete                        // the spec may miss keys
+	KeyVariableFlags                     // the flags depend on the arguments
+)
+
+var keyFlagNames = [...]struct {
+	f    KeyFlag
+	name string
+}{
+	{KeyRO, "RO"}, {KeyRW, "RW"}, {KeyOW, "OW"}, {KeyRM, "RM"},
+	{KeyAccess, "access"}, {KeyUpdate, "update"}, {KeyInsert, "insert"},
+	{KeyDelete, "delete"}, {KeyNotKey, "not_key"}, {KeyIncomplete, "incomplete"},
+	{KeyVariableFlags, "variable_flags"},
+}
+
+// Names lists the flag names in COMMAND order.
+func (f KeyFlag) Names() []string {
+	out := []string{}
+	for _, fn := range keyFlagNames {
+		if f&fn.f != 0 {
+			out = append(out, fn.name)
+		}
+	}
+	return out
+}
+
+// FindKind tells how a key spec finds its keys once the search began.
+type FindKind uint8
+
+// Find-keys kinds.
+const (
+	FindUnknown FindKind = iota
+	FindRange            // LastKey, KeyStep, Limit
+	FindKeyNum           // KeyNumIdx, FirstKey, KeyStep
+)
+
+// KeySpec is one Redis 7 key specification: where the search for keys
+// begins and how the keys are found from there.
+type KeySpec struct {
+	Flags KeyFlag
+	// Begin search: Index > 0 is an argument position; otherwise a
+	// non-empty Keyword is searched for from StartFrom (negative: from the
+	// end, backwards); neither means unknown.
+	Index     int
+	Keyword   string
+	StartFrom int
+	// Find keys. Range: LastKey relative to the first key (negative: from
+	// the end), every KeyStep, Limit as Redis's. KeyNum: the key count is
+	// at KeyNumIdx and the keys start at FirstKey, both relative to the
+	// begin-search position.
+	Find      FindKind
+	LastKey   int
+	KeyStep   int
+	Limit     int
+	KeyNumIdx int
+	FirstKey  int
+}
+
+// rangeSpec is the common key spec: keys from argument index, up to
+// lastKey (relative to index; negative counts from the end), every step.
+func rangeSpec(flags KeyFlag, index, lastKey, step int) KeySpec {
+	return KeySpec{Flags: flags, Index: index, Find: FindRange, LastKey: lastKey, KeyStep: step}
+}
+
+// Command tips, as COMMAND reports them.
+const (
+	tipNondeterministic      = "nondeterministic_output"
+	tipNondeterministicOrder = "nondeterministic_output_order"
+	tipAllNodes              = "request_policy:all_nodes"
+	tipAllShards             = "request_policy:all_shards"
+	tipMultiShard            = "request_policy:multi_shard"
+	tipSpecialRequest        = "request_policy:special"
+	tipAggSum                = "response_policy:agg_sum"
+	tipAggMin                = "response_policy:agg_min"
+	tipAllSucceeded          = "response_policy:all_succeeded"
+	tipSpecialResponse       = "response_policy:special"
+)
+
+// commandSpec is what command_specs.go adds to one command of the table.
+type commandSpec struct {
+	keys []KeySpec
+	tips []string
+}
+
+// commandSpecs maps full command names to their key specs and tips.
+// Commands absent here have neither.
+var commandSpecs = map[string]commandSpec{
+	// Commands Redis 7.0 has: its key specs and tips.
+	"append":                {keys: []KeySpec{rangeSpec(KeyRW|KeyInsert, 1, 0, 1)}},
+	"client|info":           {tips: []string{tipNondeterministic}},
+	"client|list":           {tips: []string{tipNondeterministic}},
+	"cluster|getkeysinslot": {tips: []string{tipNondeterministic}},
+	"cluster|info":          {tips: []string{tipNondeterministic}},
+	"cluster|nodes":         {tips: []string{tipNondeterministic}},
+	"cluster|shards":        {tips: []string{tipNondeterministic}},
+	"cluster|slots":         {tips: []string{tipNondeterministic}},
+	"command":               {tips: []string{tipNondeterministicOrder}},
+	"command|docs":          {tips: []string{tipNondeterministicOrder}},
+	"command|info":          {tips: []string{tipNondeterministicOrder}},
+	"command|list":          {tips: []string{tipNondeterministicOrder}},
+	"config|set":            {tips: []string{tipAllNodes, tipAllSucceeded}},
+	"copy":                  {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), rangeSpec(KeyOW|KeyUpdate, 2, 0, 1)}},
+	"dbsize":                {tips: []string{tipAllShards, tipAggSum}},
+	"decr":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"decrby":                {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"del":                   {keys: []KeySpec{rangeSpec(KeyRM|KeyDelete, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
+	"exists":                {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
+	"expire":                {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"expireat":              {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"expiretime":            {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"flushall":              {tips: []string{tipAllShards, tipAllSucceeded}},
+	"flushdb":               {tips: []string{tipAllShards, tipAllSucceeded}},
+	"function|flush":        {tips: []string{tipAllShards, tipAllSucceeded}},
+	"function|list":         {tips: []string{tipNondeterministicOrder}},
+	"get":                   {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"getbit":                {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"getdel":                {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyDelete, 1, 0, 1)}},
+	"getex":                 {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"getrange":              {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"getset":                {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"incr":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"incrby":                {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"incrbyfloat":           {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"info":                  {tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
+	"keys":                  {tips: []string{tipAllShards, tipNondeterministicOrder}},
+	"lastsave":              {tips: []string{tipNondeterministic}},
+	"lcs":                   {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 1, 1)}},
+	"memory|purge":          {tips: []string{tipAllShards, tipAllSucceeded}},
+	"memory|stats":          {tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
+	"memory|usage":          {keys: []KeySpec{rangeSpec(KeyRO, 2, 0, 1)}},
+	"mget":                  {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, -1, 1)}, tips: []string{tipMultiShard}},
+	"move":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"mset":                  {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, -1, 2)}, tips: []string{tipMultiShard, tipAllSucceeded}},
+	"msetnx":                {keys: []KeySpec{rangeSpec(KeyOW|KeyInsert, 1, -1, 2)}, tips: []string{tipMultiShard, tipAggMin}},
+	"object|encoding":       {keys: []KeySpec{rangeSpec(KeyRO, 2, 0, 1)}, tips: []string{tipNondeterministic}},
+	"object|freq":           {keys: []KeySpec{rangeSpec(KeyRO, 2, 0, 1)}, tips: []string{tipNondeterministic}},
+	"object|idletime":       {keys: []KeySpec{rangeSpec(KeyRO, 2, 0, 1)}, tips: []string{tipNondeterministic}},
+	"object|refcount":       {keys: []KeySpec{rangeSpec(KeyRO, 2, 0, 1)}, tips: []string{tipNondeterministic}},
+	"persist":               {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"pexpire":               {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"pexpireat":             {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"pexpiretime":           {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"ping":                  {tips: []string{tipAllShards, tipAllSucceeded}},
+	"psetex":                {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, 0, 1)}},
+	"pttl":                  {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
+	"randomkey":             {tips: []string{tipAllShards, tipNondeterministic}},
+	"rename":                {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyDelete, 1, 0, 1), rangeSpec(KeyOW|KeyUpdate, 2, 0, 1)}},
+	"renamenx":              {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyDelete, 1, 0, 1), rangeSpec(KeyOW|KeyInsert, 2, 0, 1)}},
+	"scan":                  {tips: []string{tipNondeterministic, tipSpecialRequest}},
+	"set":                   {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate|KeyVariableFlags, 1, 0, 1)}},
+	"setbit":                {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"setex":                 {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, 0, 1)}},
+	"setnx":                 {keys: []KeySpec{rangeSpec(KeyOW|KeyInsert, 1, 0, 1)}},
+	"setrange":              {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"strlen":                {keys: []KeySpec{rangeSpec(KeyRO, 1, 0, 1)}},
+	"substr":                {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"time":                  {tips: []string{tipNondeterministic}},
+	"touch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
+	"ttl":                   {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
+	"type":                  {keys: []KeySpec{rangeSpec(KeyRO, 1, 0, 1)}},
+	"unlink":                {keys: []KeySpec{rangeSpec(KeyRM|KeyDelete, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
+	"watch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}},
+	"wait":                  {tips: []string{tipAllShards, tipAggMin}},
+
+	// Native commands. Each acts on the one key it names, on the shard that
+	// owns it, so none needs a request policy. CHANGES reads the feed of the
+	// shard it is sent to (a cluster client sends it to each node itself);
+	// its output depends on what other clients did.
+	"changes":   {tips: []string{tipNondeterministic}},
+	"idem":      {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"lease":     {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"limit":     {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"once":      {keys: []KeySpec{rangeSpec(KeyOW|KeyInsert, 1, 0, 1)}},
+	"release":   {keys: []KeySpec{rangeSpec(KeyRW|KeyDelete, 1, 0, 1)}},
+	"semaphore": {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+	"setv":      {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"take":      {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
+}
+
+// applyCommandSpecs sets the key specs and tips of every command in t and
+// derives the movablekeys flag as Redis does: set when the legacy
+// first/last/step triple cannot find every key the specs find. A name in
+// commandSpecs that the table lacks is a programming error.
+func applyCommandSpecs(t commandTable) {
+	for name, spec := range commandSpecs {
+		c := t.lookupFullName([]byte(name))
+		if c == nil {
+			panic(fmt.Sprintf("keyspace: command specs for unknown command %q", name))
+		}
+		c.KeySpecs = spec.keys
+		c.Tips = spec.tips
+		if _, _, _, movable := legacyKeyRange(c.KeySpecs); movable {
+			c.Flags |= FlagMovableKeys
+		}
+	}
+}
+
+// legacyKeyRange derives COMMAND's first/last/step triple from specs the
+// way Redis does (the table's FirstKey, LastKey and Step must equal it),
+// and whether the command has movable keys: keys the triple cannot
+// describe (a spec that is not an index with a range, a range with a step
+// other than 1 among several, specs that do not follow each other, or an
+// incomplete spec).
+func legacyKeyRange(specs []KeySpec) (first, last, step int, movable bool) {
+	if len(specs) == 0 {
+		return 0, 0, 0, false
+	}
+	if len(specs) == 1 {
+		s := specs[0]
+		if s.Index > 0 && s.Find == FindRange {
+			last = s.LastKey
+			if last >= 0 {
+				last += s.Index
+			}
+			return s.Index, last, s.KeyStep, s.Flags&KeyIncomplete != 0
+		}
+		return 0, 0, 0, true
+	}
+	first, prev := -1, 0
+	for _, s := range specs {
+		if s.Index <= 0 || s.Find != FindRange || s.KeyStep != 1 || (prev != 0 && prev != s.Index-1) {
+			movable = true
+			continue
+		}
+		if s.Flags&KeyIncomplete != 0 {
+			movable = true
+		}
+		if first < 0 || s.Index < first {
+			first = s.Index
+		}
+		abs := s.LastKey
+		if abs >= 0 {
+			abs += s.Index
+		}
+		if uint(abs) > uint(last) { // unsigned: a negative lastkey (from the end) wins
+			last = abs
+		}
+		prev = last
+	}
+	if first < 0 {
+		return 0, 0, 0, true
+	}
+	return first, last, 1, movable
+}
+
+// keyRef is one key a call names: its argument index and flags.
+type keyRef struct {
+	pos   int
+	flags KeyFlag
+}
+
+// callKeys appends the keys of a call of c (args[0] is the command name) as
+// its key specs find them, with each key's flags; ok is false when the
+// arguments do not fit the specs. Specs of fake keys (not_key) are skipped.
+func (c *Command) callKeys(args [][]byte, dst []keyRef) (_ []keyRef, ok bool) {
+	argc := len(args)
+	for _, s := range c.KeySpecs {
+		if s.Flags&KeyNotKey != 0 {
+			continue
+		}
+		first := 0
+		switch {
+		case s.Index > 0:
+			first = s.Index
+		case s.Keyword != "":
+			start, end := s.StartFrom, argc-1
+			if start <= 0 {
+				start, end = argc+s.StartFrom, 1
+			}
+			for i := start; i >= 1 && i < argc; {
+				if eqFold(args[i], s.Keyword) {
+					first = i + 1
+					break
+				}
+				if i == end {
+					break
+				}
+				if start <= end {
+					i++
+				} else {
+					i--
+				}
+			}
+			if first == 0 {
+				continue // keyword absent: no keys from this spec
+			}
+		default:
+			return dst, false
+		}
+		var last, step int
+		switch s.Find {
+		case FindRange:
+			step = s.KeyStep
+			switch {
+			case s.LastKey >= 0:
+				last = first + s.LastKey
+			case s.Limit == 0:
+				last = argc + s.LastKey
+			default:
+				last = first + (argc-first)/s.Limit + s.LastKey
+			}
+		case FindKeyNum:
+			step = s.KeyStep
+			if first+s.KeyNumIdx >= argc {
+				return dst, false
+			}
+			n, err := strconv.ParseInt(string(args[first+s.KeyNumIdx]), 10, 32)
+			if err != nil || n < 0 {
+				return dst, false
+			}
+			first += s.FirstKey
+			last = first + int(n) - 1
+		default:
+			return dst, false
+		}
+		if last >= argc || last < first || first >= argc {
+			return dst, false
+		}
+		for i := first; i <= last; i += max(step, 1) {
+			dst = append(dst, keyRef{pos: i, flags: s.Flags})
+		}
+	}
+	return dst, true
+}
+
+// callKeyFlags returns the flags of the key at position pos of a call of
+// c, resolving variable flags from the arguments as Redis does: SET
+// overwrites its key without reading it unless GET asks for the old value.
+func (c *Command) callKeyFlags(args [][]byte, k keyRef) KeyFlag {
+	if k.flags&KeyVariableFlags == 0 || c.FullName() != "set" {
+		return k.flags
+	}
+	for _, a := range args[3:] {
+		if eqFold(a, "get") {
+			return KeyRW | KeyAccess | KeyUpdate
+		}
+	}
+	return KeyOW | KeyUpdate
+}
