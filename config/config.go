@@ -45,6 +45,7 @@ type Config struct {
 	Log         LogConfig         `toml:"log"`         // [log]
 	Persistence PersistenceConfig `toml:"persistence"` // [persistence]
 	Keyspace    KeyspaceConfig    `toml:"keyspace"`    // [keyspace]
+	Memory      MemoryConfig      `toml:"-"`           // [memory], decoded through fileMemory
 	Cluster     ClusterConfig     `toml:"cluster"`     // [cluster]
 	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
 }
@@ -147,6 +148,25 @@ type KeyspaceConfig struct {
 	// ChangesCapacity is the number of entries in each shard's CHANGES buffer (65536).
 	ChangesCapacity int `toml:"changes_capacity"`
 }
+
+// MemoryConfig is the [memory] section: the memory limit and how keys are evicted to keep it.
+type MemoryConfig struct {
+	// MaxMemory is Redis's maxmemory for the whole process, split evenly across shards;
+	// 0 means no limit (0).
+	MaxMemory int64 `toml:"maxmemory"`
+	// MaxMemoryPolicy is Redis's maxmemory-policy ("noeviction").
+	MaxMemoryPolicy string `toml:"maxmemory_policy"`
+	// MaxMemorySamples is Redis's maxmemory-samples, 1..64 (5).
+	MaxMemorySamples int `toml:"maxmemory_samples"`
+	// LFULogFactor is Redis's lfu-log-factor (10).
+	LFULogFactor int `toml:"lfu_log_factor"`
+	// LFUDecayTime is Redis's lfu-decay-time, in minutes (1).
+	LFUDecayTime int `toml:"lfu_decay_time"`
+}
+
+// MaxMemoryPolicies are the values of memory.maxmemory_policy, as Redis names them.
+var MaxMemoryPolicies = [...]string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}
 
 // ClusterConfig is the [cluster] section.
 type ClusterConfig struct {
@@ -292,6 +312,13 @@ func Default() Config {
 			Hz:                 10,
 			ChangesCapacity:    65536,
 		},
+		Memory: MemoryConfig{
+			MaxMemory:        0,
+			MaxMemoryPolicy:  "noeviction",
+			MaxMemorySamples: 5,
+			LFULogFactor:     10,
+			LFUDecayTime:     1,
+		},
 	}
 }
 
@@ -317,7 +344,16 @@ type filePersistence struct {
 	SnapshotOnShutdown *bool   `toml:"snapshot_on_shutdown"`
 }
 
+type fileMemory struct {
+	MaxMemory        *Size   `toml:"maxmemory"`
+	MaxMemoryPolicy  *string `toml:"maxmemory_policy"`
+	MaxMemorySamples *int    `toml:"maxmemory_samples"`
+	LFULogFactor     *int    `toml:"lfu_log_factor"`
+	LFUDecayTime     *int    `toml:"lfu_decay_time"`
+}
+
 type fileConfig struct {
+	Memory      fileMemory      `toml:"memory"`
 	Server      *ServerConfig   `toml:"server"`
 	Limits      fileLimits      `toml:"limits"`
 	Log         *LogConfig      `toml:"log"`
@@ -349,8 +385,15 @@ func newFileConfig(c *Config) *fileConfig {
 			SnapshotOnShutdown: &c.Persistence.SnapshotOnShutdown,
 		},
 		Keyspace: &c.Keyspace,
-		Cluster:  &c.Cluster,
-		ACL:      &c.ACL,
+		Memory: fileMemory{
+			MaxMemory:        (*Size)(&c.Memory.MaxMemory),
+			MaxMemoryPolicy:  &c.Memory.MaxMemoryPolicy,
+			MaxMemorySamples: &c.Memory.MaxMemorySamples,
+			LFULogFactor:     &c.Memory.LFULogFactor,
+			LFUDecayTime:     &c.Memory.LFUDecayTime,
+		},
+		Cluster: &c.Cluster,
+		ACL:     &c.ACL,
 	}
 }
 

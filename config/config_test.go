@@ -49,7 +49,7 @@ func TestShippedConfigDocumentsEveryKey(t *testing.T) {
 			t.Errorf("config.toml: key %s has no comment above it", k)
 		}
 	}
-	for _, sec := range []any{ServerConfig{}, LimitsConfig{}, LogConfig{}, PersistenceConfig{}, KeyspaceConfig{}} {
+	for _, sec := range []any{ServerConfig{}, LimitsConfig{}, LogConfig{}, PersistenceConfig{}, KeyspaceConfig{}, MemoryConfig{}} {
 		rt := reflect.TypeOf(sec)
 		for i := 0; i < rt.NumField(); i++ {
 			if k := rt.Field(i).Tag.Get("toml"); !found[k] {
@@ -110,6 +110,13 @@ active_expire = false
 active_expire_effort = 10
 hz = 100
 changes_capacity = 128
+
+[memory]
+maxmemory = "4gb"
+maxmemory_policy = "allkeys-lfu"
+maxmemory_samples = 10
+lfu_log_factor = 5
+lfu_decay_time = 2
 `)
 	c, err := Load(p)
 	if err != nil {
@@ -122,6 +129,7 @@ changes_capacity = 128
 		Log:         LogConfig{Level: "debug", Format: "json"},
 		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
+		Memory:      MemoryConfig{MaxMemory: 4 * GiB, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 5, LFUDecayTime: 2},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("Load =\n%+v\nwant\n%+v", c, want)

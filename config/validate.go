@@ -117,6 +117,12 @@ func (c *Config) Validate() error {
 	inRange("keyspace.hz", int64(k.Hz), MinHz, MaxHz)
 	inRange("keyspace.changes_capacity", int64(k.ChangesCapacity), 1, MaxChanges)
 
+	m := &c.Memory
+	inRange("memory.maxmemory", m.MaxMemory, 0, math.MaxInt64)
+	oneOf("memory.maxmemory_policy", m.MaxMemoryPolicy, MaxMemoryPolicies[:])
+	inRange("memory.maxmemory_samples", int64(m.MaxMemorySamples), 1, 64)
+	inRange("memory.lfu_log_factor", int64(m.LFULogFactor), 0, math.MaxInt32)
+	inRange("memory.lfu_decay_time", int64(m.LFUDecayTime), 0, math.MaxInt32)
 	if c.Cluster.Enabled == Off && c.Server.Shards > 1 {
 		bad("cluster.enabled", "false needs server.shards = 1: with %d shards each owns part of the slots and only cluster clients find the others", c.Server.Shards)
 	}

@@ -240,6 +240,18 @@ func TestMultiWatch(t *testing.T) {
 			t.Error("the lazy deletion of a key already expired at WATCH broke it")
 		}
 	})
+	t.Run("breaks/SET of a key already expired at WATCH", func(t *testing.T) {
+		// The write's lazy deletion of the stale key changes nothing; the
+		// new value does, as in Redis 7.0.
+		must(c.FlushAll(ctx).Err())
+		must(c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
+		defer c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+		must(c.Set(ctx, "stale", "v", time.Millisecond).Err())
+		time.Sleep(10 * time.Millisecond)
+		if run(t, "stale", func() { must(other.Set(ctx, "stale", "new", 0).Err()) }) {
+			t.Error("a new value of a key expired at WATCH did not break it")
+		}
+	})
 	t.Run("breaks/key with a TTL expiring between WATCH and EXEC", func(t *testing.T) {
 		// Nothing deletes the key before EXEC (no access, active expiry
 		// off): EXEC itself sees that it expired.

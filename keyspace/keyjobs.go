@@ -162,11 +162,11 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if err != nil {
 			return err
 		}
-		if e := db.dict.find(key); e != nil {
-			if l, ok := e.obj.(*leaseObj); ok {
+		if e := db.find(key); e != nil {
+			if l, ok := db.obj(e).(*leaseObj); ok {
 				l.token, l.until = int64(token), until
 			} else {
-				e.val, e.obj = nil, &leaseObj{token: int64(token), until: until}
+				db.setObj(e, &leaseObj{token: int64(token), until: until})
 			}
 		} else {
 			db.add(key, nil, &leaseObj{token: int64(token), until: until}, 0)
@@ -176,8 +176,8 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if token, err = p.U64(); err != nil {
 			return err
 		}
-		if e := db.dict.find(key); e != nil {
-			if l, ok := e.obj.(*leaseObj); ok && l.token == int64(token) {
+		if e := db.find(key); e != nil {
+			if l, ok := db.obj(e).(*leaseObj); ok && l.token == int64(token) {
 				l.until = 0
 			}
 		}
@@ -192,13 +192,13 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if err != nil {
 			return err
 		}
-		e := db.dict.find(key)
+		e := db.find(key)
 		var s *semObj
 		if e != nil {
 			var ok bool
-			if s, ok = e.obj.(*semObj); !ok {
+			if s, ok = db.obj(e).(*semObj); !ok {
 				s = &semObj{}
-				e.val, e.obj = nil, s
+				db.setObj(e, s)
 			}
 			db.setDeadline(e, keyAt)
 		} else {
@@ -216,8 +216,8 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if err != nil {
 			return err
 		}
-		if e := db.dict.find(key); e != nil {
-			if s, ok := e.obj.(*semObj); ok {
+		if e := db.find(key); e != nil {
+			if s, ok := db.obj(e).(*semObj); ok {
 				s.remove(int64(token))
 				db.setDeadline(e, keyAt)
 			}

@@ -315,7 +315,7 @@ next:
 				continue next
 			}
 		}
-		e := db.dict.find(k)
+		e := db.find(k)
 		wk := &watchedKey{c: c, watchKey: watchKey{db: db.id, key: string(k)}, expired: e != nil && e.expired(sh.nowMs)}
 		c.tx.watched = append(c.tx.watched, wk)
 		sh.tx.watched[wk.watchKey] = append(sh.tx.watched[wk.watchKey], wk)
@@ -367,7 +367,7 @@ func (sh *Shard) watchedKeyExpired(c *Client) bool {
 		if wk.expired {
 			continue
 		}
-		if e := sh.dbs[wk.db].dict.findString(wk.key); e != nil && e.expired(sh.nowMs) {
+		if e := sh.dbs[wk.db].findString(wk.key); e != nil && e.expired(sh.nowMs) {
 			return true
 		}
 	}
@@ -394,8 +394,11 @@ func (sh *Shard) touchKey(db int, key string) {
 	for _, wk := range ws {
 		if wk.expired {
 			// Deleting a key that was already logically expired changes
-			// nothing: from now on it is watched as absent.
-			if sh.dbs[db].dict.findString(key) == nil {
+			// nothing: from now on it is watched as absent. Deletions log
+			// (and so touch) just before the entry leaves the arena, while
+			// its key is still readable: still present but expired is
+			// that deletion too.
+			if e := sh.dbs[db].findString(key); e == nil || e.expired(sh.nowMs) {
 				wk.expired = false
 			}
 			continue
@@ -424,10 +427,10 @@ func (sh *Shard) touchAllInDB(db int, replaced *DB) {
 		if k.db != db {
 			continue
 		}
-		inEmptied := sh.dbs[db].dict.findString(k.key) != nil
+		inEmptied := sh.dbs[db].findString(k.key) != nil
 		var repl *entry
 		if replaced != nil {
-			repl = replaced.dict.findString(k.key)
+			repl = replaced.findString(k.key)
 		}
 		if !inEmptied && repl == nil {
 			continue

@@ -59,7 +59,7 @@ func (d *Disk) Open(sh *Shard) error {
 	begin := sh.srv.now()
 	// The table of database 0 is sized for the whole snapshot at once:
 	// most data lives there, and the others grow as usual.
-	reserve := func(n uint64) { sh.dbs[0].dict.reserve(int(min(n, 1<<31))) }
+	reserve := func(n uint64) { sh.dbs[0].reserve(int(min(n, 1<<31))) }
 	// The persistence package names the shard in its own log fields.
 	plog := sh.srv.log
 	snap, err := persistence.LoadSnapshots(o.FS, o.Dir, sh.idx, plog,
@@ -76,8 +76,8 @@ func (d *Disk) Open(sh *Shard) error {
 	// left to grow the table as usual). A record of a small key takes about
 	// 64 bytes, so this never reserves much more than the replay inserts.
 	if walBytes, err := persistence.SealedWALBytes(o.FS, o.Dir, sh.idx); err == nil && walBytes > 0 {
-		d := sh.dbs[0].dict
-		d.reserve(d.count + int(min(walBytes/walBytesPerKey, 1<<31)))
+		d := sh.dbs[0]
+		d.reserve(d.Len() + int(min(walBytes/walBytesPerKey, 1<<31)))
 	}
 	stats, err := persistence.Recover(o.FS, o.Dir, sh.idx, seq, o.Repair, plog, sh.applyRecord)
 	if err != nil {
@@ -111,8 +111,8 @@ func (d *Disk) Open(sh *Shard) error {
 	expired := 0
 	for _, db := range sh.dbs {
 		for i := len(db.expiring) - 1; i >= 0; i-- {
-			if i < len(db.expiring) && db.expiring[i].expired(sh.nowMs) {
-				sh.expireEntry(db, db.expiring[i])
+			if i < len(db.expiring) && db.entryAt(db.expiring[i]).expired(sh.nowMs) {
+				sh.expireEntry(db, db.entryAt(db.expiring[i]))
 				expired++
 			}
 		}

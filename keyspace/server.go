@@ -67,6 +67,8 @@ type Server struct {
 	acl *aclState
 	// introspection holds what INFO samples (memory, ops per second).
 	introspection serverExtras
+	// memTuner sets the Go runtime's memory limit from maxmemory.
+	memTuner memoryTuner
 }
 
 type serverStats struct {

@@ -35,6 +35,14 @@ type Shard struct {
 	idx int
 	srv *Server
 	dbs []*DB
+	// arena holds the entries of every database of the shard.
+	arena *arena
+	// memPublished and memPeak are the shard's used_memory and its peak,
+	// and arenaMapped the bytes its arena maps, as last published for
+	// other goroutines (INFO of another shard, the runtime tuner).
+	memPublished, memPeak, arenaMapped atomic.Int64
+	// evictCursor rotates the database eviction samples first.
+	evictCursor int
 
 	ring *ring
 	done chan struct{}
@@ -94,6 +102,7 @@ type shardStats struct {
 	commands    counter
 	batches     counter
 	expiredKeys counter
+	evictedKeys counter
 	ringFull    counter
 }
 
@@ -107,9 +116,11 @@ func newShard(srv *Server, idx, databases int) *Shard {
 	}
 	// Keys recovered at start are accessed as of now.
 	sh.nowMs = srv.now().UnixMilli()
+	sh.arena = newArena()
 	for i := 0; i < databases; i++ {
-		db := newDB(i)
+		db := newDBIn(i, sh.arena)
 		db.clockMs = &sh.nowMs
+		db.lfu = srv.opts.Live.LFU
 		sh.dbs = append(sh.dbs, db)
 	}
 	sh.activeExpireOn.Store(true)
@@ -304,6 +315,7 @@ func (sh *Shard) drain() int {
 	}
 	if n > 0 {
 		sh.commit()
+		sh.publishMem()
 		sh.stats.batches.Add(int64(n))
 		if sh.snap != nil {
 			sh.snapshotStep(snapshotBucketsPerStep)
@@ -324,6 +336,15 @@ func (sh *Shard) cron() {
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
 		sh.activeExpireCycle()
 		sh.commit()
+	}
+	if sh.maxMemoryShare() != 0 {
+		sh.evictInBackground()
+		sh.commit()
+	}
+	sh.publishMem()
+	if sh.idx == 0 {
+		sh.srv.memTuner.tune(sh.srv)
+		sh.srv.memTuner.purgeIdleHeap(sh.nowMs)
 	}
 	if sh.journal != nil {
 		sh.journal.Tick(sh)
@@ -512,6 +533,12 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	if flags&FlagWrite != 0 && sh.journal != nil {
 		if err := sh.journal.Err(); err != nil {
 			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
+			return false
+		}
+	}
+	if cmd.Flags&(FlagWrite|FlagDenyOOM) != 0 && sh.srv.opts.Live.MaxMemory() > 0 {
+		if !sh.evictForWrite() && cmd.Flags&FlagDenyOOM != 0 {
+			w.Error(errOOM)
 			return false
 		}
 	}

@@ -485,8 +485,16 @@ func (w *WAL) Commit(c Committer) (immediate bool) {
 	return true
 }
 
+// maxKeptBatchBuf is the largest batch buffer kept for the next group: a
+// burst (a pipe of a million commands drained at once) can grow it to tens
+// of megabytes, which would otherwise stay pinned for the process's life.
+const maxKeptBatchBuf = 4 << 20
+
 func (w *WAL) resetBatch() {
 	w.buf = w.buf[:0]
+	if cap(w.buf) > maxKeptBatchBuf {
+		w.buf = nil
+	}
 	w.batchRecs = 0
 	w.batchFirst = 0
 }
