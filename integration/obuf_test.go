@@ -84,6 +84,9 @@ func TestSlowReaderSoftLimitGETFlood(t *testing.T) {
 	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: t.TempDir(), Fsync: "no"})
 	c := p.Client(t, 0)
 	expect(t, c, "OK", "CONFIG", "SET", "client-output-buffer-limit", "normal 128mb 1mb 1")
+	expect(t, c, map[interface{}]interface{}{"client-output-buffer-limit": "normal 134217728 1048576 1 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+		"CONFIG", "GET", "client-output-buffer-limit")
+	expect(t, c, map[interface{}]interface{}{"ruvio-client-output-buffer-limit": "134217728"}, "CONFIG", "GET", "ruvio-client-output-buffer-limit")
 	val := strings.Repeat("v", 1<<10)
 	expect(t, c, "OK", "SET", "k", val)
 	base := rssBytes(t, p.Pid())
