@@ -311,10 +311,14 @@ func strtollWhole(s string) (int64, bool) {
 		i++
 	}
 	start := i
+	// n saturates at 2⁶³, past every int64 magnitude but the most negative.
+	const sat = uint64(math.MaxInt64) + 1
 	var n uint64
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		if n <= math.MaxInt64 {
-			n = n*10 + uint64(s[i]-'0')
+		if d := uint64(s[i] - '0'); n > (sat-d)/10 {
+			n = sat
+		} else {
+			n = n*10 + d
 		}
 		i++
 	}
@@ -322,7 +326,7 @@ func strtollWhole(s string) (int64, bool) {
 		return 0, false
 	}
 	switch {
-	case neg && n > math.MaxInt64:
+	case neg && n == sat:
 		return math.MinInt64, true
 	case neg:
 		return -int64(n), true

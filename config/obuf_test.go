@@ -41,6 +41,7 @@ func TestParseObufLimitsLikeRedis(t *testing.T) {
 		{in: "normal 1 2 \t5", want: "normal 1 2 5 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
 		{in: "normal 1 2 4294967301", want: "normal 1 2 5 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
 		{in: "normal 1 2 -9999999999999999999", want: "normal 1 2 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+		{in: "normal 1 2 -92233720368547758080", want: "normal 1 2 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
 		// Errors.
 		{in: "normal  1 2 3", err: args},
 		{in: " normal 1 2 3", err: args},
@@ -57,6 +58,9 @@ func TestParseObufLimitsLikeRedis(t *testing.T) {
 		{in: "normal 1 2 5x", err: values},
 		{in: "normal 1 2 -1", err: values},
 		{in: "normal 1 2 9999999999999999999", err: values},
+		{in: "normal 1 2 92233720368547758070", err: values},
+		{in: "normal 1 2 9223372036854775807", err: values},
+		{in: "normal 1 2 2147483648", err: values},
 		{in: "normal 1.5 2 3", err: values},
 		{in: "normal 0x10 0 0", err: values},
 		{in: "normal +1 0 0", err: values},
