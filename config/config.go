@@ -89,9 +89,10 @@ type ServerConfig struct {
 
 // LimitsConfig is the [limits] section: per-client and protocol limits, in bytes.
 type LimitsConfig struct {
-	// ClientOutputBufferLimit disconnects a client whose pending replies exceed it;
-	// 0 means unlimited (256 MiB).
-	ClientOutputBufferLimit int64 `toml:"client_output_buffer_limit"`
+	// ClientOutputBuffer are the output buffer limits per client class, Redis's
+	// client-output-buffer-limit ([DefaultOutputBufferLimits]). The file's older key
+	// client_output_buffer_limit is the normal class's hard limit.
+	ClientOutputBuffer OutputBufferLimits `toml:"client_output_buffer"`
 	// ClientQueryBufferLimit is the most unparsed input kept per client, ≥ 1 MiB (1 GiB).
 	ClientQueryBufferLimit int64 `toml:"client_query_buffer_limit"`
 	// ProtoMaxBulkLen is the largest bulk string a request may carry, ≥ 1 MiB (512 MiB).
@@ -286,10 +287,10 @@ func Default() Config {
 			ShutdownTimeout:    10,
 		},
 		Limits: LimitsConfig{
-			ClientOutputBufferLimit: 256 * MiB,
-			ClientQueryBufferLimit:  1 * GiB,
-			ProtoMaxBulkLen:         512 * MiB,
-			MaxMultibulkLen:         1024 * 1024,
+			ClientOutputBuffer:     DefaultOutputBufferLimits(),
+			ClientQueryBufferLimit: 1 * GiB,
+			ProtoMaxBulkLen:        512 * MiB,
+			MaxMultibulkLen:        1024 * 1024,
 		},
 		Log: LogConfig{
 			Level:  "info",
@@ -326,10 +327,11 @@ func Default() Config {
 // points at the matching field of the Config being filled, and the size fields go through
 // Size so that "64mb" is accepted. The other sections decode straight into Config.
 type fileLimits struct {
-	ClientOutputBufferLimit *Size `toml:"client_output_buffer_limit"`
-	ClientQueryBufferLimit  *Size `toml:"client_query_buffer_limit"`
-	ProtoMaxBulkLen         *Size `toml:"proto_max_bulk_len"`
-	MaxMultibulkLen         *int  `toml:"max_multibulk_len"`
+	ClientOutputBufferLimit *Size            `toml:"client_output_buffer_limit"` // older name of client_output_buffer.normal.hard
+	ClientOutputBuffer      fileOutputBuffer `toml:"client_output_buffer"`
+	ClientQueryBufferLimit  *Size            `toml:"client_query_buffer_limit"`
+	ProtoMaxBulkLen         *Size            `toml:"proto_max_bulk_len"`
+	MaxMultibulkLen         *int             `toml:"max_multibulk_len"`
 }
 
 type filePersistence struct {
@@ -367,7 +369,8 @@ func newFileConfig(c *Config) *fileConfig {
 	return &fileConfig{
 		Server: &c.Server,
 		Limits: fileLimits{
-			ClientOutputBufferLimit: (*Size)(&c.Limits.ClientOutputBufferLimit),
+			ClientOutputBufferLimit: (*Size)(&c.Limits.ClientOutputBuffer.Normal.Hard),
+			ClientOutputBuffer:      newFileOutputBuffer(&c.Limits.ClientOutputBuffer),
 			ClientQueryBufferLimit:  (*Size)(&c.Limits.ClientQueryBufferLimit),
 			ProtoMaxBulkLen:         (*Size)(&c.Limits.ProtoMaxBulkLen),
 			MaxMultibulkLen:         &c.Limits.MaxMultibulkLen,
@@ -453,6 +456,9 @@ func parse(name, data string) (Config, error) {
 			word = "keys"
 		}
 		return Config{}, fmt.Errorf("config: %s: unknown %s %s", name, word, strings.Join(keys, ", "))
+	}
+	if msg := checkLegacyOutputBuffer(md.IsDefined); msg != "" {
+		return Config{}, fmt.Errorf("config: %s: %s", name, msg)
 	}
 	return c, nil
 }

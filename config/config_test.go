@@ -38,24 +38,36 @@ func TestShippedConfigDocumentsEveryKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(data), "\n")
-	found := map[string]bool{}
+	found := map[string]bool{} // dotted keys: table.key
+	table := ""
 	for i, ln := range lines {
+		if strings.HasPrefix(ln, "[") && !strings.HasPrefix(ln, "[[") {
+			table = strings.Trim(ln, "[]")
+			continue
+		}
 		k, _, ok := strings.Cut(ln, " = ")
 		if !ok || strings.HasPrefix(ln, "#") {
 			continue
 		}
-		found[k] = true
+		found[table+"."+k] = true
 		if i == 0 || !strings.HasPrefix(lines[i-1], "#") {
 			t.Errorf("config.toml: key %s has no comment above it", k)
 		}
 	}
-	for _, sec := range []any{ServerConfig{}, LimitsConfig{}, LogConfig{}, PersistenceConfig{}, KeyspaceConfig{}, MemoryConfig{}} {
-		rt := reflect.TypeOf(sec)
+	// A struct-typed key is a table of its own, whose keys must all be there.
+	var check func(table string, rt reflect.Type)
+	check = func(table string, rt reflect.Type) {
 		for i := 0; i < rt.NumField(); i++ {
-			if k := rt.Field(i).Tag.Get("toml"); !found[k] {
-				t.Errorf("config.toml lacks %s.%s", rt.Name(), k)
+			k := table + "." + rt.Field(i).Tag.Get("toml")
+			if ft := rt.Field(i).Type; ft.Kind() == reflect.Struct {
+				check(k, ft)
+			} else if !found[k] {
+				t.Errorf("config.toml lacks %s", k)
 			}
 		}
+	}
+	for table, sec := range map[string]any{"server": ServerConfig{}, "limits": LimitsConfig{}, "log": LogConfig{}, "persistence": PersistenceConfig{}, "keyspace": KeyspaceConfig{}, "memory": MemoryConfig{}} {
+		check(table, reflect.TypeOf(sec))
 	}
 }
 
@@ -122,10 +134,13 @@ lfu_decay_time = 2
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The older key client_output_buffer_limit is the normal class's hard limit.
+	legacyObuf := DefaultOutputBufferLimits()
+	legacyObuf.Normal.Hard = 0
 	want := Config{
 		File:        p,
 		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret", EnableDebugCommand: "no", ShutdownTimeout: 3},
-		Limits:      LimitsConfig{ClientOutputBufferLimit: 0, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000},
+		Limits:      LimitsConfig{ClientOutputBuffer: legacyObuf, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000},
 		Log:         LogConfig{Level: "debug", Format: "json"},
 		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
@@ -204,7 +219,9 @@ func TestValidateErrors(t *testing.T) {
 		{"requirepass", func(c *Config) { c.Server.RequirePass = "a\nb" }, "config: server.requirepass: must not contain CR, LF or NUL"},
 		{"debug command", func(c *Config) { c.Server.EnableDebugCommand = "maybe" }, `config: server.enable_debug_command: "maybe" is not one of no, yes, local`},
 		{"shutdown timeout", func(c *Config) { c.Server.ShutdownTimeout = 0 }, "config: server.shutdown_timeout: 0 is out of range 1..3600"},
-		{"obuf", func(c *Config) { c.Limits.ClientOutputBufferLimit = -1 }, "config: limits.client_output_buffer_limit: -1 is out of range 0..9223372036854775807"},
+		{"obuf", func(c *Config) { c.Limits.ClientOutputBuffer.Normal.Hard = -1 }, "config: limits.client_output_buffer.normal.hard: -1 is out of range 0..9223372036854775807"},
+		{"obuf soft", func(c *Config) { c.Limits.ClientOutputBuffer.PubSub.Soft = -1 }, "config: limits.client_output_buffer.pubsub.soft: -1 is out of range 0..9223372036854775807"},
+		{"obuf seconds", func(c *Config) { c.Limits.ClientOutputBuffer.Replica.SoftSeconds = 1 << 31 }, "config: limits.client_output_buffer.replica.soft_seconds: 2147483648 is out of range 0..2147483647"},
 		{"querybuf", func(c *Config) { c.Limits.ClientQueryBufferLimit = 1000 }, "config: limits.client_query_buffer_limit: 1000 is out of range 1048576..9223372036854775807"},
 		{"bulk", func(c *Config) { c.Limits.ProtoMaxBulkLen = 1 }, "config: limits.proto_max_bulk_len: 1 is out of range 1048576..9223372036854775807"},
 		{"multibulk", func(c *Config) { c.Limits.MaxMultibulkLen = 0 }, "config: limits.max_multibulk_len: 0 is out of range 1..2147483647"},
@@ -259,7 +276,7 @@ func TestValidateAccepts(t *testing.T) {
 		func(c *Config) { c.Server.Port, c.Server.Shards = 65472, 64 },
 		func(c *Config) { c.Server.Shards, c.Server.Databases = 4, 16 },
 		func(c *Config) { c.Persistence.Fsync = "no" },
-		func(c *Config) { c.Limits.ClientOutputBufferLimit = 0 },
+		func(c *Config) { c.Limits.ClientOutputBuffer = OutputBufferLimits{} },
 	} {
 		c := Default()
 		edit(&c)

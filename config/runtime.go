@@ -125,10 +125,12 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.protoMaxBulk.Store(n) }},
 	{name: "client-query-buffer-limit", kind: kindMemory, min: MinProtoMaxBulkLen, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ClientQueryBufferLimit) },
 		apply: func(l *Live, _ string, n int64) { l.queryBufLimit.Store(n) }},
-	// Redis's per-class limits, stored only; the limit the server enforces is the next one.
-	{name: "client-output-buffer-limit", kind: kindSpecial, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: parseObufLimits},
-	{name: "ruvio-client-output-buffer-limit", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ClientOutputBufferLimit) },
-		apply: func(l *Live, _ string, n int64) { l.outBufLimit.Store(n) }},
+	// Per-class output buffer limits (obuf.go); the second is the normal class's hard limit
+	// under its older name, kept in step with the first.
+	{name: "client-output-buffer-limit", kind: kindSpecial, initial: func(c *Config) string { return c.Limits.ClientOutputBuffer.String() },
+		special: parseObufLimits, apply: applyObufLimits},
+	{name: "ruvio-client-output-buffer-limit", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ClientOutputBuffer.Normal.Hard) },
+		apply: applyObufNormalHard},
 
 	// Background work and logging.
 	{name: "hz", kind: kindInt, min: 0, max: intMax, clamp: [2]int64{MinHz, MaxHz}, initial: func(c *Config) string { return itoa(int64(c.Keyspace.Hz)) },
@@ -260,7 +262,7 @@ type Live struct {
 	timeout       atomic.Int64 // nanoseconds
 	protoMaxBulk  atomic.Int64
 	queryBufLimit atomic.Int64
-	outBufLimit   atomic.Int64
+	obuf          atomic.Pointer[OutputBufferLimits]
 	hz            atomic.Int64
 	effort        atomic.Int64
 	protectedMode atomic.Bool
@@ -521,53 +523,6 @@ func parseMemoryOrPercent(v, _ string) (string, string) {
 	return itoa(n), ""
 }
 
-// obufClasses are the client classes of client-output-buffer-limit in Redis's output order.
-var obufClasses = [...]string{"normal", "slave", "pubsub"}
-
-// parseObufLimits applies a client-output-buffer-limit value ("<class> <hard> <soft>
-// <seconds>" repeated) over the current one, as Redis does: classes not named keep their
-// limits.
-func parseObufLimits(v, cur string) (string, string) {
-	var limits [len(obufClasses)][3]string
-	cf := strings.Fields(cur)
-	for c := range obufClasses {
-		copy(limits[c][:], cf[4*c+1:4*c+4])
-	}
-	f := strings.Fields(v)
-	if len(f) == 0 || len(f)%4 != 0 {
-		return "", "Wrong number of arguments in buffer limit configuration."
-	}
-	for j := 0; j < len(f); j += 4 {
-		c := -1
-		switch strings.ToLower(f[j]) {
-		case "normal":
-			c = 0
-		case "slave", "replica":
-			c = 1
-		case "pubsub":
-			c = 2
-		}
-		if c < 0 {
-			return "", "Invalid client class specified in buffer limit configuration."
-		}
-		hard, err1 := ParseSize(f[j+1])
-		soft, err2 := ParseSize(f[j+2])
-		secs, ok := parseStrictInt(f[j+3])
-		if err1 != nil || err2 != nil || !ok || secs < 0 {
-			return "", "Error in hard, soft or soft_seconds setting in buffer limit configuration."
-		}
-		limits[c] = [3]string{itoa(hard), itoa(soft), itoa(secs)}
-	}
-	var b strings.Builder
-	for c, name := range obufClasses {
-		if c > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(name + " " + strings.Join(limits[c][:], " "))
-	}
-	return b.String(), ""
-}
-
 // Keyspace-event classes: the letters "A" stands for, in the order Redis prints them.
 const notifyAll = "g$lshzxetd"
 
@@ -621,10 +576,6 @@ func (l *Live) ProtoMaxBulkLen() int64 { return l.protoMaxBulk.Load() }
 
 // ClientQueryBufferLimit is client-query-buffer-limit: the most unparsed input per client.
 func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }
-
-// ClientOutputBufferLimit is ruvio-client-output-buffer-limit: the most pending reply bytes
-// per client before it is disconnected; 0 means unlimited.
-func (l *Live) ClientOutputBufferLimit() int64 { return l.outBufLimit.Load() }
 
 // ACLLogMaxLen is acllog-max-len: the most entries ACL LOG keeps.
 func (l *Live) ACLLogMaxLen() int64 { return l.aclLogMaxLen.Load() }

@@ -29,7 +29,7 @@ func TestLiveInitialValues(t *testing.T) {
 		"port": "6379", "bind": "127.0.0.1", "databases": "16", "cluster-enabled": "yes",
 		"maxclients": "10000", "timeout": "0", "requirepass": "pw", "protected-mode": "yes",
 		"proto-max-bulk-len": "536870912", "client-query-buffer-limit": "1073741824",
-		"client-output-buffer-limit":       "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
+		"client-output-buffer-limit":       "normal 268435456 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 		"ruvio-client-output-buffer-limit": "268435456",
 		"hz":                               "10", "active-expire-effort": "1", "loglevel": "warning",
 		"appendonly": "yes", "appendfsync": "everysec", "save": "", "maxmemory": "0",

@@ -91,7 +91,7 @@ func (c *Config) Validate() error {
 	inRange("server.shutdown_timeout", int64(s.ShutdownTimeout), 1, 3600)
 
 	l := &c.Limits
-	inRange("limits.client_output_buffer_limit", l.ClientOutputBufferLimit, 0, math.MaxInt64)
+	l.ClientOutputBuffer.validate(inRange)
 	inRange("limits.client_query_buffer_limit", l.ClientQueryBufferLimit, MinProtoMaxBulkLen, math.MaxInt64)
 	inRange("limits.proto_max_bulk_len", l.ProtoMaxBulkLen, MinProtoMaxBulkLen, math.MaxInt64)
 	inRange("limits.max_multibulk_len", int64(l.MaxMultibulkLen), 1, math.MaxInt32)

@@ -20,17 +20,24 @@
 //   - its shard's ring is full: the shard wakes it after a drain;
 //   - it has four batches in flight, or one while its unsent replies are
 //     over 64 KB: the write callback of a batch wakes it;
-//   - its unsent replies are over 4 MB (or half the hard limit): it is
-//     looked at again every 10 ms, since gnet drains its outbound buffer
-//     without telling;
+//   - its unsent replies are over 4 MB (or half its class's hard limit):
+//     it is looked at again every 10 ms, since gnet drains its outbound
+//     buffer without telling;
 //   - a request over the unauthenticated limits waits behind commands
 //     that may authenticate the client.
 //
 // Unsent replies are counted in the client's keyspace.OutputMeter: the
 // batch replies and MONITOR lines handed to gnet and not yet written,
-// plus gnet's outbound buffer. Past the hard limit
-// (ruvio-client-output-buffer-limit) the client is cut off: closed, and
-// what it still had queued is not run.
+// plus gnet's outbound buffer. They are held to the output buffer limits
+// of the client's class (client-output-buffer-limit: normal, pubsub,
+// replica; keyspace.Client.SetOutputClass) by OutputMeter.Check, on the
+// event loop's 10 ms clock: when a batch's replies are written, when a
+// MONITOR line is queued and at every poll of a paused connection (which
+// gets no replies to trigger a check). At the hard limit, or over the soft
+// limit for more than its seconds, the client is cut off: closed, what it
+// still had queued is not run, and one line is logged (address, class,
+// the limit broken, unsent bytes). A shard that finds a batch's replies
+// would reach the hard limit stops the batch itself.
 //
 // # Goroutines
 //

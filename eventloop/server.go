@@ -277,9 +277,15 @@ func (s *Server) traffic(cn *conn, c gnet.Conn) gnet.Action {
 			cn.stalled = true // written resumes
 			return s.checkQueryBuffer(cn, c)
 		}
-		if pending >= pauseAt(s.live.ClientOutputBufferLimit()) {
+		if pending >= pauseAt(s.live.OutputBufferLimit(cn.client.OutputClass()).Hard) {
 			if !cn.throttled {
 				s.throttle(cn)
+			}
+			// Paused, it gets no replies to trigger a check: the poll
+			// is what sees it stay over a soft limit.
+			if act := s.checkOutputBuffer(cn, c); act != gnet.None {
+				cn.closing = true
+				return act
 			}
 			return s.checkQueryBuffer(cn, c)
 		}
@@ -461,15 +467,15 @@ func (s *Server) writeInline(cn *conn, c gnet.Conn, req *request) gnet.Action {
 	return s.checkOutputBuffer(cn, c)
 }
 
-// checkOutputBuffer closes a connection whose unsent replies exceed the
-// client output buffer limit: a client that stopped reading.
-func (s *Server) checkOutputBuffer(cn *conn, c gnet.Conn) gnet.Action {
-	limit := s.live.ClientOutputBufferLimit()
-	if limit <= 0 {
-		return gnet.None
-	}
-	if pending := cn.client.Out.Pending(); pending > limit {
-		s.cutOff(cn, pending, limit)
+// checkOutputBuffer closes a connection whose unsent replies break the
+// output buffer limits of its class (keyspace.OutputMeter.Check): a client
+// that stopped reading, or reads too slowly for too long.
+func (s *Server) checkOutputBuffer(cn *conn, _ gnet.Conn) gnet.Action {
+	out := &cn.client.Out
+	lim := s.live.OutputBufferLimit(cn.client.OutputClass())
+	pending := out.Pending()
+	if why := out.Check(lim, pending, s.clock.Load()); why != keyspace.WithinLimits {
+		s.cutOff(cn, why, lim, pending)
 		return gnet.Close
 	}
 	return gnet.None
@@ -477,14 +483,10 @@ func (s *Server) checkOutputBuffer(cn *conn, c gnet.Conn) gnet.Action {
 
 // cutOff marks a connection over its output buffer limit: its queued
 // commands are dropped unrun and its input ignored; the caller closes it.
-func (s *Server) cutOff(cn *conn, pending, limit int64) {
-	if cn.client.Killed() {
-		return
+func (s *Server) cutOff(cn *conn, why keyspace.Breach, lim config.OutputLimit, pending int64) {
+	if cn.client.Kill() {
+		s.ks.OutputCutOff(s.log, cn.client, why, lim, pending)
 	}
-	cn.client.Kill()
-	s.ks.CountOutputBufferKill()
-	s.log.Warn("closing client: output buffer limit reached",
-		zap.String("remote", cn.client.RemoteAddr), zap.Int64("pending", pending), zap.Int64("limit", limit))
 }
 
 // checkQueryBuffer closes a connection whose unparsed input exceeds the
@@ -636,8 +638,8 @@ func (cn *conn) Close() error { return cn.gc.Close() }
 
 // WriteAsync queues b (which must not change afterwards) to be written
 // from the connection's event loop; MONITOR feeds use it. The bytes count
-// towards the client's output buffer limit: past it the connection is
-// closed and b dropped.
+// towards the output buffer limits of the client's class: over them the
+// connection is closed and b dropped.
 func (cn *conn) WriteAsync(b []byte) {
 	c := cn.client
 	if c.Killed() {
@@ -645,8 +647,10 @@ func (cn *conn) WriteAsync(b []byte) {
 	}
 	out := &c.Out
 	n := len(b)
-	if limit := cn.srv.live.ClientOutputBufferLimit(); limit > 0 && out.Pending()+int64(n) > limit {
-		cn.srv.cutOff(cn, out.Pending()+int64(n), limit)
+	lim := cn.srv.live.OutputBufferLimit(c.OutputClass())
+	pending := out.Pending() + int64(n)
+	if why := out.Check(lim, pending, cn.srv.clock.Load()); why != keyspace.WithinLimits {
+		cn.srv.cutOff(cn, why, lim, pending)
 		_ = cn.gc.Close()
 		return
 	}

@@ -151,7 +151,7 @@ func TestPipelineWithoutReadingHitsHardLimit(t *testing.T) {
 // another client keeps the server busy.
 func TestMonitorWithoutReadingIsCutOff(t *testing.T) {
 	t.Parallel()
-	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBufferLimit = config.MiB }))
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBuffer.Normal.Hard = config.MiB }))
 	mon := dialRaw(t, s.Addr())
 	mon.expect("+OK\r\n", "MONITOR")
 	c := s.Client(t)
@@ -279,7 +279,7 @@ func TestUnauthenticatedRequestLimits(t *testing.T) {
 // CLIENT LIST reports the unsent replies of a client that does not read.
 func TestClientListOmemForNonReadingClient(t *testing.T) {
 	t.Parallel()
-	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBufferLimit = 0 }))
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBuffer.Normal.Hard = 0 }))
 	c := s.Client(t)
 	expect(t, c, "OK", "SET", "k", strings.Repeat("v", 10*1024))
 	_, id := pipelineGets(t, s.Addr(), "k", 5000)

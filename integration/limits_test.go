@@ -71,7 +71,7 @@ func TestIdleTimeout(t *testing.T) {
 
 func TestClientOutputBufferLimit(t *testing.T) {
 	t.Parallel()
-	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBufferLimit = config.MiB }))
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBuffer.Normal.Hard = config.MiB }))
 	c := s.Client(t)
 	big := strings.Repeat("v", 100*1024)
 	expect(t, c, "OK", "SET", "big", big)

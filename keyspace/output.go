@@ -1,6 +1,12 @@
 package keyspace
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/config"
+)
 
 // OutputMeter counts the reply bytes of one connection that are not in its
 // socket yet: the bytes handed to its event loop and not yet written or
@@ -18,7 +24,55 @@ type OutputMeter struct {
 	// before, so that the recent peak covers one to two roll periods.
 	peak     atomic.Int64
 	prevPeak atomic.Int64
+	// class is the client's output limit class (config.OutputClass).
+	class atomic.Uint32
+	// softSince is when the pending bytes were first seen at or over the
+	// class's soft limit, in the caller's clock; 0 when last seen under it.
+	softSince atomic.Int64
 }
+
+// Breach says which output buffer limit a client broke.
+type Breach uint8
+
+// Breaches, from Check.
+const (
+	WithinLimits Breach = iota
+	OverHard            // pending reached the hard limit
+	OverSoft            // pending stayed at or over the soft limit for longer than its seconds
+)
+
+// Check tells whether pending bytes break lim at time now (unix
+// nanoseconds, from the caller's clock), as Redis judges a client's output
+// buffer: at or over the hard limit breaks it at once; at or over the soft
+// limit breaks it once every check since the first that saw it so has
+// found it so, and more than lim.SoftSeconds have passed since that first
+// one. A check under the soft limit starts the count again. 0 turns a
+// limit off. Check may be called from any goroutine.
+func (m *OutputMeter) Check(lim config.OutputLimit, pending, now int64) Breach {
+	if lim.Hard > 0 && pending >= lim.Hard {
+		return OverHard
+	}
+	if lim.Soft <= 0 || pending < lim.Soft {
+		if m.softSince.Load() != 0 {
+			m.softSince.Store(0)
+		}
+		return WithinLimits
+	}
+	since := m.softSince.Load()
+	if since == 0 {
+		// 0 means unset; a clock at 0 (tests) counts from 1 ns.
+		m.softSince.CompareAndSwap(0, max(now, 1))
+		return WithinLimits
+	}
+	if now-since > lim.SoftSeconds*1e9 {
+		return OverSoft
+	}
+	return WithinLimits
+}
+
+// OverSoftSince is when the pending bytes were first seen at or over the
+// soft limit (in Check's clock), 0 when they were last seen under it.
+func (m *OutputMeter) OverSoftSince() int64 { return m.softSince.Load() }
 
 // Queue records n bytes handed to the connection's writer and returns the
 // pending total.
@@ -68,8 +122,21 @@ func (m *OutputMeter) notePeak(p int64) {
 
 // Kill marks the client as cut off (over its output buffer limit): the
 // commands it still has queued at its shard are dropped unrun. The caller
-// closes the connection.
-func (c *Client) Kill() { c.killed.Store(true) }
+// closes the connection. It reports whether this call cut the client off,
+// so that only one of several goroutines logs and counts it.
+func (c *Client) Kill() bool { return c.killed.CompareAndSwap(false, true) }
+
+// SetOutputClass puts the client in output buffer limit class k, whose
+// client-output-buffer-limit values apply to it from its next check on.
+// Pub/Sub sets config.OutputPubSub while the client has subscriptions
+// (Redis counts a client as pubsub while it is in subscribed mode) and
+// config.OutputNormal when the last one goes; replication will set
+// config.OutputReplica. Any goroutine may call it.
+func (c *Client) SetOutputClass(k config.OutputClass) { c.Out.class.Store(uint32(k)) }
+
+// OutputClass is the client's output buffer limit class (config.OutputNormal
+// unless SetOutputClass said otherwise).
+func (c *Client) OutputClass() config.OutputClass { return config.OutputClass(c.Out.class.Load()) }
 
 // Killed reports whether Kill was called.
 func (c *Client) Killed() bool { return c.killed.Load() }
@@ -87,3 +154,17 @@ func (s *Server) recentMaxOutputBuffer() int64 {
 // Unqueue takes back n queued bytes that will not be written (the
 // connection closed first).
 func (m *OutputMeter) Unqueue(n int) { m.queued.Add(-int64(n)) }
+
+// OutputCutOff counts a client cut off for breaking its output buffer limit
+// lim and logs it in one line: its address, class, the limit it broke and
+// the bytes it had pending. The caller has won c.Kill.
+func (s *Server) OutputCutOff(log *zap.Logger, c *Client, why Breach, lim config.OutputLimit, pending int64) {
+	s.CountOutputBufferKill()
+	fields := []zap.Field{zap.String("remote", c.RemoteAddr), zap.Stringer("class", c.OutputClass())}
+	if why == OverSoft {
+		fields = append(fields, zap.String("limit", "soft"), zap.Int64("limit_bytes", lim.Soft), zap.Int64("soft_seconds", lim.SoftSeconds))
+	} else {
+		fields = append(fields, zap.String("limit", "hard"), zap.Int64("limit_bytes", lim.Hard))
+	}
+	log.Warn("closing client: output buffer limit reached", append(fields, zap.Int64("pending", pending))...)
+}

@@ -365,9 +365,9 @@ func (sh *Shard) run(b *Batch) {
 		return
 	}
 	// room is how many reply bytes this batch may add before the client
-	// is over its output buffer limit.
+	// reaches the hard limit of its output class.
 	room := int64(-1)
-	if limit := sh.srv.opts.Live.ClientOutputBufferLimit(); limit > 0 {
+	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
 		room = max(limit-c.Out.Pending(), 0)
 	}
 	for i := 0; i < len(b.Ends); i++ {
@@ -380,7 +380,7 @@ func (sh *Shard) run(b *Batch) {
 		if b.CloseAfter {
 			break
 		}
-		if room >= 0 && int64(len(b.Out.Buf)) > room {
+		if room >= 0 && len(b.Out.Buf) > 0 && int64(len(b.Out.Buf)) >= room {
 			sh.cutOff(b)
 			break
 		}
@@ -394,16 +394,16 @@ func (sh *Shard) run(b *Batch) {
 	x.Args = nil
 }
 
-// cutOff disconnects the client of b, over its output buffer limit (as
-// Redis's normal-class hard limit does): the replies are dropped and its
+// cutOff disconnects the client of b, whose replies would reach the hard
+// output buffer limit of its class: the replies are dropped and its
 // remaining commands are not run.
 func (sh *Shard) cutOff(b *Batch) {
 	c := b.Client
-	c.Kill()
-	sh.srv.CountOutputBufferKill()
-	sh.logger().Warn("closing client: output buffer limit reached",
-		zap.String("remote", c.RemoteAddr), zap.Int64("pending", c.Out.Pending()+int64(len(b.Out.Buf))),
-		zap.Int64("limit", sh.srv.opts.Live.ClientOutputBufferLimit()))
+	if c.Kill() {
+		class := c.OutputClass()
+		sh.srv.OutputCutOff(sh.logger(), c, OverHard, sh.srv.opts.Live.OutputBufferLimit(class),
+			c.Out.Pending()+int64(len(b.Out.Buf)))
+	}
 	b.Out.Buf = b.Out.Buf[:0]
 	b.CloseAfter = true
 }
