@@ -179,8 +179,10 @@ var params = [...]param{
 	{name: "set-max-intset-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
 	{name: "set-max-listpack-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
 	{name: "set-max-listpack-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
-	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
-	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
+	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "512",
+		apply: func(l *Live, _ string, n int64) { l.hashMaxEntries.Store(n) }},
+	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64",
+		apply: func(l *Live, _ string, n int64) { l.hashMaxValue.Store(n) }},
 	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
 	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
 	{name: "stream-node-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "4096"},
@@ -234,14 +236,17 @@ type Live struct {
 	protoMaxBulk  atomic.Int64
 	queryBufLimit atomic.Int64
 	outBufLimit   atomic.Int64
-	hz            atomic.Int64
-	effort        atomic.Int64
-	protectedMode atomic.Bool
-	activeExpire  atomic.Bool
-	requirePass   atomic.Pointer[string]
-	fsync         atomic.Pointer[string]
-	notify        atomic.Pointer[string]
-	level         zap.AtomicLevel
+	// hashMaxEntries and hashMaxValue are the hash encoding thresholds.
+	hashMaxEntries atomic.Int64
+	hashMaxValue   atomic.Int64
+	hz             atomic.Int64
+	effort         atomic.Int64
+	protectedMode  atomic.Bool
+	activeExpire   atomic.Bool
+	requirePass    atomic.Pointer[string]
+	fsync          atomic.Pointer[string]
+	notify         atomic.Pointer[string]
+	level          zap.AtomicLevel
 
 	maxMemory        atomic.Int64
 	maxMemoryPolicy  atomic.Pointer[string]
@@ -579,6 +584,12 @@ func (l *Live) MaxClients() int { return int(l.maxClients.Load()) }
 
 // Timeout is timeout: how long a client may stay idle; 0 means forever.
 func (l *Live) Timeout() time.Duration { return time.Duration(l.timeout.Load()) }
+
+// HashMaxListpack returns hash-max-listpack-entries and
+// hash-max-listpack-value, the hash encoding thresholds.
+func (l *Live) HashMaxListpack() (entries, value int64) {
+	return l.hashMaxEntries.Load(), l.hashMaxValue.Load()
+}
 
 // ProtoMaxBulkLen is proto-max-bulk-len: the largest bulk string a request may carry.
 func (l *Live) ProtoMaxBulkLen() int64 { return l.protoMaxBulk.Load() }

@@ -204,6 +204,7 @@ func newCommandTable() commandTable {
 	registerPersistenceFamily(t)
 	registerFunctionFamily(t)
 	registerKeyJobFamily(t)
+	registerHashFamily(t)
 	return t
 }
 

@@ -168,6 +168,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	case persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreRelease,
 		persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut:
 		err = applyKeyJobRecord(db, r.Op, &p)
+	case persistence.OpHashSet, persistence.OpHashDel:
+		err = applyHashRecord(sh, db, r.Op, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}

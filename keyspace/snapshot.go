@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/hash"
 )
 
 // Snapshots are point-in-time at a WAL sequence and are taken without fork
@@ -45,6 +46,10 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 		return copyBytes(val), nil, nil
 	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
 		obj, err := decodeKeyJobValue(kind, val)
+		return nil, obj, err
+	case kindHash:
+		// Loaded in the default encoding thresholds' form.
+		obj, err := decodeHashValue(hash.DefaultConfig, val)
 		return nil, obj, err
 	}
 	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)

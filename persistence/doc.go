@@ -79,6 +79,8 @@
 //	53 IdempotencyPut    key bytes, value bytes (packed IDEM record, see
 //	                     docs/idem-format.md), deadline i64; creation and
 //	                     completion alike, value and deadline in one record
+//	60 HashSet           key bytes, count u64, count × (field, value bytes)
+//	61 HashDel           key bytes, count u64, count × field bytes
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,

@@ -28,6 +28,8 @@ const (
 	OpLimit            Opcode = 25 // defined by the key-jobs issue
 	OpOnce             Opcode = 26 // defined by the key-jobs issue
 	OpIdempotencyPut   Opcode = 53 // key, value (packed IDEM record), deadline i64; MUST stay 53
+	OpHashSet          Opcode = 60 // key, count u64, count × (field, value); creates the hash
+	OpHashDel          Opcode = 61 // key, count u64, count × field; an emptied hash is deleted
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -51,6 +53,8 @@ var opcodeNames = [256]string{
 	OpLimit:            "Limit",
 	OpOnce:             "Once",
 	OpIdempotencyPut:   "IdempotencyPut",
+	OpHashSet:          "HashSet",
+	OpHashDel:          "HashDel",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or

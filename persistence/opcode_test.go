@@ -29,6 +29,8 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpLimit, 25, "Limit"},
 		{OpOnce, 26, "Once"},
 		{OpIdempotencyPut, 53, "IdempotencyPut"},
+		{OpHashSet, 60, "HashSet"},
+		{OpHashDel, 61, "HashDel"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {
