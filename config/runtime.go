@@ -174,7 +174,8 @@ var params = [...]param{
 	{name: "activedefrag", kind: kindBool, def: "no"},
 
 	// Encoding thresholds (stored only).
-	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kindInt, min: intMin, max: intMax, def: "-2"},
+	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kindInt, min: intMin, max: intMax, def: "-2",
+		apply: func(l *Live, _ string, n int64) { l.listFill.Store(n) }},
 	{name: "list-compress-depth", kind: kindInt, min: 0, max: intMax, def: "0"},
 	{name: "set-max-intset-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
 	{name: "set-max-listpack-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
@@ -239,14 +240,16 @@ type Live struct {
 	// hashMaxEntries and hashMaxValue are the hash encoding thresholds.
 	hashMaxEntries atomic.Int64
 	hashMaxValue   atomic.Int64
-	hz             atomic.Int64
-	effort         atomic.Int64
-	protectedMode  atomic.Bool
-	activeExpire   atomic.Bool
-	requirePass    atomic.Pointer[string]
-	fsync          atomic.Pointer[string]
-	notify         atomic.Pointer[string]
-	level          zap.AtomicLevel
+	// listFill is list-max-listpack-size.
+	listFill      atomic.Int64
+	hz            atomic.Int64
+	effort        atomic.Int64
+	protectedMode atomic.Bool
+	activeExpire  atomic.Bool
+	requirePass   atomic.Pointer[string]
+	fsync         atomic.Pointer[string]
+	notify        atomic.Pointer[string]
+	level         zap.AtomicLevel
 
 	maxMemory        atomic.Int64
 	maxMemoryPolicy  atomic.Pointer[string]
@@ -590,6 +593,10 @@ func (l *Live) Timeout() time.Duration { return time.Duration(l.timeout.Load()) 
 func (l *Live) HashMaxListpack() (entries, value int64) {
 	return l.hashMaxEntries.Load(), l.hashMaxValue.Load()
 }
+
+// ListMaxListpackSize returns list-max-listpack-size, the fill of a list's
+// nodes (negative: a byte limit, positive: entries per node).
+func (l *Live) ListMaxListpackSize() int64 { return l.listFill.Load() }
 
 // ProtoMaxBulkLen is proto-max-bulk-len: the largest bulk string a request may carry.
 func (l *Live) ProtoMaxBulkLen() int64 { return l.protoMaxBulk.Load() }

@@ -353,7 +353,7 @@ func hrandfieldCommand(x *Ctx) {
 		return
 	}
 	if count < -math.MaxInt64 {
-		x.W.Error("ERR value is out of range")
+		x.W.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 		return
 	}
 	withValues := false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/hash"
+	"github.com/ruvio/ruvio/types/list"
 )
 
 // Snapshots are point-in-time at a WAL sequence and are taken without fork
@@ -50,6 +51,9 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 	case kindHash:
 		// Loaded in the default encoding thresholds' form.
 		obj, err := decodeHashValue(hash.DefaultConfig, val)
+		return nil, obj, err
+	case kindList:
+		obj, err := decodeListValue(list.DefaultFill, val)
 		return nil, obj, err
 	}
 	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
@@ -300,7 +304,7 @@ func (sh *Shard) snapshotBeforeWrite(cmd *Command, args [][]byte, db *DB) {
 		sh.finishSnapshotNow()
 		return
 	}
-	if cmd.FirstKey <= 0 {
+	if cmd.FirstKey <= 0 && cmd.NumKeysAt <= 0 {
 		sh.finishSnapshotNow()
 		return
 	}
