@@ -189,13 +189,16 @@ var params = [...]param{
 	{name: "activedefrag", kind: kindBool, def: "no"},
 
 	// Encoding thresholds (stored only).
-	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kindInt, min: intMin, max: intMax, def: "-2"},
+	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kindInt, min: intMin, max: intMax, def: "-2",
+		apply: func(l *Live, _ string, n int64) { l.listFill.Store(n) }},
 	{name: "list-compress-depth", kind: kindInt, min: 0, max: intMax, def: "0"},
 	{name: "set-max-intset-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
 	{name: "set-max-listpack-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
 	{name: "set-max-listpack-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
-	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
-	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
+	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "512",
+		apply: func(l *Live, _ string, n int64) { l.hashMaxEntries.Store(n) }},
+	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64",
+		apply: func(l *Live, _ string, n int64) { l.hashMaxValue.Store(n) }},
 	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
 	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
 	{name: "stream-node-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "4096"},
@@ -263,6 +266,11 @@ type Live struct {
 	protoMaxBulk  atomic.Int64
 	queryBufLimit atomic.Int64
 	obuf          atomic.Pointer[OutputBufferLimits]
+	// hashMaxEntries and hashMaxValue are the hash encoding thresholds.
+	hashMaxEntries atomic.Int64
+	hashMaxValue   atomic.Int64
+	// listFill is list-max-listpack-size.
+	listFill      atomic.Int64
 	hz            atomic.Int64
 	effort        atomic.Int64
 	protectedMode atomic.Bool
@@ -570,6 +578,16 @@ func (l *Live) MaxClients() int { return int(l.maxClients.Load()) }
 
 // Timeout is timeout: how long a client may stay idle; 0 means forever.
 func (l *Live) Timeout() time.Duration { return time.Duration(l.timeout.Load()) }
+
+// HashMaxListpack returns hash-max-listpack-entries and
+// hash-max-listpack-value, the hash encoding thresholds.
+func (l *Live) HashMaxListpack() (entries, value int64) {
+	return l.hashMaxEntries.Load(), l.hashMaxValue.Load()
+}
+
+// ListMaxListpackSize returns list-max-listpack-size, the fill of a list's
+// nodes (negative: a byte limit, positive: entries per node).
+func (l *Live) ListMaxListpackSize() int64 { return l.listFill.Load() }
 
 // ProtoMaxBulkLen is proto-max-bulk-len: the largest bulk string a request may carry.
 func (l *Live) ProtoMaxBulkLen() int64 { return l.protoMaxBulk.Load() }

@@ -76,6 +76,10 @@ type Command struct {
 	// FirstKey, LastKey and Step give the key positions (LastKey -1: the
 	// last argument; 0,0,0: no keys).
 	FirstKey, LastKey, Step int
+	// NumKeysAt, when > 0, is the position of a numkeys argument whose
+	// keys follow it (LMPOP, ZMPOP and kin, whose legacy key fields are
+	// 0 as in Redis); keyIndexes finds them for routing and snapshots.
+	NumKeysAt int
 	// Categories are the ACL categories beyond those derived from Flags
 	// and Group, without the leading '@'.
 	Categories []string
@@ -227,6 +231,8 @@ func newCommandTable() commandTable {
 	registerKeyJobFamily(t)
 	registerRoleCommand(t)
 	registerTransactionFamily(t)
+	registerHashFamily(t)
+	registerListFamily(t)
 	applyCommandSpecs(t)
 	return t
 }
@@ -259,6 +265,16 @@ func arityOK(arity, n int) bool {
 
 // keyIndexes appends the argument indexes of the keys of a command call.
 func (c *Command) keyIndexes(args [][]byte, dst []int) []int {
+	if c.NumKeysAt > 0 && c.NumKeysAt < len(args) {
+		n, ok := parseInt(args[c.NumKeysAt])
+		if !ok || n < 1 {
+			return dst
+		}
+		for i := c.NumKeysAt + 1; int64(i-c.NumKeysAt) <= n && i < len(args); i++ {
+			dst = append(dst, i)
+		}
+		return dst
+	}
 	if c.FirstKey <= 0 {
 		return dst
 	}

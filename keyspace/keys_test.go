@@ -163,13 +163,13 @@ func expectOps(t *testing.T, j *recJournal, what string, want ...persistence.Opc
 	}
 }
 
-// listObj is a stand-in for a collection type: it has a type name, an
+// fakeListObj is a stand-in for a collection type: it has a type name, an
 // encoding and a deep clone.
-type listObj struct{ items []string }
+type fakeListObj struct{ items []string }
 
-func (l *listObj) typeName() string { return "list" }
-func (l *listObj) encoding() string { return "listpack" }
-func (l *listObj) clone() any       { return &listObj{items: append([]string(nil), l.items...)} }
+func (l *fakeListObj) typeName() string { return "list" }
+func (l *fakeListObj) encoding() string { return "listpack" }
+func (l *fakeListObj) clone() any       { return &fakeListObj{items: append([]string(nil), l.items...)} }
 
 // streamObj is a type without clone: COPY refuses it.
 type streamObj struct{}
@@ -209,7 +209,7 @@ func TestKeysType(t *testing.T) {
 	sh := newTestShard(t)
 	db := sh.dbs[0]
 	expect(t, sh, rOK, "SET", "s", "v")
-	db.add([]byte("l"), nil, &listObj{}, 0)
+	db.add([]byte("l"), nil, &fakeListObj{}, 0)
 	db.add([]byte("x"), nil, streamObj{}, 0)
 	db.add([]byte("v"), nil, &strLikeObj{b: []byte("12")}, 0)
 	expect(t, sh, "+string\r\n", "TYPE", "s")
@@ -318,11 +318,11 @@ func TestKeysCopy(t *testing.T) {
 	expect(t, sh, rInt(-1), "TTL", "a")
 
 	// Types with clone are deep-copied; types without are refused.
-	l := &listObj{items: []string{"x"}}
+	l := &fakeListObj{items: []string{"x"}}
 	sh.dbs[0].add([]byte("l"), nil, l, 0)
 	expect(t, sh, rInt(1), "COPY", "l", "l2")
 	e := sh.dbs[0].findString("l2")
-	if e == nil || sh.dbs[0].obj(e) == l || len(sh.dbs[0].obj(e).(*listObj).items) != 1 {
+	if e == nil || sh.dbs[0].obj(e) == l || len(sh.dbs[0].obj(e).(*fakeListObj).items) != 1 {
 		t.Fatalf("COPY of a list: %+v", e)
 	}
 	sh.dbs[0].add([]byte("s"), nil, streamObj{}, 0)
@@ -523,7 +523,7 @@ func TestKeysScanFilters(t *testing.T) {
 		expect(t, sh, rOK, "SET", "key:"+strconv.Itoa(i), "v")
 	}
 	expect(t, sh, rOK, "SET", "other", "v")
-	sh.dbs[0].add([]byte("key:list"), nil, &listObj{}, 0)
+	sh.dbs[0].add([]byte("key:list"), nil, &fakeListObj{}, 0)
 	expect(t, sh, rOK, "SET", "key:gone", "v", "PX", "1")
 	sh.nowMs++
 	collect := func(args ...string) map[string]int {
@@ -845,7 +845,7 @@ func TestKeysObject(t *testing.T) {
 		want := map[byte]string{'i': "int", 'e': "embstr", 'r': "raw"}[k[0]]
 		expect(t, sh, rBulk(want), "OBJECT", "ENCODING", k)
 	}
-	sh.dbs[0].add([]byte("l"), nil, &listObj{}, 0)
+	sh.dbs[0].add([]byte("l"), nil, &fakeListObj{}, 0)
 	sh.dbs[0].add([]byte("v"), nil, &strLikeObj{b: []byte("42")}, 0)
 	expect(t, sh, rBulk("listpack"), "OBJECT", "ENCODING", "l")
 	expect(t, sh, rBulk("int"), "OBJECT", "encoding", "v")

@@ -171,6 +171,11 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	case persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreRelease,
 		persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut:
 		err = applyKeyJobRecord(db, r.Op, &p)
+	case persistence.OpHashSet, persistence.OpHashDel:
+		err = applyHashRecord(sh, db, r.Op, &p)
+	case persistence.OpListPush, persistence.OpListPop, persistence.OpListSet, persistence.OpListInsert,
+		persistence.OpListRem, persistence.OpListTrim, persistence.OpListMove:
+		err = applyListRecord(sh, db, r.Op, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}

@@ -8,6 +8,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/hash"
+	"github.com/ruvio/ruvio/types/list"
 )
 
 // Snapshots are point-in-time at a WAL sequence and are taken without fork
@@ -45,6 +47,13 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 		return copyBytes(val), nil, nil
 	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
 		obj, err := decodeKeyJobValue(kind, val)
+		return nil, obj, err
+	case kindHash:
+		// Loaded in the default encoding thresholds' form.
+		obj, err := decodeHashValue(hash.DefaultConfig, val)
+		return nil, obj, err
+	case kindList:
+		obj, err := decodeListValue(list.DefaultFill, val)
 		return nil, obj, err
 	}
 	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
@@ -300,7 +309,7 @@ func (sh *Shard) snapshotBeforeWrite(cmd *Command, args [][]byte, db *DB) {
 		sh.finishSnapshotNow()
 		return
 	}
-	if cmd.FirstKey <= 0 {
+	if cmd.FirstKey <= 0 && cmd.NumKeysAt <= 0 {
 		sh.finishSnapshotNow()
 		return
 	}

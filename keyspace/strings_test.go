@@ -60,7 +60,7 @@ func TestStringsSetbitGetbit(t *testing.T) {
 	expect(t, sh, badOff, "setbit", "k", itoa(8<<20), "1")
 	expect(t, sh, rInt(0), "setbit", "k", itoa(8<<20-1), "1")
 
-	sh.dbs[0].add([]byte("l"), nil, &listObj{items: []string{"a"}}, 0)
+	sh.dbs[0].add([]byte("l"), nil, &fakeListObj{items: []string{"a"}}, 0)
 	expect(t, sh, rErr(errWrongType), "setbit", "l", "0", "1")
 	expect(t, sh, rErr(errWrongType), "getbit", "l", "0")
 }
@@ -85,7 +85,7 @@ func TestStringsLCS(t *testing.T) {
 	expect(t, sh, rErr(errSyntax), "lcs", "a", "b", "foo")
 	expect(t, sh, rErr(errSyntax), "lcs", "a", "b", "minmatchlen")
 	expect(t, sh, rErr(errNotInt), "lcs", "a", "b", "minmatchlen", "x")
-	sh.dbs[0].add([]byte("l"), nil, &listObj{items: []string{"a"}}, 0)
+	sh.dbs[0].add([]byte("l"), nil, &fakeListObj{items: []string{"a"}}, 0)
 	expect(t, sh, rErr("ERR The specified keys must contain string values"), "lcs", "a", "l")
 	expect(t, sh, rOK, "config", "set", "proto-max-bulk-len", "1mb")
 	big := make([]byte, 600)

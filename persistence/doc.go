@@ -82,6 +82,16 @@
 //	54 Batch             count uvarint, then count entries of db u16, op u8,
 //	                     payload bytes: the mutations of one atomic unit
 //	                     (an EXEC) in one record; see below
+//	60 HashSet           key bytes, count u64, count × (field, value bytes)
+//	61 HashDel           key bytes, count u64, count × field bytes
+//	62 ListPush          key bytes, where u8 (0 head, 1 tail), count u64,
+//	                     count × element bytes
+//	63 ListPop           key bytes, where u8, count u64
+//	64 ListSet           key bytes, index i64, element bytes
+//	65 ListInsert        key bytes, after u8, pivot bytes, element bytes
+//	66 ListRem           key bytes, count i64, element bytes
+//	67 ListTrim          key bytes, start i64, stop i64
+//	68 ListMove          src bytes, dst bytes, from u8, to u8
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,

@@ -29,6 +29,15 @@ const (
 	OpOnce             Opcode = 26 // defined by the key-jobs issue
 	OpIdempotencyPut   Opcode = 53 // key, value (packed IDEM record), deadline i64; MUST stay 53
 	OpBatch            Opcode = 54 // count uvarint, then per entry: db u16, op u8, payload bytes (see batch.go)
+	OpHashSet          Opcode = 60 // key, count u64, count × (field, value); creates the hash
+	OpHashDel          Opcode = 61 // key, count u64, count × field; an emptied hash is deleted
+	OpListPush         Opcode = 62 // key, where u8 (0 head, 1 tail), count u64, count × element; creates the list
+	OpListPop          Opcode = 63 // key, where u8, count u64; an emptied list is deleted
+	OpListSet          Opcode = 64 // key, index i64, element
+	OpListInsert       Opcode = 65 // key, after u8, pivot, element (first pivot from the head)
+	OpListRem          Opcode = 66 // key, count i64, element (LREM's rule)
+	OpListTrim         Opcode = 67 // key, start i64, stop i64 (LTRIM's indexes)
+	OpListMove         Opcode = 68 // src, dst, from u8, to u8: one element popped from src and pushed to dst
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -53,6 +62,15 @@ var opcodeNames = [256]string{
 	OpOnce:             "Once",
 	OpIdempotencyPut:   "IdempotencyPut",
 	OpBatch:            "Batch",
+	OpHashSet:          "HashSet",
+	OpHashDel:          "HashDel",
+	OpListPush:         "ListPush",
+	OpListPop:          "ListPop",
+	OpListSet:          "ListSet",
+	OpListInsert:       "ListInsert",
+	OpListRem:          "ListRem",
+	OpListTrim:         "ListTrim",
+	OpListMove:         "ListMove",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or

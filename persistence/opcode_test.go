@@ -30,6 +30,15 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpOnce, 26, "Once"},
 		{OpIdempotencyPut, 53, "IdempotencyPut"},
 		{OpBatch, 54, "Batch"},
+		{OpHashSet, 60, "HashSet"},
+		{OpHashDel, 61, "HashDel"},
+		{OpListPush, 62, "ListPush"},
+		{OpListPop, 63, "ListPop"},
+		{OpListSet, 64, "ListSet"},
+		{OpListInsert, 65, "ListInsert"},
+		{OpListRem, 66, "ListRem"},
+		{OpListTrim, 67, "ListTrim"},
+		{OpListMove, 68, "ListMove"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {
