@@ -54,6 +54,14 @@ func TestScriptBusyKill(t *testing.T) {
 	if err := b.FunctionKill(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
 		t.Fatalf("FUNCTION KILL on a script: %v", err)
 	}
+	// MULTI is allowed while busy; a refused command aborts the EXEC.
+	if err := b.Do(ctx, "MULTI").Err(); err != nil {
+		t.Fatalf("MULTI while busy: %v", err)
+	}
+	if err := b.Incr(ctx, "xx").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
+		t.Fatalf("INCR in MULTI while busy: %v", err)
+	}
+	wantErr(t, "EXEC while busy", b.Do(ctx, "EXEC").Err(), "EXECABORT Transaction discarded because of: BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 	if err := b.ScriptKill(ctx).Err(); err != nil {
 		t.Fatalf("SCRIPT KILL: %v", err)
 	}

@@ -269,7 +269,7 @@ func functionDumpCommand(x *Ctx) {
 // FUNCTION RESTORE serialized-value [FLUSH|APPEND|REPLACE]
 func functionRestoreCommand(x *Ctx) {
 	if len(x.Args) > 4 {
-		x.W.Error(errSyntax)
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + truncArg(x.Args[1]) + "'. Try FUNCTION HELP.")
 		return
 	}
 	policy := "append"
@@ -409,7 +409,7 @@ func (sh *Shard) fcallGeneric(x *Ctx, ro bool) {
 	if sh.srv.monitors.count.Load() != 0 {
 		sh.writeMonitors(x.C, x.Args)
 	}
-	keys, argv, ok := scriptKeys(x)
+	keys, argv, ok := scriptKeys(x, "ERR Bad number of keys provided")
 	if !ok {
 		return
 	}
@@ -429,23 +429,23 @@ func (sh *Shard) fcallGeneric(x *Ctx, ro bool) {
 // registerFunctionFamily registers FUNCTION, FCALL and FCALL_RO.
 func registerFunctionFamily(t commandTable) {
 	const grp = "scripting"
-	fcall := FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale | flagRunsScript
-	fcallRO := FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadOnly | flagRunsScript
+	fcall := FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale | FlagMovableKeys | flagRunsScript
+	fcallRO := FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadOnly | FlagMovableKeys | flagRunsScript
 	const cx = "Depends on the function that is executed."
 	t.add(
-		&Command{Name: "fcall", Arity: -3, Flags: fcall, Group: grp, Since: "7.0.0", Summary: "Invokes a function.", Complexity: cx, Handler: fcallCommand},
-		&Command{Name: "fcall_ro", Arity: -3, Flags: fcallRO, Group: grp, Since: "7.0.0", Summary: "Invokes a read-only function.", Complexity: cx, Handler: fcallROCommand},
+		&Command{Name: "fcall", Arity: -3, Flags: fcall, KeySpecs: []KeySpec{scriptKeySpec(KeyRW | KeyAccess | KeyUpdate)}, Group: grp, Since: "7.0.0", Summary: "Invokes a function.", Complexity: cx, Handler: fcallCommand},
+		&Command{Name: "fcall_ro", Arity: -3, Flags: fcallRO, KeySpecs: []KeySpec{scriptKeySpec(KeyRO | KeyAccess)}, Group: grp, Since: "7.0.0", Summary: "Invokes a read-only function.", Complexity: cx, Handler: fcallROCommand},
 		&Command{Name: "function", Arity: -2, Group: grp, Since: "7.0.0", Summary: "A container for function commands.", Complexity: "Depends on subcommand.", Handler: functionCommand,
 			Subcommands: []*Command{
-				{Name: "delete", Arity: 3, Flags: FlagNoScript | FlagWrite, Group: grp, Since: "7.0.0", Summary: "Deletes a library and its functions.", Complexity: "O(1)", Handler: functionDeleteCommand},
+				{Name: "delete", Arity: 3, Flags: FlagNoScript | FlagWrite, Group: grp, Since: "7.0.0", Summary: "Deletes a library and its functions.", Complexity: "O(1)", Handler: functionDeleteCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
 				{Name: "dump", Arity: 2, Flags: FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Dumps all libraries into a serialized binary payload.", Complexity: "O(N) where N is the number of functions", Handler: functionDumpCommand},
 				{Name: "flush", Arity: -2, Flags: FlagWrite | FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Deletes all libraries and functions.", Complexity: "O(N) where N is the number of functions deleted", Handler: functionFlushCommand},
 				{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: grp, Since: "7.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: functionHelpCommand},
-				{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "7.0.0", Summary: "Terminates a function during execution.", Complexity: "O(1)", Handler: functionKillCommand},
+				{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "7.0.0", Summary: "Terminates a function during execution.", Complexity: "O(1)", Handler: functionKillCommand, Tips: []string{tipAllShards, tipOneSucceeded}},
 				{Name: "list", Arity: -2, Flags: FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Returns information about all libraries.", Complexity: "O(N) where N is the number of functions", Handler: functionListCommand},
-				{Name: "load", Arity: -3, Flags: FlagNoScript | FlagWrite | FlagDenyOOM, Group: grp, Since: "7.0.0", Summary: "Creates a library.", Complexity: "O(1) (considering compilation time is redundant)", Handler: functionLoadCommand},
-				{Name: "restore", Arity: -3, Flags: FlagNoScript | FlagWrite | FlagDenyOOM, Group: grp, Since: "7.0.0", Summary: "Restores all libraries from a payload.", Complexity: "O(N) where N is the number of functions on the payload", Handler: functionRestoreCommand},
-				{Name: "stats", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "7.0.0", Summary: "Returns information about a function during execution.", Complexity: "O(1)", Handler: functionStatsCommand},
+				{Name: "load", Arity: -3, Flags: FlagNoScript | FlagWrite | FlagDenyOOM, Group: grp, Since: "7.0.0", Summary: "Creates a library.", Complexity: "O(1) (considering compilation time is redundant)", Handler: functionLoadCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
+				{Name: "restore", Arity: -3, Flags: FlagNoScript | FlagWrite | FlagDenyOOM, Group: grp, Since: "7.0.0", Summary: "Restores all libraries from a payload.", Complexity: "O(N) where N is the number of functions on the payload", Handler: functionRestoreCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
+				{Name: "stats", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "7.0.0", Summary: "Returns information about a function during execution.", Complexity: "O(1)", Handler: functionStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 			}},
 	)
 }

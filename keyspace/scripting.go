@@ -161,11 +161,11 @@ func (s *Server) scriptMemory() (scripts, scriptBytes, libs, funcs, funcBytes in
 // scriptKeys splits the arguments of EVAL-like commands (numkeys at
 // Args[2]) into keys and arguments, replying the error when numkeys is
 // invalid.
-func scriptKeys(x *Ctx) (keys, argv [][]byte, ok bool) {
+func scriptKeys(x *Ctx, notInt string) (keys, argv [][]byte, ok bool) {
 	n, isInt := parseInt(x.Args[2])
 	switch {
 	case !isInt:
-		x.W.Error(errNotInt)
+		x.W.Error(notInt)
 	case n > int64(len(x.Args)-3):
 		x.W.Error(errNumKeysTooMany)
 	case n < 0:
@@ -446,16 +446,18 @@ func (sh *Shard) serveBusy() {
 	}
 }
 
-// busyAllowed reports whether a command runs while a script is busy.
-func busyAllowed(args [][]byte) bool {
-	switch {
-	case len(args) == 2 && eqFold(args[0], "script") && eqFold(args[1], "kill"),
-		len(args) == 2 && eqFold(args[0], "function") && eqFold(args[1], "kill"),
-		len(args) == 2 && eqFold(args[0], "function") && eqFold(args[1], "stats"),
-		len(args) == 2 && eqFold(args[0], "shutdown") && eqFold(args[1], "nosave"):
-		return true
+// busyAllowed reports whether a command runs while a script is busy: the
+// allow_busy commands of Redis (MULTI, WATCH, SCRIPT KILL, FUNCTION
+// KILL, FUNCTION STATS, AUTH, HELLO, ...), SHUTDOWN only with NOSAVE.
+func (sh *Shard) busyAllowed(args [][]byte) bool {
+	cmd := sh.srv.cmds.lookup(args[0])
+	if cmd == nil || cmd.called(args).Flags&FlagAllowBusy == 0 {
+		return false
 	}
-	return false
+	if cmd.Name == "shutdown" {
+		return len(args) == 2 && eqFold(args[1], "nosave")
+	}
+	return true
 }
 
 // runBusy answers one batch while a script is busy.
@@ -478,9 +480,16 @@ func (sh *Shard) runBusy(b *Batch) {
 			continue
 		}
 		b.Out.Proto = c.Proto
-		if !busyAllowed(args) {
+		if !sh.busyAllowed(args) {
+			// Refused like a failed check: a transaction in progress
+			// is flagged, and its EXEC aborted naming the refusal.
+			before := len(b.Out.Buf)
 			b.Out.Error(busy)
-			c.flagTx()
+			if c.tx.multi && eqFold(args[0], "exec") {
+				sh.execAbort(x, before)
+			} else {
+				c.flagTx()
+			}
 			continue
 		}
 		sh.exec(x, args)
@@ -550,7 +559,7 @@ func (sh *Shard) evalGeneric(x *Ctx, bySHA, ro bool) {
 	if sh.srv.monitors.count.Load() != 0 {
 		sh.writeMonitors(x.C, x.Args)
 	}
-	keys, argv, ok := scriptKeys(x)
+	keys, argv, ok := scriptKeys(x, errNotInt)
 	if !ok {
 		return
 	}
@@ -656,21 +665,34 @@ func scriptHelpCommand(x *Ctx) {
 // SCRIPT.
 func registerScriptingFamily(t commandTable) {
 	const grp = "scripting"
-	eval := FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale | flagRunsScript
-	ro := FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadOnly | flagRunsScript
+	eval := FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale | FlagMovableKeys | flagRunsScript
+	ro := FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadOnly | FlagMovableKeys | flagRunsScript
+	rwKeys, roKeys := []KeySpec{scriptKeySpec(KeyRW | KeyAccess | KeyUpdate)}, []KeySpec{scriptKeySpec(KeyRO | KeyAccess)}
 	const evalCx = "Depends on the script that is executed."
 	t.add(
-		&Command{Name: "eval", Arity: -3, Flags: eval, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script.", Complexity: evalCx, Handler: evalCommand},
-		&Command{Name: "evalsha", Arity: -3, Flags: eval, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHACommand},
-		&Command{Name: "eval_ro", Arity: -3, Flags: ro, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script.", Complexity: evalCx, Handler: evalROCommand},
-		&Command{Name: "evalsha_ro", Arity: -3, Flags: ro, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHAROCommand},
+		&Command{Name: "eval", Arity: -3, Flags: eval, KeySpecs: rwKeys, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script.", Complexity: evalCx, Handler: evalCommand},
+		&Command{Name: "evalsha", Arity: -3, Flags: eval, KeySpecs: rwKeys, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHACommand},
+		&Command{Name: "eval_ro", Arity: -3, Flags: ro, KeySpecs: roKeys, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script.", Complexity: evalCx, Handler: evalROCommand},
+		&Command{Name: "evalsha_ro", Arity: -3, Flags: ro, KeySpecs: roKeys, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHAROCommand},
 		&Command{Name: "script", Arity: -2, Group: grp, Since: "2.6.0", Summary: "A container for Lua scripts management commands.", Complexity: "Depends on subcommand.", Handler: scriptCommand,
 			Subcommands: []*Command{
-				{Name: "exists", Arity: -3, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Determines whether server-side Lua scripts exist in the script cache.", Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", Handler: scriptExistsCommand},
-				{Name: "flush", Arity: -2, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Removes all server-side Lua scripts from the script cache.", Complexity: "O(N) with N being the number of scripts in cache", Handler: scriptFlushCommand},
+				{Name: "exists", Arity: -3, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Determines whether server-side Lua scripts exist in the script cache.", Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", Handler: scriptExistsCommand, Tips: []string{tipAllShards, tipAggLogicalAnd}},
+				{Name: "flush", Arity: -2, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Removes all server-side Lua scripts from the script cache.", Complexity: "O(N) with N being the number of scripts in cache", Handler: scriptFlushCommand, Tips: []string{tipAllNodes, tipAllSucceeded}},
 				{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: scriptHelpCommand},
-				{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "2.6.0", Summary: "Terminates a server-side Lua script during execution.", Complexity: "O(1)", Handler: scriptKillCommand},
-				{Name: "load", Arity: 3, Flags: FlagNoScript | FlagStale, Group: grp, Since: "2.6.0", Summary: "Loads a server-side Lua script to the script cache.", Complexity: "O(N) with N being the length in bytes of the script body.", Handler: scriptLoadCommand},
+				{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "2.6.0", Summary: "Terminates a server-side Lua script during execution.", Complexity: "O(1)", Handler: scriptKillCommand, Tips: []string{tipAllShards, tipOneSucceeded}},
+				{Name: "load", Arity: 3, Flags: FlagNoScript | FlagStale, Group: grp, Since: "2.6.0", Summary: "Loads a server-side Lua script to the script cache.", Complexity: "O(N) with N being the length in bytes of the script body.", Handler: scriptLoadCommand, Tips: []string{tipAllNodes, tipAllSucceeded}},
 			}},
 	)
+}
+
+// Command tips of scripting commands only.
+const (
+	tipAggLogicalAnd = "response_policy:agg_logical_and"
+	tipOneSucceeded  = "response_policy:one_succeeded"
+)
+
+// scriptKeySpec is the key spec of EVAL and FCALL: numkeys at argument 2,
+// the keys after it.
+func scriptKeySpec(flags KeyFlag) KeySpec {
+	return KeySpec{Flags: flags, Index: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}
 }
