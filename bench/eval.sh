@@ -56,7 +56,7 @@ done
 rps() {
 	# shellcheck disable=SC2046
 	timeout 120 $(pinprefix "$CLIENT_CPU") redis-benchmark -p "$1" -c "$CLIENTS" -n "$REQUESTS" -q \
-		evalsha "${SHA[$2]}" 2 bench:n bench:s | tr '\r' '\n' | awk '/requests per second/ { print $(NF-3) }' | tail -1
+		evalsha "${SHA[$2]}" 2 bench:n bench:s | tr '\r' '\n' | grep -o '[0-9.]* requests per second' | awk '{ print $1 }' | tail -1
 }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'round\tscript\tredis rps\truvio rps\tratio\n'

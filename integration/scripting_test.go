@@ -312,3 +312,27 @@ func TestScriptCluster(t *testing.T) {
 		t.Fatalf("cluster client EVAL: %v %v", n, err)
 	}
 }
+
+// TestScriptMonitor: MONITOR shows EVAL before the commands of its script,
+// which appear with the "lua" source, as Redis shows them.
+func TestScriptMonitor(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := ctxT(t)
+	rc := dialRaw(t, s.Addr())
+	rc.expect("+OK\r\n", "MONITOR")
+	c := s.Client(t)
+	if err := c.Eval(ctx, "redis.call('SET', KEYS[1], 'v'); return redis.call('GET', KEYS[1])", []string{"mk"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for len(lines) < 3 {
+		l := rc.read()
+		if strings.Contains(l, "\"hello\"") || strings.Contains(l, "\"client\"") || strings.Contains(l, "\"ping\"") {
+			continue // go-redis connection set-up
+		}
+		lines = append(lines, l)
+	}
+	if !strings.Contains(lines[0], `"eval"`) || !strings.Contains(lines[1], `[0 lua] "SET" "mk" "v"`) || !strings.Contains(lines[2], `[0 lua] "GET" "mk"`) {
+		t.Fatalf("MONITOR lines:\n%s", strings.Join(lines, ""))
+	}
+}

@@ -28,8 +28,8 @@ import (
 // scripting.InterruptEvery Lua instructions. Once the script has run longer
 // than busy-reply-threshold, that hook drains the shard's ring itself (the
 // shard goroutine is the only reader of the ring, and it is here): every
-// command of other clients is answered -BUSY except SCRIPT KILL, FUNCTION
-// KILL, FUNCTION STATS and SHUTDOWN NOSAVE, which run. Batches of the
+// command of other clients is answered -BUSY except the allow_busy ones
+// (SCRIPT KILL, FUNCTION KILL, MULTI, ...) and SHUTDOWN NOSAVE, which run. Batches of the
 // client whose script runs are set aside and run after it, in order. A
 // script never runs inline on a reactor (TryRun refuses batches that may
 // run one), so the clients that must send SCRIPT KILL are always read.
