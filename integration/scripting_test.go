@@ -168,6 +168,9 @@ func TestFunctionCommands(t *testing.T) {
 	wantErr(t, "no function", c.FCall(ctx, "nosuch", nil).Err(), "ERR Function not found")
 	wantErr(t, "fcall keys", c.Do(ctx, "FCALL", "incr1", "3", "a").Err(), "ERR Number of keys can't be greater than number of args")
 	wantErr(t, "fcall negative", c.Do(ctx, "FCALL", "incr1", "-2").Err(), "ERR Number of keys can't be negative")
+	wantErr(t, "fcall numkeys", c.Do(ctx, "FCALL", "incr1", "x").Err(), "ERR Bad number of keys provided")
+	wantErr(t, "fcall unknown first", c.Do(ctx, "FCALL", "nosuch", "x").Err(), "ERR Function not found")
+	wantErr(t, "load REPLACE alone", c.Do(ctx, "FUNCTION", "LOAD", "REPLACE").Err(), "ERR Missing library metadata")
 
 	libs, err := c.FunctionList(ctx, redis.FunctionListQuery{LibraryNamePattern: "my*", WithCode: true}).Result()
 	if err != nil || len(libs) != 1 || libs[0].Name != "mylib" || libs[0].Engine != "LUA" || libs[0].Code != lib || len(libs[0].Functions) != 2 {
@@ -192,7 +195,7 @@ func TestFunctionCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantErr(t, "restore existing", c.FunctionRestore(ctx, dump).Err(), "ERR Library mylib already exists")
-	wantErr(t, "restore bad", c.FunctionRestore(ctx, dump[:len(dump)-1]+"x").Err(), "ERR payload version or checksum are wrong")
+	wantErr(t, "restore bad", c.FunctionRestore(ctx, dump[:len(dump)-1]+"x").Err(), "ERR DUMP payload version or checksum are wrong")
 	wantErr(t, "restore policy", c.Do(ctx, "FUNCTION", "RESTORE", dump, "MERGE").Err(), "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
 	if err := c.FunctionDelete(ctx, "mylib").Err(); err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ func functionLoadCommand(x *Ctx) {
 		replace = true
 	}
 	if i >= len(x.Args) {
-		x.W.Error("ERR Function code was not given")
+		x.W.Error("ERR Function code is missing")
 		return
 	}
 	name, err := x.S.scriptEngine().LoadLibrary(x.Args[i], replace)
@@ -282,13 +282,13 @@ func functionRestoreCommand(x *Ctx) {
 	}
 	p := x.Args[2]
 	if len(p) < 10 {
-		x.W.Error("ERR payload version or checksum are wrong")
+		x.W.Error("ERR DUMP payload version or checksum are wrong")
 		return
 	}
 	body, footer := p[:len(p)-10], p[len(p)-10:]
 	if v := binary.LittleEndian.Uint16(footer); v > rdbVersion ||
 		binary.LittleEndian.Uint64(footer[2:]) != dumpChecksum(crcJones(), p[:len(p)-8]) {
-		x.W.Error("ERR payload version or checksum are wrong")
+		x.W.Error("ERR DUMP payload version or checksum are wrong")
 		return
 	}
 	var codes [][]byte
@@ -409,14 +409,14 @@ func (sh *Shard) fcallGeneric(x *Ctx, ro bool) {
 	if sh.srv.monitors.count.Load() != 0 {
 		sh.writeMonitors(x.C, x.Args)
 	}
-	keys, argv, ok := scriptKeys(x, "ERR Bad number of keys provided")
-	if !ok {
-		return
-	}
 	e := sh.scriptEngine()
 	f, ok := e.Function(string(x.Args[1]))
 	if !ok {
 		x.W.Error("ERR Function not found")
+		return
+	}
+	keys, argv, ok := scriptKeys(x, "ERR Bad number of keys provided")
+	if !ok {
 		return
 	}
 	slot, ok := sh.scriptMayRun(x, f.Flags, ro, keys)
