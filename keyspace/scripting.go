@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/codec"
+	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/scripting"
 )
 
@@ -68,6 +69,10 @@ type shardScripts struct {
 	// deferred holds batches of the running script's own client, popped
 	// from the ring while it was busy; they run after it.
 	deferred []*Batch
+
+	// maxUnit overrides the WAL record limit of a script's writes in
+	// tests; 0 means persistence.MaxPayloadSize.
+	maxUnit int64
 
 	// Figures for INFO, readable from any goroutine.
 	cachedScripts atomic.Int64
@@ -330,6 +335,11 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 		if msg := sh.writesRefused(); msg != "" {
 			return refuse(msg)
 		}
+		if sh.tx.recording && int64(sh.tx.batch.Size())+writeBound(args) > ss.unitLimit() {
+			// The script's unit must fit one WAL record; a failed append
+			// would stop the shard's writes.
+			return refuse("ERR the script's writes would exceed one write-ahead log record (" + strconv.FormatInt(ss.unitLimit(), 10) + " bytes)")
+		}
 	}
 	if flags&FlagDenyOOM != 0 && ss.flags&scripting.FlagAllowOOM == 0 && sh.scriptOverMemory() {
 		// A script without a shebang is refused only before its first
@@ -353,6 +363,23 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 	*x = Ctx{}
 	w.Buf = nil
 	return out
+}
+
+// unitLimit is the most WAL payload bytes a script's writes may take.
+func (ss *shardScripts) unitLimit() int64 {
+	if ss.maxUnit > 0 {
+		return ss.maxUnit
+	}
+	return persistence.MaxPayloadSize
+}
+
+// writeBound bounds the WAL bytes one write command with args may log.
+func writeBound(args [][]byte) int64 {
+	n := int64(0)
+	for _, a := range args {
+		n += int64(len(a)) + batchEntryOverhead
+	}
+	return n
 }
 
 // scriptWritten reports whether the running script has written.

@@ -38,3 +38,25 @@ func TestScriptIsOneWALRecord(t *testing.T) {
 		t.Errorf("after replay:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestScriptUnitLimit: a write that would take a script's WAL unit past one
+// record is refused (the append would fail and stop the shard's writes);
+// the writes before it are kept and logged.
+func TestScriptUnitLimit(t *testing.T) {
+	mem := persistence.NewMemFS()
+	clock := newDurClock()
+	d := durOpen(t, mem, clock, 1, nil)
+	sh := d.shard(0)
+	sh.scr.maxUnit = 300
+	body := "redis.call('SET', 'a', ARGV[1]); redis.call('SET', 'b', ARGV[1]); return redis.call('SET', 'c', ARGV[1])"
+	got := d.do(sh, "EVAL", body, "0", strings.Repeat("x", 60))
+	if !strings.HasPrefix(got, "-ERR the script's writes would exceed one write-ahead log record (300 bytes)") {
+		t.Fatalf("EVAL over the unit limit: %q", got)
+	}
+	if got := d.do(sh, "EXISTS", "a", "b", "c"); got != ":2\r\n" {
+		t.Fatalf("keys written before the refusal: %q", got)
+	}
+	if err := sh.journal.Err(); err != nil {
+		t.Fatalf("the log failed: %v", err)
+	}
+}
