@@ -2,6 +2,8 @@ package integration_test
 
 import (
 	"context"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,7 @@ func waitBusy(t *testing.T, c *redis.Client, want string) {
 			return
 		}
 		if time.Now().After(deadline) {
+			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
 			t.Fatalf("no BUSY reply after 10s (last: %v)", err)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -449,7 +449,9 @@ func (sh *Shard) scriptInterrupt(elapsed time.Duration) {
 // waits.
 func (sh *Shard) serveBusy() {
 	ss := &sh.scr
-	served := false
+	// Batches run earlier in this drain wait for a commit that would come
+	// only after the script: release their replies now.
+	served := sh.group != nil && sh.group.head != nil
 	for {
 		b := sh.ring.pop()
 		if b == nil {
