@@ -228,6 +228,7 @@ func newCommandTable() commandTable {
 	registerClusterFamily(t)
 	registerPersistenceFamily(t)
 	registerFunctionFamily(t)
+	registerScriptingFamily(t)
 	registerKeyJobFamily(t)
 	registerRoleCommand(t)
 	registerTransactionFamily(t)

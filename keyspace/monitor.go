@@ -86,6 +86,13 @@ func (sh *Shard) feedMonitors(x *Ctx, cmd *Command, args [][]byte) {
 	if cmd.Flags&(FlagAdmin|FlagSkipMonitor) != 0 {
 		return
 	}
+	sh.writeMonitors(x.C, args)
+}
+
+// writeMonitors sends one monitor line for args run by c, whatever the
+// command's flags (EVAL and FCALL are skip_monitor but show themselves
+// before the commands of their script, as in Redis).
+func (sh *Shard) writeMonitors(c *Client, args [][]byte) {
 	p := sh.srv.monitors.list.Load()
 	if p == nil || len(*p) == 0 {
 		return
@@ -101,9 +108,9 @@ func (sh *Shard) feedMonitors(x *Ctx, cmd *Command, args [][]byte) {
 	}
 	b = append(b, frac...)
 	b = append(b, " ["...)
-	b = strconv.AppendInt(b, int64(x.C.DB), 10)
+	b = strconv.AppendInt(b, int64(c.DB), 10)
 	b = append(b, ' ')
-	b = append(b, x.C.RemoteAddr...)
+	b = append(b, c.RemoteAddr...)
 	b = append(b, "] "...)
 	for i, a := range args {
 		if i > 0 {

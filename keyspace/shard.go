@@ -96,6 +96,8 @@ type Shard struct {
 
 	// tx is the watch table and the EXEC record unit (multi.go).
 	tx shardTx
+	// scr is the Lua engine and the running script (scripting.go).
+	scr shardScripts
 }
 
 type shardStats struct {
@@ -171,6 +173,7 @@ func (sh *Shard) stop() error {
 	<-sh.done
 	// Keep the token: nothing runs on the shard any more but shutdown.
 	sh.acquire()
+	sh.closeScripts()
 	if sh.journal == nil {
 		return nil
 	}
@@ -265,6 +268,11 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
+	if sh.batchRunsScript(b) {
+		// Scripts run on the shard goroutine only (scripting.go).
+		sh.release()
+		return false, false
+	}
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.run(b)
 	sh.stats.batches.Add(1)
@@ -312,6 +320,9 @@ func (sh *Shard) drain() int {
 		sh.run(b)
 		sh.queue(b)
 		n++
+		if len(sh.scr.deferred) > 0 {
+			n += sh.runDeferred()
+		}
 	}
 	if n > 0 {
 		sh.commit()

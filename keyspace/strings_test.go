@@ -103,5 +103,5 @@ func TestStringsTimeAndFunctionFlush(t *testing.T) {
 	expect(t, sh, rOK, "function", "FLUSH", "SYNC")
 	expect(t, sh, rErr("ERR FUNCTION FLUSH only supports SYNC|ASYNC option"), "function", "flush", "now")
 	expect(t, sh, "*0\r\n", "function", "list")
-	expect(t, sh, rErr("ERR unknown subcommand 'load'. Try FUNCTION HELP."), "function", "load", "x")
+	expect(t, sh, rErr("ERR Missing library metadata"), "function", "load", "x")
 }

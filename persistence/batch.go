@@ -50,6 +50,9 @@ func (b *BatchBuilder) Add(db uint16, op Opcode, payload []byte) {
 	b.n++
 }
 
+// Size is the number of payload bytes of the entries added so far.
+func (b *BatchBuilder) Size() int { return len(b.entries) }
+
 // Len is the number of entries added since the last Reset.
 func (b *BatchBuilder) Len() int { return b.n }
 

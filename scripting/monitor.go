@@ -82,6 +82,22 @@ func (m *Monitor) Kill(eval bool) error {
 	return nil
 }
 
+// Abort stops the running script even when it has written, for SHUTDOWN
+// NOSAVE: the process is going away without keeping its effects. It
+// reports whether a script was running.
+func (m *Monitor) Abort() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running {
+		return false
+	}
+	if !m.killed {
+		m.killed = true
+		close(m.done)
+	}
+	return true
+}
+
 // begin marks the start of a run; it is called by the owner goroutine.
 func (m *Monitor) begin(eval bool, name string) {
 	m.mu.Lock()

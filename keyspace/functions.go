@@ -1,0 +1,451 @@
+package keyspace
+
+import (
+	"encoding/binary"
+	"hash/crc64"
+	"strings"
+
+	"github.com/ruvio/ruvio/scripting"
+)
+
+// FUNCTION and FCALL. Libraries live in the shard's scripting engine, in
+// memory only: a restart drops them (docs/scripting.md), and with several
+// shards each shard has its own set, as each master of a Redis Cluster
+// does; FUNCTION LOAD is sent to every shard by cluster clients that
+// follow the all_shards tip. FCALL runs like EVAL (scripting.go): same key
+// checks, same WAL unit, same busy handling.
+
+// FUNCTION <subcommand>
+func functionCommand(x *Ctx) { runSubcommand(x, "FUNCTION") }
+
+// FUNCTION LOAD [REPLACE] function-code
+func functionLoadCommand(x *Ctx) {
+	replace := false
+	i := 2
+	for ; i < len(x.Args)-1; i++ {
+		if !eqFold(x.Args[i], "replace") {
+			x.W.Error("ERR Unknown option given: " + string(x.Args[i]))
+			return
+		}
+		replace = true
+	}
+	if i >= len(x.Args) {
+		x.W.Error("ERR Function code is missing")
+		return
+	}
+	name, err := x.S.scriptEngine().LoadLibrary(x.Args[i], replace)
+	x.S.updateScriptFigures()
+	if err != nil {
+		x.W.Error(err.Error())
+		return
+	}
+	x.W.BulkString(name)
+}
+
+// FUNCTION DELETE library-name
+func functionDeleteCommand(x *Ctx) {
+	if err := x.S.scriptEngine().DeleteLibrary(string(x.Args[2])); err != nil {
+		x.W.Error(err.Error())
+		return
+	}
+	x.S.updateScriptFigures()
+	x.W.OK()
+}
+
+// FUNCTION FLUSH [ASYNC|SYNC]
+func functionFlushCommand(x *Ctx) {
+	switch {
+	case len(x.Args) > 3:
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + truncArg(x.Args[1]) + "'. Try FUNCTION HELP.")
+		return
+	case len(x.Args) == 2:
+	case len(x.Args) == 3 && (eqFold(x.Args[2], "async") || eqFold(x.Args[2], "sync")):
+	default:
+		x.W.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+		return
+	}
+	if e := x.S.scr.eng; e != nil {
+		e.FlushLibraries()
+		x.S.updateScriptFigures()
+	}
+	x.W.OK()
+}
+
+// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]. Each option may appear
+// once; a second one is an unknown argument, as in Redis.
+func functionListCommand(x *Ctx) {
+	withCode, libName := false, false
+	var pattern []byte
+	for i := 2; i < len(x.Args); i++ {
+		switch {
+		case !withCode && eqFold(x.Args[i], "withcode"):
+			withCode = true
+		case !libName && eqFold(x.Args[i], "libraryname"):
+			if i+1 >= len(x.Args) {
+				x.W.Error("ERR library name argument was not given")
+				return
+			}
+			libName = true
+			i++
+			pattern = x.Args[i]
+		default:
+			x.W.Error("ERR Unknown argument " + string(x.Args[i]))
+			return
+		}
+	}
+	var libs []*scripting.Library
+	if e := x.S.scr.eng; e != nil {
+		for _, l := range e.Libraries() {
+			if !libName || globMatch(pattern, []byte(l.Name), true) {
+				libs = append(libs, l)
+			}
+		}
+	}
+	w := x.W
+	w.ArrayHeader(len(libs))
+	for _, l := range libs {
+		if withCode {
+			w.MapHeader(4)
+		} else {
+			w.MapHeader(3)
+		}
+		w.BulkString("library_name")
+		w.BulkString(l.Name)
+		w.BulkString("engine")
+		w.BulkString("LUA")
+		w.BulkString("functions")
+		w.ArrayHeader(len(l.Functions))
+		for _, f := range l.Functions {
+			w.MapHeader(3)
+			w.BulkString("name")
+			w.BulkString(f.Name)
+			w.BulkString("description")
+			if f.Description == "" {
+				w.Null()
+			} else {
+				w.BulkString(f.Description)
+			}
+			w.BulkString("flags")
+			names := f.Flags.Names()
+			w.SetHeader(len(names))
+			for _, n := range names {
+				w.SimpleString(n)
+			}
+		}
+		if withCode {
+			w.BulkString("library_code")
+			w.BulkString(string(l.Code))
+		}
+	}
+}
+
+// FUNCTION STATS. It also runs while a script is busy (runBusy), to show
+// the running one.
+func functionStatsCommand(x *Ctx) {
+	sh, w := x.S, x.W
+	w.MapHeader(2)
+	w.BulkString("running_script")
+	info, running := runInfoOf(sh)
+	if !running || info.Eval {
+		w.Null()
+	} else {
+		w.MapHeader(3)
+		w.BulkString("name")
+		w.BulkString(info.Name)
+		w.BulkString("command")
+		w.ArrayHeader(len(sh.scr.callArgs))
+		for _, a := range sh.scr.callArgs {
+			w.BulkString(string(a))
+		}
+		w.BulkString("duration_ms")
+		w.Int(sh.srv.now().Sub(info.Start).Milliseconds())
+	}
+	libs, funcs := 0, 0
+	if e := sh.scr.eng; e != nil {
+		libs, funcs, _ = e.LibraryStats()
+	}
+	w.BulkString("engines")
+	w.MapHeader(1)
+	w.BulkString("LUA")
+	w.MapHeader(2)
+	w.BulkString("libraries_count")
+	w.Int(int64(libs))
+	w.BulkString("functions_count")
+	w.Int(int64(funcs))
+}
+
+// runInfoOf reports the script sh is running, if any.
+func runInfoOf(sh *Shard) (scripting.RunInfo, bool) {
+	if sh.scr.eng == nil || sh.scr.caller == nil {
+		return scripting.RunInfo{}, false
+	}
+	return sh.scr.eng.Monitor().Running()
+}
+
+// Function dump payloads have the layout of Redis's: per library the
+// FUNCTION2 opcode and its code as an RDB string, then the RDB version
+// (2 bytes, little endian) and a CRC64 (Jones polynomial, reflected, no
+// inversion) of everything before it (8 bytes, little endian). Dumps are
+// written uncompressed; RESTORE reads uncompressed strings only.
+const (
+	rdbOpFunction2 = 245
+	rdbVersion     = 10
+)
+
+// crcJones is the CRC64 table of the dump checksum.
+func crcJones() *crc64.Table { return crc64.MakeTable(0x95ac9329ac4bc9b5) }
+
+// dumpChecksum is the dump CRC64: crc64 inverts before and after, which
+// the double inversion here undoes.
+func dumpChecksum(t *crc64.Table, p []byte) uint64 {
+	return ^crc64.Update(^uint64(0), t, p)
+}
+
+// appendRDBString appends an RDB length-prefixed string.
+func appendRDBString(dst, s []byte) []byte {
+	n := len(s)
+	switch {
+	case n < 1<<6:
+		dst = append(dst, byte(n))
+	case n < 1<<14:
+		dst = append(dst, byte(n>>8)|0x40, byte(n))
+	case uint64(n) <= 0xffffffff:
+		dst = append(dst, 0x80)
+		dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+	default:
+		dst = append(dst, 0x81)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(n))
+	}
+	return append(dst, s...)
+}
+
+// readRDBString reads an uncompressed RDB string from p.
+func readRDBString(p []byte) (s, rest []byte, ok bool) {
+	if len(p) == 0 {
+		return nil, nil, false
+	}
+	var n uint64
+	switch p[0] >> 6 {
+	case 0:
+		n, p = uint64(p[0]&0x3f), p[1:]
+	case 1:
+		if len(p) < 2 {
+			return nil, nil, false
+		}
+		n, p = uint64(p[0]&0x3f)<<8|uint64(p[1]), p[2:]
+	case 2:
+		switch {
+		case p[0] == 0x80 && len(p) >= 5:
+			n, p = uint64(binary.BigEndian.Uint32(p[1:])), p[5:]
+		case p[0] == 0x81 && len(p) >= 9:
+			n, p = binary.BigEndian.Uint64(p[1:]), p[9:]
+		default:
+			return nil, nil, false
+		}
+	default:
+		// Integer or LZF encodings: not written by FUNCTION DUMP here.
+		return nil, nil, false
+	}
+	if n > uint64(len(p)) {
+		return nil, nil, false
+	}
+	return p[:n], p[n:], true
+}
+
+// FUNCTION DUMP
+func functionDumpCommand(x *Ctx) {
+	var out []byte
+	if e := x.S.scr.eng; e != nil {
+		for _, l := range e.Libraries() {
+			out = append(out, rdbOpFunction2)
+			out = appendRDBString(out, l.Code)
+		}
+	}
+	out = binary.LittleEndian.AppendUint16(out, rdbVersion)
+	out = binary.LittleEndian.AppendUint64(out, dumpChecksum(crcJones(), out))
+	x.W.BulkString(string(out))
+}
+
+// FUNCTION RESTORE serialized-value [FLUSH|APPEND|REPLACE]
+func functionRestoreCommand(x *Ctx) {
+	if len(x.Args) > 4 {
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + truncArg(x.Args[1]) + "'. Try FUNCTION HELP.")
+		return
+	}
+	policy := "append"
+	if len(x.Args) == 4 {
+		policy = strings.ToLower(string(x.Args[3]))
+		if policy != "append" && policy != "replace" && policy != "flush" {
+			x.W.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
+			return
+		}
+	}
+	p := x.Args[2]
+	if len(p) < 10 {
+		x.W.Error("ERR DUMP payload version or checksum are wrong")
+		return
+	}
+	body, footer := p[:len(p)-10], p[len(p)-10:]
+	if v := binary.LittleEndian.Uint16(footer); v > rdbVersion ||
+		binary.LittleEndian.Uint64(footer[2:]) != dumpChecksum(crcJones(), p[:len(p)-8]) {
+		x.W.Error("ERR DUMP payload version or checksum are wrong")
+		return
+	}
+	var codes [][]byte
+	for len(body) > 0 {
+		if body[0] != rdbOpFunction2 {
+			x.W.Error("ERR given type is not a function")
+			return
+		}
+		code, rest, ok := readRDBString(body[1:])
+		if !ok {
+			x.W.Error("ERR Bad data format")
+			return
+		}
+		codes, body = append(codes, code), rest
+	}
+	// Load into a scratch engine first, so a failing library leaves the
+	// shard's set as it was.
+	scratch := scripting.New(scripting.Config{})
+	defer scratch.Close()
+	names := make([]string, 0, len(codes))
+	for _, c := range codes {
+		name, err := scratch.LoadLibrary(c, false)
+		if err != nil {
+			x.W.Error(err.Error())
+			return
+		}
+		names = append(names, name)
+	}
+	e := x.S.scriptEngine()
+	if policy == "append" {
+		for _, n := range names {
+			if _, ok := e.Library(n); ok {
+				x.W.Error("ERR Library " + n + " already exists")
+				return
+			}
+		}
+	}
+	// Function names must not collide with another library's either.
+	for _, l := range scratch.Libraries() {
+		for _, f := range l.Functions {
+			if g, ok := e.Function(f.Name); ok && policy != "flush" && (policy == "append" || !contains(names, g.Library.Name)) {
+				x.W.Error("ERR Function " + f.Name + " already exists")
+				return
+			}
+		}
+	}
+	if policy == "flush" {
+		e.FlushLibraries()
+	}
+	for _, c := range codes {
+		if _, err := e.LoadLibrary(c, policy != "append"); err != nil {
+			x.W.Error(err.Error())
+			x.S.updateScriptFigures()
+			return
+		}
+	}
+	x.S.updateScriptFigures()
+	x.W.OK()
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// FUNCTION HELP
+func functionHelpCommand(x *Ctx) {
+	writeHelp(x, "FUNCTION",
+		"LOAD [REPLACE] <FUNCTION CODE>",
+		"    Create a new library with the given library name and code.",
+		"DELETE <LIBRARY NAME>",
+		"    Delete the given library.",
+		"LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+		"    Return general information on all the libraries:",
+		"    * Library name",
+		"    * The engine used to run the Library",
+		"    * Library description",
+		"    * Functions list",
+		"    * Library code (if WITHCODE is given)",
+		"    It also possible to get only function that matches a pattern using LIBRARYNAME argument.",
+		"STATS",
+		"    Return information about the current function running:",
+		"    * Function name",
+		"    * Command used to run the function",
+		"    * Duration in MS that the function is running",
+		"    If no function is running, return nil",
+		"    In addition, returns a list of available engines.",
+		"KILL",
+		"    Kill the current running function.",
+		"FLUSH [ASYNC|SYNC]",
+		"    Delete all the libraries.",
+		"    When called without the optional mode argument, the behavior is determined by the",
+		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+		"    * ASYNC: Asynchronously flush the libraries.",
+		"    * SYNC: Synchronously flush the libraries.",
+		"DUMP",
+		"    Return a serialized payload representing the current libraries, can be restored using FUNCTION RESTORE command",
+		"RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+		"    Restore the libraries represented by the given payload, it is possible to give a restore policy to",
+		"    control how to handle existing libraries (default APPEND):",
+		"    * FLUSH: delete all existing libraries.",
+		"    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.",
+		"    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
+		"      libraries with the new libraries (notice that even on this option there is a chance of failure",
+		"      in case of functions name collision with another library).",
+	)
+}
+
+// FCALL function numkeys [key ...] [arg ...] and FCALL_RO.
+func fcallCommand(x *Ctx)   { x.S.fcallGeneric(x, false) }
+func fcallROCommand(x *Ctx) { x.S.fcallGeneric(x, true) }
+
+func (sh *Shard) fcallGeneric(x *Ctx, ro bool) {
+	if sh.srv.monitors.count.Load() != 0 {
+		sh.writeMonitors(x.C, x.Args)
+	}
+	e := sh.scriptEngine()
+	f, ok := e.Function(string(x.Args[1]))
+	if !ok {
+		x.W.Error("ERR Function not found")
+		return
+	}
+	keys, argv, ok := scriptKeys(x, "ERR Bad number of keys provided")
+	if !ok {
+		return
+	}
+	slot, ok := sh.scriptMayRun(x, f.Flags, ro, keys)
+	if !ok {
+		return
+	}
+	sh.runScript(x, f.Flags, ro, slot, keys, argv, func(inv *scripting.Invocation) { e.Fcall(x.W, f, inv) })
+}
+
+// registerFunctionFamily registers FUNCTION, FCALL and FCALL_RO.
+func registerFunctionFamily(t commandTable) {
+	const grp = "scripting"
+	fcall := FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale | FlagMovableKeys | flagRunsScript
+	fcallRO := FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadOnly | FlagMovableKeys | flagRunsScript
+	const cx = "Depends on the function that is executed."
+	t.add(
+		&Command{Name: "fcall", Arity: -3, Flags: fcall, KeySpecs: []KeySpec{scriptKeySpec(KeyRW | KeyAccess | KeyUpdate)}, Group: grp, Since: "7.0.0", Summary: "Invokes a function.", Complexity: cx, Handler: fcallCommand},
+		&Command{Name: "fcall_ro", Arity: -3, Flags: fcallRO, KeySpecs: []KeySpec{scriptKeySpec(KeyRO | KeyAccess)}, Group: grp, Since: "7.0.0", Summary: "Invokes a read-only function.", Complexity: cx, Handler: fcallROCommand},
+		&Command{Name: "function", Arity: -2, Group: grp, Since: "7.0.0", Summary: "A container for function commands.", Complexity: "Depends on subcommand.", Handler: functionCommand,
+			Subcommands: []*Command{
+				{Name: "delete", Arity: 3, Flags: FlagNoScript | FlagWrite, Group: grp, Since: "7.0.0", Summary: "Deletes a library and its functions.", Complexity: "O(1)", Handler: functionDeleteCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
+				{Name: "dump", Arity: 2, Flags: FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Dumps all libraries into a serialized binary payload.", Complexity: "O(N) where N is the number of functions", Handler: functionDumpCommand},
+				{Name: "flush", Arity: -2, Flags: FlagWrite | FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Deletes all libraries and functions.", Complexity: "O(N) where N is the number of functions deleted", Handler: functionFlushCommand},
+				{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: grp, Since: "7.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: functionHelpCommand},
+				{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "7.0.0", Summary: "Terminates a function during execution.", Complexity: "O(1)", Handler: functionKillCommand, Tips: []string{tipAllShards, tipOneSucceeded}},
+				{Name: "list", Arity: -2, Flags: FlagNoScript, Group: grp, Since: "7.0.0", Summary: "Returns information about all libraries.", Complexity: "O(N) where N is the number of functions", Handler: functionListCommand},
+				{Name: "load", Arity: -3, Flags: FlagNoScript | FlagWrite | FlagDenyOOM, Group: grp, Since: "7.0.0", Summary: "Creates a library.", Complexity: "O(1) (considering compilation time is redundant)", Handler: functionLoadCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
+				{Name: "restore", Arity: -3, Flags: FlagNoScript | FlagWrite | FlagDenyOOM, Group: grp, Since: "7.0.0", Summary: "Restores all libraries from a payload.", Complexity: "O(N) where N is the number of functions on the payload", Handler: functionRestoreCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
+				{Name: "stats", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "7.0.0", Summary: "Returns information about a function during execution.", Complexity: "O(1)", Handler: functionStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
+			}},
+	)
+}

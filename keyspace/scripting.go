@@ -1,0 +1,757 @@
+package keyspace
+
+import (
+	"github.com/ruvio/ruvio/acl"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/codec"
+	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/scripting"
+)
+
+// Lua scripts: EVAL, EVALSHA, their _RO forms and SCRIPT; functions.go has
+// FUNCTION and FCALL. Both run on the shard's scripting.Engine, created
+// with the first use.
+//
+// A script runs on its shard's goroutine like any command, so it is atomic
+// on the shard. The commands it calls go through scriptCall, which applies
+// the checks of the normal dispatch path (lookup, arity, no_script, writes
+// of read-only scripts, slots) and then the common Shard.call, so command
+// statistics, MONITOR and the WAL record helpers see them as usual. The
+// records a script produces are collected as one unit (beginUnit, as EXEC
+// does) and written as one Batch record when it ends: recovery applies all
+// of a script's writes or none, and never runs Lua again.
+//
+// Busy scripts: the engine calls scriptInterrupt every
+// scripting.InterruptEvery Lua instructions. Once the script has run longer
+// than busy-reply-threshold, that hook drains the shard's ring itself (the
+// shard goroutine is the only reader of the ring, and it is here): every
+// command of other clients is answered -BUSY except the allow_busy ones
+// (SCRIPT KILL, FUNCTION KILL, MULTI, ...) and SHUTDOWN NOSAVE, which run. Batches of the
+// client whose script runs are set aside and run after it, in order. A
+// script never runs inline on a reactor (TryRun refuses batches that may
+// run one), so the clients that must send SCRIPT KILL are always read.
+
+// flagRunsScript marks the commands that run Lua (EVAL*, FCALL*), so that
+// TryRun keeps them off the reactors and EXEC of a transaction queuing
+// them too. COMMAND does not show it.
+const flagRunsScript = FlagMovableKeys << 8
+
+// shardScripts is the scripting state of a shard, owned by its goroutine
+// except for the counters.
+type shardScripts struct {
+	eng *scripting.Engine
+	// lua is the client the commands of scripts run as: its database is
+	// the caller's when a script starts, and a SELECT inside the script
+	// changes only it, as in Redis.
+	lua *Client
+
+	// The script in progress; caller is nil when none runs.
+	caller   *Client
+	callArgs [][]byte
+	flags    scripting.Flags
+	readOnly bool
+	// slot is the hash slot of the script's keys, -1 until one is known
+	// (cluster checks of undeclared keys).
+	slot     int
+	timedOut bool
+	// aborted: SHUTDOWN NOSAVE stopped the script; its records are
+	// dropped with the process.
+	aborted bool
+
+	w     codec.Writer
+	x     Ctx // the context of commands called by scripts
+	busyX Ctx // the context of commands served while a script is busy
+	inv   scripting.Invocation
+	// deferred holds batches of the running script's own client, popped
+	// from the ring while it was busy; they run after it.
+	deferred []*Batch
+
+	// maxUnit overrides the WAL record limit of a script's writes in
+	// tests; 0 means persistence.MaxPayloadSize.
+	maxUnit int64
+
+	// Figures for INFO, readable from any goroutine.
+	cachedScripts atomic.Int64
+	scriptsBytes  atomic.Int64
+	functions     atomic.Int64
+	libraries     atomic.Int64
+	functionBytes atomic.Int64
+}
+
+const (
+	errNoScript          = "NOSCRIPT No matching script. Please use EVAL."
+	errNumKeysTooMany    = "ERR Number of keys can't be greater than number of args"
+	errNumKeysNegative   = "ERR Number of keys can't be negative"
+	errScriptNoCluster   = "ERR Can not run script on cluster, 'no-cluster' flag is set."
+	errScriptWriteRO     = "ERR Can not execute a script with write flag using *_ro command."
+	errScriptOOM         = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
+	errScriptUnknownCmd  = "ERR Unknown Redis command called from script"
+	errScriptArity       = "ERR Wrong number of args calling Redis command from script"
+	errScriptNoScript    = "ERR This Redis command is not allowed from script"
+	errScriptWriteInRO   = "ERR Write commands are not allowed from read-only scripts."
+	errScriptCmdOOM      = "OOM command not allowed when used memory > 'maxmemory'."
+	errScriptNonLocalKey = "ERR Script attempted to access a non local key in a cluster node"
+	errScriptCrossSlot   = "ERR Script attempted to access keys that do not hash to the same slot"
+)
+
+// scriptEngine returns the shard's engine, creating it on first use.
+func (sh *Shard) scriptEngine() *scripting.Engine {
+	ss := &sh.scr
+	if ss.eng == nil {
+		ss.eng = scripting.New(scripting.Config{
+			Log:       sh.scriptLog,
+			Interrupt: sh.scriptInterrupt,
+		})
+		ss.lua = NewClient(0, sh.idx, "lua", "", nil, time.Time{})
+		ss.lua.Authenticated = true
+		ss.lua.Proto = 2
+	}
+	return ss.eng
+}
+
+// closeScripts releases the engine's Lua states (shard stop).
+func (sh *Shard) closeScripts() {
+	if sh.scr.eng != nil {
+		sh.scr.eng.Close()
+		sh.scr.eng = nil
+	}
+}
+
+// scriptLog receives redis.log messages and the engine's warnings.
+func (sh *Shard) scriptLog(level int, msg string) {
+	log := sh.srv.log
+	switch level {
+	case scripting.LogDebug, scripting.LogVerbose:
+		log.Debug(msg, zap.Int("shard", sh.idx))
+	case scripting.LogNotice:
+		log.Info(msg, zap.Int("shard", sh.idx))
+	default:
+		log.Warn(msg, zap.Int("shard", sh.idx))
+	}
+}
+
+// updateScriptFigures refreshes the INFO counters after the cache or the
+// libraries changed.
+func (sh *Shard) updateScriptFigures() {
+	ss := &sh.scr
+	if ss.eng == nil {
+		return
+	}
+	n, b := ss.eng.CacheStats()
+	ss.cachedScripts.Store(int64(n))
+	ss.scriptsBytes.Store(b)
+	libs, funcs, fb := ss.eng.LibraryStats()
+	ss.libraries.Store(int64(libs))
+	ss.functions.Store(int64(funcs))
+	ss.functionBytes.Store(fb)
+}
+
+// scriptMemory sums the scripting figures of every shard for INFO.
+func (s *Server) scriptMemory() (scripts, scriptBytes, libs, funcs, funcBytes int64) {
+	for _, sh := range s.shards {
+		ss := &sh.scr
+		scripts += ss.cachedScripts.Load()
+		scriptBytes += ss.scriptsBytes.Load()
+		libs += ss.libraries.Load()
+		funcs += ss.functions.Load()
+		funcBytes += ss.functionBytes.Load()
+	}
+	return
+}
+
+// scriptKeys splits the arguments of EVAL-like commands (numkeys at
+// Args[2]) into keys and arguments, replying the error when numkeys is
+// invalid.
+func scriptKeys(x *Ctx, notInt string) (keys, argv [][]byte, ok bool) {
+	n, isInt := parseInt(x.Args[2])
+	switch {
+	case !isInt:
+		x.W.Error(notInt)
+	case n > int64(len(x.Args)-3):
+		x.W.Error(errNumKeysTooMany)
+	case n < 0:
+		x.W.Error(errNumKeysNegative)
+	default:
+		return x.Args[3 : 3+n], x.Args[3+n:], true
+	}
+	return nil, nil, false
+}
+
+// scriptMayRun checks a script's flags against the command that runs it
+// and the server state, and its declared keys against the shard's slots;
+// it returns the keys' slot (-1 without keys). On refusal it has replied.
+func (sh *Shard) scriptMayRun(x *Ctx, flags scripting.Flags, ro bool, keys [][]byte) (int, bool) {
+	if flags&scripting.FlagEvalCompat == 0 {
+		if flags&scripting.FlagNoCluster != 0 && sh.multiShard() {
+			x.W.Error(errScriptNoCluster)
+			return 0, false
+		}
+		if flags&scripting.FlagNoWrites == 0 {
+			if ro {
+				x.W.Error(errScriptWriteRO)
+				return 0, false
+			}
+			if msg := sh.writesRefused(); msg != "" {
+				x.W.Error(msg)
+				return 0, false
+			}
+			if flags&scripting.FlagAllowOOM == 0 && sh.scriptOverMemory() {
+				x.W.Error(errScriptOOM)
+				return 0, false
+			}
+		}
+	}
+	slot := -1
+	if len(keys) == 0 || !sh.multiShard() {
+		return slot, true
+	}
+	topo := sh.srv.opts.Topology
+	s16, owner := topo.ShardOfKey(keys[0])
+	for _, k := range keys[1:] {
+		if s, _ := topo.ShardOfKey(k); s != s16 {
+			x.W.Error(errCrossSlot)
+			return 0, false
+		}
+	}
+	if owner != sh.idx {
+		n := topo.Nodes[owner]
+		x.W.Error("MOVED " + strconv.Itoa(int(s16)) + " " + n.Host + ":" + strconv.Itoa(n.Port))
+		return 0, false
+	}
+	return int(s16), true
+}
+
+// writesRefused is the MISCONF reply when the log has failed, else "".
+func (sh *Shard) writesRefused() string {
+	if sh.journal == nil {
+		return ""
+	}
+	if err := sh.journal.Err(); err != nil {
+		return "MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server"
+	}
+	return ""
+}
+
+// scriptOverMemory is the maxmemory hook of scripts: true when a script
+// without allow-oom (and a denyoom command it calls) must be refused
+// because used memory stays over maxmemory after evicting what the policy
+// allows.
+func (sh *Shard) scriptOverMemory() bool {
+	return sh.srv.opts.Live.MaxMemory() > 0 && !sh.evictForWrite()
+}
+
+// scriptACLDenied is the ACL hook of commands called from scripts (and of
+// redis.acl_check_cmd): the end of Redis's "The user executing the script
+// …" message when the calling user may not run args, "" when allowed. A
+// denial of a call (not of redis.acl_check_cmd) is logged in the lua
+// context, as Redis does.
+func (sh *Shard) scriptACLDenied(c *Client, cmd *Command, args [][]byte, log bool) string {
+	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+		c.resolveUser(users)
+	}
+	u := c.aclUser
+	if u != nil && u.Unrestricted() || cmd.Flags&FlagNoAuth != 0 {
+		return ""
+	}
+	if u == nil {
+		return "can't run this command or subcommand"
+	}
+	req := sh.aclRequest(cmd, args)
+	d := u.Check(req)
+	defer func() { req.Args = nil }()
+	if d.OK() {
+		return ""
+	}
+	if log {
+		sh.srv.addACLLog(acl.LogEvent{Reason: d.Reason, Context: acl.ContextLua, Object: d.Object(sh.srv.acl.universe, req),
+			Username: u.Name(), ClientInfo: c.info(sh.srv.now(), 0)})
+	}
+	switch d.Reason {
+	case acl.ReasonKey:
+		return "can't access at least one of the keys mentioned in the command"
+	case acl.ReasonChannel:
+		return "can't publish to the channel mentioned in the command"
+	default:
+		return "can't run this command or subcommand"
+	}
+}
+
+// runScript runs one script or function invocation: run calls the engine
+// with the prepared Invocation.
+func (sh *Shard) runScript(x *Ctx, flags scripting.Flags, ro bool, slot int, keys, argv [][]byte, run func(inv *scripting.Invocation)) {
+	ss := &sh.scr
+	ss.caller, ss.callArgs = x.C, x.Args
+	ss.flags, ss.slot = flags, slot
+	ss.readOnly = ro || flags&scripting.FlagNoWrites != 0 && flags&scripting.FlagEvalCompat == 0
+	ss.timedOut, ss.aborted = false, false
+	ss.lua.DB = x.C.DB
+	ss.inv = scripting.Invocation{Keys: keys, Args: argv, Call: sh.scriptCall, ACLCheck: sh.scriptACLCheck}
+	// Inside EXEC the script's records join the transaction's unit.
+	own := !sh.tx.recording
+	if own {
+		sh.beginUnit()
+	}
+	run(&ss.inv)
+	if ss.aborted && sh.tx.recording {
+		// SHUTDOWN NOSAVE stopped it: nothing of it reaches the log.
+		sh.tx.batch.Reset()
+	}
+	if own {
+		sh.endUnit()
+	}
+	ss.inv = scripting.Invocation{}
+	ss.caller, ss.callArgs = nil, nil
+	x.DB = sh.dbs[x.C.DB]
+}
+
+// scriptACLCheck answers redis.acl_check_cmd.
+func (sh *Shard) scriptACLCheck(args [][]byte) (allowed, known bool) {
+	cmd := sh.srv.cmds.lookup(args[0])
+	if cmd == nil {
+		return false, false
+	}
+	return sh.scriptACLDenied(sh.scr.caller, cmd.called(args), args, false) == "", true
+}
+
+// scriptCall is the engine's CallFunc: it runs one redis.call / redis.pcall
+// command on the shard after the checks Redis applies to commands of
+// scripts, and appends its reply encoded in RESP version resp to out.
+func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
+	ss := &sh.scr
+	w := &ss.w
+	w.Buf, w.Proto = out, resp
+	before := len(w.Buf)
+	cmd := sh.srv.cmds.lookup(args[0])
+	refuse := func(msg string) []byte {
+		w.Error(msg)
+		if cmd != nil {
+			sh.reject(cmd, args, w.Buf[before+1:])
+		} else {
+			sh.cmdStats.countError(w.Buf[before+1:])
+		}
+		out := w.Buf
+		w.Buf = nil
+		return out
+	}
+	if cmd == nil {
+		return refuse(errScriptUnknownCmd)
+	}
+	called := cmd
+	if len(cmd.Subcommands) > 0 && len(args) > 1 {
+		if called = cmd.sub(args[1]); called == nil {
+			cmd = nil
+			return refuse(errScriptUnknownCmd)
+		}
+	}
+	if !arityOK(cmd.Arity, len(args)) || !arityOK(called.Arity, len(args)) {
+		return refuse(errScriptArity)
+	}
+	if msg := sh.scriptACLDenied(ss.caller, called, args, true); msg != "" {
+		return refuse("ERR The user executing the script " + msg)
+	}
+	flags := cmd.Flags | called.Flags
+	if flags&FlagNoScript != 0 {
+		return refuse(errScriptNoScript)
+	}
+	if flags&FlagWrite != 0 {
+		if ss.readOnly {
+			return refuse(errScriptWriteInRO)
+		}
+		if msg := sh.writesRefused(); msg != "" {
+			return refuse(msg)
+		}
+		if sh.tx.recording && int64(sh.tx.batch.Size())+writeBound(args) > ss.unitLimit() {
+			// The script's unit must fit one WAL record; a failed append
+			// would stop the shard's writes.
+			return refuse("ERR the script's writes would exceed one write-ahead log record (" + strconv.FormatInt(ss.unitLimit(), 10) + " bytes)")
+		}
+	}
+	if flags&FlagDenyOOM != 0 && ss.flags&scripting.FlagAllowOOM == 0 && sh.scriptOverMemory() {
+		// A script without a shebang is refused only before its first
+		// write, as in Redis, so it never stops half-way.
+		if ss.flags&scripting.FlagEvalCompat == 0 || !sh.scriptWritten() {
+			return refuse(errScriptCmdOOM)
+		}
+	}
+	if sh.multiShard() && called.FirstKey > 0 {
+		if msg := sh.scriptKeysLocal(called, args); msg != "" {
+			return refuse(msg)
+		}
+	}
+	if flags&FlagWrite != 0 {
+		ss.eng.MarkWritten()
+	}
+	x := &ss.x
+	*x = Ctx{S: sh, C: ss.lua, DB: sh.dbs[ss.lua.DB], Args: args, W: w, Cmd: cmd, NoBlock: true}
+	sh.call(x, cmd, args)
+	out = w.Buf
+	*x = Ctx{}
+	w.Buf = nil
+	return out
+}
+
+// unitLimit is the most WAL payload bytes a script's writes may take.
+func (ss *shardScripts) unitLimit() int64 {
+	if ss.maxUnit > 0 {
+		return ss.maxUnit
+	}
+	return persistence.MaxPayloadSize
+}
+
+// writeBound bounds the WAL bytes one write command with args may log.
+func writeBound(args [][]byte) int64 {
+	n := int64(0)
+	for _, a := range args {
+		n += int64(len(a)) + batchEntryOverhead
+	}
+	return n
+}
+
+// scriptWritten reports whether the running script has written.
+func (sh *Shard) scriptWritten() bool {
+	info, ok := sh.scr.eng.Monitor().Running()
+	return ok && info.Written
+}
+
+// scriptKeysLocal checks the keys a script's command names, in cluster
+// mode (several shards): they must be this shard's and, unless the script
+// allows cross-slot keys, in the slot of its other keys.
+func (sh *Shard) scriptKeysLocal(cmd *Command, args [][]byte) string {
+	ss := &sh.scr
+	topo := sh.srv.opts.Topology
+	sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+	for _, i := range sh.keyIdx {
+		s16, owner := topo.ShardOfKey(args[i])
+		if owner != sh.idx {
+			return errScriptNonLocalKey
+		}
+		if ss.flags&scripting.FlagAllowCrossSlot != 0 {
+			continue
+		}
+		if ss.slot < 0 {
+			ss.slot = int(s16)
+		} else if ss.slot != int(s16) {
+			return errScriptCrossSlot
+		}
+	}
+	return ""
+}
+
+// busyThreshold is busy-reply-threshold (lua-time-limit).
+func (sh *Shard) busyThreshold() time.Duration {
+	v, _ := sh.srv.opts.Live.Value("busy-reply-threshold")
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		ms = 5000
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// scriptInterrupt is the engine's instruction-count hook, on the shard
+// goroutine: past busy-reply-threshold it serves the other clients.
+func (sh *Shard) scriptInterrupt(elapsed time.Duration) {
+	ss := &sh.scr
+	if ss.caller == nil {
+		return
+	}
+	if !ss.timedOut {
+		if elapsed < sh.busyThreshold() {
+			return
+		}
+		ss.timedOut = true
+		name := ""
+		if info, ok := ss.eng.Monitor().Running(); ok {
+			name = info.Name
+		}
+		sh.logger().Warn("Slow script detected: still in execution after " + strconv.FormatInt(elapsed.Milliseconds(), 10) +
+			" milliseconds. You can try killing the script using the SCRIPT KILL command. Script name is: " + name + ".")
+	}
+	sh.serveBusy()
+}
+
+// serveBusy drains the ring while a script is busy: other clients get
+// BUSY (or their kill / SHUTDOWN NOSAVE run), the running script's client
+// waits.
+func (sh *Shard) serveBusy() {
+	ss := &sh.scr
+	// Batches run earlier in this drain wait for a commit that would come
+	// only after the script: release their replies now.
+	served := sh.group != nil && sh.group.head != nil
+	for {
+		b := sh.ring.pop()
+		if b == nil {
+			break
+		}
+		if b.Client == ss.caller {
+			ss.deferred = append(ss.deferred, b)
+			continue
+		}
+		sh.runBusy(b)
+		sh.queue(b)
+		served = true
+	}
+	if served {
+		// Earlier batches of this drain are released too: their records
+		// are in the log already, the script's are held in its unit.
+		sh.commit()
+	}
+	if sh.waiting.Load() {
+		sh.wakeWaiters()
+	}
+}
+
+// busyAllowed reports whether a command runs while a script is busy: the
+// allow_busy commands of Redis (MULTI, WATCH, SCRIPT KILL, FUNCTION
+// KILL, FUNCTION STATS, AUTH, HELLO, ...), SHUTDOWN only with NOSAVE.
+func (sh *Shard) busyAllowed(args [][]byte) bool {
+	cmd := sh.srv.cmds.lookup(args[0])
+	if cmd == nil || cmd.called(args).Flags&FlagAllowBusy == 0 {
+		return false
+	}
+	if cmd.Name == "shutdown" {
+		return len(args) == 2 && eqFold(args[1], "nosave")
+	}
+	return true
+}
+
+// runBusy answers one batch while a script is busy.
+func (sh *Shard) runBusy(b *Batch) {
+	ss := &sh.scr
+	c := b.Client
+	if c.Killed() {
+		b.CloseAfter = true
+		return
+	}
+	busy := scripting.ErrBusyScript.Msg
+	if info, ok := ss.eng.Monitor().Running(); ok && !info.Eval {
+		busy = scripting.ErrBusyFunction.Msg
+	}
+	x := &ss.busyX
+	*x = Ctx{S: sh, C: c, W: &b.Out, Batch: b}
+	for i := 0; i < len(b.Ends) && !b.CloseAfter; i++ {
+		args := b.Command(i)
+		if len(args) == 0 {
+			continue
+		}
+		b.Out.Proto = c.Proto
+		if !sh.busyAllowed(args) {
+			// Refused like a failed check: a transaction in progress
+			// is flagged, and its EXEC aborted naming the refusal.
+			before := len(b.Out.Buf)
+			b.Out.Error(busy)
+			if c.tx.multi && eqFold(args[0], "exec") {
+				sh.execAbort(x, before)
+			} else {
+				c.flagTx()
+			}
+			continue
+		}
+		sh.exec(x, args)
+		if eqFold(args[0], "shutdown") && b.CloseAfter {
+			// The process stops: end the script even if it wrote.
+			ss.aborted = true
+			ss.eng.Monitor().Abort()
+		}
+	}
+	if b.ProtoErr != "" && !b.CloseAfter {
+		b.Out.Error("ERR " + b.ProtoErr)
+		b.CloseAfter = true
+	}
+	*x = Ctx{}
+}
+
+// runDeferred runs the batches set aside while a script was busy and
+// queues them for commit; drain calls it after each batch.
+func (sh *Shard) runDeferred() int {
+	n := 0
+	for len(sh.scr.deferred) > 0 {
+		d := sh.scr.deferred[0]
+		copy(sh.scr.deferred, sh.scr.deferred[1:])
+		sh.scr.deferred[len(sh.scr.deferred)-1] = nil
+		sh.scr.deferred = sh.scr.deferred[:len(sh.scr.deferred)-1]
+		sh.run(d)
+		sh.queue(d)
+		n++
+	}
+	return n
+}
+
+// batchRunsScript reports whether b may run Lua: TryRun leaves such
+// batches to the shard goroutine, so a long script never blocks a
+// reactor (whose other clients may need to send SCRIPT KILL).
+func (sh *Shard) batchRunsScript(b *Batch) bool {
+	for i := range b.Ends {
+		args := b.Command(i)
+		if len(args) == 0 || len(args[0]) < 4 || len(args[0]) > 10 {
+			continue
+		}
+		switch args[0][0] {
+		case 'e', 'E', 'f', 'F':
+		default:
+			continue
+		}
+		cmd := sh.srv.cmds.lookup(args[0])
+		if cmd == nil {
+			continue
+		}
+		if cmd.Flags&flagRunsScript != 0 || cmd.Name == "exec" && b.Client.tx.flags&flagRunsScript != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// EVAL script numkeys [key ...] [arg ...] and EVAL_RO.
+func evalCommand(x *Ctx)   { x.S.evalGeneric(x, false, false) }
+func evalROCommand(x *Ctx) { x.S.evalGeneric(x, false, true) }
+
+// EVALSHA sha1 numkeys [key ...] [arg ...] and EVALSHA_RO.
+func evalSHACommand(x *Ctx)   { x.S.evalGeneric(x, true, false) }
+func evalSHAROCommand(x *Ctx) { x.S.evalGeneric(x, true, true) }
+
+func (sh *Shard) evalGeneric(x *Ctx, bySHA, ro bool) {
+	if sh.srv.monitors.count.Load() != 0 {
+		sh.writeMonitors(x.C, x.Args)
+	}
+	keys, argv, ok := scriptKeys(x, errNotInt)
+	if !ok {
+		return
+	}
+	e := sh.scriptEngine()
+	var s *scripting.Script
+	if bySHA {
+		if s, ok = e.Lookup(string(x.Args[1])); !ok {
+			x.W.Error(errNoScript)
+			return
+		}
+	} else {
+		var err error
+		if s, err = e.Load(x.Args[1]); err != nil {
+			x.W.Error(err.Error())
+			return
+		}
+		sh.updateScriptFigures()
+	}
+	slot, ok := sh.scriptMayRun(x, s.Flags, ro, keys)
+	if !ok {
+		return
+	}
+	sh.runScript(x, s.Flags, ro, slot, keys, argv, func(inv *scripting.Invocation) { e.Eval(x.W, s, inv) })
+}
+
+// SCRIPT <subcommand>
+func scriptCommand(x *Ctx) { runSubcommand(x, "SCRIPT") }
+
+// SCRIPT LOAD script
+func scriptLoadCommand(x *Ctx) {
+	s, err := x.S.scriptEngine().Load(x.Args[2])
+	if err != nil {
+		x.W.Error(err.Error())
+		return
+	}
+	x.S.updateScriptFigures()
+	x.W.BulkString(s.SHA)
+}
+
+// SCRIPT EXISTS sha1 [sha1 ...]
+func scriptExistsCommand(x *Ctx) {
+	e := x.S.scriptEngine()
+	x.W.ArrayHeader(len(x.Args) - 2)
+	for _, a := range x.Args[2:] {
+		if e.Exists(string(a)) {
+			x.W.Int(1)
+		} else {
+			x.W.Int(0)
+		}
+	}
+}
+
+// SCRIPT FLUSH [ASYNC|SYNC]: the old Lua state is freed at once either
+// way (the garbage collector does the work in the background).
+func scriptFlushCommand(x *Ctx) {
+	if len(x.Args) > 3 || len(x.Args) == 3 && !eqFold(x.Args[2], "async") && !eqFold(x.Args[2], "sync") {
+		x.W.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		return
+	}
+	if x.S.scr.eng != nil {
+		x.S.scr.eng.Flush()
+		x.S.updateScriptFigures()
+	}
+	x.W.OK()
+}
+
+// SCRIPT KILL and FUNCTION KILL.
+func scriptKillCommand(x *Ctx)   { killScript(x, true) }
+func functionKillCommand(x *Ctx) { killScript(x, false) }
+
+func killScript(x *Ctx, eval bool) {
+	e := x.S.scr.eng
+	if e == nil {
+		x.W.Error(scripting.ErrNotBusy.Msg)
+		return
+	}
+	if err := e.Monitor().Kill(eval); err != nil {
+		x.W.Error(err.Error())
+		return
+	}
+	x.W.OK()
+}
+
+// SCRIPT HELP
+func scriptHelpCommand(x *Ctx) {
+	writeHelp(x, "SCRIPT",
+		"EXISTS <sha1> [<sha1> ...]",
+		"    Return information about the existence of the scripts in the script cache.",
+		"FLUSH [ASYNC|SYNC]",
+		"    Flush the Lua scripts cache. Very dangerous on replicas.",
+		"    When called without the optional mode argument, the behavior is determined by the",
+		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+		"    * ASYNC: Asynchronously flush the scripts cache.",
+		"    * SYNC: Synchronously flush the scripts cache.",
+		"KILL",
+		"    Kill the currently executing Lua script.",
+		"LOAD <script>",
+		"    Load a script into the scripts cache without executing it.",
+	)
+}
+
+// registerScriptingFamily registers EVAL, EVALSHA, their _RO forms and
+// SCRIPT.
+func registerScriptingFamily(t commandTable) {
+	const grp = "scripting"
+	eval := FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale | FlagMovableKeys | flagRunsScript
+	ro := FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadOnly | FlagMovableKeys | flagRunsScript
+	rwKeys, roKeys := []KeySpec{scriptKeySpec(KeyRW | KeyAccess | KeyUpdate)}, []KeySpec{scriptKeySpec(KeyRO | KeyAccess)}
+	const evalCx = "Depends on the script that is executed."
+	t.add(
+		&Command{Name: "eval", Arity: -3, Flags: eval, KeySpecs: rwKeys, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script.", Complexity: evalCx, Handler: evalCommand},
+		&Command{Name: "evalsha", Arity: -3, Flags: eval, KeySpecs: rwKeys, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHACommand},
+		&Command{Name: "eval_ro", Arity: -3, Flags: ro, KeySpecs: roKeys, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script.", Complexity: evalCx, Handler: evalROCommand},
+		&Command{Name: "evalsha_ro", Arity: -3, Flags: ro, KeySpecs: roKeys, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHAROCommand},
+		&Command{Name: "script", Arity: -2, Group: grp, Since: "2.6.0", Summary: "A container for Lua scripts management commands.", Complexity: "Depends on subcommand.", Handler: scriptCommand,
+			Subcommands: []*Command{
+				{Name: "exists", Arity: -3, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Determines whether server-side Lua scripts exist in the script cache.", Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", Handler: scriptExistsCommand, Tips: []string{tipAllShards, tipAggLogicalAnd}},
+				{Name: "flush", Arity: -2, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Removes all server-side Lua scripts from the script cache.", Complexity: "O(N) with N being the number of scripts in cache", Handler: scriptFlushCommand, Tips: []string{tipAllNodes, tipAllSucceeded}},
+				{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: scriptHelpCommand},
+				{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "2.6.0", Summary: "Terminates a server-side Lua script during execution.", Complexity: "O(1)", Handler: scriptKillCommand, Tips: []string{tipAllShards, tipOneSucceeded}},
+				{Name: "load", Arity: 3, Flags: FlagNoScript | FlagStale, Group: grp, Since: "2.6.0", Summary: "Loads a server-side Lua script to the script cache.", Complexity: "O(N) with N being the length in bytes of the script body.", Handler: scriptLoadCommand, Tips: []string{tipAllNodes, tipAllSucceeded}},
+			}},
+	)
+}
+
+// Command tips of scripting commands only.
+const (
+	tipAggLogicalAnd = "response_policy:agg_logical_and"
+	tipOneSucceeded  = "response_policy:one_succeeded"
+)
+
+// scriptKeySpec is the key spec of EVAL and FCALL: numkeys at argument 2,
+// the keys after it.
+func scriptKeySpec(flags KeyFlag) KeySpec {
+	return KeySpec{Flags: flags, Index: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}
+}
