@@ -176,6 +176,12 @@ func denseSet(regs []byte, i int, val uint8) {
 	}
 }
 
+// unpack4 decodes the four registers packed in three bytes: 4 registers of
+// 6 bits fill 24 bits exactly, so register 4g starts at byte 3g, bit 0.
+func unpack4(a, b, c byte) [4]uint8 {
+	return [4]uint8{a & regMax, (a>>6 | b<<2) & regMax, (b>>4 | c<<4) & regMax, c >> 2}
+}
+
 // DenseSpan returns the offsets, within a dense value, of the first and last
 // byte register i occupies.
 func DenseSpan(i int) (first, last int) {
@@ -228,11 +234,15 @@ func opcode(p []byte, i int) (size, run, val int, ok bool) {
 // the registers.
 func Merge(regs *[Registers]uint8, v []byte) error {
 	if IsDense(v) {
-		r := v[HeaderLen:]
-		for i := range regs {
-			if x := denseGet(r, i); x > regs[i] {
-				regs[i] = x
-			}
+		r := v[HeaderLen:DenseLen]
+		for g := 0; g < Registers/4; g++ {
+			a, b, c := r[3*g], r[3*g+1], r[3*g+2]
+			x := unpack4(a, b, c)
+			m := regs[4*g : 4*g+4 : 4*g+4]
+			m[0] = max(m[0], x[0])
+			m[1] = max(m[1], x[1])
+			m[2] = max(m[2], x[2])
+			m[3] = max(m[3], x[3])
 		}
 		return nil
 	}
@@ -433,9 +443,13 @@ func Add(v []byte, elem []byte, sparseMax int) ([]byte, Outcome, int, error) {
 func Count(v []byte) (uint64, error) {
 	var histo [64]int
 	if IsDense(v) {
-		r := v[HeaderLen:]
-		for i := 0; i < Registers; i++ {
-			histo[denseGet(r, i)]++
+		r := v[HeaderLen:DenseLen]
+		for g := 0; g < Registers/4; g++ {
+			x := unpack4(r[3*g], r[3*g+1], r[3*g+2])
+			histo[x[0]]++
+			histo[x[1]]++
+			histo[x[2]]++
+			histo[x[3]]++
 		}
 		return estimate(&histo), nil
 	}
