@@ -21,6 +21,7 @@ PIPELINES=${PIPELINES:-"1 16"}
 CLIENTS=${CLIENTS:-50}
 KEYSPACE=${KEYSPACE:-1000000}      # -r: distinct PFADD elements
 N_BITCOUNT=${N_BITCOUNT:-20000}    # -n for bitcount (each call reads 1 MiB)
+N_PFCOUNT2=${N_PFCOUNT2:-20000}    # -n for pfcount2 (each call merges two dense values)
 N_P1=${N_P1:-100000}               # -n at -P 1 for the other cases
 N_PIPE=${N_PIPE:-1000000}          # -n at -P > 1 for the other cases
 HLL_ELEMENTS=${HLL_ELEMENTS:-100000}
@@ -136,7 +137,7 @@ START=$(date +%s)
 for ((r = 1; r <= ROUNDS; r++)); do
 	for c in $CASES; do
 		for p in $PIPELINES; do
-			if [[ $c == bitcount ]]; then n=$N_BITCOUNT; elif [[ "$p" == 1 ]]; then n=$N_P1; else n=$N_PIPE; fi
+			if [[ $c == bitcount ]]; then n=$N_BITCOUNT; elif [[ $c == pfcount2 ]]; then n=$N_PFCOUNT2; elif [[ "$p" == 1 ]]; then n=$N_P1; else n=$N_PIPE; fi
 			if ((r % 2 == 1)); then
 				bench_one redis "$REDIS_PORT" "$c" "$p" "$n" "$r"
 				bench_one ruvio "$RUVIO_PORT" "$c" "$p" "$n" "$r"
