@@ -42,12 +42,12 @@ import (
 
 // Format constants.
 const (
-	P         = 14                // register index bits
-	Registers = 1 << P            // number of registers
-	q         = 64 - P            // bits of the hash that feed the run length
-	regBits   = 6                 // bits per dense register
-	regMax    = 1<<regBits - 1    // largest register value
-	HeaderLen = 16                // header bytes
+	P         = 14             // register index bits
+	Registers = 1 << P         // number of registers
+	q         = 64 - P         // bits of the hash that feed the run length
+	regBits   = 6              // bits per dense register
+	regMax    = 1<<regBits - 1 // largest register value
+	HeaderLen = 16             // header bytes
 	DenseLen  = HeaderLen + Registers*regBits/8
 	encDense  = 0
 	encSparse = 1
