@@ -25,7 +25,7 @@ func SelfTest() error {
 		}
 		for i, w := range want {
 			if got := denseGet(r, i); got != w {
-				return fmt.Errorf("Register error at %d", i)
+				return fmt.Errorf("register error at %d", i)
 			}
 		}
 	}
