@@ -4,8 +4,12 @@
 //
 // ParseCommand takes the bytes a connection has received and returns the
 // first complete request in them as a list of arguments plus the number of
-// bytes it used. It is stateless: on incomplete input it returns n == 0 and
-// the caller calls it again, from the same start, once more bytes arrive.
+// bytes it used. It is stateless: on incomplete input it returns n == 0.
+// A connection then hands the incomplete rest to its Parser, which copies
+// what has arrived, keeps its place in the request and carries on with the
+// next reads (Feed, then Take once done), so a request that arrives in many
+// pieces is examined once, not once per piece; bulks of BigArgLen bytes or
+// more go straight into a buffer of their final size.
 // Two request forms are accepted, exactly as Redis 7 accepts them
 // (networking.c processMultibulkBuffer and processInlineBuffer):
 //
@@ -19,7 +23,9 @@
 // Malformed input yields a *ProtocolError whose Msg is Redis's wording; the
 // server replies "-ERR " + Msg and closes the connection. Limits bounds the
 // argument count, the bulk length and the length of an unterminated line;
-// its zero value means the Redis defaults.
+// its zero value means the Redis defaults. Limits.AuthRequired adds Redis
+// 7's limits for a client that has not authenticated yet (at most 10
+// arguments, bulks of at most 16 KB).
 //
 // # Lifetimes
 //

@@ -29,7 +29,21 @@ type Limits struct {
 	MaxMultibulkLen int   // max number of arguments in one multibulk request (default 1024*1024, like Redis)
 	MaxBulkLen      int64 // max length of one bulk argument (proto-max-bulk-len, default 512 MiB)
 	MaxInlineLen    int   // max length of one inline request line (default 64 KiB, like Redis PROTO_INLINE_MAX_SIZE)
+	// AuthRequired applies the limits of a connection that must still
+	// authenticate: a multibulk request of more than UnauthMaxMultibulkLen
+	// arguments or a bulk longer than UnauthMaxBulkLen is a protocol error.
+	AuthRequired bool
 }
+
+// Limits of a connection that has not authenticated while a password is
+// required, as in Redis 7: they keep an unauthenticated peer from making
+// the server buffer large requests.
+const (
+	// UnauthMaxMultibulkLen is the most arguments such a request may carry.
+	UnauthMaxMultibulkLen = 10
+	// UnauthMaxBulkLen is the longest bulk such a request may carry.
+	UnauthMaxBulkLen = 16 * 1024
+)
 
 // withDefaults returns l with every non-positive field set to its default.
 func (l Limits) withDefaults() Limits {
@@ -49,7 +63,14 @@ func (l Limits) withDefaults() Limits {
 //
 // Msg never contains CR or LF, so "-ERR " + Msg + "\r\n" is always one
 // well-formed error reply.
-type ProtocolError struct{ Msg string }
+type ProtocolError struct {
+	Msg string
+	// Unauthenticated marks a request refused only by the limits of
+	// Limits.AuthRequired: the parser consumed nothing of it, so a caller
+	// that learns the client has authenticated meanwhile (an AUTH earlier in
+	// the same pipeline) may parse it again without those limits.
+	Unauthenticated bool
+}
 
 // Error returns "ERR " + Msg, the text a client sees.
 func (e *ProtocolError) Error() string { return "ERR " + e.Msg }
@@ -62,7 +83,12 @@ const (
 	msgTooBigBulkCount     = "Protocol error: too big bulk count string"
 	msgTooBigInline        = "Protocol error: too big inline request"
 	msgUnbalancedQuotes    = "Protocol error: unbalanced quotes in request"
+	msgUnauthMultibulkLen  = "Protocol error: unauthenticated multibulk length"
+	msgUnauthBulkLen       = "Protocol error: unauthenticated bulk length"
 )
+
+// unauthErr is the error for a request over the unauthenticated limits.
+func unauthErr(msg string) error { return &ProtocolError{Msg: msg, Unauthenticated: true} }
 
 // protoErr returns a new *ProtocolError; errors end the connection, so the
 // allocation is off the hot path.
@@ -101,7 +127,9 @@ func expectedDollar(got byte) error {
 // a NUL byte before a line's terminator makes the line unterminated.
 //
 // ParseCommand keeps no state between calls: on incomplete input the next
-// call re-scans the request from its start.
+// call would re-scan the request from its start. A connection hands an
+// incomplete request to a Parser instead, which carries on from where the
+// bytes ended.
 func ParseCommand(buf []byte, args [][]byte, lim Limits) ([][]byte, int, error) {
 	args = args[:0]
 	if len(buf) == 0 {
@@ -145,6 +173,9 @@ func parseMultibulk(buf []byte, args [][]byte, lim *Limits) ([][]byte, int, erro
 	if !ok || count > int64(lim.MaxMultibulkLen) {
 		return args, 0, protoErr(msgInvalidMultibulkLen)
 	}
+	if lim.AuthRequired && count > UnauthMaxMultibulkLen {
+		return args, 0, unauthErr(msgUnauthMultibulkLen)
+	}
 	pos := cr + 2
 	if count <= 0 {
 		return args, pos, nil
@@ -170,6 +201,9 @@ func parseMultibulk(buf []byte, args [][]byte, lim *Limits) ([][]byte, int, erro
 		size, ok := parseInt(rest[1:cr])
 		if !ok || size < 0 || size > lim.MaxBulkLen {
 			return args[:0], 0, protoErr(msgInvalidBulkLen)
+		}
+		if lim.AuthRequired && size > UnauthMaxBulkLen {
+			return args[:0], 0, unauthErr(msgUnauthBulkLen)
 		}
 		start := pos + cr + 2
 		if int64(len(buf)-start)-2 < size { // data and its CRLF not all here

@@ -160,7 +160,7 @@ func TestParseCommand(t *testing.T) {
 		{name: "custom inline limit", in: "0123456789a", lim: Limits{MaxInlineLen: 10}, err: "Protocol error: too big inline request"},
 		{name: "custom inline limit long line ok", in: "0123456789 abcdef\n", lim: Limits{MaxInlineLen: 10}, args: []string{"0123456789", "abcdef"}, n: 18},
 		{name: "custom limit header", in: "*1\r\n$00000000000", lim: Limits{MaxInlineLen: 10}, err: "Protocol error: too big bulk count string"},
-		{name: "negative limits are defaults", in: "*1\r\n$536870913\r\n", lim: Limits{-1, -1, -1}, err: "Protocol error: invalid bulk length"},
+		{name: "negative limits are defaults", in: "*1\r\n$536870913\r\n", lim: Limits{MaxMultibulkLen: -1, MaxBulkLen: -1, MaxInlineLen: -1}, err: "Protocol error: invalid bulk length"},
 	}
 	for _, c := range cases {
 		check(t, c)

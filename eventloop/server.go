@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -56,6 +57,15 @@ type Server struct {
 
 	stopOnce sync.Once
 	stopIdle chan struct{}
+
+	// clock is the unix nanosecond time, updated every throttlePoll: the
+	// reactors' cheap notion of now for idle accounting.
+	clock atomic.Int64
+	// throttled are the connections paused for their output.
+	throttleMu sync.Mutex
+	throttled  map[*conn]struct{}
+	// protoLog rate-limits the log lines of protocol errors.
+	protoLog logLimiter
 }
 
 // New prepares a server; Serve runs it.
@@ -67,13 +77,16 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = zap.NewNop()
 	}
 	s := &Server{
-		opts:     opts,
-		ks:       opts.Keyspace,
-		live:     opts.Live,
-		log:      opts.Logger,
-		booted:   make(chan struct{}),
-		stopIdle: make(chan struct{}),
+		opts:      opts,
+		ks:        opts.Keyspace,
+		live:      opts.Live,
+		log:       opts.Logger,
+		booted:    make(chan struct{}),
+		stopIdle:  make(chan struct{}),
+		throttled: make(map[*conn]struct{}),
+		protoLog:  logLimiter{per: time.Second, burst: protoErrLogBurst},
 	}
+	s.clock.Store(time.Now().UnixNano())
 	s.requests.New = newRequest
 	ip := net.ParseIP(opts.Bind)
 	s.loopback = ip != nil && ip.IsLoopback() || opts.Bind == "localhost"
@@ -173,17 +186,73 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 			s.putRequest(cn.pending)
 			cn.pending = nil
 		}
+		if cn.throttled {
+			s.unthrottle(cn)
+		}
+		cn.parser.Reset()
 	}
 	return gnet.None
 }
 
-// OnTraffic parses every complete request in the inbound buffer into one
-// batch and hands it to the connection's shard.
+// Flow control of one connection's input.
+const (
+	// maxBatchInput bounds the input bytes one batch is parsed from, so
+	// that a backlog of pipelined requests turns into batches of bounded
+	// size (and reply size) rather than one batch of everything.
+	maxBatchInput = 64 << 10
+	// maxBatchCommands bounds the commands of one batch, and so the size
+	// of its replies.
+	maxBatchCommands = 1024
+	// maxBatchesPerTraffic bounds the batches one OnTraffic call makes of
+	// a backlog before it yields the event loop to other connections.
+	maxBatchesPerTraffic = 16
+	// maxInflight bounds a connection's batches handed to its shard whose
+	// replies are not written yet: their replies are not counted anywhere
+	// before they run.
+	maxInflight = 4
+	// behindOutput is the unsent reply size from which a connection gets
+	// one batch in flight at a time: a client that reads keeps its unsent
+	// replies near zero, one that lags must not queue more work blindly.
+	behindOutput = 64 << 10
+	// pauseOutput is how many reply bytes not yet in its socket make a
+	// connection stop being read (back-pressure) until it drains.
+	pauseOutput = 4 << 20
+	// throttlePoll is how often a connection paused for its output is
+	// looked at again: the outbound buffer drains without telling.
+	throttlePoll = 10 * time.Millisecond
+)
+
+// pauseAt is the unsent reply size at which a connection stops being read:
+// pauseOutput, or half the hard limit when that is lower.
+func pauseAt(limit int64) int64 {
+	if limit > 0 && limit/2 < pauseOutput {
+		return limit / 2
+	}
+	return pauseOutput
+}
+
+// OnTraffic turns the connection's input into batches for its shard, one
+// per maxBatchInput bytes, while the connection is not over its output
+// bound and has room for more batches in flight.
 func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	cn, ok := c.Context().(*conn)
-	if !ok || cn == nil || cn.closing {
+	if !ok || cn == nil || cn.closing || cn.client.Killed() {
 		return gnet.None
 	}
+	// Any received byte is activity, not only a complete command (a large
+	// upload in progress is not idle); a wake-up without new bytes is not.
+	if c.InboundBuffered() > cn.left {
+		if now := s.clock.Load(); now-cn.client.LastActive() > int64(throttlePoll) {
+			cn.client.Touch(now)
+		}
+	}
+	act := s.traffic(cn, c)
+	cn.left = c.InboundBuffered()
+	return act
+}
+
+// traffic is OnTraffic for a live connection.
+func (s *Server) traffic(cn *conn, c gnet.Conn) gnet.Action {
 	if cn.pending != nil {
 		if !cn.shard.Submit(&cn.pending.Batch) {
 			cn.shard.WaitRoom(cn)
@@ -191,83 +260,190 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		}
 		cn.pending = nil
 	}
-	buf, _ := c.Peek(-1)
-	if len(buf) == 0 {
-		return gnet.None
+	for round := 0; ; round++ {
+		avail := c.InboundBuffered()
+		if avail == 0 {
+			return gnet.None
+		}
+		if round == maxBatchesPerTraffic {
+			// Let the loop's other connections have a turn; go on later.
+			_ = c.Wake(nil)
+			return gnet.None
+		}
+		out := &cn.client.Out
+		out.SetBuffered(c.OutboundBuffered())
+		pending := out.Pending()
+		if cn.inflight >= maxInflight || cn.inflight > 0 && pending >= behindOutput {
+			cn.stalled = true // written resumes
+			return s.checkQueryBuffer(cn, c)
+		}
+		if pending >= pauseAt(s.live.ClientOutputBufferLimit()) {
+			if !cn.throttled {
+				s.throttle(cn)
+			}
+			return s.checkQueryBuffer(cn, c)
+		}
+		if cn.throttled {
+			s.unthrottle(cn)
+		}
+		act, more := s.parseBatch(cn, c, min(avail, maxBatchInput))
+		if act != gnet.None || !more {
+			return act
+		}
 	}
-	// Bytes left unparsed by the previous call were counted then.
-	s.ks.CountNetInput(len(buf) - cn.unparsed)
+}
+
+// authRequired reports whether the connection's requests are held to the
+// limits of an unauthenticated client. The client's Authenticated field is
+// the shard's: it is read only while none of the connection's batches is
+// with the shard, and the value seen then stands until the next such time.
+func (s *Server) authRequired(cn *conn) bool {
+	if s.live.RequirePass() == "" {
+		return false
+	}
+	if cn.inflight == 0 && cn.pending == nil {
+		cn.authed = cn.client.Authenticated
+	}
+	return !cn.authed
+}
+
+// parseBatch parses the requests in the first avail inbound bytes into one
+// batch and hands it to the shard. A request the bytes end inside of goes
+// to the connection's Parser, which keeps it across reads. more reports
+// that the connection may go on with the next bytes at once.
+func (s *Server) parseBatch(cn *conn, c gnet.Conn, avail int) (_ gnet.Action, more bool) {
+	buf, _ := c.Peek(avail)
 	lim := codec.Limits{
 		MaxBulkLen:      s.live.ProtoMaxBulkLen(),
 		MaxMultibulkLen: s.opts.MaxMultibulkLen,
+		AuthRequired:    s.authRequired(cn),
 	}
 	req := s.getRequest()
-	consumed := 0
-	for consumed < len(buf) {
-		args, n, err := codec.ParseCommand(buf[consumed:], cn.args[:0], lim)
+	// buf[start:end] holds the requests parsed in place; bytes before
+	// start finished a request the parser held, bytes after end started
+	// one it now holds.
+	start, end, fed := 0, 0, 0
+	var perr error
+	if cn.parser.Active() {
+		n, done, err := cn.parser.Feed(buf, lim)
+		start, end, perr = n, n, err
+		if done {
+			args, data := cn.parser.Take(req.Argv[:0], req.Data[:0])
+			req.Argv, req.Data = args, data
+			if len(args) > 0 {
+				req.Ends = append(req.Ends, len(req.Argv))
+			}
+		}
+	}
+	for perr == nil && end < len(buf) && !cn.parser.Active() {
+		args, n, err := codec.ParseCommand(buf[end:], cn.args[:0], lim)
 		cn.args = args
 		if err != nil {
-			var pe *codec.ProtocolError
-			if errors.As(err, &pe) {
-				req.ProtoErr = pe.Msg
-			} else {
-				req.ProtoErr = "Protocol error: " + err.Error()
-			}
-			s.log.Info("protocol error, closing the connection", zap.String("remote", cn.client.RemoteAddr), zap.String("error", req.ProtoErr))
-			consumed = len(buf)
-			cn.closing = true
+			perr = err
 			break
 		}
 		if n == 0 {
+			fed, _, perr = cn.parser.Feed(buf[end:], lim)
 			break
 		}
-		consumed += n
-		if len(args) == 0 {
-			continue
+		end += n
+		if len(args) > 0 {
+			req.Argv = append(req.Argv, args...)
+			req.Ends = append(req.Ends, len(req.Argv))
+			if len(req.Ends) >= maxBatchCommands {
+				break
+			}
 		}
-		req.Argv = append(req.Argv, args...)
-		req.Ends = append(req.Ends, len(req.Argv))
 	}
-	cn.client.NoteQueryBuffer(len(buf), len(buf)-consumed)
-	cn.unparsed = len(buf) - consumed
-	if consumed == 0 {
-		s.putRequest(req)
-		return s.checkQueryBuffer(cn, c)
+	consumed := end + fed
+	waitAuth := false
+	if perr != nil {
+		var pe *codec.ProtocolError
+		if !errors.As(perr, &pe) {
+			pe = &codec.ProtocolError{Msg: "Protocol error: " + perr.Error()}
+		}
+		if pe.Unauthenticated && (len(req.Ends) > 0 || cn.inflight > 0) {
+			// An AUTH may be among the commands before: run them, then
+			// look at this request again (as Redis runs each command
+			// before it parses the next).
+			waitAuth = true
+		} else {
+			req.ProtoErr = pe.Msg
+			s.logProtocolError(cn, pe.Msg)
+			consumed = c.InboundBuffered()
+			cn.parser.Reset()
+			cn.closing = true
+		}
 	}
-	// Copy the consumed bytes once and point the arguments at the copy:
-	// the inbound buffer is reused as soon as this returns.
-	req.Data = append(req.Data[:0], buf[:consumed]...)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	s.ks.CountNetInput(consumed)
+	pending := c.InboundBuffered() - consumed + cn.parser.Buffered()
+	cn.client.NoteQueryBuffer(max(avail, pending), pending)
+	// Copy the bytes parsed in place once and point the arguments at the
+	// copy: the inbound buffer is reused as soon as they are discarded.
+	// Arguments of a request the parser finished already point into
+	// req.Data (its first part) or into buffers of their own.
+	prefix := req.Data
+	pbase := uintptr(unsafe.Pointer(unsafe.SliceData(prefix)))
+	plen := len(prefix)
+	req.Data = append(req.Data, buf[start:end]...)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf))) + uintptr(start)
 	for i, a := range req.Argv {
 		if len(a) == 0 {
 			req.Argv[i] = req.Data[:0:0]
 			continue
 		}
-		off := int(uintptr(unsafe.Pointer(unsafe.SliceData(a))) - base)
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
+		var off int
+		switch {
+		case p >= base && p < base+uintptr(end-start):
+			off = plen + int(p-base)
+		case plen > 0 && p >= pbase && p < pbase+uintptr(plen):
+			off = int(p - pbase)
+		default:
+			continue // a long bulk in a buffer of its own
+		}
 		req.Argv[i] = req.Data[off : off+len(a) : off+len(a)]
 	}
-	_, _ = c.Discard(consumed)
+	if consumed > 0 { // gnet's Discard(0) discards everything
+		_, _ = c.Discard(consumed)
+	}
 	if len(req.Ends) == 0 && req.ProtoErr == "" {
 		s.putRequest(req)
-		return gnet.None
+		if waitAuth {
+			cn.stalled = true // written resumes
+			return s.checkQueryBuffer(cn, c), false
+		}
+		act := s.checkQueryBuffer(cn, c)
+		return act, act == gnet.None
 	}
 	req.Client = cn.client
 	req.conn = cn
+	more = !waitAuth && req.ProtoErr == ""
+	if waitAuth {
+		cn.stalled = true
+	}
 	if cn.inflight == 0 && s.opts.Inline {
 		if ran, ready := cn.shard.TryRun(&req.Batch); ran {
 			if ready {
-				return s.writeInline(cn, c, req)
+				act := s.writeInline(cn, c, req)
+				if waitAuth {
+					// It ran already: look at the request again now.
+					cn.stalled = false
+					more = true
+				}
+				return act, more && act == gnet.None
 			}
 			cn.inflight++
-			return gnet.None
+			return gnet.None, more
 		}
 	}
 	cn.inflight++
 	if !cn.shard.Submit(&req.Batch) {
 		cn.pending = req
 		cn.shard.WaitRoom(cn)
+		return gnet.None, false
 	}
-	return gnet.None
+	return gnet.None, more
 }
 
 // writeInline writes the replies of a batch the shard ran on this event
@@ -281,32 +457,95 @@ func (s *Server) writeInline(cn *conn, c gnet.Conn, req *request) gnet.Action {
 		cn.closing = true
 		return gnet.Close
 	}
+	cn.client.Out.SetBuffered(c.OutboundBuffered())
 	return s.checkOutputBuffer(cn, c)
 }
 
 // checkOutputBuffer closes a connection whose unsent replies exceed the
 // client output buffer limit: a client that stopped reading.
 func (s *Server) checkOutputBuffer(cn *conn, c gnet.Conn) gnet.Action {
-	if limit := s.live.ClientOutputBufferLimit(); limit > 0 && int64(c.OutboundBuffered()) > limit {
-		s.ks.CountOutputBufferKill()
-		s.log.Warn("closing client: output buffer limit reached",
-			zap.String("remote", cn.client.RemoteAddr), zap.Int("buffered", c.OutboundBuffered()), zap.Int64("limit", limit))
-		cn.closing = true
+	limit := s.live.ClientOutputBufferLimit()
+	if limit <= 0 {
+		return gnet.None
+	}
+	if pending := cn.client.Out.Pending(); pending > limit {
+		s.cutOff(cn, pending, limit)
 		return gnet.Close
 	}
 	return gnet.None
+}
+
+// cutOff marks a connection over its output buffer limit: its queued
+// commands are dropped unrun and its input ignored; the caller closes it.
+func (s *Server) cutOff(cn *conn, pending, limit int64) {
+	if cn.client.Killed() {
+		return
+	}
+	cn.client.Kill()
+	s.ks.CountOutputBufferKill()
+	s.log.Warn("closing client: output buffer limit reached",
+		zap.String("remote", cn.client.RemoteAddr), zap.Int64("pending", pending), zap.Int64("limit", limit))
 }
 
 // checkQueryBuffer closes a connection whose unparsed input exceeds the
 // query buffer limit.
 func (s *Server) checkQueryBuffer(cn *conn, c gnet.Conn) gnet.Action {
 	limit := s.live.ClientQueryBufferLimit()
-	if limit > 0 && int64(c.InboundBuffered()) > limit {
+	if buffered := c.InboundBuffered() + cn.parser.Buffered(); limit > 0 && int64(buffered) > limit {
 		s.log.Warn("closing client: query buffer limit reached",
-			zap.String("remote", cn.client.RemoteAddr), zap.Int("buffered", c.InboundBuffered()), zap.Int64("limit", limit))
+			zap.String("remote", cn.client.RemoteAddr), zap.Int("buffered", buffered), zap.Int64("limit", limit))
+		cn.closing = true
 		return gnet.Close
 	}
 	return gnet.None
+}
+
+// throttle registers a connection paused for its output, to be looked at
+// again every throttlePoll; event-loop goroutine only.
+func (s *Server) throttle(cn *conn) {
+	cn.throttled = true
+	s.throttleMu.Lock()
+	s.throttled[cn] = struct{}{}
+	s.throttleMu.Unlock()
+}
+
+func (s *Server) unthrottle(cn *conn) {
+	cn.throttled = false
+	s.throttleMu.Lock()
+	delete(s.throttled, cn)
+	s.throttleMu.Unlock()
+}
+
+// wakeThrottled asks the event loop of every paused connection to look at
+// it again.
+func (s *Server) wakeThrottled() {
+	s.throttleMu.Lock()
+	if len(s.throttled) == 0 {
+		s.throttleMu.Unlock()
+		return
+	}
+	cns := make([]*conn, 0, len(s.throttled))
+	for cn := range s.throttled {
+		cns = append(cns, cn)
+	}
+	s.throttleMu.Unlock()
+	for _, cn := range cns {
+		cn.Wake()
+	}
+}
+
+// logProtocolError logs a client's protocol error, at most
+// protoErrLogBurst lines a second.
+func (s *Server) logProtocolError(cn *conn, msg string) {
+	ok, suppressed := s.protoLog.allow(time.Now())
+	if !ok {
+		return
+	}
+	fields := []zap.Field{zap.String("remote", cn.client.RemoteAddr), zap.String("error", msg)}
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("suppressed", suppressed))
+	}
+	s.log.Info("protocol error, closing the connection", fields...)
 }
 
 // queryBufCronPeriod is how often client query buffers are resized: every
@@ -321,15 +560,27 @@ func (s *Server) idleLoop() {
 	defer t.Stop()
 	qt := time.NewTicker(queryBufCronPeriod)
 	defer qt.Stop()
+	ft := time.NewTicker(throttlePoll)
+	defer ft.Stop()
+	seconds := 0
 	for {
 		select {
 		case <-s.stopIdle:
 			return
+		case now := <-ft.C:
+			s.clock.Store(now.UnixNano())
+			s.wakeThrottled()
 		case now := <-qt.C:
 			for _, c := range s.ks.Clients() {
 				c.ResizeQueryBuffer(now.UnixNano())
 			}
 		case now := <-t.C:
+			seconds++
+			if seconds%outputPeakPeriod == 0 {
+				for _, c := range s.ks.Clients() {
+					c.Out.Roll()
+				}
+			}
 			timeout := s.live.Timeout()
 			if timeout <= 0 {
 				continue
@@ -344,6 +595,11 @@ func (s *Server) idleLoop() {
 	}
 }
 
+// outputPeakPeriod is how many seconds one period of a client's recent
+// output buffer peak lasts; INFO's client_recent_max_output_buffer covers
+// one to two periods (Redis looks back eight seconds).
+const outputPeakPeriod = 4
+
 // conn is the per-connection state of the event loop.
 type conn struct {
 	gc     gnet.Conn
@@ -352,27 +608,60 @@ type conn struct {
 	client *keyspace.Client
 	// args is the parser's scratch argument list.
 	args [][]byte
+	// parser holds a request that arrived in part.
+	parser codec.Parser
 	// pending is a parsed batch that found the shard's ring full.
 	pending *request
-	// unparsed is how many inbound bytes the last OnTraffic left in the
-	// buffer (an incomplete request).
-	unparsed int
 	// inflight counts this connection's batches handed to its shard whose
 	// replies are not written yet; event-loop goroutine only.
 	inflight int
 	// closing is set once the connection is to be closed: its further
 	// input is ignored.
 	closing bool
+	// stalled is set when input was left unread until a batch in flight
+	// is written (too many in flight, or waiting to see an AUTH run).
+	stalled bool
+	// throttled is set while the connection is paused for its output and
+	// registered in Server.throttled.
+	throttled bool
+	// authed is whether the client was authenticated when last seen
+	// with nothing in flight.
+	authed bool
+	// left is the inbound bytes the last OnTraffic left unread.
+	left int
 }
 
 // Close closes the connection from any goroutine.
 func (cn *conn) Close() error { return cn.gc.Close() }
 
 // WriteAsync queues b (which must not change afterwards) to be written
-// from the connection's event loop; MONITOR feeds use it.
+// from the connection's event loop; MONITOR feeds use it. The bytes count
+// towards the client's output buffer limit: past it the connection is
+// closed and b dropped.
 func (cn *conn) WriteAsync(b []byte) {
-	if err := cn.gc.AsyncWrite(b, nil); err == nil {
-		cn.srv.ks.CountNetOutput(len(b))
+	c := cn.client
+	if c.Killed() {
+		return
+	}
+	out := &c.Out
+	n := len(b)
+	if limit := cn.srv.live.ClientOutputBufferLimit(); limit > 0 && out.Pending()+int64(n) > limit {
+		cn.srv.cutOff(cn, out.Pending()+int64(n), limit)
+		_ = cn.gc.Close()
+		return
+	}
+	out.Queue(n)
+	err := cn.gc.AsyncWrite(b, func(gc gnet.Conn, err error) error {
+		if err != nil {
+			out.Unqueue(n)
+			return nil
+		}
+		out.Written(n, gc.OutboundBuffered())
+		cn.srv.ks.CountNetOutput(n)
+		return nil
+	})
+	if err != nil {
+		out.Unqueue(n)
 	}
 }
 
@@ -411,10 +700,14 @@ func (s *Server) putRequest(r *request) {
 	s.requests.Put(r)
 }
 
-// Deliver writes the batch's replies; called by the shard in order.
+// Deliver writes the batch's replies; called by the shard in order. The
+// bytes count as the client's pending output until written runs.
 func (r *request) Deliver(_ *keyspace.Batch) {
 	cn := r.conn
+	n := len(r.Out.Buf)
+	cn.client.Out.Queue(n)
 	if err := cn.gc.AsyncWrite(r.Out.Buf, r.done); err != nil {
+		cn.client.Out.Unqueue(n)
 		cn.srv.putRequest(r)
 	}
 }
@@ -424,19 +717,27 @@ func (r *request) Deliver(_ *keyspace.Batch) {
 func (r *request) written(c gnet.Conn, err error) error {
 	cn := r.conn
 	s := cn.srv
-	s.ks.CountNetOutput(len(r.Out.Buf))
+	n := len(r.Out.Buf)
 	closeAfter := r.CloseAfter
 	s.putRequest(r)
 	cn.inflight--
 	if err != nil {
+		cn.client.Out.Unqueue(n)
 		return nil
 	}
+	s.ks.CountNetOutput(n)
+	cn.client.Out.Written(n, c.OutboundBuffered())
 	if closeAfter {
 		cn.closing = true
 		return c.CloseWithCallback(nil)
 	}
 	if s.checkOutputBuffer(cn, c) == gnet.Close {
+		cn.closing = true
 		return c.CloseWithCallback(nil)
+	}
+	if cn.stalled {
+		cn.stalled = false
+		_ = c.Wake(nil)
 	}
 	return nil
 }

@@ -167,7 +167,7 @@ func bitopCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	x.S.storeString(x.DB, x.Args[2], res, 0, false)
+	markRaw(x.S.storeString(x.DB, x.Args[2], res, 0, false))
 	x.W.Int(int64(len(res)))
 }
 
@@ -274,19 +274,18 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 		j += 2
 		ops = append(ops, op)
 	}
+	db := x.DB
 	var e *entry
 	if !writes {
-		e = sh.lookupRead(x.DB, args[1])
+		e = sh.lookupRead(db, args[1])
+		var v []byte
 		if e != nil {
-			if _, ok := stringValue(x, e); !ok {
+			var ok bool
+			if v, ok = stringValue(x, e); !ok {
 				return
 			}
 		}
 		x.W.ArrayHeader(len(ops))
-		var v []byte
-		if e != nil {
-			v, _ = stringOf(e)
-		}
 		for _, op := range ops {
 			x.W.Int(bitfield.Get(v, op.off, op.typ))
 		}
@@ -296,35 +295,38 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 		x.W.Error("ERR BITFIELD_RO only supports the GET subcommand")
 		return
 	}
-	e = sh.lookup(x.DB, args[1])
-	if e != nil && e.obj != nil {
+	e = sh.lookup(db, args[1])
+	if e != nil && db.obj(e) != nil {
 		x.W.Error(errWrongType)
 		return
 	}
 	need := int(maxBit>>3) + 1
 	created := e == nil
 	oldLen := 0
-	if created {
-		e = x.DB.add(args[1], make([]byte, need), nil, 0)
-	} else {
-		oldLen = len(e.val)
-		if need > oldLen {
-			e.val = growZeroed(e.val, need)
-		}
+	switch {
+	case created:
+		e = db.add(args[1], make([]byte, need), nil, 0)
+	default:
+		// resizeVal keeps the accounting exact and may move the entry;
+		// at the current length it only marks the string modified.
+		oldLen = len(db.val(e))
+		e = db.resizeVal(e, max(need, oldLen))
 	}
+	markRaw(e)
+	v := db.val(e)
 	// lo..hi is the byte range to log: what the writes touched, plus the
 	// zeros the string grew by.
-	lo, hi := len(e.val), -1
-	if len(e.val) > oldLen {
-		lo, hi = oldLen, len(e.val)-1
+	lo, hi := len(v), -1
+	if len(v) > oldLen {
+		lo, hi = oldLen, len(v)-1
 	}
 	x.W.ArrayHeader(len(ops))
 	for _, op := range ops {
 		if op.kind == 'g' {
-			x.W.Int(bitfield.Get(e.val, op.off, op.typ))
+			x.W.Int(bitfield.Get(v, op.off, op.typ))
 			continue
 		}
-		old := bitfield.Get(e.val, op.off, op.typ)
+		old := bitfield.Get(v, op.off, op.typ)
 		var nv, reply int64
 		var over bool
 		if op.kind == 'i' {
@@ -339,7 +341,7 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 			continue
 		}
 		x.W.Int(reply)
-		bitfield.Set(e.val, op.off, op.typ.Bits, uint64(nv))
+		bitfield.Set(v, op.off, op.typ.Bits, uint64(nv))
 		if nv != old {
 			lo = min(lo, int(op.off>>3))
 			hi = max(hi, int((op.off+uint64(op.typ.Bits)-1)>>3))
@@ -347,22 +349,24 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 	}
 	switch {
 	case created:
-		sh.logSet(x.DB.id, e.key, e.val, 0)
+		sh.logSet(db.id, e.keyView(), v, 0)
 	case hi >= lo:
-		sh.logSetRange(x.DB.id, e.key, int64(lo), e.val[lo:hi+1])
+		sh.logSetRange(db.id, e.keyView(), int64(lo), v[lo:hi+1])
 	}
 }
 
+// markRaw flags a string that a bitmap or HyperLogLog command wrote:
+// Redis creates and unshares those values as raw strings, so OBJECT
+// ENCODING reports raw whatever their length.
+func markRaw(e *entry) { e.setKind(e.kind() | flagRaw) }
+
 func registerBitmapFamily(t commandTable) {
 	const rw, ro, fast, deny = FlagWrite, FlagReadOnly, FlagFast, FlagDenyOOM
-	roKey := []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}
 	t.add(
-		&Command{Name: "bitcount", Arity: -2, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "2.6.0", Summary: "Counts the number of set bits (population counting) in a string.", Complexity: "O(N)", Handler: bitcountCommand, KeySpecs: roKey},
-		&Command{Name: "bitpos", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "2.8.7", Summary: "Finds the first set (1) or clear (0) bit in a string.", Complexity: "O(N)", Handler: bitposCommand, KeySpecs: roKey},
-		&Command{Name: "bitop", Arity: -4, Flags: rw | deny, FirstKey: 2, LastKey: -1, Step: 1, Group: "bitmap", Since: "2.6.0", Summary: "Performs bitwise operations on multiple strings, and stores the result.", Complexity: "O(N)", Handler: bitopCommand,
-			KeySpecs: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 2, 0, 1), rangeSpec(KeyRO|KeyAccess, 3, -1, 1)}},
-		&Command{Name: "bitfield", Arity: -2, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "3.2.0", Summary: "Performs arbitrary bitfield integer operations on strings.", Complexity: "O(1) for each subcommand specified", Handler: bitfieldCommand,
-			KeySpecs: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate|KeyVariableFlags, 1, 0, 1)}},
-		&Command{Name: "bitfield_ro", Arity: -2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "6.0.0", Summary: "Performs arbitrary read-only bitfield integer operations on strings.", Complexity: "O(1) for each subcommand specified", Handler: bitfieldROCommand, KeySpecs: roKey},
+		&Command{Name: "bitcount", Arity: -2, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "2.6.0", Summary: "Counts the number of set bits (population counting) in a string.", Complexity: "O(N)", Handler: bitcountCommand},
+		&Command{Name: "bitpos", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "2.8.7", Summary: "Finds the first set (1) or clear (0) bit in a string.", Complexity: "O(N)", Handler: bitposCommand},
+		&Command{Name: "bitop", Arity: -4, Flags: rw | deny, FirstKey: 2, LastKey: -1, Step: 1, Group: "bitmap", Since: "2.6.0", Summary: "Performs bitwise operations on multiple strings, and stores the result.", Complexity: "O(N)", Handler: bitopCommand},
+		&Command{Name: "bitfield", Arity: -2, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "3.2.0", Summary: "Performs arbitrary bitfield integer operations on strings.", Complexity: "O(1) for each subcommand specified", Handler: bitfieldCommand},
+		&Command{Name: "bitfield_ro", Arity: -2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Since: "6.0.0", Summary: "Performs arbitrary read-only bitfield integer operations on strings.", Complexity: "O(1) for each subcommand specified", Handler: bitfieldROCommand},
 	)
 }

@@ -80,7 +80,9 @@ func TestReplayBitopsAndHyperLogLog(t *testing.T) {
 		}
 		durApply(t, c.mirror, recs)
 		durDiff(t, fmt.Sprintf("step %d %q", i, args), durState(c.mirror), durState(c.src))
+		bitCheckMem(t, fmt.Sprintf("step %d %q", i, args), c.src)
 	}
+	bitCheckMem(t, "mirror", c.mirror)
 	fresh := newTestShard(t)
 	durApply(t, fresh, c.j.recs)
 	durDiff(t, "full replay", durState(fresh), durState(c.src))
@@ -91,6 +93,50 @@ func TestReplayBitopsAndHyperLogLog(t *testing.T) {
 			t.Errorf("only %d %s records in %v", counts[op], op, counts)
 		}
 	}
+}
+
+// bitCheckMem fails the test unless each database's memory figure equals
+// the sizes of its entries: the commands grow strings in place, move them
+// to bigger slots and rewrite them, and each path must keep it exact.
+func bitCheckMem(t *testing.T, what string, sh *Shard) {
+	t.Helper()
+	for _, db := range sh.dbs {
+		var sum int64
+		db.each(func(e *entry) { sum += db.size(e) })
+		if sum != db.mem {
+			t.Fatalf("%s: db %d memory figure %d, entries add up to %d", what, db.id, db.mem, sum)
+		}
+	}
+}
+
+// TestBitopsEncodingRaw checks that the values the bitmap and HyperLogLog
+// commands write report OBJECT ENCODING raw, as Redis's do, and that a
+// BITFIELD growing a string past its slot keeps the bits and the TTL.
+func TestBitopsEncodingRaw(t *testing.T) {
+	sh := newTestShard(t)
+	run(t, sh, "SET", "src", "abc")
+	run(t, sh, "BITOP", "OR", "dst", "src")
+	run(t, sh, "BITFIELD", "bf", "SET", "u8", "0", "1")
+	run(t, sh, "SET", "s", "abc", "EX", "100")
+	run(t, sh, "BITFIELD", "s", "SET", "u8", "0", "98")
+	run(t, sh, "PFADD", "h", "x")
+	for _, k := range []string{"dst", "bf", "s", "h"} {
+		if got := run(t, sh, "OBJECT", "ENCODING", k); got != "$3\r\nraw\r\n" {
+			t.Errorf("OBJECT ENCODING %s = %q, want raw", k, got)
+		}
+	}
+	if got := run(t, sh, "OBJECT", "ENCODING", "src"); got != "$6\r\nembstr\r\n" {
+		t.Errorf("OBJECT ENCODING src = %q, want embstr (a BITOP source is not written)", got)
+	}
+	// Grow s well past its slot: the bytes move, the TTL stays.
+	run(t, sh, "BITFIELD", "s", "SET", "u8", "#40000", "7")
+	if got := run(t, sh, "GETRANGE", "s", "0", "2"); got != "$3\r\nbbc\r\n" {
+		t.Errorf("GETRANGE after growth = %q", got)
+	}
+	if got := run(t, sh, "TTL", "s"); got != ":100\r\n" {
+		t.Errorf("TTL after growth = %q", got)
+	}
+	bitCheckMem(t, "after growth", sh)
 }
 
 // TestBitopsWALRecords checks the record each command writes: whole values

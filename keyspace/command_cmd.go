@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/acl"
 )
 
 // This file holds COMMAND: the server describing its own command table.
@@ -311,7 +311,8 @@ func commandListCommand(x *Ctx) {
 				return isACLCategory(cat) && slices.Contains(c.ACLCategories(), cat)
 			}
 		case eqFold(kind, "pattern"):
-			keep = func(c *Command) bool { return config.GlobMatch(arg, c.FullName()) }
+			// Redis matches case-insensitively with its glob rules (acl.Match).
+			keep = func(c *Command) bool { return acl.Match(arg, c.FullName(), true) }
 		default:
 			x.W.Error(errSyntax)
 			return

@@ -33,7 +33,7 @@ func hllRead(x *Ctx, e *entry) ([]byte, bool) {
 // hllWrite is hllRead for an entry the caller changes in place: it must be
 // a plain string.
 func hllWrite(x *Ctx, e *entry) bool {
-	if e.obj != nil {
+	if x.DB.obj(e) != nil {
 		x.W.Error(errWrongType)
 		return false
 	}
@@ -47,14 +47,18 @@ func (sh *Shard) hllSparseMax() int {
 }
 
 // storeHLL stores v as key's value after a rewrite: a new key (e nil) or a
-// new value for e, logged whole with e's deadline.
-func (sh *Shard) storeHLL(db *DB, e *entry, key, v []byte) {
+// new value for e, logged whole with e's deadline. v may alias e's
+// current value. It returns the entry, which moves when the value
+// outgrows its slot.
+func (sh *Shard) storeHLL(db *DB, e *entry, key, v []byte) *entry {
 	if e == nil {
-		e = db.add(key, v, nil, 0)
+		e = db.addString(key, v, 0)
 	} else {
-		e.val = v
+		e = db.setString(e, v)
 	}
-	sh.logSet(db.id, e.key, e.val, e.expireAt)
+	markRaw(e)
+	sh.logSet(db.id, e.keyView(), db.val(e), e.expireAt)
+	return e
 }
 
 // PFADD key [element ...]: 1 when the key was created or a register
@@ -69,7 +73,9 @@ func pfaddCommand(x *Ctx) {
 		if !hllWrite(x, e) {
 			return
 		}
-		v = e.val
+		// A dense register changes in place in the entry's value; a
+		// sparse change may rewrite it, stored below.
+		v = x.DB.val(e)
 	}
 	updated := e == nil
 	whole := e == nil
@@ -99,9 +105,10 @@ func pfaddCommand(x *Ctx) {
 		if whole {
 			sh.storeHLL(x.DB, e, x.Args[1], v)
 		} else {
-			e.val = v
-			sh.logSetRange(x.DB.id, e.key, 15, v[15:16])
-			sh.logSetRange(x.DB.id, e.key, int64(lo), v[lo:hi+1])
+			// Only in-place changes: v is still the entry's value.
+			markRaw(e)
+			sh.logSetRange(x.DB.id, e.keyView(), 15, v[15:16])
+			sh.logSetRange(x.DB.id, e.keyView(), int64(lo), v[lo:hi+1])
 		}
 	}
 	if err != nil {
@@ -159,12 +166,15 @@ func pfcountCommand(x *Ctx) {
 	}
 	// Cache the estimate unless the value is not a plain string or the log
 	// refuses writes (PFCOUNT is a read: it must not fail for that).
-	if e.obj == nil && (sh.journal == nil || sh.journal.Err() == nil) {
+	// The write is in place (the slot and so the accounting stay); a
+	// running snapshot serializes the key's bucket first, as PFCOUNT is
+	// not a write command and snapshotBeforeWrite skipped it.
+	if x.DB.obj(e) == nil && (sh.journal == nil || sh.journal.Err() == nil) {
 		if sh.snap != nil {
 			sh.snapshotTouch(x.DB, x.Args[1])
 		}
-		hll.SetCached(e.val, card)
-		sh.logSetRange(x.DB.id, e.key, 8, e.val[8:16])
+		hll.SetCached(v, card)
+		sh.logSetRange(x.DB.id, e.keyView(), 8, v[8:16])
 	}
 	x.W.Int(int64(card))
 }
@@ -198,7 +208,7 @@ func pfmergeCommand(x *Ctx) {
 		if !hllWrite(x, e) {
 			return
 		}
-		v = e.val
+		v = x.DB.val(e)
 	}
 	if dense {
 		d, err := hll.ToDense(v)
@@ -236,39 +246,41 @@ func pfdebugCommand(x *Ctx) {
 	if !hllWrite(x, e) {
 		return
 	}
+	v := x.DB.val(e)
 	toDense := func() bool {
-		d, err := hll.ToDense(e.val)
+		d, err := hll.ToDense(v)
 		if err != nil {
 			x.W.Error(errCorruptHLL)
 			return false
 		}
-		sh.storeHLL(x.DB, e, nil, d)
+		e = sh.storeHLL(x.DB, e, nil, d)
+		v = x.DB.val(e)
 		return true
 	}
 	switch {
 	case eqFold(sub, "getreg"):
-		if !hll.IsDense(e.val) && !toDense() {
+		if !hll.IsDense(v) && !toDense() {
 			return
 		}
-		regs := hll.DenseRegisters(e.val)
+		regs := hll.DenseRegisters(v)
 		x.W.ArrayHeader(len(regs))
 		for _, r := range regs {
 			x.W.Int(int64(r))
 		}
 	case eqFold(sub, "decode"):
-		if hll.IsDense(e.val) {
+		if hll.IsDense(v) {
 			x.W.Error("ERR HLL encoding is not sparse")
 			return
 		}
-		x.W.Bulk(hll.Decode(e.val))
+		x.W.Bulk(hll.Decode(v))
 	case eqFold(sub, "encoding"):
-		if hll.IsDense(e.val) {
+		if hll.IsDense(v) {
 			x.W.SimpleString("dense")
 		} else {
 			x.W.SimpleString("sparse")
 		}
 	case eqFold(sub, "todense"):
-		if hll.IsDense(e.val) {
+		if hll.IsDense(v) {
 			x.W.Int(0)
 			return
 		}
@@ -292,14 +304,10 @@ func pfselftestCommand(x *Ctx) {
 func registerHyperLogLogFamily(t commandTable) {
 	const rw, ro, fast, deny, admin = FlagWrite, FlagReadOnly, FlagFast, FlagDenyOOM, FlagAdmin
 	t.add(
-		&Command{Name: "pfadd", Arity: -2, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", Complexity: "O(1) to add every element.", Handler: pfaddCommand,
-			KeySpecs: []KeySpec{rangeSpec(KeyRW|KeyInsert, 1, 0, 1)}},
-		&Command{Name: "pfcount", Arity: -2, Flags: ro | FlagMayReplicate, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.", Handler: pfcountCommand,
-			KeySpecs: []KeySpec{rangeSpec(KeyRW|KeyAccess, 1, -1, 1)}},
-		&Command{Name: "pfmerge", Arity: -2, Flags: rw | deny, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Merges one or more HyperLogLog values into a single key.", Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.", Handler: pfmergeCommand,
-			KeySpecs: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyInsert, 1, 0, 1), rangeSpec(KeyRO|KeyAccess, 2, -1, 1)}},
-		&Command{Name: "pfdebug", Arity: 3, Flags: rw | deny | admin, FirstKey: 2, LastKey: 2, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Internal commands for debugging HyperLogLog values.", Complexity: "N/A", Handler: pfdebugCommand,
-			KeySpecs: []KeySpec{rangeSpec(KeyRW|KeyAccess, 2, 0, 1)}},
+		&Command{Name: "pfadd", Arity: -2, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", Complexity: "O(1) to add every element.", Handler: pfaddCommand},
+		&Command{Name: "pfcount", Arity: -2, Flags: ro | FlagMayReplicate, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.", Handler: pfcountCommand},
+		&Command{Name: "pfmerge", Arity: -2, Flags: rw | deny, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Merges one or more HyperLogLog values into a single key.", Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.", Handler: pfmergeCommand},
+		&Command{Name: "pfdebug", Arity: 3, Flags: rw | deny | admin, FirstKey: 2, LastKey: 2, Step: 1, Group: "hyperloglog", Since: "2.8.9", Summary: "Internal commands for debugging HyperLogLog values.", Complexity: "N/A", Handler: pfdebugCommand},
 		&Command{Name: "pfselftest", Arity: 1, Flags: admin, Group: "hyperloglog", Since: "2.8.9", Summary: "An internal command for testing HyperLogLog values.", Complexity: "N/A", Handler: pfselftestCommand},
 	)
 }

@@ -3,6 +3,8 @@ package keyspace
 import (
 	"math"
 	"strconv"
+
+	"github.com/ruvio/ruvio/acl"
 )
 
 // This file holds the generic key commands (DEL, EXISTS, TYPE, RENAME,
@@ -15,14 +17,15 @@ import (
 // string-like values, otherwise what the value's typeName method says.
 // A value type that has neither reads as "none" (a value without a type
 // is a bug of its family, not something a client can create).
-func typeName(e *entry) string {
-	if e.obj == nil {
+func typeName(db *DB, e *entry) string {
+	o := db.obj(e)
+	if o == nil {
 		return "string"
 	}
-	if t, ok := e.obj.(interface{ typeName() string }); ok {
+	if t, ok := o.(interface{ typeName() string }); ok {
 		return t.typeName()
 	}
-	if _, ok := e.obj.(stringLike); ok {
+	if _, ok := o.(stringLike); ok {
 		return "string"
 	}
 	return "none"
@@ -31,30 +34,31 @@ func typeName(e *entry) string {
 // stringEncoding is OBJECT ENCODING of a string value, as Redis chooses
 // it for a value it stores: "int" for a canonical 64-bit integer, "embstr"
 // up to 44 bytes, else "raw".
-// A string modified in place (APPEND, SETRANGE) keeps spare capacity, like
-// Redis's growable raw strings; one stored whole keeps exactly its length.
-func stringEncoding(v []byte) string {
+// A string modified in place (APPEND, SETRANGE, SETBIT) is raw, like
+// Redis's growable strings.
+func stringEncoding(v []byte, raw bool) string {
 	if len(v) <= 20 {
 		if _, ok := parseInt(v); ok {
 			return "int"
 		}
 	}
-	if len(v) <= 44 && cap(v) == len(v) {
+	if len(v) <= 44 && !raw {
 		return "embstr"
 	}
 	return "raw"
 }
 
 // encodingName is OBJECT ENCODING of an entry.
-func encodingName(e *entry) string {
-	if e.obj == nil {
-		return stringEncoding(e.val)
+func encodingName(db *DB, e *entry) string {
+	o := db.obj(e)
+	if o == nil {
+		return stringEncoding(db.val(e), e.kind()&flagRaw != 0)
 	}
-	if enc, ok := e.obj.(interface{ encoding() string }); ok {
+	if enc, ok := o.(interface{ encoding() string }); ok {
 		return enc.encoding()
 	}
-	if sv, ok := e.obj.(stringLike); ok {
-		return stringEncoding(sv.stringBytes(e))
+	if sv, ok := o.(stringLike); ok {
+		return stringEncoding(sv.stringBytes(e), false)
 	}
 	return "raw"
 }
@@ -116,7 +120,7 @@ func typeCommand(x *Ctx) {
 		x.W.SimpleString("none")
 		return
 	}
-	x.W.SimpleString(typeName(e))
+	x.W.SimpleString(typeName(x.DB, e))
 }
 
 // RENAME key newkey
@@ -148,11 +152,10 @@ func renameGeneric(x *Ctx, nx bool) {
 			x.W.Int(0)
 			return
 		}
-		db.delete(d.key)
+		db.remove(d)
 	}
-	db.delete(e.key)
-	ne := db.add(dst, e.val, e.obj, e.expireAt)
-	sh.logRename(db.id, e.key, ne.key)
+	sh.logRename(db.id, e.keyView(), string(dst))
+	db.transfer(e, db, dst)
 	if nx {
 		x.W.Int(1)
 	} else {
@@ -162,18 +165,16 @@ func renameGeneric(x *Ctx, nx bool) {
 
 // cloneValue deep-copies the value of e for COPY. ok is false when the
 // value's type cannot be copied.
-func cloneValue(e *entry) (val []byte, obj any, ok bool) {
-	if e.obj == nil {
-		return copyBytes(e.val), nil, true
+func cloneValue(db *DB, e *entry) (val []byte, obj any, ok bool) {
+	o := db.obj(e)
+	if o == nil {
+		return db.val(e), nil, true
 	}
-	c, ok := e.obj.(interface{ clone() any })
+	c, ok := o.(interface{ clone() any })
 	if !ok {
 		return nil, nil, false
 	}
-	if e.val != nil {
-		val = copyBytes(e.val)
-	}
-	return val, c.clone(), true
+	return nil, c.clone(), true
 }
 
 // COPY source destination [DB destination-db] [REPLACE]
@@ -222,16 +223,17 @@ func copyCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	val, obj, ok := cloneValue(e)
+	val, obj, ok := cloneValue(src, e)
 	if !ok {
 		x.W.Error("ERR COPY of this type is not supported")
 		return
 	}
+	sh.logCopy(src.id, e.keyView(), string(args[2]), target, replace)
+	at := e.expireAt
 	if old != nil {
-		dstDB.delete(old.key)
+		dstDB.remove(old)
 	}
-	ne := dstDB.add(args[2], val, obj, e.expireAt)
-	sh.logCopy(src.id, e.key, ne.key, target, replace)
+	dstDB.add(args[2], val, obj, at)
 	x.W.Int(1)
 }
 
@@ -275,9 +277,8 @@ func moveCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	src.delete(e.key)
-	ne := dst.add(x.Args[1], e.val, e.obj, e.expireAt)
-	sh.logMove(src.id, ne.key, dst.id)
+	sh.logMove(src.id, e.keyView(), dst.id)
+	src.transfer(e, dst, x.Args[1])
 	x.W.Int(1)
 }
 
@@ -288,16 +289,11 @@ func keysCommand(x *Ctx) {
 	all := len(pat) == 1 && pat[0] == '*'
 	now := x.S.nowMs
 	var keys []string
-	for _, b := range x.DB.dict.buckets {
-		for e := b; e != nil; e = e.next {
-			if e.expired(now) {
-				continue
-			}
-			if all || globMatch(pat, []byte(e.key), false) {
-				keys = append(keys, e.key)
-			}
+	x.DB.each(func(e *entry) {
+		if !e.expired(now) && (all || globMatch(pat, e.key(), false)) {
+			keys = append(keys, e.keyString())
 		}
-	}
+	})
 	x.W.BulkStrings(keys)
 }
 
@@ -381,9 +377,9 @@ func scanCommand(x *Ctx) {
 	if count <= math.MaxInt64/10 {
 		maxIter = count * 10
 	}
-	collect := func(e *entry) { found = append(found, e) }
+	collect := func(h uint32) { found = append(found, db.entryAt(h)) }
 	for {
-		cursor = db.dict.scan(cursor, collect)
+		cursor = db.t.scan(cursor, collect)
 		if cursor == 0 || maxIter == 0 || int64(len(found)) >= count {
 			break
 		}
@@ -392,14 +388,14 @@ func scanCommand(x *Ctx) {
 	// Filter after the table walk: expiring a key may shrink the table.
 	keys := found[:0]
 	for _, e := range found {
-		if usePat && !globMatch(pat, []byte(e.key), false) {
+		if usePat && !globMatch(pat, e.key(), false) {
 			continue
 		}
 		if e.expired(sh.nowMs) {
 			sh.expireEntry(db, e)
 			continue
 		}
-		if typ != nil && !eqFold(typ, typeName(e)) {
+		if typ != nil && !eqFold(typ, typeName(x.DB, e)) {
 			continue
 		}
 		keys = append(keys, e)
@@ -409,7 +405,7 @@ func scanCommand(x *Ctx) {
 	x.W.Bulk(strconv.AppendUint(tmp[:0], cursor, 10))
 	x.W.ArrayHeader(len(keys))
 	for _, e := range keys {
-		x.W.BulkString(e.key)
+		x.W.BulkString(e.keyView())
 	}
 }
 
@@ -425,7 +421,7 @@ func randomkeyCommand(x *Ctx) {
 			x.S.expireEntry(x.DB, e)
 			continue
 		}
-		x.W.BulkString(e.key)
+		x.W.BulkString(e.keyView())
 		return
 	}
 }
@@ -530,8 +526,8 @@ func expireGeneric(x *Ctx, base int64, seconds bool) {
 		}
 	}
 	if when <= sh.nowMs {
-		db.delete(e.key)
-		sh.logDel(db.id, e.key)
+		sh.logDel(db.id, e.keyView())
+		db.remove(e)
 	} else {
 		sh.setDeadline(db, e, when)
 	}
@@ -622,7 +618,7 @@ func objectLookup(x *Ctx) *entry {
 // OBJECT ENCODING key
 func objectEncodingCommand(x *Ctx) {
 	if e := objectLookup(x); e != nil {
-		x.W.BulkString(encodingName(e))
+		x.W.BulkString(encodingName(x.DB, e))
 	}
 }
 
@@ -633,18 +629,27 @@ func objectRefcountCommand(x *Ctx) {
 	}
 }
 
-// OBJECT IDLETIME key: seconds since the key was last accessed.
+// OBJECT IDLETIME key: seconds since the key was last accessed; under an
+// LFU policy Redis's error, as Redis keeps no idle time then.
 func objectIdletimeCommand(x *Ctx) {
 	if e := objectLookup(x); e != nil {
+		if x.S.srv.opts.Live.LFU() {
+			x.W.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
 		x.W.Int(x.S.idleSeconds(e))
 	}
 }
 
-// OBJECT FREQ key: there is no LFU policy, so this is Redis's error for a
-// server without one.
+// OBJECT FREQ key: the key's logarithmic access counter under an LFU
+// policy; Redis's error under any other.
 func objectFreqCommand(x *Ctx) {
-	if objectLookup(x) != nil {
-		x.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	if e := objectLookup(x); e != nil {
+		if !x.S.srv.opts.Live.LFU() {
+			x.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
+		x.W.Int(int64(x.S.lfuDecayed(e)))
 	}
 }
 
@@ -697,6 +702,7 @@ func flushdbCommand(x *Ctx) {
 	if !parseFlushMode(x) {
 		return
 	}
+	x.S.touchAllInDB(x.DB.id, nil)
 	x.DB.flush()
 	x.S.logFlushDB(x.DB.id)
 	x.W.OK()
@@ -708,6 +714,7 @@ func flushallCommand(x *Ctx) {
 		return
 	}
 	for _, db := range x.S.dbs {
+		x.S.touchAllInDB(db.id, nil)
 		db.flush()
 	}
 	x.S.logFlushAll()
@@ -737,6 +744,8 @@ func swapdbCommand(x *Ctx) {
 		return
 	}
 	if i != j {
+		sh.touchAllInDB(i, sh.dbs[j])
+		sh.touchAllInDB(j, sh.dbs[i])
 		sh.swapDB(i, j)
 		sh.logSwapDB(i, j)
 	}
@@ -745,123 +754,11 @@ func swapdbCommand(x *Ctx) {
 }
 
 // globMatch reports whether s matches the glob pattern the way Redis's
-// stringmatchlen does: * ? [abc] [^abc] [a-z] and \ escapes; nocase
-// folds ASCII letters. It is shared by KEYS, SCAN, CONFIG GET and others.
+// stringmatchlen does (* ? [abc] [^abc] [a-z] and \ escapes; nocase folds
+// ASCII letters). It is shared by KEYS, SCAN and others; the matcher itself is
+// acl.Match, so key patterns mean the same in KEYS and in ACL rules.
 func globMatch(pattern, s []byte, nocase bool) bool {
-	skip := false
-	return globMatchAt(pattern, s, nocase, &skip, 0)
-}
-
-// globFold lower-cases an ASCII letter, as C's tolower does in the C locale.
-func globFold(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// globMatchAt is globMatch at a recursion depth. skipLonger records that
-// the rest of a pattern after a '*' matched nowhere in the string, so an
-// earlier '*' need not try longer matches (this keeps patterns with many
-// stars linear instead of exponential); nesting bounds the recursion.
-func globMatchAt(p, s []byte, nocase bool, skipLonger *bool, nesting int) bool {
-	if nesting > 1000 {
-		return false
-	}
-	eq := func(a, b byte) bool {
-		if nocase {
-			return globFold(a) == globFold(b)
-		}
-		return a == b
-	}
-	for len(p) > 0 && len(s) > 0 {
-		switch p[0] {
-		case '*':
-			for len(p) > 1 && p[1] == '*' {
-				p = p[1:]
-			}
-			if len(p) == 1 {
-				return true
-			}
-			for len(s) > 0 {
-				if globMatchAt(p[1:], s, nocase, skipLonger, nesting+1) {
-					return true
-				}
-				if *skipLonger {
-					return false
-				}
-				s = s[1:]
-			}
-			*skipLonger = true
-			return false
-		case '?':
-			p, s = p[1:], s[1:]
-		case '[':
-			p = p[1:]
-			not := len(p) > 0 && p[0] == '^'
-			if not {
-				p = p[1:]
-			}
-			match := false
-			for {
-				if len(p) >= 2 && p[0] == '\\' {
-					// An escaped character is compared exactly, even
-					// with nocase, as Redis does.
-					p = p[1:]
-					if p[0] == s[0] {
-						match = true
-					}
-				} else if len(p) == 0 {
-					// Unterminated class: it ends with the pattern.
-					break
-				} else if p[0] == ']' {
-					break
-				} else if len(p) >= 3 && p[1] == '-' {
-					lo, hi, c := p[0], p[2], s[0]
-					if lo > hi {
-						lo, hi = hi, lo
-					}
-					if nocase {
-						lo, hi, c = globFold(lo), globFold(hi), globFold(c)
-					}
-					p = p[2:]
-					if c >= lo && c <= hi {
-						match = true
-					}
-				} else if eq(p[0], s[0]) {
-					match = true
-				}
-				p = p[1:]
-			}
-			if len(p) > 0 {
-				p = p[1:] // the closing ']'
-			}
-			if not {
-				match = !match
-			}
-			if !match {
-				return false
-			}
-			s = s[1:]
-		case '\\':
-			if len(p) >= 2 {
-				p = p[1:]
-			}
-			fallthrough
-		default:
-			if !eq(p[0], s[0]) {
-				return false
-			}
-			p, s = p[1:], s[1:]
-		}
-		if len(s) == 0 {
-			for len(p) > 0 && p[0] == '*' {
-				p = p[1:]
-			}
-			break
-		}
-	}
-	return len(p) == 0 && len(s) == 0
+	return acl.Match(pattern, s, nocase)
 }
 
 // registerKeyFamily adds the generic key commands and the database
