@@ -203,7 +203,8 @@ var params = [...]param{
 	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
 	{name: "stream-node-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "4096"},
 	{name: "stream-node-max-entries", kind: kindInt, min: 0, max: longMax, def: "100"},
-	{name: "hll-sparse-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "3000"},
+	{name: "hll-sparse-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "3000",
+		apply: func(l *Live, _ string, n int64) { l.hllSparseMax.Store(n) }},
 
 	// Introspection, notifications, scripting (stored only except notify-keyspace-events).
 	{name: "latency-tracking", kind: kindBool, def: "yes"},
@@ -264,6 +265,7 @@ type Live struct {
 	aclLogMaxLen  atomic.Int64
 	timeout       atomic.Int64 // nanoseconds
 	protoMaxBulk  atomic.Int64
+	hllSparseMax  atomic.Int64
 	queryBufLimit atomic.Int64
 	obuf          atomic.Pointer[OutputBufferLimits]
 	// hashMaxEntries and hashMaxValue are the hash encoding thresholds.
@@ -591,6 +593,10 @@ func (l *Live) ListMaxListpackSize() int64 { return l.listFill.Load() }
 
 // ProtoMaxBulkLen is proto-max-bulk-len: the largest bulk string a request may carry.
 func (l *Live) ProtoMaxBulkLen() int64 { return l.protoMaxBulk.Load() }
+
+// HLLSparseMaxBytes is hll-sparse-max-bytes: the size past which a sparse HyperLogLog
+// turns dense.
+func (l *Live) HLLSparseMaxBytes() int64 { return l.hllSparseMax.Load() }
 
 // ClientQueryBufferLimit is client-query-buffer-limit: the most unparsed input per client.
 func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }

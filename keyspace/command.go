@@ -224,6 +224,8 @@ func newCommandTable() commandTable {
 	registerConnectionFamily(t)
 	registerServerFamily(t)
 	registerStringFamily(t)
+	registerBitmapFamily(t)
+	registerHyperLogLogFamily(t)
 	registerKeyFamily(t)
 	registerClusterFamily(t)
 	registerPersistenceFamily(t)

@@ -145,6 +145,11 @@ var commandSpecs = map[string]commandSpec{
 	"rpush":                 {keys: []KeySpec{rangeSpec(KeyRW|KeyInsert, 1, 0, 1)}},
 	"rpushx":                {keys: []KeySpec{rangeSpec(KeyRW|KeyInsert, 1, 0, 1)}},
 	"append":                {keys: []KeySpec{rangeSpec(KeyRW|KeyInsert, 1, 0, 1)}},
+	"bitcount":              {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"bitfield":              {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate|KeyVariableFlags, 1, 0, 1)}},
+	"bitfield_ro":           {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"bitop":                 {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 2, 0, 1), rangeSpec(KeyRO|KeyAccess, 3, -1, 1)}},
+	"bitpos":                {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
 	"client|info":           {tips: []string{tipNondeterministic}},
 	"client|list":           {tips: []string{tipNondeterministic}},
 	"cluster|getkeysinslot": {tips: []string{tipNondeterministic}},
@@ -198,6 +203,10 @@ var commandSpecs = map[string]commandSpec{
 	"pexpire":               {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
 	"pexpireat":             {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
 	"pexpiretime":           {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"pfadd":                 {keys: []KeySpec{rangeSpec(KeyRW|KeyInsert, 1, 0, 1)}},
+	"pfcount":               {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess, 1, -1, 1)}},
+	"pfdebug":               {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess, 2, 0, 1)}},
+	"pfmerge":               {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyInsert, 1, 0, 1), rangeSpec(KeyRO|KeyAccess, 2, -1, 1)}},
 	"ping":                  {tips: []string{tipAllShards, tipAllSucceeded}},
 	"psetex":                {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, 0, 1)}},
 	"pttl":                  {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
@@ -217,8 +226,8 @@ var commandSpecs = map[string]commandSpec{
 	"ttl":                   {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
 	"type":                  {keys: []KeySpec{rangeSpec(KeyRO, 1, 0, 1)}},
 	"unlink":                {keys: []KeySpec{rangeSpec(KeyRM|KeyDelete, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
-	"watch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}},
 	"wait":                  {tips: []string{tipAllShards, tipAggMin}},
+	"watch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}},
 
 	// Native commands. Each acts on the one key it names, on the shard that
 	// owns it, so none needs a request policy. CHANGES reads the feed of the
