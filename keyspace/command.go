@@ -85,6 +85,9 @@ type Command struct {
 	fullName string
 	// id indexes per-shard counters (assignIDs).
 	id int
+	// movableKeys finds the keys of a call whose keys the legacy triple
+	// cannot name (Redis's movablekeys: a numkeys argument).
+	movableKeys func(args [][]byte, dst []int) []int
 }
 
 // FullName is "container|sub" for a subcommand, else the name.
@@ -204,6 +207,7 @@ func newCommandTable() commandTable {
 	registerPersistenceFamily(t)
 	registerFunctionFamily(t)
 	registerKeyJobFamily(t)
+	registerSetFamily(t)
 	return t
 }
 
@@ -231,6 +235,9 @@ func arityOK(arity, n int) bool {
 
 // keyIndexes appends the argument indexes of the keys of a command call.
 func (c *Command) keyIndexes(args [][]byte, dst []int) []int {
+	if c.movableKeys != nil {
+		return c.movableKeys(args, dst)
+	}
 	if c.FirstKey <= 0 {
 		return dst
 	}

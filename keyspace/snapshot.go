@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/set"
 )
 
 // Snapshots are point-in-time at a WAL sequence and are taken without fork
@@ -43,6 +44,9 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 	switch kind {
 	case kindString:
 		return copyBytes(val), nil, nil
+	case kindSet:
+		obj, err := decodeSet(set.DefaultConfig, val)
+		return nil, obj, err
 	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
 		obj, err := decodeKeyJobValue(kind, val)
 		return nil, obj, err
@@ -295,7 +299,7 @@ func (sh *Shard) snapshotBeforeWrite(cmd *Command, args [][]byte, db *DB) {
 		sh.finishSnapshotNow()
 		return
 	}
-	if cmd.FirstKey <= 0 {
+	if cmd.FirstKey <= 0 && cmd.movableKeys == nil {
 		sh.finishSnapshotNow()
 		return
 	}

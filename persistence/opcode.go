@@ -28,6 +28,10 @@ const (
 	OpLimit            Opcode = 25 // defined by the key-jobs issue
 	OpOnce             Opcode = 26 // defined by the key-jobs issue
 	OpIdempotencyPut   Opcode = 53 // key, value (packed IDEM record), deadline i64; MUST stay 53
+	OpSetAdd           Opcode = 80 // key, count u64, members: add each (creating the set)
+	OpSetRemove        Opcode = 81 // key, count u64, members: remove each (deleting an emptied set)
+	OpSetStore         Opcode = 82 // key, set encoding (types/set v1): replace the value, no deadline
+	OpSetMove          Opcode = 83 // src, dst, member: remove from src, add to dst
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -51,6 +55,10 @@ var opcodeNames = [256]string{
 	OpLimit:            "Limit",
 	OpOnce:             "Once",
 	OpIdempotencyPut:   "IdempotencyPut",
+	OpSetAdd:           "SetAdd",
+	OpSetRemove:        "SetRemove",
+	OpSetStore:         "SetStore",
+	OpSetMove:          "SetMove",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or
