@@ -79,13 +79,20 @@
 //	53 IdempotencyPut    key bytes, value bytes (packed IDEM record, see
 //	                     docs/idem-format.md), deadline i64; creation and
 //	                     completion alike, value and deadline in one record
+//	80 SetAdd            key bytes, count u64, count × member bytes (SADD)
+//	81 SetRemove         key bytes, count u64, count × member bytes (SREM,
+//	                     SPOP with the popped members); an emptied set goes
+//	82 SetStore          key bytes, set encoding (types/set v1) to the end:
+//	                     the value of a *STORE, no deadline
+//	83 SetMove           src bytes, dst bytes, member bytes (SMOVE)
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,
 // count, version or record and never reads the clock.
 //
-// testdata/golden-v1.wal holds one record of each released layout; a test
-// decodes it, so the v1 format cannot change silently.
+// testdata/golden-v1.wal holds one record of each released layout and
+// testdata/golden-sets-v1.wal one of each set layout; tests decode them, so
+// the formats cannot change silently.
 //
 // # Segments
 //

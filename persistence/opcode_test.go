@@ -29,6 +29,10 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpLimit, 25, "Limit"},
 		{OpOnce, 26, "Once"},
 		{OpIdempotencyPut, 53, "IdempotencyPut"},
+		{OpSetAdd, 80, "SetAdd"},
+		{OpSetRemove, 81, "SetRemove"},
+		{OpSetStore, 82, "SetStore"},
+		{OpSetMove, 83, "SetMove"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {
