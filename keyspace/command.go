@@ -208,6 +208,7 @@ func newCommandTable() commandTable {
 	registerFunctionFamily(t)
 	registerKeyJobFamily(t)
 	registerSetFamily(t)
+	registerZSetFamily(t)
 	return t
 }
 

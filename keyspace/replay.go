@@ -170,6 +170,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 		err = applyKeyJobRecord(db, r.Op, &p)
 	case persistence.OpSetAdd, persistence.OpSetRemove, persistence.OpSetStore, persistence.OpSetMove:
 		err = sh.applySetRecord(db, r.Op, &p)
+	case persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore:
+		err = sh.applyZSetRecord(db, r.Op, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}

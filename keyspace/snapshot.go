@@ -9,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/set"
+	"github.com/ruvio/ruvio/types/zset"
 )
 
 // Snapshots are point-in-time at a WAL sequence and are taken without fork
@@ -46,6 +47,9 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 		return copyBytes(val), nil, nil
 	case kindSet:
 		obj, err := decodeSet(set.DefaultConfig, val)
+		return nil, obj, err
+	case kindZSet:
+		obj, err := decodeZSet(zset.DefaultConfig, val)
 		return nil, obj, err
 	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
 		obj, err := decodeKeyJobValue(kind, val)

@@ -81,7 +81,7 @@
 //	                     completion alike, value and deadline in one record
 //	80 SetAdd            key bytes, count u64, count × member bytes (SADD)
 //	81 SetRemove         key bytes, count u64, count × member bytes (SREM,
-//	                     SPOP with the popped members); an emptied set goes
+//	                     SPOP with the popped members); an emptied set is deleted
 //	82 SetStore          key bytes, set encoding (types/set v1) to the end:
 //	                     the value of a *STORE, no deadline
 //	83 SetMove           src bytes, dst bytes, member bytes (SMOVE)

@@ -32,6 +32,9 @@ const (
 	OpSetRemove        Opcode = 81 // key, count u64, members: remove each (deleting an emptied set)
 	OpSetStore         Opcode = 82 // key, set encoding (types/set v1): replace the value, no deadline
 	OpSetMove          Opcode = 83 // src, dst, member: remove from src, add to dst
+	OpZAdd             Opcode = 84 // key, count u64, count × (score bits u64, member): set each score
+	OpZRemove          Opcode = 85 // key, count u64, members: remove each (deleting an emptied sorted set)
+	OpZStore           Opcode = 86 // key, sorted set encoding (types/zset v1): replace the value, no deadline
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -59,6 +62,9 @@ var opcodeNames = [256]string{
 	OpSetRemove:        "SetRemove",
 	OpSetStore:         "SetStore",
 	OpSetMove:          "SetMove",
+	OpZAdd:             "ZAdd",
+	OpZRemove:          "ZRemove",
+	OpZStore:           "ZStore",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or

@@ -33,6 +33,9 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpSetRemove, 81, "SetRemove"},
 		{OpSetStore, 82, "SetStore"},
 		{OpSetMove, 83, "SetMove"},
+		{OpZAdd, 84, "ZAdd"},
+		{OpZRemove, 85, "ZRemove"},
+		{OpZStore, 86, "ZStore"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {
