@@ -85,13 +85,19 @@
 //	82 SetStore          key bytes, set encoding (types/set v1) to the end:
 //	                     the value of a *STORE, no deadline
 //	83 SetMove           src bytes, dst bytes, member bytes (SMOVE)
+//	84 ZAdd              key bytes, count u64, count × (score bits u64,
+//	                     member bytes): the scores ZADD/ZINCRBY wrote
+//	85 ZRemove           key bytes, count u64, count × member bytes (ZREM,
+//	                     range removals and pops list what went)
+//	86 ZStore            key bytes, sorted set encoding (types/zset v1) to
+//	                     the end: the value of a Z*STORE, no deadline
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,
 // count, version or record and never reads the clock.
 //
 // testdata/golden-v1.wal holds one record of each released layout and
-// testdata/golden-sets-v1.wal one of each set layout; tests decode them, so
+// testdata/golden-collections-v1.wal one of each set and sorted set layout; tests decode them, so
 // the formats cannot change silently.
 //
 // # Segments
