@@ -3,8 +3,8 @@ package persistence
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"io"
+	"math"
 	"testing"
 )
 
