@@ -209,6 +209,7 @@ func newCommandTable() commandTable {
 	registerKeyJobFamily(t)
 	registerSetFamily(t)
 	registerZSetFamily(t)
+	registerBloomFamily(t)
 	return t
 }
 

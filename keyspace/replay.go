@@ -172,6 +172,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 		err = sh.applySetRecord(db, r.Op, &p)
 	case persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore:
 		err = sh.applyZSetRecord(db, r.Op, &p)
+	case persistence.OpBloomAdd:
+		err = applyBloomRecord(db, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}

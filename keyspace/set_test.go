@@ -171,3 +171,35 @@ func TestReplayZSetRandomPayloads(t *testing.T) {
 	}
 	durCheckIndex(t, sh)
 }
+
+// TestReplayBloomRandomPayloads throws damaged OpBloomAdd records at
+// replay: errors are fine, panics are not.
+func TestReplayBloomRandomPayloads(t *testing.T) {
+	sh := newTestShard(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	valid := cat3(appendStrT("key"), persistence.AppendU64(nil, math.Float64bits(0.01)), persistence.AppendU64(nil, 10),
+		persistence.AppendU64(nil, 2), []byte{0}, persistence.AppendU64(nil, 1), appendStrT("item"))
+	durApply(t, sh, []persistence.Record{{Seq: 1, Op: persistence.OpBloomAdd, Payload: valid}})
+	if e := sh.dbs[0].find([]byte("key")); e == nil || !sh.dbs[0].obj(e).(*bloomObj).f.Exists([]byte("item")) {
+		t.Fatal("OpBloomAdd did not create and add")
+	}
+	for i := 0; i < 20000; i++ {
+		p := bytes.Clone(valid)
+		if rng.IntN(2) == 0 {
+			p = p[:rng.IntN(len(p)+1)]
+		}
+		for k := 0; k < rng.IntN(3) && len(p) > 0; k++ {
+			p[rng.IntN(len(p))] ^= byte(1 + rng.IntN(255))
+		}
+		_ = durTryApply(t, sh, persistence.Record{Seq: uint64(i), Op: persistence.OpBloomAdd, Payload: p})
+		if i%1000 == 0 {
+			durCheckIndex(t, sh)
+			sh.dbs[0].flush()
+		}
+	}
+	durCheckIndex(t, sh)
+}
+
+func appendStrT(s string) []byte { return persistence.AppendBytes(nil, []byte(s)) }
+
+func cat3(parts ...[]byte) []byte { return bytes.Join(parts, nil) }

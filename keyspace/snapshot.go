@@ -51,6 +51,9 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 	case kindZSet:
 		obj, err := decodeZSet(zset.DefaultConfig, val)
 		return nil, obj, err
+	case kindBloom:
+		obj, err := decodeBloom(val)
+		return nil, obj, err
 	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
 		obj, err := decodeKeyJobValue(kind, val)
 		return nil, obj, err

@@ -97,7 +97,7 @@
 // count, version or record and never reads the clock.
 //
 // testdata/golden-v1.wal holds one record of each released layout and
-// testdata/golden-collections-v1.wal one of each set and sorted set layout; tests decode them, so
+// testdata/golden-collections-v1.wal one of each set, sorted set and Bloom layout; tests decode them, so
 // the formats cannot change silently.
 //
 // # Segments

@@ -35,6 +35,7 @@ const (
 	OpZAdd             Opcode = 84 // key, count u64, count × (score bits u64, member): set each score
 	OpZRemove          Opcode = 85 // key, count u64, members: remove each (deleting an emptied sorted set)
 	OpZStore           Opcode = 86 // key, sorted set encoding (types/zset v1): replace the value, no deadline
+	OpBloomAdd         Opcode = 87 // key, rate bits u64, capacity u64, expansion u64, nonscaling u8, count u64, items
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -65,6 +66,7 @@ var opcodeNames = [256]string{
 	OpZAdd:             "ZAdd",
 	OpZRemove:          "ZRemove",
 	OpZStore:           "ZStore",
+	OpBloomAdd:         "BloomAdd",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or

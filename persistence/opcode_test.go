@@ -36,6 +36,7 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpZAdd, 84, "ZAdd"},
 		{OpZRemove, 85, "ZRemove"},
 		{OpZStore, 86, "ZStore"},
+		{OpBloomAdd, 87, "BloomAdd"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {

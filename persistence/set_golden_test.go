@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The set and sorted set opcodes (80–86) have their own golden log, so the released
+// The set, sorted set and Bloom opcodes (80–87) have their own golden log, so the released
 // golden-v1.wal keeps its bytes. Regenerate with -update only before the
 // opcodes are released.
 const goldenSetWAL = "testdata/golden-collections-v1.wal"
@@ -66,6 +66,8 @@ func goldenSetRecords() []goldenRecord {
 			}
 			return string(k) + " " + string(fmtBytes(r.Rest())), r.Done()
 		}},
+		{2, OpBloomAdd, cat(AppendBytes(nil, b("bf")), AppendU64(nil, math.Float64bits(0.01)), AppendU64(nil, 100), AppendU64(nil, 2),
+			AppendU8(nil, 0), AppendU64(nil, 2), AppendBytes(nil, b("x")), AppendBytes(nil, b("y"))), lay("bQQQcQbb")},
 	}
 }
 
@@ -121,6 +123,7 @@ func TestGoldenSetWAL(t *testing.T) {
 		`ZAdd db1 "z" 2 1.5 "a" -Inf "b"`,
 		`ZRemove db1 ["z" 1 "a"]`,
 		`ZStore db1 zd ` + string(fmtBytes(zsetGoldenEncoding)),
+		`BloomAdd db2 ["bf" 4576918229304087675 100 2 0 2 "x" "y"]`,
 	}
 	recs := goldenSetRecords()
 	rest := data
