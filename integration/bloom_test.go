@@ -134,3 +134,15 @@ func TestBloomRestart(t *testing.T) {
 	check(t, last.Client(t))
 	expect(t, last.Client(t), filters, "BF.INFO", "r", "FILTERS")
 }
+
+// TestBloomScanType checks SCAN TYPE matches the module-style type name
+// whatever its case, as Redis compares type names.
+func TestBloomScanType(t *testing.T) {
+	c := testserver.Start(t).Client(t)
+	expect(t, c, int64(1), "BF.ADD", "bf", "x")
+	expect(t, c, int64(1), "SADD", "st", "x")
+	expect(t, c, int64(1), "ZADD", "zs", 1, "x")
+	for typ, key := range map[string]string{"MBbloom--": "bf", "mbbloom--": "bf", "set": "st", "ZSET": "zs"} {
+		expect(t, c, []interface{}{"0", []interface{}{key}}, "SCAN", 0, "TYPE", typ, "COUNT", 100)
+	}
+}
