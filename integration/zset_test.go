@@ -313,3 +313,24 @@ func TestZSetCrossSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionThresholdsFollowConfig checks the encoding thresholds are
+// read from CONFIG SET (under Redis 7.0's names and the ziplist aliases).
+func TestCollectionThresholdsFollowConfig(t *testing.T) {
+	c := testserver.Start(t).Client(t)
+	expect(t, c, "OK", "CONFIG", "SET", "set-max-intset-entries", 2)
+	expect(t, c, int64(2), "SADD", "s", 1, 2)
+	expect(t, c, "intset", "OBJECT", "ENCODING", "s")
+	expect(t, c, int64(1), "SADD", "s", 3)
+	expect(t, c, "hashtable", "OBJECT", "ENCODING", "s")
+	expect(t, c, "OK", "CONFIG", "SET", "zset-max-ziplist-entries", 1)
+	expect(t, c, int64(1), "ZADD", "z", 1, "a")
+	expect(t, c, "listpack", "OBJECT", "ENCODING", "z")
+	expect(t, c, int64(1), "ZADD", "z", 2, "b")
+	expect(t, c, "skiplist", "OBJECT", "ENCODING", "z")
+	expect(t, c, "OK", "CONFIG", "SET", "zset-max-listpack-entries", 128, "zset-max-listpack-value", 3)
+	expect(t, c, int64(1), "ZADD", "z2", 1, "abc")
+	expect(t, c, "listpack", "OBJECT", "ENCODING", "z2")
+	expect(t, c, int64(1), "ZADD", "z2", 1, "abcd")
+	expect(t, c, "skiplist", "OBJECT", "ENCODING", "z2")
+}

@@ -42,7 +42,7 @@ func (o *setObj) appendSnapshot(dst []byte) []byte {
 // Redis 7.0 has only intset and hashtable.
 func (sh *Shard) setConfig() set.Config {
 	cfg := set.DefaultConfig
-	cfg.MaxIntsetEntries = sh.liveInt("set-max-intset-entries", cfg.MaxIntsetEntries)
+	cfg.MaxIntsetEntries = clampThreshold(sh.srv.opts.Live.SetMaxIntsetEntries())
 	return cfg
 }
 

@@ -44,8 +44,8 @@ func (o *zsetObj) appendSnapshot(dst []byte) []byte {
 
 func (sh *Shard) zsetConfig() zset.Config {
 	cfg := zset.DefaultConfig
-	cfg.MaxListpackEntries = sh.liveInt("zset-max-listpack-entries", cfg.MaxListpackEntries)
-	cfg.MaxListpackValue = sh.liveInt("zset-max-listpack-value", cfg.MaxListpackValue)
+	cfg.MaxListpackEntries = clampThreshold(sh.srv.opts.Live.ZSetMaxListpackEntries())
+	cfg.MaxListpackValue = clampThreshold(sh.srv.opts.Live.ZSetMaxListpackValue())
 	return cfg
 }
 

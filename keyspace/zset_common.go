@@ -18,21 +18,10 @@ type sharedSource struct{}
 
 func (sharedSource) Uint64() uint64 { return rand.Uint64() }
 
-// liveInt reads an integer CONFIG setting, or def when it is unset or
-// not a number.
-func (sh *Shard) liveInt(name string, def int) int {
-	v, ok := sh.srv.opts.Live.Value(name)
-	if !ok {
-		return def
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return def
-	}
-	if n > math.MaxInt32 {
-		n = math.MaxInt32
-	}
-	return int(n)
+// clampThreshold converts a CONFIG threshold to an int for the types'
+// Config structs.
+func clampThreshold(n int64) int {
+	return int(min(max(n, 0), math.MaxInt32))
 }
 
 // parseRangeLong parses an integer argument within [lo, hi] as Redis's
