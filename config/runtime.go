@@ -192,15 +192,18 @@ var params = [...]param{
 	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kindInt, min: intMin, max: intMax, def: "-2",
 		apply: func(l *Live, _ string, n int64) { l.listFill.Store(n) }},
 	{name: "list-compress-depth", kind: kindInt, min: 0, max: intMax, def: "0"},
-	{name: "set-max-intset-entries", kind: kindInt, min: 0, max: longMax, def: "512"},
+	{name: "set-max-intset-entries", kind: kindInt, min: 0, max: longMax, def: "512",
+		apply: func(l *Live, _ string, n int64) { l.setMaxIntset.Store(n) }},
 	{name: "set-max-listpack-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
 	{name: "set-max-listpack-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
 	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "512",
 		apply: func(l *Live, _ string, n int64) { l.hashMaxEntries.Store(n) }},
 	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64",
 		apply: func(l *Live, _ string, n int64) { l.hashMaxValue.Store(n) }},
-	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "128"},
-	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64"},
+	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kindInt, min: 0, max: longMax, def: "128",
+		apply: func(l *Live, _ string, n int64) { l.zsetMaxEntries.Store(n) }},
+	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64",
+		apply: func(l *Live, _ string, n int64) { l.zsetMaxValue.Store(n) }},
 	{name: "stream-node-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "4096"},
 	{name: "stream-node-max-entries", kind: kindInt, min: 0, max: longMax, def: "100"},
 	{name: "hll-sparse-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "3000",
@@ -289,6 +292,10 @@ type Live struct {
 	maxMemorySamples atomic.Int64
 	lfuLogFactor     atomic.Int64
 	lfuDecayTime     atomic.Int64
+
+	setMaxIntset   atomic.Int64
+	zsetMaxEntries atomic.Int64
+	zsetMaxValue   atomic.Int64
 
 	databases  int    // immutable
 	dir        string // immutable, as configured
@@ -637,6 +644,15 @@ func (l *Live) LFULogFactor() int { return int(l.lfuLogFactor.Load()) }
 
 // LFUDecayTime is lfu-decay-time in minutes.
 func (l *Live) LFUDecayTime() int { return int(l.lfuDecayTime.Load()) }
+
+// SetMaxIntsetEntries is set-max-intset-entries.
+func (l *Live) SetMaxIntsetEntries() int64 { return l.setMaxIntset.Load() }
+
+// ZSetMaxListpackEntries is zset-max-listpack-entries.
+func (l *Live) ZSetMaxListpackEntries() int64 { return l.zsetMaxEntries.Load() }
+
+// ZSetMaxListpackValue is zset-max-listpack-value.
+func (l *Live) ZSetMaxListpackValue() int64 { return l.zsetMaxValue.Load() }
 
 // Databases is databases (immutable).
 func (l *Live) Databases() int { return l.databases }

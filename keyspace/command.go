@@ -102,6 +102,9 @@ type Command struct {
 	fullName string
 	// id indexes per-shard counters (assignIDs).
 	id int
+	// movableKeys finds the keys of a call whose keys the legacy triple
+	// cannot name (Redis's movablekeys: a numkeys argument).
+	movableKeys func(args [][]byte, dst []int) []int
 }
 
 // FullName is "container|sub" for a subcommand, else the name.
@@ -236,6 +239,9 @@ func newCommandTable() commandTable {
 	registerTransactionFamily(t)
 	registerHashFamily(t)
 	registerListFamily(t)
+	registerSetFamily(t)
+	registerZSetFamily(t)
+	registerBloomFamily(t)
 	applyCommandSpecs(t)
 	return t
 }
@@ -268,6 +274,9 @@ func arityOK(arity, n int) bool {
 
 // keyIndexes appends the argument indexes of the keys of a command call.
 func (c *Command) keyIndexes(args [][]byte, dst []int) []int {
+	if c.movableKeys != nil {
+		return c.movableKeys(args, dst)
+	}
 	if c.NumKeysAt > 0 && c.NumKeysAt < len(args) {
 		n, ok := parseInt(args[c.NumKeysAt])
 		if !ok || n < 1 {

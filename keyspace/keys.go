@@ -3,6 +3,7 @@ package keyspace
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ruvio/ruvio/acl"
 )
@@ -395,7 +396,9 @@ func scanCommand(x *Ctx) {
 			sh.expireEntry(db, e)
 			continue
 		}
-		if typ != nil && !eqFold(typ, typeName(x.DB, e)) {
+		// Both sides fold: module-style names such as "MBbloom--" have
+		// capitals.
+		if typ != nil && !strings.EqualFold(string(typ), typeName(x.DB, e)) {
 			continue
 		}
 		keys = append(keys, e)

@@ -176,6 +176,12 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	case persistence.OpListPush, persistence.OpListPop, persistence.OpListSet, persistence.OpListInsert,
 		persistence.OpListRem, persistence.OpListTrim, persistence.OpListMove:
 		err = applyListRecord(sh, db, r.Op, &p)
+	case persistence.OpSetAdd, persistence.OpSetRemove, persistence.OpSetStore, persistence.OpSetMove:
+		err = sh.applySetRecord(db, r.Op, &p)
+	case persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore:
+		err = sh.applyZSetRecord(db, r.Op, &p)
+	case persistence.OpBloomAdd:
+		err = applyBloomRecord(db, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}

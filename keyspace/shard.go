@@ -536,7 +536,7 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	if !sh.checkACL(x, cmd, args) {
 		return false
 	}
-	if len(sh.srv.shards) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0) {
+	if len(sh.srv.shards) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.movableKeys != nil) {
 		if !sh.checkSlots(x, cmd, args) {
 			return false
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/hash"
 	"github.com/ruvio/ruvio/types/list"
+	"github.com/ruvio/ruvio/types/set"
+	"github.com/ruvio/ruvio/types/zset"
 )
 
 // Snapshots are point-in-time at a WAL sequence and are taken without fork
@@ -45,6 +47,15 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 	switch kind {
 	case kindString:
 		return copyBytes(val), nil, nil
+	case kindSet:
+		obj, err := decodeSet(set.DefaultConfig, val)
+		return nil, obj, err
+	case kindZSet:
+		obj, err := decodeZSet(zset.DefaultConfig, val)
+		return nil, obj, err
+	case kindBloom:
+		obj, err := decodeBloom(val)
+		return nil, obj, err
 	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
 		obj, err := decodeKeyJobValue(kind, val)
 		return nil, obj, err
@@ -309,7 +320,7 @@ func (sh *Shard) snapshotBeforeWrite(cmd *Command, args [][]byte, db *DB) {
 		sh.finishSnapshotNow()
 		return
 	}
-	if cmd.FirstKey <= 0 && cmd.NumKeysAt <= 0 {
+	if cmd.FirstKey <= 0 && cmd.NumKeysAt <= 0 && cmd.movableKeys == nil {
 		sh.finishSnapshotNow()
 		return
 	}

@@ -92,6 +92,18 @@
 //	66 ListRem           key bytes, count i64, element bytes
 //	67 ListTrim          key bytes, start i64, stop i64
 //	68 ListMove          src bytes, dst bytes, from u8, to u8
+//	80 SetAdd            key bytes, count u64, count × member bytes (SADD)
+//	81 SetRemove         key bytes, count u64, count × member bytes (SREM,
+//	                     SPOP with the popped members); an emptied set is deleted
+//	82 SetStore          key bytes, set encoding (types/set v1) to the end:
+//	                     the value of a *STORE, no deadline
+//	83 SetMove           src bytes, dst bytes, member bytes (SMOVE)
+//	84 ZAdd              key bytes, count u64, count × (score bits u64,
+//	                     member bytes): the scores ZADD/ZINCRBY wrote
+//	85 ZRemove           key bytes, count u64, count × member bytes (ZREM,
+//	                     range removals and pops list what went)
+//	86 ZStore            key bytes, sorted set encoding (types/zset v1) to
+//	                     the end: the value of a Z*STORE, no deadline
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,
@@ -112,6 +124,9 @@
 //
 // testdata/golden-v1.wal holds one record of each released layout; a test
 // decodes it, so the v1 format cannot change silently.
+// testdata/golden-v1.wal holds one record of each released layout and
+// testdata/golden-collections-v1.wal one of each set, sorted set and Bloom layout; tests decode them, so
+// the formats cannot change silently.
 //
 // # Segments
 //

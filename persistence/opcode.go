@@ -38,6 +38,14 @@ const (
 	OpListRem          Opcode = 66 // key, count i64, element (LREM's rule)
 	OpListTrim         Opcode = 67 // key, start i64, stop i64 (LTRIM's indexes)
 	OpListMove         Opcode = 68 // src, dst, from u8, to u8: one element popped from src and pushed to dst
+	OpSetAdd           Opcode = 80 // key, count u64, members: add each (creating the set)
+	OpSetRemove        Opcode = 81 // key, count u64, members: remove each (deleting an emptied set)
+	OpSetStore         Opcode = 82 // key, set encoding (types/set v1): replace the value, no deadline
+	OpSetMove          Opcode = 83 // src, dst, member: remove from src, add to dst
+	OpZAdd             Opcode = 84 // key, count u64, count × (score bits u64, member): set each score
+	OpZRemove          Opcode = 85 // key, count u64, members: remove each (deleting an emptied sorted set)
+	OpZStore           Opcode = 86 // key, sorted set encoding (types/zset v1): replace the value, no deadline
+	OpBloomAdd         Opcode = 87 // key, rate bits u64, capacity u64, expansion u64, nonscaling u8, count u64, items
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -71,6 +79,14 @@ var opcodeNames = [256]string{
 	OpListRem:          "ListRem",
 	OpListTrim:         "ListTrim",
 	OpListMove:         "ListMove",
+	OpSetAdd:           "SetAdd",
+	OpSetRemove:        "SetRemove",
+	OpSetStore:         "SetStore",
+	OpSetMove:          "SetMove",
+	OpZAdd:             "ZAdd",
+	OpZRemove:          "ZRemove",
+	OpZStore:           "ZStore",
+	OpBloomAdd:         "BloomAdd",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or

@@ -39,6 +39,14 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpListRem, 66, "ListRem"},
 		{OpListTrim, 67, "ListTrim"},
 		{OpListMove, 68, "ListMove"},
+		{OpSetAdd, 80, "SetAdd"},
+		{OpSetRemove, 81, "SetRemove"},
+		{OpSetStore, 82, "SetStore"},
+		{OpSetMove, 83, "SetMove"},
+		{OpZAdd, 84, "ZAdd"},
+		{OpZRemove, 85, "ZRemove"},
+		{OpZStore, 86, "ZStore"},
+		{OpBloomAdd, 87, "BloomAdd"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {

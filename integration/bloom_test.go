@@ -1,0 +1,148 @@
+package integration_test
+
+import (
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/internal/testserver"
+)
+
+// The Bloom filter commands through go-redis on one shard and four
+// shards, and a restart from the WAL and from a snapshot.
+
+func TestBloomCommands(t *testing.T) {
+	kjTopologies(t, func(t *testing.T, c cmdr) {
+		expect(t, c, "OK", "BF.RESERVE", "b1", 0.01, 1000)
+		expect(t, c, "MBbloom--", "TYPE", "b1")
+		expectErr(t, c, "ERR item exists", "BF.RESERVE", "b1", 0.01, 1000)
+		expectErr(t, c, "ERR bad error rate", "BF.RESERVE", "b2", "x", 1000)
+		expectErr(t, c, "ERR (0 < error rate range < 1) ", "BF.RESERVE", "b2", 1, 1000)
+		expectErr(t, c, "ERR bad capacity", "BF.RESERVE", "b2", 0.01, "x")
+		expectErr(t, c, "ERR (capacity should be larger than 0)", "BF.RESERVE", "b2", 0.01, 0)
+		expectErr(t, c, "Nonscaling filters cannot expand", "BF.RESERVE", "b2", 0.01, 10, "EXPANSION", 2, "NONSCALING")
+		expectErr(t, c, "ERR no expansion", "BF.RESERVE", "b2", 0.01, 10, "EXPANSION")
+		expectErr(t, c, "ERR bad expansion", "BF.RESERVE", "b2", 0.01, 10, "EXPANSION", "x")
+		expectErr(t, c, errArity("bf.reserve"), "BF.RESERVE", "b2", 0.01)
+
+		expect(t, c, int64(1), "BF.ADD", "b1", "a")
+		expect(t, c, int64(0), "BF.ADD", "b1", "a")
+		expect(t, c, []interface{}{int64(0), int64(1), int64(1)}, "BF.MADD", "b1", "a", "b", "c")
+		expect(t, c, int64(1), "BF.EXISTS", "b1", "b")
+		expect(t, c, int64(0), "BF.EXISTS", "b1", "zz")
+		expect(t, c, int64(0), "BF.EXISTS", "none", "a")
+		expect(t, c, []interface{}{int64(1), int64(0)}, "BF.MEXISTS", "b1", "c", "zz")
+		expect(t, c, int64(3), "BF.CARD", "b1")
+		expect(t, c, int64(0), "BF.CARD", "none")
+		expect(t, c, []interface{}{int64(1000)}, "BF.INFO", "b1", "CAPACITY")
+		expect(t, c, []interface{}{int64(3)}, "BF.INFO", "b1", "ITEMS")
+		expect(t, c, []interface{}{int64(1)}, "BF.INFO", "b1", "FILTERS")
+		expect(t, c, []interface{}{int64(2)}, "BF.INFO", "b1", "EXPANSION")
+		expectErr(t, c, "ERR Invalid information value", "BF.INFO", "b1", "BOGUS")
+		expectErr(t, c, "ERR not found", "BF.INFO", "none")
+		info := value(t, c, "BF.INFO", "b1").(map[interface{}]interface{})
+		if info["Capacity"] != int64(1000) || info["Number of items inserted"] != int64(3) || info["Expansion rate"] != int64(2) || info["Number of filters"] != int64(1) {
+			t.Errorf("BF.INFO: %#v", info)
+		}
+
+		// BF.ADD on a missing key creates a default filter (100 items, 1%).
+		expect(t, c, int64(1), "BF.ADD", "auto", "x")
+		expect(t, c, []interface{}{int64(100)}, "BF.INFO", "auto", "CAPACITY")
+
+		// BF.INSERT options, NOCREATE, NONSCALING and a full filter.
+		expect(t, c, []interface{}{int64(1), int64(1)}, "BF.INSERT", "ins", "CAPACITY", 2, "ERROR", 0.001, "NONSCALING", "ITEMS", "a", "b")
+		expect(t, c, []interface{}{nil}, "BF.INFO", "ins", "EXPANSION")
+		got, err := c.Do(ctxT(t), "BF.INSERT", "ins", "ITEMS", "c", "d").Slice()
+		if err != nil || len(got) != 1 {
+			t.Errorf("BF.INSERT into a full filter: %#v, %v", got, err)
+		} else if e, ok := got[0].(error); !ok || e.Error() != "ERR non scaling filter is full" {
+			t.Errorf("BF.INSERT into a full filter: %#v", got[0])
+		}
+		expectErr(t, c, "ERR non scaling filter is full", "BF.ADD", "ins", "e")
+		expectErr(t, c, "ERR not found", "BF.INSERT", "none", "NOCREATE", "ITEMS", "a")
+		expectErr(t, c, "Bad argument received", "BF.INSERT", "x", "ERROR", 2, "ITEMS", "a")
+		expectErr(t, c, "Bad capacity", "BF.INSERT", "x", "CAPACITY", "y", "ITEMS", "a")
+		expectErr(t, c, "Unknown argument received", "BF.INSERT", "x", "BOGUS", "ITEMS", "a")
+		expectErr(t, c, errArity("bf.insert"), "BF.INSERT", "x", "CAPACITY", 10, "ITEMS")
+		expect(t, c, []interface{}{int64(1)}, "BF.INSERT", "grow", "CAPACITY", 1, "EXPANSION", 4, "ITEMS", "a")
+		expect(t, c, []interface{}{int64(1)}, "BF.MADD", "grow", "b")
+		expect(t, c, []interface{}{int64(2)}, "BF.INFO", "grow", "FILTERS")
+		expect(t, c, []interface{}{int64(5)}, "BF.INFO", "grow", "CAPACITY")
+
+		// WRONGTYPE both ways; key commands.
+		expect(t, c, "OK", "SET", "str", "v")
+		for _, args := range [][]interface{}{
+			{"BF.ADD", "str", "a"}, {"BF.MADD", "str", "a"}, {"BF.EXISTS", "str", "a"}, {"BF.MEXISTS", "str", "a"},
+			{"BF.INFO", "str"}, {"BF.CARD", "str"}, {"BF.INSERT", "str", "ITEMS", "a"}, {"BF.RESERVE", "str", 0.1, 10},
+			{"GET", "b1"}, {"SADD", "b1", "a"},
+		} {
+			expectErr(t, c, errWrongType, args...)
+		}
+		expect(t, c, "OK", "BF.RESERVE", "{b}1", 0.01, 100)
+		expect(t, c, int64(1), "COPY", "{b}1", "{b}1copy")
+		expect(t, c, int64(1), "BF.ADD", "{b}1copy", "new")
+		expect(t, c, int64(0), "BF.EXISTS", "{b}1", "new")
+		if n := intValue(t, c, "MEMORY", "USAGE", "b1"); n < 1000 {
+			t.Errorf("MEMORY USAGE of a 1000-item filter: %d", n)
+		}
+	})
+}
+
+// TestBloomRestart checks filters survive a crash (WAL replay), a clean
+// stop with a snapshot, and a start from that snapshot.
+func TestBloomRestart(t *testing.T) {
+	dir := t.TempDir()
+	opts := []testserver.Option{testserver.Fsync("always")}
+	s := testserver.Start(t, append(opts, testserver.Dir(dir))...)
+	c := s.Client(t)
+	expect(t, c, "OK", "BF.RESERVE", "r", 0.001, 10, "EXPANSION", 3)
+	for i := 0; i < 50; i++ { // past the first layer
+		value(t, c, "BF.ADD", "r", "item"+strconv.Itoa(i))
+	}
+	expect(t, c, []interface{}{int64(1)}, "BF.INSERT", "ns", "CAPACITY", 1, "NONSCALING", "ITEMS", "only")
+	expect(t, c, int64(1), "BF.ADD", "dflt", "x")
+	check := func(t *testing.T, c cmdr) {
+		t.Helper()
+		for i := 0; i < 50; i++ {
+			expect(t, c, int64(1), "BF.EXISTS", "r", "item"+strconv.Itoa(i))
+		}
+		expect(t, c, int64(50), "BF.CARD", "r")
+		expect(t, c, []interface{}{int64(3)}, "BF.INFO", "r", "EXPANSION")
+		expect(t, c, []interface{}{nil}, "BF.INFO", "ns", "EXPANSION")
+		expectErr(t, c, "ERR non scaling filter is full", "BF.ADD", "ns", "more")
+		expect(t, c, []interface{}{int64(100)}, "BF.INFO", "dflt", "CAPACITY")
+	}
+	check(t, c)
+	filters := value(t, c, "BF.INFO", "r", "FILTERS")
+	crashDir := kjCopyDir(t, dir)
+	s.Stop()
+	crashed := testserver.Start(t, append(opts, testserver.Dir(crashDir))...)
+	check(t, crashed.Client(t))
+	expect(t, crashed.Client(t), filters, "BF.INFO", "r", "FILTERS")
+	crashed.Stop()
+
+	again := testserver.Start(t, append(opts, testserver.Dir(dir), testserver.Config(func(c *config.Config) {
+		c.Persistence.SnapshotOnShutdown = true
+	}))...)
+	check(t, again.Client(t))
+	again.Stop()
+	if snaps, _ := filepath.Glob(filepath.Join(dir, "*.snap")); len(snaps) == 0 {
+		t.Fatal("no snapshot was written at shutdown")
+	}
+	last := testserver.Start(t, append(opts, testserver.Dir(dir))...)
+	check(t, last.Client(t))
+	expect(t, last.Client(t), filters, "BF.INFO", "r", "FILTERS")
+}
+
+// TestBloomScanType checks SCAN TYPE matches the module-style type name
+// whatever its case, as Redis compares type names.
+func TestBloomScanType(t *testing.T) {
+	c := testserver.Start(t).Client(t)
+	expect(t, c, int64(1), "BF.ADD", "bf", "x")
+	expect(t, c, int64(1), "SADD", "st", "x")
+	expect(t, c, int64(1), "ZADD", "zs", 1, "x")
+	for typ, key := range map[string]string{"MBbloom--": "bf", "mbbloom--": "bf", "set": "st", "ZSET": "zs"} {
+		expect(t, c, []interface{}{"0", []interface{}{key}}, "SCAN", 0, "TYPE", typ, "COUNT", 100)
+	}
+}
