@@ -45,6 +45,18 @@ type Client struct {
 	// killed is set once the client is cut off; see Kill.
 	killed atomic.Bool
 
+	// subs is the client's Pub/Sub subscriptions, nil until the first;
+	// guarded by its shard's pubsub mutex. subCount counts them all and
+	// subN those of each kind (written by the shard goroutine).
+	subs     *clientSubs
+	subCount atomic.Int32
+	subN     [3]atomic.Int32
+	// queued is the client's last batch added to its shard's commit group
+	// numbered queuedGen: frames for the client go after its replies while
+	// that group is still being built. Shard goroutine only.
+	queued    *Batch
+	queuedGen uint64
+
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
 
@@ -218,13 +230,22 @@ func (c *Client) info(now time.Time, running int) string {
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, idle, 10)
 	flags := " flags=N db="
-	if c.monitor.Load() {
+	switch {
+	case c.monitor.Load():
 		flags = " flags=O db="
+	case c.subCount.Load() != 0:
+		flags = " flags=P db="
 	}
 	b = append(b, flags...)
 	b = strconv.AppendInt(b, int64(c.db.Load()), 10)
 	qbuf, qfree := c.queryBuffer(running)
-	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf="...)
+	b = append(b, " sub="...)
+	b = strconv.AppendInt(b, int64(c.subN[subChannel].Load()), 10)
+	b = append(b, " psub="...)
+	b = strconv.AppendInt(b, int64(c.subN[subPattern].Load()), 10)
+	b = append(b, " ssub="...)
+	b = strconv.AppendInt(b, int64(c.subN[subShard].Load()), 10)
+	b = append(b, " multi=-1 qbuf="...)
 	b = strconv.AppendInt(b, int64(qbuf), 10)
 	b = append(b, " qbuf-free="...)
 	b = strconv.AppendInt(b, int64(qfree), 10)

@@ -226,6 +226,7 @@ func newCommandTable() commandTable {
 	registerFunctionFamily(t)
 	registerKeyJobFamily(t)
 	registerRoleCommand(t)
+	registerPubSubFamily(t)
 	applyCommandSpecs(t)
 	return t
 }

@@ -12,6 +12,17 @@ func pingCommand(x *Ctx) {
 		x.W.Error(errWrongArgs("ping"))
 		return
 	}
+	if x.C.Proto == 2 && x.C.subCount.Load() != 0 {
+		// Subscribed mode: a frame like a message's, ["pong", arg].
+		x.W.ArrayHeader(2)
+		x.W.BulkString("pong")
+		if len(x.Args) == 2 {
+			x.W.Bulk(x.Args[1])
+		} else {
+			x.W.BulkString("")
+		}
+		return
+	}
 	if len(x.Args) == 2 {
 		x.W.Bulk(x.Args[1])
 		return
@@ -157,6 +168,7 @@ func resetCommand(x *Ctx) {
 	x.C.setName("")
 	x.C.replyMode = 0
 	x.S.srv.stopMonitor(x.C)
+	x.S.resetPubSub(x.C)
 	if x.S.srv.opts.Live.RequirePass() != "" {
 		x.C.Authenticated = false
 	}

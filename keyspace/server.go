@@ -212,6 +212,7 @@ func (s *Server) Disconnected(c *Client) {
 	c.closed = true
 	c.mu.Unlock()
 	s.stopMonitor(c)
+	s.dropSubscriptions(c)
 	s.clients.remove(c.ID)
 }
 

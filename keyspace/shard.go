@@ -80,6 +80,12 @@ type Shard struct {
 
 	// changes is the CHANGES feed, nil until the first CHANGES START.
 	changes *changeFeed
+
+	// pubsub is the shard's subscription tables; deliverTo is scratch
+	// space for PUBLISH. groupGen numbers the commit group being built.
+	pubsub    pubsubState
+	deliverTo []*Client
+	groupGen  uint64
 }
 
 type shardStats struct {
@@ -397,6 +403,11 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
+	if c.Proto == 2 && c.subCount.Load() != 0 && !subscribedModeAllowed(cmd) {
+		w.Error(subscribedModeError(cmd, args))
+		sh.reject(cmd, args, w.Buf[before+1:])
+		return
+	}
 	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
 		sh.snapshotBeforeWrite(cmd, args, sh.dbs[c.DB])
 	}
@@ -574,12 +585,16 @@ func (sh *Shard) queue(b *Batch) {
 	g.tail = b
 	g.count++
 	g.cmds += len(b.Ends)
+	if c := b.Client; c.subCount.Load() != 0 {
+		c.queued, c.queuedGen = b, sh.groupGen
+	}
 }
 
 // commit closes the current group: replies go out now when nothing needs
 // to become durable first, or later from the journal.
 func (sh *Shard) commit() {
 	g := sh.group
+	sh.groupGen++
 	if sh.journal == nil {
 		if g != nil && g.head != nil {
 			sh.group = nil
