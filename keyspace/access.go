@@ -38,12 +38,20 @@ func (sh *Shard) idleSeconds(e *entry) int64 {
 
 // lookupRead is lookup for reads: it counts hits and misses.
 func (sh *Shard) lookupRead(db *DB, key []byte) *entry {
-	return sh.countRead(sh.lookup(db, key))
+	e := sh.countRead(sh.lookup(db, key))
+	if e == nil {
+		sh.notify(evKeyMiss, "keymiss", db.id, key)
+	}
+	return e
 }
 
 // lookupReadNoTouch is lookupRead without recording an access.
 func (sh *Shard) lookupReadNoTouch(db *DB, key []byte) *entry {
-	return sh.countRead(sh.lookupNoTouch(db, key))
+	e := sh.countRead(sh.lookupNoTouch(db, key))
+	if e == nil {
+		sh.notify(evKeyMiss, "keymiss", db.id, key)
+	}
+	return e
 }
 
 // countRead counts a read lookup's hit or miss and returns e.
@@ -65,6 +73,7 @@ func (sh *Shard) expireEntry(db *DB, e *entry) {
 	sh.logDel(db.id, e.key)
 	sh.stats.expiredKeys.Add(1)
 	sh.srv.stats.expiredKeys.Add(1)
+	sh.notifyS(evExpired, "expired", db.id, e.key)
 }
 
 // copyBytes returns a private copy of b: arguments alias the batch's
@@ -86,6 +95,7 @@ func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *e
 func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
 	if e == nil {
 		e = db.addString(key, val, at)
+		sh.notify(evNew, "new", db.id, key)
 	} else {
 		if e.obj == nil && cap(e.val) == len(val) {
 			e.val = e.val[:len(val)]

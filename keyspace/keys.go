@@ -82,6 +82,7 @@ func delCommand(x *Ctx) {
 	for _, k := range x.Args[1:] {
 		if x.S.deleteKey(x.DB, k) {
 			n++
+			x.notify(evGeneric, "del", k)
 		}
 	}
 	x.W.Int(n)
@@ -155,6 +156,9 @@ func renameGeneric(x *Ctx, nx bool) {
 	db.delete(e.key)
 	ne := db.add(dst, e.val, e.obj, e.expireAt)
 	sh.logRename(db.id, e.key, ne.key)
+	x.notify(evGeneric, "rename_from", src)
+	x.notify(evNew, "new", dst)
+	x.notify(evGeneric, "rename_to", dst)
 	if nx {
 		x.W.Int(1)
 	} else {
@@ -234,6 +238,8 @@ func copyCommand(x *Ctx) {
 	}
 	ne := dstDB.add(args[2], val, obj, e.expireAt)
 	sh.logCopy(src.id, e.key, ne.key, target, replace)
+	sh.notify(evNew, "new", dstDB.id, args[2])
+	sh.notify(evGeneric, "copy_to", dstDB.id, args[2])
 	x.W.Int(1)
 }
 
@@ -280,6 +286,9 @@ func moveCommand(x *Ctx) {
 	src.delete(e.key)
 	ne := dst.add(x.Args[1], e.val, e.obj, e.expireAt)
 	sh.logMove(src.id, ne.key, dst.id)
+	sh.notify(evGeneric, "move_from", src.id, x.Args[1])
+	sh.notify(evNew, "new", dst.id, x.Args[1])
+	sh.notify(evGeneric, "move_to", dst.id, x.Args[1])
 	x.W.Int(1)
 }
 
@@ -534,8 +543,10 @@ func expireGeneric(x *Ctx, base int64, seconds bool) {
 	if when <= sh.nowMs {
 		db.delete(e.key)
 		sh.logDel(db.id, e.key)
+		x.notify(evGeneric, "del", x.Args[1])
 	} else {
 		sh.setDeadline(db, e, when)
+		x.notify(evGeneric, "expire", x.Args[1])
 	}
 	x.W.Int(1)
 }
@@ -585,6 +596,7 @@ func persistCommand(x *Ctx) {
 		return
 	}
 	x.S.setDeadline(x.DB, e, 0)
+	x.notify(evGeneric, "persist", x.Args[1])
 	x.W.Int(1)
 }
 
