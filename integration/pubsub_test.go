@@ -353,3 +353,31 @@ func TestPubSubHelpAndErrors(t *testing.T) {
 		t.Fatalf("PUBLISH docs do not tell the scope: %s", doc)
 	}
 }
+
+// CLIENT REPLY OFF silences replies, never Pub/Sub frames.
+func TestPubSubFramesWithClientReplyOff(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	rc := dialRaw(t, s.Addr())
+	rc.send("HELLO", "3")
+	rc.read()
+	rc.send("CLIENT", "REPLY", "OFF")
+	rc.send("SUBSCRIBE", "ch")
+	if got := rc.read(); got != ">3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n" {
+		t.Fatalf("got %q", got)
+	}
+	rc.send("PUBLISH", "ch", "self")
+	if got := rc.read(); got != ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$4\r\nself\r\n" {
+		t.Fatalf("got %q", got)
+	}
+	expect(t, s.Client(t), int64(1), "PUBLISH", "ch", "x")
+	if got := rc.read(); got != ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nx\r\n" {
+		t.Fatalf("got %q", got)
+	}
+	rc.send("UNSUBSCRIBE", "ch")
+	if got := rc.read(); got != ">3\r\n$11\r\nunsubscribe\r\n$2\r\nch\r\n:0\r\n" {
+		t.Fatalf("got %q", got)
+	}
+	rc.expect("+OK\r\n", "CLIENT", "REPLY", "ON")
+	rc.expect("+PONG\r\n", "PING")
+}

@@ -194,29 +194,54 @@ func writeConfirm(w *codec.Writer, c *Client, word string, name []byte, nameNil 
 }
 
 func subscribeFamily(x *Ctx, k pubsubKind) {
+	w := x.push()
 	for _, a := range x.Args[1:] {
 		x.S.subscribe(x.C, k, string(a))
-		writeConfirm(x.W, x.C, subscribeWords[k].sub, a, false, k)
+		writeConfirm(w, x.C, subscribeWords[k].sub, a, false, k)
 	}
 }
 
 func unsubscribeFamily(x *Ctx, k pubsubKind) {
+	w := x.push()
 	word := subscribeWords[k].unsub
 	if len(x.Args) > 1 {
 		for _, a := range x.Args[1:] {
 			x.S.unsubscribe(x.C, k, string(a))
-			writeConfirm(x.W, x.C, word, a, false, k)
+			writeConfirm(w, x.C, word, a, false, k)
 		}
 		return
 	}
 	names := x.S.subscriptionsOf(x.C, k)
 	if len(names) == 0 {
-		writeConfirm(x.W, x.C, word, nil, true, k)
+		writeConfirm(w, x.C, word, nil, true, k)
 		return
 	}
 	for _, n := range names {
 		x.S.unsubscribe(x.C, k, n)
-		writeConfirm(x.W, x.C, word, []byte(n), false, k)
+		writeConfirm(w, x.C, word, []byte(n), false, k)
+	}
+}
+
+// push returns where the running command writes out-of-band frames
+// (confirmations, messages to itself): its reply, or, while CLIENT REPLY
+// OFF or SKIP silences the reply, a buffer appended after it, since such
+// frames are never silenced.
+func (x *Ctx) push() *codec.Writer {
+	if x.C.replyMode&(replyOff|replySkip) == 0 {
+		return x.W
+	}
+	pw := &x.S.pushW
+	pw.Proto = x.C.Proto
+	return pw
+}
+
+// afterReply ends a command of a client whose reply mode is not ON: the
+// reply is dropped as asked, frames kept aside by push are not.
+func (sh *Shard) afterReply(c *Client, w *codec.Writer, before int) {
+	c.afterReply(w, before)
+	if len(sh.pushW.Buf) > 0 {
+		w.Raw(sh.pushW.Buf)
+		sh.pushW.Buf = sh.pushW.Buf[:0]
 	}
 }
 
@@ -331,7 +356,7 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 	// c's own running batch, or one of its batches waiting in the group
 	// being built: append after its replies.
 	if x := &sh.ctx; x.Batch != nil && x.C == c {
-		x.W.Raw(frame)
+		x.push().Raw(frame)
 		return
 	}
 	if b := c.queued; b != nil && c.queuedGen == sh.groupGen {

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/codec"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -85,7 +86,9 @@ type Shard struct {
 	// space for PUBLISH. groupGen numbers the commit group being built.
 	pubsub    pubsubState
 	deliverTo []*Client
-	groupGen  uint64
+	// pushW holds the frames of a command whose reply is silenced.
+	pushW    codec.Writer
+	groupGen uint64
 }
 
 type shardStats struct {
@@ -392,7 +395,7 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	before := len(w.Buf)
 	if c.replyMode != 0 {
 		c.startReply()
-		defer c.afterReply(w, before)
+		defer sh.afterReply(c, w, before)
 	}
 	if cmd == nil {
 		w.Error(unknownCommandError(args))
