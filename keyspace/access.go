@@ -74,6 +74,9 @@ func (sh *Shard) expireEntry(db *DB, e *entry) {
 	sh.stats.expiredKeys.Add(1)
 	sh.srv.stats.expiredKeys.Add(1)
 	sh.notifyS(evExpired, "expired", db.id, e.key)
+	if sh.trk != nil {
+		sh.trackExpired(e.key)
+	}
 }
 
 // copyBytes returns a private copy of b: arguments alias the batch's

@@ -56,6 +56,8 @@ type Client struct {
 	// that group is still being built. Shard goroutine only.
 	queued    *Batch
 	queuedGen uint64
+	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
+	trk *clientTracking
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter

@@ -169,6 +169,7 @@ func resetCommand(x *Ctx) {
 	x.C.replyMode = 0
 	x.S.srv.stopMonitor(x.C)
 	x.S.resetPubSub(x.C)
+	x.S.trackOff(x.C)
 	if x.S.srv.opts.Live.RequirePass() != "" {
 		x.C.Authenticated = false
 	}
@@ -466,6 +467,10 @@ func registerConnectionFamily(t commandTable) {
 				{Name: "no-touch", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Complexity: "O(1)", Handler: clientOnOffCommand},
 				{Name: "reply", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "3.2.0", Summary: "Instructs the server whether to reply to commands.", Complexity: "O(1)", Handler: clientReplyCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: conn, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clientHelpCommand},
+				{Name: "tracking", Arity: -3, Flags: stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Controls server-assisted client-side caching for the connection.", Complexity: "O(1). Some options may introduce additional complexity.", Handler: clientTrackingCommand},
+				{Name: "caching", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Instructs the server whether to track the keys in the next request.", Complexity: "O(1)", Handler: clientCachingCommand},
+				{Name: "getredir", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Returns the client ID to which the connection's tracking notifications are redirected.", Complexity: "O(1)", Handler: clientGetredirCommand},
+				{Name: "trackinginfo", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Returns information about server-assisted client-side caching for the connection.", Complexity: "O(1)", Handler: clientTrackinginfoCommand},
 			}},
 	)
 }

@@ -89,6 +89,8 @@ type Shard struct {
 	// pushW holds the frames of a command whose reply is silenced.
 	pushW    codec.Writer
 	groupGen uint64
+	// trk is the CLIENT TRACKING state, nil while no client tracks.
+	trk *shardTracking
 }
 
 type shardStats struct {
@@ -322,10 +324,16 @@ func (sh *Shard) cron() {
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
 		sh.activeExpireCycle()
+		if sh.trk != nil {
+			sh.trackProcess()
+		}
 		sh.commit()
 	}
 	if sh.journal != nil {
 		sh.journal.Tick(sh)
+	}
+	if sh.trk != nil {
+		sh.trackSweep()
 	}
 }
 
@@ -447,6 +455,9 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	}
 	if sh.srv.monitors.count.Load() != 0 {
 		sh.feedMonitors(x, cmd, args)
+	}
+	if sh.trk != nil {
+		sh.trackAfter(x, cmd, args, before)
 	}
 }
 
