@@ -521,3 +521,12 @@ func registerPubSubFamily(t commandTable) {
 			}},
 	)
 }
+
+// pubsubCounts is INFO's pubsub_channels, pubsub_patterns and
+// pubsubshard_channels for this shard.
+func (sh *Shard) pubsubCounts() (channels, patterns, shardChannels int64) {
+	p := &sh.pubsub
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int64(len(p.tables[subChannel])), int64(len(p.tables[subPattern])), int64(len(p.tables[subShard]))
+}

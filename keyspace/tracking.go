@@ -479,3 +479,27 @@ func (sh *Shard) trackSweep() {
 		sh.trk = nil
 	}
 }
+
+// trackingStats is what INFO reports of the shard's tracking tables.
+type trackingStats struct {
+	clients, keys, items, prefixes int64
+}
+
+// trackingInfo counts the shard's tracking tables (INFO reports the shard
+// it runs on, like every keyless command). Shard goroutine only.
+func (sh *Shard) trackingInfo() trackingStats {
+	t := sh.trk
+	if t == nil {
+		return trackingStats{}
+	}
+	st := trackingStats{keys: int64(len(t.keys)), prefixes: int64(len(t.prefixes))}
+	for _, c := range t.clients {
+		if !c.isClosed() {
+			st.clients++
+		}
+	}
+	for _, ids := range t.keys {
+		st.items += int64(len(ids))
+	}
+	return st
+}
