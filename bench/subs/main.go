@@ -46,8 +46,8 @@ func run(addr string, n int, cmd, channel string, dur time.Duration) error {
 			return fmt.Errorf("subscribe: %w", err)
 		}
 		r := bufio.NewReaderSize(c, 64<<10)
-		// The confirmation is an array of 3: header and 3 elements, 7 lines.
-		for line := 0; line < 7; line++ {
+		// The confirmation is an array of 3: header, two bulks (two lines each), an integer.
+		for line := 0; line < 6; line++ {
 			if _, err := r.ReadSlice('\n'); err != nil {
 				return fmt.Errorf("confirmation %d: %w", i, err)
 			}
