@@ -56,6 +56,9 @@ type Client struct {
 	// that group is still being built. Shard goroutine only.
 	queued    *Batch
 	queuedGen uint64
+	// pushBuf collects frames for the client during a drain (Shard.deliver);
+	// shard goroutine only.
+	pushBuf []byte
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
 

@@ -366,8 +366,34 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 		}
 		return
 	}
-	if w, ok := c.Conn.(AsyncWriter); ok {
-		w.WriteAsync(frame)
+	// Otherwise collect the client's frames and hand them over once per
+	// drain (flushPushes): one write per subscriber, not per message.
+	if len(c.pushBuf) == 0 {
+		sh.pushPending = append(sh.pushPending, c)
+	}
+	c.pushBuf = append(c.pushBuf, frame...)
+}
+
+// flushPushes hands every client its frames collected since the last
+// flush. Shard goroutine only.
+func (sh *Shard) flushPushes() {
+	for i, c := range sh.pushPending {
+		sh.flushPush(c)
+		sh.pushPending[i] = nil
+	}
+	sh.pushPending = sh.pushPending[:0]
+}
+
+// flushPush hands c its collected frames; the writer counts them in the
+// client's output and cuts it off past the limit.
+func (sh *Shard) flushPush(c *Client) {
+	b := c.pushBuf
+	if len(b) == 0 {
+		return
+	}
+	c.pushBuf = nil // the writer keeps b
+	if w, ok := c.Conn.(AsyncWriter); ok && !c.Killed() {
+		w.WriteAsync(b)
 	}
 }
 

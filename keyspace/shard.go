@@ -91,6 +91,8 @@ type Shard struct {
 	groupGen uint64
 	// trk is the CLIENT TRACKING state, nil while no client tracks.
 	trk *shardTracking
+	// pushPending lists the clients with frames in pushBuf.
+	pushPending []*Client
 }
 
 type shardStats struct {
@@ -259,6 +261,9 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.run(b)
+	if len(sh.pushPending) > 0 {
+		sh.flushPushes()
+	}
 	sh.stats.batches.Add(1)
 	ready = true
 	if sh.journal != nil {
@@ -305,6 +310,9 @@ func (sh *Shard) drain() int {
 		n++
 	}
 	if n > 0 {
+		if len(sh.pushPending) > 0 {
+			sh.flushPushes()
+		}
 		sh.commit()
 		sh.stats.batches.Add(int64(n))
 		if sh.snap != nil {
@@ -334,6 +342,9 @@ func (sh *Shard) cron() {
 	}
 	if sh.trk != nil {
 		sh.trackSweep()
+	}
+	if len(sh.pushPending) > 0 {
+		sh.flushPushes()
 	}
 }
 
@@ -599,7 +610,9 @@ func (sh *Shard) queue(b *Batch) {
 	g.tail = b
 	g.count++
 	g.cmds += len(b.Ends)
-	if c := b.Client; c.subCount.Load() != 0 {
+	if c := b.Client; c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
+		// Frames collected before this batch ran go out before its replies.
+		sh.flushPush(c)
 		c.queued, c.queuedGen = b, sh.groupGen
 	}
 }
