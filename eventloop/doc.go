@@ -27,8 +27,8 @@
 //     that may authenticate the client.
 //
 // Unsent replies are counted in the client's keyspace.OutputMeter: the
-// batch replies and MONITOR lines handed to gnet and not yet written,
-// plus gnet's outbound buffer. Past the hard limit
+// batch replies, MONITOR lines and Pub/Sub frames handed to gnet and not
+// yet written, plus gnet's outbound buffer. Past the hard limit
 // (ruvio-client-output-buffer-limit) the client is cut off: closed, and
 // what it still had queued is not run.
 //

@@ -19,9 +19,9 @@ import (
 // shard goroutine that publishes also owns each subscriber's command
 // state. A message goes out after the replies of the subscriber's commands
 // that ran before it: appended to the subscriber's batch when one is
-// waiting in the shard's current group, else written through the
-// connection's AsyncWriter, counted by its OutputMeter and bounded by the
-// output buffer limit. Under fsync=always a message can overtake the reply
+// waiting in the shard's current group, else collected per client and
+// written through the connection's AsyncWriter once per drain, counted by
+// its OutputMeter and bounded by the output buffer limit. Under fsync=always a message can overtake the reply
 // of a subscriber's own command that still waits for its fsync.
 
 // pubsubKind tells the three kinds of subscription apart.
