@@ -434,6 +434,10 @@ func clientHelpCommand(x *Ctx) {
 		"SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
 		"NO-EVICT (ON|OFF)", "    Accepted; the server does not evict clients.",
 		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]", "         [OPTIN] [OPTOUT] [NOLOOP]", "    Control server assisted client side caching.",
+		"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+		"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
+		"TRACKINGINFO", "    Report tracking status for the current connection.",
 		"HELP", "    Print this help.",
 	}
 	x.W.ArrayHeader(len(lines))
