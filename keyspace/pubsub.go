@@ -297,32 +297,48 @@ func (sh *Shard) publish(channel, message []byte, sharded bool) int {
 	p.mu.Unlock()
 	n := len(subs)
 	if n > 0 {
-		var f frames
+		f := sh.newFrames()
 		for i, c := range subs {
 			sh.deliver(c, f.get(c.Proto, word, "", channel, message))
 			subs[i] = nil
 		}
+		sh.keepFrames(f)
 	}
 	sh.deliverTo = subs[:0]
 	for i, pat := range pats {
-		var f frames
+		f := sh.newFrames()
 		for _, c := range patSubs[i] {
 			sh.deliver(c, f.get(c.Proto, "pmessage", pat, channel, message))
 			n++
 		}
+		sh.keepFrames(f)
 	}
 	return n
 }
 
-// frames builds a message frame once per protocol and shares it between
-// the subscribers of one publication: the bytes never change once built.
+// frames builds a message frame once per protocol for the subscribers of
+// one publication. deliver copies the bytes, so the buffers are the
+// shard's, reused from one publication to the next.
 type frames struct {
 	resp2, resp3 []byte
+	built2       bool
+	built3       bool
+}
+
+func (sh *Shard) newFrames() frames {
+	return frames{resp2: sh.frameBufs[0][:0], resp3: sh.frameBufs[1][:0]}
+}
+
+func (sh *Shard) keepFrames(f frames) {
+	if cap(f.resp2) <= 64<<10 && cap(f.resp3) <= 64<<10 {
+		sh.frameBufs[0], sh.frameBufs[1] = f.resp2[:0], f.resp3[:0]
+	}
 }
 
 func (f *frames) get(proto int, word, pat string, channel, message []byte) []byte {
-	if f.resp2 == nil {
-		w := codec.Writer{Proto: 2}
+	if !f.built2 {
+		f.built2 = true
+		w := codec.Writer{Proto: 2, Buf: f.resp2}
 		if pat != "" {
 			w.ArrayHeader(4)
 			w.BulkString(word)
@@ -338,9 +354,10 @@ func (f *frames) get(proto int, word, pat string, channel, message []byte) []byt
 	if proto < 3 {
 		return f.resp2
 	}
-	if f.resp3 == nil {
+	if !f.built3 {
 		// A push frame differs from the array only in its type byte.
-		f.resp3 = slices.Clone(f.resp2)
+		f.built3 = true
+		f.resp3 = append(f.resp3, f.resp2...)
 		f.resp3[0] = '>'
 	}
 	return f.resp3
@@ -348,7 +365,7 @@ func (f *frames) get(proto int, word, pat string, channel, message []byte) []byt
 
 // deliver sends an out-of-band frame (a message, an invalidation) to c, a
 // client of this shard, after the replies of c's commands that already
-// ran. frame must not change afterwards. Shard goroutine only.
+// ran. The bytes are copied. Shard goroutine only.
 func (sh *Shard) deliver(c *Client, frame []byte) {
 	if c.Killed() {
 		return

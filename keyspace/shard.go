@@ -93,6 +93,8 @@ type Shard struct {
 	trk *shardTracking
 	// pushPending lists the clients with frames in pushBuf.
 	pushPending []*Client
+	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
+	frameBufs [2][]byte
 }
 
 type shardStats struct {
