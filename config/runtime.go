@@ -126,7 +126,8 @@ var params = [...]param{
 	{name: "client-query-buffer-limit", kind: kindMemory, min: MinProtoMaxBulkLen, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ClientQueryBufferLimit) },
 		apply: func(l *Live, _ string, n int64) { l.queryBufLimit.Store(n) }},
 	// Redis's per-class limits, stored only; the limit the server enforces is the next one.
-	{name: "client-output-buffer-limit", kind: kindSpecial, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: parseObufLimits},
+	{name: "client-output-buffer-limit", kind: kindSpecial, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: parseObufLimits,
+		apply: func(l *Live, v string, _ int64) { l.pubsubObuf.Store(pubsubHardLimit(v)) }},
 	{name: "ruvio-client-output-buffer-limit", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Limits.ClientOutputBufferLimit) },
 		apply: func(l *Live, _ string, n int64) { l.outBufLimit.Store(n) }},
 
@@ -259,6 +260,7 @@ type Live struct {
 	fsync         atomic.Pointer[string]
 	notify        atomic.Pointer[string]
 	notifyMask    atomic.Uint32
+	pubsubObuf    atomic.Int64
 	level         zap.AtomicLevel
 
 	databases  int    // immutable
@@ -643,6 +645,23 @@ func (l *Live) ConfigFile() string { return l.configFile }
 
 // NotifyKeyspaceEvents is notify-keyspace-events in Redis's canonical form, "" when off.
 func (l *Live) NotifyKeyspaceEvents() string { return *l.notify.Load() }
+
+// PubSubOutputBufferLimit is the hard limit of client-output-buffer-limit's pubsub class:
+// the most pending reply bytes of a client with subscriptions; 0 means none.
+func (l *Live) PubSubOutputBufferLimit() int64 { return l.pubsubObuf.Load() }
+
+// pubsubHardLimit reads the pubsub class's hard limit from a canonical
+// client-output-buffer-limit value.
+func pubsubHardLimit(v string) int64 {
+	f := strings.Fields(v)
+	for i := 0; i+1 < len(f); i += 4 {
+		if f[i] == "pubsub" {
+			n, _ := strconv.ParseInt(f[i+1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
 
 // NotifyFlags is notify-keyspace-events as a bit set of [NotifyMask]: zero when no event
 // is published, so that the write path pays one load.

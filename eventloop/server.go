@@ -464,7 +464,7 @@ func (s *Server) writeInline(cn *conn, c gnet.Conn, req *request) gnet.Action {
 // checkOutputBuffer closes a connection whose unsent replies exceed the
 // client output buffer limit: a client that stopped reading.
 func (s *Server) checkOutputBuffer(cn *conn, c gnet.Conn) gnet.Action {
-	limit := s.live.ClientOutputBufferLimit()
+	limit := s.ks.OutputLimit(cn.client)
 	if limit <= 0 {
 		return gnet.None
 	}
@@ -645,7 +645,7 @@ func (cn *conn) WriteAsync(b []byte) {
 	}
 	out := &c.Out
 	n := len(b)
-	if limit := cn.srv.live.ClientOutputBufferLimit(); limit > 0 && out.Pending()+int64(n) > limit {
+	if limit := cn.srv.ks.OutputLimit(c); limit > 0 && out.Pending()+int64(n) > limit {
 		cn.srv.cutOff(cn, out.Pending()+int64(n), limit)
 		_ = cn.gc.Close()
 		return

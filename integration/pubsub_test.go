@@ -381,3 +381,38 @@ func TestPubSubFramesWithClientReplyOff(t *testing.T) {
 	rc.expect("+OK\r\n", "CLIENT", "REPLY", "ON")
 	rc.expect("+PONG\r\n", "PING")
 }
+
+// The pubsub class of client-output-buffer-limit bounds subscribers when it
+// is below the normal limit, as Redis classes subscribed clients.
+func TestPubSubClassOutputLimit(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	pub := s.Client(t)
+	expect(t, pub, "OK", "CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 0 0")
+	slow := dialRaw(t, s.Addr())
+	slow.send("SUBSCRIBE", "firehose")
+	slow.read()
+	msg := strings.Repeat("m", 16*1024)
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; ; i++ {
+		pipe := pub.Pipeline()
+		for range 64 {
+			pipe.Publish(ctxT(t), "firehose", msg)
+		}
+		if _, err := pipe.Exec(ctxT(t)); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(value(t, pub, "INFO", "stats").(string), "\r\nclient_output_buffer_limit_disconnections:1\r\n") {
+			break
+		}
+		if i > 64 || time.Now().After(deadline) {
+			t.Fatalf("the subscriber was not cut off by the pubsub class after %d MB", i+1)
+		}
+	}
+	slow.expectClosed(10 * time.Second)
+	// An ordinary client is held to the normal limit only: a 2 MB reply is fine.
+	expect(t, pub, "OK", "SET", "big", strings.Repeat("b", 2<<20))
+	if n := len(value(t, pub, "GET", "big").(string)); n != 2<<20 {
+		t.Fatalf("GET big: %d bytes", n)
+	}
+}

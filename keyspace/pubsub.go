@@ -378,7 +378,7 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 	}
 	if b := c.queued; b != nil && c.queuedGen == sh.groupGen {
 		b.Out.Raw(frame)
-		if limit := sh.srv.opts.Live.ClientOutputBufferLimit(); limit > 0 && c.Out.Pending()+int64(len(b.Out.Buf)) > limit {
+		if limit := sh.srv.OutputLimit(c); limit > 0 && c.Out.Pending()+int64(len(b.Out.Buf)) > limit {
 			sh.cutOff(b)
 		}
 		return
@@ -572,4 +572,18 @@ func (sh *Shard) pubsubCounts() (channels, patterns, shardChannels int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return int64(len(p.tables[subChannel])), int64(len(p.tables[subPattern])), int64(len(p.tables[subShard]))
+}
+
+// OutputLimit is the hard output buffer limit of c: the normal one
+// (ruvio-client-output-buffer-limit), or the pubsub class's of
+// client-output-buffer-limit when c has subscriptions and that one is
+// lower, as Redis classes a subscribed client. 0 means none.
+func (s *Server) OutputLimit(c *Client) int64 {
+	limit := s.opts.Live.ClientOutputBufferLimit()
+	if c.subCount.Load() != 0 {
+		if ps := s.opts.Live.PubSubOutputBufferLimit(); ps > 0 && (limit == 0 || ps < limit) {
+			return ps
+		}
+	}
+	return limit
 }

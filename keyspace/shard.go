@@ -366,7 +366,7 @@ func (sh *Shard) run(b *Batch) {
 	// room is how many reply bytes this batch may add before the client
 	// is over its output buffer limit.
 	room := int64(-1)
-	if limit := sh.srv.opts.Live.ClientOutputBufferLimit(); limit > 0 {
+	if limit := sh.srv.OutputLimit(c); limit > 0 {
 		room = max(limit-c.Out.Pending(), 0)
 	}
 	for i := 0; i < len(b.Ends); i++ {
