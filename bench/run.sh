@@ -20,7 +20,7 @@ N_P1=${N_P1:-80000}                 # -n at -P 1  (~2-7 s per run on the 2-vCPU 
 N_PIPE=${N_PIPE:-800000}            # -n at -P >1 (~1.5-4 s per run)
 MSET_DIV=${MSET_DIV:-2}             # MSET sends 10 keys per request: divide -n by this
 # durable mode: test:pipeline:clients cases
-DURABLE_CASES=${DURABLE_CASES:-"set:1:50 set:1:1"}
+DURABLE_CASES=${DURABLE_CASES:-"set:1:1 set:1:10 set:1:50 set:1:200"}
 N_DURABLE=${N_DURABLE:-60000}       # -n for durable runs at -c > 1 (~2-3 s)
 N_DURABLE_C1=${N_DURABLE_C1:-5000}  # -n for durable runs at -c 1 (one fsync per request, ~2-3 s)
 SERVER_CPU=${SERVER_CPU:-0}         # CPU the servers are pinned to (core, durable; redis in cluster)
@@ -125,6 +125,9 @@ durable)
 	start_redis --appendonly yes --appendfsync always
 	start_ruvio "$SERVER_CPU" 1 --fsync always
 	for c in $DURABLE_CASES; do CASES+=("$c"); done
+	(cd "$ROOT" && go build -o "$WORK/syncbench" ./bench/syncbench) || die "go build ./bench/syncbench failed"
+	# idle fsync latency on the data directory's disk, before and after the rounds: the ceiling
+	FSYNC_BEFORE=$("$WORK/syncbench" -idle -dir "$WORK" -n 400 -rounds 1 -size 64 -segment $((8 << 20)))
 	;;
 *) die "MODE must be core, cluster or durable (got $MODE)" ;;
 esac
@@ -155,6 +158,13 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 ELAPSED=$(($(date +%s) - START))
+FSYNC_US=
+if [[ "$MODE" == durable ]]; then
+	FSYNC_AFTER=$("$WORK/syncbench" -idle -dir "$WORK" -n 400 -rounds 1 -size 64 -segment $((8 << 20)))
+	FSYNC_US=$(((FSYNC_BEFORE + FSYNC_AFTER) / 2))
+	RUVIO_WAL=$(redis-cli -p "$RUVIO_PORT" info persistence 2>/dev/null | tr -d '\r' |
+		awk -F: '$1 ~ /^wal_(avg_fsync_latency_us|commands_per_fsync|commit_delay_max_us|commit_delays|commit_delays_early|commit_delay_avg_us)$/ { printf "%s=%s ", $1, $2 }')
+fi
 
 # ---------------------------------------------------------------- report
 echo
@@ -164,7 +174,11 @@ core) echo "# redis-server and ruvio (1 shard, --fsync no) pinned to CPU $SERVER
 cluster) echo "# reference: one redis-server pinned to CPU $SERVER_CPU; ruvio: $RUVIO_SHARDS_CLUSTER shards in one process, unpinned, driven by redis-benchmark --cluster; redis-benchmark pinned to CPU ${CLIENT_CPU:-any}" ;;
 durable) echo "# redis-server --appendonly yes --appendfsync always vs ruvio --fsync always (aof_enabled:${WAL_ON:-?}), both pinned to CPU $SERVER_CPU; data dir on $(df -T "$WORK" | awk 'NR==2{print $2}')" ;;
 esac
-awk -f "$HERE/summarize.awk" -v ruvio="$RUVIO_NAME" "$RAW"
+awk -f "$HERE/summarize.awk" -v ruvio="$RUVIO_NAME" -v fsync_us="$FSYNC_US" "$RAW"
+if [[ "$MODE" == durable ]]; then
+	echo "# idle fsync (write + fsync of 64 bytes, preallocated file, median): ${FSYNC_BEFORE} us before, ${FSYNC_AFTER} us after the rounds; ceiling = clients / ${FSYNC_US} us"
+	echo "# ruvio INFO persistence after the rounds (all cases): ${RUVIO_WAL}"
+fi
 echo "# load time ${ELAPSED}s; 1-min load average during runs: $(awk -F, 'NF>=16 && $16!=""{s+=$16; n++; if($16>m)m=$16} END{if(n) printf "mean %.1f, max %.1f", s/n, m; else print "n/a"}' "$RAW") (2 = just this benchmark)"
 echo "# raw rows: mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1"
 if [[ -n "${RAW_OUT:-}" ]]; then cp "$RAW" "$RAW_OUT"; echo "# raw CSV copied to $RAW_OUT"; fi

@@ -6,7 +6,10 @@
 # median over rounds of the paired ratio (ruvio/redis of the two back-to-back runs of one round,
 # which cancels slow drift in background load), and the spread (max-min)/median of each
 # server's rps so you can see how noisy a row is.
-# Usage: awk -f summarize.awk -v ruvio=ruvio raw.csv
+# With -v fsync_us=N (durable mode: the idle fsync latency measured in the same run), two
+# more columns: the ceiling clients / fsync_us (a closed-loop client needs one fsync per
+# write) and ruvio's median rps as a share of it.
+# Usage: awk -f summarize.awk -v ruvio=ruvio [-v fsync_us=N] raw.csv
 BEGIN { FS = ","; if (ruvio == "") ruvio = "ruvio" }
 
 function median(list,    v, n, i, j, t) {
@@ -41,8 +44,13 @@ function num(x) { return x ~ /^[0-9.]+$/ }
 }
 
 END {
-	printf "| test | -P | -c | redis rps | %s rps | %s/redis | paired ratio | redis p99 ms | %s p99 ms | spread redis / %s |\n", ruvio, ruvio, ruvio, ruvio
-	print  "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	ceil = (fsync_us + 0 > 0)
+	printf "| test | -P | -c | redis rps | %s rps | %s/redis | paired ratio | redis p99 ms | %s p99 ms | spread redis / %s |", ruvio, ruvio, ruvio, ruvio
+	if (ceil) printf " ceiling rps | %s of ceiling |", ruvio
+	printf "\n"
+	printf "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	if (ceil) printf "--:|--:|"
+	printf "\n"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, f, SUBSEP)
 		a = median(rps[k, "redis"]); b = median(rps[k, "ruvio"])
@@ -54,9 +62,14 @@ END {
 			if (((k, rr[j], "redis") in one) && ((k, rr[j], "ruvio") in one) && one[k, rr[j], "redis"] > 0)
 				pr = pr " " (one[k, rr[j], "ruvio"] / one[k, rr[j], "redis"])
 		pr = median(pr); pr = num(pr) ? sprintf("%.2f", pr) : pr
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", toupper(f[1]), f[2], f[3], \
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |", toupper(f[1]), f[2], f[3], \
 			num(a) ? sprintf("%.0f", a) : a, num(b) ? sprintf("%.0f", b) : b, ratio, pr, \
 			num(pa) ? sprintf("%.2f", pa) : pa, num(pb) ? sprintf("%.2f", pb) : pb, \
 			spread(rps[k, "redis"]), spread(rps[k, "ruvio"])
+		if (ceil) {
+			c = f[3] * f[2] * 1000000 / fsync_us
+			printf " %.0f | %s |", c, num(b) ? sprintf("%.0f%%", 100 * b / c) : "NA"
+		}
+		printf "\n"
 	}
 }

@@ -45,7 +45,9 @@ type Config struct {
 	Log         LogConfig         `toml:"log"`         // [log]
 	Persistence PersistenceConfig `toml:"persistence"` // [persistence]
 	Keyspace    KeyspaceConfig    `toml:"keyspace"`    // [keyspace]
+	Memory      MemoryConfig      `toml:"-"`           // [memory], decoded through fileMemory
 	Cluster     ClusterConfig     `toml:"cluster"`     // [cluster]
+	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
 }
 
 // ServerConfig is the [server] section: listeners, shards and client admission.
@@ -116,6 +118,11 @@ type PersistenceConfig struct {
 	Fsync string `toml:"fsync"`
 	// SegmentSize is the size at which a WAL segment is closed and a new one started (64 MiB).
 	SegmentSize int64 `toml:"segment_size"`
+	// CommitDelayMaxUs bounds, in microseconds, how long a WAL group under fsync = "always"
+	// may be held back for writers about to arrive, so one fsync covers them all; the
+	// server waits only when recently active writers are expected and never delays a lone
+	// client. 0 turns the delay off (100; CONFIG SET ruvio-commit-delay-max-us).
+	CommitDelayMaxUs int64 `toml:"commit_delay_max_us"`
 	// SnapshotEvery takes a snapshot every this many seconds; 0 turns it off (3600).
 	SnapshotEvery int `toml:"snapshot_every"`
 	// SnapshotWALBytes is the floor of the size trigger: a snapshot is taken once the WAL
@@ -142,6 +149,25 @@ type KeyspaceConfig struct {
 	ChangesCapacity int `toml:"changes_capacity"`
 }
 
+// MemoryConfig is the [memory] section: the memory limit and how keys are evicted to keep it.
+type MemoryConfig struct {
+	// MaxMemory is Redis's maxmemory for the whole process, split evenly across shards;
+	// 0 means no limit (0).
+	MaxMemory int64 `toml:"maxmemory"`
+	// MaxMemoryPolicy is Redis's maxmemory-policy ("noeviction").
+	MaxMemoryPolicy string `toml:"maxmemory_policy"`
+	// MaxMemorySamples is Redis's maxmemory-samples, 1..64 (5).
+	MaxMemorySamples int `toml:"maxmemory_samples"`
+	// LFULogFactor is Redis's lfu-log-factor (10).
+	LFULogFactor int `toml:"lfu_log_factor"`
+	// LFUDecayTime is Redis's lfu-decay-time, in minutes (1).
+	LFUDecayTime int `toml:"lfu_decay_time"`
+}
+
+// MaxMemoryPolicies are the values of memory.maxmemory_policy, as Redis names them.
+var MaxMemoryPolicies = [...]string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}
+
 // ClusterConfig is the [cluster] section.
 type ClusterConfig struct {
 	// Enabled makes the shards answer as the nodes of a Redis Cluster: the CLUSTER
@@ -152,6 +178,41 @@ type ClusterConfig struct {
 	// cluster clients can find the others.
 	Enabled Switch `toml:"enabled"`
 }
+
+// ACLConfig is the [acl] section: the users, declared here or kept in an ACL file.
+type ACLConfig struct {
+	// File is an ACL file in Redis's format ("user <name> <rules…>" lines), read at start and
+	// by ACL LOAD, written by ACL SAVE; "" means none (ACL SAVE and ACL LOAD then fail, as in
+	// Redis). A file that does not exist yet starts the server with the default user only.
+	// Users cannot be declared both here and in the file.
+	File string `toml:"file"`
+	// Users are the [[acl.user]] tables, applied in order at start. A user named "default"
+	// replaces the default user's rules; server.requirepass, when set, still sets its
+	// password.
+	Users []ACLUser `toml:"user"`
+}
+
+// ACLUser is one [[acl.user]] table. Rules are Redis's ACL SETUSER rules, checked when the
+// server starts: an invalid one stops start-up with an error naming the user and the rule.
+type ACLUser struct {
+	// Name is the user name (no spaces).
+	Name string `toml:"name"`
+	// Passwords are "sha256:<64 hex>" (the hash ACL GETUSER shows) or "plain:<text>".
+	Passwords []string `toml:"passwords"`
+	// NoPass lets any password authenticate the user (false).
+	NoPass bool `toml:"nopass"`
+	// Commands are command rules, e.g. "+@all -@dangerous +idem" ("": no commands).
+	Commands string `toml:"commands"`
+	// Keys are key patterns: "~pattern", "%R~pattern", "%W~pattern", "%RW~pattern", "allkeys".
+	Keys []string `toml:"keys"`
+	// Channels are Pub/Sub channel patterns: "&pattern" or "allchannels".
+	Channels []string `toml:"channels"`
+	// Enabled lets the user authenticate ("on"); nil, when the key is absent, means true.
+	Enabled *bool `toml:"enabled"`
+}
+
+// IsEnabled resolves Enabled: true unless set to false.
+func (u ACLUser) IsEnabled() bool { return u.Enabled == nil || *u.Enabled }
 
 // Switch is a setting that is on, off, or decided from other settings ([Auto]). In TOML
 // it is true, false or "auto".
@@ -239,6 +300,7 @@ func Default() Config {
 			WAL:                true,
 			Fsync:              FsyncEverysec,
 			SegmentSize:        64 * MiB,
+			CommitDelayMaxUs:   DefaultCommitDelayMaxUs,
 			SnapshotEvery:      3600,
 			SnapshotWALBytes:   256 * MiB,
 			SnapshotWALPercent: 100,
@@ -249,6 +311,13 @@ func Default() Config {
 			ActiveExpireEffort: 1,
 			Hz:                 10,
 			ChangesCapacity:    65536,
+		},
+		Memory: MemoryConfig{
+			MaxMemory:        0,
+			MaxMemoryPolicy:  "noeviction",
+			MaxMemorySamples: 5,
+			LFULogFactor:     10,
+			LFUDecayTime:     1,
 		},
 	}
 }
@@ -268,19 +337,30 @@ type filePersistence struct {
 	WAL                *bool   `toml:"wal"`
 	Fsync              *string `toml:"fsync"`
 	SegmentSize        *Size   `toml:"segment_size"`
+	CommitDelayMaxUs   *int64  `toml:"commit_delay_max_us"`
 	SnapshotEvery      *int    `toml:"snapshot_every"`
 	SnapshotWALBytes   *Size   `toml:"snapshot_wal_bytes"`
 	SnapshotWALPercent *int    `toml:"snapshot_wal_percent"`
 	SnapshotOnShutdown *bool   `toml:"snapshot_on_shutdown"`
 }
 
+type fileMemory struct {
+	MaxMemory        *Size   `toml:"maxmemory"`
+	MaxMemoryPolicy  *string `toml:"maxmemory_policy"`
+	MaxMemorySamples *int    `toml:"maxmemory_samples"`
+	LFULogFactor     *int    `toml:"lfu_log_factor"`
+	LFUDecayTime     *int    `toml:"lfu_decay_time"`
+}
+
 type fileConfig struct {
+	Memory      fileMemory      `toml:"memory"`
 	Server      *ServerConfig   `toml:"server"`
 	Limits      fileLimits      `toml:"limits"`
 	Log         *LogConfig      `toml:"log"`
 	Persistence filePersistence `toml:"persistence"`
 	Keyspace    *KeyspaceConfig `toml:"keyspace"`
 	Cluster     *ClusterConfig  `toml:"cluster"`
+	ACL         *ACLConfig      `toml:"acl"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -298,13 +378,22 @@ func newFileConfig(c *Config) *fileConfig {
 			WAL:                &c.Persistence.WAL,
 			Fsync:              &c.Persistence.Fsync,
 			SegmentSize:        (*Size)(&c.Persistence.SegmentSize),
+			CommitDelayMaxUs:   &c.Persistence.CommitDelayMaxUs,
 			SnapshotEvery:      &c.Persistence.SnapshotEvery,
 			SnapshotWALBytes:   (*Size)(&c.Persistence.SnapshotWALBytes),
 			SnapshotWALPercent: &c.Persistence.SnapshotWALPercent,
 			SnapshotOnShutdown: &c.Persistence.SnapshotOnShutdown,
 		},
 		Keyspace: &c.Keyspace,
-		Cluster:  &c.Cluster,
+		Memory: fileMemory{
+			MaxMemory:        (*Size)(&c.Memory.MaxMemory),
+			MaxMemoryPolicy:  &c.Memory.MaxMemoryPolicy,
+			MaxMemorySamples: &c.Memory.MaxMemorySamples,
+			LFULogFactor:     &c.Memory.LFULogFactor,
+			LFUDecayTime:     &c.Memory.LFUDecayTime,
+		},
+		Cluster: &c.Cluster,
+		ACL:     &c.ACL,
 	}
 }
 

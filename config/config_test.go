@@ -49,7 +49,7 @@ func TestShippedConfigDocumentsEveryKey(t *testing.T) {
 			t.Errorf("config.toml: key %s has no comment above it", k)
 		}
 	}
-	for _, sec := range []any{ServerConfig{}, LimitsConfig{}, LogConfig{}, PersistenceConfig{}, KeyspaceConfig{}} {
+	for _, sec := range []any{ServerConfig{}, LimitsConfig{}, LogConfig{}, PersistenceConfig{}, KeyspaceConfig{}, MemoryConfig{}} {
 		rt := reflect.TypeOf(sec)
 		for i := 0; i < rt.NumField(); i++ {
 			if k := rt.Field(i).Tag.Get("toml"); !found[k] {
@@ -99,6 +99,7 @@ dir = "/var/lib/ruvio"
 wal = false
 fsync = "always"
 segment_size = "1m"
+commit_delay_max_us = 250
 snapshot_every = 0
 snapshot_wal_bytes = "1Gb"
 snapshot_wal_percent = 50
@@ -109,6 +110,13 @@ active_expire = false
 active_expire_effort = 10
 hz = 100
 changes_capacity = 128
+
+[memory]
+maxmemory = "4gb"
+maxmemory_policy = "allkeys-lfu"
+maxmemory_samples = 10
+lfu_log_factor = 5
+lfu_decay_time = 2
 `)
 	c, err := Load(p)
 	if err != nil {
@@ -119,8 +127,9 @@ changes_capacity = 128
 		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret", EnableDebugCommand: "no", ShutdownTimeout: 3},
 		Limits:      LimitsConfig{ClientOutputBufferLimit: 0, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000},
 		Log:         LogConfig{Level: "debug", Format: "json"},
-		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
+		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
+		Memory:      MemoryConfig{MaxMemory: 4 * GiB, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 5, LFUDecayTime: 2},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("Load =\n%+v\nwant\n%+v", c, want)

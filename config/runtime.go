@@ -146,6 +146,8 @@ var params = [...]param{
 	{name: "appendonly", kind: kindBool, fixed: whyAppendonly, initial: func(c *Config) string { return yesno(c.Persistence.WAL) }},
 	{name: "appendfsync", kind: kindEnum, fixed: whyFsync, enum: []string{FsyncAlways, FsyncEverysec, FsyncNo}, initial: func(c *Config) string { return c.Persistence.Fsync },
 		apply: func(l *Live, v string, _ int64) { l.fsync.Store(&v) }},
+	{name: "ruvio-commit-delay-max-us", kind: kindInt, min: 0, max: MaxCommitDelayMaxUs, initial: func(c *Config) string { return itoa(c.Persistence.CommitDelayMaxUs) },
+		apply: func(l *Live, _ string, n int64) { l.commitDelay.Store(n * int64(time.Microsecond)) }},
 	{name: "dir", kind: kindString, protected: true, initial: func(c *Config) string {
 		if abs, err := filepath.Abs(c.Persistence.Dir); err == nil {
 			return abs
@@ -163,14 +165,20 @@ var params = [...]param{
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10"},  // stored only
 	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes"},                           // stored only
 
-	// Memory limit and eviction do not exist yet: only the values that describe the server as
-	// it is (no limit, no eviction) are accepted.
-	{name: "maxmemory", kind: kindMemory, fixed: whyMaxmemory, min: 0, max: longMax, def: "0"},
-	{name: "maxmemory-policy", kind: kindEnum, fixed: whyMaxmemoryPolicy, def: "noeviction", enum: []string{
-		"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
-		"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}},
-	// Stored only.
-	{name: "maxmemory-samples", kind: kindInt, min: 1, max: intMax, def: "5"},
+	// Memory and eviction.
+	{name: "maxmemory", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Memory.MaxMemory) },
+		apply: func(l *Live, _ string, n int64) { l.maxMemory.Store(n) }},
+	{name: "maxmemory-policy", kind: kindEnum, enum: MaxMemoryPolicies[:], initial: func(c *Config) string { return c.Memory.MaxMemoryPolicy },
+		apply: func(l *Live, v string, _ int64) {
+			l.maxMemoryPolicy.Store(&v)
+			l.lfu.Store(strings.HasSuffix(v, "-lfu"))
+		}},
+	{name: "maxmemory-samples", kind: kindInt, min: 1, max: 64, initial: func(c *Config) string { return itoa(int64(c.Memory.MaxMemorySamples)) },
+		apply: func(l *Live, _ string, n int64) { l.maxMemorySamples.Store(n) }},
+	{name: "lfu-log-factor", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Memory.LFULogFactor)) },
+		apply: func(l *Live, _ string, n int64) { l.lfuLogFactor.Store(n) }},
+	{name: "lfu-decay-time", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Memory.LFUDecayTime)) },
+		apply: func(l *Live, _ string, n int64) { l.lfuDecayTime.Store(n) }},
 	{name: "maxmemory-clients", kind: kindSpecial, def: "0", special: parseMemoryOrPercent},
 	{name: "lazyfree-lazy-eviction", kind: kindBool, def: "no"},
 	{name: "lazyfree-lazy-expire", kind: kindBool, def: "no"},
@@ -198,7 +206,10 @@ var params = [...]param{
 	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0"},
 	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000"},
 	{name: "slowlog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
-	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
+		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
+	// The ACL file (acl.file), fixed at start as in Redis.
+	{name: "aclfile", kind: kindString, immutable: true, initial: func(c *Config) string { return c.ACL.File }},
 	{name: "tracking-table-max-keys", kind: kindInt, min: 0, max: longMax, def: "1000000"},
 	{name: "notify-keyspace-events", kind: kindSpecial, def: "", special: parseNotify,
 		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v); l.notifyMask.Store(NotifyMask(v)) }},
@@ -212,13 +223,11 @@ var params = [...]param{
 // Reasons CONFIG SET gives for refusing a new value of a fixed parameter. The ones for what
 // cannot change while the server runs start with Redis's "can't set immutable config".
 const (
-	whyListeners       = "can't set immutable config: the listeners are bound at start (server.bind in the configuration file)"
-	whyPort            = "can't set immutable config: shard i listens on port+i, and the ports of every shard are fixed at start (server.port in the configuration file)"
-	whyAppendonly      = "can't set immutable config: the write-ahead log is turned on or off at start (persistence.wal in the configuration file)"
-	whyFsync           = "can't set immutable config: the WAL fsync policy is chosen at start (persistence.fsync in the configuration file)"
-	whySave            = "not supported: snapshots follow persistence.snapshot_every and persistence.snapshot_wal_bytes in the configuration file, not save points; only \"\" is accepted"
-	whyMaxmemory       = "not supported yet: the server has no memory limit; only 0 (no limit) is accepted"
-	whyMaxmemoryPolicy = "not supported yet: the server never evicts keys; only noeviction is accepted"
+	whyListeners  = "can't set immutable config: the listeners are bound at start (server.bind in the configuration file)"
+	whyPort       = "can't set immutable config: shard i listens on port+i, and the ports of every shard are fixed at start (server.port in the configuration file)"
+	whyAppendonly = "can't set immutable config: the write-ahead log is turned on or off at start (persistence.wal in the configuration file)"
+	whyFsync      = "can't set immutable config: the WAL fsync policy is chosen at start (persistence.fsync in the configuration file)"
+	whySave       = "not supported: snapshots follow persistence.snapshot_every and persistence.snapshot_wal_bytes in the configuration file, not save points; only \"\" is accepted"
 )
 
 // paramIndex maps every lower-case name and alias to its index in params. Built once, never
@@ -248,6 +257,7 @@ type Live struct {
 	// Published copies of the parameters the server reads on its paths. Written only by
 	// apply functions, under mu.
 	maxClients    atomic.Int64
+	aclLogMaxLen  atomic.Int64
 	timeout       atomic.Int64 // nanoseconds
 	protoMaxBulk  atomic.Int64
 	queryBufLimit atomic.Int64
@@ -258,10 +268,18 @@ type Live struct {
 	activeExpire  atomic.Bool
 	requirePass   atomic.Pointer[string]
 	fsync         atomic.Pointer[string]
+	commitDelay   atomic.Int64 // nanoseconds
 	notify        atomic.Pointer[string]
 	notifyMask    atomic.Uint32
 	pubsubObuf    atomic.Int64
 	level         zap.AtomicLevel
+
+	maxMemory        atomic.Int64
+	maxMemoryPolicy  atomic.Pointer[string]
+	lfu              atomic.Bool
+	maxMemorySamples atomic.Int64
+	lfuLogFactor     atomic.Int64
+	lfuDecayTime     atomic.Int64
 
 	databases  int    // immutable
 	dir        string // immutable, as configured
@@ -611,6 +629,9 @@ func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }
 // per client before it is disconnected; 0 means unlimited.
 func (l *Live) ClientOutputBufferLimit() int64 { return l.outBufLimit.Load() }
 
+// ACLLogMaxLen is acllog-max-len: the most entries ACL LOG keeps.
+func (l *Live) ACLLogMaxLen() int64 { return l.aclLogMaxLen.Load() }
+
 // RequirePass is requirepass: the default user's password, "" for none.
 func (l *Live) RequirePass() string { return *l.requirePass.Load() }
 
@@ -626,8 +647,31 @@ func (l *Live) Hz() int { return int(l.hz.Load()) }
 // ActiveExpireEffort is active-expire-effort, 1..10.
 func (l *Live) ActiveExpireEffort() int { return int(l.effort.Load()) }
 
+// MaxMemory is maxmemory in bytes for the whole process; 0 means no limit.
+func (l *Live) MaxMemory() int64 { return l.maxMemory.Load() }
+
+// MaxMemoryPolicy is maxmemory-policy, one of [MaxMemoryPolicies].
+func (l *Live) MaxMemoryPolicy() string { return *l.maxMemoryPolicy.Load() }
+
+// LFU reports whether maxmemory-policy is one of the LFU policies, under which keys count
+// their accesses.
+func (l *Live) LFU() bool { return l.lfu.Load() }
+
+// MaxMemorySamples is maxmemory-samples, 1..64.
+func (l *Live) MaxMemorySamples() int { return int(l.maxMemorySamples.Load()) }
+
+// LFULogFactor is lfu-log-factor.
+func (l *Live) LFULogFactor() int { return int(l.lfuLogFactor.Load()) }
+
+// LFUDecayTime is lfu-decay-time in minutes.
+func (l *Live) LFUDecayTime() int { return int(l.lfuDecayTime.Load()) }
+
 // Databases is databases (immutable).
 func (l *Live) Databases() int { return l.databases }
+
+// CommitDelayMax is ruvio-commit-delay-max-us: the longest a WAL group under fsync
+// "always" may wait for writers about to arrive (0: never).
+func (l *Live) CommitDelayMax() time.Duration { return time.Duration(l.commitDelay.Load()) }
 
 // Fsync is appendfsync: "always", "everysec" or "no".
 func (l *Live) Fsync() string { return *l.fsync.Load() }

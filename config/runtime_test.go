@@ -132,6 +132,34 @@ func TestGlobMatch(t *testing.T) {
 	}
 }
 
+// TestLiveCommitDelay: ruvio-commit-delay-max-us starts at the configured
+// value, follows CONFIG SET in microseconds and refuses values out of range.
+func TestLiveCommitDelay(t *testing.T) {
+	c := Default()
+	l := NewLive(c)
+	if l.CommitDelayMax() != DefaultCommitDelayMaxUs*time.Microsecond || get1(t, l, "ruvio-commit-delay-max-us") != "100" {
+		t.Fatalf("default: %v, %q", l.CommitDelayMax(), get1(t, l, "ruvio-commit-delay-max-us"))
+	}
+	c.Persistence.CommitDelayMaxUs = 0
+	if l := NewLive(c); l.CommitDelayMax() != 0 {
+		t.Fatalf("from a config of 0: %v", l.CommitDelayMax())
+	}
+	if err := l.Set([][2]string{{"ruvio-commit-delay-max-us", "250"}}); err != nil {
+		t.Fatal(err)
+	}
+	if l.CommitDelayMax() != 250*time.Microsecond || get1(t, l, "ruvio-commit-delay-max-us") != "250" {
+		t.Fatalf("after SET 250: %v", l.CommitDelayMax())
+	}
+	for _, v := range []string{"-1", "100001", "1ms"} {
+		if err := l.Set([][2]string{{"ruvio-commit-delay-max-us", v}}); err == nil {
+			t.Errorf("SET ruvio-commit-delay-max-us %s accepted", v)
+		}
+	}
+	if l.CommitDelayMax() != 250*time.Microsecond {
+		t.Fatalf("a refused SET changed the value: %v", l.CommitDelayMax())
+	}
+}
+
 func TestLiveSet(t *testing.T) {
 	l := NewLive(Default())
 	if err := l.Set([][2]string{
@@ -206,9 +234,9 @@ func TestLiveSetErrors(t *testing.T) {
 		{[][2]string{{"dbfilename", "dump.rdb"}}, "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - can't set protected config"},
 		{[][2]string{{"enable-debug-command", "yes"}}, "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set immutable config"},
 		{[][2]string{{"enable-protected-configs", "yes"}}, "ERR CONFIG SET failed (possibly related to argument 'enable-protected-configs') - can't set immutable config"},
-		{[][2]string{{"maxmemory", "100mb"}}, "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - not supported yet: the server has no memory limit; only 0 (no limit) is accepted"},
 		{[][2]string{{"maxmemory", "x"}}, "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"},
-		{[][2]string{{"maxmemory-policy", "allkeys-lru"}}, "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - not supported yet: the server never evicts keys; only noeviction is accepted"},
+		{[][2]string{{"maxmemory-policy", "lru"}}, "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
+		{[][2]string{{"maxmemory-samples", "65"}}, "ERR CONFIG SET failed (possibly related to argument 'maxmemory-samples') - argument must be between 1 and 64 inclusive"},
 		{[][2]string{{"save", "3600 1"}}, "ERR CONFIG SET failed (possibly related to argument 'save') - " + whySave},
 		{[][2]string{{"cluster-enabled", "yes"}}, "ERR CONFIG SET failed (possibly related to argument 'cluster-enabled') - can't set immutable config"},
 		{[][2]string{{"hz", "5"}, {"HZ", "6"}}, "ERR CONFIG SET failed (possibly related to argument 'HZ') - duplicate parameter"},

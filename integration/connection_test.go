@@ -229,7 +229,7 @@ func TestAuthRequirePass(t *testing.T) {
 
 	// HELLO before authentication is refused unless it carries AUTH.
 	r3 := dialRaw(t, s.Addr())
-	r3.expect("-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n", "HELLO", "3")
+	r3.expect("-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n", "HELLO", "3")
 	r3.expect("-WRONGPASS invalid username-password pair or user is disabled.\r\n", "HELLO", "3", "AUTH", "default", "nope")
 	if got := r3.do("HELLO", "3", "AUTH", "default", "secret"); !strings.HasPrefix(got, "%7\r\n") {
 		t.Errorf("HELLO 3 AUTH default secret: %q", got)

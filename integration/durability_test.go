@@ -327,3 +327,56 @@ func crashVerify(t *testing.T, c redis.UniversalClient, workers []*crashWorker, 
 		}
 	}
 }
+
+// TestGroupCommitDelay: with fsync always and the commit delay on,
+// concurrent writers are acknowledged, INFO persistence reports the delay,
+// CONFIG SET changes it at run time, and every acknowledged write survives
+// a SIGKILL.
+func TestGroupCommitDelay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the real binary")
+	}
+	dir := t.TempDir()
+	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
+	c := p.Client(t, 0)
+	ctx := ctxT(t)
+	if got, err := c.ConfigGet(ctx, "ruvio-commit-delay-max-us").Result(); err != nil || got["ruvio-commit-delay-max-us"] != "100" {
+		t.Fatalf("CONFIG GET ruvio-commit-delay-max-us: %v %v", got, err)
+	}
+	if err := c.ConfigSet(ctx, "ruvio-commit-delay-max-us", "300").Err(); err != nil {
+		t.Fatal(err)
+	}
+	const writers, perWriter = 16, 100
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				if err := c.Set(ctx, fmt.Sprintf("gc:%d:%d", w, i), i, 0).Err(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	info := c.Info(ctx, "persistence").Val()
+	for _, f := range []string{"wal_commit_delay_max_us:300\r\n", "wal_commit_delays:", "wal_commit_delays_early:",
+		"wal_commit_delay_total_us:", "wal_commit_delay_avg_us:", "wal_avg_fsync_latency_us:", "wal_commands_per_fsync:"} {
+		if !strings.Contains(info, f) {
+			t.Errorf("INFO persistence lacks %q", f)
+		}
+	}
+	p.Kill(t)
+	p = testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
+	c = p.Client(t, 0)
+	if n := c.DBSize(ctx).Val(); n != writers*perWriter {
+		t.Fatalf("%d keys after SIGKILL and restart, want %d", n, writers*perWriter)
+	}
+}

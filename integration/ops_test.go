@@ -45,12 +45,11 @@ func TestDebugCommandSetting(t *testing.T) {
 // CONFIG SET of a setting the server cannot honour is refused with a reason
 // instead of answering OK and doing nothing; a value that describes the
 // server as it is stays accepted (the Redis test framework sets save "").
+// The memory limit and its policy are honoured: they are set and read back.
 func TestConfigSetRefusesWhatItCannotDo(t *testing.T) {
 	ctx := ctxT(t)
 	c := testserver.Start(t, testserver.Shards(2)).Client(t)
 	refused := []struct{ name, value, want string }{
-		{"maxmemory", "100mb", "not supported yet: the server has no memory limit"},
-		{"maxmemory-policy", "allkeys-lru", "not supported yet: the server never evicts keys"},
 		{"save", "900 1", "not supported: snapshots follow persistence.snapshot_every"},
 		{"dbfilename", "other.rdb", "can't set protected config"},
 		{"dir", "/tmp", "can't set protected config"},
@@ -71,6 +70,19 @@ func TestConfigSetRefusesWhatItCannotDo(t *testing.T) {
 	got := c.ConfigGet(ctx, "maxmemory*").Val()
 	if got["maxmemory"] != "0" || got["maxmemory-policy"] != "noeviction" {
 		t.Errorf("CONFIG GET maxmemory* = %v", got)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "100mb").Err(); err != nil {
+		t.Errorf("CONFIG SET maxmemory 100mb: %v", err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory-policy", "allkeys-lru").Err(); err != nil {
+		t.Errorf("CONFIG SET maxmemory-policy allkeys-lru: %v", err)
+	}
+	got = c.ConfigGet(ctx, "maxmemory*").Val()
+	if got["maxmemory"] != "104857600" || got["maxmemory-policy"] != "allkeys-lru" {
+		t.Errorf("CONFIG GET maxmemory* after CONFIG SET = %v", got)
+	}
+	if v := infoInt(t, c, "memory", "maxmemory"); v != 100<<20/2 {
+		t.Errorf("INFO maxmemory on one of 2 shards = %d, want its half of 100mb", v)
 	}
 	if got := c.ConfigGet(ctx, "enable-protected-configs").Val(); got["enable-protected-configs"] != "no" {
 		t.Errorf("CONFIG GET enable-protected-configs = %v", got)

@@ -7,7 +7,11 @@ package keyspace
 func (sh *Shard) lookup(db *DB, key []byte) *entry {
 	e := sh.lookupNoTouch(db, key)
 	if e != nil {
-		e.touch(accessTime(sh.nowMs))
+		if sh.srv.opts.Live.LFU() {
+			sh.lfuTouch(e)
+		} else {
+			e.touch(accessTime(sh.nowMs))
+		}
 	}
 	return e
 }
@@ -16,7 +20,7 @@ func (sh *Shard) lookup(db *DB, key []byte) *entry {
 // that Redis looks keys up for with LOOKUP_NOTOUCH: EXISTS, TYPE, TTL and
 // its kin, OBJECT.
 func (sh *Shard) lookupNoTouch(db *DB, key []byte) *entry {
-	e := db.dict.find(key)
+	e := db.find(key)
 	if e == nil {
 		return nil
 	}
@@ -67,16 +71,17 @@ func (sh *Shard) countRead(e *entry) *entry {
 // expireEntry deletes an entry whose deadline passed.
 func (sh *Shard) expireEntry(db *DB, e *entry) {
 	if sh.snap != nil {
-		sh.snapshotTouch(db, []byte(e.key))
+		sh.snapshotTouch(db, e.key())
 	}
-	db.delete(e.key)
-	sh.logDel(db.id, e.key)
+	sh.logDel(db.id, e.keyView())
+	// The key lives in the entry's slot: announce it before the slot is freed.
+	sh.notify(evExpired, "expired", db.id, e.key())
+	if sh.trk != nil {
+		sh.trackRemoved(e.keyString())
+	}
+	db.remove(e)
 	sh.stats.expiredKeys.Add(1)
 	sh.srv.stats.expiredKeys.Add(1)
-	sh.notifyS(evExpired, "expired", db.id, e.key)
-	if sh.trk != nil {
-		sh.trackExpired(e.key)
-	}
 }
 
 // copyBytes returns a private copy of b: arguments alias the batch's
@@ -100,18 +105,12 @@ func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keep
 		e = db.addString(key, val, at)
 		sh.notify(evNew, "new", db.id, key)
 	} else {
-		if e.obj == nil && cap(e.val) == len(val) {
-			e.val = e.val[:len(val)]
-			copy(e.val, val)
-		} else {
-			e.val = copyBytes(val)
-		}
-		e.obj = nil
+		e = db.setString(e, val)
 		if !keepTTL {
 			db.setDeadline(e, at)
 		}
 	}
-	sh.logSet(db.id, e.key, e.val, e.expireAt)
+	sh.logSet(db.id, e.keyView(), val, e.expireAt)
 	return e
 }
 
@@ -119,12 +118,12 @@ func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keep
 // the past deletes the key (and logs the deletion), as Redis does.
 func (sh *Shard) setDeadline(db *DB, e *entry, at int64) {
 	if at != 0 && at <= sh.nowMs {
-		db.delete(e.key)
-		sh.logDel(db.id, e.key)
+		sh.logDel(db.id, e.keyView())
+		db.remove(e)
 		return
 	}
 	db.setDeadline(e, at)
-	sh.logExpire(db.id, e.key, at)
+	sh.logExpire(db.id, e.keyView(), at)
 }
 
 // deleteKey removes a live key and logs it; false when it was absent.
@@ -133,8 +132,8 @@ func (sh *Shard) deleteKey(db *DB, key []byte) bool {
 	if e == nil {
 		return false
 	}
-	db.delete(e.key)
-	sh.logDel(db.id, e.key)
+	sh.logDel(db.id, e.keyView())
+	db.remove(e)
 	return true
 }
 
@@ -158,7 +157,7 @@ func (sh *Shard) activeExpireCycle() {
 			sample := min(perLoop, n)
 			expired := 0
 			for i := 0; i < sample && len(db.expiring) > 0; i++ {
-				e := db.expiring[randIndex(len(db.expiring))]
+				e := db.entryAt(db.expiring[randIndex(len(db.expiring))])
 				if e.expired(sh.nowMs) {
 					sh.expireEntry(db, e)
 					expired++
@@ -172,15 +171,4 @@ func (sh *Shard) activeExpireCycle() {
 			}
 		}
 	}
-}
-
-// withSpareRoom returns b with room to grow, for a value modified in place:
-// later appends do not copy it again, and OBJECT ENCODING reports raw.
-func withSpareRoom(b []byte) []byte {
-	if cap(b) > len(b) {
-		return b
-	}
-	nb := make([]byte, len(b), len(b)+len(b)/2+8)
-	copy(nb, b)
-	return nb
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/codec"
 )
 
@@ -30,6 +31,11 @@ type Client struct {
 	DB            int
 	Proto         int
 	Authenticated bool
+	// aclUser is the user the connection runs as, as found in the
+	// snapshot aclUsers; nil when that user was deleted or turned off.
+	// checkACL finds it again whenever the snapshot changes.
+	aclUser  *acl.User
+	aclUsers *acl.Users
 	// replyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
 	// replySkip); 0 is CLIENT REPLY ON.
 	replyMode uint8
@@ -40,6 +46,9 @@ type Client struct {
 	lastActive atomic.Int64
 	// lastCmd is the name of the last command run.
 	lastCmd atomic.Pointer[string]
+	// userName is aclUser's name, for CLIENT LIST and the ACL commands
+	// of other shards.
+	userName atomic.Pointer[string]
 	// monitor is set while the client is in MONITOR mode.
 	monitor atomic.Bool
 	// killed is set once the client is cut off; see Kill.
@@ -64,12 +73,21 @@ type Client struct {
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
+	// tx is the MULTI/WATCH state (multi.go).
+	tx txState
+	// multiCount is the number of queued commands in MULTI, -1 outside;
+	// dirtyCAS mirrors tx.dirtyCAS; both for CLIENT LIST.
+	multiCount atomic.Int32
+	dirtyCAS   atomic.Bool
 
 	mu      sync.Mutex // guards the fields below
 	name    string
 	libName string
 	libVer  string
 	closed  bool
+	// watching: the client has watched keys, so its shard must drop them
+	// when the connection closes.
+	watching bool
 
 	// qmu guards the query buffer model below, written by the
 	// connection's reactor and by the resize cron.
@@ -169,6 +187,7 @@ func (c *Client) queryBuffer(running int) (used, free int) {
 func NewClient(id int64, shard int, remote, local string, conn Conn, now time.Time) *Client {
 	c := &Client{ID: id, Shard: shard, RemoteAddr: remote, LocalAddr: local, Conn: conn, Created: now, Proto: 2}
 	c.lastActive.Store(now.UnixNano())
+	c.multiCount.Store(-1)
 	return c
 }
 
@@ -234,14 +253,25 @@ func (c *Client) info(now time.Time, running int) string {
 	b = strconv.AppendInt(b, int64(now.Sub(c.Created)/time.Second), 10)
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, idle, 10)
-	flags := " flags=N db="
-	switch {
-	case c.monitor.Load():
-		flags = " flags=O db="
-	case c.subCount.Load() != 0:
-		flags = " flags=P db="
+	b = append(b, " flags="...)
+	multi := c.multiCount.Load()
+	n := len(b)
+	if c.monitor.Load() {
+		b = append(b, 'O')
 	}
-	b = append(b, flags...)
+	if c.subCount.Load() != 0 {
+		b = append(b, 'P')
+	}
+	if multi >= 0 {
+		b = append(b, 'x')
+	}
+	if c.dirtyCAS.Load() {
+		b = append(b, 'd')
+	}
+	if len(b) == n {
+		b = append(b, 'N')
+	}
+	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(c.db.Load()), 10)
 	qbuf, qfree := c.queryBuffer(running)
 	b = append(b, " sub="...)
@@ -250,7 +280,9 @@ func (c *Client) info(now time.Time, running int) string {
 	b = strconv.AppendInt(b, int64(c.subN[subPattern].Load()), 10)
 	b = append(b, " ssub="...)
 	b = strconv.AppendInt(b, int64(c.subN[subShard].Load()), 10)
-	b = append(b, " multi=-1 qbuf="...)
+	b = append(b, " multi="...)
+	b = strconv.AppendInt(b, int64(multi), 10)
+	b = append(b, " qbuf="...)
 	b = strconv.AppendInt(b, int64(qbuf), 10)
 	b = append(b, " qbuf-free="...)
 	b = strconv.AppendInt(b, int64(qfree), 10)
@@ -261,7 +293,9 @@ func (c *Client) info(now time.Time, running int) string {
 	b = strconv.AppendInt(b, int64(qbuf+qfree)+omem, 10)
 	b = append(b, " events=r cmd="...)
 	b = append(b, cmd...)
-	b = append(b, " user=default redir=-1 resp="...)
+	b = append(b, " user="...)
+	b = append(b, c.UserName()...)
+	b = append(b, " redir=-1 resp="...)
 	b = strconv.AppendInt(b, int64(c.Proto), 10)
 	b = append(b, " lib-name="...)
 	b = append(b, lib...)

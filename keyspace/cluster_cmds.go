@@ -132,13 +132,11 @@ func clusterCountKeysInSlotCommand(x *Ctx) {
 	}
 	n := 0
 	db := x.S.dbs[0]
-	for _, head := range db.dict.buckets {
-		for e := head; e != nil; e = e.next {
-			if !e.expired(x.S.nowMs) && int64(cluster.KeySlot([]byte(e.key))) == slot {
-				n++
-			}
+	db.each(func(e *entry) {
+		if !e.expired(x.S.nowMs) && int64(cluster.KeySlot(e.key())) == slot {
+			n++
 		}
-	}
+	})
 	x.W.Int(int64(n))
 }
 
@@ -156,13 +154,11 @@ func clusterGetKeysInSlotCommand(x *Ctx) {
 	}
 	var keys []string
 	db := x.S.dbs[0]
-	for _, head := range db.dict.buckets {
-		for e := head; e != nil && int64(len(keys)) < count; e = e.next {
-			if !e.expired(x.S.nowMs) && int64(cluster.KeySlot([]byte(e.key))) == slot {
-				keys = append(keys, e.key)
-			}
+	db.each(func(e *entry) {
+		if int64(len(keys)) < count && !e.expired(x.S.nowMs) && int64(cluster.KeySlot(e.key())) == slot {
+			keys = append(keys, e.keyString())
 		}
-	}
+	})
 	x.W.BulkStrings(keys)
 }
 

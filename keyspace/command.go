@@ -227,6 +227,7 @@ func newCommandTable() commandTable {
 	registerKeyJobFamily(t)
 	registerRoleCommand(t)
 	registerPubSubFamily(t)
+	registerTransactionFamily(t)
 	applyCommandSpecs(t)
 	return t
 }
@@ -243,6 +244,10 @@ type Ctx struct {
 	// Batch is the batch being run, for commands that close the
 	// connection after replying.
 	Batch *Batch
+	// NoBlock is set inside EXEC: a blocking command must behave as its
+	// non-blocking form (reply at once as if its timeout had passed)
+	// instead of parking the connection.
+	NoBlock bool
 }
 
 // arityOK reports whether n arguments satisfy arity.

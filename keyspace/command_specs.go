@@ -150,6 +150,8 @@ var commandSpecs = map[string]commandSpec{
 	"keys":                  {tips: []string{tipAllShards, tipNondeterministicOrder}},
 	"lastsave":              {tips: []string{tipNondeterministic}},
 	"lcs":                   {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 1, 1)}},
+	"memory|purge":          {tips: []string{tipAllShards, tipAllSucceeded}},
+	"memory|stats":          {tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 	"memory|usage":          {keys: []KeySpec{rangeSpec(KeyRO, 2, 0, 1)}},
 	"mget":                  {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, -1, 1)}, tips: []string{tipMultiShard}},
 	"move":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},
@@ -185,6 +187,7 @@ var commandSpecs = map[string]commandSpec{
 	"ttl":                   {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
 	"type":                  {keys: []KeySpec{rangeSpec(KeyRO, 1, 0, 1)}},
 	"unlink":                {keys: []KeySpec{rangeSpec(KeyRM|KeyDelete, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
+	"watch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}},
 	"wait":                  {tips: []string{tipAllShards, tipAggMin}},
 
 	// Native commands. Each acts on the one key it names, on the shard that

@@ -1,9 +1,10 @@
 package keyspace
 
 import (
-	"crypto/subtle"
 	"strconv"
 	"strings"
+
+	"github.com/ruvio/ruvio/acl"
 )
 
 // PING [message]
@@ -58,14 +59,20 @@ func selectCommand(x *Ctx) {
 	x.W.OK()
 }
 
-// checkPassword compares a client's password with the configured one in
-// constant time.
-func checkPassword(x *Ctx, user, pass []byte) bool {
-	want := x.S.srv.opts.Live.RequirePass()
-	if user != nil && string(user) != "default" {
+// authenticate checks a user name and password (AUTH, HELLO AUTH) and,
+// when they match, makes the connection run as that user. A failure is
+// logged in the ACL log, as in Redis.
+func authenticate(x *Ctx, user, pass []byte) bool {
+	users := x.S.srv.users()
+	u, ok := users.Authenticate(user, pass)
+	if !ok {
+		x.S.srv.addACLLog(acl.LogEvent{Reason: acl.ReasonAuth, Context: acl.ContextTopLevel,
+			Object: "AUTH", Username: string(user), ClientInfo: x.C.info(x.S.srv.now(), 0)})
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(want), pass) == 1
+	x.C.setUser(users, u)
+	x.C.Authenticated = true
+	return true
 }
 
 // AUTH [username] password
@@ -74,20 +81,18 @@ func authCommand(x *Ctx) {
 		x.W.Error(errSyntax)
 		return
 	}
-	var user []byte
+	user := []byte(acl.DefaultUserName)
 	pass := x.Args[1]
 	if len(x.Args) == 3 {
 		user, pass = x.Args[1], x.Args[2]
-	}
-	if x.S.srv.opts.Live.RequirePass() == "" && user == nil {
+	} else if x.S.srv.users().Default().NoPass() {
 		x.W.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 		return
 	}
-	if !checkPassword(x, user, pass) {
+	if !authenticate(x, user, pass) {
 		x.W.Error(errWrongPass)
 		return
 	}
-	x.C.Authenticated = true
 	x.W.OK()
 }
 
@@ -112,7 +117,7 @@ func helloCommand(x *Ctx) {
 	for i := 2; i < len(args); i++ {
 		switch {
 		case eqFold(args[i], "auth") && i+2 < len(args):
-			if !checkPassword(x, args[i+1], args[i+2]) {
+			if !authenticate(x, args[i+1], args[i+2]) {
 				x.W.Error(errWrongPass)
 				return
 			}
@@ -131,7 +136,7 @@ func helloCommand(x *Ctx) {
 		}
 	}
 	if !x.C.Authenticated {
-		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
 	if setName {
@@ -162,6 +167,7 @@ func helloCommand(x *Ctx) {
 
 // RESET
 func resetCommand(x *Ctx) {
+	x.S.discardTx(x.C)
 	x.C.selectDB(0)
 	x.C.Proto = 2
 	x.W.Proto = 2
@@ -170,9 +176,9 @@ func resetCommand(x *Ctx) {
 	x.S.srv.stopMonitor(x.C)
 	x.S.resetPubSub(x.C)
 	x.S.trackOff(x.C)
-	if x.S.srv.opts.Live.RequirePass() != "" {
-		x.C.Authenticated = false
-	}
+	users := x.S.srv.users()
+	x.C.setUser(users, users.Default())
+	x.C.Authenticated = !x.S.srv.authRequired()
 	x.W.SimpleString("RESET")
 }
 
@@ -356,8 +362,7 @@ func clientKillCommand(x *Ctx) {
 		case eqFold(args[i], "laddr"):
 			laddr = string(v)
 		case eqFold(args[i], "user"):
-			// The default user is the only user.
-			if string(v) != "default" {
+			if x.S.srv.users().GetBytes(v) == nil {
 				x.W.Error("ERR No such user '" + string(v) + "'")
 				return
 			}
@@ -388,7 +393,7 @@ func clientKillCommand(x *Ctx) {
 		if id != 0 && c.ID != id || addr != "" && c.RemoteAddr != addr || laddr != "" && c.LocalAddr != laddr {
 			continue
 		}
-		if user != "" && user != "default" || typ != "" && typ != "normal" {
+		if user != "" && user != c.UserName() || typ != "" && typ != "normal" {
 			continue
 		}
 		if skipMe && c == x.C {

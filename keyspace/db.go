@@ -5,34 +5,104 @@ import (
 	"unsafe"
 )
 
-// DB is one logical database of a shard: a hash table of keys plus the
-// list of keys that have a deadline, for the active expiry cycle.
+// DB is one logical database of a shard: a hash index of keys over the
+// shard's arena plus the list of keys that have a deadline, for the active
+// expiry cycle.
 type DB struct {
-	id       int
-	dict     *dict
-	expiring []*entry
+	id int
+	a  *arena
+	t  table
+	// expiring holds the handles of the entries with a deadline.
+	expiring []uint32
 	// clockMs, when set, is the shard's clock (unix milliseconds); new
 	// entries take their access time from it.
 	clockMs *int64
+	// lfu, when set, reports whether an LFU policy is selected: new
+	// entries then start an LFU counter instead of an access clock.
+	lfu func() bool
+	// mem is the bytes the database's entries take in the arena and its
+	// side tables (exact, kept as entries change).
+	mem int64
 }
 
-func newDB(id int) *DB {
-	return &DB{id: id, dict: newDict()}
+// newDB returns a database with an arena of its own.
+func newDB(id int) *DB { return newDBIn(id, newArena()) }
+
+// newDBIn returns a database whose entries live in a.
+func newDBIn(id int, a *arena) *DB {
+	return &DB{id: id, a: a, t: newTable()}
 }
 
 // Len is the number of keys, expired ones not yet collected included.
-func (db *DB) Len() int { return db.dict.count }
+func (db *DB) Len() int { return db.t.count }
 
 // Expires is the number of keys with a deadline.
 func (db *DB) Expires() int { return len(db.expiring) }
+
+// handle is e's arena handle.
+func (db *DB) handle(e *entry) uint32 { return db.a.handleOf(unsafe.Pointer(e)) }
+
+// entryAt returns the entry of handle h.
+func (db *DB) entryAt(h uint32) *entry { return (*entry)(db.a.ptr(h)) }
+
+// find returns the entry for key, or nil.
+func (db *DB) find(key []byte) *entry {
+	_, e := db.t.find(db.a, key)
+	return e
+}
+
+// findString is find for a string key.
+func (db *DB) findString(key string) *entry {
+	return db.find(unsafe.Slice(unsafe.StringData(key), len(key)))
+}
+
+// val returns e's string bytes (nil for an object). They alias the
+// keyspace: copy them before the entry can change.
+func (db *DB) val(e *entry) []byte {
+	switch e.kind() & kindMask {
+	case kindInline:
+		return e.inlineVal()
+	case kindExt:
+		return db.a.ext[e.vlen()]
+	}
+	return nil
+}
+
+// obj returns e's object, or nil for a string.
+func (db *DB) obj(e *entry) any {
+	if e.isObj() {
+		return db.a.objs[e.vlen()]
+	}
+	return nil
+}
+
+// size is the bytes e takes: its allocation and any side value.
+func (db *DB) size(e *entry) int64 {
+	n := int64(classSize(e.class()))
+	if e.class() == classDedicated {
+		n = int64(db.a.sizes[db.handle(e)>>offBits])
+	}
+	switch e.kind() & kindMask {
+	case kindExt:
+		n += int64(cap(db.a.ext[e.vlen()]))
+	case kindObj:
+		n += objectSize(db.a.objs[e.vlen()])
+	}
+	return n
+}
+
+// objectSize is the bytes an object is accounted for in used_memory: a
+// fixed figure, because objects change in place without telling their
+// database (MEMORY USAGE measures them).
+func objectSize(any) int64 { return 64 }
 
 // setDeadline gives e a deadline (0 removes it), keeping the expiring
 // index in step.
 func (db *DB) setDeadline(e *entry, at int64) {
 	e.expireAt = at
 	if at != 0 && e.expIdx == 0 {
-		db.expiring = append(db.expiring, e)
-		e.expIdx = int32(len(db.expiring))
+		db.expiring = append(db.expiring, db.handle(e))
+		e.expIdx = uint32(len(db.expiring))
 	} else if at == 0 && e.expIdx != 0 {
 		db.unindex(e)
 	}
@@ -44,78 +114,300 @@ func (db *DB) unindex(e *entry) {
 	if i != last {
 		moved := db.expiring[last]
 		db.expiring[i] = moved
-		moved.expIdx = int32(i + 1)
+		db.entryAt(moved).expIdx = uint32(i + 1)
 	}
-	db.expiring[last] = nil
 	db.expiring = db.expiring[:last]
 	e.expIdx = 0
 }
 
-// add inserts a new entry for key, which must be absent.
+// alloc makes an entry for key with room for an inline value of vlen
+// bytes when inline is set (and it fits), else for the key alone.
+func (db *DB) alloc(key []byte, vlen int, inline bool) *entry {
+	n := entryHeader + len(key)
+	if inline {
+		n += vlen
+	}
+	_, p, c := db.a.alloc(n)
+	e := (*entry)(p)
+	*e = entry{klen: uint32(len(key)), meta: uint32(c) << 24}
+	copy(e.key(), key)
+	return e
+}
+
+// fitsInline reports whether an entry for a key of klen bytes can hold a
+// vlen-byte value inline.
+func fitsInline(klen, vlen int) bool { return entryHeader+klen+vlen <= maxSmall }
+
+// add inserts a new entry for key, which must be absent, holding the
+// string val (obj nil) or obj. val is copied.
 func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
-	return db.insertNew(&entry{key: string(key), val: val, obj: obj}, at)
+	if obj == nil {
+		return db.addString(key, val, at)
+	}
+	e := db.alloc(key, 0, false)
+	e.setKind(kindObj)
+	e.setVlen(db.a.putObj(obj))
+	return db.insertNew(key, e, at)
 }
 
 // addString inserts a new string entry for key, which must be absent,
-// with one allocation holding both the key and a copy of val. The value
-// slice is capped at its length, so growing it never touches the key.
+// with one allocation holding header, key and a copy of val.
 func (db *DB) addString(key, val []byte, at int64) *entry {
-	buf := make([]byte, len(key)+len(val))
-	copy(buf, key)
-	copy(buf[len(key):], val)
-	return db.insertNew(&entry{key: unsafe.String(unsafe.SliceData(buf), len(key)), val: buf[len(key):len(buf):len(buf)]}, at)
+	var e *entry
+	if fitsInline(len(key), len(val)) {
+		e = db.alloc(key, len(val), true)
+		e.setVlen(uint32(len(val)))
+		copy(e.inlineVal(), val)
+	} else {
+		e = db.alloc(key, 0, false)
+		e.setKind(kindExt)
+		e.setVlen(db.a.putExt(copyBytes(val)))
+	}
+	return db.insertNew(key, e, at)
 }
 
 // insertNew links a new entry into the table and the expiry index.
-func (db *DB) insertNew(e *entry, at int64) *entry {
+func (db *DB) insertNew(key []byte, e *entry, at int64) *entry {
 	if db.clockMs != nil {
-		e.touch(accessTime(*db.clockMs))
+		if db.lfu != nil && db.lfu() {
+			e.touch(lfuState(lfuMinutes(*db.clockMs), lfuInitVal))
+		} else {
+			e.touch(accessTime(*db.clockMs))
+		}
 	}
-	db.dict.insert(e)
+	db.grow(1)
+	db.t.put(uint64(db.t.hash(key))<<32 | uint64(db.handle(e)))
+	db.mem += db.size(e)
 	if at != 0 {
 		db.setDeadline(e, at)
 	}
 	return e
 }
 
-// delete removes key and reports whether it was there.
-func (db *DB) delete(key string) *entry {
-	e := db.dict.remove(key)
-	if e != nil && e.expIdx != 0 {
+// grow makes room for n more keys within the load bound.
+func (db *DB) grow(n int) {
+	if (db.t.count+n)*4 <= len(db.t.slots)*3 {
+		return
+	}
+	db.t.resize(sizeFor(db.t.count + n))
+}
+
+// reserve sizes the table for n entries at once, sparing the rehashes of
+// growing one doubling at a time (recovery knows the count up front).
+func (db *DB) reserve(n int) {
+	if s := sizeFor(n); s > len(db.t.slots) {
+		db.t.resize(s)
+	}
+}
+
+// dropValue releases e's side value, leaving it an empty inline string.
+func (db *DB) dropValue(e *entry) {
+	switch e.kind() & kindMask {
+	case kindExt:
+		db.a.dropExt(e.vlen())
+	case kindObj:
+		db.a.dropObj(e.vlen())
+	}
+	e.vk = 0 // kindInline, empty
+}
+
+// free releases e's memory; e must already be out of the table and the
+// expiring index.
+func (db *DB) free(e *entry) {
+	db.dropValue(e)
+	db.a.release(db.handle(e), e.class())
+}
+
+// setString replaces e's value with a copy of val and returns the entry,
+// which moves when the value no longer fits its allocation.
+func (db *DB) setString(e *entry, val []byte) *entry {
+	if e.kind() == kindInline && len(val) <= e.inlineCap() {
+		// The hot case: the slot, and so the accounted size, stays.
+		e.setVlen(uint32(len(val)))
+		copy(e.inlineVal(), val)
+		return e
+	}
+	db.mem -= db.size(e)
+	db.dropValue(e)
+	if len(val) <= e.inlineCap() {
+		e.setVlen(uint32(len(val)))
+		copy(e.inlineVal(), val)
+	} else if fitsInline(int(e.klen), len(val)) {
+		e = db.move(e, len(val))
+		e.setVlen(uint32(len(val)))
+		copy(e.inlineVal(), val)
+	} else {
+		e.setKind(kindExt)
+		e.setVlen(db.a.putExt(copyBytes(val)))
+	}
+	db.mem += db.size(e)
+	return e
+}
+
+// setObj replaces e's value with obj. An entry holding an object never
+// moves.
+func (db *DB) setObj(e *entry, obj any) {
+	db.mem -= db.size(e)
+	if e.isObj() {
+		db.a.objs[e.vlen()] = obj
+	} else {
+		db.dropValue(e)
+		e.setKind(kindObj)
+		e.setVlen(db.a.putObj(obj))
+	}
+	db.mem += db.size(e)
+}
+
+// resizeVal makes e's string value n bytes long (n >= its length),
+// keeping its bytes and zero-filling the rest, marks it modified in
+// place, and returns the entry, which moves when the value outgrows its
+// allocation. The caller writes through db.val.
+func (db *DB) resizeVal(e *entry, n int) *entry {
+	db.mem -= db.size(e)
+	cur := db.val(e)
+	switch {
+	case e.kind()&kindMask == kindInline && n <= e.inlineCap():
+		old := int(e.vlen())
+		e.setVlen(uint32(n))
+		clear(e.inlineVal()[old:])
+	case e.kind()&kindMask == kindExt && n <= cap(cur):
+		db.a.ext[e.vlen()] = cur[:n]
+		clear(db.a.ext[e.vlen()][len(cur):])
+	case e.kind()&kindMask == kindInline && fitsInline(int(e.klen), n+n/4):
+		old := int(e.vlen())
+		e = db.move(e, n+n/4)
+		e.setVlen(uint32(n))
+		clear(e.inlineVal()[old:])
+	default:
+		b := make([]byte, n, n+n/2+8)
+		copy(b, cur)
+		db.dropValue(e)
+		e.setKind(kindExt)
+		e.setVlen(db.a.putExt(b))
+	}
+	e.setKind(e.kind() | flagRaw)
+	db.mem += db.size(e)
+	return e
+}
+
+// move reallocates e, an inline string, with room for a vlen-byte value,
+// keeping its header, key and value, and relinks it; it returns the new
+// entry. The caller keeps db.mem.
+func (db *DB) move(e *entry, vlen int) *entry {
+	key := e.key()
+	old := db.handle(e)
+	slot := db.t.slotOf(key, old)
+	ne := db.alloc(key, vlen, true)
+	h, c := db.handle(ne), ne.class()
+	*ne = *e
+	ne.setClass(c)
+	copy(ne.inlineVal(), e.inlineVal())
+	db.t.slots[slot] = db.t.slots[slot]&^0xffffffff | uint64(h)
+	if ne.expIdx != 0 {
+		db.expiring[ne.expIdx-1] = h
+	}
+	db.a.release(old, e.class())
+	return ne
+}
+
+// transfer moves e's value to a new entry for key in dst, which shares
+// db's arena and has no entry for key, and frees e. Side values change
+// owner without a copy. It returns the new entry.
+func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
+	at, clock := e.expireAt, e.accessed()
+	db.unlink(e)
+	var ne *entry
+	switch {
+	case e.kind()&kindMask != kindInline:
+		ne = dst.alloc(key, 0, false)
+		ne.setVlen(e.vlen())
+	case fitsInline(len(key), int(e.vlen())):
+		ne = dst.alloc(key, int(e.vlen()), true)
+		ne.setVlen(e.vlen())
+		copy(ne.inlineVal(), e.inlineVal())
+	default:
+		ne = dst.alloc(key, 0, false)
+		ne.setVlen(db.a.putExt(copyBytes(e.inlineVal())))
+		e.setKind(kindExt | e.kind()&flagRaw)
+	}
+	ne.setKind(e.kind())
+	db.a.release(db.handle(e), e.class())
+	dst.insertNew(key, ne, at)
+	ne.touch(clock)
+	return ne
+}
+
+// unlink removes e from the table and the expiring index without freeing
+// it.
+func (db *DB) unlink(e *entry) {
+	db.t.removeAt(db.t.slotOf(e.key(), db.handle(e)))
+	if e.expIdx != 0 {
 		db.unindex(e)
 	}
-	return e
+	db.mem -= db.size(e)
+	db.t.maybeShrink()
+}
+
+// remove deletes e and frees it.
+func (db *DB) remove(e *entry) {
+	db.unlink(e)
+	db.free(e)
+}
+
+// delete removes key and reports whether it was there.
+func (db *DB) delete(key []byte) bool {
+	e := db.find(key)
+	if e == nil {
+		return false
+	}
+	db.remove(e)
+	return true
 }
 
 // flush drops every key.
 func (db *DB) flush() {
-	db.dict.clear()
+	for _, s := range db.t.slots {
+		if s != 0 {
+			db.free(db.entryAt(uint32(s)))
+		}
+	}
+	db.t.count = 0
+	if db.t.mapped {
+		freeSlots(db.t.slots)
+		db.t.mapped = false
+	}
+	db.t.slots = nil
+	db.t.resize(tableMinSlots)
 	db.expiring = nil
+	db.mem = 0
 }
 
 // randomEntry returns a random entry or nil when empty.
 func (db *DB) randomEntry() *entry {
-	if db.dict.count == 0 {
+	if db.t.count == 0 {
 		return nil
 	}
-	d := db.dict
-	for {
-		b := d.buckets[rand.IntN(len(d.buckets))]
-		if b == nil {
-			continue
-		}
-		n := 0
-		for e := b; e != nil; e = e.next {
-			n++
-		}
-		k := rand.IntN(n)
-		for e := b; e != nil; e = e.next {
-			if k == 0 {
-				return e
-			}
-			k--
+	mask := len(db.t.slots) - 1
+	for i := rand.IntN(len(db.t.slots)); ; i = (i + 1) & mask {
+		if s := db.t.slots[i]; s != 0 {
+			return db.entryAt(uint32(s))
 		}
 	}
+}
+
+// each calls fn for every entry, in table order; fn must not add or
+// remove keys.
+func (db *DB) each(fn func(e *entry)) {
+	for _, s := range db.t.slots {
+		if s != 0 {
+			fn(db.entryAt(uint32(s)))
+		}
+	}
+}
+
+// overhead is the bytes of the database's index structures.
+func (db *DB) overhead() int64 {
+	return int64(len(db.t.slots))*8 + int64(cap(db.expiring))*4
 }
 
 // expired reports whether e's deadline has passed at now.

@@ -189,68 +189,9 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 }
 
 func infoMemory(x *Ctx, ib *infoBuilder) {
-	srv := x.S.srv
-	m := srv.memStats()
-	maxmem, _ := srv.opts.Live.Value("maxmemory")
-	maxmemN, _ := strconv.ParseUint(maxmem, 10, 64)
-	policy, _ := srv.opts.Live.Value("maxmemory-policy")
-	frag := 0.0
-	if m.used > 0 {
-		frag = float64(m.rss) / float64(m.used)
+	for _, f := range memoryInfo(x.S) {
+		ib.str(f.name, f.value)
 	}
-	ib.int("used_memory", int64(m.used))
-	ib.str("used_memory_human", bytesToHuman(m.used))
-	ib.int("used_memory_rss", int64(m.rss))
-	ib.str("used_memory_rss_human", bytesToHuman(m.rss))
-	ib.int("used_memory_peak", int64(m.peak))
-	ib.str("used_memory_peak_human", bytesToHuman(m.peak))
-	ib.str("used_memory_peak_perc", percent(m.used, m.peak))
-	// The allocator is the Go runtime's: allocated is the bytes of heap
-	// objects, active the heap spans in use, resident what the runtime
-	// holds from the OS and has not returned.
-	al := readAllocatorStats()
-	ib.int("allocator_allocated", int64(al.allocated))
-	ib.int("allocator_active", int64(al.active))
-	ib.int("allocator_resident", int64(al.resident))
-	if total := totalSystemMemory(); total > 0 {
-		ib.int("total_system_memory", int64(total))
-		ib.str("total_system_memory_human", bytesToHuman(total))
-	}
-	// No scripting engine yet: no Lua VM, scripts or functions.
-	ib.int("used_memory_lua", 0)
-	ib.int("used_memory_vm_eval", 0)
-	ib.str("used_memory_lua_human", "0B")
-	ib.int("used_memory_scripts_eval", 0)
-	ib.int("number_of_cached_scripts", 0)
-	ib.int("number_of_functions", 0)
-	ib.int("number_of_libraries", 0)
-	ib.int("used_memory_vm_functions", 0)
-	ib.int("used_memory_vm_total", 0)
-	ib.str("used_memory_vm_total_human", "0B")
-	ib.int("used_memory_functions", 0)
-	ib.int("used_memory_scripts", 0)
-	ib.str("used_memory_scripts_human", "0B")
-	ib.int("maxmemory", int64(maxmemN))
-	ib.str("maxmemory_human", bytesToHuman(maxmemN))
-	ib.str("maxmemory_policy", policy)
-	ib.str("allocator_frag_ratio", ratio(al.active, al.allocated))
-	ib.int("allocator_frag_bytes", int64(al.active)-int64(al.allocated))
-	ib.str("allocator_rss_ratio", ratio(al.resident, al.active))
-	ib.int("allocator_rss_bytes", int64(al.resident)-int64(al.active))
-	ib.str("rss_overhead_ratio", ratio(m.rss, al.resident))
-	ib.int("rss_overhead_bytes", int64(m.rss)-int64(al.resident))
-	ib.str("mem_fragmentation_ratio", strconv.FormatFloat(frag, 'f', 2, 64))
-	ib.int("mem_fragmentation_bytes", int64(m.rss)-int64(m.used))
-	// No eviction, replication, cluster bus or replicas: these hold nothing.
-	ib.int("mem_not_counted_for_evict", 0)
-	ib.int("mem_replication_backlog", 0)
-	ib.int("mem_total_replication_buffers", 0)
-	ib.int("mem_clients_slaves", 0)
-	ib.int("mem_cluster_links", 0)
-	ib.str("mem_allocator", "go")
-	ib.int("active_defrag_running", 0)
-	ib.int("lazyfree_pending_objects", 0)
-	ib.int("lazyfreed_objects", 0) // nothing is freed in the background
 }
 
 // allocatorStats are the Go runtime's heap figures INFO memory reports in
@@ -295,14 +236,6 @@ func ratio(a, b uint64) string {
 		return "0.00"
 	}
 	return strconv.FormatFloat(float64(a)/float64(b), 'f', 2, 64)
-}
-
-// percent formats a/b as a percentage with two decimals and a '%' sign.
-func percent(a, b uint64) string {
-	if b == 0 {
-		return "0.00%"
-	}
-	return strconv.FormatFloat(float64(a)*100/float64(b), 'f', 2, 64) + "%"
 }
 
 // residentBytes is the process's resident set size as the OS reports it
@@ -400,9 +333,9 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("sync_partial_ok", 0)
 	ib.int("sync_partial_err", 0)
 	ib.int("expired_keys", st.expiredKeys.Load())
-	ib.int("evicted_keys", 0)
+	ib.int("evicted_keys", x.S.evictedKeys())
 	ib.int("evicted_clients", 0)
-	ib.int("total_eviction_exceeded_time", 0) // no eviction yet
+	ib.int("total_eviction_exceeded_time", 0) // not measured
 	ib.int("current_eviction_exceeded_time", 0)
 	ib.int("keyspace_hits", st.keyspaceHits.Load())
 	ib.int("keyspace_misses", st.keyspaceMisses.Load())

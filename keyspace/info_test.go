@@ -22,12 +22,6 @@ var redisInfoFields = map[string][]string{
 // infoNotMeasured are Redis fields INFO leaves out because the server does
 // not measure the figure yet; a made-up value would mislead.
 var infoNotMeasured = map[string]string{
-	"used_memory_overhead":           "no split of the heap into overhead and data",
-	"used_memory_startup":            "heap at start-up not recorded",
-	"used_memory_dataset":            "no split of the heap into overhead and data",
-	"used_memory_dataset_perc":       "no split of the heap into overhead and data",
-	"mem_clients_normal":             "client buffers are not summed",
-	"mem_aof_buffer":                 "WAL buffer size not exposed",
 	"current_cow_peak":               "snapshot copy-on-write is not measured",
 	"current_cow_size":               "snapshot copy-on-write is not measured",
 	"current_cow_size_age":           "snapshot copy-on-write is not measured",

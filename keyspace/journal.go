@@ -11,7 +11,20 @@ import (
 // and deadlines are absolute. Each is a no-op when persistence is off.
 
 func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
+	if sh.tx.recording {
+		// Inside EXEC: the unit is written whole at its end.
+		sh.tx.batch.Add(uint16(db), op, payload)
+		return
+	}
 	sh.journal.Append(uint16(db), op, payload)
+}
+
+// logged is the common start of the record helpers: it signals that key
+// of database db was modified (WATCH) and reports whether there is a log
+// to write to.
+func (sh *Shard) logged(db int, key string) bool {
+	sh.touchKey(db, key)
+	return sh.journal != nil
 }
 
 // recordScratch writes one record whose payload p was built in the
@@ -26,7 +39,7 @@ func (sh *Shard) recordScratch(db int, op persistence.Opcode, p []byte) {
 // logKeyI64 writes a record of key then one i64 (a deadline for OpExpire
 // and OpOnce).
 func (sh *Shard) logKeyI64(db int, op persistence.Opcode, key string, v int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -37,7 +50,7 @@ func (sh *Shard) logKeyI64(db int, op persistence.Opcode, key string, v int64) {
 // logKeyU64I64 writes a record of key, one u64 then one i64 (a token or
 // count then a deadline for OpLease, OpLimit and OpSemaphoreRelease).
 func (sh *Shard) logKeyU64I64(db int, op persistence.Opcode, key string, u uint64, v int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -49,7 +62,7 @@ func (sh *Shard) logKeyU64I64(db int, op persistence.Opcode, key string, u uint6
 // logKeyBytesI64 writes a record of key, a byte string then one i64 (a
 // value then its deadline for OpSet and OpIdempotencyPut).
 func (sh *Shard) logKeyBytesI64(db int, op persistence.Opcode, key string, b []byte, v int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -63,7 +76,7 @@ func (sh *Shard) logSet(db int, key string, val []byte, at int64) {
 }
 
 func (sh *Shard) logDel(db int, key string) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -75,7 +88,7 @@ func (sh *Shard) logExpire(db int, key string, at int64) {
 }
 
 func (sh *Shard) logAppend(db int, key string, suffix []byte) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -84,7 +97,7 @@ func (sh *Shard) logAppend(db int, key string, suffix []byte) {
 }
 
 func (sh *Shard) logSetRange(db int, key string, off int64, b []byte) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -117,7 +130,8 @@ func (sh *Shard) logSwapDB(a, b int) {
 }
 
 func (sh *Shard) logMove(db int, key string, target int) {
-	if sh.journal == nil {
+	sh.touchKey(target, key)
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -126,7 +140,8 @@ func (sh *Shard) logMove(db int, key string, target int) {
 }
 
 func (sh *Shard) logRename(db int, src, dst string) {
-	if sh.journal == nil {
+	sh.touchKey(db, src)
+	if !sh.logged(db, dst) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], src)
@@ -135,7 +150,7 @@ func (sh *Shard) logRename(db int, src, dst string) {
 }
 
 func (sh *Shard) logCopy(db int, src, dst string, target int, replace bool) {
-	if sh.journal == nil {
+	if !sh.logged(target, dst) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], src)

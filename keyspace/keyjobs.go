@@ -85,7 +85,7 @@ func registerKeyJobFamily(t commandTable) {
 		&Command{Name: "once", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Returns 1 for the first call within a TTL and 0 for later calls, without refreshing the TTL.", Complexity: "O(1)", Handler: onceCommand},
 		&Command{Name: "take", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Subtracts a positive count from an integer when it holds at least that much; returns the remainder or a null reply.", Complexity: "O(1)", Handler: takeCommand},
 		&Command{Name: "setv", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Writes a versioned string: creates version 1, or replaces the value when the current version is passed; returns the new version.", Complexity: "O(1)", Handler: setvCommand},
-		&Command{Name: "idem", Arity: 6, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Categories: []string{"string", "idem"}, Since: "0.1.0", Summary: "Native idempotency records: BEGIN acquires or reports pending, conflict or the completed result; COMPLETE publishes the result.", Complexity: "O(N) where N is the length of the tokens and the result.", Handler: idemCommand},
+		&Command{Name: "idem", Arity: 6, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Native idempotency records: BEGIN acquires or reports pending, conflict or the completed result; COMPLETE publishes the result.", Complexity: "O(N) where N is the length of the tokens and the result.", Handler: idemCommand},
 		&Command{Name: "changes", Arity: 2, Flags: FlagReadOnly | FlagKeyless, Group: "generic", Since: "0.1.0", Summary: "CHANGES START arms this shard's in-memory change feed and returns its cursor; CHANGES cursor returns up to 1024 later notes.", Complexity: "O(N) where N is the number of notes returned.", Handler: changesCommand},
 	)
 }
@@ -99,7 +99,7 @@ func (sh *Shard) logLease(db int, key string, token, until int64) {
 }
 
 func (sh *Shard) logRelease(db int, key string, token int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -108,7 +108,7 @@ func (sh *Shard) logRelease(db int, key string, token int64) {
 }
 
 func (sh *Shard) logSemAcquire(db int, key string, token, until, keyAt int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -123,7 +123,7 @@ func (sh *Shard) logSemRelease(db int, key string, token, keyAt int64) {
 }
 
 func (sh *Shard) logSetV(db int, key string, val []byte, version, at int64) {
-	if sh.journal == nil {
+	if !sh.logged(db, key) {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -162,11 +162,11 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if err != nil {
 			return err
 		}
-		if e := db.dict.find(key); e != nil {
-			if l, ok := e.obj.(*leaseObj); ok {
+		if e := db.find(key); e != nil {
+			if l, ok := db.obj(e).(*leaseObj); ok {
 				l.token, l.until = int64(token), until
 			} else {
-				e.val, e.obj = nil, &leaseObj{token: int64(token), until: until}
+				db.setObj(e, &leaseObj{token: int64(token), until: until})
 			}
 		} else {
 			db.add(key, nil, &leaseObj{token: int64(token), until: until}, 0)
@@ -176,8 +176,8 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if token, err = p.U64(); err != nil {
 			return err
 		}
-		if e := db.dict.find(key); e != nil {
-			if l, ok := e.obj.(*leaseObj); ok && l.token == int64(token) {
+		if e := db.find(key); e != nil {
+			if l, ok := db.obj(e).(*leaseObj); ok && l.token == int64(token) {
 				l.until = 0
 			}
 		}
@@ -192,13 +192,13 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if err != nil {
 			return err
 		}
-		e := db.dict.find(key)
+		e := db.find(key)
 		var s *semObj
 		if e != nil {
 			var ok bool
-			if s, ok = e.obj.(*semObj); !ok {
+			if s, ok = db.obj(e).(*semObj); !ok {
 				s = &semObj{}
-				e.val, e.obj = nil, s
+				db.setObj(e, s)
 			}
 			db.setDeadline(e, keyAt)
 		} else {
@@ -216,8 +216,8 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if err != nil {
 			return err
 		}
-		if e := db.dict.find(key); e != nil {
-			if s, ok := e.obj.(*semObj); ok {
+		if e := db.find(key); e != nil {
+			if s, ok := db.obj(e).(*semObj); ok {
 				s.remove(int64(token))
 				db.setDeadline(e, keyAt)
 			}

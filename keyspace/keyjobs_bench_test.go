@@ -69,7 +69,7 @@ func keyJobShard(t *testing.T, c keyJobCase) (*Shard, *countJournal) {
 // writing the token into a reused argument buffer.
 func leaseGrantRelease(sh *Shard, lease, release [][]byte, tok []byte) {
 	execArgv(sh, lease)
-	release[2] = strconv.AppendInt(tok[:0], sh.dbs[0].dict.find(lease[1]).obj.(*leaseObj).token, 10)
+	release[2] = strconv.AppendInt(tok[:0], sh.dbs[0].obj(sh.dbs[0].find(lease[1])).(*leaseObj).token, 10)
 	execArgv(sh, release)
 }
 
@@ -97,7 +97,7 @@ func TestKeyJobsZeroAlloc(t *testing.T) {
 	if allocs := testing.AllocsPerRun(200, func() { leaseGrantRelease(sh, lease, release, tok) }); allocs != 0 {
 		t.Errorf("LEASE+RELEASE on an existing key: %.1f allocations, want 0", allocs)
 	}
-	if got := sh.dbs[0].dict.find([]byte("l")).obj.(*leaseObj).token; got != 202 {
+	if got := sh.dbs[0].obj(sh.dbs[0].find([]byte("l"))).(*leaseObj).token; got != 202 {
 		t.Errorf("token after 202 grants: %d", got)
 	}
 }

@@ -20,10 +20,12 @@ var noteNames = [...]string{noteSet: "SET", noteSetV: "SETV", noteLease: "LEASE"
 // changesMaxReply bounds the notes one CHANGES call returns.
 const changesMaxReply = 1024
 
-// changeNote is one note. key shares the entry's key string, so recording
-// a note does not allocate.
+// changeNote is one note. Its key is a copy (entries live in the arena and
+// change in place), carved from the feed's key chunks and reused by the
+// note that later takes its place in the ring, so recording a note
+// allocates nothing in the steady state.
 type changeNote struct {
-	key       string
+	key       []byte
 	detail    int64
 	cmd       uint8
 	hasDetail bool
@@ -36,6 +38,9 @@ type changeNote struct {
 // and an old cursor is reported as fallen out rather than silently reused.
 type changeFeed struct {
 	notes []changeNote
+	// chunk is the unused rest of the block that new key copies are
+	// carved from.
+	chunk []byte
 	base  int64 // cursor returned by the first START; no note has it
 	last  int64 // cursor of the newest note (base when none)
 }
@@ -50,7 +55,28 @@ func (sh *Shard) noteChange(cmd uint8, key string, detail int64, hasDetail bool)
 
 func (f *changeFeed) add(cmd uint8, key string, detail int64, hasDetail bool) {
 	f.last++
-	f.notes[uint64(f.last)%uint64(len(f.notes))] = changeNote{key: key, detail: detail, cmd: cmd, hasDetail: hasDetail}
+	n := &f.notes[uint64(f.last)%uint64(len(f.notes))]
+	k := n.key[:0]
+	if cap(k) < len(key) {
+		k = f.carve(len(key))
+	}
+	*n = changeNote{key: append(k, key...), detail: detail, cmd: cmd, hasDetail: hasDetail}
+}
+
+// changeChunk is the size of the blocks key copies are carved from.
+const changeChunk = 64 << 10
+
+// carve returns an empty slice with room for n bytes.
+func (f *changeFeed) carve(n int) []byte {
+	if n > changeChunk/8 {
+		return make([]byte, 0, n)
+	}
+	if len(f.chunk) < n {
+		f.chunk = make([]byte, changeChunk)
+	}
+	k := f.chunk[:0:n]
+	f.chunk = f.chunk[n:]
+	return k
 }
 
 // oldest is the cursor of the oldest note still held (last+1 when none).
@@ -69,7 +95,7 @@ func changesCommand(x *Ctx) {
 				n = 65536
 			}
 			base := sh.nowMs << 20
-			sh.changes = &changeFeed{notes: make([]changeNote, n), base: base, last: base}
+			sh.changes = &changeFeed{notes: make([]changeNote, n), chunk: make([]byte, changeChunk), base: base, last: base}
 		}
 		x.W.Int(sh.changes.last)
 		return
@@ -99,7 +125,7 @@ func changesCommand(x *Ctx) {
 		x.W.ArrayHeader(4)
 		x.W.Int(c)
 		x.W.BulkString(noteNames[nt.cmd])
-		x.W.BulkString(nt.key)
+		x.W.Bulk(nt.key)
 		if nt.hasDetail {
 			x.W.Int(nt.detail)
 		} else {

@@ -69,11 +69,11 @@ func limitCommand(x *Ctx) {
 	e := sh.lookup(db, x.Args[1])
 	if e == nil {
 		e = db.add(x.Args[1], nil, &limitObj{count: 1}, at)
-		sh.logLimit(db.id, e.key, 1, at)
+		sh.logLimit(db.id, e.keyView(), 1, at)
 		x.W.Int(limit - 1)
 		return
 	}
-	l, isLimit := e.obj.(*limitObj)
+	l, isLimit := db.obj(e).(*limitObj)
 	if !isLimit {
 		x.W.Error(errWrongType)
 		return
@@ -83,7 +83,7 @@ func limitCommand(x *Ctx) {
 		return
 	}
 	l.count++
-	sh.logLimit(db.id, e.key, l.count, e.expireAt)
+	sh.logLimit(db.id, e.keyView(), l.count, e.expireAt)
 	x.W.Int(limit - l.count)
 }
 
@@ -95,7 +95,7 @@ func onceCommand(x *Ctx) {
 	}
 	sh, db := x.S, x.DB
 	if e := sh.lookup(db, x.Args[1]); e != nil {
-		if _, isOnce := e.obj.(onceObj); !isOnce {
+		if _, isOnce := db.obj(e).(onceObj); !isOnce {
 			x.W.Error(errWrongType)
 			return
 		}
@@ -103,7 +103,7 @@ func onceCommand(x *Ctx) {
 		return
 	}
 	e := db.add(x.Args[1], nil, onceObj{}, at)
-	sh.logOnce(db.id, e.key, at)
+	sh.logOnce(db.id, e.keyView(), at)
 	x.W.Int(1)
 }
 
@@ -119,11 +119,11 @@ func takeCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	if e.obj != nil {
+	if db.obj(e) != nil {
 		x.W.Error(errWrongType)
 		return
 	}
-	cur, isInt := parseInt(e.val)
+	cur, isInt := parseInt(db.val(e))
 	if !isInt {
 		x.W.Error(errWrongType)
 		return
@@ -195,12 +195,12 @@ func setvCommand(x *Ctx) {
 		}
 		v := &setvObj{version: 1, val: copyBytes(args[2])}
 		e = db.add(args[1], nil, v, 0)
-		sh.logSetV(db.id, e.key, v.val, 1, 0)
-		sh.noteChange(noteSetV, e.key, 1, true)
+		sh.logSetV(db.id, e.keyView(), v.val, 1, 0)
+		sh.noteChange(noteSetV, e.keyView(), 1, true)
 		x.W.Int(1)
 		return
 	}
-	switch v := e.obj.(type) {
+	switch v := db.obj(e).(type) {
 	case *setvObj:
 		switch {
 		case want == 0:
@@ -221,8 +221,8 @@ func setvCommand(x *Ctx) {
 			v.val = copyBytes(val)
 		}
 		v.version++
-		sh.logSetV(db.id, e.key, v.val, v.version, e.expireAt)
-		sh.noteChange(noteSetV, e.key, v.version, true)
+		sh.logSetV(db.id, e.keyView(), v.val, v.version, e.expireAt)
+		sh.noteChange(noteSetV, e.keyView(), v.version, true)
 		x.W.Int(v.version)
 	case nil:
 		// A plain string has no version to match.

@@ -161,15 +161,15 @@ func idemLive(x *Ctx) (e *entry, r idemRecord, ok bool) {
 	if e == nil {
 		return nil, r, true
 	}
-	if e.obj != nil {
-		if _, isStr := e.obj.(stringLike); isStr {
+	if x.DB.obj(e) != nil {
+		if _, isStr := x.DB.obj(e).(stringLike); isStr {
 			x.W.Error(errIdemMalformed)
 		} else {
 			x.W.Error(errWrongType)
 		}
 		return nil, r, false
 	}
-	if r, ok = parseIdemRecord(e.val); !ok {
+	if r, ok = parseIdemRecord(x.DB.val(e)); !ok {
 		x.W.Error(errIdemMalformed)
 		return nil, r, false
 	}
@@ -190,7 +190,7 @@ func idemBegin(x *Ctx, fp, owner []byte, at int64) {
 	if e == nil {
 		sh, db := x.S, x.DB
 		e = db.add(x.Args[1], buildIdemRecord(idemPending, fp, owner, nil), nil, at)
-		sh.logIdemPut(db.id, e.key, e.val, at)
+		sh.logIdemPut(db.id, e.keyView(), db.val(e), at)
 		x.W.Raw(idemAcquired)
 		return
 	}
@@ -228,8 +228,8 @@ func idemComplete(x *Ctx, fp, owner, result []byte) {
 		return
 	}
 	sh, db := x.S, x.DB
-	e.val = buildIdemRecord(idemCompleted, fp, owner, result)
-	sh.logIdemPut(db.id, e.key, e.val, e.expireAt)
+	e = db.setString(e, buildIdemRecord(idemCompleted, fp, owner, result))
+	sh.logIdemPut(db.id, e.keyView(), db.val(e), e.expireAt)
 	x.W.Int(1)
 }
 

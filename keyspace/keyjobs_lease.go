@@ -197,7 +197,7 @@ func leaseCommand(x *Ctx) {
 		l = &leaseObj{token: 1}
 		e = db.add(x.Args[1], nil, l, 0)
 	} else {
-		if l, ok = e.obj.(*leaseObj); !ok {
+		if l, ok = db.obj(e).(*leaseObj); !ok {
 			x.W.Error(errWrongType)
 			return
 		}
@@ -212,8 +212,8 @@ func leaseCommand(x *Ctx) {
 		l.token++
 	}
 	l.until = until
-	sh.logLease(db.id, e.key, l.token, until)
-	sh.noteChange(noteLease, e.key, l.token, true)
+	sh.logLease(db.id, e.keyView(), l.token, until)
+	sh.noteChange(noteLease, e.keyView(), l.token, true)
 	x.W.Int(l.token)
 }
 
@@ -235,7 +235,7 @@ func semaphoreCommand(x *Ctx) {
 		s = &semObj{last: max(sh.srv.now().UnixNano(), sh.nowMs*1e6) - 1}
 		e = db.add(x.Args[1], nil, s, until)
 	} else {
-		if s, ok = e.obj.(*semObj); !ok {
+		if s, ok = db.obj(e).(*semObj); !ok {
 			x.W.Error(errWrongType)
 			return
 		}
@@ -255,7 +255,7 @@ func semaphoreCommand(x *Ctx) {
 	if keyAt != e.expireAt {
 		db.setDeadline(e, keyAt)
 	}
-	sh.logSemAcquire(db.id, e.key, s.last, until, keyAt)
+	sh.logSemAcquire(db.id, e.keyView(), s.last, until, keyAt)
 	x.W.Int(s.last)
 }
 
@@ -272,14 +272,14 @@ func releaseCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	switch o := e.obj.(type) {
+	switch o := db.obj(e).(type) {
 	case *leaseObj:
 		if !o.held(sh.nowMs) || o.token != token {
 			x.W.Int(0)
 			return
 		}
 		o.until = 0
-		sh.logRelease(db.id, e.key, token)
+		sh.logRelease(db.id, e.keyView(), token)
 	case *semObj:
 		o.prune(sh.nowMs)
 		if !o.remove(token) {
@@ -287,18 +287,19 @@ func releaseCommand(x *Ctx) {
 			return
 		}
 		if o.count() == 0 {
-			// The key goes away with its last holder.
-			db.delete(e.key)
-			sh.logDel(db.id, e.key)
+			// The key goes away with its last holder (after the change
+			// note below has read its name).
+			sh.logDel(db.id, e.keyView())
+			defer db.remove(e)
 		} else {
 			// The key lives exactly as long as its latest holder.
 			db.setDeadline(e, o.latest())
-			sh.logSemRelease(db.id, e.key, token, e.expireAt)
+			sh.logSemRelease(db.id, e.keyView(), token, e.expireAt)
 		}
 	default:
 		x.W.Error(errWrongType)
 		return
 	}
-	sh.noteChange(noteRelease, e.key, token, true)
+	sh.noteChange(noteRelease, e.keyView(), token, true)
 	x.W.Int(1)
 }

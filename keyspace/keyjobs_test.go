@@ -99,8 +99,8 @@ func TestKeyJobsSemaphore(t *testing.T) {
 	expectOps(t, j, "full")
 	expect(t, sh, "+semaphore\r\n", "TYPE", "s")
 	expect(t, sh, rWrongType, "GET", "s")
-	e := sh.dbs[0].dict.find([]byte("s"))
-	s := e.obj.(*semObj)
+	e := sh.dbs[0].find([]byte("s"))
+	s := sh.dbs[0].obj(e).(*semObj)
 	if s.first.token != t1 || len(s.more) != 2 || cap(s.more) != 2 {
 		t.Errorf("holders: first %+v, more len %d cap %d", s.first, len(s.more), cap(s.more))
 	}
@@ -262,7 +262,7 @@ func TestKeyJobsOnce(t *testing.T) {
 	expect(t, sh, rWrongType, "ONCE", "s", "100")
 	expect(t, sh, rErr("ERR invalid expire time in 'once' command"), "ONCE", "x", "0")
 	expect(t, sh, rErr(errNotInt), "ONCE", "x", "x")
-	if e := sh.dbs[0].dict.find([]byte("o")); e == nil || unsafe.Sizeof(e.obj.(onceObj)) != 0 {
+	if e := sh.dbs[0].find([]byte("o")); e == nil || unsafe.Sizeof(sh.dbs[0].obj(e).(onceObj)) != 0 {
 		t.Error("a ONCE key should hold a zero-size value")
 	}
 }
@@ -359,7 +359,7 @@ func TestKeyJobsIdemStateMachine(t *testing.T) {
 	expectOps(t, j, "acquire", persistence.OpIdempotencyPut)
 	expect(t, sh, "+string\r\n", "TYPE", "k")
 	expect(t, sh, rBulk(idemRec('P', "fp", "own", "")), "GET", "k")
-	if n := len(sh.dbs[0].dict.find([]byte("k")).val); n != 11+2+3 {
+	if n := len(sh.dbs[0].val(sh.dbs[0].find([]byte("k")))); n != 11+2+3 {
 		t.Errorf("pending record is %d bytes, want %d", n, 11+2+3)
 	}
 	kjAt(sh, 100)
@@ -373,7 +373,7 @@ func TestKeyJobsIdemStateMachine(t *testing.T) {
 	expectOps(t, j, "probes")
 	expect(t, sh, rInt(1), "IDEM", "k", "Complete", "fp", "own", "result\x00bytes")
 	expectOps(t, j, "complete", persistence.OpIdempotencyPut)
-	if n := len(sh.dbs[0].dict.find([]byte("k")).val); n != 11+2+3+12 {
+	if n := len(sh.dbs[0].val(sh.dbs[0].find([]byte("k")))); n != 11+2+3+12 {
 		t.Errorf("completed record is %d bytes, want %d", n, 11+2+3+12)
 	}
 	expect(t, sh, rInt(900), "PTTL", "k") // completion does not extend
@@ -416,7 +416,7 @@ func TestKeyJobsIdemErrors(t *testing.T) {
 	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "b", "BEGIN", maxTok, maxTok, "604800000")
 	big := strings.Repeat("r", idemMaxResult)
 	expect(t, sh, rInt(1), "IDEM", "b", "COMPLETE", maxTok, maxTok, big)
-	if n := len(sh.dbs[0].dict.find([]byte("b")).val); n != 11+256+idemMaxResult {
+	if n := len(sh.dbs[0].val(sh.dbs[0].find([]byte("b")))); n != 11+256+idemMaxResult {
 		t.Errorf("largest record is %d bytes", n)
 	}
 	// proto-max-bulk-len must admit result + tokens + 11.
@@ -590,8 +590,16 @@ func TestKeyJobsCommandTable(t *testing.T) {
 			t.Errorf("%s denyoom %v, want %v", name, got, deny)
 		}
 	}
-	if !slices.Contains(sh.srv.cmds["idem"].ACLCategories(), "idem") {
-		t.Error("IDEM lacks its own ACL category")
+	// The contract: "+@write" covers IDEM, and no native key job is
+	// dangerous (a user with "+@all -@dangerous" runs them all).
+	for _, name := range []string{"lease", "release", "semaphore", "limit", "once", "take", "setv", "idem", "changes"} {
+		cats := sh.srv.cmds[name].ACLCategories()
+		if slices.Contains(cats, "dangerous") || slices.Contains(cats, "admin") {
+			t.Errorf("%s categories %v include dangerous or admin", name, cats)
+		}
+	}
+	if !slices.Contains(sh.srv.cmds["idem"].ACLCategories(), "write") {
+		t.Error("IDEM is not in @write")
 	}
 	if sh.srv.cmds["changes"].FirstKey != 0 {
 		t.Error("CHANGES takes no key")
@@ -634,38 +642,36 @@ func TestKeyJobsCopyRenameObject(t *testing.T) {
 func kjState(sh *Shard, now int64) string {
 	var lines []string
 	for i, db := range sh.dbs {
-		for _, b := range db.dict.buckets {
-			for e := b; e != nil; e = e.next {
-				if e.expired(now) {
-					continue
-				}
-				var v string
-				switch o := e.obj.(type) {
-				case nil:
-					v = strconv.Quote(string(e.val))
-				case *leaseObj:
-					v = fmt.Sprintf("lease token=%d until=%d", o.token, o.until)
-				case *semObj:
-					var hs []string
-					for _, h := range append([]semHolder{o.first}, o.more...) {
-						if h.until > now {
-							hs = append(hs, fmt.Sprintf("%d@%d", h.token, h.until))
-						}
-					}
-					slices.Sort(hs)
-					v = fmt.Sprintf("semaphore last=%d holders=%v", o.last, hs)
-				case *setvObj:
-					v = fmt.Sprintf("setv %d %q", o.version, o.val)
-				case *limitObj:
-					v = fmt.Sprintf("limit %d", o.count)
-				case onceObj:
-					v = "once"
-				default:
-					v = fmt.Sprintf("%T", o)
-				}
-				lines = append(lines, fmt.Sprintf("db%d %q %s deadline=%d", i, e.key, v, e.expireAt))
+		db.each(func(e *entry) {
+			if e.expired(now) {
+				return
 			}
-		}
+			var v string
+			switch o := db.obj(e).(type) {
+			case nil:
+				v = strconv.Quote(string(db.val(e)))
+			case *leaseObj:
+				v = fmt.Sprintf("lease token=%d until=%d", o.token, o.until)
+			case *semObj:
+				var hs []string
+				for _, h := range append([]semHolder{o.first}, o.more...) {
+					if h.until > now {
+						hs = append(hs, fmt.Sprintf("%d@%d", h.token, h.until))
+					}
+				}
+				slices.Sort(hs)
+				v = fmt.Sprintf("semaphore last=%d holders=%v", o.last, hs)
+			case *setvObj:
+				v = fmt.Sprintf("setv %d %q", o.version, o.val)
+			case *limitObj:
+				v = fmt.Sprintf("limit %d", o.count)
+			case onceObj:
+				v = "once"
+			default:
+				v = fmt.Sprintf("%T", o)
+			}
+			lines = append(lines, fmt.Sprintf("db%d %q %s deadline=%d", i, e.keyView(), v, e.expireAt))
+		})
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
@@ -684,19 +690,17 @@ func kjSnapshotCopy(t *testing.T, sh *Shard) *Shard {
 	t.Helper()
 	out := newTestShard(t)
 	for i, db := range sh.dbs {
-		for _, b := range db.dict.buckets {
-			for e := b; e != nil; e = e.next {
-				kind, val := kindString, e.val
-				if sv, ok := e.obj.(snapshotValue); ok {
-					kind, val = sv.snapshotKind(), sv.appendSnapshot(nil)
-				} else if e.obj != nil {
-					t.Fatalf("%T has no snapshot encoding", e.obj)
-				}
-				if err := out.loadSnapshotEntry(uint16(i), kind, []byte(e.key), val, e.expireAt); err != nil {
-					t.Fatal(err)
-				}
+		db.each(func(e *entry) {
+			kind, val := kindString, db.val(e)
+			if sv, ok := db.obj(e).(snapshotValue); ok {
+				kind, val = sv.snapshotKind(), sv.appendSnapshot(nil)
+			} else if db.obj(e) != nil {
+				t.Fatalf("%T has no snapshot encoding", db.obj(e))
 			}
-		}
+			if err := out.loadSnapshotEntry(uint16(i), kind, []byte(e.keyView()), val, e.expireAt); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 	return out
 }
@@ -1148,7 +1152,7 @@ func TestKeyJobsResp3Replies(t *testing.T) {
 func TestKeyJobsSemaphoreDeadline(t *testing.T) {
 	sh, j := kjShard(t)
 	db := sh.dbs[0]
-	deadline := func() int64 { return db.dict.find([]byte("s")).expireAt - testNowMs }
+	deadline := func() int64 { return db.find([]byte("s")).expireAt - testNowMs }
 	t1 := kjInt(t, run(t, sh, "SEMAPHORE", "s", "3", "100"))
 	if d := deadline(); d != 100 {
 		t.Fatalf("deadline %d", d)
@@ -1182,14 +1186,14 @@ func TestKeyJobsSemaphoreDeadline(t *testing.T) {
 	// removes the key; nothing looks it up.
 	kjAt(sh, 99)
 	sh.activeExpireCycle()
-	if db.dict.find([]byte("s")) == nil {
+	if db.find([]byte("s")) == nil {
 		t.Fatal("the key went before its last holder's deadline")
 	}
 	kjAt(sh, 100)
-	for i := 0; i < 10 && db.dict.find([]byte("s")) != nil; i++ {
+	for i := 0; i < 10 && db.find([]byte("s")) != nil; i++ {
 		sh.activeExpireCycle()
 	}
-	if db.dict.find([]byte("s")) != nil || db.Len() != 0 {
+	if db.find([]byte("s")) != nil || db.Len() != 0 {
 		t.Error("the semaphore outlived its last holder's deadline")
 	}
 }
@@ -1205,7 +1209,7 @@ func TestKeyJobsSemaphoreCopyExact(t *testing.T) {
 	}
 	expect(t, sh, rInt(1), "COPY", "s", "s2")
 	for _, k := range []string{"s", "s2"} {
-		s := sh.dbs[0].dict.find([]byte(k)).obj.(*semObj)
+		s := sh.dbs[0].obj(sh.dbs[0].find([]byte(k))).(*semObj)
 		if s.count() != 18 || len(s.more) != 17 || cap(s.more) != 17 {
 			t.Errorf("%s: %d holders, more len %d cap %d", k, s.count(), len(s.more), cap(s.more))
 		}

@@ -17,14 +17,15 @@ import (
 // string-like values, otherwise what the value's typeName method says.
 // A value type that has neither reads as "none" (a value without a type
 // is a bug of its family, not something a client can create).
-func typeName(e *entry) string {
-	if e.obj == nil {
+func typeName(db *DB, e *entry) string {
+	o := db.obj(e)
+	if o == nil {
 		return "string"
 	}
-	if t, ok := e.obj.(interface{ typeName() string }); ok {
+	if t, ok := o.(interface{ typeName() string }); ok {
 		return t.typeName()
 	}
-	if _, ok := e.obj.(stringLike); ok {
+	if _, ok := o.(stringLike); ok {
 		return "string"
 	}
 	return "none"
@@ -33,30 +34,31 @@ func typeName(e *entry) string {
 // stringEncoding is OBJECT ENCODING of a string value, as Redis chooses
 // it for a value it stores: "int" for a canonical 64-bit integer, "embstr"
 // up to 44 bytes, else "raw".
-// A string modified in place (APPEND, SETRANGE) keeps spare capacity, like
-// Redis's growable raw strings; one stored whole keeps exactly its length.
-func stringEncoding(v []byte) string {
+// A string modified in place (APPEND, SETRANGE, SETBIT) is raw, like
+// Redis's growable strings.
+func stringEncoding(v []byte, raw bool) string {
 	if len(v) <= 20 {
 		if _, ok := parseInt(v); ok {
 			return "int"
 		}
 	}
-	if len(v) <= 44 && cap(v) == len(v) {
+	if len(v) <= 44 && !raw {
 		return "embstr"
 	}
 	return "raw"
 }
 
 // encodingName is OBJECT ENCODING of an entry.
-func encodingName(e *entry) string {
-	if e.obj == nil {
-		return stringEncoding(e.val)
+func encodingName(db *DB, e *entry) string {
+	o := db.obj(e)
+	if o == nil {
+		return stringEncoding(db.val(e), e.kind()&flagRaw != 0)
 	}
-	if enc, ok := e.obj.(interface{ encoding() string }); ok {
+	if enc, ok := o.(interface{ encoding() string }); ok {
 		return enc.encoding()
 	}
-	if sv, ok := e.obj.(stringLike); ok {
-		return stringEncoding(sv.stringBytes(e))
+	if sv, ok := o.(stringLike); ok {
+		return stringEncoding(sv.stringBytes(e), false)
 	}
 	return "raw"
 }
@@ -119,7 +121,7 @@ func typeCommand(x *Ctx) {
 		x.W.SimpleString("none")
 		return
 	}
-	x.W.SimpleString(typeName(e))
+	x.W.SimpleString(typeName(x.DB, e))
 }
 
 // RENAME key newkey
@@ -151,11 +153,10 @@ func renameGeneric(x *Ctx, nx bool) {
 			x.W.Int(0)
 			return
 		}
-		db.delete(d.key)
+		db.remove(d)
 	}
-	db.delete(e.key)
-	ne := db.add(dst, e.val, e.obj, e.expireAt)
-	sh.logRename(db.id, e.key, ne.key)
+	sh.logRename(db.id, e.keyView(), string(dst))
+	db.transfer(e, db, dst)
 	x.notify(evGeneric, "rename_from", src)
 	x.notify(evNew, "new", dst)
 	x.notify(evGeneric, "rename_to", dst)
@@ -168,18 +169,16 @@ func renameGeneric(x *Ctx, nx bool) {
 
 // cloneValue deep-copies the value of e for COPY. ok is false when the
 // value's type cannot be copied.
-func cloneValue(e *entry) (val []byte, obj any, ok bool) {
-	if e.obj == nil {
-		return copyBytes(e.val), nil, true
+func cloneValue(db *DB, e *entry) (val []byte, obj any, ok bool) {
+	o := db.obj(e)
+	if o == nil {
+		return db.val(e), nil, true
 	}
-	c, ok := e.obj.(interface{ clone() any })
+	c, ok := o.(interface{ clone() any })
 	if !ok {
 		return nil, nil, false
 	}
-	if e.val != nil {
-		val = copyBytes(e.val)
-	}
-	return val, c.clone(), true
+	return nil, c.clone(), true
 }
 
 // COPY source destination [DB destination-db] [REPLACE]
@@ -228,16 +227,17 @@ func copyCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	val, obj, ok := cloneValue(e)
+	val, obj, ok := cloneValue(src, e)
 	if !ok {
 		x.W.Error("ERR COPY of this type is not supported")
 		return
 	}
+	sh.logCopy(src.id, e.keyView(), string(args[2]), target, replace)
+	at := e.expireAt
 	if old != nil {
-		dstDB.delete(old.key)
+		dstDB.remove(old)
 	}
-	ne := dstDB.add(args[2], val, obj, e.expireAt)
-	sh.logCopy(src.id, e.key, ne.key, target, replace)
+	dstDB.add(args[2], val, obj, at)
 	sh.notify(evNew, "new", dstDB.id, args[2])
 	sh.notify(evGeneric, "copy_to", dstDB.id, args[2])
 	x.W.Int(1)
@@ -283,9 +283,8 @@ func moveCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	src.delete(e.key)
-	ne := dst.add(x.Args[1], e.val, e.obj, e.expireAt)
-	sh.logMove(src.id, ne.key, dst.id)
+	sh.logMove(src.id, e.keyView(), dst.id)
+	src.transfer(e, dst, x.Args[1])
 	sh.notify(evGeneric, "move_from", src.id, x.Args[1])
 	sh.notify(evNew, "new", dst.id, x.Args[1])
 	sh.notify(evGeneric, "move_to", dst.id, x.Args[1])
@@ -299,16 +298,11 @@ func keysCommand(x *Ctx) {
 	all := len(pat) == 1 && pat[0] == '*'
 	now := x.S.nowMs
 	var keys []string
-	for _, b := range x.DB.dict.buckets {
-		for e := b; e != nil; e = e.next {
-			if e.expired(now) {
-				continue
-			}
-			if all || globMatch(pat, []byte(e.key), false) {
-				keys = append(keys, e.key)
-			}
+	x.DB.each(func(e *entry) {
+		if !e.expired(now) && (all || globMatch(pat, e.key(), false)) {
+			keys = append(keys, e.keyString())
 		}
-	}
+	})
 	x.W.BulkStrings(keys)
 }
 
@@ -392,9 +386,9 @@ func scanCommand(x *Ctx) {
 	if count <= math.MaxInt64/10 {
 		maxIter = count * 10
 	}
-	collect := func(e *entry) { found = append(found, e) }
+	collect := func(h uint32) { found = append(found, db.entryAt(h)) }
 	for {
-		cursor = db.dict.scan(cursor, collect)
+		cursor = db.t.scan(cursor, collect)
 		if cursor == 0 || maxIter == 0 || int64(len(found)) >= count {
 			break
 		}
@@ -403,14 +397,14 @@ func scanCommand(x *Ctx) {
 	// Filter after the table walk: expiring a key may shrink the table.
 	keys := found[:0]
 	for _, e := range found {
-		if usePat && !globMatch(pat, []byte(e.key), false) {
+		if usePat && !globMatch(pat, e.key(), false) {
 			continue
 		}
 		if e.expired(sh.nowMs) {
 			sh.expireEntry(db, e)
 			continue
 		}
-		if typ != nil && !eqFold(typ, typeName(e)) {
+		if typ != nil && !eqFold(typ, typeName(x.DB, e)) {
 			continue
 		}
 		keys = append(keys, e)
@@ -420,7 +414,7 @@ func scanCommand(x *Ctx) {
 	x.W.Bulk(strconv.AppendUint(tmp[:0], cursor, 10))
 	x.W.ArrayHeader(len(keys))
 	for _, e := range keys {
-		x.W.BulkString(e.key)
+		x.W.BulkString(e.keyView())
 	}
 }
 
@@ -436,7 +430,7 @@ func randomkeyCommand(x *Ctx) {
 			x.S.expireEntry(x.DB, e)
 			continue
 		}
-		x.W.BulkString(e.key)
+		x.W.BulkString(e.keyView())
 		return
 	}
 }
@@ -541,8 +535,8 @@ func expireGeneric(x *Ctx, base int64, seconds bool) {
 		}
 	}
 	if when <= sh.nowMs {
-		db.delete(e.key)
-		sh.logDel(db.id, e.key)
+		sh.logDel(db.id, e.keyView())
+		db.remove(e)
 		x.notify(evGeneric, "del", x.Args[1])
 	} else {
 		sh.setDeadline(db, e, when)
@@ -636,7 +630,7 @@ func objectLookup(x *Ctx) *entry {
 // OBJECT ENCODING key
 func objectEncodingCommand(x *Ctx) {
 	if e := objectLookup(x); e != nil {
-		x.W.BulkString(encodingName(e))
+		x.W.BulkString(encodingName(x.DB, e))
 	}
 }
 
@@ -647,18 +641,27 @@ func objectRefcountCommand(x *Ctx) {
 	}
 }
 
-// OBJECT IDLETIME key: seconds since the key was last accessed.
+// OBJECT IDLETIME key: seconds since the key was last accessed; under an
+// LFU policy Redis's error, as Redis keeps no idle time then.
 func objectIdletimeCommand(x *Ctx) {
 	if e := objectLookup(x); e != nil {
+		if x.S.srv.opts.Live.LFU() {
+			x.W.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
 		x.W.Int(x.S.idleSeconds(e))
 	}
 }
 
-// OBJECT FREQ key: there is no LFU policy, so this is Redis's error for a
-// server without one.
+// OBJECT FREQ key: the key's logarithmic access counter under an LFU
+// policy; Redis's error under any other.
 func objectFreqCommand(x *Ctx) {
-	if objectLookup(x) != nil {
-		x.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	if e := objectLookup(x); e != nil {
+		if !x.S.srv.opts.Live.LFU() {
+			x.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
+		x.W.Int(int64(x.S.lfuDecayed(e)))
 	}
 }
 
@@ -711,6 +714,7 @@ func flushdbCommand(x *Ctx) {
 	if !parseFlushMode(x) {
 		return
 	}
+	x.S.touchAllInDB(x.DB.id, nil)
 	x.DB.flush()
 	x.S.logFlushDB(x.DB.id)
 	x.W.OK()
@@ -722,6 +726,7 @@ func flushallCommand(x *Ctx) {
 		return
 	}
 	for _, db := range x.S.dbs {
+		x.S.touchAllInDB(db.id, nil)
 		db.flush()
 	}
 	x.S.logFlushAll()
@@ -751,6 +756,8 @@ func swapdbCommand(x *Ctx) {
 		return
 	}
 	if i != j {
+		sh.touchAllInDB(i, sh.dbs[j])
+		sh.touchAllInDB(j, sh.dbs[i])
 		sh.swapDB(i, j)
 		sh.logSwapDB(i, j)
 	}

@@ -321,8 +321,8 @@ func TestKeysCopy(t *testing.T) {
 	l := &listObj{items: []string{"x"}}
 	sh.dbs[0].add([]byte("l"), nil, l, 0)
 	expect(t, sh, rInt(1), "COPY", "l", "l2")
-	e := sh.dbs[0].dict.findString("l2")
-	if e == nil || e.obj == l || len(e.obj.(*listObj).items) != 1 {
+	e := sh.dbs[0].findString("l2")
+	if e == nil || sh.dbs[0].obj(e) == l || len(sh.dbs[0].obj(e).(*listObj).items) != 1 {
 		t.Fatalf("COPY of a list: %+v", e)
 	}
 	sh.dbs[0].add([]byte("s"), nil, streamObj{}, 0)
@@ -547,7 +547,7 @@ func TestKeysScanFilters(t *testing.T) {
 	if all["key:gone"] != 0 {
 		t.Error("SCAN returned an expired key")
 	}
-	if sh.dbs[0].dict.findString("key:gone") != nil {
+	if sh.dbs[0].findString("key:gone") != nil {
 		t.Error("SCAN did not delete the expired key it met")
 	}
 	m := collect("MATCH", "key:*", "COUNT", "7")
@@ -592,7 +592,7 @@ func TestKeysScanCoverageWhileGrowing(t *testing.T) {
 	seen := map[string]bool{}
 	cur := "0"
 	added := 0
-	startBuckets := len(sh.dbs[0].dict.buckets)
+	startBuckets := len(sh.dbs[0].t.slots)
 	for calls := 0; ; calls++ {
 		var keys []string
 		cur, keys = scanOnce(t, sh, cur, "COUNT", "10")
@@ -610,7 +610,7 @@ func TestKeysScanCoverageWhileGrowing(t *testing.T) {
 			added++
 		}
 	}
-	if len(sh.dbs[0].dict.buckets) <= startBuckets {
+	if len(sh.dbs[0].t.slots) <= startBuckets {
 		t.Fatalf("the table did not grow (%d buckets)", startBuckets)
 	}
 	for k := range orig {
@@ -760,13 +760,11 @@ func TestKeysExpireCommands(t *testing.T) {
 // countExpiring counts the keys of db that have a deadline.
 func countExpiring(db *DB) int {
 	n := 0
-	for _, b := range db.dict.buckets {
-		for e := b; e != nil; e = e.next {
-			if e.expireAt != 0 {
-				n++
-			}
+	db.each(func(e *entry) {
+		if e.expireAt != 0 {
+			n++
 		}
-	}
+	})
 	return n
 }
 

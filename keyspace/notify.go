@@ -18,6 +18,7 @@ const (
 	evGeneric = config.NotifyGeneric
 	evString  = config.NotifyString
 	evExpired = config.NotifyExpired
+	evEvicted = config.NotifyEvicted
 	evKeyMiss = config.NotifyKeyMiss
 	evNew     = config.NotifyNew
 )
@@ -28,14 +29,6 @@ func (sh *Shard) notify(class uint32, event string, db int, key []byte) {
 		return
 	}
 	sh.publishEvent(class, event, db, key)
-}
-
-// notifyS is notify for a key held as a string.
-func (sh *Shard) notifyS(class uint32, event string, db int, key string) {
-	if sh.srv.opts.Live.NotifyFlags()&class == 0 {
-		return
-	}
-	sh.publishEvent(class, event, db, []byte(key))
 }
 
 // notify publishes event for key in the command's database.

@@ -59,7 +59,7 @@ func (d *Disk) Open(sh *Shard) error {
 	begin := sh.srv.now()
 	// The table of database 0 is sized for the whole snapshot at once:
 	// most data lives there, and the others grow as usual.
-	reserve := func(n uint64) { sh.dbs[0].dict.reserve(int(min(n, 1<<31))) }
+	reserve := func(n uint64) { sh.dbs[0].reserve(int(min(n, 1<<31))) }
 	// The persistence package names the shard in its own log fields.
 	plog := sh.srv.log
 	snap, err := persistence.LoadSnapshots(o.FS, o.Dir, sh.idx, plog,
@@ -76,16 +76,18 @@ func (d *Disk) Open(sh *Shard) error {
 	// left to grow the table as usual). A record of a small key takes about
 	// 64 bytes, so this never reserves much more than the replay inserts.
 	if walBytes, err := persistence.SealedWALBytes(o.FS, o.Dir, sh.idx); err == nil && walBytes > 0 {
-		d := sh.dbs[0].dict
-		d.reserve(d.count + int(min(walBytes/walBytesPerKey, 1<<31)))
+		d := sh.dbs[0]
+		d.reserve(d.Len() + int(min(walBytes/walBytesPerKey, 1<<31)))
 	}
 	stats, err := persistence.Recover(o.FS, o.Dir, sh.idx, seq, o.Repair, plog, sh.applyRecord)
 	if err != nil {
 		return fmt.Errorf("recover WAL: %w", err)
 	}
-	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, persistence.WALOptions{
-		Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: plog,
-	})
+	wopts := persistence.WALOptions{Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: plog}
+	if live := sh.srv.opts.Live; live != nil {
+		wopts.MaxCommitDelay = live.CommitDelayMax
+	}
+	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, wopts)
 	if err != nil {
 		return fmt.Errorf("open WAL: %w", err)
 	}
@@ -109,8 +111,8 @@ func (d *Disk) Open(sh *Shard) error {
 	expired := 0
 	for _, db := range sh.dbs {
 		for i := len(db.expiring) - 1; i >= 0; i-- {
-			if i < len(db.expiring) && db.expiring[i].expired(sh.nowMs) {
-				sh.expireEntry(db, db.expiring[i])
+			if i < len(db.expiring) && db.entryAt(db.expiring[i]).expired(sh.nowMs) {
+				sh.expireEntry(db, db.entryAt(db.expiring[i]))
 				expired++
 			}
 		}
@@ -286,7 +288,13 @@ func persistenceInfo(sh *Shard) []infoField {
 		infoField{"wal_records", u64(ws.Records)},
 		infoField{"wal_fsyncs", u64(ws.Fsyncs)},
 		infoField{"wal_last_fsync_latency_us", i64(ws.LastFsyncLatency.Microseconds())},
+		infoField{"wal_avg_fsync_latency_us", i64(ws.AvgFsyncLatency.Microseconds())},
 		infoField{"wal_commands_per_fsync", cmdsPerFsync},
+		infoField{"wal_commit_delay_max_us", i64(commitDelayMax(sh).Microseconds())},
+		infoField{"wal_commit_delays", u64(ws.CommitDelays)},
+		infoField{"wal_commit_delays_early", u64(ws.CommitDelaysEarly)},
+		infoField{"wal_commit_delay_total_us", i64(ws.CommitDelayTotal.Microseconds())},
+		infoField{"wal_commit_delay_avg_us", i64(avgDelay(ws).Microseconds())},
 		infoField{"wal_records_per_fsync", strconv.FormatFloat(ws.AvgRecordsPerFsync, 'f', 2, 64)},
 		infoField{"wal_error", walErr},
 		infoField{"snapshot_in_progress", boolDigit(inProgress)},
@@ -298,6 +306,22 @@ func persistenceInfo(sh *Shard) []infoField {
 		infoField{"recovery_time_ms", i64(j.recovery.Milliseconds())},
 		infoField{"recovery_wal_records", i64(j.recoveredRecords)},
 	)
+}
+
+// commitDelayMax is the configured commit-delay bound (0 without settings).
+func commitDelayMax(sh *Shard) time.Duration {
+	if live := sh.srv.opts.Live; live != nil {
+		return live.CommitDelayMax()
+	}
+	return 0
+}
+
+// avgDelay is the mean time a delayed group was held back.
+func avgDelay(ws persistence.WALStats) time.Duration {
+	if ws.CommitDelays == 0 {
+		return 0
+	}
+	return ws.CommitDelayTotal / time.Duration(ws.CommitDelays)
 }
 
 func u64(v uint64) string { return strconv.FormatUint(v, 10) }

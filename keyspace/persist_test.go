@@ -632,17 +632,18 @@ func TestDiskInfoPersistence(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"aof_enabled":            "1",
-		"wal_enabled":            "1",
-		"wal_fsync_policy":       "always",
-		"wal_last_sequence":      "15",
-		"wal_durable_sequence":   "15",
-		"aof_last_write_status":  "ok",
-		"wal_error":              "",
-		"snapshot_in_progress":   "0",
-		"snapshot_last_status":   "ok",
-		"rdb_bgsave_in_progress": "0",
-		"loading":                "0",
+		"aof_enabled":             "1",
+		"wal_enabled":             "1",
+		"wal_fsync_policy":        "always",
+		"wal_commit_delay_max_us": "100",
+		"wal_last_sequence":       "15",
+		"wal_durable_sequence":    "15",
+		"aof_last_write_status":   "ok",
+		"wal_error":               "",
+		"snapshot_in_progress":    "0",
+		"snapshot_last_status":    "ok",
+		"rdb_bgsave_in_progress":  "0",
+		"loading":                 "0",
 	}
 	for k, v := range want {
 		if got, ok := fields[k]; !ok || got != v {
@@ -650,6 +651,7 @@ func TestDiskInfoPersistence(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"wal_last_fsync_latency_us", "wal_commands_per_fsync", "wal_fsyncs", "wal_segments", "wal_bytes",
+		"wal_avg_fsync_latency_us", "wal_commit_delays", "wal_commit_delays_early", "wal_commit_delay_total_us", "wal_commit_delay_avg_us",
 		"snapshot_last_time", "snapshot_last_duration_ms", "snapshot_last_size", "snapshot_last_sequence",
 		"recovery_time_ms", "recovery_wal_records", "rdb_last_save_time", "rdb_changes_since_last_save"} {
 		if _, ok := fields[k]; !ok {

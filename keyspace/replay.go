@@ -15,6 +15,9 @@ var errReplay = errors.New("keyspace: cannot replay record")
 // deletion of an expired key has its own record). Payload bytes alias the
 // reader's buffer, so everything kept is copied.
 func (sh *Shard) applyRecord(r persistence.Record) error {
+	if r.Op == persistence.OpBatch {
+		return sh.applyBatch(r)
+	}
 	if int(r.DB) >= len(sh.dbs) {
 		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", errReplay, r.Seq, r.DB, len(sh.dbs))
 	}
@@ -31,8 +34,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 			}
 		}
 		if err == nil {
-			if e := db.dict.find(key); e != nil {
-				e.val, e.obj = copyBytes(val), nil
+			if e := db.find(key); e != nil {
+				e = db.setString(e, val)
 				db.setDeadline(e, at)
 			} else {
 				db.addString(key, val, at)
@@ -41,14 +44,14 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	case persistence.OpDel:
 		var key []byte
 		if key, err = p.Bytes(); err == nil {
-			db.delete(string(key))
+			db.delete(key)
 		}
 	case persistence.OpExpire:
 		var key []byte
 		var at int64
 		if key, err = p.Bytes(); err == nil {
 			if at, err = p.I64(); err == nil {
-				if e := db.dict.find(key); e != nil {
+				if e := db.find(key); e != nil {
 					db.setDeadline(e, at)
 				}
 			}
@@ -77,8 +80,11 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 				if int(target) >= len(sh.dbs) {
 					return fmt.Errorf("%w: seq %d: MOVE to database %d", errReplay, r.Seq, target)
 				}
-				if e := db.delete(string(key)); e != nil {
-					replaySet(sh.dbs[target], key, e.val, e.obj, e.expireAt)
+				if e := db.find(key); e != nil {
+					if old := sh.dbs[target].find(key); old != nil {
+						sh.dbs[target].remove(old)
+					}
+					db.transfer(e, sh.dbs[target], key)
 				}
 			}
 		}
@@ -86,8 +92,11 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 		var src, dst []byte
 		if src, err = p.Bytes(); err == nil {
 			if dst, err = p.Bytes(); err == nil {
-				if e := db.delete(string(src)); e != nil {
-					replaySet(db, dst, e.val, e.obj, e.expireAt)
+				if e := db.find(src); e != nil && string(src) != string(dst) {
+					if old := db.find(dst); old != nil {
+						db.remove(old)
+					}
+					db.transfer(e, db, dst)
 				}
 			}
 		}
@@ -106,17 +115,20 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 			if int(target) >= len(sh.dbs) {
 				return fmt.Errorf("%w: seq %d: COPY to database %d", errReplay, r.Seq, target)
 			}
-			e := db.dict.find(src)
+			e := db.find(src)
 			if e == nil {
 				break
 			}
 			tdb := sh.dbs[target]
-			if tdb.dict.find(dst) != nil && replace == 0 {
+			if tdb.find(dst) != nil && replace == 0 {
 				break
 			}
-			val, obj, ok := cloneValue(e)
+			val, obj, ok := cloneValue(db, e)
 			if !ok {
-				return fmt.Errorf("%w: seq %d: value of type %T cannot be copied", errReplay, r.Seq, e.obj)
+				return fmt.Errorf("%w: seq %d: value of type %T cannot be copied", errReplay, r.Seq, db.obj(e))
+			}
+			if tdb == db && string(src) == string(dst) {
+				break
 			}
 			replaySet(tdb, dst, val, obj, e.expireAt)
 		}
@@ -124,10 +136,12 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 		var key, suffix []byte
 		if key, err = p.Bytes(); err == nil {
 			if suffix, err = p.Bytes(); err == nil {
-				if e := db.dict.find(key); e != nil {
-					e.val = append(e.val, suffix...)
+				if e := db.find(key); e != nil {
+					n := len(db.val(e))
+					e = db.resizeVal(e, n+len(suffix))
+					copy(db.val(e)[n:], suffix)
 				} else {
-					db.add(key, copyBytes(suffix), nil, 0)
+					db.add(key, suffix, nil, 0)
 				}
 			}
 		}
@@ -145,17 +159,14 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 			if limit := uint64(sh.srv.opts.Live.ProtoMaxBulkLen()); uint64(len(b)) > limit || off > limit-uint64(len(b)) {
 				return fmt.Errorf("%w: seq %d: SETRANGE to offset %d + %d bytes exceeds proto-max-bulk-len %d", errReplay, r.Seq, off, len(b), limit)
 			}
-			e := db.dict.find(key)
+			e := db.find(key)
 			if e == nil {
 				e = db.add(key, nil, nil, 0)
 			}
-			end := int(off) + len(b)
-			if end > len(e.val) {
-				nb := make([]byte, end)
-				copy(nb, e.val)
-				e.val = nb
+			if end := int(off) + len(b); end > len(db.val(e)) {
+				e = db.resizeVal(e, end)
 			}
-			copy(e.val[off:], b)
+			copy(db.val(e)[off:], b)
 		}
 	case persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreRelease,
 		persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut:
@@ -174,10 +185,15 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	return nil
 }
 
-// replaySet stores a value under key, replacing whatever was there.
+// replaySet stores a value under key, replacing whatever was there. A
+// string val is copied.
 func replaySet(db *DB, key, val []byte, obj any, at int64) {
-	if e := db.dict.find(key); e != nil {
-		e.val, e.obj = val, obj
+	if e := db.find(key); e != nil {
+		if obj != nil {
+			db.setObj(e, obj)
+		} else {
+			e = db.setString(e, val)
+		}
 		db.setDeadline(e, at)
 		return
 	}

@@ -39,15 +39,13 @@ func durApply(t *testing.T, sh *Shard, recs []persistence.Record) {
 func durState(sh *Shard) string {
 	var lines []string
 	for i, db := range sh.dbs {
-		for _, b := range db.dict.buckets {
-			for e := b; e != nil; e = e.next {
-				v := strconv.Quote(string(e.val))
-				if e.obj != nil {
-					v = fmt.Sprintf("obj %T %v", e.obj, e.obj)
-				}
-				lines = append(lines, fmt.Sprintf("db%d %q = %s deadline=%d", i, e.key, v, e.expireAt))
+		db.each(func(e *entry) {
+			v := strconv.Quote(string(db.val(e)))
+			if db.obj(e) != nil {
+				v = fmt.Sprintf("obj %T %v", db.obj(e), db.obj(e))
 			}
-		}
+			lines = append(lines, fmt.Sprintf("db%d %q = %s deadline=%d", i, e.keyView(), v, e.expireAt))
+		})
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
@@ -62,21 +60,19 @@ func durCheckIndex(t *testing.T, sh *Shard) {
 			t.Errorf("db %d has id %d", i, db.id)
 		}
 		n, withTTL := 0, 0
-		for _, b := range db.dict.buckets {
-			for e := b; e != nil; e = e.next {
-				n++
-				if e.expireAt != 0 {
-					withTTL++
-					if e.expIdx == 0 || int(e.expIdx) > len(db.expiring) || db.expiring[e.expIdx-1] != e {
-						t.Errorf("db %d key %q: deadline %d but not in the expiring index", i, e.key, e.expireAt)
-					}
-				} else if e.expIdx != 0 {
-					t.Errorf("db %d key %q: no deadline but in the expiring index", i, e.key)
+		db.each(func(e *entry) {
+			n++
+			if e.expireAt != 0 {
+				withTTL++
+				if e.expIdx == 0 || int(e.expIdx) > len(db.expiring) || db.expiring[e.expIdx-1] != db.handle(e) {
+					t.Errorf("db %d key %q: deadline %d but not in the expiring index", i, e.keyView(), e.expireAt)
 				}
+			} else if e.expIdx != 0 {
+				t.Errorf("db %d key %q: no deadline but in the expiring index", i, e.keyView())
 			}
-		}
-		if n != db.dict.count {
-			t.Errorf("db %d: %d entries, count says %d", i, n, db.dict.count)
+		})
+		if n != db.t.count {
+			t.Errorf("db %d: %d entries, count says %d", i, n, db.t.count)
 		}
 		if withTTL != len(db.expiring) {
 			t.Errorf("db %d: %d keys with deadlines, index holds %d", i, withTTL, len(db.expiring))

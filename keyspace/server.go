@@ -63,8 +63,12 @@ type Server struct {
 	stats serverStats
 	// monitors are the clients in MONITOR mode.
 	monitors monitorSet
+	// acl holds the users every shard checks commands against.
+	acl *aclState
 	// introspection holds what INFO samples (memory, ops per second).
 	introspection serverExtras
+	// memTuner sets the Go runtime's memory limit from maxmemory.
+	memTuner memoryTuner
 }
 
 type serverStats struct {
@@ -108,6 +112,10 @@ func NewServer(opts Options) (*Server, error) {
 		databases = 1
 	}
 	ncmds := s.cmds.assignIDs()
+	var err error
+	if s.acl, err = newACLState(s.cmds, opts.Config, s.now); err != nil {
+		return nil, err
+	}
 	for i := 0; i < n; i++ {
 		sh := newShard(s, i, databases)
 		sh.cmdStats.byID = make([]cmdStat, ncmds)
@@ -198,9 +206,9 @@ func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Clien
 	}
 	id := s.clients.nextID.Add(1)
 	c = NewClient(id, shard, remote, local, conn, s.now())
-	if s.opts.Live.RequirePass() == "" {
-		c.Authenticated = true
-	}
+	users := s.users()
+	c.setUser(users, users.Default())
+	c.Authenticated = !s.authRequired()
 	s.clients.add(c)
 	s.stats.connections.Add(1)
 	return c, true
@@ -210,7 +218,11 @@ func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Clien
 func (s *Server) Disconnected(c *Client) {
 	c.mu.Lock()
 	c.closed = true
+	watching := c.watching
 	c.mu.Unlock()
+	if watching && c.Shard < len(s.shards) {
+		s.shards[c.Shard].forgetClosed(c)
+	}
 	s.stopMonitor(c)
 	s.dropSubscriptions(c)
 	s.clients.remove(c.ID)

@@ -5,11 +5,13 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/config"
 )
 
@@ -33,10 +35,13 @@ type serverExtras struct {
 	opsRate  int64     // commands per second between the last two samples
 }
 
-// memSample is what INFO memory reports: the Go heap in use, its peak,
-// and the process's resident set as the OS counts it.
+// memSample is what INFO memory reports of the process: its resident set
+// as the OS counts it and the Go runtime's figures.
 type memSample struct {
-	used, rss, peak uint64
+	rss                                    uint64
+	heapAlloc, heapInuse, heapSys, heapRel uint64
+	sys, numGC, lastPauseNs                uint64
+	gcCPU                                  float64
 }
 
 // extras returns s's introspection state.
@@ -60,15 +65,23 @@ func (s *Server) memStats() memSample {
 	if e.memReadAt.IsZero() || now.Sub(e.memReadAt) >= time.Second || now.Before(e.memReadAt) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		e.mem.used = ms.HeapAlloc
+		e.mem = memSample{
+			heapAlloc: ms.HeapAlloc, heapInuse: ms.HeapInuse, heapSys: ms.HeapSys, heapRel: ms.HeapReleased,
+			sys: ms.Sys, numGC: uint64(ms.NumGC), gcCPU: ms.GCCPUFraction,
+		}
+		if ms.NumGC > 0 {
+			e.mem.lastPauseNs = ms.PauseNs[(ms.NumGC+255)%256]
+		}
 		if rss, ok := residentBytes(); ok {
 			e.mem.rss = rss
 		} else {
 			// No /proc: what the runtime holds from the OS and has not
-			// returned, an upper bound of the resident set.
+			// returned, plus the arenas' mappings: an upper bound.
 			e.mem.rss = ms.Sys - ms.HeapReleased
+			for _, sh := range s.shards {
+				e.mem.rss += uint64(sh.arenaMapped.Load())
+			}
 		}
-		e.mem.peak = max(e.mem.peak, ms.HeapAlloc)
 		e.memReadAt = now
 	}
 	return e.mem
@@ -115,13 +128,14 @@ func (s *Server) resetInfoStats() {
 	for _, sh := range s.shards {
 		sh.stats.commands.Store(0)
 		sh.stats.expiredKeys.Store(0)
+		sh.stats.evictedKeys.Store(0)
+		sh.memPeak.Store(sh.memPublished.Load())
 	}
 	// Command counters belong to their shard goroutine; RESETSTAT clears
 	// the caller's shard, the one INFO commandstats reports.
 	e := s.extras()
 	e.mu.Lock()
 	e.opsAt, e.opsCount, e.opsRate = time.Time{}, 0, 0
-	e.mem.peak = 0
 	e.mu.Unlock()
 }
 
@@ -176,6 +190,13 @@ func configSetCommand(x *Ctx) {
 	if err := x.S.srv.opts.Live.Set(pairs); err != nil {
 		x.W.Error(err.Error())
 		return
+	}
+	for _, p := range pairs {
+		if strings.EqualFold(p[0], "requirepass") {
+			// requirepass is the default user's password, as in Redis.
+			pass := x.S.srv.opts.Live.RequirePass()
+			_, _ = x.S.srv.acl.store.Update(func(u *acl.Users) (*acl.Users, error) { return u.WithRequirePass(pass), nil })
+		}
 	}
 	x.W.OK()
 }
@@ -320,13 +341,13 @@ func debugObject(x *Ctx) {
 	}
 	// Strings: the size of Redis's RDB encoding (rdblen.go). Native
 	// types: the size of their snapshot encoding, this server's analog.
-	serialized := rdbStringLen(e.val)
-	if sv, ok := e.obj.(snapshotValue); ok {
+	serialized := rdbStringLen(x.DB.val(e))
+	if sv, ok := x.DB.obj(e).(snapshotValue); ok {
 		serialized = int64(len(sv.appendSnapshot(nil)))
 	}
 	b := make([]byte, 0, 128)
 	b = append(b, "Value at:0x0 refcount:1 encoding:"...)
-	b = append(b, encodingName(e)...)
+	b = append(b, encodingName(x.DB, e)...)
 	b = append(b, " serializedlength:"...)
 	b = strconv.AppendInt(b, max(serialized, 0), 10)
 	b = append(b, " lru:0 lru_seconds_idle:"...)
@@ -427,10 +448,6 @@ func waitCommand(x *Ctx) {
 // MEMORY <subcommand>
 func memoryCommand(x *Ctx) { runSubcommand(x, "MEMORY") }
 
-// entryOverhead is the estimated fixed cost of a key: its entry, the hash
-// table slot and the string headers.
-const entryOverhead = 56
-
 // memoryUsager is implemented by value types that can estimate the bytes
 // they hold, looking at no more than samples elements of a collection
 // (0: all of them).
@@ -438,11 +455,22 @@ type memoryUsager interface {
 	memoryUsage(samples int64) int64
 }
 
-// entryMemoryUsage estimates the bytes e takes: key, value and overhead.
-func entryMemoryUsage(e *entry, samples int64) int64 {
-	n := int64(entryOverhead + len(e.key) + len(e.val))
-	if mu, ok := e.obj.(memoryUsager); ok {
-		n += mu.memoryUsage(samples)
+// entryMemoryUsage is the bytes e takes: its arena allocation (header,
+// key and inline value, rounded up to its size class), a value kept
+// beside it (a large string's capacity, an object's own estimate from
+// samples elements), its index slot and, with a deadline, its place in the
+// expiring index.
+func entryMemoryUsage(db *DB, e *entry, samples int64) int64 {
+	n := db.size(e) + 8
+	if e.isObj() {
+		n -= objectSize(nil)
+		n += 16
+		if mu, ok := db.obj(e).(memoryUsager); ok {
+			n += mu.memoryUsage(samples)
+		}
+	}
+	if e.expIdx != 0 {
+		n += 4
 	}
 	return n
 }
@@ -472,12 +500,16 @@ func memoryUsageCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	x.W.Int(entryMemoryUsage(e, samples))
+	x.W.Int(entryMemoryUsage(x.DB, e, samples))
 }
 
 // MEMORY HELP
 func memoryHelpCommand(x *Ctx) {
 	writeHelp(x, "MEMORY",
+		"PURGE",
+		"    Return memory the Go runtime no longer uses to the operating system.",
+		"STATS",
+		"    Return information about the memory usage of the server.",
 		"USAGE <key> [SAMPLES <count>]",
 		"    Return memory in bytes used by <key> and its value. Nested values are",
 		"    sampled up to <count> times (default: 5, 0 means sample all).",
@@ -492,6 +524,7 @@ func registerServerFamily(t commandTable) {
 	t.add(&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.0.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand})
 	t.add(
 		commandFamily(),
+		aclFamily(),
 		&Command{Name: "info", Arity: -1, Flags: stale, Group: grp, Categories: []string{"dangerous"}, Since: "1.0.0", Summary: "Returns information and statistics about the server.", Complexity: "O(1)", Handler: infoCommand},
 		&Command{Name: "config", Arity: -2, Group: grp, Since: "2.0.0", Summary: "A container for server configuration commands.", Complexity: "Depends on subcommand.", Handler: configCommand,
 			Subcommands: []*Command{
@@ -512,6 +545,8 @@ func registerServerFamily(t commandTable) {
 		&Command{Name: "memory", Arity: -2, Group: grp, Since: "4.0.0", Summary: "A container for memory diagnostics commands.", Complexity: "Depends on subcommand.", Handler: memoryCommand,
 			Subcommands: []*Command{
 				{Name: "usage", Arity: -3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand},
+				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand},
+				{Name: "stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},
 	)

@@ -161,7 +161,7 @@ func TestCommandDocs(t *testing.T) {
 
 func TestCommandListGetKeysHelp(t *testing.T) {
 	sh, _ := srvTestShard(t, 1, 0, nil)
-	srvExpect(t, sh, "*2\r\n$6\r\nmemory\r\n$12\r\nmemory|usage\r\n", "COMMAND", "LIST", "FILTERBY", "PATTERN", "MEM*[ye]")
+	srvExpect(t, sh, "*3\r\n$6\r\nmemory\r\n$12\r\nmemory|purge\r\n$12\r\nmemory|usage\r\n", "COMMAND", "LIST", "FILTERBY", "PATTERN", "MEM*[ye]")
 	// "[a-]" is the range ']'..'a' followed by an unclosed set, as Redis reads it:
 	// "*[a-]ro" lists every command ending in r, o, ], ^, _, ` or a.
 	if got := srvRun(sh, 2, "COMMAND", "LIST", "FILTERBY", "PATTERN", "*[a-]ro"); !strings.Contains(got, rBulk("info")) || !strings.Contains(got, rBulk("decr")) || strings.Contains(got, rBulk("get")) {
@@ -363,7 +363,7 @@ func TestDebugCommand(t *testing.T) {
 	srvExpect(t, sh, "-ERR wrong number of arguments for 'debug' command\r\n", "DEBUG")
 	srvExpect(t, sh, "-ERR no such key\r\n", "DEBUG", "OBJECT", "missing")
 	srvRun(sh, 2, "SET", "k", "12345")
-	srvExpect(t, sh, "+Value at:0x0 refcount:1 encoding:"+encodingName(sh.dbs[0].dict.findString("k"))+" serializedlength:3 lru:0 lru_seconds_idle:0\r\n", "DEBUG", "OBJECT", "k")
+	srvExpect(t, sh, "+Value at:0x0 refcount:1 encoding:"+encodingName(sh.dbs[0], sh.dbs[0].findString("k"))+" serializedlength:3 lru:0 lru_seconds_idle:0\r\n", "DEBUG", "OBJECT", "k")
 	if help := srvRun(sh, 2, "DEBUG", "HELP"); !strings.HasPrefix(help, "*16\r\n+DEBUG <subcommand>") {
 		t.Errorf("DEBUG HELP: %q", help)
 	}
@@ -400,9 +400,13 @@ func TestWaitCommand(t *testing.T) {
 func TestMemoryCommand(t *testing.T) {
 	sh, _ := srvTestShard(t, 1, 0, nil)
 	srvRun(sh, 2, "SET", "key", "value")
-	srvExpect(t, sh, ":"+strconv.Itoa(entryOverhead+3+5)+"\r\n", "MEMORY", "USAGE", "key")
-	srvExpect(t, sh, ":"+strconv.Itoa(entryOverhead+3+5)+"\r\n", "MEMORY", "USAGE", "key", "SAMPLES", "0")
+	// A 3-byte key with a 5-byte value: one allocation of header, key and
+	// value rounded up to its size class, plus its 8-byte index slot.
+	want := strconv.Itoa(classSize(sizeClass(entryHeader+3+5)) + 8)
+	srvExpect(t, sh, ":"+want+"\r\n", "MEMORY", "USAGE", "key")
+	srvExpect(t, sh, ":"+want+"\r\n", "MEMORY", "USAGE", "key", "SAMPLES", "0")
 	srvExpect(t, sh, "$-1\r\n", "MEMORY", "USAGE", "missing")
+	srvExpect(t, sh, "+OK\r\n", "MEMORY", "PURGE")
 	srvExpect3(t, sh, "_\r\n", "MEMORY", "USAGE", "missing")
 	srvExpect(t, sh, "-ERR syntax error\r\n", "MEMORY", "USAGE", "key", "SAMPLES", "-1")
 	srvExpect(t, sh, "-ERR syntax error\r\n", "MEMORY", "USAGE", "key", "SAMPLES")

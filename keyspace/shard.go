@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/codec"
 	"github.com/ruvio/ruvio/persistence"
 )
@@ -35,6 +36,14 @@ type Shard struct {
 	idx int
 	srv *Server
 	dbs []*DB
+	// arena holds the entries of every database of the shard.
+	arena *arena
+	// memPublished and memPeak are the shard's used_memory and its peak,
+	// and arenaMapped the bytes its arena maps, as last published for
+	// other goroutines (INFO of another shard, the runtime tuner).
+	memPublished, memPeak, arenaMapped atomic.Int64
+	// evictCursor rotates the database eviction samples first.
+	evictCursor int
 
 	ring *ring
 	done chan struct{}
@@ -54,6 +63,10 @@ type Shard struct {
 	ctx   Ctx
 	// keyIdx is scratch space for key positions.
 	keyIdx []int
+	// aclReq and aclKeyRefs are reused by every ACL check of a
+	// restricted user (acl.go).
+	aclReq     acl.Request
+	aclKeyRefs []keyRef
 	// scratch is reusable space for formatting and WAL payloads.
 	scratch []byte
 
@@ -95,12 +108,15 @@ type Shard struct {
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
 	frameBufs [2][]byte
+	// tx is the watch table and the EXEC record unit (multi.go).
+	tx shardTx
 }
 
 type shardStats struct {
 	commands    counter
 	batches     counter
 	expiredKeys counter
+	evictedKeys counter
 	ringFull    counter
 }
 
@@ -114,9 +130,11 @@ func newShard(srv *Server, idx, databases int) *Shard {
 	}
 	// Keys recovered at start are accessed as of now.
 	sh.nowMs = srv.now().UnixMilli()
+	sh.arena = newArena()
 	for i := 0; i < databases; i++ {
-		db := newDB(i)
+		db := newDBIn(i, sh.arena)
 		db.clockMs = &sh.nowMs
+		db.lfu = srv.opts.Live.LFU
 		sh.dbs = append(sh.dbs, db)
 	}
 	sh.activeExpireOn.Store(true)
@@ -298,6 +316,7 @@ const maxBatchesPerDrain = 512
 // drain runs every batch waiting in the ring (up to a bound) as one group
 // and returns how many it ran.
 func (sh *Shard) drain() int {
+	sh.reapClosed()
 	n := 0
 	for n < maxBatchesPerDrain {
 		b := sh.ring.pop()
@@ -316,6 +335,7 @@ func (sh *Shard) drain() int {
 			sh.flushPushes()
 		}
 		sh.commit()
+		sh.publishMem()
 		sh.stats.batches.Add(int64(n))
 		if sh.snap != nil {
 			sh.snapshotStep(snapshotBucketsPerStep)
@@ -330,6 +350,7 @@ func (sh *Shard) drain() int {
 
 // cron runs the periodic work of an idle shard.
 func (sh *Shard) cron() {
+	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
@@ -338,6 +359,18 @@ func (sh *Shard) cron() {
 			sh.trackProcess()
 		}
 		sh.commit()
+	}
+	if sh.maxMemoryShare() != 0 {
+		sh.evictInBackground()
+		if sh.trk != nil {
+			sh.trackProcess()
+		}
+		sh.commit()
+	}
+	sh.publishMem()
+	if sh.idx == 0 {
+		sh.srv.memTuner.tune(sh.srv)
+		sh.srv.memTuner.purgeIdleHeap(sh.nowMs)
 	}
 	if sh.journal != nil {
 		sh.journal.Tick(sh)
@@ -421,29 +454,56 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	if cmd == nil {
 		w.Error(unknownCommandError(args))
 		sh.cmdStats.countError(w.Buf[before+1:])
+		c.flagTx()
 		return
 	}
 	if !sh.admit(x, cmd, args) {
+		if c.tx.multi && cmd.Name == "exec" {
+			// A refused EXEC ends the transaction, naming the refusal.
+			sh.execAbort(x, before)
+		} else {
+			c.flagTx()
+		}
 		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
 	if c.Proto == 2 && c.subCount.Load() != 0 && !subscribedModeAllowed(cmd) {
 		w.Error(subscribedModeError(cmd, args))
+		c.flagTx()
 		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
-	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
-		sh.snapshotBeforeWrite(cmd, args, sh.dbs[c.DB])
-	}
-	x.DB = sh.dbs[c.DB]
-	x.Args = args
-	x.Cmd = cmd
-	sh.stats.commands.Add(1)
 	// Container commands are counted and shown under their subcommand.
 	called := cmd.called(args)
 	if name := &called.fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
 	}
+	if c.tx.multi && !txControl(cmd) {
+		if !subcommandOK(x, cmd, args) {
+			c.flagTx()
+			sh.reject(cmd, args, w.Buf[before+1:])
+			return
+		}
+		c.queue(cmd, args)
+		w.SimpleString("QUEUED")
+		return
+	}
+	x.DB = sh.dbs[c.DB]
+	x.Args = args
+	x.Cmd = cmd
+	sh.call(x, cmd, args)
+}
+
+// call runs a command that passed its checks: the handler, statistics and
+// MONITOR. EXEC calls it for each queued command.
+func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
+	w := x.W
+	before := len(w.Buf)
+	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
+		sh.snapshotBeforeWrite(cmd, args, x.DB)
+	}
+	sh.stats.commands.Add(1)
+	called := cmd.called(args)
 	// Reading the clock twice per command costs more than a fast command
 	// itself: the first calls of each command are timed, then one in
 	// timingEvery, weighted to stand for the others.
@@ -488,8 +548,22 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 		w.Error(errDebugNotAllowed)
 		return false
 	}
-	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 {
+	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 && sh.srv.authRequired() {
 		w.Error(errNoAuth)
+		return false
+	}
+	flags := cmd.Flags
+	if x.C.tx.multi {
+		if flags&FlagNoMulti != 0 {
+			w.Error(errNotInMulti)
+			return false
+		}
+		if cmd.Name == "exec" {
+			// EXEC is refused for what its queued commands would need.
+			flags |= x.C.tx.flags
+		}
+	}
+	if !sh.checkACL(x, cmd, args) {
 		return false
 	}
 	if len(sh.srv.shards) > 1 && cmd.FirstKey > 0 {
@@ -497,9 +571,21 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
-	if cmd.Flags&FlagWrite != 0 && sh.journal != nil {
+	if flags&FlagWrite != 0 && sh.journal != nil {
 		if err := sh.journal.Err(); err != nil {
 			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
+			return false
+		}
+	}
+	if cmd.Flags&(FlagWrite|FlagDenyOOM) != 0 && sh.srv.opts.Live.MaxMemory() > 0 {
+		ok := sh.evictForWrite()
+		if sh.trk != nil {
+			// Invalidations for the keys just evicted go out now: the
+			// command may be refused, and nothing else would send them.
+			sh.trackProcess()
+		}
+		if !ok && cmd.Flags&FlagDenyOOM != 0 {
+			w.Error(errOOM)
 			return false
 		}
 	}
@@ -597,6 +683,10 @@ func (g *commitGroup) Committed(err error) {
 	g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
 	sh.recycleGroup(g)
 }
+
+// Writers is the number of batches (connections' turns) in the group: the
+// WAL's commit delay counts the writers it expects by it.
+func (g *commitGroup) Writers() int { return g.count }
 
 func (sh *Shard) queue(b *Batch) {
 	g := sh.group

@@ -11,13 +11,19 @@ import (
 )
 
 // Snapshots are point-in-time at a WAL sequence and are taken without fork
-// and without stopping the shard. While one runs, the tables do not resize,
-// so a key's bucket never changes; the shard serializes buckets in index
-// order between batches, and before any command mutates a key in a bucket
-// the cursor has not reached yet, that bucket is serialized first. Every
-// bucket is therefore written exactly once, as it was when the snapshot
-// began. Commands that touch a whole database (FLUSHDB, FLUSHALL, SWAPDB)
-// or a second database (MOVE, COPY … DB) finish the snapshot first.
+// and without stopping the shard. At the start each database's 32-bit hash
+// space is cut into as many buckets as its table has slots, and that cut
+// stays fixed for the run whatever the table does afterwards: a key's
+// bucket is the top bits of its hash, which no resize, probe or backward
+// shift changes. The shard serializes buckets in order between batches,
+// and before any command mutates a key in a bucket the cursor has not
+// reached yet (a write, an insert, a deletion, an expiry or an eviction),
+// that bucket is serialized first. Every bucket is therefore written
+// exactly once, as it was when the snapshot began, and the tables keep
+// growing and shrinking freely meanwhile (table.eachInRange finds a
+// bucket's keys at any table size). Commands that touch a whole database
+// (FLUSHDB, FLUSHALL, SWAPDB) or a second database (MOVE, COPY … DB)
+// finish the snapshot first.
 
 // Value kinds in snapshot files. Append-only, like opcodes.
 const (
@@ -55,6 +61,8 @@ type snapshotRun struct {
 	dbs     []*DB
 	// cursor: database index and next bucket in it.
 	db, bucket int
+	// shift is, per database, 32 - log2(its bucket count).
+	shift []uint8
 	// ahead marks, per database, buckets serialized before the cursor
 	// reached them (a bitset, allocated on first use).
 	ahead [][]uint64
@@ -62,6 +70,9 @@ type snapshotRun struct {
 	// buf is scratch space for value encodings.
 	buf []byte
 }
+
+// buckets is the bucket count of database i.
+func (run *snapshotRun) buckets(i int) int { return 1 << (32 - run.shift[i]) }
 
 // snapshotResult is what the background finisher reports.
 type snapshotResult struct {
@@ -93,6 +104,11 @@ func (sh *Shard) startSnapshot() error {
 	if sh.snap != nil || sh.snapFinishing {
 		return errSnapshotRunning
 	}
+	if sh.tx.recording {
+		// BGSAVE inside EXEC: the snapshot holds the unit's writes so far,
+		// so their records must come before its sequence.
+		sh.flushUnit()
+	}
 	seq := j.wal.LastSequence()
 	w, err := persistence.CreateSnapshot(j.fs, j.dir, sh.idx, seq, sh.srv.log)
 	if err != nil {
@@ -101,7 +117,7 @@ func (sh *Shard) startSnapshot() error {
 	run := &snapshotRun{w: w, seq: seq, started: sh.srv.now(), dbs: append([]*DB(nil), sh.dbs...)}
 	run.ahead = make([][]uint64, len(run.dbs))
 	for _, db := range run.dbs {
-		db.dict.frozen = true
+		run.shift = append(run.shift, db.t.shift)
 	}
 	sh.snap = run
 	sh.snapStatus.inProgress = true
@@ -122,12 +138,12 @@ func (sh *Shard) snapshotTouch(db *DB, key []byte) {
 	if i < 0 || i < run.db {
 		return
 	}
-	b := int(db.dict.hashBytes(key) & uint64(len(db.dict.buckets)-1))
+	b := int(db.t.hash(key) >> run.shift[i])
 	if i == run.db && b < run.bucket {
 		return
 	}
 	if run.ahead[i] == nil {
-		run.ahead[i] = make([]uint64, (len(db.dict.buckets)+63)/64)
+		run.ahead[i] = make([]uint64, (run.buckets(i)+63)/64)
 	}
 	if run.ahead[i][b/64]&(1<<(b%64)) != 0 {
 		return
@@ -142,24 +158,26 @@ func (sh *Shard) snapshotBucket(run *snapshotRun, i, b int) {
 		return
 	}
 	db := run.dbs[i]
-	for e := db.dict.buckets[b]; e != nil; e = e.next {
+	lo := uint64(b) << run.shift[i]
+	db.t.eachInRange(lo, lo+1<<run.shift[i], func(h uint32) {
+		if run.err != nil {
+			return
+		}
+		e := db.entryAt(h)
 		kind := kindString
-		val := e.val
-		if e.obj != nil {
-			sv, ok := e.obj.(snapshotValue)
+		val := db.val(e)
+		if o := db.obj(e); o != nil {
+			sv, ok := o.(snapshotValue)
 			if !ok {
-				run.err = fmt.Errorf("keyspace: value of type %T has no snapshot encoding", e.obj)
+				run.err = fmt.Errorf("keyspace: value of type %T has no snapshot encoding", o)
 				return
 			}
 			kind = sv.snapshotKind()
 			run.buf = sv.appendSnapshot(run.buf[:0])
 			val = run.buf
 		}
-		if err := run.w.Add(uint16(i), kind, []byte(e.key), val, e.expireAt); err != nil {
-			run.err = err
-			return
-		}
-	}
+		run.err = run.w.Add(uint16(i), kind, e.key(), val, e.expireAt)
+	})
 }
 
 // snapshotStep advances the cursor by up to n buckets; it finishes the run
@@ -167,15 +185,14 @@ func (sh *Shard) snapshotBucket(run *snapshotRun, i, b int) {
 func (sh *Shard) snapshotStep(n int) {
 	run := sh.snap
 	for n > 0 && run.db < len(run.dbs) && run.err == nil {
-		db := run.dbs[run.db]
-		for run.bucket < len(db.dict.buckets) && n > 0 {
+		for run.bucket < run.buckets(run.db) && n > 0 {
 			if a := run.ahead[run.db]; a == nil || a[run.bucket/64]&(1<<(run.bucket%64)) == 0 {
 				sh.snapshotBucket(run, run.db, run.bucket)
 			}
 			run.bucket++
 			n--
 		}
-		if run.bucket >= len(db.dict.buckets) {
+		if run.bucket >= run.buckets(run.db) {
 			run.db++
 			run.bucket = 0
 		}
@@ -190,10 +207,6 @@ func (sh *Shard) snapshotStep(n int) {
 func (sh *Shard) endSnapshotScan() {
 	run := sh.snap
 	sh.snap = nil
-	for _, db := range run.dbs {
-		db.dict.frozen = false
-		db.dict.maybeResize()
-	}
 	sh.snapFinishing = true
 	go func() {
 		res := snapshotResult{seq: run.seq, keys: run.w.Count()}

@@ -115,7 +115,7 @@ func TestSnapshotWhileWriting(t *testing.T) {
 			if got := run(t, sh, "BGSAVE"); got != "+Background saving started\r\n" {
 				t.Fatalf("BGSAVE: %q", got)
 			}
-			buckets := len(sh.dbs[0].dict.buckets)
+			buckets := len(sh.dbs[0].t.slots)
 			writes, steps := 0, 0
 			for sh.snap != nil {
 				for i := rng.IntN(6); i > 0; i-- {
@@ -394,4 +394,46 @@ func durConcurrentMutation(rng *rand.Rand) []string {
 	default:
 		return []string{"INCR", "ctr" + strconv.Itoa(rng.IntN(20))}
 	}
+}
+
+// TestSnapshotAcrossResizes: the tables grow sixteenfold and shrink back
+// while a snapshot walks them slowly; the snapshot still holds exactly the
+// keys and values at its start, and an eviction during the run is written
+// before it happens.
+func TestSnapshotAcrossResizes(t *testing.T) {
+	mem := persistence.NewMemFS()
+	clock := newDurClock()
+	d := durOpen(t, mem, clock, 1, nil)
+	sh := d.shard(0)
+	for i := 0; i < 300; i++ {
+		run(t, sh, "SET", "orig:"+strconv.Itoa(i), strconv.Itoa(i))
+	}
+	atStart := durState(sh)
+	slotsAtStart := len(sh.dbs[0].t.slots)
+	run(t, sh, "BGSAVE")
+	grown := 0
+	for i := 0; sh.snap != nil; i++ {
+		switch {
+		case i < 5000:
+			run(t, sh, "SET", "new:"+strconv.Itoa(i), "v")
+		case i < 10000:
+			run(t, sh, "DEL", "new:"+strconv.Itoa(i-5000))
+		default:
+			run(t, sh, "SET", "orig:"+strconv.Itoa(i%300), "changed")
+		}
+		if i == 300 {
+			sh.evict(sh.dbs[0], sh.dbs[0].findString("orig:7"))
+		}
+		grown = max(grown, len(sh.dbs[0].t.slots))
+		if i%40 == 0 {
+			sh.snapshotStep(1)
+		}
+	}
+	sh.finishSnapshotNow()
+	if grown < 16*slotsAtStart || len(sh.dbs[0].t.slots) >= grown {
+		t.Fatalf("table went from %d slots to %d and back to %d: no resize to test", slotsAtStart, grown, len(sh.dbs[0].t.slots))
+	}
+	loaded, _ := durLoadSnapshot(t, mem)
+	durDiff(t, "snapshot", durState(loaded), atStart)
+	durCheckIndex(t, loaded)
 }

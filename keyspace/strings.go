@@ -7,20 +7,20 @@ import (
 
 // stringOf returns the bytes of a string or string-like entry; ok is
 // false when the entry holds another type.
-func stringOf(e *entry) ([]byte, bool) {
-	if e.obj != nil {
-		if sv, isV := e.obj.(stringLike); isV {
+func stringOf(db *DB, e *entry) ([]byte, bool) {
+	if o := db.obj(e); o != nil {
+		if sv, isV := o.(stringLike); isV {
 			return sv.stringBytes(e), true
 		}
 		return nil, false
 	}
-	return e.val, true
+	return db.val(e), true
 }
 
 // stringValue returns the bytes of a string entry; ok is false (and
 // WRONGTYPE has been replied) when the entry holds another type.
 func stringValue(x *Ctx, e *entry) ([]byte, bool) {
-	v, ok := stringOf(e)
+	v, ok := stringOf(x.DB, e)
 	if !ok {
 		x.W.Error(errWrongType)
 	}
@@ -199,7 +199,7 @@ func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
 		}
 	} else {
 		e = sh.storeStringIn(x.DB, e, key, val, f.at, f.keepTTL)
-		sh.noteChange(noteSet, e.key, 0, false)
+		sh.noteChange(noteSet, e.keyView(), 0, false)
 		x.notify(evString, "set", key)
 		if f.at != 0 {
 			x.notify(evGeneric, "expire", key)
@@ -242,7 +242,7 @@ func mgetCommand(x *Ctx) {
 			x.W.Null()
 			continue
 		}
-		if v, ok := stringOf(e); ok {
+		if v, ok := stringOf(x.DB, e); ok {
 			x.W.Bulk(v)
 		} else {
 			x.W.Null()
@@ -343,7 +343,7 @@ func getexCommand(x *Ctx) {
 	if persist {
 		if e.expireAt != 0 {
 			x.DB.setDeadline(e, 0)
-			x.S.logExpire(x.DB.id, e.key, 0)
+			x.S.logExpire(x.DB.id, e.keyView(), 0)
 			x.notify(evGeneric, "persist", args[1])
 		}
 		return
@@ -363,24 +363,26 @@ func appendCommand(x *Ctx) {
 	add := x.Args[2]
 	if e == nil {
 		e = x.DB.add(x.Args[1], copyBytes(add), nil, 0)
-		sh.logSet(x.DB.id, e.key, e.val, 0)
+		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
 		x.notify(evNew, "new", x.Args[1])
 		x.notify(evString, "append", x.Args[1])
-		x.W.Int(int64(len(e.val)))
+		x.W.Int(int64(len(x.DB.val(e))))
 		return
 	}
-	if e.obj != nil {
+	if x.DB.obj(e) != nil {
 		x.W.Error(errWrongType)
 		return
 	}
-	if int64(len(e.val)+len(add)) > x.S.srv.opts.Live.ProtoMaxBulkLen() {
+	if int64(len(x.DB.val(e))+len(add)) > x.S.srv.opts.Live.ProtoMaxBulkLen() {
 		x.W.Error(errStringTooBig)
 		return
 	}
-	e.val = withSpareRoom(append(e.val, add...))
-	sh.logAppend(x.DB.id, e.key, add)
+	n := len(x.DB.val(e))
+	e = x.DB.resizeVal(e, n+len(add))
+	copy(x.DB.val(e)[n:], add)
+	sh.logAppend(x.DB.id, e.keyView(), add)
 	x.notify(evString, "append", x.Args[1])
-	x.W.Int(int64(len(e.val)))
+	x.W.Int(int64(len(x.DB.val(e))))
 }
 
 // STRLEN key
@@ -403,11 +405,11 @@ func intValueOrReply(x *Ctx, key []byte) (*entry, int64, bool) {
 	if e == nil {
 		return nil, 0, true
 	}
-	if e.obj != nil {
+	if x.DB.obj(e) != nil {
 		x.W.Error(errWrongType)
 		return e, 0, false
 	}
-	n, ok := parseInt(e.val)
+	n, ok := parseInt(x.DB.val(e))
 	if !ok {
 		x.W.Error(errNotInt)
 	}
@@ -478,11 +480,11 @@ func incrbyfloatCommand(x *Ctx) {
 	e := sh.lookup(x.DB, x.Args[1])
 	var cur float64
 	if e != nil {
-		if e.obj != nil {
+		if x.DB.obj(e) != nil {
 			x.W.Error(errWrongType)
 			return
 		}
-		if cur, ok = parseFloat(e.val); !ok {
+		if cur, ok = parseFloat(x.DB.val(e)); !ok {
 			x.W.Error(errNotFloat)
 			return
 		}
@@ -557,7 +559,7 @@ func setrangeCommand(x *Ctx) {
 	}
 	val := x.Args[3]
 	e := sh.lookup(x.DB, x.Args[1])
-	if e != nil && e.obj != nil {
+	if e != nil && x.DB.obj(e) != nil {
 		x.W.Error(errWrongType)
 		return
 	}
@@ -565,7 +567,7 @@ func setrangeCommand(x *Ctx) {
 		if e == nil {
 			x.W.Int(0)
 		} else {
-			x.W.Int(int64(len(e.val)))
+			x.W.Int(int64(len(x.DB.val(e))))
 		}
 		return
 	}
@@ -580,34 +582,17 @@ func setrangeCommand(x *Ctx) {
 		buf := make([]byte, end)
 		copy(buf[off:], val)
 		e = x.DB.add(x.Args[1], buf, nil, 0)
-		sh.logSet(x.DB.id, e.key, e.val, 0)
+		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
 		x.notify(evNew, "new", x.Args[1])
 		x.notify(evString, "setrange", x.Args[1])
-		x.W.Int(int64(len(e.val)))
+		x.W.Int(int64(len(x.DB.val(e))))
 		return
 	}
-	if end > len(e.val) {
-		e.val = growZeroed(e.val, end)
-	}
-	copy(e.val[off:], val)
-	e.val = withSpareRoom(e.val)
-	sh.logSetRange(x.DB.id, e.key, off, val)
+	e = x.DB.resizeVal(e, max(end, len(x.DB.val(e))))
+	copy(x.DB.val(e)[off:], val)
+	sh.logSetRange(x.DB.id, e.keyView(), off, val)
 	x.notify(evString, "setrange", x.Args[1])
-	x.W.Int(int64(len(e.val)))
-}
-
-// growZeroed extends b to n bytes (n > len(b)), zero-filling the new
-// bytes; it reuses b's spare capacity when there is enough.
-func growZeroed(b []byte, n int) []byte {
-	if n <= cap(b) {
-		old := len(b)
-		b = b[:n]
-		clear(b[old:])
-		return b
-	}
-	nb := make([]byte, n)
-	copy(nb, b)
-	return nb
+	x.W.Int(int64(len(x.DB.val(e))))
 }
 
 // errBitOffset is the reply to a bad SETBIT/GETBIT offset.
@@ -641,7 +626,7 @@ func setbitCommand(x *Ctx) {
 	byteIdx := int(off >> 3)
 	shift := 7 - uint(off&7)
 	e := sh.lookup(x.DB, x.Args[1])
-	if e != nil && e.obj != nil {
+	if e != nil && x.DB.obj(e) != nil {
 		x.W.Error(errWrongType)
 		return
 	}
@@ -649,23 +634,23 @@ func setbitCommand(x *Ctx) {
 		buf := make([]byte, byteIdx+1)
 		buf[byteIdx] = byte(on) << shift
 		e = x.DB.add(x.Args[1], buf, nil, 0)
-		sh.logSet(x.DB.id, e.key, e.val, 0)
+		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
 		x.notify(evNew, "new", x.Args[1])
 		x.notify(evString, "setbit", x.Args[1])
 		x.W.Int(0)
 		return
 	}
 	grew := false
-	if byteIdx >= len(e.val) {
+	if byteIdx >= len(x.DB.val(e)) {
 		grew = true
-		e.val = growZeroed(e.val, byteIdx+1)
+		e = x.DB.resizeVal(e, byteIdx+1)
 	}
-	b := e.val[byteIdx]
+	b := x.DB.val(e)[byteIdx]
 	prev := int64(b>>shift) & 1
 	if grew || prev != on {
 		b = b&^(1<<shift) | byte(on)<<shift
-		e.val[byteIdx] = b
-		sh.logSetRange(x.DB.id, e.key, int64(byteIdx), e.val[byteIdx:byteIdx+1])
+		x.DB.val(e)[byteIdx] = b
+		sh.logSetRange(x.DB.id, e.keyView(), int64(byteIdx), x.DB.val(e)[byteIdx:byteIdx+1])
 	}
 	x.notify(evString, "setbit", x.Args[1])
 	x.W.Int(prev)
@@ -711,7 +696,7 @@ func lcsCommand(x *Ctx) {
 		if e == nil {
 			continue
 		}
-		v, ok := stringOf(e)
+		v, ok := stringOf(x.DB, e)
 		if !ok {
 			x.W.Error("ERR The specified keys must contain string values")
 			return

@@ -337,7 +337,9 @@ func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
 				ids[c.ID] = struct{}{}
 			}
 		}
-		if cmd.Name != "client" {
+		// CLIENT CACHING covers the next command, or the whole of a
+		// transaction it precedes (cleared after EXEC), as in Redis.
+		if cmd.Name != "client" && !c.tx.multi {
 			ct.caching = false
 		}
 	}
@@ -345,8 +347,9 @@ func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
 	sh.trackLimit()
 }
 
-// trackExpired notes a key deleted by expiry.
-func (sh *Shard) trackExpired(key string) {
+// trackRemoved notes a key deleted by expiry or eviction, which no
+// command names; trackProcess sends its invalidations.
+func (sh *Shard) trackRemoved(key string) {
 	sh.trk.dirty = append(sh.trk.dirty, dirtyKey{key: key})
 }
 

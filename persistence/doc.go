@@ -79,10 +79,26 @@
 //	53 IdempotencyPut    key bytes, value bytes (packed IDEM record, see
 //	                     docs/idem-format.md), deadline i64; creation and
 //	                     completion alike, value and deadline in one record
+//	54 Batch             count uvarint, then count entries of db u16, op u8,
+//	                     payload bytes: the mutations of one atomic unit
+//	                     (an EXEC) in one record; see below
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,
 // count, version or record and never reads the clock.
+//
+// # Batches
+//
+// A Batch record (54) holds the records of one unit that must be applied
+// whole, such as the writes of a MULTI/EXEC transaction, each entry being
+// another opcode's db, op and payload without a frame. The record's own db
+// is 0 and unused; entries may not be Batches. Being one record with one
+// CRC, a Batch torn at the tail is truncated whole like any torn record,
+// and an intact one is applied whole: recovery needs no begin/end pairing,
+// and a stream that ships records ships the unit whole. A unit of a single
+// mutation is written as that plain record. All entries share the
+// record's sequence number. The keyspace decodes every entry before it
+// applies the first (DecodeBatch).
 //
 // testdata/golden-v1.wal holds one record of each released layout; a test
 // decodes it, so the v1 format cannot change silently.
@@ -106,7 +122,13 @@
 //
 // FsyncAlways: Commit hands the batch to the WAL's sync goroutine, which
 // writes all queued batches with one write, fsyncs once and notifies the
-// Committers in commit order (group commit). FsyncEverySec: Commit writes
+// Committers in commit order (group commit). Before it starts a group it
+// may wait briefly for writers about to arrive (WALOptions.MaxCommitDelay,
+// the commitDelay policy): the writers the last fsync released plus those
+// that queued during it, when that wait is bounded by a fraction of the
+// measured fsync time; a lone writer is never held back. A delay only
+// postpones a sync: no Committer is told before its batch is synced.
+// FsyncEverySec: Commit writes
 // the batch; a background goroutine fsyncs about once per second if
 // anything was written. FsyncNo: Commit writes; fsync only on rotation and
 // Close. A failed write or fsync is sticky (WAL.Err): nothing more is

@@ -27,6 +27,10 @@ type WALStats struct {
 	TotalFsyncLatency   time.Duration // sum of all fsync durations
 	LastRecordsPerFsync uint64        // records made durable by the most recent fsync
 	AvgRecordsPerFsync  float64       // records made durable per fsync, on average
+	AvgFsyncLatency     time.Duration // TotalFsyncLatency / Fsyncs
+	CommitDelays        uint64        // groups the commit delay held back for expected writers
+	CommitDelaysEarly   uint64        // of those, delays ended early because the writers arrived
+	CommitDelayTotal    time.Duration // time groups were held back, in total
 	Segments            int           // live segment files (including the current one)
 	LastSequence        uint64        // as LastSequence
 	DurableSequence     uint64        // as DurableSequence
@@ -44,6 +48,9 @@ type walMetrics struct {
 	unsyncedRecs  atomic.Uint64 // records written since the last fsync
 	syncedRecs    atomic.Uint64 // records covered by fsyncs so far
 	lastPerFsync  atomic.Uint64
+	delays        atomic.Uint64
+	delaysEarly   atomic.Uint64
+	delayNs       atomic.Int64
 	segments      atomic.Int64
 	lastSeq       atomic.Uint64
 	durableSeq    atomic.Uint64
@@ -67,6 +74,14 @@ func (m *walMetrics) synced(d time.Duration) {
 	m.lastPerFsync.Store(n)
 }
 
+func (m *walMetrics) delayed(d time.Duration, early bool) {
+	m.delays.Add(1)
+	if early {
+		m.delaysEarly.Add(1)
+	}
+	m.delayNs.Add(int64(d))
+}
+
 func (m *walMetrics) snapshot() WALStats {
 	s := WALStats{
 		Fsyncs:              m.fsyncs.Load(),
@@ -76,12 +91,16 @@ func (m *walMetrics) snapshot() WALStats {
 		LastFsyncLatency:    time.Duration(m.lastFsyncNs.Load()),
 		TotalFsyncLatency:   time.Duration(m.totalFsyncNs.Load()),
 		LastRecordsPerFsync: m.lastPerFsync.Load(),
+		CommitDelays:        m.delays.Load(),
+		CommitDelaysEarly:   m.delaysEarly.Load(),
+		CommitDelayTotal:    time.Duration(m.delayNs.Load()),
 		Segments:            int(m.segments.Load()),
 		LastSequence:        m.lastSeq.Load(),
 		DurableSequence:     m.durableSeq.Load(),
 	}
 	if s.Fsyncs > 0 {
 		s.AvgRecordsPerFsync = float64(m.syncedRecs.Load()) / float64(s.Fsyncs)
+		s.AvgFsyncLatency = s.TotalFsyncLatency / time.Duration(s.Fsyncs)
 	}
 	return s
 }

@@ -28,6 +28,7 @@ const (
 	OpLimit            Opcode = 25 // defined by the key-jobs issue
 	OpOnce             Opcode = 26 // defined by the key-jobs issue
 	OpIdempotencyPut   Opcode = 53 // key, value (packed IDEM record), deadline i64; MUST stay 53
+	OpBatch            Opcode = 54 // count uvarint, then per entry: db u16, op u8, payload bytes (see batch.go)
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -51,6 +52,7 @@ var opcodeNames = [256]string{
 	OpLimit:            "Limit",
 	OpOnce:             "Once",
 	OpIdempotencyPut:   "IdempotencyPut",
+	OpBatch:            "Batch",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or

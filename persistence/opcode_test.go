@@ -29,6 +29,7 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpLimit, 25, "Limit"},
 		{OpOnce, 26, "Once"},
 		{OpIdempotencyPut, 53, "IdempotencyPut"},
+		{OpBatch, 54, "Batch"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {

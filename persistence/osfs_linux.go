@@ -8,3 +8,17 @@ import "golang.org/x/sys/unix"
 func (f osFile) Preallocate(size int64) error {
 	return unix.Fallocate(int(f.Fd()), 0, 0, size)
 }
+
+// Sync makes the file's data durable with fdatasync(2): the data and the
+// metadata needed to read it back (size, extent allocation) but not the
+// timestamps, which fsync(2) would also journal. It was the fastest way to
+// make a WAL append durable on the development disk, ahead of fsync and as
+// fast as O_DSYNC or RWF_DSYNC writes (bench/README.md, "Sync methods").
+func (f osFile) Sync() error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}

@@ -69,6 +69,15 @@ type WALOptions struct {
 	Policy      FsyncPolicy
 	SegmentSize int64       // rotate once a segment reaches this size; 0 = DefaultSegmentSize
 	Logger      *zap.Logger // nil = no logging
+	// MaxCommitDelay returns the longest the FsyncAlways sync goroutine
+	// may hold a ready group back for writers expected to arrive (see
+	// commitDelay); nil, or a value <= 0, never waits. It is read once per
+	// group, so the setting may change while the WAL runs.
+	MaxCommitDelay func() time.Duration
+	// Clock is the time source of the commit delay and the fsync latency
+	// it adapts to; nil = the system clock. Now must be safe from any
+	// goroutine.
+	Clock Clock
 }
 
 // Committer is told when everything appended before its Commit is durable
@@ -87,6 +96,8 @@ type pending struct {
 	recs  int
 	first uint64 // sequence of the first record (0 if recs == 0)
 	last  uint64
+	// writers is how many writers c stands for (WriterCounter, else 1).
+	writers int
 }
 
 // WAL is one shard's write-ahead log. Append, AppendParts, Begin/Put*/End,
@@ -114,6 +125,16 @@ type WAL struct {
 	queue    []pending // mu guards
 	free     [][]byte  // mu guards: recycled batch buffers
 	stopping bool      // mu guards
+	// queuedWriters counts the writers of queue; mu guards.
+	queuedWriters int
+	// wantWriters, while delaying, is the count that ends the delay; mu
+	// guards both.
+	wantWriters int
+	delaying    bool
+	// arrive wakes the sync goroutine from a commit delay (capacity 1).
+	arrive   chan struct{}
+	delay    commitDelay // owned by the sync goroutine
+	clock    Clock
 	spare    []pending // owned by the sync goroutine
 	inflight atomic.Int64
 	done     chan struct{}
@@ -181,10 +202,15 @@ func OpenWAL(fs FS, dir string, shard int, lastSeq uint64, opts WALOptions) (*WA
 	}
 	w := &WAL{
 		fs: fs, dir: dir, shard: shard, opts: opts, log: opts.Logger,
-		seq:  lastSeq,
-		buf:  make([]byte, 0, 64<<10),
-		segs: segs,
-		done: make(chan struct{}),
+		seq:    lastSeq,
+		buf:    make([]byte, 0, 64<<10),
+		segs:   segs,
+		done:   make(chan struct{}),
+		arrive: make(chan struct{}, 1),
+		clock:  opts.Clock,
+	}
+	if w.clock == nil {
+		w.clock = &sysClock{}
 	}
 	w.cond = sync.NewCond(&w.mu)
 	w.m.lastSeq.Store(lastSeq)
@@ -297,11 +323,11 @@ func (w *WAL) syncFileLocked() error {
 	if written == w.m.lastSyncedSeq.Load() {
 		return nil
 	}
-	t0 := time.Now()
+	t0 := w.clock.Now()
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("persistence: fsync %s (records through sequence %d): %w", w.f.Name(), written, err)
 	}
-	w.m.synced(time.Since(t0))
+	w.m.synced(w.clock.Now().Sub(t0))
 	w.m.lastSyncedSeq.Store(written)
 	return nil
 }
@@ -459,8 +485,16 @@ func (w *WAL) Commit(c Committer) (immediate bool) {
 	return true
 }
 
+// maxKeptBatchBuf is the largest batch buffer kept for the next group: a
+// burst (a pipe of a million commands drained at once) can grow it to tens
+// of megabytes, which would otherwise stay pinned for the process's life.
+const maxKeptBatchBuf = 4 << 20
+
 func (w *WAL) resetBatch() {
 	w.buf = w.buf[:0]
+	if cap(w.buf) > maxKeptBatchBuf {
+		w.buf = nil
+	}
 	w.batchRecs = 0
 	w.batchFirst = 0
 }
@@ -479,7 +513,12 @@ func (w *WAL) commitAlways(c Committer) bool {
 	if w.batchRecs == 0 && w.inflight.Load() == 0 && w.Err() == nil {
 		return true
 	}
-	p := pending{c: c, recs: w.batchRecs, first: w.batchFirst, last: w.seq}
+	p := pending{c: c, recs: w.batchRecs, first: w.batchFirst, last: w.seq, writers: 1}
+	if p.recs == 0 {
+		p.writers = 0 // nothing to make durable: not a writer the next group expects
+	} else if wc, ok := c.(WriterCounter); ok {
+		p.writers = wc.Writers()
+	}
 	w.inflight.Add(1)
 	w.mu.Lock()
 	if p.recs > 0 {
@@ -493,7 +532,14 @@ func (w *WAL) commitAlways(c Committer) bool {
 		}
 	}
 	w.queue = append(w.queue, p)
+	w.queuedWriters += p.writers
 	w.cond.Signal()
+	if w.delaying && w.queuedWriters >= w.wantWriters {
+		select {
+		case w.arrive <- struct{}{}:
+		default:
+		}
+	}
 	w.mu.Unlock()
 	w.resetBatch()
 	return false
@@ -511,17 +557,25 @@ func (w *WAL) syncLoop() {
 			w.mu.Unlock()
 			return
 		}
+		w.delayLocked()
 		items := w.queue
+		writers := w.queuedWriters
 		w.queue = w.spare[:0]
+		w.queuedWriters = 0
 		w.mu.Unlock()
 
 		err := w.Err()
+		fsyncs := w.m.fsyncs.Load()
 		if err == nil {
 			err = w.writeGroup(items)
 			if err != nil {
 				w.setErr(err)
 				err = w.Err()
 			}
+		}
+		var took time.Duration
+		if w.m.fsyncs.Load() != fsyncs {
+			took = time.Duration(w.m.lastFsyncNs.Load())
 		}
 		for i := range items {
 			if items[i].c != nil {
@@ -531,6 +585,9 @@ func (w *WAL) syncLoop() {
 		w.inflight.Add(-int64(len(items)))
 
 		w.mu.Lock()
+		// Writers that queued during the sync and those just released
+		// make the next group.
+		w.delay.synced(w.clock.Now(), took, writers, w.queuedWriters)
 		for i := range items {
 			if b := items[i].buf; b != nil && cap(b) <= maxRecycledBuf {
 				w.free = append(w.free, b[:0])
@@ -540,6 +597,49 @@ func (w *WAL) syncLoop() {
 		w.spare = items[:0]
 		w.mu.Unlock()
 	}
+}
+
+// delayLocked holds the ready group back, when the commit-delay policy
+// says it pays, until the expected writers have queued or the delay limit
+// has passed. Called by the sync goroutine with mu held; it releases mu
+// while it waits.
+func (w *WAL) delayLocked() {
+	if w.stopping || w.opts.MaxCommitDelay == nil || w.Err() != nil {
+		return
+	}
+	start := w.clock.Now()
+	want, limit := w.delay.plan(start, w.queuedWriters, w.opts.MaxCommitDelay())
+	if limit <= 0 {
+		return
+	}
+	deadline := start.Add(limit)
+	before := w.queuedWriters
+	w.wantWriters, w.delaying = want, true
+	early := false
+	for !w.stopping {
+		if w.queuedWriters >= want {
+			early = true
+			break
+		}
+		remaining := deadline.Sub(w.clock.Now())
+		if remaining <= 0 {
+			break
+		}
+		w.mu.Unlock()
+		select {
+		case <-w.arrive:
+		case <-w.clock.After(remaining):
+		}
+		w.mu.Lock()
+	}
+	w.delaying = false
+	select {
+	case <-w.arrive:
+	default:
+	}
+	took := w.clock.Now().Sub(start)
+	w.delay.delayed(w.queuedWriters-before, took)
+	w.m.delayed(took, early)
 }
 
 // writeGroup writes the queued batches with as few writes as possible (one
@@ -669,6 +769,10 @@ func (w *WAL) Close() error {
 		w.mu.Lock()
 		w.stopping = true
 		w.cond.Signal()
+		select {
+		case w.arrive <- struct{}{}: // end a commit delay now
+		default:
+		}
 		w.mu.Unlock()
 	case FsyncEverySec:
 		close(w.stop)

@@ -1,12 +1,12 @@
 // Command gen is the bench/ helper for bench/keyjobs.sh and bench/recovery.sh.
 //
-//	gen resp [-n N] [-start S] ARG...   write N commands in RESP to stdout, for redis-cli --pipe
+//	gen resp [-n N] [-start S] [-digits D] ARG...   write N commands in RESP to stdout, for redis-cli --pipe
 //	gen waitpong -addr HOST:PORT [-timeout D]
 //
 // resp: each ARG is a template in which every "{i}" becomes the command's
-// index (start .. start+N-1) as 12 zero-padded digits, the same form
-// redis-benchmark gives __rand_int__, so keys written here are the keys a
-// redis-benchmark run with -r N hits. Example:
+// index (start .. start+N-1) as 12 zero-padded digits (-digits changes the
+// width), the same form redis-benchmark gives __rand_int__, so keys written
+// here are the keys a redis-benchmark run with -r N hits. Example:
 //
 //	gen resp -n 10000000 SET 'key:{i}' 'val:{i}' | redis-cli -p 6379 --pipe
 //
@@ -43,7 +43,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: gen resp [-n N] [-start S] ARG... | gen waitpong -addr HOST:PORT [-timeout D]")
+	fmt.Fprintln(os.Stderr, "usage: gen resp [-n N] [-start S] [-digits D] ARG... | gen waitpong -addr HOST:PORT [-timeout D]")
 	os.Exit(2)
 }
 
@@ -51,6 +51,7 @@ func resp(args []string) {
 	fs := flag.NewFlagSet("resp", flag.ExitOnError)
 	n := fs.Int64("n", 1, "number of commands")
 	start := fs.Int64("start", 0, "first index")
+	width := fs.Int("digits", 12, "zero-padded width of {i}, 1..20")
 	_ = fs.Parse(args)
 	tmpl := fs.Args()
 	if len(tmpl) == 0 {
@@ -63,10 +64,13 @@ func resp(args []string) {
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	var buf, arg []byte
-	var digits [12]byte
+	if *width < 1 || *width > 20 {
+		usage()
+	}
+	digits := make([]byte, *width)
 	for i := *start; i < *start+*n; i++ {
 		v := i
-		for d := 11; d >= 0; d-- {
+		for d := len(digits) - 1; d >= 0; d-- {
 			digits[d] = byte('0' + v%10)
 			v /= 10
 		}

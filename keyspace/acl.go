@@ -1,0 +1,349 @@
+package keyspace
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/config"
+)
+
+// This file connects the acl package to the shards: one users snapshot
+// shared by every shard (acl.Store, an atomic pointer), the command
+// universe built from the command table, the ACL log, and the check a
+// command goes through before it runs (checkACL).
+
+// aclState is the server's access control.
+type aclState struct {
+	store    *acl.Store
+	universe *acl.Universe
+	// file is acl.file: where ACL SAVE writes and ACL LOAD reads ("": none).
+	file string
+
+	logMu sync.Mutex // guards log
+	log   *acl.Log
+	// fileMu serialises ACL SAVE and ACL LOAD, which shards may run at once.
+	fileMu sync.Mutex
+}
+
+// newACLState builds the command universe from t (whose ids assignIDs has
+// set) and the start-up users: the ACL file or the [[acl.user]] tables,
+// then requirepass for the default user.
+func newACLState(t commandTable, cfg config.Config, now func() time.Time) (*aclState, error) {
+	u, err := acl.NewUniverse(aclSpecs(t))
+	if err != nil {
+		return nil, fmt.Errorf("keyspace: acl command universe: %w", err)
+	}
+	users := acl.NewUsers(u, acl.Options{})
+	if cfg.ACL.File != "" {
+		data, err := os.ReadFile(cfg.ACL.File)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// ACL SAVE creates it.
+		case err != nil:
+			return nil, fmt.Errorf("keyspace: acl.file: %w", err)
+		default:
+			if users, err = users.LoadFile(cfg.ACL.File, data); err != nil {
+				return nil, fmt.Errorf("keyspace: acl.file: %w", err)
+			}
+		}
+	}
+	if len(cfg.ACL.Users) > 0 {
+		specs := make([]acl.Spec, len(cfg.ACL.Users))
+		for i, cu := range cfg.ACL.Users {
+			specs[i] = acl.Spec{Name: cu.Name, Passwords: cu.Passwords, NoPass: cu.NoPass,
+				Commands: cu.Commands, Keys: cu.Keys, Channels: cu.Channels, Enabled: cu.IsEnabled()}
+		}
+		if users, err = users.ApplySpecs(specs); err != nil {
+			return nil, fmt.Errorf("config: acl.user: %w", err)
+		}
+	}
+	if cfg.Server.RequirePass != "" {
+		users = users.WithRequirePass(cfg.Server.RequirePass)
+	}
+	return &aclState{
+		store:    acl.NewStore(users),
+		universe: u,
+		file:     cfg.ACL.File,
+		log:      acl.NewLog(acl.DefaultLogMaxLen, now),
+	}, nil
+}
+
+// aclSpecs describes the command table to the acl package, in the order
+// of the command ids (assignIDs), so that a command's id is its
+// acl.CommandID.
+func aclSpecs(t commandTable) []acl.CommandSpec {
+	cmds := make([]*Command, 0, len(t))
+	for _, c := range t {
+		cmds = append(cmds, c)
+	}
+	slices.SortFunc(cmds, func(a, b *Command) int { return cmp.Compare(a.id, b.id) })
+	specs := make([]acl.CommandSpec, 0, len(cmds))
+	for _, c := range cmds {
+		sp := aclSpec(c)
+		for _, sc := range c.Subcommands {
+			sp.Subcommands = append(sp.Subcommands, aclSpec(sc))
+		}
+		specs = append(specs, sp)
+	}
+	return specs
+}
+
+func aclSpec(c *Command) acl.CommandSpec {
+	return acl.CommandSpec{Name: c.Name, Categories: c.ACLCategories(), NoAuth: c.Flags&FlagNoAuth != 0}
+}
+
+// users returns the current users snapshot.
+func (s *Server) users() *acl.Users { return s.acl.store.Load() }
+
+// authRequired reports whether a connection that has not authenticated
+// must do so before running commands: the default user has passwords or
+// is off (Redis's authRequired).
+func (s *Server) authRequired() bool {
+	d := s.users().Default()
+	return !d.NoPass() || !d.Enabled()
+}
+
+// addACLLog records a denial in the ACL log.
+func (s *Server) addACLLog(ev acl.LogEvent) {
+	s.acl.logMu.Lock()
+	s.acl.log.SetMaxLen(int(min(s.opts.Live.ACLLogMaxLen(), 1<<30)))
+	s.acl.log.Add(ev)
+	s.acl.logMu.Unlock()
+}
+
+// setUser makes c run as u, taken from snapshot users.
+func (c *Client) setUser(users *acl.Users, u *acl.User) {
+	c.aclUsers = users
+	c.aclUser = u
+	name := u.Name()
+	c.userName.Store(&name)
+}
+
+// UserName is the name of the user the connection runs as.
+func (c *Client) UserName() string {
+	if p := c.userName.Load(); p != nil {
+		return *p
+	}
+	return acl.DefaultUserName
+}
+
+// resolveUser finds the connection's user again in a newer snapshot, so
+// that a changed user's permissions apply to its open connections at
+// once. A user that was deleted or turned off leaves aclUser nil: every
+// command is refused until the connection is closed.
+func (c *Client) resolveUser(users *acl.Users) {
+	c.aclUsers = users
+	u := users.Get(c.UserName())
+	if u != nil && !u.Enabled() {
+		u = nil
+	}
+	c.aclUser = u
+}
+
+// checkACL is the permission check of a call of cmd, run before it
+// executes (after arity and authentication, before slot ownership, as in
+// Redis). It replies NOPERM, logs the denial and returns false when the
+// connection's user may not run the call. A user allowed everything (the
+// default user's "+@all ~* &*") costs an atomic load and a flag test.
+func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
+	c := x.C
+	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+		c.resolveUser(users)
+	}
+	if u := c.aclUser; u != nil && u.Unrestricted() {
+		return true
+	}
+	return sh.checkACLIn(x, cmd, args, acl.ContextTopLevel)
+}
+
+// checkACLQueued is checkACL for a queued command run by EXEC, logged in
+// the transaction's context.
+func (sh *Shard) checkACLQueued(x *Ctx, cmd *Command, args [][]byte) bool {
+	c := x.C
+	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+		c.resolveUser(users)
+	}
+	if u := c.aclUser; u != nil && u.Unrestricted() {
+		return true
+	}
+	return sh.checkACLIn(x, cmd, args, acl.ContextMulti)
+}
+
+// checkACLIn is checkACL for a call in context ctx (acl.ContextMulti for
+// commands of a transaction, checked when queued and again by EXEC, as in
+// Redis).
+func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context) bool {
+	c := x.C
+	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+		c.resolveUser(users)
+	}
+	u := c.aclUser
+	if cmd.Flags&FlagNoAuth != 0 {
+		// AUTH and HELLO: no command rule applies, and they name no key.
+		return true
+	}
+	if u == nil {
+		// The user was deleted or turned off; its connections are being
+		// closed by the ACL command that did it.
+		x.W.Error("NOPERM this user has no permissions to run the '" + cmd.called(args).FullName() + "' command")
+		if x.Batch != nil {
+			x.Batch.CloseAfter = true
+		}
+		return false
+	}
+	req := sh.aclRequest(cmd, args)
+	d := u.Check(req)
+	if d.OK() {
+		req.Args = nil
+		return true
+	}
+	univ := sh.srv.acl.universe
+	// The log's client-info names the refused command, as Redis's does.
+	if name := &cmd.called(args).fullName; c.lastCmd.Load() != name {
+		c.lastCmd.Store(name)
+	}
+	sh.srv.addACLLog(acl.LogEvent{Reason: d.Reason, Context: ctx, Object: d.Object(univ, req),
+		Username: u.Name(), ClientInfo: c.info(sh.srv.now(), 0)})
+	x.W.Error(d.Error(univ, req))
+	req.Args = nil
+	return false
+}
+
+// aclRequest describes a call of cmd to the acl package, in the shard's
+// reusable request: the command or subcommand run, its keys with the
+// access their key specs give (SET's resolved from its arguments), and
+// the channels it publishes or subscribes to.
+func (sh *Shard) aclRequest(cmd *Command, args [][]byte) *acl.Request {
+	called := cmd.called(args)
+	req := &sh.aclReq
+	req.Cmd = acl.CommandID(called.id)
+	req.Args = args
+	req.Keys = req.Keys[:0]
+	req.Channels = req.Channels[:0]
+	if len(called.KeySpecs) > 0 {
+		refs, ok := called.callKeys(args, sh.aclKeyRefs[:0])
+		sh.aclKeyRefs = refs
+		if ok {
+			for _, k := range refs {
+				req.Keys = append(req.Keys, acl.KeyRef{Pos: k.pos, Access: keyAccess(called.callKeyFlags(args, k))})
+			}
+		}
+	}
+	if called.Flags&FlagPubSub != 0 {
+		req.Channels = commandChannels(called.FullName(), args, req.Channels)
+	}
+	return req
+}
+
+// keyAccess is what ACL key permissions a key of these flags needs, as
+// Redis decides it: reading the value (access) needs read permission;
+// inserting, updating or deleting needs write permission; neither (an
+// existence test, TYPE) is granted by any pattern.
+func keyAccess(f KeyFlag) acl.Access {
+	var a acl.Access
+	if f&KeyAccess != 0 {
+		a |= acl.Read
+	}
+	if f&(KeyInsert|KeyUpdate|KeyDelete) != 0 {
+		a |= acl.Write
+	}
+	return a
+}
+
+// commandChannels appends the Pub/Sub channels a call publishes or
+// subscribes to, which channel rules ("&pattern") govern. Unsubscribing
+// needs no permission, as in Redis.
+func commandChannels(name string, args [][]byte, dst []acl.ChannelRef) []acl.ChannelRef {
+	switch name {
+	case "publish", "spublish":
+		if len(args) > 1 {
+			dst = append(dst, acl.ChannelRef{Pos: 1})
+		}
+	case "subscribe", "ssubscribe":
+		for i := 1; i < len(args); i++ {
+			dst = append(dst, acl.ChannelRef{Pos: i})
+		}
+	case "psubscribe":
+		for i := 1; i < len(args); i++ {
+			dst = append(dst, acl.ChannelRef{Pos: i, Pattern: true})
+		}
+	}
+	return dst
+}
+
+// aclChanged closes the connections that a change of the users (old to
+// users) took away: those of deleted or disabled users, after ACL LOAD
+// (all) those of every user but the default one, as Redis does, and, as
+// Redis 7.0 does, subscribers whose user no longer grants one of their
+// channels or patterns. The caller's own connection is closed after its
+// reply.
+func (x *Ctx) aclChanged(old, users *acl.Users, all bool) {
+	for _, c := range x.S.srv.clients.snapshot() {
+		name := c.UserName()
+		u := users.Get(name)
+		if u != nil && u.Enabled() && !(all && name != acl.DefaultUserName) && !x.S.srv.lostChannels(c, old.Get(name), u) {
+			continue
+		}
+		x.killClient(c)
+	}
+}
+
+// lostChannels reports whether c, a client of a user changed from old to
+// u, is subscribed to a channel or pattern that u does not grant.
+func (s *Server) lostChannels(c *Client, old, u *acl.User) bool {
+	if c.subCount.Load() == 0 || old == nil || u.KeepsChannels(old) {
+		return false
+	}
+	channels, patterns, shardChannels := s.Subscriptions(c)
+	for _, list := range [][]string{channels, shardChannels} {
+		for _, ch := range list {
+			if !u.CheckChannel([]byte(ch), false) {
+				return true
+			}
+		}
+	}
+	for _, p := range patterns {
+		if !u.CheckChannel([]byte(p), true) {
+			return true
+		}
+	}
+	return false
+}
+
+// saveACLFile writes data to path atomically: a temporary file in the
+// same directory, synced, renamed over path, then the directory synced.
+func saveACLFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("acl save: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("acl save: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}

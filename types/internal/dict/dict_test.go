@@ -1,0 +1,159 @@
+package dict
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestInsertFindDelete(t *testing.T) {
+	d := New[int](0)
+	model := map[string]int{}
+	for i := 0; i < 5000; i++ {
+		k := fmt.Sprint("k", i%3000)
+		if i%4 == 3 {
+			if d.Delete([]byte(k)) != (model[k] != 0) {
+				t.Fatalf("delete %s", k)
+			}
+			delete(model, k)
+			continue
+		}
+		idx, added := d.Insert([]byte(k), i+1)
+		if added == (model[k] != 0) {
+			t.Fatalf("insert %s added=%v", k, added)
+		}
+		if added {
+			model[k] = i + 1
+		}
+		if *d.Value(idx) != model[k] {
+			t.Fatalf("value of %s", k)
+		}
+	}
+	if d.Len() != len(model) {
+		t.Fatalf("len %d, model %d", d.Len(), len(model))
+	}
+	for k, v := range model {
+		i := d.Find([]byte(k))
+		if i < 0 || *d.Value(i) != v || d.Key(i) != k {
+			t.Fatalf("find %s", k)
+		}
+	}
+	for k := range model {
+		d.Delete([]byte(k))
+	}
+	if d.Len() != 0 || len(d.buckets) > 8 {
+		t.Fatalf("emptied table: len %d, %d buckets", d.Len(), len(d.buckets))
+	}
+}
+
+// TestScanVisitsEachOnceWithoutResize: a full walk with no mutation
+// sees every entry exactly once.
+func TestScanVisitsEachOnceWithoutResize(t *testing.T) {
+	d := New[struct{}](0)
+	for i := 0; i < 1000; i++ {
+		d.Insert([]byte(fmt.Sprint(i)), struct{}{})
+	}
+	seen := map[string]int{}
+	cur := uint64(0)
+	for {
+		cur = d.Scan(cur, func(i int) { seen[d.Key(i)]++ })
+		if cur == 0 {
+			break
+		}
+	}
+	if len(seen) != 1000 {
+		t.Fatalf("saw %d", len(seen))
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s seen %d times", k, n)
+		}
+	}
+}
+
+// TestScanDuringResize: a walk started before, during and across
+// incremental resizes (growing and shrinking) returns every entry that was
+// present throughout.
+func TestScanDuringResize(t *testing.T) {
+	for round := 0; round < 6; round++ {
+		d := New[struct{}](0)
+		keep := 3000 + round*517
+		for i := 0; i < keep; i++ {
+			d.Insert([]byte(fmt.Sprint("keep", i)), struct{}{})
+		}
+		seen := map[string]bool{}
+		cur, step, resizing := uint64(0), 0, 0
+		for {
+			cur = d.Scan(cur, func(i int) { seen[d.Key(i)] = true })
+			step++
+			// Mutate between calls: grow hard (starting incremental
+			// resizes), then shrink back.
+			switch step % 40 {
+			case 5:
+				// Stop just after a resize starts, so the next calls
+				// scan a table half-way through it.
+				for i := 0; d.old == nil; i++ {
+					d.Insert([]byte(fmt.Sprint("tmp", step, "-", i)), struct{}{})
+				}
+				resizing++
+			case 25:
+				for i := 0; d.Delete([]byte(fmt.Sprint("tmp", step-20, "-", i))); i++ {
+				}
+			}
+			if cur == 0 {
+				break
+			}
+		}
+		for i := 0; i < keep; i++ {
+			if !seen[fmt.Sprint("keep", i)] {
+				t.Fatalf("round %d: keep%d missed", round, i)
+			}
+		}
+		if resizing == 0 {
+			t.Fatalf("round %d: no scan call ran during a resize", round)
+		}
+	}
+}
+
+// TestMatchesMapWhileResizing drives many resizes with a map beside.
+func TestMatchesMapWhileResizing(t *testing.T) {
+	d := New[int](0)
+	m := map[string]int{}
+	for i := 0; i < 200000; i++ {
+		k := fmt.Sprint(i % 50000)
+		phase := (i / 25000) % 2
+		if phase == 0 {
+			if _, added := d.Insert([]byte(k), i); added {
+				m[k] = i
+			}
+		} else if d.Delete([]byte(k)) {
+			delete(m, k)
+		}
+		if i%997 == 0 {
+			if d.Len() != len(m) {
+				t.Fatalf("step %d: len %d, map %d", i, d.Len(), len(m))
+			}
+			for mk, mv := range m {
+				j := d.Find([]byte(mk))
+				if j < 0 || *d.Value(j) != mv {
+					t.Fatalf("step %d: %s lost", i, mk)
+				}
+				break
+			}
+		}
+	}
+	for mk, mv := range m {
+		j := d.Find([]byte(mk))
+		if j < 0 || *d.Value(j) != mv {
+			t.Fatalf("%s lost", mk)
+		}
+	}
+	n := 0
+	for i := 0; i < d.Len(); i++ {
+		if _, ok := m[d.Key(i)]; ok {
+			n++
+		}
+	}
+	if n != len(m) {
+		t.Fatalf("dense entries hold %d of %d", n, len(m))
+	}
+}
