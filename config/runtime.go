@@ -220,7 +220,7 @@ var params = [...]param{
 	{name: "aclfile", kind: kindString, immutable: true, initial: func(c *Config) string { return c.ACL.File }},
 	{name: "tracking-table-max-keys", kind: kindInt, min: 0, max: longMax, def: "1000000"},
 	{name: "notify-keyspace-events", kind: kindSpecial, def: "", special: parseNotify,
-		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v) }},
+		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v); l.notifyMask.Store(NotifyMask(v)) }},
 	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, min: 0, max: longMax, def: "5000"},
 
 	// Redis's hidden testing knobs (stored only): left out of CONFIG GET patterns.
@@ -284,6 +284,7 @@ type Live struct {
 	fsync         atomic.Pointer[string]
 	commitDelay   atomic.Int64 // nanoseconds
 	notify        atomic.Pointer[string]
+	notifyMask    atomic.Uint32
 	level         zap.AtomicLevel
 
 	maxMemory        atomic.Int64
@@ -677,6 +678,50 @@ func (l *Live) ConfigFile() string { return l.configFile }
 
 // NotifyKeyspaceEvents is notify-keyspace-events in Redis's canonical form, "" when off.
 func (l *Live) NotifyKeyspaceEvents() string { return *l.notify.Load() }
+
+// NotifyFlags is notify-keyspace-events as a bit set of [NotifyMask]: zero when no event
+// is published, so that the write path pays one load.
+func (l *Live) NotifyFlags() uint32 { return l.notifyMask.Load() }
+
+// Keyspace-event bits of [NotifyMask], one per flag letter.
+const (
+	NotifyKeyspace uint32 = 1 << iota // K
+	NotifyKeyevent                    // E
+	NotifyGeneric                     // g
+	NotifyString                      // $
+	NotifyList                        // l
+	NotifySet                         // s
+	NotifyHash                        // h
+	NotifyZset                        // z
+	NotifyExpired                     // x
+	NotifyEvicted                     // e
+	NotifyStream                      // t
+	NotifyKeyMiss                     // m
+	NotifyModule                      // d
+	NotifyNew                         // n
+)
+
+// NotifyMask turns a notify-keyspace-events value into its bit set. Without K or E
+// nothing is published, and the mask is zero.
+func NotifyMask(v string) uint32 {
+	const letters = "KEg$lshzxetmdn"
+	var m uint32
+	for i := 0; i < len(v); i++ {
+		if v[i] == 'A' {
+			for _, c := range []byte(notifyAll) {
+				m |= 1 << strings.IndexByte(letters, c)
+			}
+			continue
+		}
+		if j := strings.IndexByte(letters, v[i]); j >= 0 {
+			m |= 1 << j
+		}
+	}
+	if m&(NotifyKeyspace|NotifyKeyevent) == 0 || m&^(NotifyKeyspace|NotifyKeyevent) == 0 {
+		return 0
+	}
+	return m
+}
 
 // LogLevel is the level that loglevel controls; pass it to [NewLoggerAt].
 func (l *Live) LogLevel() zap.AtomicLevel { return l.level }

@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -465,23 +464,6 @@ func TestACLDeletedOrDisabledUserIsDisconnected(t *testing.T) {
 	expectErr(t, admin, "ERR No such user 'ghost'", "CLIENT", "KILL", "USER", "ghost")
 	// Other users' connections stay.
 	expect(t, admin, "PONG", "PING")
-}
-
-func TestACLChannelRulesWithoutPubSub(t *testing.T) {
-	t.Parallel()
-	// Pub/Sub commands do not exist yet; DRYRUN reports them as unknown,
-	// and channel rules are accepted and shown.
-	s := testserver.Start(t)
-	admin := s.Client(t)
-	expect(t, admin, "OK", "ACL", "SETUSER", "sub", "on", "&news.*", "+@all")
-	m, _ := value(t, admin, "ACL", "GETUSER", "sub").(map[interface{}]interface{})
-	if m["channels"] != "&news.*" {
-		t.Errorf("GETUSER sub channels: %#v", m["channels"])
-	}
-	_, err := admin.Do(ctxT(t), "ACL", "DRYRUN", "sub", "PUBLISH", "news.1", "x").Result()
-	if err == nil || errors.Is(err, redis.Nil) {
-		t.Errorf("DRYRUN PUBLISH: %v", err)
-	}
 }
 
 // TestACLServerCasesOfRedisSuite rewrites, as Go, the server-level cases

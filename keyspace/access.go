@@ -42,12 +42,20 @@ func (sh *Shard) idleSeconds(e *entry) int64 {
 
 // lookupRead is lookup for reads: it counts hits and misses.
 func (sh *Shard) lookupRead(db *DB, key []byte) *entry {
-	return sh.countRead(sh.lookup(db, key))
+	e := sh.countRead(sh.lookup(db, key))
+	if e == nil {
+		sh.notify(evKeyMiss, "keymiss", db.id, key)
+	}
+	return e
 }
 
 // lookupReadNoTouch is lookupRead without recording an access.
 func (sh *Shard) lookupReadNoTouch(db *DB, key []byte) *entry {
-	return sh.countRead(sh.lookupNoTouch(db, key))
+	e := sh.countRead(sh.lookupNoTouch(db, key))
+	if e == nil {
+		sh.notify(evKeyMiss, "keymiss", db.id, key)
+	}
+	return e
 }
 
 // countRead counts a read lookup's hit or miss and returns e.
@@ -66,6 +74,11 @@ func (sh *Shard) expireEntry(db *DB, e *entry) {
 		sh.snapshotTouch(db, e.key())
 	}
 	sh.logDel(db.id, e.keyView())
+	// The key lives in the entry's slot: announce it before the slot is freed.
+	sh.notify(evExpired, "expired", db.id, e.key())
+	if sh.trk != nil {
+		sh.trackRemoved(e.keyString())
+	}
 	db.remove(e)
 	sh.stats.expiredKeys.Add(1)
 	sh.srv.stats.expiredKeys.Add(1)
@@ -90,6 +103,7 @@ func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *e
 func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
 	if e == nil {
 		e = db.addString(key, val, at)
+		sh.notify(evNew, "new", db.id, key)
 	} else {
 		e = db.setString(e, val)
 		if !keepTTL {

@@ -279,19 +279,43 @@ func commandChannels(name string, args [][]byte, dst []acl.ChannelRef) []acl.Cha
 	return dst
 }
 
-// aclChanged closes the connections that a change of the users took
-// away: those of deleted or disabled users and, after ACL LOAD (all),
-// those of every user but the default one, as Redis does. The caller's
-// own connection is closed after its reply.
-func (x *Ctx) aclChanged(users *acl.Users, all bool) {
+// aclChanged closes the connections that a change of the users (old to
+// users) took away: those of deleted or disabled users, after ACL LOAD
+// (all) those of every user but the default one, as Redis does, and, as
+// Redis 7.0 does, subscribers whose user no longer grants one of their
+// channels or patterns. The caller's own connection is closed after its
+// reply.
+func (x *Ctx) aclChanged(old, users *acl.Users, all bool) {
 	for _, c := range x.S.srv.clients.snapshot() {
 		name := c.UserName()
 		u := users.Get(name)
-		if u != nil && u.Enabled() && !(all && name != acl.DefaultUserName) {
+		if u != nil && u.Enabled() && !(all && name != acl.DefaultUserName) && !x.S.srv.lostChannels(c, old.Get(name), u) {
 			continue
 		}
 		x.killClient(c)
 	}
+}
+
+// lostChannels reports whether c, a client of a user changed from old to
+// u, is subscribed to a channel or pattern that u does not grant.
+func (s *Server) lostChannels(c *Client, old, u *acl.User) bool {
+	if c.subCount.Load() == 0 || old == nil || u.KeepsChannels(old) {
+		return false
+	}
+	channels, patterns, shardChannels := s.Subscriptions(c)
+	for _, list := range [][]string{channels, shardChannels} {
+		for _, ch := range list {
+			if !u.CheckChannel([]byte(ch), false) {
+				return true
+			}
+		}
+	}
+	for _, p := range patterns {
+		if !u.CheckChannel([]byte(p), true) {
+			return true
+		}
+	}
+	return false
 }
 
 // saveACLFile writes data to path atomically: a temporary file in the

@@ -41,14 +41,19 @@ func aclSetUserCommand(x *Ctx) {
 	for i, a := range x.Args[3:] {
 		rules[i] = string(a)
 	}
-	users, err := x.S.srv.acl.store.Update(func(u *acl.Users) (*acl.Users, error) { return u.SetUser(name, rules...) })
+	var old *acl.Users
+	users, err := x.S.srv.acl.store.Update(func(u *acl.Users) (*acl.Users, error) {
+		old = u
+		return u.SetUser(name, rules...)
+	})
 	if err != nil {
 		x.W.Error("ERR " + err.Error())
 		return
 	}
 	x.W.OK()
-	if u := users.Get(name); u != nil && !u.Enabled() {
-		x.aclChanged(users, false)
+	u, ou := users.Get(name), old.Get(name)
+	if u != nil && (!u.Enabled() || ou != nil && !u.KeepsChannels(ou)) {
+		x.aclChanged(old, users, false)
 	}
 }
 
@@ -59,7 +64,9 @@ func aclDelUserCommand(x *Ctx) {
 		names[i] = string(a)
 	}
 	var deleted int
+	var old *acl.Users
 	users, err := x.S.srv.acl.store.Update(func(u *acl.Users) (*acl.Users, error) {
+		old = u
 		next, gone, err := u.DelUsers(names...)
 		deleted = len(gone)
 		return next, err
@@ -70,7 +77,7 @@ func aclDelUserCommand(x *Ctx) {
 	}
 	x.W.Int(int64(deleted))
 	if deleted > 0 {
-		x.aclChanged(users, false)
+		x.aclChanged(old, users, false)
 	}
 }
 
@@ -267,7 +274,11 @@ func aclLoadCommand(x *Ctx) {
 		x.W.Error("ERR Error loading ACLs, opening file '" + st.file + "': " + errorText(err))
 		return
 	}
-	users, err := st.store.Update(func(u *acl.Users) (*acl.Users, error) { return u.LoadFile(st.file, data) })
+	var old *acl.Users
+	users, err := st.store.Update(func(u *acl.Users) (*acl.Users, error) {
+		old = u
+		return u.LoadFile(st.file, data)
+	})
 	if err != nil {
 		var le *acl.LoadError
 		if errors.As(err, &le) {
@@ -278,7 +289,7 @@ func aclLoadCommand(x *Ctx) {
 		return
 	}
 	x.W.OK()
-	x.aclChanged(users, true)
+	x.aclChanged(old, users, true)
 }
 
 // errorText is an OS error's description without the operation and path

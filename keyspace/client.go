@@ -54,6 +54,23 @@ type Client struct {
 	// killed is set once the client is cut off; see Kill.
 	killed atomic.Bool
 
+	// subs is the client's Pub/Sub subscriptions, nil until the first;
+	// guarded by its shard's pubsub mutex. subCount counts them all and
+	// subN those of each kind (written by the shard goroutine).
+	subs     *clientSubs
+	subCount atomic.Int32
+	subN     [3]atomic.Int32
+	// queued is the client's last batch added to its shard's commit group
+	// numbered queuedGen: frames for the client go after its replies while
+	// that group is still being built. Shard goroutine only.
+	queued    *Batch
+	queuedGen uint64
+	// pushBuf collects frames for the client during a drain (Shard.deliver);
+	// shard goroutine only.
+	pushBuf []byte
+	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
+	trk *clientTracking
+
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
 	// tx is the MULTI/WATCH state (multi.go).
@@ -242,6 +259,9 @@ func (c *Client) info(now time.Time, running int) string {
 	if c.monitor.Load() {
 		b = append(b, 'O')
 	}
+	if c.subCount.Load() != 0 {
+		b = append(b, 'P')
+	}
 	if multi >= 0 {
 		b = append(b, 'x')
 	}
@@ -254,7 +274,13 @@ func (c *Client) info(now time.Time, running int) string {
 	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(c.db.Load()), 10)
 	qbuf, qfree := c.queryBuffer(running)
-	b = append(b, " sub=0 psub=0 ssub=0 multi="...)
+	b = append(b, " sub="...)
+	b = strconv.AppendInt(b, int64(c.subN[subChannel].Load()), 10)
+	b = append(b, " psub="...)
+	b = strconv.AppendInt(b, int64(c.subN[subPattern].Load()), 10)
+	b = append(b, " ssub="...)
+	b = strconv.AppendInt(b, int64(c.subN[subShard].Load()), 10)
+	b = append(b, " multi="...)
 	b = strconv.AppendInt(b, int64(multi), 10)
 	b = append(b, " qbuf="...)
 	b = strconv.AppendInt(b, int64(qbuf), 10)

@@ -236,6 +236,7 @@ func newCommandTable() commandTable {
 	registerScriptingFamily(t)
 	registerKeyJobFamily(t)
 	registerRoleCommand(t)
+	registerPubSubFamily(t)
 	registerTransactionFamily(t)
 	registerHashFamily(t)
 	registerListFamily(t)

@@ -13,6 +13,17 @@ func pingCommand(x *Ctx) {
 		x.W.Error(errWrongArgs("ping"))
 		return
 	}
+	if x.C.Proto == 2 && x.C.subCount.Load() != 0 {
+		// Subscribed mode: a frame like a message's, ["pong", arg].
+		x.W.ArrayHeader(2)
+		x.W.BulkString("pong")
+		if len(x.Args) == 2 {
+			x.W.Bulk(x.Args[1])
+		} else {
+			x.W.BulkString("")
+		}
+		return
+	}
 	if len(x.Args) == 2 {
 		x.W.Bulk(x.Args[1])
 		return
@@ -163,6 +174,8 @@ func resetCommand(x *Ctx) {
 	x.C.setName("")
 	x.C.replyMode = 0
 	x.S.srv.stopMonitor(x.C)
+	x.S.resetPubSub(x.C)
+	x.S.trackOff(x.C)
 	users := x.S.srv.users()
 	x.C.setUser(users, users.Default())
 	x.C.Authenticated = !x.S.srv.authRequired()
@@ -426,6 +439,10 @@ func clientHelpCommand(x *Ctx) {
 		"SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
 		"NO-EVICT (ON|OFF)", "    Accepted; the server does not evict clients.",
 		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]", "         [OPTIN] [OPTOUT] [NOLOOP]", "    Control server assisted client side caching.",
+		"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+		"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
+		"TRACKINGINFO", "    Report tracking status for the current connection.",
 		"HELP", "    Print this help.",
 	}
 	x.W.ArrayHeader(len(lines))
@@ -459,6 +476,10 @@ func registerConnectionFamily(t commandTable) {
 				{Name: "no-touch", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Complexity: "O(1)", Handler: clientOnOffCommand},
 				{Name: "reply", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "3.2.0", Summary: "Instructs the server whether to reply to commands.", Complexity: "O(1)", Handler: clientReplyCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: conn, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clientHelpCommand},
+				{Name: "tracking", Arity: -3, Flags: stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Controls server-assisted client-side caching for the connection.", Complexity: "O(1). Some options may introduce additional complexity.", Handler: clientTrackingCommand},
+				{Name: "caching", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Instructs the server whether to track the keys in the next request.", Complexity: "O(1)", Handler: clientCachingCommand},
+				{Name: "getredir", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "6.0.0", Summary: "Returns the client ID to which the connection's tracking notifications are redirected.", Complexity: "O(1)", Handler: clientGetredirCommand},
+				{Name: "trackinginfo", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Returns information about server-assisted client-side caching for the connection.", Complexity: "O(1)", Handler: clientTrackinginfoCommand},
 			}},
 	)
 }

@@ -184,7 +184,7 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 	ib.int("client_recent_max_input_buffer", 0)
 	ib.int("client_recent_max_output_buffer", srv.recentMaxOutputBuffer())
 	ib.int("blocked_clients", 0)
-	ib.int("tracking_clients", 0)
+	ib.int("tracking_clients", x.S.trackingInfo().clients)
 	ib.int("clients_in_timeout_table", 0)
 }
 
@@ -339,9 +339,10 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("current_eviction_exceeded_time", 0)
 	ib.int("keyspace_hits", st.keyspaceHits.Load())
 	ib.int("keyspace_misses", st.keyspaceMisses.Load())
-	ib.int("pubsub_channels", 0)
-	ib.int("pubsub_patterns", 0)
-	ib.int("pubsubshard_channels", 0)
+	ch, pat, shch := x.S.pubsubCounts()
+	ib.int("pubsub_channels", ch)
+	ib.int("pubsub_patterns", pat)
+	ib.int("pubsubshard_channels", shch)
 	ib.int("latest_fork_usec", 0)
 	ib.int("total_forks", 0)
 	ib.int("migrate_cached_sockets", 0) // no MIGRATE
@@ -352,9 +353,10 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("active_defrag_key_misses", 0)
 	ib.int("total_active_defrag_time", 0)
 	ib.int("current_active_defrag_time", 0)
-	ib.int("tracking_total_keys", 0) // no CLIENT TRACKING yet
-	ib.int("tracking_total_items", 0)
-	ib.int("tracking_total_prefixes", 0)
+	ti := x.S.trackingInfo()
+	ib.int("tracking_total_keys", ti.keys)
+	ib.int("tracking_total_items", ti.items)
+	ib.int("tracking_total_prefixes", ti.prefixes)
 	ib.int("unexpected_error_replies", 0)
 	// Error replies of this shard, as errorstats counts them.
 	ib.int("total_error_replies", x.S.cmdStats.errorReplies)

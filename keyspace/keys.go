@@ -85,6 +85,7 @@ func delCommand(x *Ctx) {
 	for _, k := range x.Args[1:] {
 		if x.S.deleteKey(x.DB, k) {
 			n++
+			x.notify(evGeneric, "del", k)
 		}
 	}
 	x.W.Int(n)
@@ -157,6 +158,9 @@ func renameGeneric(x *Ctx, nx bool) {
 	}
 	sh.logRename(db.id, e.keyView(), string(dst))
 	db.transfer(e, db, dst)
+	x.notify(evGeneric, "rename_from", src)
+	x.notify(evNew, "new", dst)
+	x.notify(evGeneric, "rename_to", dst)
 	if nx {
 		x.W.Int(1)
 	} else {
@@ -235,6 +239,8 @@ func copyCommand(x *Ctx) {
 		dstDB.remove(old)
 	}
 	dstDB.add(args[2], val, obj, at)
+	sh.notify(evNew, "new", dstDB.id, args[2])
+	sh.notify(evGeneric, "copy_to", dstDB.id, args[2])
 	x.W.Int(1)
 }
 
@@ -280,6 +286,9 @@ func moveCommand(x *Ctx) {
 	}
 	sh.logMove(src.id, e.keyView(), dst.id)
 	src.transfer(e, dst, x.Args[1])
+	sh.notify(evGeneric, "move_from", src.id, x.Args[1])
+	sh.notify(evNew, "new", dst.id, x.Args[1])
+	sh.notify(evGeneric, "move_to", dst.id, x.Args[1])
 	x.W.Int(1)
 }
 
@@ -531,8 +540,10 @@ func expireGeneric(x *Ctx, base int64, seconds bool) {
 	if when <= sh.nowMs {
 		sh.logDel(db.id, e.keyView())
 		db.remove(e)
+		x.notify(evGeneric, "del", x.Args[1])
 	} else {
 		sh.setDeadline(db, e, when)
+		x.notify(evGeneric, "expire", x.Args[1])
 	}
 	x.W.Int(1)
 }
@@ -582,6 +593,7 @@ func persistCommand(x *Ctx) {
 		return
 	}
 	x.S.setDeadline(x.DB, e, 0)
+	x.notify(evGeneric, "persist", x.Args[1])
 	x.W.Int(1)
 }
 

@@ -165,12 +165,18 @@ func (sh *Shard) evictScore(policy string, e *entry) uint64 {
 	return 0
 }
 
-// evict deletes a key to free memory and logs the deletion.
+// evict deletes a key to free memory and logs the deletion; subscribers
+// to "evicted" and clients tracking the key are told, as in Redis.
 func (sh *Shard) evict(db *DB, e *entry) {
 	if sh.snap != nil {
 		sh.snapshotTouch(db, e.key())
 	}
 	sh.logDel(db.id, e.keyView())
+	// The key lives in the entry's slot: announce it before the slot is freed.
+	sh.notify(evEvicted, "evicted", db.id, e.key())
+	if sh.trk != nil {
+		sh.trackRemoved(e.keyString())
+	}
 	db.remove(e)
 	sh.stats.evictedKeys.Add(1)
 }

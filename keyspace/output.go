@@ -12,7 +12,7 @@ import (
 // socket yet: the bytes handed to its event loop and not yet written or
 // buffered there (queued), plus the event loop's outbound buffer as last
 // seen (buffered). Every producer of bytes for a client goes through it:
-// command replies, MONITOR feeds and, later, Pub/Sub messages, so the
+// command replies, MONITOR feeds and Pub/Sub messages, so the
 // client output buffer limit and CLIENT LIST's omem see them all.
 //
 // Queue may be called from any goroutine; Written and SetBuffered only

@@ -224,6 +224,7 @@ func (s *Server) Disconnected(c *Client) {
 		s.shards[c.Shard].forgetClosed(c)
 	}
 	s.stopMonitor(c)
+	s.dropSubscriptions(c)
 	s.clients.remove(c.ID)
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/codec"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -94,6 +95,19 @@ type Shard struct {
 	// changes is the CHANGES feed, nil until the first CHANGES START.
 	changes *changeFeed
 
+	// pubsub is the shard's subscription tables; deliverTo is scratch
+	// space for PUBLISH. groupGen numbers the commit group being built.
+	pubsub    pubsubState
+	deliverTo []*Client
+	// pushW holds the frames of a command whose reply is silenced.
+	pushW    codec.Writer
+	groupGen uint64
+	// trk is the CLIENT TRACKING state, nil while no client tracks.
+	trk *shardTracking
+	// pushPending lists the clients with frames in pushBuf.
+	pushPending []*Client
+	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
+	frameBufs [2][]byte
 	// tx is the watch table and the EXEC record unit (multi.go).
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).
@@ -275,6 +289,9 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.run(b)
+	if len(sh.pushPending) > 0 {
+		sh.flushPushes()
+	}
 	sh.stats.batches.Add(1)
 	ready = true
 	if sh.journal != nil {
@@ -325,6 +342,9 @@ func (sh *Shard) drain() int {
 		}
 	}
 	if n > 0 {
+		if len(sh.pushPending) > 0 {
+			sh.flushPushes()
+		}
 		sh.commit()
 		sh.publishMem()
 		sh.stats.batches.Add(int64(n))
@@ -346,10 +366,16 @@ func (sh *Shard) cron() {
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
 		sh.activeExpireCycle()
+		if sh.trk != nil {
+			sh.trackProcess()
+		}
 		sh.commit()
 	}
 	if sh.maxMemoryShare() != 0 {
 		sh.evictInBackground()
+		if sh.trk != nil {
+			sh.trackProcess()
+		}
 		sh.commit()
 	}
 	sh.publishMem()
@@ -359,6 +385,12 @@ func (sh *Shard) cron() {
 	}
 	if sh.journal != nil {
 		sh.journal.Tick(sh)
+	}
+	if sh.trk != nil {
+		sh.trackSweep()
+	}
+	if len(sh.pushPending) > 0 {
+		sh.flushPushes()
 	}
 }
 
@@ -428,7 +460,7 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	before := len(w.Buf)
 	if c.replyMode != 0 {
 		c.startReply()
-		defer c.afterReply(w, before)
+		defer sh.afterReply(c, w, before)
 	}
 	if cmd == nil {
 		w.Error(unknownCommandError(args))
@@ -443,6 +475,12 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 		} else {
 			c.flagTx()
 		}
+		sh.reject(cmd, args, w.Buf[before+1:])
+		return
+	}
+	if c.Proto == 2 && c.subCount.Load() != 0 && !subscribedModeAllowed(cmd) {
+		w.Error(subscribedModeError(cmd, args))
+		c.flagTx()
 		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
@@ -502,6 +540,9 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	if sh.srv.monitors.count.Load() != 0 {
 		sh.feedMonitors(x, cmd, args)
 	}
+	if sh.trk != nil {
+		sh.trackAfter(x, cmd, args, before)
+	}
 }
 
 // admit checks arity, authentication, slot ownership and the log's health
@@ -548,7 +589,13 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 		}
 	}
 	if cmd.Flags&(FlagWrite|FlagDenyOOM) != 0 && sh.srv.opts.Live.MaxMemory() > 0 {
-		if !sh.evictForWrite() && cmd.Flags&FlagDenyOOM != 0 {
+		ok := sh.evictForWrite()
+		if sh.trk != nil {
+			// Invalidations for the keys just evicted go out now: the
+			// command may be refused, and nothing else would send them.
+			sh.trackProcess()
+		}
+		if !ok && cmd.Flags&FlagDenyOOM != 0 {
 			w.Error(errOOM)
 			return false
 		}
@@ -666,12 +713,18 @@ func (sh *Shard) queue(b *Batch) {
 	g.tail = b
 	g.count++
 	g.cmds += len(b.Ends)
+	if c := b.Client; c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
+		// Frames collected before this batch ran go out before its replies.
+		sh.flushPush(c)
+		c.queued, c.queuedGen = b, sh.groupGen
+	}
 }
 
 // commit closes the current group: replies go out now when nothing needs
 // to become durable first, or later from the journal.
 func (sh *Shard) commit() {
 	g := sh.group
+	sh.groupGen++
 	if sh.journal == nil {
 		if g != nil && g.head != nil {
 			sh.group = nil

@@ -195,10 +195,15 @@ func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
 		// A deadline already in the past: the key ends up deleted.
 		if e != nil {
 			sh.deleteKey(x.DB, key)
+			x.notify(evGeneric, "del", key)
 		}
 	} else {
 		e = sh.storeStringIn(x.DB, e, key, val, f.at, f.keepTTL)
 		sh.noteChange(noteSet, e.keyView(), 0, false)
+		x.notify(evString, "set", key)
+		if f.at != 0 {
+			x.notify(evGeneric, "expire", key)
+		}
 	}
 	if f.get {
 		return
@@ -262,6 +267,7 @@ func msetCommand(x *Ctx) {
 	}
 	for i := 1; i < len(x.Args); i += 2 {
 		x.S.storeString(x.DB, x.Args[i], x.Args[i+1], 0, false)
+		x.notify(evString, "set", x.Args[i])
 	}
 	if nx {
 		x.W.Int(1)
@@ -279,6 +285,7 @@ func getsetCommand(x *Ctx) {
 func getdelCommand(x *Ctx) {
 	if getGeneric(x, x.Args[1]) != nil {
 		x.S.deleteKey(x.DB, x.Args[1])
+		x.notify(evGeneric, "del", x.Args[1])
 	}
 }
 
@@ -337,10 +344,16 @@ func getexCommand(x *Ctx) {
 		if e.expireAt != 0 {
 			x.DB.setDeadline(e, 0)
 			x.S.logExpire(x.DB.id, e.keyView(), 0)
+			x.notify(evGeneric, "persist", args[1])
 		}
 		return
 	}
 	x.S.setDeadline(x.DB, e, at)
+	if at <= x.S.nowMs {
+		x.notify(evGeneric, "del", args[1])
+	} else {
+		x.notify(evGeneric, "expire", args[1])
+	}
 }
 
 // APPEND key value
@@ -351,6 +364,8 @@ func appendCommand(x *Ctx) {
 	if e == nil {
 		e = x.DB.add(x.Args[1], copyBytes(add), nil, 0)
 		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
+		x.notify(evNew, "new", x.Args[1])
+		x.notify(evString, "append", x.Args[1])
 		x.W.Int(int64(len(x.DB.val(e))))
 		return
 	}
@@ -366,6 +381,7 @@ func appendCommand(x *Ctx) {
 	e = x.DB.resizeVal(e, n+len(add))
 	copy(x.DB.val(e)[n:], add)
 	sh.logAppend(x.DB.id, e.keyView(), add)
+	x.notify(evString, "append", x.Args[1])
 	x.W.Int(int64(len(x.DB.val(e))))
 }
 
@@ -405,6 +421,7 @@ func intValueOrReply(x *Ctx, key []byte) (*entry, int64, bool) {
 func storeInt(x *Ctx, e *entry, key []byte, n int64) {
 	var tmp [20]byte
 	x.S.storeStringIn(x.DB, e, key, strconv.AppendInt(tmp[:0], n, 10), 0, true)
+	x.notify(evString, "incrby", key)
 	x.W.Int(n)
 }
 
@@ -480,6 +497,7 @@ func incrbyfloatCommand(x *Ctx) {
 	var tmp [64]byte
 	num := formatHumanFloat(tmp[:0], cur)
 	sh.storeStringIn(x.DB, e, x.Args[1], num, 0, true)
+	x.notify(evString, "incrbyfloat", x.Args[1])
 	x.W.Bulk(num)
 }
 
@@ -565,12 +583,15 @@ func setrangeCommand(x *Ctx) {
 		copy(buf[off:], val)
 		e = x.DB.add(x.Args[1], buf, nil, 0)
 		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
+		x.notify(evNew, "new", x.Args[1])
+		x.notify(evString, "setrange", x.Args[1])
 		x.W.Int(int64(len(x.DB.val(e))))
 		return
 	}
 	e = x.DB.resizeVal(e, max(end, len(x.DB.val(e))))
 	copy(x.DB.val(e)[off:], val)
 	sh.logSetRange(x.DB.id, e.keyView(), off, val)
+	x.notify(evString, "setrange", x.Args[1])
 	x.W.Int(int64(len(x.DB.val(e))))
 }
 
@@ -614,6 +635,8 @@ func setbitCommand(x *Ctx) {
 		buf[byteIdx] = byte(on) << shift
 		e = x.DB.add(x.Args[1], buf, nil, 0)
 		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
+		x.notify(evNew, "new", x.Args[1])
+		x.notify(evString, "setbit", x.Args[1])
 		x.W.Int(0)
 		return
 	}
@@ -629,6 +652,7 @@ func setbitCommand(x *Ctx) {
 		x.DB.val(e)[byteIdx] = b
 		sh.logSetRange(x.DB.id, e.keyView(), int64(byteIdx), x.DB.val(e)[byteIdx:byteIdx+1])
 	}
+	x.notify(evString, "setbit", x.Args[1])
 	x.W.Int(prev)
 }
 

@@ -1,0 +1,101 @@
+package integration_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ruvio/ruvio/internal/testserver"
+)
+
+// readEvents reads n pmessage frames and returns "channel message" lines.
+func readEvents(t *testing.T, rc *rawConn, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		r := rc.read()
+		parts := splitBulks(r)
+		if len(parts) != 4 || parts[0] != "pmessage" {
+			t.Fatalf("not a pmessage: %q", r)
+		}
+		out = append(out, parts[2]+" "+parts[3])
+	}
+	return out
+}
+
+// splitBulks returns the bulk strings of a flat RESP2 array reply.
+func splitBulks(r string) []string {
+	var out []string
+	for i := 0; i < len(r); {
+		j := i
+		for j < len(r) && r[j] != '\n' {
+			j++
+		}
+		line := r[i : j-1]
+		i = j + 1
+		if len(line) > 0 && line[0] == '$' {
+			k := i
+			for k < len(r) && r[k] != '\r' {
+				k++
+			}
+			out = append(out, r[i:k])
+			i = k + 2
+		}
+	}
+	return out
+}
+
+func TestKeyspaceNotifications(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	expect(t, c, map[interface{}]interface{}{"notify-keyspace-events": ""}, "CONFIG", "GET", "notify-keyspace-events")
+	expect(t, c, "OK", "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	expect(t, c, map[interface{}]interface{}{"notify-keyspace-events": "AKE"}, "CONFIG", "GET", "notify-keyspace-events")
+	sub := dialRaw(t, s.Addr())
+	sub.send("PSUBSCRIBE", "__key*__:*")
+	sub.read()
+	expect(t, c, "OK", "SET", "foo", "bar")
+	expect(t, c, int64(1), "INCR", "n")
+	expect(t, c, int64(1), "EXPIRE", "foo", "100")
+	expect(t, c, int64(1), "DEL", "foo")
+	want := []string{
+		"__keyspace@0__:foo set", "__keyevent@0__:set foo",
+		"__keyspace@0__:n incrby", "__keyevent@0__:incrby n",
+		"__keyspace@0__:foo expire", "__keyevent@0__:expire foo",
+		"__keyspace@0__:foo del", "__keyevent@0__:del foo",
+	}
+	got := readEvents(t, sub, len(want))
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("event %d: got %q, want %q (all: %q)", i, got[i], want[i], got)
+		}
+	}
+	// Expired keys are announced by the shard that deletes them.
+	expect(t, c, "OK", "SET", "tmp", "v", "PX", "1")
+	readEvents(t, sub, 4) // set, expire
+	time.Sleep(20 * time.Millisecond)
+	expect(t, c, nil, "GET", "tmp")
+	if got := readEvents(t, sub, 2); got[0] != "__keyspace@0__:tmp expired" || got[1] != "__keyevent@0__:expired tmp" {
+		t.Fatalf("got %q", got)
+	}
+	// Only the classes asked for: E and $ (strings).
+	expect(t, c, "OK", "CONFIG", "SET", "notify-keyspace-events", "E$")
+	expect(t, c, int64(1), "DEL", "n")
+	expect(t, c, "OK", "SET", "a", "1")
+	if got := readEvents(t, sub, 1); got[0] != "__keyevent@0__:set a" {
+		t.Fatalf("got %q", got)
+	}
+	// New keys and misses.
+	expect(t, c, "OK", "CONFIG", "SET", "notify-keyspace-events", "Enm")
+	expect(t, c, nil, "GET", "missing")
+	expect(t, c, "OK", "SET", "b", "1")
+	expect(t, c, "OK", "SET", "b", "2")
+	if got := readEvents(t, sub, 2); got[0] != "__keyevent@0__:keymiss missing" || got[1] != "__keyevent@0__:new b" {
+		t.Fatalf("got %q", got)
+	}
+	expect(t, c, "OK", "CONFIG", "SET", "notify-keyspace-events", "")
+	expect(t, c, "OK", "SET", "c", "1")
+	if r, err := sub.tryRead(100 * time.Millisecond); err == nil {
+		t.Fatalf("event with notifications off: %q", r)
+	}
+}
