@@ -264,7 +264,7 @@ func TestSetRestart(t *testing.T) {
 			dir := t.TempDir()
 			opts := []testserver.Option{testserver.Shards(shards), testserver.Fsync("always")}
 			s := testserver.Start(t, append(opts, testserver.Dir(dir))...)
-			c := s.ClusterClient(t)
+			c := s.UniversalClient(t)
 			expect(t, c, int64(4), "SADD", "{r}a", 1, 2, 3, 4)
 			expect(t, c, int64(3), "SADD", "{r}h", "x", "y", "z")
 			expect(t, c, int64(1), "SREM", "{r}a", 4)
@@ -307,19 +307,19 @@ func TestSetRestart(t *testing.T) {
 			crashDir := kjCopyDir(t, dir)
 			s.Stop()
 			crashed := testserver.Start(t, append(opts, testserver.Dir(crashDir))...)
-			check(t, crashed.ClusterClient(t))
+			check(t, crashed.UniversalClient(t))
 			crashed.Stop()
 
 			again := testserver.Start(t, append(opts, testserver.Dir(dir), testserver.Config(func(c *config.Config) {
 				c.Persistence.SnapshotOnShutdown = true
 			}))...)
-			check(t, again.ClusterClient(t))
+			check(t, again.UniversalClient(t))
 			again.Stop()
 			if snaps, _ := filepath.Glob(filepath.Join(dir, "*.snap")); len(snaps) == 0 {
 				t.Fatal("no snapshot was written at shutdown")
 			}
 			last := testserver.Start(t, append(opts, testserver.Dir(dir))...)
-			check(t, last.ClusterClient(t))
+			check(t, last.UniversalClient(t))
 		})
 	}
 }

@@ -246,7 +246,7 @@ func TestZSetRestart(t *testing.T) {
 			dir := t.TempDir()
 			opts := []testserver.Option{testserver.Shards(shards), testserver.Fsync("always")}
 			s := testserver.Start(t, append(opts, testserver.Dir(dir))...)
-			c := s.ClusterClient(t)
+			c := s.UniversalClient(t)
 			expect(t, c, int64(4), "ZADD", "{r}a", 1, "a", 2, "b", 3, "c", 4, "d")
 			expect(t, c, 1.5, "ZINCRBY", "{r}a", 0.5, "a")
 			expect(t, c, 7.0, "ZADD", "{r}a", "INCR", 5, "b")
@@ -282,19 +282,19 @@ func TestZSetRestart(t *testing.T) {
 			crashDir := kjCopyDir(t, dir)
 			s.Stop()
 			crashed := testserver.Start(t, append(opts, testserver.Dir(crashDir))...)
-			check(t, crashed.ClusterClient(t))
+			check(t, crashed.UniversalClient(t))
 			crashed.Stop()
 
 			again := testserver.Start(t, append(opts, testserver.Dir(dir), testserver.Config(func(c *config.Config) {
 				c.Persistence.SnapshotOnShutdown = true
 			}))...)
-			check(t, again.ClusterClient(t))
+			check(t, again.UniversalClient(t))
 			again.Stop()
 			if snaps, _ := filepath.Glob(filepath.Join(dir, "*.snap")); len(snaps) == 0 {
 				t.Fatal("no snapshot was written at shutdown")
 			}
 			last := testserver.Start(t, append(opts, testserver.Dir(dir))...)
-			check(t, last.ClusterClient(t))
+			check(t, last.UniversalClient(t))
 		})
 	}
 }
