@@ -385,7 +385,7 @@ func spopCommand(x *Ctx) {
 		return
 	}
 	var popped [][]byte
-	o.s.Pop(sharedSource{}, int(min(count, int64(o.s.Len()))), func(m []byte) { popped = append(popped, m) })
+	o.s.Pop(randSource{}, int(min(count, int64(o.s.Len()))), func(m []byte) { popped = append(popped, m) })
 	sh.logSetMembers(db.id, persistence.OpSetRemove, e.keyView(), popped)
 	if o.s.Len() == 0 {
 		db.remove(e)
@@ -412,7 +412,7 @@ func srandmemberCommand(x *Ctx) {
 			x.W.Null()
 			return
 		}
-		o.s.Random(sharedSource{}, 1, func(m []byte) { x.W.Bulk(m) })
+		o.s.Random(randSource{}, 1, func(m []byte) { x.W.Bulk(m) })
 		return
 	}
 	count, ok := parseRangeLong(x, x.Args[2], -(1<<63 - 1), 1<<63-1, "")
@@ -440,7 +440,7 @@ func srandmemberCommand(x *Ctx) {
 	if c > n {
 		c = n
 	}
-	o.s.Random(sharedSource{}, int(c), func(m []byte) { x.W.Bulk(m) })
+	o.s.Random(randSource{}, int(c), func(m []byte) { x.W.Bulk(m) })
 }
 
 // setSources looks up the sets named by keys for SINTER, SUNION, SDIFF

@@ -869,7 +869,7 @@ func zrandmemberCommand(x *Ctx) {
 			c = -(1 << 31) // an output that size could never be sent anyway
 		}
 		var items []scored
-		o.z.Random(sharedSource{}, int(c), func(m []byte, s float64) { items = append(items, scored{bytes.Clone(m), s}) })
+		o.z.Random(randSource{}, int(c), func(m []byte, s float64) { items = append(items, scored{bytes.Clone(m), s}) })
 		replyScored(x, items, withScores)
 		return
 	}
@@ -881,7 +881,7 @@ func zrandmemberCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	o.z.Random(sharedSource{}, 1, func(m []byte, _ float64) { x.W.Bulk(m) })
+	o.z.Random(randSource{}, 1, func(m []byte, _ float64) { x.W.Bulk(m) })
 }
 
 // zsrc is one input of ZUNION, ZINTER, ZDIFF and their kin: a sorted

@@ -69,6 +69,9 @@ const (
 type Hash struct {
 	lp []byte // compact form; nil when empty or when t is set
 	t  *dict.Dict[string]
+	// vals is the rounded allocation size of the table's values, kept as
+	// they change so that MemoryUsage need not visit each field.
+	vals int
 }
 
 // FromCompact wraps a compact form produced by Compact without copying;
@@ -158,7 +161,9 @@ func (h *Hash) Set(cfg Config, field, value []byte) bool {
 	}
 	if h.t != nil {
 		i, added := h.t.Insert(field, "")
-		*h.t.Value(i) = string(value)
+		v := h.t.Value(i)
+		h.vals += memsize.NoScan(len(value)) - memsize.NoScan(len(*v))
+		*v = string(value)
 		return added
 	}
 	if _, voff, vend := h.find(field); voff >= 0 {
@@ -181,7 +186,13 @@ func (h *Hash) Set(cfg Config, field, value []byte) bool {
 // Delete removes field and reports whether it was present (HDEL).
 func (h *Hash) Delete(field []byte) bool {
 	if h.t != nil {
-		return h.t.Delete(field)
+		i := h.t.Find(field)
+		if i < 0 {
+			return false
+		}
+		h.vals -= memsize.NoScan(len(*h.t.Value(i)))
+		h.t.DeleteAt(i)
+		return true
 	}
 	foff, _, vend := h.find(field)
 	if foff < 0 {
@@ -195,12 +206,14 @@ func (h *Hash) Delete(field []byte) bool {
 // convert moves the compact form into a table.
 func (h *Hash) convert() {
 	t := dict.New[string](h.Len())
+	vals := 0
 	h.Each(func(f, v []byte) bool {
 		i, _ := t.Insert(f, "")
 		*t.Value(i) = string(v)
+		vals += memsize.NoScan(len(v))
 		return true
 	})
-	h.t, h.lp = t, nil
+	h.t, h.lp, h.vals = t, nil, vals
 }
 
 // Each calls fn for every field and value until fn returns false. The
@@ -370,11 +383,7 @@ func (h *Hash) MemoryUsage() int {
 	if h.t == nil {
 		return n + memsize.NoScan(cap(h.lp))
 	}
-	n += h.t.MemoryUsage()
-	for i := 0; i < h.t.Len(); i++ {
-		n += memsize.NoScan(len(*h.t.Value(i)))
-	}
-	return n
+	return n + h.t.MemoryUsage() + h.vals
 }
 
 // Clone returns an independent copy of h (for COPY and snapshots).
@@ -387,7 +396,7 @@ func (h *Hash) Clone() Hash {
 		j, _ := t.Insert(bytesOf(h.t.Key(i)), "")
 		*t.Value(j) = *h.t.Value(i) // strings are immutable: share them
 	}
-	return Hash{t: t}
+	return Hash{t: t, vals: h.vals}
 }
 
 // Shrink reallocates the compact form to its length (rounded to Go's

@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"unsafe"
+
+	"github.com/ruvio/ruvio/types/internal/memsize"
 )
 
 func dump(h *Hash) map[string]string {
@@ -498,5 +501,40 @@ func TestClone(t *testing.T) {
 		h.Set(cfg, []byte("a"), []byte("changed"))
 		h.Delete([]byte("b"))
 		check(t, &c, map[string]string{"a": "1", "b": "2"}, "clone "+c.Encoding())
+	}
+}
+
+// TestMemoryUsageRunning checks that the running value figure keeps
+// MemoryUsage equal to a walk over every value through sets that grow and
+// shrink values, deletes, conversion and Clone.
+func TestMemoryUsageRunning(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	walk := func(h *Hash) int {
+		n := int(unsafe.Sizeof(*h)) + h.t.MemoryUsage()
+		for i := 0; i < h.t.Len(); i++ {
+			n += memsize.NoScan(len(*h.t.Value(i)))
+		}
+		return n
+	}
+	var h Hash
+	for i := 0; i < 20000; i++ {
+		f := []byte(fmt.Sprint("f", r.IntN(3000)))
+		if (i/4000)%2 == 0 || r.IntN(3) == 0 {
+			h.Set(DefaultConfig, f, bytes.Repeat([]byte("v"), r.IntN(100)))
+		} else {
+			h.Delete(f)
+		}
+		if h.t != nil && i%89 == 0 {
+			if got, want := h.MemoryUsage(), walk(&h); got != want {
+				t.Fatalf("step %d: MemoryUsage %d, walk %d", i, got, want)
+			}
+		}
+	}
+	if h.t == nil {
+		t.Fatal("the hash never reached the table form")
+	}
+	c := h.Clone()
+	if got, want := c.MemoryUsage(), walk(&c); got != want {
+		t.Fatalf("clone: MemoryUsage %d, walk %d", got, want)
 	}
 }

@@ -117,6 +117,9 @@ type skiplist struct {
 	length int
 	level  int
 	rng    uint64 // xorshift state for node levels
+	// nodeMem is the allocation size of the live nodes (header excluded),
+	// kept as nodes come and go so that memory need not walk the levels.
+	nodeMem int
 }
 
 func newSkiplist() *skiplist {
@@ -167,6 +170,7 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 		sl.level = lvl
 	}
 	n, _ := newNode(lvl)
+	sl.nodeMem += memsize.Alloc(nodeBytes(lvl))
 	n.member, n.score = member, score
 	for i := 0; i < lvl; i++ {
 		n.lvl(i).forward = update[i].lvl(i).forward
@@ -190,8 +194,10 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 }
 
 func (sl *skiplist) deleteNode(x *slNode, update *[maxLevel]*slNode) {
+	height := 0 // the levels x is linked in: the level it was given
 	for i := 0; i < sl.level; i++ {
 		if update[i].lvl(i).forward == x {
+			height++
 			update[i].lvl(i).span += x.lvl(i).span - 1
 			update[i].lvl(i).forward = x.lvl(i).forward
 		} else {
@@ -207,6 +213,7 @@ func (sl *skiplist) deleteNode(x *slNode, update *[maxLevel]*slNode) {
 		sl.level--
 	}
 	sl.length--
+	sl.nodeMem -= memsize.Alloc(nodeBytes(height))
 }
 
 // remove deletes the node holding (score, member) and reports whether it
@@ -290,19 +297,8 @@ func (sl *skiplist) last(within func(n *slNode) bool) *slNode {
 	return x
 }
 
-// memory returns the heap bytes of the nodes (member strings excluded):
-// the number of nodes in level list i is the number with more than i
-// levels, which gives each node's allocation without storing its height.
+// memory returns the heap bytes of the nodes (member strings excluded),
+// the header's included: O(1), from the running figure.
 func (sl *skiplist) memory() int {
-	var counts [maxLevel + 1]int
-	for i := 0; i < sl.level; i++ {
-		for x := sl.header.lvl(i).forward; x != nil; x = x.lvl(i).forward {
-			counts[i]++
-		}
-	}
-	n := memsize.Alloc(nodeBytes(maxLevel))
-	for k := 1; k <= sl.level; k++ {
-		n += (counts[k-1] - counts[k]) * memsize.Alloc(nodeBytes(k))
-	}
-	return n
+	return memsize.Alloc(nodeBytes(maxLevel)) + sl.nodeMem
 }

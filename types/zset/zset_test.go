@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/ruvio/ruvio/types/internal/memsize"
 )
 
 type pair struct {
@@ -782,4 +784,62 @@ func TestClone(t *testing.T) {
 		z.Remove([]byte("b"))
 		check(t, &c, model{"a": 1, "b": 2}, "clone "+c.Encoding())
 	}
+}
+
+// walkMemory is memory computed by walking the levels: the number of
+// nodes in level list i is the number with more than i levels, which gives
+// each node's allocation without storing its height. Tests check the
+// running figure against it.
+func (sl *skiplist) walkMemory() int {
+	var counts [maxLevel + 1]int
+	for i := 0; i < sl.level; i++ {
+		for x := sl.header.lvl(i).forward; x != nil; x = x.lvl(i).forward {
+			counts[i]++
+		}
+	}
+	n := memsize.Alloc(nodeBytes(maxLevel))
+	for k := 1; k <= sl.level; k++ {
+		n += (counts[k-1] - counts[k]) * memsize.Alloc(nodeBytes(k))
+	}
+	return n
+}
+
+// TestSkiplistMemoryRunning checks that the running node figure keeps
+// MemoryUsage exact through adds, score updates, removals, range removals,
+// pops and clones of a large sorted set.
+func TestSkiplistMemoryRunning(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var z ZSet
+	check := func(what string, z *ZSet) {
+		t.Helper()
+		if z.sl == nil {
+			return
+		}
+		if got, want := z.sl.memory(), z.sl.walkMemory(); got != want {
+			t.Fatalf("%s: running node memory %d, walk %d", what, got, want)
+		}
+	}
+	for i := 0; i < 20000; i++ {
+		m := []byte(fmt.Sprint("m", r.IntN(4000)))
+		switch {
+		case (i/3000)%2 == 0 || r.IntN(4) == 0:
+			if _, _, err := z.Add(DefaultConfig, m, float64(r.IntN(100)), 0); err != nil {
+				t.Fatal(err)
+			}
+		case r.IntN(50) == 0:
+			lo := r.IntN(z.Len() + 1)
+			z.RemoveRangeByRank(lo, lo+r.IntN(20))
+		default:
+			z.Remove(m)
+		}
+		if i%97 == 0 {
+			check(fmt.Sprint("step ", i), &z)
+		}
+	}
+	check("end", &z)
+	if z.sl == nil {
+		t.Fatal("the set never reached the skiplist form")
+	}
+	c := z.Clone()
+	check("clone", &c)
 }

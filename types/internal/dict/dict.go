@@ -53,6 +53,9 @@ type Dict[V any] struct {
 	old     []int32 // table being drained by a resize, nil otherwise
 	moved   int     // old buckets below this were moved (and zeroed)
 	seed    maphash.Seed
+	// keyBytes is the rounded allocation size of every live key, kept as
+	// keys come and go so that MemoryUsage need not visit each entry.
+	keyBytes int
 }
 
 // New returns an empty table sized for n entries.
@@ -136,6 +139,7 @@ func (d *Dict[V]) Insert(key []byte, v V) (int, bool) {
 	d.chunks[last] = append(d.chunks[last], entry[V]{key: string(key), hash: h, next: d.buckets[b] - 1, val: v})
 	d.buckets[b] = i + 1
 	d.n++
+	d.keyBytes += memsize.NoScan(len(key))
 	return int(i), true
 }
 
@@ -187,6 +191,7 @@ func (d *Dict[V]) chainHas(tbl []int32, b uint32, i int32) bool {
 // DeleteAt removes entry i. The last entry moves into its place, so
 // indexes above i are not stable across a delete.
 func (d *Dict[V]) DeleteAt(i int) {
+	d.keyBytes -= memsize.NoScan(len(d.e(int32(i)).key))
 	d.repoint(int32(i), -1) // unlink i
 	last := int32(d.n - 1)
 	if int32(i) != last {
@@ -292,16 +297,14 @@ func nextCursor(cursor, mask uint64) uint64 {
 }
 
 // MemoryUsage returns the heap bytes held by the table itself and its
-// keys; callers add what their values point to.
+// keys; callers add what their values point to. It visits the chunks
+// (one per 1024 entries), not the entries.
 func (d *Dict[V]) MemoryUsage() int {
 	var e entry[V]
 	n := memsize.Alloc(int(unsafe.Sizeof(*d))) + memsize.NoScan(4*len(d.buckets)) + memsize.NoScan(4*len(d.old))
 	n += memsize.Alloc(int(unsafe.Sizeof([]entry[V]{})) * cap(d.chunks))
 	for _, c := range d.chunks {
 		n += memsize.Alloc(int(unsafe.Sizeof(e)) * cap(c))
-		for i := range c {
-			n += memsize.NoScan(len(c[i].key))
-		}
 	}
-	return n
+	return n + d.keyBytes
 }

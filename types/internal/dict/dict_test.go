@@ -2,7 +2,12 @@ package dict
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unsafe"
+
+	"github.com/ruvio/ruvio/types/internal/memsize"
 )
 
 func TestInsertFindDelete(t *testing.T) {
@@ -155,5 +160,41 @@ func TestMatchesMapWhileResizing(t *testing.T) {
 	}
 	if n != len(m) {
 		t.Fatalf("dense entries hold %d of %d", n, len(m))
+	}
+}
+
+// walkMemory is MemoryUsage computed by visiting every entry, the way it
+// was before the key bytes were kept as a running figure.
+func walkMemory[V any](d *Dict[V]) int {
+	var e entry[V]
+	n := memsize.Alloc(int(unsafe.Sizeof(*d))) + memsize.NoScan(4*len(d.buckets)) + memsize.NoScan(4*len(d.old))
+	n += memsize.Alloc(int(unsafe.Sizeof([]entry[V]{})) * cap(d.chunks))
+	for _, c := range d.chunks {
+		n += memsize.Alloc(int(unsafe.Sizeof(e)) * cap(c))
+		for i := range c {
+			n += memsize.NoScan(len(c[i].key))
+		}
+	}
+	return n
+}
+
+// TestMemoryUsageRunning checks that the running key-bytes figure keeps
+// MemoryUsage equal to a full walk through random inserts and deletes of
+// keys of varied lengths, down to empty and back.
+func TestMemoryUsageRunning(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	d := New[int](0)
+	key := func() []byte { return []byte(strings.Repeat("k", r.IntN(40)) + fmt.Sprint(r.IntN(3000))) }
+	for i := 0; i < 60000; i++ {
+		if (i/7000)%2 == 0 {
+			d.Insert(key(), i)
+		} else if d.Len() > 0 {
+			d.DeleteAt(r.IntN(d.Len()))
+		}
+		if i%101 == 0 || d.Len() == 0 {
+			if got, want := d.MemoryUsage(), walkMemory(d); got != want {
+				t.Fatalf("step %d (%d entries): MemoryUsage %d, walk %d", i, d.Len(), got, want)
+			}
+		}
 	}
 }
