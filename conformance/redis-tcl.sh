@@ -55,11 +55,13 @@ for unit in "${units[@]}"; do
 	wait "$pid" 2>/dev/null || true
 	sed -i 's/\x1b\[[0-9;]*m//g' "$dir/tcl.log"
 	passed=$(grep -c '^\[ok\]' "$dir/tcl.log" || true)
-	failed=$(grep -cE '^\[(err|exception)\]:' "$dir/tcl.log" || true)
+	# A unit that times out (a test waiting on something that never comes)
+	# counts as one failure; the tests after it did not run.
+	failed=$(grep -cE '^\[(err|exception|TIMEOUT)\]:' "$dir/tcl.log" || true)
 	ref=$(ref_passed "$unit")
 	printf '%s\t%s\t%s\t%s\n' "$unit" "$passed" "$failed" "$ref"
 	total=$((total + passed))
 	[[ "$ref" =~ ^[0-9]+$ ]] && total_ref=$((total_ref + ref))
-	if [[ "$KEEP" == 1 ]]; then grep -E '^\[(err|exception)\]:' "$dir/tcl.log" | sed 's/^/    /' >&2 || true; fi
+	if [[ "$KEEP" == 1 ]]; then grep -E '^\[(err|exception|TIMEOUT)\]:|IN PROGRESS' "$dir/tcl.log" | sed 's/^/    /' >&2 || true; fi
 done
 printf 'total\t%s\t\t%s\n' "$total" "$total_ref"
