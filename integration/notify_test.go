@@ -165,3 +165,27 @@ func TestKeyspaceNotificationsHash(t *testing.T) {
 		"__keyevent@0__:hdel h", "__keyevent@0__:hdel h", "__keyevent@0__:del h",
 	)
 }
+
+func TestKeyspaceNotificationsSet(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	sub := notifySub(t, s, c)
+	expect(t, c, int64(3), "SADD", "s", "a", "b", "c")
+	expect(t, c, int64(0), "SADD", "s", "a") // no change, no event
+	expect(t, c, int64(0), "SREM", "s", "nope")
+	expect(t, c, int64(1), "SREM", "s", "a")
+	expect(t, c, int64(1), "SMOVE", "s", "t", "b")
+	expect(t, c, int64(1), "SINTERSTORE", "u", "s", "s")
+	expect(t, c, int64(2), "SUNIONSTORE", "u", "s", "t")
+	expect(t, c, int64(0), "SDIFFSTORE", "u", "s", "s")
+	expect(t, c, "b", "SPOP", "t")
+	expect(t, c, []interface{}{"c"}, "SPOP", "s", "5")
+	expectEvents(t, sub,
+		"__keyevent@0__:sadd s", "__keyevent@0__:srem s",
+		"__keyevent@0__:srem s", "__keyevent@0__:sadd t",
+		"__keyevent@0__:sinterstore u", "__keyevent@0__:sunionstore u", "__keyevent@0__:del u",
+		"__keyevent@0__:spop t", "__keyevent@0__:del t",
+		"__keyevent@0__:spop s", "__keyevent@0__:del s",
+	)
+}
