@@ -189,3 +189,38 @@ func TestKeyspaceNotificationsSet(t *testing.T) {
 		"__keyevent@0__:spop s", "__keyevent@0__:del s",
 	)
 }
+
+func TestKeyspaceNotificationsZset(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	sub := notifySub(t, s, c)
+	expect(t, c, int64(4), "ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d")
+	expect(t, c, int64(0), "ZADD", "z", "1", "a") // no change, no event
+	expect(t, c, float64(5), "ZINCRBY", "z", "4", "a")
+	expect(t, c, float64(6), "ZADD", "z", "INCR", "1", "a")
+	expect(t, c, int64(0), "ZREM", "z", "nope")
+	expect(t, c, int64(1), "ZREM", "z", "d")
+	expect(t, c, int64(3), "ZUNIONSTORE", "u", "1", "z")
+	expect(t, c, int64(3), "ZINTERSTORE", "u", "1", "u")
+	expect(t, c, int64(0), "ZDIFFSTORE", "u", "2", "u", "u")
+	expect(t, c, int64(1), "ZRANGESTORE", "r", "z", "0", "0")
+	expect(t, c, int64(0), "ZREMRANGEBYSCORE", "z", "100", "200")
+	expect(t, c, int64(1), "ZREMRANGEBYRANK", "z", "0", "0")
+	expect(t, c, int64(1), "ZREMRANGEBYLEX", "r", "-", "+")
+	expect(t, c, int64(2), "ZREMRANGEBYSCORE", "z", "3", "6")
+	expect(t, c, int64(2), "ZADD", "z", "1", "a", "2", "b")
+	expect(t, c, []interface{}{"b", float64(2)}, "ZPOPMAX", "z")
+	expect(t, c, []interface{}{"a", float64(1)}, "ZPOPMIN", "z")
+	expectEvents(t, sub,
+		"__keyevent@0__:zadd z", "__keyevent@0__:zincr z", "__keyevent@0__:zincr z",
+		"__keyevent@0__:zrem z",
+		"__keyevent@0__:zunionstore u", "__keyevent@0__:zinterstore u", "__keyevent@0__:del u",
+		"__keyevent@0__:zrangestore r",
+		"__keyevent@0__:zremrangebyrank z",
+		"__keyevent@0__:zremrangebylex r", "__keyevent@0__:del r",
+		"__keyevent@0__:zremrangebyscore z", "__keyevent@0__:del z",
+		"__keyevent@0__:zadd z", "__keyevent@0__:zpopmax z",
+		"__keyevent@0__:zpopmin z", "__keyevent@0__:del z",
+	)
+}
