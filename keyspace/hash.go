@@ -76,6 +76,7 @@ func hashFor(x *Ctx, key []byte) (e *entry, o *hashObj, ok bool) {
 func storeHash(x *Ctx, e *entry, key []byte, o *hashObj) {
 	if e == nil {
 		x.DB.add(key, nil, o, 0)
+		x.notify(evNew, "new", key)
 	}
 }
 
@@ -126,6 +127,7 @@ func hsetCommand(x *Ctx) {
 	}
 	storeHash(x, e, key, o)
 	x.S.logHashSet(x.DB.id, key, x.Args[2:])
+	x.notify(evHash, "hset", key)
 	if x.Cmd.Name == "hmset" {
 		x.W.OK()
 	} else {
@@ -147,6 +149,7 @@ func hsetnxCommand(x *Ctx) {
 	o.h.Set(x.S.hashConfig(), x.Args[2], x.Args[3])
 	storeHash(x, e, key, o)
 	x.S.logHashSet(x.DB.id, key, x.Args[2:4])
+	x.notify(evHash, "hset", key)
 	x.W.Int(1)
 }
 
@@ -213,8 +216,10 @@ func hdelCommand(x *Ctx) {
 	}
 	if len(removed) > 0 {
 		x.S.logHashDel(x.DB.id, key, removed)
+		x.notify(evHash, "hdel", key)
 		if o.h.Len() == 0 {
 			removeEmpty(x.DB, e)
+			x.notify(evGeneric, "del", key)
 		}
 	}
 	x.W.Int(int64(len(removed)))
@@ -309,6 +314,7 @@ func hincrbyCommand(x *Ctx) {
 	storeHash(x, e, key, o)
 	v, _ := o.h.Get(x.Args[2])
 	x.S.logHashSet(x.DB.id, key, [][]byte{x.Args[2], v})
+	x.notify(evHash, "hincrby", key)
 	x.W.Int(n)
 }
 
@@ -330,6 +336,7 @@ func hincrbyfloatCommand(x *Ctx) {
 	}
 	storeHash(x, e, key, o)
 	x.S.logHashSet(x.DB.id, key, [][]byte{x.Args[2], out})
+	x.notify(evHash, "hincrbyfloat", key)
 	x.W.Bulk(out)
 }
 

@@ -203,11 +203,13 @@ func pushCommand(x *Ctx) {
 		}
 		o = &listObj{l: list.New(x.S.listFill())}
 		x.DB.add(key, nil, o, 0)
+		x.notify(evNew, "new", key)
 	}
 	for _, v := range x.Args[2:] {
 		o.push(where, v)
 	}
 	x.S.logListPush(x.DB.id, key, where, x.Args[2:])
+	x.notify(evList, name[:1]+"push", key)
 	x.W.Int(int64(o.l.Len()))
 }
 
@@ -220,10 +222,20 @@ func popN(x *Ctx, e *entry, o *listObj, key []byte, where uint8, n int64) int {
 		x.W.Bulk(v)
 	}
 	x.S.logListPop(x.DB.id, key, where, int(n))
+	x.notify(evList, popEvent(where), key)
 	if o.l.Len() == 0 {
 		removeEmpty(x.DB, e)
+		x.notify(evGeneric, "del", key)
 	}
 	return int(n)
+}
+
+// popEvent names the keyspace event of a pop at where.
+func popEvent(where uint8) string {
+	if where == listHead {
+		return "lpop"
+	}
+	return "rpop"
 }
 
 // LPOP/RPOP key [count]
@@ -409,6 +421,7 @@ func lsetCommand(x *Ctx) {
 		return
 	}
 	x.S.logListKeyI64Bytes(x.DB.id, persistence.OpListSet, key, i, x.Args[3])
+	x.notify(evList, "lset", key)
 	x.W.OK()
 }
 
@@ -435,6 +448,7 @@ func linsertCommand(x *Ctx) {
 	n := o.l.Insert(x.Args[3], x.Args[4], after)
 	if n >= 0 {
 		x.S.logListInsert(x.DB.id, key, after, x.Args[3], x.Args[4])
+		x.notify(evList, "linsert", key)
 	}
 	x.W.Int(int64(n))
 }
@@ -457,8 +471,10 @@ func lremCommand(x *Ctx) {
 	n := o.l.Remove(x.Args[3], int(count))
 	if n > 0 {
 		x.S.logListKeyI64Bytes(x.DB.id, persistence.OpListRem, key, count, x.Args[3])
+		x.notify(evList, "lrem", key)
 		if o.l.Len() == 0 {
 			removeEmpty(x.DB, e)
+			x.notify(evGeneric, "del", key)
 		}
 	}
 	x.W.Int(int64(n))
@@ -484,9 +500,12 @@ func ltrimCommand(x *Ctx) {
 		o.l.Trim(int(start), int(stop))
 		if o.l.Len() != before {
 			x.S.logListTrim(x.DB.id, key, start, stop)
-			if o.l.Len() == 0 {
-				removeEmpty(x.DB, e)
-			}
+		}
+		// Redis announces ltrim on an existing list even when nothing was cut.
+		x.notify(evList, "ltrim", key)
+		if o.l.Len() == 0 {
+			removeEmpty(x.DB, e)
+			x.notify(evGeneric, "del", key)
 		}
 	}
 	x.W.OK()
@@ -598,14 +617,22 @@ func lmoveCommand(x *Ctx) {
 		} else {
 			do = &listObj{l: list.New(x.S.listFill())}
 			x.DB.add(dstKey, nil, do, 0)
+			x.notify(evNew, "new", dstKey)
 		}
 	}
 	do.push(to, v)
 	x.S.logListMove(x.DB.id, src, dstKey, from, to)
+	pushEv := "rpush"
+	if to == listHead {
+		pushEv = "lpush"
+	}
+	x.notify(evList, pushEv, dstKey)
+	x.notify(evList, popEvent(from), src)
 	if so.l.Len() == 0 {
 		// The entry pointer may be stale after an insertion: find it again.
 		if e := x.DB.find(src); e != nil {
 			removeEmpty(x.DB, e)
+			x.notify(evGeneric, "del", src)
 		}
 	}
 	x.W.Bulk(v)

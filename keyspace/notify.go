@@ -17,6 +17,10 @@ import (
 const (
 	evGeneric = config.NotifyGeneric
 	evString  = config.NotifyString
+	evList    = config.NotifyList
+	evSet     = config.NotifySet
+	evHash    = config.NotifyHash
+	evZset    = config.NotifyZset
 	evExpired = config.NotifyExpired
 	evEvicted = config.NotifyEvicted
 	evKeyMiss = config.NotifyKeyMiss

@@ -217,6 +217,7 @@ func saddCommand(x *Ctx) {
 	if e == nil {
 		o = &setObj{}
 		e = db.add(x.Args[1], nil, o, 0)
+		x.notify(evNew, "new", x.Args[1])
 	}
 	cfg := sh.setConfig()
 	added := 0
@@ -227,6 +228,7 @@ func saddCommand(x *Ctx) {
 	}
 	if added > 0 {
 		sh.logSetMembers(db.id, persistence.OpSetAdd, e.keyView(), x.Args[2:])
+		x.notify(evSet, "sadd", x.Args[1])
 	}
 	x.W.Int(int64(added))
 }
@@ -253,8 +255,10 @@ func sremCommand(x *Ctx) {
 	}
 	if removed > 0 {
 		sh.logSetMembers(db.id, persistence.OpSetRemove, e.keyView(), x.Args[2:])
+		x.notify(evSet, "srem", x.Args[1])
 		if o.s.Len() == 0 {
 			db.remove(e)
+			x.notify(evGeneric, "del", x.Args[1])
 		}
 	}
 	x.W.Int(int64(removed))
@@ -289,15 +293,20 @@ func smoveCommand(x *Ctx) {
 	// Copy the member: the source's storage may go away below.
 	m = bytes.Clone(m)
 	sh.logSetMove(db.id, string(src), string(dst), m)
+	x.notify(evSet, "srem", src)
 	if so.s.Len() == 0 {
 		db.remove(se)
+		x.notify(evGeneric, "del", src)
 		de = db.find(dst)
 	}
 	if de == nil {
 		do = &setObj{}
 		db.add(dst, nil, do, 0)
+		x.notify(evNew, "new", dst)
 	}
-	do.s.Add(sh.setConfig(), m)
+	if do.s.Add(sh.setConfig(), m) {
+		x.notify(evSet, "sadd", dst)
+	}
 	x.W.Int(1)
 }
 
@@ -387,8 +396,10 @@ func spopCommand(x *Ctx) {
 	var popped [][]byte
 	o.s.Pop(randSource{}, int(min(count, int64(o.s.Len()))), func(m []byte) { popped = append(popped, m) })
 	sh.logSetMembers(db.id, persistence.OpSetRemove, e.keyView(), popped)
+	x.notify(evSet, "spop", x.Args[1])
 	if o.s.Len() == 0 {
 		db.remove(e)
+		x.notify(evGeneric, "del", x.Args[1])
 	}
 	if withCount {
 		replyMembers(x, popped)
@@ -601,12 +612,14 @@ func setStoreCommand(x *Ctx, op byte) {
 		if e != nil {
 			sh.logDel(db.id, e.keyView())
 			db.remove(e)
+			x.notify(evGeneric, "del", dst)
 		}
 		x.W.Int(0)
 		return
 	}
 	storeObj(db, e, dst, o)
 	sh.logSetStore(db.id, string(dst), o)
+	x.notify(evSet, x.Cmd.Name, dst)
 	x.W.Int(int64(o.s.Len()))
 }
 

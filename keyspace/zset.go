@@ -329,6 +329,13 @@ func zaddGeneric(x *Ctx, zincrby bool) {
 			db.remove(e) // XX or a refused INCR on a set created above
 		} else {
 			sh.logZAdd(db.id, e.keyView(), logged)
+			if added+updated > 0 {
+				ev := "zadd"
+				if incr {
+					ev = "zincr"
+				}
+				x.notify(evZset, ev, args[1])
+			}
 		}
 	}
 	switch {
@@ -367,8 +374,12 @@ func zremCommand(x *Ctx) {
 		}
 	}
 	sh.logZRemove(db.id, e.keyView(), removed)
+	if len(removed) > 0 {
+		x.notify(evZset, "zrem", x.Args[1])
+	}
 	if o.z.Len() == 0 {
 		db.remove(e)
+		x.notify(evGeneric, "del", x.Args[1])
 	}
 	x.W.Int(int64(len(removed)))
 }
@@ -621,12 +632,14 @@ func zstoreResult(x *Ctx, dst []byte, o *zsetObj) {
 		if e != nil {
 			sh.logDel(db.id, e.keyView())
 			db.remove(e)
+			x.notify(evGeneric, "del", dst)
 		}
 		x.W.Int(0)
 		return
 	}
 	storeObj(db, e, dst, o)
 	sh.logZStore(db.id, string(dst), o)
+	x.notify(evZset, x.Cmd.Name, dst)
 	x.W.Int(int64(o.z.Len()))
 }
 
@@ -701,8 +714,10 @@ func zremrangeGeneric(x *Ctx, rtype int) {
 		o.z.Remove(it.m)
 	}
 	sh.logZRemove(db.id, e.keyView(), members)
+	x.notify(evZset, x.Cmd.Name, x.Args[1])
 	if o.z.Len() == 0 {
 		db.remove(e)
+		x.notify(evGeneric, "del", x.Args[1])
 	}
 	x.W.Int(int64(len(items)))
 }
@@ -753,8 +768,14 @@ func zpopGeneric(x *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		members[i] = it.m
 	}
 	sh.logZRemove(db.id, e.keyView(), members)
+	popEv := "zpopmin"
+	if max {
+		popEv = "zpopmax"
+	}
+	x.notify(evZset, popEv, key)
 	if o.z.Len() == 0 {
 		db.remove(e)
+		x.notify(evGeneric, "del", key)
 	}
 	switch {
 	case !nested && !emitKey:
