@@ -70,15 +70,6 @@ func (sh *Shard) lookupSet(db *DB, key []byte, write bool) (e *entry, o *setObj,
 	return e, o, ok
 }
 
-// lookupSetOrReply is lookupSet that writes WRONGTYPE itself.
-func lookupSetOrReply(x *Ctx, key []byte, write bool) (*entry, *setObj, bool) {
-	e, o, ok := x.S.lookupSet(x.DB, key, write)
-	if !ok {
-		x.W.Error(errWrongType)
-	}
-	return e, o, ok
-}
-
 // Logging.
 
 func (sh *Shard) logSetMembers(db int, op persistence.Opcode, key string, members [][]byte) {
@@ -210,7 +201,7 @@ func replyMembers(x *Ctx, members [][]byte) {
 // SADD key member [member ...]
 func saddCommand(x *Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*setObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -236,7 +227,7 @@ func saddCommand(x *Ctx) {
 // SREM key member [member ...]
 func sremCommand(x *Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*setObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -312,7 +303,7 @@ func smoveCommand(x *Ctx) {
 
 // SISMEMBER key member
 func sismemberCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -325,7 +316,7 @@ func sismemberCommand(x *Ctx) {
 
 // SMISMEMBER key member [member ...]
 func smismemberCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -341,7 +332,7 @@ func smismemberCommand(x *Ctx) {
 
 // SCARD key
 func scardCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -354,7 +345,7 @@ func scardCommand(x *Ctx) {
 
 // SMEMBERS key
 func smembersCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -381,7 +372,7 @@ func spopCommand(x *Ctx) {
 			return
 		}
 	}
-	e, o, ok := lookupSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*setObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -415,7 +406,7 @@ func srandmemberCommand(x *Ctx) {
 		return
 	}
 	if len(x.Args) == 2 {
-		_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+		_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 		if !ok {
 			return
 		}
@@ -430,7 +421,7 @@ func srandmemberCommand(x *Ctx) {
 	if !ok {
 		return
 	}
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -460,7 +451,7 @@ func srandmemberCommand(x *Ctx) {
 func setSources(x *Ctx, keys [][]byte) ([]*setObj, bool) {
 	sets := make([]*setObj, len(keys))
 	for i, k := range keys {
-		_, o, ok := lookupSetOrReply(x, k, false)
+		_, o, ok := lookupTyped[*setObj](x, k, true)
 		if !ok {
 			return nil, false
 		}
@@ -640,7 +631,7 @@ func sscanCommand(x *Ctx) {
 	if !ok {
 		return
 	}
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}

@@ -57,25 +57,6 @@ func decodeZSet(cfg zset.Config, b []byte) (*zsetObj, error) {
 	return &zsetObj{z: z}, nil
 }
 
-// lookupZSetOrReply returns the sorted set at key (nil when absent); ok
-// is false after a WRONGTYPE reply.
-func lookupZSetOrReply(x *Ctx, key []byte, write bool) (*entry, *zsetObj, bool) {
-	var e *entry
-	if write {
-		e = x.S.lookup(x.DB, key)
-	} else {
-		e = x.S.lookupRead(x.DB, key)
-	}
-	if e == nil {
-		return nil, nil, true
-	}
-	o, ok := x.DB.obj(e).(*zsetObj)
-	if !ok {
-		x.W.Error(errWrongType)
-	}
-	return e, o, ok
-}
-
 // scored is a member and its score.
 type scored struct {
 	m []byte
@@ -287,7 +268,7 @@ func zaddGeneric(x *Ctx, zincrby bool) {
 		scores[k] = f
 	}
 	sh, db := x.S, x.DB
-	e, o, ok := lookupZSetOrReply(x, args[1], true)
+	e, o, ok := lookupTyped[*zsetObj](x, args[1], false)
 	if !ok {
 		return
 	}
@@ -356,7 +337,7 @@ func zincrbyCommand(x *Ctx) { zaddGeneric(x, true) }
 // ZREM key member [member ...]
 func zremCommand(x *Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupZSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*zsetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -386,7 +367,7 @@ func zremCommand(x *Ctx) {
 
 // ZCARD key
 func zcardCommand(x *Ctx) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -399,7 +380,7 @@ func zcardCommand(x *Ctx) {
 
 // ZSCORE key member
 func zscoreCommand(x *Ctx) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -414,7 +395,7 @@ func zscoreCommand(x *Ctx) {
 
 // ZMSCORE key member [member ...]
 func zmscoreCommand(x *Ctx) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -432,7 +413,7 @@ func zmscoreCommand(x *Ctx) {
 
 // ZRANK / ZREVRANK key member
 func zrankGeneric(x *Ctx, rev bool) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -455,7 +436,7 @@ func zcountCommand(x *Ctx) {
 		x.W.Error(errZScoreArg)
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -473,7 +454,7 @@ func zlexcountCommand(x *Ctx) {
 		x.W.Error(errZLexArg)
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -591,7 +572,7 @@ func zrangeGeneric(x *Ctx, at int, dst []byte, rtype, dir int) {
 			return
 		}
 	}
-	_, o, ok := lookupZSetOrReply(x, args[at], false)
+	_, o, ok := lookupTyped[*zsetObj](x, args[at], true)
 	if !ok {
 		return
 	}
@@ -686,7 +667,7 @@ func zremrangeGeneric(x *Ctx, rtype int) {
 		}
 	}
 	sh, db := x.S, x.DB
-	e, o, ok := lookupZSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*zsetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -737,7 +718,7 @@ func zpopGeneric(x *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 	var key []byte
 	for _, k := range keys {
 		var ok bool
-		e, o, ok = lookupZSetOrReply(x, k, true)
+		e, o, ok = lookupTyped[*zsetObj](x, k, false)
 		if !ok {
 			return
 		}
@@ -873,7 +854,7 @@ func zrandmemberCommand(x *Ctx) {
 				return
 			}
 		}
-		_, o, ok := lookupZSetOrReply(x, args[1], false)
+		_, o, ok := lookupTyped[*zsetObj](x, args[1], true)
 		if !ok {
 			return
 		}
@@ -894,7 +875,7 @@ func zrandmemberCommand(x *Ctx) {
 		replyScored(x, items, withScores)
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, args[1], true)
 	if !ok {
 		return
 	}
@@ -1158,7 +1139,7 @@ func zscanCommand(x *Ctx) {
 	if !ok {
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
