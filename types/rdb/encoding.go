@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -263,4 +264,16 @@ func canonicalInt(s []byte) (int64, bool) {
 	}
 	var buf [24]byte
 	return v, string(strconv.AppendInt(buf[:0], v, 10)) == string(s)
+}
+
+// ReadString reads one RDB string, in any of its encodings, from the
+// start of p and returns it and the bytes after it.
+func ReadString(p []byte) (s, rest []byte, err error) {
+	r := bytes.NewReader(p)
+	d := newDecoder(r)
+	s, err = d.string()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, p[d.n:], nil
 }
