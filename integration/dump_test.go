@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,10 +18,17 @@ import (
 	"github.com/ruvio/ruvio/types/rdb"
 )
 
+// kvClient is what the helpers of these tests need of a client: a
+// standalone, cluster or single-connection one.
+type kvClient interface {
+	redis.Cmdable
+	Do(ctx context.Context, args ...interface{}) *redis.Cmd
+}
+
 // keyContents describes a key's type, contents and TTL state through
 // commands, members sorted, so the same data on two servers compares
 // equal whatever the order of their hash tables.
-func keyContents(t testing.TB, c redis.UniversalClient, key string) string {
+func keyContents(t testing.TB, c kvClient, key string) string {
 	t.Helper()
 	ctx := ctxT(t)
 	typ, err := c.Type(ctx, key).Result()
@@ -54,7 +62,7 @@ func keyContents(t testing.TB, c redis.UniversalClient, key string) string {
 }
 
 // fillEveryType writes keys of every type and encoding under prefix.
-func fillEveryType(t testing.TB, c redis.UniversalClient, prefix string) []string {
+func fillEveryType(t testing.TB, c kvClient, prefix string) []string {
 	t.Helper()
 	ctx := ctxT(t)
 	var keys []string

@@ -7,8 +7,11 @@ import (
 	"math"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/hash"
 	"github.com/ruvio/ruvio/types/list"
 	"github.com/ruvio/ruvio/types/rdb"
+	"github.com/ruvio/ruvio/types/set"
+	"github.com/ruvio/ruvio/types/zset"
 )
 
 // DUMP and RESTORE speak Redis 7.0's serialization (types/rdb), so
@@ -78,38 +81,53 @@ func rdbValueOf(db *DB, e *entry) (v rdb.Value, msg string) {
 	return v, ""
 }
 
+// encodingConfig is the set of encoding thresholds values are built with.
+type encodingConfig struct {
+	set      set.Config
+	hash     hash.Config
+	zset     zset.Config
+	listFill int
+}
+
+// encodings is the shard's running thresholds.
+func (sh *Shard) encodings() encodingConfig {
+	return encodingConfig{set: sh.setConfig(), hash: sh.hashConfig(), zset: sh.zsetConfig(), listFill: sh.listFill()}
+}
+
+// defaultEncodings is the default thresholds, which snapshots load with.
+func defaultEncodings() encodingConfig {
+	return encodingConfig{set: set.DefaultConfig, hash: hash.DefaultConfig, zset: zset.DefaultConfig, listFill: list.DefaultFill}
+}
+
 // objectFromRDB builds a keyspace value from plain contents: a string
-// (obj nil) or a collection in this shard's encodings.
-func (sh *Shard) objectFromRDB(v *rdb.Value) (val []byte, obj any) {
+// (obj nil) or a collection in the given encodings.
+func objectFromRDB(cfg encodingConfig, v *rdb.Value) (val []byte, obj any) {
 	switch v.Kind {
 	case rdb.KindString:
 		return v.Str, nil
 	case rdb.KindList:
-		o := &listObj{l: list.New(sh.listFill())}
+		o := &listObj{l: list.New(cfg.listFill)}
 		for _, el := range v.Elems {
 			o.l.PushBack(el)
 		}
 		return nil, o
 	case rdb.KindSet:
-		cfg := sh.setConfig()
 		o := &setObj{}
 		for _, m := range v.Elems {
-			o.s.Add(cfg, m)
+			o.s.Add(cfg.set, m)
 		}
 		return nil, o
 	case rdb.KindHash:
-		cfg := sh.hashConfig()
 		o := &hashObj{}
 		for i := 0; i+1 < len(v.Pairs); i += 2 {
-			o.h.Set(cfg, v.Pairs[i], v.Pairs[i+1])
+			o.h.Set(cfg.hash, v.Pairs[i], v.Pairs[i+1])
 		}
 		return nil, o
 	case rdb.KindZSet:
-		cfg := sh.zsetConfig()
 		o := &zsetObj{}
 		for _, z := range v.Z {
 			// Scores were checked (no NaN) by the decoder.
-			_, _, _ = o.z.Add(cfg, z.Member, z.Score, 0)
+			_, _, _ = o.z.Add(cfg.zset, z.Member, z.Score, 0)
 		}
 		return nil, o
 	}
@@ -233,7 +251,7 @@ func restoreCommand(x *Ctx) {
 		x.W.OK()
 		return
 	}
-	val, obj := sh.objectFromRDB(&v)
+	val, obj := objectFromRDB(sh.encodings(), &v)
 	if old != nil {
 		db.remove(old)
 	}
