@@ -285,3 +285,20 @@ func TestDumpRestoreWithRedisServer(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreNotifications: RESTORE signals "new" and "restore", and a
+// REPLACE with a deadline already passed signals "del", as Redis 7.0.
+func TestRestoreNotifications(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	sub := notifySub(t, s, c)
+	expect(t, c, "OK", "CONFIG", "SET", "notify-keyspace-events", "Egn")
+	p := string(rdb.AppendDump(nil, &rdb.Value{Kind: rdb.KindString, Str: []byte("v")}))
+	expect(t, c, "OK", "RESTORE", "k", 0, p)
+	expect(t, c, "OK", "RESTORE", "k", 1, p, "REPLACE", "ABSTTL")
+	got := readEvents(t, sub, 3)
+	if got[0] != "__keyevent@0__:new k" || got[1] != "__keyevent@0__:restore k" || got[2] != "__keyevent@0__:del k" {
+		t.Fatalf("got %q", got)
+	}
+}

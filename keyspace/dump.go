@@ -263,6 +263,7 @@ func restoreCommand(x *Ctx) {
 	case idle >= 0 && !sh.srv.opts.Live.LFU():
 		e.touch((accessTime(sh.nowMs) - uint32(idle)) & clockMask)
 	}
+	x.notify(evNew, "new", key)
 	x.notify(evGeneric, "restore", key)
 	x.W.OK()
 }
