@@ -412,7 +412,10 @@ func appendQuicklist(dst []byte, elems [][]byte) []byte {
 	var nodes [][]byte
 	lb := newListpack()
 	for _, e := range elems {
-		if lb.n > 0 && lb.size()+len(e)+11 > quicklistNodeBytes {
+		// As Redis appends: the node takes the element while its size,
+		// the element's and 8 bytes of estimated overhead stay within
+		// the limit.
+		if lb.n > 0 && lb.size()+len(e)+8 > quicklistNodeBytes {
 			nodes = append(nodes, lb.finish())
 			lb = newListpack()
 		}
