@@ -196,6 +196,7 @@ func TestReplayEveryOpcode(t *testing.T) {
 		{"renamenx", [][]string{{"SELECT", "4"}, {"SET", "a", "1", "PX", "500"}}, []string{"RENAMENX", "a", "z"}, persistence.OpRename},
 		{"copy", [][]string{{"SET", "a", "1", "EX", "50"}}, []string{"COPY", "a", "b"}, persistence.OpCopy},
 		{"restore string", nil, []string{"RESTORE", "s", "5000", restorePayload(rdb.Value{Kind: rdb.KindString, Str: []byte("v")})}, set},
+		{"restore string over hash", [][]string{{"HSET", "s", "f", "v"}}, []string{"RESTORE", "s", "0", restorePayload(rdb.Value{Kind: rdb.KindString, Str: []byte("v")}), "REPLACE"}, set},
 		{"restore hash", nil, []string{"RESTORE", "h", "0", restorePayload(rdb.Value{Kind: rdb.KindHash, Pairs: [][]byte{[]byte("f"), []byte("v")}})}, persistence.OpRestore},
 		{"restore list over string", [][]string{{"SET", "l", "x", "EX", "9"}}, []string{"RESTORE", "l", "7000", restorePayload(rdb.Value{Kind: rdb.KindList, Elems: [][]byte{[]byte("a"), []byte("b")}}), "REPLACE"}, persistence.OpRestore},
 		{"restore set absttl", nil, []string{"RESTORE", "st", deadline, restorePayload(rdb.Value{Kind: rdb.KindSet, Elems: [][]byte{[]byte("1"), []byte("-2")}}), "ABSTTL"}, persistence.OpRestore},

@@ -344,8 +344,11 @@ func parseIntset(is []byte, fn func(v int64) error) error {
 	if w != 2 && w != 4 && w != 8 {
 		return badf("intset width %d", w)
 	}
-	if n == 0 || uint64(len(is)-8) != n*uint64(w) {
+	if uint64(len(is)-8) != n*uint64(w) {
 		return badf("intset size")
+	}
+	if n == 0 {
+		return ErrEmpty
 	}
 	var prev int64
 	for i := range int(n) {
