@@ -178,3 +178,72 @@ func TestImportRDBFourShards(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCommittedRDB imports testdata/redis-7.0.15-dump.rdb, which
+// redis-server 7.0.15 SAVEd (keys of every type and encoding in database
+// 0, two keys in database 5, deadlines in 2100, a function library), so
+// the import is checked without redis-server too.
+func TestImportCommittedRDB(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Persistence.Dir = dir
+	var out bytes.Buffer
+	if err := app.ImportRDB(cfg, "testdata/redis-7.0.15-dump.rdb", false, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"imported 15 keys", "  string  5\n", "  list    3\n", "  set     3\n", "  hash    2\n", "  zset    2\n",
+		"  db0     13 keys\n", "  db5     2 keys\n", `function library "fixlib"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) {
+		c.Persistence.Dir = dir
+		c.Persistence.WAL = true
+	}))
+	c := s.Client(t)
+	ctx := ctxT(t)
+	expect(t, c, "hello", "GET", "str")
+	expect(t, c, "-12345", "GET", "int")
+	expect(t, c, strings.Repeat("compressible ", 50), "GET", "long")
+	expect(t, c, int64(4), "PFCOUNT", "hll")
+	expect(t, c, []interface{}{"a", "1", "-70000", "3000000000", ""}, "LRANGE", "list", 0, -1)
+	expect(t, c, int64(4102444800123), "PEXPIRETIME", "list")
+	expect(t, c, int64(2000), "LLEN", "biglist")
+	expect(t, c, "element-1234", "LINDEX", "biglist", 1234)
+	expect(t, c, int64(600), "SCARD", "bigset")
+	expect(t, c, int64(1), "SISMEMBER", "bigset", 7*599)
+	expect(t, c, int64(300), "HLEN", "bighash")
+	expect(t, c, strings.Repeat("v", 99), "HGET", "bighash", "f199")
+	expect(t, c, int64(300), "ZCARD", "bigzset")
+	expect(t, c, float64(150)/7, "ZSCORE", "bigzset", "m150")
+	if got := keyContents(t, c, "intset"); got != keyContentsWant("set", "-3", "1", "2", "5000000000") {
+		t.Fatalf("intset: %s", got)
+	}
+	if got := keyContents(t, c, "set"); got != keyContentsWant("set", "a", "b", "c") {
+		t.Fatalf("set: %s", got)
+	}
+	expect(t, c, map[interface{}]interface{}{"f": "v", "n": "12"}, "HGETALL", "hash")
+	expect(t, c, int64(4102444800), "EXPIRETIME", "hash")
+	expect(t, c, []interface{}{"c", "e", "a", "b", "d"}, "ZRANGE", "zset", 0, -1)
+	expect(t, c, int64(-1), "TTL", "str")
+	if got := keyContents(t, c, "zset"); got != keyContentsWant("zset", "c=-Inf", "e=0.1", "a=1", "b=2.5", "d=+Inf") {
+		t.Fatalf("zset: %s", got)
+	}
+	conn := c.Conn()
+	defer conn.Close()
+	if err := conn.Select(ctx, 5).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v := conn.Get(ctx, "db5key").Val(); v != "v5" {
+		t.Fatalf("db5key = %q", v)
+	}
+	if v := conn.LRange(ctx, "db5list", 0, -1).Val(); strings.Join(v, ",") != "x,y" {
+		t.Fatalf("db5list = %q", v)
+	}
+}
+
+func keyContentsWant(typ string, parts ...string) string {
+	return typ + " " + strconv.Quote(strings.Join(parts, "\x00"))
+}
