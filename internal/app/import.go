@@ -48,7 +48,7 @@ func ImportRDB(cfg config.Config, path string, replace bool, out io.Writer) erro
 	rep, err := keyspace.ImportRDB(f, keyspace.ImportOptions{
 		FS: persistence.OSFS{}, Dir: cfg.Persistence.Dir,
 		Shards: cfg.Server.Shards, Databases: cfg.Server.Databases, Topology: topo,
-		Replace: replace, NowMs: time.Now().UnixMilli(), Logger: log,
+		Replace: replace, Now: time.Now, Logger: log,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
