@@ -258,6 +258,8 @@ func FuzzLZF(f *testing.F) {
 
 func FuzzFileReader(f *testing.F) {
 	f.Add(testFile(f))
+	v9, _, _ := version9File()
+	f.Add(v9)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewFileReader(bytes.NewReader(data))
 		if err != nil {

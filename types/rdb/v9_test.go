@@ -56,16 +56,14 @@ func ziplist(items ...string) []byte {
 	return b
 }
 
-// TestVersion9File reads the encodings of Redis 6 files: ziplist-based
-// quicklists, lists, hashes and sorted sets, text scores, and deadlines
-// in seconds.
-func TestVersion9File(t *testing.T) {
-	long := string(bytes.Repeat([]byte("L"), 300))
-	var many []string
+// version9File builds a Redis 6 style file; long and many are parts of
+// its values.
+func version9File() (b []byte, long string, many []string) {
+	long = string(bytes.Repeat([]byte("L"), 300))
 	for i := range 100 {
 		many = append(many, "x"+strconv.Itoa(i))
 	}
-	b := []byte("REDIS0009")
+	b = []byte("REDIS0009")
 	b = append(b, opAux)
 	b = AppendString(b, []byte("redis-ver"))
 	b = AppendString(b, []byte("6.2.14"))
@@ -105,6 +103,14 @@ func TestVersion9File(t *testing.T) {
 	b = append(b, opEOF)
 	b = binary.LittleEndian.AppendUint64(b, CRC64(0, b))
 
+	return b, long, many
+}
+
+// TestVersion9File reads the encodings of Redis 6 files: ziplist-based
+// quicklists, lists, hashes and sorted sets, text scores, and deadlines
+// in seconds.
+func TestVersion9File(t *testing.T) {
+	b, long, many := version9File()
 	want := map[string]string{
 		"ql": normalize(Value{Kind: KindList, Elems: bs(append(many, "1", "-200", "70000", "-9000000", "5000000000", long, "12", "13")...)}),
 		"zl": normalize(Value{Kind: KindList, Elems: bs("a", "b")}),
