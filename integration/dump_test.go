@@ -165,6 +165,8 @@ func TestDumpRestore(t *testing.T) {
 			expectErr(t, c, "ERR DUMP payload version or checksum are wrong", "RESTORE", key, 0, string(bad), "REPLACE")
 			expectErr(t, c, "ERR Bad data format", "RESTORE", key, 0, string(rdb.AppendFooter([]byte{2, 0}, 0)), "REPLACE")
 			expectErr(t, c, "ERR Bad data format", "RESTORE", key, 0, string(rdb.AppendFooter([]byte{0xFE, 1, 'a'}, 0)), "REPLACE")
+			// A module value (type 7), such as a RedisBloom filter.
+			expectErr(t, c, "ERR Bad data format", "RESTORE", key, 0, string(rdb.AppendFooter([]byte{7, 0x81, 1, 2, 3, 4, 5, 6, 7, 8, 0}, 0)), "REPLACE")
 			expectErr(t, c, errArity("restore"), "RESTORE", key, 0)
 			expectErr(t, c, errArity("dump"), "DUMP")
 			// Nothing changed by the refused calls.

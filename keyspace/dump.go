@@ -158,16 +158,16 @@ func dumpCommand(x *Ctx) {
 // restoreValue decodes a DUMP payload into contents. msg is the error to
 // reply when it cannot.
 func restoreValue(p []byte) (v rdb.Value, msg string) {
-	t, v, err := rdb.ParseDump(p)
+	_, v, err := rdb.ParseDump(p)
 	switch {
 	case err == nil:
 		return v, ""
 	case errors.Is(err, rdb.ErrDumpFooter):
 		return v, errDumpPayload
-	case errors.Is(err, rdb.ErrUnsupportedType) && (t == rdb.TypeModule2 || t == rdb.TypeModule):
-		return v, "ERR Bad data format (module values, such as RedisBloom's filters, cannot be restored)"
 	}
-	// Streams (rdb.TypeStreamListpacks2) restore here once they exist.
+	// Module values (RedisBloom's filters among them) get Redis's reply
+	// without the module. Streams (rdb.TypeStreamListpacks2) restore
+	// here once they exist.
 	return v, errBadDataFormat
 }
 
@@ -261,7 +261,14 @@ func restoreCommand(x *Ctx) {
 	case freq >= 0 && sh.srv.opts.Live.LFU():
 		e.touch(lfuState(lfuMinutes(sh.nowMs), uint8(freq)))
 	case idle >= 0 && !sh.srv.opts.Live.LFU():
-		e.touch((accessTime(sh.nowMs) - uint32(idle)) & clockMask)
+		// Idle longer than the clock has run: half a clock period, as
+		// Redis does.
+		clock := int64(accessTime(sh.nowMs))
+		at := clock - idle
+		if at < 0 {
+			at = (clock + clockMask/2) % clockMask
+		}
+		e.touch(uint32(at))
 	}
 	x.notify(evNew, "new", key)
 	x.notify(evGeneric, "restore", key)
