@@ -211,6 +211,8 @@ var commandSpecs = map[string]commandSpec{
 	"command|info":          {tips: []string{tipNondeterministicOrder}},
 	"command|list":          {tips: []string{tipNondeterministicOrder}},
 	"config|set":            {tips: []string{tipAllNodes, tipAllSucceeded}},
+	"dump":                  {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
+	"restore":               {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, 0, 1)}},
 	"copy":                  {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), rangeSpec(KeyOW|KeyUpdate, 2, 0, 1)}},
 	"dbsize":                {tips: []string{tipAllShards, tipAggSum}},
 	"decr":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyAccess|KeyUpdate, 1, 0, 1)}},

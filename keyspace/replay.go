@@ -182,6 +182,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 		err = sh.applyZSetRecord(db, r.Op, &p)
 	case persistence.OpBloomAdd:
 		err = applyBloomRecord(db, &p)
+	case persistence.OpRestore:
+		err = applyRestoreRecord(db, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}
