@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // BlockSpec describes how a blocking command waits.
@@ -378,7 +379,13 @@ func (sh *Shard) timeoutBlocked(bc *blockedClient) {
 // expireBlocked times out the clients whose deadline has passed.
 func (sh *Shard) expireBlocked() {
 	bs := &sh.blk
-	if bs.nextDeadline == 0 || sh.nowMs < bs.nextDeadline {
+	if bs.nextDeadline == 0 {
+		return
+	}
+	if sh.nowMs < bs.nextDeadline {
+		if bs.timerAt == 0 {
+			sh.armBlockTimer(bs.nextDeadline)
+		}
 		return
 	}
 	next := int64(0)
@@ -632,3 +639,7 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 	}
 	return false
 }
+
+// bstr views b as a string without copying, for lookups that do not keep
+// it.
+func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

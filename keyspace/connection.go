@@ -411,6 +411,11 @@ func (x *Ctx) killClient(c *Client) {
 		x.Batch.CloseAfter = true
 		return
 	}
+	if c.Shard == x.S.idx && c.blk != nil {
+		// Forget its wait at once: a push before the connection's close
+		// is seen must not serve it.
+		x.S.dropBlocked(c)
+	}
 	if c.Conn != nil {
 		_ = c.Conn.Close()
 	}

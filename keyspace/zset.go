@@ -85,7 +85,11 @@ type scored struct {
 // Logging.
 
 func (sh *Shard) logZAdd(db int, key string, items []scored) {
-	if sh.journal == nil || len(items) == 0 {
+	if len(items) == 0 {
+		return
+	}
+	sh.touchKey(db, key)
+	if sh.journal == nil {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -98,7 +102,11 @@ func (sh *Shard) logZAdd(db int, key string, items []scored) {
 }
 
 func (sh *Shard) logZRemove(db int, key string, members [][]byte) {
-	if sh.journal == nil || len(members) == 0 {
+	if len(members) == 0 {
+		return
+	}
+	sh.touchKey(db, key)
+	if sh.journal == nil {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -110,6 +118,7 @@ func (sh *Shard) logZRemove(db int, key string, members [][]byte) {
 }
 
 func (sh *Shard) logZStore(db int, key string, o *zsetObj) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}
