@@ -97,6 +97,29 @@ func (x *Ctx) ParseBlockTimeout(arg []byte) (deadlineMs int64, ok bool) {
 	return d, true
 }
 
+// ParseBlockTimeoutMs reads a timeout in whole milliseconds (XREAD
+// BLOCK) and returns the unix millisecond deadline, 0 for none. On a bad
+// value it replies Redis's error and returns false.
+func (x *Ctx) ParseBlockTimeoutMs(arg []byte) (deadlineMs int64, ok bool) {
+	ms, good := parseInt(arg)
+	if !good {
+		x.W.Error("ERR timeout is not an integer or out of range")
+		return 0, false
+	}
+	if ms < 0 {
+		x.W.Error("ERR timeout is negative")
+		return 0, false
+	}
+	if ms == 0 {
+		return 0, true
+	}
+	d := x.S.nowMs + ms
+	if d < x.S.nowMs {
+		d = math.MaxInt64
+	}
+	return d, true
+}
+
 // parseTimeoutFloat parses a float as the C library's strtold does for
 // Redis: no surrounding space, hexadecimal allowed, NaN refused.
 func parseTimeoutFloat(arg []byte) (float64, bool) {
