@@ -97,6 +97,9 @@ func TestBlockingPops(t *testing.T) {
 		// -0.0001 rounds to zero: for ever, as Redis.
 		rc.send("BLPOP", "tmo", "-0.0001")
 		waitBlocked(t, c, 1)
+		if info := value(t, c, "INFO", "clients").(string); !strings.Contains(info, "clients_in_timeout_table:0\r\n") {
+			t.Fatalf("a client without deadline in the timeout table: %q", info)
+		}
 		rc.expectNoReply(300 * time.Millisecond)
 		expect(t, c, int64(1), "LPUSH", "tmo", "x")
 		if got := rc.read(); got != arr(bulk("tmo"), bulk("x")) {
@@ -161,8 +164,11 @@ func TestBlockingPops(t *testing.T) {
 		if got := rc.read(); got != "*-1\r\n" {
 			t.Fatalf("UNBLOCK TIMEOUT: %q", got)
 		}
-		rc.send("BZPOPMIN", "ub", "0")
+		rc.send("BZPOPMIN", "ub", "100")
 		waitBlocked(t, c, 1)
+		if info := value(t, c, "INFO", "clients").(string); !strings.Contains(info, "clients_in_timeout_table:1\r\n") {
+			t.Fatalf("a client with a deadline not in the timeout table: %q", info)
+		}
 		expect(t, c, int64(1), "CLIENT", "UNBLOCK", id, "ERROR")
 		if got := rc.read(); got != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
 			t.Fatalf("UNBLOCK ERROR: %q", got)
@@ -341,6 +347,25 @@ func TestBlockingPops(t *testing.T) {
 			if got := rc.read(); got != arr(bulk("mix"), bulk("m"), score("7")) {
 				t.Fatalf("BZPOPMIN after a type change RESP%s: %q", proto, got)
 			}
+		}
+	})
+
+	t.Run("tracking", func(t *testing.T) {
+		tr := dialRaw(t, s.Addr())
+		tr.send("HELLO", "3")
+		tr.read()
+		tr.expect("+OK\r\n", "CLIENT", "TRACKING", "ON")
+		tr.expect("*0\r\n", "LRANGE", "tdst", "0", "-1")
+		rc := dialRaw(t, s.Addr())
+		rc.send("BLMOVE", "tsrc", "tdst", "LEFT", "LEFT", "0")
+		waitBlocked(t, c, 1)
+		tr.expectNoReply(100 * time.Millisecond)
+		expect(t, c, int64(1), "RPUSH", "tsrc", "x")
+		if got := rc.read(); got != bulk("x") {
+			t.Fatalf("BLMOVE: %q", got)
+		}
+		if got := tr.read(); got != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$4\r\ntdst\r\n" {
+			t.Fatalf("invalidation of the destination: %q", got)
 		}
 	})
 

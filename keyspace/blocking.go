@@ -190,8 +190,9 @@ type blocking struct {
 	nextDeadline int64
 	timer        *time.Timer
 	timerAt      int64
-	// n mirrors len(clients) for INFO of any shard.
-	n atomic.Int64
+	// n mirrors len(clients) for INFO of any shard; timed counts those
+	// with a deadline (INFO's clients_in_timeout_table).
+	n, timed atomic.Int64
 	// x is the context Serve and Timeout run with.
 	x Ctx
 
@@ -262,6 +263,7 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	c.blockReg = true
 	c.mu.Unlock()
 	if d := spec.DeadlineMs; d > 0 {
+		bs.timed.Add(1)
 		if bs.nextDeadline == 0 || d < bs.nextDeadline {
 			bs.nextDeadline = d
 		}
@@ -301,6 +303,9 @@ func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 	bc.keys, bc.elems = nil, nil
 	delete(bs.clients, bc.c)
 	bs.n.Store(int64(len(bs.clients)))
+	if bc.spec.DeadlineMs > 0 {
+		bs.timed.Add(-1)
+	}
 	bc.c.blocked.Store(false)
 }
 
@@ -374,7 +379,12 @@ func (sh *Shard) serveReady() {
 				continue
 			}
 			x := sh.blockCtx(bc)
+			before := len(x.W.Buf)
 			if bc.spec.Serve(x, key) {
+				if sh.trk != nil {
+					// Clients caching the keys it wrote are told now.
+					sh.trackAfter(x, bc.cmd, bc.args, before)
+				}
 				sh.unblocked(bc)
 			}
 			*x = Ctx{}
@@ -574,13 +584,14 @@ func (sh *Shard) resumeBlocked() int {
 	return n
 }
 
-// blockedClients is the number of blocked clients of every shard.
-func (s *Server) blockedClients() int64 {
-	var n int64
+// blockedClients is the number of blocked clients of every shard, and
+// how many of them have a deadline.
+func (s *Server) blockedClients() (n, timed int64) {
 	for _, sh := range s.shards {
 		n += sh.blk.n.Load()
+		timed += sh.blk.timed.Load()
 	}
-	return n
+	return n, timed
 }
 
 // requestUnblock is CLIENT UNBLOCK for a client of another shard: the
