@@ -46,7 +46,12 @@ func (rc *rawConn) expectNoReply(d time.Duration) {
 // UNBLOCK, transactions and scripts.
 func TestBlockingPops(t *testing.T) {
 	t.Parallel()
-	s := testserver.Start(t)
+	t.Run("ring", func(t *testing.T) { blockingPopChecks(t, testserver.Start(t)) })
+	// Reactors that run batches inline must leave blocking to the shard.
+	t.Run("inline", func(t *testing.T) { blockingPopChecks(t, testserver.Start(t, testserver.Config(inline))) })
+}
+
+func blockingPopChecks(t *testing.T, s *testserver.Server) {
 	c := s.Client(t)
 	ctx := ctxT(t)
 
@@ -164,6 +169,7 @@ func TestBlockingPops(t *testing.T) {
 		if got := rc.read(); got != "*-1\r\n" {
 			t.Fatalf("UNBLOCK TIMEOUT: %q", got)
 		}
+		expect(t, c, "OK", "CONFIG", "RESETSTAT")
 		rc.send("BZPOPMIN", "ub", "100")
 		waitBlocked(t, c, 1)
 		if info := value(t, c, "INFO", "clients").(string); !strings.Contains(info, "clients_in_timeout_table:1\r\n") {
@@ -172,6 +178,12 @@ func TestBlockingPops(t *testing.T) {
 		expect(t, c, int64(1), "CLIENT", "UNBLOCK", id, "ERROR")
 		if got := rc.read(); got != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
 			t.Fatalf("UNBLOCK ERROR: %q", got)
+		}
+		// Counted as a failed call of the blocked command, as Redis does.
+		stats := value(t, c, "INFO", "commandstats").(string) + value(t, c, "INFO", "errorstats").(string)
+		if !strings.Contains(stats, "cmdstat_bzpopmin:calls=1,") || !strings.Contains(stats, ",rejected_calls=0,failed_calls=1\r\n") ||
+			!strings.Contains(stats, "errorstat_UNBLOCKED:count=1\r\n") {
+			t.Fatalf("stats after UNBLOCK ERROR: %q", stats)
 		}
 		expectErr(t, c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR", "CLIENT", "UNBLOCK", id, "LATER")
 		expect(t, c, int64(0), "CLIENT", "UNBLOCK", "999999")

@@ -381,6 +381,7 @@ func (sh *Shard) serveReady() {
 			x := sh.blockCtx(bc)
 			before := len(x.W.Buf)
 			if bc.spec.Serve(x, key) {
+				sh.countBlockedError(bc, before)
 				if sh.trk != nil {
 					// Clients caching the keys it wrote are told now.
 					sh.trackAfter(x, bc.cmd, bc.args, before)
@@ -395,6 +396,18 @@ func (sh *Shard) serveReady() {
 		}
 	}
 	bs.ready = bs.ready[:0]
+}
+
+// countBlockedError counts an error reply written to bc from before on
+// as a failed call of its command (INFO commandstats, errorstats), as the
+// call itself was counted when it blocked.
+func (sh *Shard) countBlockedError(bc *blockedClient, before int) {
+	buf := bc.batch.Out.Buf
+	if len(buf) <= before || buf[before] != '-' {
+		return
+	}
+	sh.cmdStats.byID[bc.cmd.called(bc.args).id].failed++
+	sh.cmdStats.countError(buf[before+1:])
 }
 
 // timeoutBlocked replies to bc as timed out and unblocks it.
@@ -489,7 +502,9 @@ func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
 	}
 	if errReply {
 		x := sh.blockCtx(bc)
+		before := len(x.W.Buf)
 		x.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		sh.countBlockedError(bc, before)
 		*x = Ctx{}
 		sh.unblocked(bc)
 	} else {
