@@ -468,7 +468,7 @@ func (sh *Shard) expireBlocked() {
 // queued.
 func (sh *Shard) blockTick() {
 	bs := &sh.blk
-	if len(bs.clients) == 0 && bs.mailN.Load() == 0 {
+	if len(bs.clients) == 0 && bs.mailN.Load() == 0 && len(bs.ready) == 0 {
 		return
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
@@ -482,6 +482,10 @@ func (sh *Shard) blockTick() {
 		for _, m := range mail {
 			sh.unblockClient(m.c, m.errReply)
 		}
+	}
+	if len(bs.ready) > 0 {
+		// Keys written outside a command (expiry, eviction).
+		sh.serveReady()
 	}
 	sh.expireBlocked()
 	if len(bs.resume) > 0 {

@@ -388,7 +388,6 @@ func (sh *Shard) drain() int {
 // cron runs the periodic work of an idle shard.
 func (sh *Shard) cron() {
 	sh.reapClosed()
-	sh.blockTick()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
@@ -419,6 +418,8 @@ func (sh *Shard) cron() {
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
+	// After the expiry cycle: a deletion may concern a waiter.
+	sh.blockTick()
 }
 
 // run executes every command of b and appends the replies to b.Out. It
