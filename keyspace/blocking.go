@@ -26,21 +26,31 @@ import (
 // Redis client's pipelined commands do; replies of the commands before it
 // go out at once.
 //
-// Any write of a key that clients wait on (every mutation goes through the
-// record helpers' touchKey hook, FLUSHDB/SWAPDB through touchAllInDB)
-// marks the key ready. After the command that did it finishes (for EXEC
-// and scripts: after the whole transaction or script), the shard offers
-// the key to each client waiting on it, in the order they blocked, by
-// calling its Serve function. Serve looks the key up again itself (an
-// earlier waiter may have emptied it, or it may now hold another type) and
-// returns false, having written nothing, to stay blocked. Serve runs with
-// a Ctx set up for the blocked client: x.C,
-// x.DB (the database it blocked in), x.Args and x.Cmd (the blocking
-// command, its arguments still valid), x.W (its reply). Whatever Serve
-// writes to the log and the keyspace events it emits are those of the
-// non-blocking form: recovery needs no knowledge of blocking. Serve
-// returns true when it replied (served, or an error such as WRONGTYPE):
-// the client is unblocked and its waiting commands run next.
+// A key that clients wait on is marked ready when it is created
+// (DB.insertNew: a push, RENAME, MOVE, COPY, SORT STORE, ...) or written
+// or deleted (the record helpers' touchKey hook, which every logged
+// mutation passes, expiry and eviction included; FLUSHDB, FLUSHALL and
+// SWAPDB mark every waited key of the database through touchAllInDB). A
+// new value kind gets this for free if its log helpers call touchKey (or
+// logged), as the existing ones do. After the command that marked it
+// finishes (for EXEC and scripts: after the whole transaction or script;
+// for expiry: at the shard's tick), the shard offers the key to each
+// client waiting on it, in the order they blocked, by calling its Serve
+// function. Serve is called whatever the key now holds, even nothing (a
+// stream reader can then report a deleted key): it looks the key up again
+// itself (an earlier waiter may have emptied it, or it may hold another
+// type) and returns false, having written nothing, to stay blocked.
+//
+// Serve runs with a Ctx set up for the blocked client: x.C, x.DB (the
+// database it blocked in), x.Args and x.Cmd (the blocking command, its
+// arguments still valid: a closure may keep slices of them), x.W (its
+// reply). Whatever Serve writes to the log and the keyspace events it
+// emits should be those of the non-blocking form: recovery needs no
+// knowledge of blocking. Serve returns true when it replied (served, or
+// an error such as WRONGTYPE, which counts as a failed call): the client
+// is unblocked and its waiting commands run right after the command that
+// served it, in the same commit group (under fsync = always its reply
+// waits for the records Serve wrote).
 //
 // When the deadline passes (checked at least every few milliseconds while
 // a deadline is pending) or CLIENT UNBLOCK id TIMEOUT is used, Timeout
