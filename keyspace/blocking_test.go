@@ -82,3 +82,82 @@ func FuzzParseBlockTimeout(f *testing.F) {
 		}
 	})
 }
+
+// recordSink collects delivered batches; it cannot split a batch, so a
+// client that blocks keeps its whole batch (replies before the blocked
+// command included) until it is served.
+type recordSink struct{ got []*Batch }
+
+func (s *recordSink) Deliver(b *Batch) { s.got = append(s.got, b) }
+
+func TestBlockParkServeResume(t *testing.T) {
+	sh := newTestShard(t)
+	a, _ := sh.srv.Connected(0, "127.0.0.1:50001", "127.0.0.1:7000", nil)
+	b, _ := sh.srv.Connected(0, "127.0.0.1:50002", "127.0.0.1:7000", nil)
+	sink := &recordSink{}
+	run := func(c *Client, cmds ...[]string) (*Batch, bool) {
+		bt := durNewBatch(c, sink, cmds...)
+		kept := sh.run(bt)
+		if !kept {
+			sh.queue(bt)
+		}
+		if len(sh.blk.resume) > 0 {
+			sh.resumeBlocked()
+		}
+		sh.commit()
+		return bt, kept
+	}
+	a1, kept := run(a, []string{"PING"}, []string{"BLPOP", "q", "0"}, []string{"GET", "k"})
+	if !kept || string(a1.Out.Buf) != "+PONG\r\n" || sh.blk.n.Load() != 1 || !a.blocked.Load() {
+		t.Fatalf("after BLPOP: kept %v out %q blocked %d", kept, a1.Out.Buf, sh.blk.n.Load())
+	}
+	if _, kept := run(a, []string{"INCR", "n"}); !kept {
+		t.Fatal("a later batch of a blocked client ran")
+	}
+	if len(sink.got) != 0 {
+		t.Fatalf("delivered %d batches of a blocked client", len(sink.got))
+	}
+	b1, _ := run(b, []string{"SET", "k", "v"}, []string{"RPUSH", "q", "x", "y"}, []string{"LLEN", "q"})
+	if got := string(b1.Out.Buf); got != "+OK\r\n:2\r\n:1\r\n" {
+		t.Fatalf("producer: %q (LLEN must see the served pop)", got)
+	}
+	if len(sink.got) != 3 || sink.got[0] != b1 || sink.got[1] != a1 {
+		t.Fatalf("delivery order: %v", sink.got)
+	}
+	if got := string(a1.Out.Buf); got != "+PONG\r\n*2\r\n$1\r\nq\r\n$1\r\nx\r\n$1\r\nv\r\n" {
+		t.Fatalf("resumed batch: %q", got)
+	}
+	if got := string(sink.got[2].Out.Buf); got != ":1\r\n" {
+		t.Fatalf("held batch: %q", got)
+	}
+	if sh.blk.n.Load() != 0 || a.blocked.Load() || a.blk != nil || len(sh.blk.waiting) != 0 {
+		t.Fatal("state left behind after serving")
+	}
+
+	// A deadline: timed out on the tick, null array.
+	a2, _ := run(a, []string{"BRPOP", "none", "1.5"})
+	sh.nowMs += 1499
+	sh.expireBlocked()
+	if len(sh.blk.resume) != 0 {
+		t.Fatal("timed out early")
+	}
+	sh.nowMs += 1
+	sh.expireBlocked()
+	sh.resumeBlocked()
+	sh.commit()
+	if got := string(a2.Out.Buf); got != "*-1\r\n" {
+		t.Fatalf("timeout: %q", got)
+	}
+
+	// A disconnected client leaves nothing behind.
+	run(a, []string{"BZPOPMIN", "z", "0"})
+	sh.srv.Disconnected(a)
+	sh.reapClosed()
+	if sh.blk.n.Load() != 0 || a.blk != nil || len(sh.blk.waiting) != 0 || len(sh.blk.clients) != 0 {
+		t.Fatal("a disconnected client is still blocked")
+	}
+	run(b, []string{"ZADD", "z", "1", "m"})
+	if got := string(sink.got[len(sink.got)-1].Out.Buf); got != ":1\r\n" {
+		t.Fatalf("ZADD after the waiter left: %q", got)
+	}
+}
