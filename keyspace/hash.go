@@ -83,6 +83,7 @@ func storeHash(x *Ctx, e *entry, key []byte, o *hashObj) {
 // logHashSet writes a HashSet record of key with the field/value pairs in
 // kv (alternating).
 func (sh *Shard) logHashSet(db int, key []byte, kv [][]byte) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -96,6 +97,7 @@ func (sh *Shard) logHashSet(db int, key []byte, kv [][]byte) {
 
 // logHashDel writes a HashDel record of key with the removed fields.
 func (sh *Shard) logHashDel(db int, key []byte, fields [][]byte) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}

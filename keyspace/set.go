@@ -73,6 +73,7 @@ func (sh *Shard) lookupSet(db *DB, key []byte, write bool) (e *entry, o *setObj,
 // Logging.
 
 func (sh *Shard) logSetMembers(db int, op persistence.Opcode, key string, members [][]byte) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}
@@ -85,6 +86,7 @@ func (sh *Shard) logSetMembers(db int, op persistence.Opcode, key string, member
 }
 
 func (sh *Shard) logSetStore(db int, key string, o *setObj) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}
@@ -94,6 +96,8 @@ func (sh *Shard) logSetStore(db int, key string, o *setObj) {
 }
 
 func (sh *Shard) logSetMove(db int, src, dst string, member []byte) {
+	sh.touchKey(db, src)
+	sh.touchKey(db, dst)
 	if sh.journal == nil {
 		return
 	}

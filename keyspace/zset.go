@@ -66,7 +66,11 @@ type scored struct {
 // Logging.
 
 func (sh *Shard) logZAdd(db int, key string, items []scored) {
-	if sh.journal == nil || len(items) == 0 {
+	if len(items) == 0 {
+		return
+	}
+	sh.touchKey(db, key)
+	if sh.journal == nil {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -79,7 +83,11 @@ func (sh *Shard) logZAdd(db int, key string, items []scored) {
 }
 
 func (sh *Shard) logZRemove(db int, key string, members [][]byte) {
-	if sh.journal == nil || len(members) == 0 {
+	if len(members) == 0 {
+		return
+	}
+	sh.touchKey(db, key)
+	if sh.journal == nil {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -91,6 +99,7 @@ func (sh *Shard) logZRemove(db int, key string, members [][]byte) {
 }
 
 func (sh *Shard) logZStore(db int, key string, o *zsetObj) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}
@@ -763,6 +772,10 @@ func zpopGeneric(x *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		x.W.ArrayHeader(2 * len(items))
 	case nested && !emitKey:
 		x.W.ArrayHeader(len(items))
+	case emitKey && !nested:
+		// BZPOPMIN/BZPOPMAX: key, member, score.
+		x.W.ArrayHeader(2*len(items) + 1)
+		x.W.Bulk(key)
 	case emitKey:
 		x.W.ArrayHeader(2)
 		x.W.Bulk(key)
