@@ -68,10 +68,14 @@ func (db *DB) val(e *entry) []byte {
 	return nil
 }
 
-// obj returns e's object, or nil for a string.
+// obj returns e's object, or nil for a string. Every access to an object
+// goes through here, so the object is marked for the settle that brings
+// the database's accounted bytes up to date after the command (memacct.go).
 func (db *DB) obj(e *entry) any {
 	if e.isObj() {
-		return db.a.objs[e.vlen()]
+		i := e.vlen()
+		db.a.objAcct.mark(db, i)
+		return db.a.objs[i]
 	}
 	return nil
 }
@@ -86,15 +90,10 @@ func (db *DB) size(e *entry) int64 {
 	case kindExt:
 		n += int64(cap(db.a.ext[e.vlen()]))
 	case kindObj:
-		n += objectSize(db.a.objs[e.vlen()])
+		n += db.a.objAcct.accounted(e.vlen())
 	}
 	return n
 }
-
-// objectSize is the bytes an object is accounted for in used_memory: a
-// fixed figure, because objects change in place without telling their
-// database (MEMORY USAGE measures them).
-func objectSize(any) int64 { return 64 }
 
 // setDeadline gives e a deadline (0 removes it), keeping the expiring
 // index in step.
@@ -146,7 +145,10 @@ func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 	}
 	e := db.alloc(key, 0, false)
 	e.setKind(kindObj)
-	e.setVlen(db.a.putObj(obj))
+	i := db.a.putObj(obj)
+	e.setVlen(i)
+	// The caller may go on filling obj: measure it again after the command.
+	db.a.objAcct.mark(db, i)
 	return db.insertNew(key, e, at)
 }
 
@@ -250,11 +252,13 @@ func (db *DB) setObj(e *entry, obj any) {
 	db.mem -= db.size(e)
 	if e.isObj() {
 		db.a.objs[e.vlen()] = obj
+		db.a.objAcct.remeasure(e.vlen(), obj)
 	} else {
 		db.dropValue(e)
 		e.setKind(kindObj)
 		e.setVlen(db.a.putObj(obj))
 	}
+	db.a.objAcct.mark(db, e.vlen())
 	db.mem += db.size(e)
 }
 
@@ -314,6 +318,8 @@ func (db *DB) move(e *entry, vlen int) *entry {
 // db's arena and has no entry for key, and frees e. Side values change
 // owner without a copy. It returns the new entry.
 func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
+	// A pending settle would credit the object's growth to db.
+	db.a.objAcct.settle(db.a)
 	at, clock := e.expireAt, e.accessed()
 	db.unlink(e)
 	var ne *entry

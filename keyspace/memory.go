@@ -50,6 +50,7 @@ func (sh *Shard) memUsed() int64 {
 
 // memFigures returns the shard's data set bytes and its overhead bytes.
 func (sh *Shard) memFigures() (dataset, overhead int64) {
+	sh.settleMem()
 	for _, db := range sh.dbs {
 		dataset += db.mem
 		overhead += db.overhead()

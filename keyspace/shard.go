@@ -525,6 +525,8 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 		start = sh.srv.now()
 	}
 	cmd.Handler(x)
+	// Objects the command touched are measured again (memacct.go).
+	sh.settleMem()
 	st.calls++
 	if timed {
 		d := sh.srv.now().Sub(start)

@@ -328,6 +328,7 @@ func (sh *Shard) loadSnapshotEntry(db uint16, kind uint8, key, value []byte, dea
 		return err
 	}
 	d.add(key, val, obj, deadline)
+	sh.settleMem()
 	return nil
 }
 
