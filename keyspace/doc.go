@@ -55,8 +55,9 @@
 // # Accounting and eviction
 //
 // Each database keeps the exact bytes its entries take (slot sizes, side
-// values, a fixed figure per object); used_memory of a shard is that plus
-// its index structures (memory.go). maxmemory is split evenly across the
+// values, and each object's heap as its type measures it, brought up to
+// date after every command that touched it: memacct.go); used_memory of
+// a shard is that plus its index structures (memory.go). maxmemory is split evenly across the
 // shards, and a shard over its share evicts by maxmemory-policy before
 // write commands and at its ticks, or refuses denyoom commands with -OOM.
 package keyspace
