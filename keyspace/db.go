@@ -72,10 +72,13 @@ func (db *DB) val(e *entry) []byte {
 // goes through here, so the object is marked for the settle that brings
 // the database's accounted bytes up to date after the command (memacct.go).
 func (db *DB) obj(e *entry) any {
-	if e.isObj() {
+	switch e.kind() & kindMask {
+	case kindObj:
 		i := e.vlen()
-		db.a.objAcct.mark(db, i)
+		db.a.objAcct.mark(db, e, i)
 		return db.a.objs[i]
+	case kindPacked:
+		return db.unpack(e)
 	}
 	return nil
 }
@@ -147,9 +150,10 @@ func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 	e.setKind(kindObj)
 	i := db.a.putObj(obj)
 	e.setVlen(i)
+	e = db.insertNew(key, e, at)
 	// The caller may go on filling obj: measure it again after the command.
-	db.a.objAcct.mark(db, i)
-	return db.insertNew(key, e, at)
+	db.a.objAcct.mark(db, e, i)
+	return e
 }
 
 // addString inserts a new string entry for key, which must be absent,
@@ -258,7 +262,7 @@ func (db *DB) setObj(e *entry, obj any) {
 		e.setKind(kindObj)
 		e.setVlen(db.a.putObj(obj))
 	}
-	db.a.objAcct.mark(db, e.vlen())
+	db.a.objAcct.mark(db, e, e.vlen())
 	db.mem += db.size(e)
 }
 
@@ -318,13 +322,14 @@ func (db *DB) move(e *entry, vlen int) *entry {
 // db's arena and has no entry for key, and frees e. Side values change
 // owner without a copy. It returns the new entry.
 func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
-	// A pending settle would credit the object's growth to db.
-	db.a.objAcct.settle(db.a)
+	if e.kind()&kindMask == kindPacked && !fitsInline(len(key), int(e.vlen())) {
+		db.unpack(e) // too long a key to keep it packed
+	}
 	at, clock := e.expireAt, e.accessed()
 	db.unlink(e)
 	var ne *entry
 	switch {
-	case e.kind()&kindMask != kindInline:
+	case e.kind()&kindMask == kindExt || e.kind()&kindMask == kindObj:
 		ne = dst.alloc(key, 0, false)
 		ne.setVlen(e.vlen())
 	case fitsInline(len(key), int(e.vlen())):
@@ -340,6 +345,10 @@ func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
 	db.a.release(db.handle(e), e.class())
 	dst.insertNew(key, ne, at)
 	ne.touch(clock)
+	if ne.isObj() {
+		// A pending settle must credit the new database and entry.
+		db.a.objAcct.moved(ne.vlen(), dst, dst.handle(ne))
+	}
 	return ne
 }
 

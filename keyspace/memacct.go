@@ -18,9 +18,11 @@ package keyspace
 // objDirty marks an accounted size whose object awaits a settle.
 const objDirty = int64(1) << 62
 
-// objRef names a marked object and the database it was marked in.
+// objRef names a marked object, the database it was marked in and the
+// handle of its entry.
 type objRef struct {
 	db  *DB
+	h   uint32
 	idx uint32
 }
 
@@ -48,13 +50,27 @@ func measureObject(o any, samples int64) int64 {
 	return 64
 }
 
-// mark records that object i of db may change before the next settle.
-func (a *objAccounts) mark(db *DB, i uint32) {
+// mark records that object i of db, held by e, may change before the
+// next settle.
+func (a *objAccounts) mark(db *DB, e *entry, i uint32) {
 	if a.sizes[i]&objDirty != 0 {
 		return
 	}
 	a.sizes[i] |= objDirty
-	a.dirty = append(a.dirty, objRef{db: db, idx: i})
+	a.dirty = append(a.dirty, objRef{db: db, h: db.handle(e), idx: i})
+}
+
+// moved records that object i now belongs to the entry of handle h in
+// db (MOVE, RENAME), so a pending settle credits the right database.
+func (a *objAccounts) moved(i uint32, db *DB, h uint32) {
+	if a.sizes[i]&objDirty == 0 {
+		return
+	}
+	for k := range a.dirty {
+		if a.dirty[k].idx == i {
+			a.dirty[k].db, a.dirty[k].h = db, h
+		}
+	}
 }
 
 // accounted is object i's size as its database's mem includes it.
@@ -67,7 +83,8 @@ func (a *objAccounts) remeasure(i uint32, o any) {
 }
 
 // settle measures every marked object and brings its database's mem to
-// the new figure.
+// the new figure; a collection small enough goes back into its entry in
+// its compact encoding (packed.go).
 func (a *objAccounts) settle(ar *arena) {
 	if len(a.dirty) == 0 {
 		return
@@ -76,6 +93,10 @@ func (a *objAccounts) settle(ar *arena) {
 		old := a.sizes[r.idx]
 		if old&objDirty == 0 {
 			continue // freed since it was marked
+		}
+		a.sizes[r.idx] = old &^ objDirty
+		if r.db.pack(r.db.entryAt(r.h)) {
+			continue
 		}
 		n := objectSize(ar.objs[r.idx])
 		r.db.mem += n - old&^objDirty

@@ -199,3 +199,67 @@ func TestCollectionAccountingExact(t *testing.T) {
 		t.Fatalf("the workload left only %d bytes", total)
 	}
 }
+
+// TestSmallCollectionsPacked: between commands a small hash, set or
+// sorted set lives in its entry's slot (no Go object), a large one stays
+// an object, and every command sees the same data either way.
+func TestSmallCollectionsPacked(t *testing.T) {
+	sh := newTestShard(t)
+	db := sh.dbs[0]
+	kindOf := func(key string) uint8 {
+		t.Helper()
+		e := db.findString(key)
+		if e == nil {
+			t.Fatalf("%s is missing", key)
+		}
+		return e.kind() & kindMask
+	}
+	run(t, sh, "HSET", "h", "a", "1", "b", "2")
+	run(t, sh, "SADD", "s", "1", "2", "3")
+	run(t, sh, "SADD", "t", "x", "y")
+	run(t, sh, "ZADD", "z", "1", "a", "2", "b")
+	run(t, sh, "RPUSH", "l", "a")
+	for _, k := range []string{"h", "s", "z"} {
+		if got := kindOf(k); got != kindPacked {
+			t.Errorf("%s: kind %d, want packed", k, got)
+		}
+	}
+	if kindOf("l") != kindObj || kindOf("t") != kindObj {
+		t.Error("a list or a set of strings (a table in Redis 7.0) is packed")
+	}
+	expect(t, sh, rBulk("2"), "HGET", "h", "b")
+	expect(t, sh, rInt(1), "SISMEMBER", "s", "3")
+	expect(t, sh, rBulk("intset"), "OBJECT", "ENCODING", "s")
+	expect(t, sh, rBulk("2"), "ZSCORE", "z", "b")
+	expect(t, sh, "+hash\r\n", "TYPE", "h")
+	// Growth past maxPacked keeps an object; the data is the same.
+	for i := 0; i < 100; i++ {
+		run(t, sh, "HSET", "h", fmt.Sprint("field", i), strings.Repeat("v", 40))
+	}
+	if kindOf("h") != kindObj {
+		t.Error("a hash of over maxPacked bytes is packed")
+	}
+	expect(t, sh, rInt(102), "HLEN", "h")
+	for i := 0; i < 100; i++ {
+		run(t, sh, "HDEL", "h", fmt.Sprint("field", i))
+	}
+	if kindOf("h") != kindPacked {
+		t.Error("a hash back under maxPacked is not packed again")
+	}
+	expect(t, sh, rBulk("1"), "HGET", "h", "a")
+	// RENAME, MOVE and COPY keep it packed, with a short or a long key.
+	expect(t, sh, "+OK\r\n", "RENAME", "z", "z2")
+	long := strings.Repeat("k", maxSmall)
+	expect(t, sh, "+OK\r\n", "RENAME", "s", long)
+	expect(t, sh, rInt(1), "COPY", "z2", "z3")
+	expect(t, sh, rInt(1), "MOVE", "z3", "1")
+	if kindOf("z2") != kindPacked || kindOf(long) != kindObj {
+		t.Error("RENAME: wrong kinds")
+	}
+	expect(t, sh, rInt(3), "SCARD", long)
+	expect(t, sh, rBulk("2"), "ZSCORE", "z2", "b")
+	checkMem(t, sh, "end")
+	if n := len(sh.arena.objs) - len(sh.arena.objFree); n != 3 {
+		t.Errorf("%d objects live, want 3: the list, the set of strings and the long-keyed set", n)
+	}
+}
