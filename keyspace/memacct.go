@@ -34,6 +34,12 @@ type objAccounts struct {
 	// freeAfterSettle are object indexes freed while marked: they are
 	// reused only once no pending mark names them.
 	freeAfterSettle []uint32
+	// readOnly is set while a read-only command runs: packed collections
+	// it unpacks may read their slot's bytes in place (packed.go).
+	readOnly bool
+	// spare holds the wrappers of collections packed again, for the next
+	// unpack (packed.go).
+	spare spareObjs
 }
 
 // objectSize is the bytes an object is accounted for: its side-table

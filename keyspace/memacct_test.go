@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,7 +101,13 @@ func TestCollectionAccountingExact(t *testing.T) {
 	errs := map[string]int{}
 	for i := 0; i < 6000; i++ {
 		var c []string
-		switch rnd(34) {
+		switch rnd(36) {
+		case 34:
+			h, s, z := key("h"), key("s"), key("z")
+			c = [][]string{{"HGETALL", h}, {"SMEMBERS", s}, {"ZRANGE", z, "0", "-1", "WITHSCORES"}, {"TYPE", h},
+				{"OBJECT", "ENCODING", z}, {"SRANDMEMBER", s, "-5"}, {"HRANDFIELD", h, "3"}, {"ZRANDMEMBER", z, "2"}}[rnd(8)]
+		case 35:
+			c = []string{"SUNION", key("s"), key("s"), key("s")}
 		case 0, 1:
 			c = []string{"HSET", key("h"), "f" + num(), val(), "g" + num(), val()}
 		case 2:
@@ -190,7 +197,30 @@ func TestCollectionAccountingExact(t *testing.T) {
 	checkMem(t, replayed, "replay")
 	loaded := newTestShard(t)
 	copySnapshot(t, sh, loaded)
+	sh.settleMem()
 	checkMem(t, loaded, "snapshot load")
+	// The data is the same whichever way it was built, packed or not.
+	state := func(x *Shard) string { return collectionState(t, x, sh.nowMs) }
+	want := state(sh)
+	for _, typ := range []string{"hash", "set", "zset", "list"} {
+		if !strings.Contains(want, " "+typ+" ") {
+			t.Fatalf("the workload left no %s:\n%s", typ, want)
+		}
+	}
+	for name, other := range map[string]*Shard{"replay": replayed, "snapshot load": loaded} {
+		if got := state(other); got != want {
+			a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+			for i := 0; i < len(a) && i < len(b); i++ {
+				if a[i] != b[i] {
+					t.Errorf("%s differs from the live shard (%d, %d lines); first difference:\n%.300s\n%.300s", name, len(a), len(b), a[i], b[i])
+					break
+				}
+			}
+		}
+		other.settleMem()
+	}
+	sh.settleMem()
+	checkMem(t, sh, "after the comparison")
 	var total int64
 	for _, db := range sh.dbs {
 		total += db.mem
@@ -262,4 +292,62 @@ func TestSmallCollectionsPacked(t *testing.T) {
 	if n := len(sh.arena.objs) - len(sh.arena.objFree); n != 3 {
 		t.Errorf("%d objects live, want 3: the list, the set of strings and the long-keyed set", n)
 	}
+}
+
+// collectionState is a canonical dump of databases 0 and 1 of sh as the
+// commands read them: each live key's type and contents (members of sets
+// and hashes sorted, as their order depends on the encoding), sorted.
+func collectionState(t *testing.T, sh *Shard, now int64) string {
+	t.Helper()
+	var keys [2][]string
+	for i := range keys {
+		sh.dbs[i].each(func(e *entry) {
+			if !e.expired(now) {
+				keys[i] = append(keys[i], e.keyString())
+			}
+		})
+	}
+	clock := sh.nowMs
+	sh.nowMs = now
+	defer func() { sh.nowMs = clock }()
+	var lines []string
+	for i := range keys {
+		run(t, sh, "SELECT", fmt.Sprint(i))
+		for _, k := range keys[i] {
+			typ := strings.TrimSpace(strings.TrimPrefix(run(t, sh, "TYPE", k), "+"))
+			var reply string
+			switch typ {
+			case "hash":
+				reply = run(t, sh, "HGETALL", k)
+			case "set":
+				reply = run(t, sh, "SMEMBERS", k)
+			case "zset":
+				reply = run(t, sh, "ZRANGE", k, "0", "-1", "WITHSCORES")
+			case "list":
+				reply = run(t, sh, "LRANGE", k, "0", "-1")
+			default:
+				continue
+			}
+			var items []string
+			for _, l := range strings.Split(reply, "\r\n") {
+				if l != "" && l[0] != '*' && l[0] != '$' {
+					items = append(items, l)
+				}
+			}
+			if typ == "hash" {
+				var pairs []string
+				for j := 0; j+1 < len(items); j += 2 {
+					pairs = append(pairs, items[j]+"="+items[j+1])
+				}
+				items = pairs
+			}
+			if typ == "hash" || typ == "set" {
+				slices.Sort(items)
+			}
+			lines = append(lines, fmt.Sprintf("db%d %q %s %s", i, k, typ, strings.Join(items, ",")))
+		}
+	}
+	run(t, sh, "SELECT", "0")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }

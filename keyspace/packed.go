@@ -56,19 +56,76 @@ func packedBytes(o any) (byte, []byte, bool) {
 	return tag, b, true
 }
 
+// spareObjs keeps the wrappers of collections packed back into their
+// slots, so that unpacking one allocates no wrapper. Nothing keeps a
+// wrapper past the settle that packs its collection: replies copy what
+// they send, snapshots encode at once, COPY clones.
+type spareObjs struct {
+	hashes []*hashObj
+	sets   []*setObj
+	zsets  []*zsetObj
+}
+
+// maxSpare bounds each list of spare wrappers.
+const maxSpare = 64
+
+// put keeps o's wrapper for reuse.
+func (s *spareObjs) put(o any) {
+	switch v := o.(type) {
+	case *hashObj:
+		if len(s.hashes) < maxSpare {
+			*v = hashObj{}
+			s.hashes = append(s.hashes, v)
+		}
+	case *setObj:
+		if len(s.sets) < maxSpare {
+			*v = setObj{}
+			s.sets = append(s.sets, v)
+		}
+	case *zsetObj:
+		if len(s.zsets) < maxSpare {
+			*v = zsetObj{}
+			s.zsets = append(s.zsets, v)
+		}
+	}
+}
+
+// take returns a spare wrapper from list, or a new one.
+func take[T any](list *[]*T) *T {
+	if n := len(*list); n > 0 {
+		o := (*list)[n-1]
+		*list = (*list)[:n-1]
+		return o
+	}
+	return new(T)
+}
+
 // unpack turns packed entry e into an object entry in place (the slot
-// stays) and returns the object, marked for the settle.
+// stays) and returns the object, marked for the settle. Under a read-only
+// command the object reads the slot's bytes in place (the command changes
+// nothing, and nothing frees or moves the entry before the settle);
+// otherwise it gets a copy it may change.
 func (db *DB) unpack(e *entry) any {
 	v := e.inlineVal()
-	b := append([]byte(nil), v[1:]...)
+	b := v[1:len(v):len(v)]
+	acct := &db.a.objAcct
+	if !acct.readOnly {
+		b = append([]byte(nil), b...)
+	}
 	var o any
 	switch v[0] {
 	case packedHash:
-		o = &hashObj{h: hash.FromCompact(b)}
+		h := take(&acct.spare.hashes)
+		h.h = hash.FromCompact(b)
+		o = h
 	case packedSet:
-		o = &setObj{s: set.FromCompact(b)}
+		s := take(&acct.spare.sets)
+		s.s = set.FromCompact(b)
+		o = s
 	case packedZSet:
-		o = &zsetObj{z: zset.FromCompact(b)}
+		z := take(&acct.spare.zsets)
+		z.z = zset.FromCompact(b)
+		o = z
 	default:
 		panic("keyspace: packed entry of unknown type")
 	}
@@ -94,12 +151,14 @@ func (db *DB) pack(e *entry) bool {
 	if e.class() == classDedicated || sizeClass(entryHeader+int(e.klen)+n) != e.class() {
 		e = db.reslot(e, n)
 	}
+	o := db.a.objs[i]
 	db.a.dropObj(i)
 	e.setKind(kindPacked)
 	e.setVlen(uint32(n))
 	v := e.inlineVal()
 	v[0] = tag
-	copy(v[1:], b)
+	copy(v[1:], b) // b may be these very bytes (read in place)
+	db.a.objAcct.spare.put(o)
 	db.mem += db.size(e)
 	return true
 }
