@@ -36,14 +36,18 @@ func typeName(db *DB, e *entry) string {
 // it for a value it stores: "int" for a canonical 64-bit integer, "embstr"
 // up to 44 bytes, else "raw".
 // A string modified in place (APPEND, SETRANGE, SETBIT) is raw, like
-// Redis's growable strings.
+// Redis's growable strings, even when its bytes read as an integer: Redis
+// encodes a value as an integer only when it stores a new one.
 func stringEncoding(v []byte, raw bool) string {
+	if raw {
+		return "raw"
+	}
 	if len(v) <= 20 {
 		if _, ok := parseInt(v); ok {
 			return "int"
 		}
 	}
-	if len(v) <= 44 && !raw {
+	if len(v) <= 44 {
 		return "embstr"
 	}
 	return "raw"

@@ -48,12 +48,6 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// formatHumanFloat formats the result of INCRBYFLOAT: shortest form that
-// reads back, never in exponent notation, as Redis prints it.
-func formatHumanFloat(dst []byte, f float64) []byte {
-	return strconv.AppendFloat(dst, f, 'f', -1, 64)
-}
-
 // eqFold reports whether b equals the lower-case ASCII word s, ignoring
 // case, without allocating.
 func eqFold(b []byte, s string) bool {

@@ -23,6 +23,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	}
 	db := sh.dbs[r.DB]
 	p := persistence.NewPayloadReader(r.Payload)
+	// A record changes collections in place, as a command does.
+	defer sh.settleMem()
 	var err error
 	switch r.Op {
 	case persistence.OpSet:

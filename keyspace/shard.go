@@ -573,7 +573,14 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	if timed {
 		start = sh.srv.now()
 	}
+	// A read-only command may read packed collections in place (packed.go).
+	acct := &sh.arena.objAcct
+	wasReadOnly := acct.readOnly
+	acct.readOnly = cmd.Flags&FlagReadOnly != 0
 	cmd.Handler(x)
+	// Objects the command touched are measured again (memacct.go).
+	sh.settleMem()
+	acct.readOnly = wasReadOnly
 	st.calls++
 	if timed {
 		d := sh.srv.now().Sub(start)
