@@ -7,11 +7,8 @@ import (
 	"math"
 
 	"github.com/ruvio/ruvio/persistence"
-	"github.com/ruvio/ruvio/types/hash"
 	"github.com/ruvio/ruvio/types/list"
 	"github.com/ruvio/ruvio/types/rdb"
-	"github.com/ruvio/ruvio/types/set"
-	"github.com/ruvio/ruvio/types/zset"
 )
 
 // DUMP and RESTORE speak Redis 7.0's serialization (types/rdb), so
@@ -81,27 +78,9 @@ func rdbValueOf(db *DB, e *entry) (v rdb.Value, msg string) {
 	return v, ""
 }
 
-// encodingConfig is the set of encoding thresholds values are built with.
-type encodingConfig struct {
-	set      set.Config
-	hash     hash.Config
-	zset     zset.Config
-	listFill int
-}
-
-// encodings is the shard's running thresholds.
-func (sh *Shard) encodings() encodingConfig {
-	return encodingConfig{set: sh.setConfig(), hash: sh.hashConfig(), zset: sh.zsetConfig(), listFill: sh.listFill()}
-}
-
-// defaultEncodings is the default thresholds, which snapshots load with.
-func defaultEncodings() encodingConfig {
-	return encodingConfig{set: set.DefaultConfig, hash: hash.DefaultConfig, zset: zset.DefaultConfig, listFill: list.DefaultFill}
-}
-
 // objectFromRDB builds a keyspace value from plain contents: a string
 // (obj nil) or a collection in the given encodings.
-func objectFromRDB(cfg encodingConfig, v *rdb.Value) (val []byte, obj any) {
+func objectFromRDB(cfg valueConfig, v *rdb.Value) (val []byte, obj any) {
 	switch v.Kind {
 	case rdb.KindString:
 		return v.Str, nil
@@ -251,7 +230,7 @@ func restoreCommand(x *Ctx) {
 		x.W.OK()
 		return
 	}
-	val, obj := objectFromRDB(sh.encodings(), &v)
+	val, obj := objectFromRDB(sh.valueConfig(), &v)
 	if old != nil {
 		db.remove(old)
 	}
@@ -298,7 +277,7 @@ func (sh *Shard) logRestore(db int, key, val []byte, obj any, at int64) {
 
 // applyRestoreRecord replays OpRestore: the key holds the value with the
 // deadline, whatever it held before.
-func applyRestoreRecord(db *DB, p *persistence.PayloadReader) error {
+func applyRestoreRecord(cfg valueConfig, db *DB, p *persistence.PayloadReader) error {
 	key, err := p.Bytes()
 	if err != nil {
 		return err
@@ -311,7 +290,7 @@ func applyRestoreRecord(db *DB, p *persistence.PayloadReader) error {
 	if err != nil {
 		return err
 	}
-	val, obj, err := decodeSnapshotValue(kind, p.Rest())
+	val, obj, err := decodeSnapshotValue(cfg, kind, p.Rest())
 	if err != nil {
 		return err
 	}

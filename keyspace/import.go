@@ -129,7 +129,7 @@ func ImportRDB(r io.Reader, o ImportOptions) (ImportReport, error) {
 		}
 		return rep, err
 	}
-	cfg := defaultEncodings()
+	cfg := defaultValueConfig()
 	var buf []byte
 	for {
 		e, sk, err := fr.Next()

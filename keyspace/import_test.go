@@ -60,7 +60,7 @@ func TestImportRDBSnapshots(t *testing.T) {
 	// The snapshot holds the keys as the server loads them.
 	var got []string
 	_, found, err := persistence.LoadSnapshot(fs, "data", 0, nil, func(db uint16, kind uint8, key, value []byte, at int64) error {
-		_, obj, err := decodeSnapshotValue(kind, value)
+		_, obj, err := decodeSnapshotValue(defaultValueConfig(), kind, value)
 		if err != nil {
 			return err
 		}

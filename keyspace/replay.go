@@ -185,7 +185,7 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	case persistence.OpBloomAdd:
 		err = applyBloomRecord(db, &p)
 	case persistence.OpRestore:
-		err = applyRestoreRecord(db, &p)
+		err = applyRestoreRecord(sh.valueConfig(), db, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}
