@@ -239,6 +239,7 @@ func newCommandTable() commandTable {
 	registerPubSubFamily(t)
 	registerTransactionFamily(t)
 	registerHashFamily(t)
+	registerStreamFamily(t)
 	registerListFamily(t)
 	registerSetFamily(t)
 	registerZSetFamily(t)

@@ -66,6 +66,9 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 	case kindList:
 		obj, err := decodeListValue(list.DefaultFill, val)
 		return nil, obj, err
+	case kindStream:
+		obj, err := decodeStream(val)
+		return nil, obj, err
 	}
 	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
 }

@@ -46,6 +46,20 @@ const (
 	OpZRemove          Opcode = 85 // key, count u64, members: remove each (deleting an emptied sorted set)
 	OpZStore           Opcode = 86 // key, sorted set encoding (types/zset v1): replace the value, no deadline
 	OpBloomAdd         Opcode = 87 // key, rate bits u64, capacity u64, expansion u64, nonscaling u8, count u64, items
+
+	// Streams (an id is two u64: ms, seq).
+	OpStreamAdd            Opcode = 100 // key, id, due i64 (0 = no hold), trim-through id (0-0 = none), count u64, count × (field, value); creates the stream
+	OpStreamDel            Opcode = 101 // key, count u64, ids: XDEL (raises the max deleted id)
+	OpStreamTrim           Opcode = 102 // key, id: remove every entry up to and including id
+	OpStreamSetID          Opcode = 103 // key, last id, entries added u64, max deleted id
+	OpStreamGroupCreate    Opcode = 104 // key, group, last id, entries read i64; creates the stream when absent
+	OpStreamGroupSetID     Opcode = 105 // key, group, last id, entries read i64
+	OpStreamGroupDestroy   Opcode = 106 // key, group
+	OpStreamConsumerCreate Opcode = 107 // key, group, consumer, seen time i64
+	OpStreamConsumerDel    Opcode = 108 // key, group, consumer (and its pending entries)
+	OpStreamGroupRead      Opcode = 109 // key, group, consumer, time i64, noack u8, last id, entries read i64, then three lists (count u64, ids): delivered, deferred, resolved
+	OpStreamClaim          Opcode = 110 // key, group, consumer, seen time i64, count u64, count × (id, delivery time i64, delivery count u64)
+	OpStreamAck            Opcode = 111 // key, group, count u64, ids: remove from the PEL
 )
 
 // opcodeNames is the immutable name table indexed by opcode.
@@ -87,6 +101,19 @@ var opcodeNames = [256]string{
 	OpZRemove:          "ZRemove",
 	OpZStore:           "ZStore",
 	OpBloomAdd:         "BloomAdd",
+
+	OpStreamAdd:            "StreamAdd",
+	OpStreamDel:            "StreamDel",
+	OpStreamTrim:           "StreamTrim",
+	OpStreamSetID:          "StreamSetID",
+	OpStreamGroupCreate:    "StreamGroupCreate",
+	OpStreamGroupSetID:     "StreamGroupSetID",
+	OpStreamGroupDestroy:   "StreamGroupDestroy",
+	OpStreamConsumerCreate: "StreamConsumerCreate",
+	OpStreamConsumerDel:    "StreamConsumerDel",
+	OpStreamGroupRead:      "StreamGroupRead",
+	OpStreamClaim:          "StreamClaim",
+	OpStreamAck:            "StreamAck",
 }
 
 // String returns the opcode's name ("Set", "IdempotencyPut", ...), or

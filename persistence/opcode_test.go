@@ -47,6 +47,18 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpZRemove, 85, "ZRemove"},
 		{OpZStore, 86, "ZStore"},
 		{OpBloomAdd, 87, "BloomAdd"},
+		{OpStreamAdd, 100, "StreamAdd"},
+		{OpStreamDel, 101, "StreamDel"},
+		{OpStreamTrim, 102, "StreamTrim"},
+		{OpStreamSetID, 103, "StreamSetID"},
+		{OpStreamGroupCreate, 104, "StreamGroupCreate"},
+		{OpStreamGroupSetID, 105, "StreamGroupSetID"},
+		{OpStreamGroupDestroy, 106, "StreamGroupDestroy"},
+		{OpStreamConsumerCreate, 107, "StreamConsumerCreate"},
+		{OpStreamConsumerDel, 108, "StreamConsumerDel"},
+		{OpStreamGroupRead, 109, "StreamGroupRead"},
+		{OpStreamClaim, 110, "StreamClaim"},
+		{OpStreamAck, 111, "StreamAck"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {
