@@ -884,9 +884,11 @@ func (sh *Shard) groupRead(x *Ctx, key []byte, s *stream.Stream, g *stream.Group
 		sh.logStreamClaim(db, key, g, c, touched)
 		return r, true
 	}
+	// Holds that are due change nothing any more; dropping them here, as
+	// the replay of the read does at the same time, keeps both alike.
+	s.PruneHolds(now)
 	dueDeferred := false
 	if len(g.Deferred) > 0 {
-		s.PruneHolds(now)
 		for _, id := range g.Deferred {
 			if d, held := s.HoldOf(id); !held || d <= now {
 				dueDeferred = true
@@ -1642,8 +1644,9 @@ func writeGroupCounters(w *codec.Writer, s *stream.Stream, g *stream.Group) {
 	}
 }
 
-// xinfoStream replies XINFO STREAM key [FULL [COUNT count]]; the map ends
-// with held-entries, the count of entries a DELAY still holds.
+// xinfoStream replies XINFO STREAM key [FULL [COUNT count]]. While DELAY
+// holds entries of the stream, the map ends with held-entries, their count;
+// otherwise the reply is Redis's field for field.
 func xinfoStream(x *Ctx, s *stream.Stream) {
 	opts := x.Args[3:]
 	full := len(opts) > 0
@@ -1666,11 +1669,15 @@ func xinfoStream(x *Ctx, s *stream.Stream) {
 		}
 	}
 	w := x.W
+	held := s.HeldCount(x.S.nowMs)
+	fields := 10
 	if full {
-		w.MapHeader(10)
-	} else {
-		w.MapHeader(11)
+		fields = 9
 	}
+	if held > 0 {
+		fields++
+	}
+	w.MapHeader(fields)
 	w.BulkString("length")
 	w.Int(s.Len())
 	w.BulkString("radix-tree-keys")
@@ -1753,8 +1760,10 @@ func xinfoStream(x *Ctx, s *stream.Stream) {
 			}
 		}
 	}
-	w.BulkString("held-entries")
-	w.Int(int64(s.HeldCount(x.S.nowMs)))
+	if held > 0 {
+		w.BulkString("held-entries")
+		w.Int(int64(held))
+	}
 }
 
 // writeEdgeEntry replies the first (or last) entry, or null.

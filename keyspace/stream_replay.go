@@ -219,6 +219,7 @@ func (sh *Shard) applyStreamRecord(db *DB, op persistence.Opcode, p *persistence
 				return err
 			}
 		}
+		o.s.PruneHolds(now)
 		c := replayConsumer(g, name, now)
 		g.ApplyRead(c, lists[0], lists[1], lists[2], last, er, now, noack != 0)
 	case persistence.OpStreamClaim:
