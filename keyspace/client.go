@@ -70,6 +70,11 @@ type Client struct {
 	pushBuf []byte
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
+	// blk is the client's wait while a blocking command parks it
+	// (blocking.go); shard goroutine only. blocked mirrors it for CLIENT
+	// LIST and CLIENT UNBLOCK of other shards.
+	blk     *blockedClient
+	blocked atomic.Bool
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
@@ -88,6 +93,9 @@ type Client struct {
 	// watching: the client has watched keys, so its shard must drop them
 	// when the connection closes.
 	watching bool
+	// blockReg: the client has blocked once, so its shard must forget its
+	// wait when the connection closes.
+	blockReg bool
 
 	// qmu guards the query buffer model below, written by the
 	// connection's reactor and by the resize cron.
@@ -264,6 +272,9 @@ func (c *Client) info(now time.Time, running int) string {
 	}
 	if multi >= 0 {
 		b = append(b, 'x')
+	}
+	if c.blocked.Load() {
+		b = append(b, 'b')
 	}
 	if c.dirtyCAS.Load() {
 		b = append(b, 'd')

@@ -241,6 +241,7 @@ func newCommandTable() commandTable {
 	registerHashFamily(t)
 	registerStreamFamily(t)
 	registerListFamily(t)
+	registerBlockingPops(t)
 	registerSetFamily(t)
 	registerZSetFamily(t)
 	registerBloomFamily(t)

@@ -23,6 +23,8 @@ type DB struct {
 	// mem is the bytes the database's entries take in the arena and its
 	// side tables (exact, kept as entries change).
 	mem int64
+	// blk, when set, is told of every new key clients may wait on.
+	blk *blocking
 }
 
 // newDB returns a database with an arena of its own.
@@ -174,6 +176,9 @@ func (db *DB) insertNew(key []byte, e *entry, at int64) *entry {
 		} else {
 			e.touch(accessTime(*db.clockMs))
 		}
+	}
+	if db.blk != nil && len(db.blk.waiting) != 0 {
+		db.blk.signal(db.id, key)
 	}
 	db.grow(1)
 	db.t.put(uint64(db.t.hash(key))<<32 | uint64(db.handle(e)))

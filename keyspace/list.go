@@ -596,7 +596,13 @@ func lmoveCommand(x *Ctx) {
 			return
 		}
 	}
-	src, dstKey := x.Args[1], x.Args[2]
+	lmoveDo(x, x.Args[1], x.Args[2], from, to)
+}
+
+// lmoveDo moves one element from the list at src (from) to the list at
+// dstKey (to), replying the element, null when src is absent, WRONGTYPE
+// when either is not a list.
+func lmoveDo(x *Ctx, src, dstKey []byte, from, to uint8) {
 	se, so, ok := lookupTyped[*listObj](x, src, false)
 	if !ok {
 		return

@@ -491,6 +491,9 @@ func (sh *Shard) serveBusy() {
 			ss.deferred = append(ss.deferred, b)
 			continue
 		}
+		if sh.holdIfBlocked(b) {
+			continue
+		}
 		sh.runBusy(b)
 		sh.queue(b)
 		served = true
@@ -574,8 +577,9 @@ func (sh *Shard) runDeferred() int {
 		copy(sh.scr.deferred, sh.scr.deferred[1:])
 		sh.scr.deferred[len(sh.scr.deferred)-1] = nil
 		sh.scr.deferred = sh.scr.deferred[:len(sh.scr.deferred)-1]
-		sh.run(d)
-		sh.queue(d)
+		if !sh.run(d) {
+			sh.queue(d)
+		}
 		n++
 	}
 	return n

@@ -112,6 +112,8 @@ type Shard struct {
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).
 	scr shardScripts
+	// blk is the table of blocked clients (blocking.go).
+	blk blocking
 }
 
 type shardStats struct {
@@ -137,6 +139,7 @@ func newShard(srv *Server, idx, databases int) *Shard {
 		db := newDBIn(i, sh.arena)
 		db.clockMs = &sh.nowMs
 		db.lfu = srv.opts.Live.LFU
+		db.blk = &sh.blk
 		sh.dbs = append(sh.dbs, db)
 	}
 	sh.activeExpireOn.Store(true)
@@ -250,6 +253,14 @@ func (sh *Shard) loop() {
 		}
 		select {
 		case <-sh.ring.wake:
+			sh.acquire()
+			sh.blockTick()
+			sh.release()
+		case <-sh.blk.timerC():
+			sh.acquire()
+			sh.blk.timerAt = 0
+			sh.blockTick()
+			sh.release()
 		case <-tick.C:
 			sh.acquire()
 			sh.cron()
@@ -282,7 +293,9 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) {
+	if sh.batchRunsScript(b) || sh.blk.n.Load() != 0 || sh.batchMayBlock(b) {
+		// Blocked clients are served, and blocking commands parked, by
+		// the shard goroutine only.
 		// Scripts run on the shard goroutine only (scripting.go).
 		sh.release()
 		return false, false
@@ -325,6 +338,9 @@ const maxBatchesPerDrain = 512
 // and returns how many it ran.
 func (sh *Shard) drain() int {
 	sh.reapClosed()
+	if sh.blk.mailN.Load() != 0 {
+		sh.blockTick()
+	}
 	n := 0
 	for n < maxBatchesPerDrain {
 		b := sh.ring.pop()
@@ -334,11 +350,21 @@ func (sh *Shard) drain() int {
 		if n == 0 {
 			sh.nowMs = sh.srv.now().UnixMilli()
 		}
-		sh.run(b)
-		sh.queue(b)
+		if !sh.run(b) {
+			sh.queue(b)
+		}
 		n++
+		if len(sh.blk.resume) > 0 {
+			n += sh.resumeBlocked()
+		}
 		if len(sh.scr.deferred) > 0 {
 			n += sh.runDeferred()
+		}
+	}
+	if len(sh.blk.clients) > 0 && sh.blk.nextDeadline != 0 && n > 0 {
+		sh.expireBlocked()
+		if len(sh.blk.resume) > 0 {
+			n += sh.resumeBlocked()
 		}
 	}
 	if n > 0 {
@@ -362,6 +388,7 @@ func (sh *Shard) drain() int {
 // cron runs the periodic work of an idle shard.
 func (sh *Shard) cron() {
 	sh.reapClosed()
+	sh.blockTick()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
@@ -394,9 +421,18 @@ func (sh *Shard) cron() {
 	}
 }
 
-// run executes every command of b and appends the replies to b.Out.
-func (sh *Shard) run(b *Batch) {
+// run executes every command of b and appends the replies to b.Out. It
+// reports whether b was kept by a blocked client (then it must not be
+// queued for delivery).
+func (sh *Shard) run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
+
+// runFrom runs the commands of b from index first on.
+func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	c := b.Client
+	if c.blk != nil {
+		// Blocked: its commands wait behind the blocking one.
+		return sh.holdIfBlocked(b)
+	}
 	x := &sh.ctx
 	x.C = c
 	x.W = &b.Out
@@ -405,7 +441,7 @@ func (sh *Shard) run(b *Batch) {
 		// Cut off for its output: what it still had queued is not run.
 		b.CloseAfter = true
 		x.Batch = nil
-		return
+		return false
 	}
 	// room is how many reply bytes this batch may add before the client
 	// reaches the hard limit of its output class.
@@ -413,13 +449,24 @@ func (sh *Shard) run(b *Batch) {
 	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
 		room = max(limit-c.Out.Pending(), 0)
 	}
-	for i := 0; i < len(b.Ends); i++ {
+	for i := first; i < len(b.Ends); i++ {
 		args := b.Command(i)
 		if len(args) == 0 {
 			continue
 		}
 		b.Out.Proto = c.Proto
 		sh.exec(x, args)
+		if len(sh.blk.ready) > 0 {
+			sh.serveReady()
+			// Serving used its own context; this batch goes on.
+			x.C, x.W, x.Batch = c, &b.Out, b
+		}
+		if c.blk != nil && c.blk.batch == nil {
+			c.Touch(sh.nowMs * int64(time.Millisecond))
+			x.Batch = nil
+			x.Args = nil
+			return sh.parkBatch(b, i)
+		}
 		if b.CloseAfter {
 			break
 		}
@@ -435,6 +482,7 @@ func (sh *Shard) run(b *Batch) {
 	c.Touch(sh.nowMs * int64(time.Millisecond))
 	x.Batch = nil
 	x.Args = nil
+	return false
 }
 
 // cutOff disconnects the client of b, whose replies would reach the hard

@@ -782,6 +782,10 @@ func zpopGeneric(x *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		x.W.ArrayHeader(2 * len(items))
 	case nested && !emitKey:
 		x.W.ArrayHeader(len(items))
+	case emitKey && !nested:
+		// BZPOPMIN/BZPOPMAX: key, member, score.
+		x.W.ArrayHeader(2*len(items) + 1)
+		x.W.Bulk(key)
 	case emitKey:
 		x.W.ArrayHeader(2)
 		x.W.Bulk(key)
