@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -425,4 +426,90 @@ func onlyPending(ids []string, pending map[int]bool) []string {
 		}
 	}
 	return out
+}
+
+// TestStreamBlocking: XREAD BLOCK and XREADGROUP BLOCK wait for new
+// entries, "$" means after the last id at the time of the call, an XADD
+// inside MULTI wakes readers after EXEC, a deleted key ends a blocked
+// XREADGROUP with Redis's error, timeouts reply null, and a blocked
+// XREADGROUP wakes when a DELAY hold becomes due.
+func TestStreamBlocking(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	ctx := ctxT(t)
+	c.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "1", Values: []string{"f", "1"}})
+	rd := dialRaw(t, s.Addr())
+	entry := func(id, v string) string { return arr(bulk(id), arr(bulk("f"), bulk(v))) }
+	waitBlocked := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if strings.Contains(c.Info(ctx, "clients").Val(), "blocked_clients:"+strconv.FormatInt(n, 10)+"\r\n") {
+				return
+			}
+		}
+		t.Fatalf("blocked_clients never reached %d", n)
+	}
+	// XREAD BLOCK with $, woken by XADD.
+	rd.send("XREAD", "BLOCK", "0", "STREAMS", "b", "$")
+	waitBlocked(1)
+	c.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "2", Values: []string{"f", "2"}})
+	if got := rd.read(); got != arr(arr(bulk("b"), arr(entry("2-0", "2")))) {
+		t.Fatalf("XREAD BLOCK woken: %q", got)
+	}
+	// Two XADDs in MULTI: the reader gets both after EXEC.
+	rd.send("XREAD", "BLOCK", "0", "STREAMS", "b", "2-0")
+	waitBlocked(1)
+	tx := c.TxPipeline()
+	tx.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "3", Values: []string{"f", "3"}})
+	tx.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "4", Values: []string{"f", "4"}})
+	if _, err := tx.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rd.read(); got != arr(arr(bulk("b"), arr(entry("3-0", "3"), entry("4-0", "4")))) {
+		t.Fatalf("XREAD BLOCK after EXEC: %q", got)
+	}
+	// Timeouts reply null.
+	start := time.Now()
+	rd.expect("*-1\r\n", "XREAD", "BLOCK", "50", "STREAMS", "b", "$")
+	if time.Since(start) < 45*time.Millisecond {
+		t.Fatalf("XREAD BLOCK 50 returned after %v", time.Since(start))
+	}
+	rd.expect("-ERR timeout is negative\r\n", "XREAD", "BLOCK", "-1", "STREAMS", "b", "$")
+	// XREADGROUP BLOCK, woken by XADD, then a DELAY hold.
+	if err := c.XGroupCreate(ctx, "b", "g", "$").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
+	waitBlocked(1)
+	c.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "5", Values: []string{"f", "5"}})
+	if got := rd.read(); got != arr(arr(bulk("b"), arr(entry("5-0", "5")))) {
+		t.Fatalf("XREADGROUP BLOCK woken: %q", got)
+	}
+	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
+	waitBlocked(1)
+	added := time.Now()
+	expect(t, c, "6-0", "XADD", "b", "DELAY", "300", "6", "f", "6")
+	got := rd.read()
+	if got != arr(arr(bulk("b"), arr(entry("6-0", "6")))) || time.Since(added) < 290*time.Millisecond {
+		t.Fatalf("XREADGROUP BLOCK on a held entry: %q after %v", got, time.Since(added))
+	}
+	// A blocked XREADGROUP whose key is deleted, or whose group is destroyed.
+	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
+	waitBlocked(1)
+	c.Del(ctx, "b")
+	if got := rd.read(); got != "-UNBLOCKED the stream key no longer exists\r\n" {
+		t.Fatalf("XREADGROUP BLOCK on a deleted key: %q", got)
+	}
+	c.XGroupCreateMkStream(ctx, "b", "g", "$")
+	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
+	waitBlocked(1)
+	c.XGroupDestroy(ctx, "b", "g")
+	if got := rd.read(); got != "-NOGROUP the consumer group this client was blocked on no longer exists\r\n" {
+		t.Fatalf("XREADGROUP BLOCK on a destroyed group: %q", got)
+	}
+	// Inside MULTI BLOCK does not block.
+	rd.expect("+OK\r\n", "MULTI")
+	rd.expect("+QUEUED\r\n", "XREAD", "BLOCK", "0", "STREAMS", "b", "$")
+	rd.expect("*1\r\n*-1\r\n", "EXEC")
 }

@@ -453,3 +453,92 @@ func BenchmarkPELAck(b *testing.B) {
 		}
 	}
 }
+
+// FuzzGroup checks a group's PEL and consumers against a map model under
+// random deliveries, moves, acks and consumer deletions.
+func FuzzGroup(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17})
+	f.Add([]byte{0, 8, 16, 24, 1, 9, 17, 25, 2, 3, 3, 3, 4, 4})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		s := New()
+		g := s.CreateGroup([]byte("g"), ID{}, 0)
+		names := []string{"a", "b", "c"}
+		owner := map[ID]string{}
+		for i, op := range ops {
+			id := ID{uint64(op >> 3), 0}
+			name := names[int(op>>1)%len(names)]
+			switch op % 4 {
+			case 0, 1: // deliver or move
+				c := g.Consumer([]byte(name))
+				if c == nil {
+					c = g.CreateConsumer([]byte(name), int64(i))
+				}
+				g.SetPending(id, c, int64(i), uint64(i))
+				owner[id] = name
+			case 2:
+				_, had := owner[id]
+				if g.Ack(id) != had {
+					t.Fatalf("ack %v: model had %v", id, had)
+				}
+				delete(owner, id)
+			case 3:
+				n, ok := g.DeleteConsumer([]byte(name))
+				want := 0
+				for k, o := range owner {
+					if o == name {
+						want++
+						delete(owner, k)
+					}
+				}
+				if ok && n != want || !ok && want != 0 {
+					t.Fatalf("delete consumer %s: %d %v, model %d", name, n, ok, want)
+				}
+			}
+			var ids []ID
+			g.Pending(MinID, MaxID, func(p *Pending) bool {
+				if owner[p.ID] != p.Consumer.Name {
+					t.Fatalf("%v owned by %s, model %s", p.ID, p.Consumer.Name, owner[p.ID])
+				}
+				ids = append(ids, p.ID)
+				return true
+			})
+			if len(ids) != len(owner) || g.PendingCount() != len(owner) || !slices.IsSortedFunc(ids, ID.Compare) {
+				t.Fatalf("pel %v, model %v", ids, owner)
+			}
+			for _, c := range g.Consumers() {
+				n := 0
+				c.Pending(MinID, MaxID, func(p *Pending) bool {
+					if owner[p.ID] != c.Name {
+						t.Fatalf("consumer %s lists %v owned by %s", c.Name, p.ID, owner[p.ID])
+					}
+					n++
+					return true
+				})
+				if n != c.PendingCount() {
+					t.Fatalf("consumer %s: %d listed, count %d", c.Name, n, c.PendingCount())
+				}
+			}
+		}
+		d, err := Unmarshal(s.AppendBinary(nil))
+		if err != nil || d.Group([]byte("g")).PendingCount() != len(owner) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
+
+func FuzzParseID(f *testing.F) {
+	for _, s := range []string{"1-2", "5", "5-*", "18446744073709551615-18446744073709551615", "-", "+", "1-", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, auto, ok := ParseID([]byte(s), 0, true)
+		if !ok || auto {
+			return
+		}
+		// A parsed id prints back as a form that parses to itself.
+		back, _, ok2 := ParseID([]byte(id.String()), 0, false)
+		if !ok2 || back != id {
+			t.Fatalf("%q -> %v -> %v", s, id, back)
+		}
+	})
+}
