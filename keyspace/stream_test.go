@@ -186,3 +186,36 @@ func TestStreamErrors(t *testing.T) {
 		t.Fatal("streamObj is not a snapshotValue")
 	}
 }
+
+// BenchmarkStreamReadAck is one XREADGROUP … COUNT 1 > and one XACK per
+// iteration against a shard with a recording journal, with 50 consumers
+// taking turns.
+func BenchmarkStreamReadAck(b *testing.B) {
+	sh := newTestServer(b, 1)
+	attachJournal(sh)
+	fields := []string{"f1", "value-1", "f2", "value-2", "f3", "value-3", "f4", "value-4", "f5", "value-5"}
+	for i := 0; i < b.N+1; i++ {
+		execArgv(sh, toArgv(append([]string{"XADD", "s", strconv.Itoa(i+1)}, fields...)...))
+	}
+	execArgv(sh, toArgv("XGROUP", "CREATE", "s", "g", "0"))
+	j := sh.journal.(*recJournal)
+	consumers := make([][]byte, 50)
+	for i := range consumers {
+		consumers[i] = []byte("c" + strconv.Itoa(i))
+	}
+	read := toArgv("XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", ">")
+	ack := toArgv("XACK", "s", "g", "")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		read[3] = consumers[i%50]
+		execArgv(sh, read)
+		ack[3] = []byte(strconv.Itoa(i+1) + "-0")
+		if got := execArgv(sh, ack); string(got) != ":1\r\n" {
+			b.Fatalf("XACK: %q", got)
+		}
+		if len(j.recs) > 1024 {
+			j.recs = j.recs[:0]
+		}
+	}
+}

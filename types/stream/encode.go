@@ -306,12 +306,19 @@ func (n *node) validate(cnt uint64, first bool, prev ID) error {
 			return bad("flags")
 		}
 		p++
-		dms, k := binary.Uvarint(buf[p:])
+		body, k := binary.Uvarint(buf[p:])
+		if k <= 0 || body > uint64(len(buf)-p-k) {
+			return bad("entry length")
+		}
+		p += k
+		end := p + int(body)
+		sub := buf[:end]
+		dms, k := binary.Uvarint(sub[p:])
 		if k <= 0 {
 			return bad("id")
 		}
 		p += k
-		seq, k := binary.Uvarint(buf[p:])
+		seq, k := binary.Uvarint(sub[p:])
 		if k <= 0 {
 			return bad("id")
 		}
@@ -327,6 +334,14 @@ func (n *node) validate(cnt uint64, first bool, prev ID) error {
 			return bad("ids out of order")
 		}
 		last = id
+		field := func() bool {
+			l, k := binary.Uvarint(sub[p:])
+			if k <= 0 || l > uint64(end-p-k) {
+				return false
+			}
+			p += k + int(l)
+			return true
+		}
 		if flags&flagSameFields != 0 {
 			for range mc {
 				if !field() {
@@ -334,8 +349,8 @@ func (n *node) validate(cnt uint64, first bool, prev ID) error {
 				}
 			}
 		} else {
-			pc, k := binary.Uvarint(buf[p:])
-			if k <= 0 || pc == 0 || pc > uint64(len(buf)-p) {
+			pc, k := binary.Uvarint(sub[p:])
+			if k <= 0 || pc == 0 || pc > uint64(end-p) {
 				return bad("pair count")
 			}
 			p += k
@@ -344,6 +359,9 @@ func (n *node) validate(cnt uint64, first bool, prev ID) error {
 					return bad("field")
 				}
 			}
+		}
+		if p != end {
+			return bad("entry length mismatch")
 		}
 		n.count++
 		if flags&flagDeleted != 0 {

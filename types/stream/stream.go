@@ -16,6 +16,7 @@
 // Entry layout inside a node:
 //
 //	byte    flags (1 deleted, 2 same fields as the master)
+//	uvarint byte length of the rest of the entry
 //	uvarint ms - master.Ms
 //	uvarint seq (seq - master.Seq when the ms are equal)
 //	same fields: per master field, uvarint len + value bytes
@@ -94,6 +95,16 @@ type Stream struct {
 	holds        []Hold
 	// bytes is the running size of the nodes' buffers (cap).
 	bytes int
+	// lastEntry caches LastEntryID while lastKnown.
+	lastEntry ID
+	lastKnown bool
+	// seekNode, seekOff and seekID remember where the last forward
+	// iteration yielded an entry: a read that starts after seekID in the
+	// same node resumes there instead of scanning the node from its
+	// start (consumers read a stream in order). Compaction clears it.
+	seekNode *node
+	seekOff  int
+	seekID   ID
 }
 
 // Hold is a delayed entry: XREADGROUP does not deliver it before Due
@@ -184,6 +195,7 @@ func (s *Stream) Add(cfg Config, id ID, fields [][]byte) error {
 	s.length++
 	s.entriesAdded++
 	s.lastID = id
+	s.lastEntry, s.lastKnown = id, true
 	return nil
 }
 
@@ -227,28 +239,46 @@ func (n *node) sameFields(fields [][]byte) bool {
 	return true
 }
 
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
 func appendEntry(buf []byte, n *node, id ID, fields [][]byte) []byte {
 	same := n.sameFields(fields)
 	var flags byte
 	if same {
 		flags = flagSameFields
 	}
-	buf = append(buf, flags)
-	buf = binary.AppendUvarint(buf, id.Ms-n.master.Ms)
-	if id.Ms == n.master.Ms {
-		buf = binary.AppendUvarint(buf, id.Seq-n.master.Seq)
-	} else {
-		buf = binary.AppendUvarint(buf, id.Seq)
+	dms, seq := id.Ms-n.master.Ms, id.Seq
+	if dms == 0 {
+		seq -= n.master.Seq
 	}
-	if same {
-		for i := 1; i < len(fields); i += 2 {
-			buf = binary.AppendUvarint(buf, uint64(len(fields[i])))
-			buf = append(buf, fields[i]...)
+	body := uvarintLen(dms) + uvarintLen(seq)
+	if !same {
+		body += uvarintLen(uint64(len(fields) / 2))
+	}
+	for i, f := range fields {
+		if same && i%2 == 0 {
+			continue
 		}
-		return buf
+		body += uvarintLen(uint64(len(f))) + len(f)
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(fields)/2))
-	for _, f := range fields {
+	buf = append(buf, flags)
+	buf = binary.AppendUvarint(buf, uint64(body))
+	buf = binary.AppendUvarint(buf, dms)
+	buf = binary.AppendUvarint(buf, seq)
+	if !same {
+		buf = binary.AppendUvarint(buf, uint64(len(fields)/2))
+	}
+	for i, f := range fields {
+		if same && i%2 == 0 {
+			continue
+		}
 		buf = binary.AppendUvarint(buf, uint64(len(f)))
 		buf = append(buf, f...)
 	}
@@ -317,11 +347,15 @@ func (e Entry) AppendFields(dst [][]byte) [][]byte {
 }
 
 // decodeAt decodes the entry starting at off: its flags, id, the offset
-// of its field data and its end.
+// of its field data and its end. The entry's length prefix makes this
+// O(1) whatever its fields.
 func (n *node) decodeAt(off int) (flags byte, id ID, data, end int) {
 	buf := n.buf
 	flags = buf[off]
 	p := off + 1
+	body, k := binary.Uvarint(buf[p:])
+	p += k
+	end = p + int(body)
 	dms, k := binary.Uvarint(buf[p:])
 	p += k
 	seq, k := binary.Uvarint(buf[p:])
@@ -332,22 +366,7 @@ func (n *node) decodeAt(off int) (flags byte, id ID, data, end int) {
 	} else {
 		id.Seq = seq
 	}
-	data = p
-	if flags&flagSameFields != 0 {
-		cnt, _ := binary.Uvarint(buf)
-		for range cnt {
-			l, k := binary.Uvarint(buf[p:])
-			p += k + int(l)
-		}
-	} else {
-		cnt, k := binary.Uvarint(buf[p:])
-		p += k
-		for range 2 * cnt {
-			l, k := binary.Uvarint(buf[p:])
-			p += k + int(l)
-		}
-	}
-	return flags, id, data, p
+	return flags, id, p, end
 }
 
 // nodeFor returns the index of the last node whose master is <= id, or -1.
@@ -368,7 +387,12 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 			if end.Less(n.master) {
 				return
 			}
-			for off := n.first; off < len(n.buf); {
+			off := n.first
+			if n == s.seekNode && !start.Less(s.seekID) {
+				off = s.seekOff
+			}
+			for off < len(n.buf) {
+				at := off
 				flags, id, data, next := n.decodeAt(off)
 				off = next
 				if flags&flagDeleted != 0 || id.Less(start) {
@@ -377,6 +401,7 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 				if end.Less(id) {
 					return
 				}
+				s.seekNode, s.seekOff, s.seekID = n, at, id
 				if !fn(Entry{ID: id, n: n, off: data, end: next, same: flags&flagSameFields != 0}) {
 					return
 				}
@@ -422,9 +447,12 @@ func (s *Stream) FirstID() ID {
 
 // LastEntryID is the last entry's id (0-0 when empty).
 func (s *Stream) LastEntryID() ID {
-	var id ID
-	s.Range(MinID, MaxID, true, func(e Entry) bool { id = e.ID; return false })
-	return id
+	if !s.lastKnown {
+		var id ID
+		s.Range(MinID, MaxID, true, func(e Entry) bool { id = e.ID; return false })
+		s.lastEntry, s.lastKnown = id, true
+	}
+	return s.lastEntry
 }
 
 // Delete removes the entry with id and reports whether it existed. It
@@ -457,6 +485,7 @@ func (s *Stream) remove(id ID) bool {
 			n.live--
 			n.dead += int32(next - off)
 			s.length--
+			s.lastKnown = false
 			s.afterRemove(i)
 			return true
 		}
@@ -474,6 +503,9 @@ func (s *Stream) afterRemove(i int) {
 	if n.live == 0 {
 		s.bytes -= cap(n.buf)
 		s.nodes = slices.Delete(s.nodes, i, i+1)
+		if s.seekNode == n {
+			s.seekNode = nil
+		}
 		return
 	}
 	if int(n.dead) > (len(n.buf)-n.first)/2 && i < len(s.nodes)-1 {
@@ -493,6 +525,9 @@ func (s *Stream) compact(n *node) {
 		off = next
 	}
 	s.bytes += cap(out) - cap(n.buf)
+	if s.seekNode == n {
+		s.seekNode = nil
+	}
 	n.buf = out
 	n.count = n.live
 	n.dead = 0
@@ -528,6 +563,7 @@ func (s *Stream) TrimPlan(maxLen int64, min ID, byMinID bool, limit int64) (remo
 // a trim) and returns how many went. Whole nodes go without decoding.
 func (s *Stream) RemoveThrough(last ID) int64 {
 	s.dropHoldsThrough(last)
+	s.lastKnown = false
 	var removed int64
 	drop := 0
 	for drop < len(s.nodes) {
@@ -542,6 +578,11 @@ func (s *Stream) RemoveThrough(last ID) int64 {
 		break
 	}
 	if drop > 0 {
+		for _, n := range s.nodes[:drop] {
+			if n == s.seekNode {
+				s.seekNode = nil
+			}
+		}
 		clear(s.nodes[:drop])
 		s.nodes = s.nodes[drop:]
 		s.length -= removed
