@@ -195,7 +195,7 @@ func BenchmarkStreamReadAck(b *testing.B) {
 	attachJournal(sh)
 	fields := []string{"f1", "value-1", "f2", "value-2", "f3", "value-3", "f4", "value-4", "f5", "value-5"}
 	for i := 0; i < b.N+1; i++ {
-		execArgv(sh, toArgv(append([]string{"XADD", "s", strconv.Itoa(i+1)}, fields...)...))
+		execArgv(sh, toArgv(append([]string{"XADD", "s", strconv.Itoa(i + 1)}, fields...)...))
 	}
 	execArgv(sh, toArgv("XGROUP", "CREATE", "s", "g", "0"))
 	j := sh.journal.(*recJournal)
