@@ -377,7 +377,9 @@ func xaddCommand(x *Ctx) {
 	if trimmed > 0 {
 		x.notify(evStream, "xtrim", key)
 	}
-	x.S.streamReady(x.DB, key)
+	if due != 0 {
+		x.S.streamHeld(x.DB, key)
+	}
 }
 
 // Trim strategies.
@@ -774,7 +776,12 @@ func (sh *Shard) serveStreamRead(x *Ctx, req *streamReadReq) bool {
 		unit = sh.beginStreamUnit()
 	}
 	for i, key := range req.keys {
-		_, o, _ := lookupTyped[*streamObj](x, key, true)
+		// The keys were looked up (and counted) while parsing.
+		e := sh.lookupNoTouch(x.DB, key)
+		if e == nil {
+			continue
+		}
+		o, _ := x.DB.obj(e).(*streamObj)
 		if o == nil {
 			continue
 		}
@@ -1047,7 +1054,6 @@ func xgroupSubCommand(x *Ctx) {
 		x.S.logStreamNames(db, persistence.OpStreamGroupDestroy, key, 0, gname)
 		x.W.Int(1)
 		x.notify(evStream, "xgroup-destroy", key)
-		x.S.streamReady(x.DB, key)
 	case sub == "createconsumer" && len(args) == 5:
 		if g.Consumer(args[4]) != nil {
 			x.W.Int(0)

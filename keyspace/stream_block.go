@@ -127,11 +127,10 @@ func blockedError(x *Ctx, msg string) {
 	st.byID[x.Cmd.id].failed++
 }
 
-// streamReady is called after a change that may serve blocked readers of
-// key; the record helpers' touchKey hook already signals the key, so only
-// a new hold needs remembering: a reader waiting on key must be woken when
-// it is due.
-func (sh *Shard) streamReady(db *DB, key []byte) { sh.watchStreamHolds(db, key, false) }
+// streamHeld is called by XADD … DELAY. The record helpers' touchKey hook
+// signals the key to blocked readers already; a new hold must also be
+// remembered, so that a reader waiting on key is woken when it is due.
+func (sh *Shard) streamHeld(db *DB, key []byte) { sh.watchStreamHolds(db, key, false) }
 
 // watchStreamHolds remembers when the earliest hold of the stream at key
 // that is not yet due becomes due, if clients wait on key (or always, for
