@@ -13,8 +13,8 @@ import (
 
 // The stream family (XADD, XRANGE, XREAD, consumer groups, …) on
 // types/stream; the group commands are in stream_group.go, blocking reads
-// in stream_block.go, replay in stream_replay.go. Every mutation writes physical records (persistence opcodes
-// 100–111): XADD logs the id it assigned, its DELAY hold as an absolute due
+// in stream_block.go, replay in stream_replay.go. Every mutation writes
+// physical records (persistence opcodes 100–111): XADD logs the id it assigned, its DELAY hold as an absolute due
 // time and the trim it caused as "everything up to this id"; group reads log
 // the ids delivered and the group's new position; claims log the resulting
 // pending records. A command that writes several records wraps them in one
