@@ -178,6 +178,11 @@ func (s *Stream) Add(cfg Config, id ID, fields [][]byte) error {
 	}
 	if n == nil {
 		n = &node{master: id}
+		if cfg.NodeMaxBytes > 0 && cfg.NodeMaxBytes <= maxPrealloc {
+			// The node will fill up to the limit: one allocation instead
+			// of a doubling series of them.
+			n.buf = make([]byte, 0, cfg.NodeMaxBytes)
+		}
 		n.buf = binary.AppendUvarint(n.buf, uint64(len(fields)/2))
 		for i := 0; i < len(fields); i += 2 {
 			n.buf = binary.AppendUvarint(n.buf, uint64(len(fields[i])))
@@ -199,11 +204,15 @@ func (s *Stream) Add(cfg Config, id ID, fields [][]byte) error {
 	return nil
 }
 
-// sealLast trims the last node's buffer to its length: a node that
-// receives no more entries keeps no spare capacity.
+// maxPrealloc bounds the buffer a new node reserves up front.
+const maxPrealloc = 64 << 10
+
+// sealLast trims the last node's buffer to its length when more than a
+// sixteenth of it is spare: a node that receives no more entries keeps
+// little unused capacity.
 func (s *Stream) sealLast() {
 	n := s.nodes[len(s.nodes)-1]
-	if cap(n.buf) > len(n.buf) {
+	if cap(n.buf)-len(n.buf) > len(n.buf)/16 {
 		s.bytes -= cap(n.buf)
 		n.buf = slices.Clip(append([]byte(nil), n.buf...))
 		s.bytes += cap(n.buf)
