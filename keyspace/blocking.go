@@ -498,6 +498,7 @@ func (sh *Shard) blockTick() {
 		sh.serveReady()
 	}
 	sh.expireBlocked()
+	sh.streamDueTick()
 	if len(bs.resume) > 0 {
 		sh.resumeBlocked()
 		if len(sh.pushPending) > 0 {
