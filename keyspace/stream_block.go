@@ -90,11 +90,6 @@ func (sh *Shard) serveBlockedStream(x *Ctx, req *streamReadReq, key []byte) bool
 			blockedError(x, "NOGROUP the consumer group this client was blocked on no longer exists")
 			return true
 		}
-		if sh.snap != nil {
-			// Served outside a command: a running snapshot writes the
-			// key's bucket before it changes, as for a write command.
-			sh.snapshotTouch(x.DB, key)
-		}
 		unit := sh.beginStreamUnit()
 		var ok bool
 		r, ok = sh.groupRead(x, key, s, g, req, i)
