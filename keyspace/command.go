@@ -242,6 +242,7 @@ func newCommandTable() commandTable {
 	registerListFamily(t)
 	registerSetFamily(t)
 	registerZSetFamily(t)
+	registerGeoFamily(t)
 	registerBloomFamily(t)
 	applyCommandSpecs(t)
 	return t

@@ -281,6 +281,17 @@ var commandSpecs = map[string]commandSpec{
 	"wait":                  {tips: []string{tipAllShards, tipAggMin}},
 	"watch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}},
 
+	"geoadd":               {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"geodist":              {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geohash":              {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geopos":               {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"georadius":            {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyOW | KeyUpdate, Keyword: "STORE", StartFrom: 6, Find: FindRange, KeyStep: 1}, {Flags: KeyOW | KeyUpdate, Keyword: "STOREDIST", StartFrom: 6, Find: FindRange, KeyStep: 1}}},
+	"georadius_ro":         {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"georadiusbymember":    {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyOW | KeyUpdate, Keyword: "STORE", StartFrom: 5, Find: FindRange, KeyStep: 1}, {Flags: KeyOW | KeyUpdate, Keyword: "STOREDIST", StartFrom: 5, Find: FindRange, KeyStep: 1}}},
+	"georadiusbymember_ro": {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geosearch":            {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geosearchstore":       {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, 0, 1), rangeSpec(KeyRO|KeyAccess, 2, 0, 1)}},
+
 	// Native commands. Each acts on the one key it names, on the shard that
 	// owns it, so none needs a request policy. CHANGES reads the feed of the
 	// shard it is sent to (a cluster client sends it to each node itself);
