@@ -294,14 +294,14 @@ func LatDistance(lat1, lat2 float64) float64 {
 // points given in degrees.
 func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 	lon1r, lon2r := degRad(lon1), degRad(lon2)
-	v := math.Sin((lon2r - lon1r) / 2)
+	v := Sin((lon2r - lon1r) / 2)
 	if v == 0 {
 		return LatDistance(lat1, lat2)
 	}
 	lat1r, lat2r := degRad(lat1), degRad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := float64(u*u) + float64(float64(float64(math.Cos(lat1r)*math.Cos(lat2r))*v)*v)
-	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+	u := Sin((lat2r - lat1r) / 2)
+	a := float64(u*u) + float64(float64(float64(Cos(lat1r)*Cos(lat2r))*v)*v)
+	return 2.0 * EarthRadius * Asin(math.Sqrt(a))
 }
 
 // EstimateSteps returns the cell precision for a search of the given
@@ -349,8 +349,8 @@ func (s *Shape) BoundingBox() [4]float64 {
 		width = s.Conversion * s.Radius
 	}
 	latDelta := radDeg(height / EarthRadius)
-	lonDeltaTop := radDeg(width / EarthRadius / math.Cos(degRad(s.Lat+latDelta)))
-	lonDeltaBottom := radDeg(width / EarthRadius / math.Cos(degRad(s.Lat-latDelta)))
+	lonDeltaTop := radDeg(width / EarthRadius / Cos(degRad(s.Lat+latDelta)))
+	lonDeltaBottom := radDeg(width / EarthRadius / Cos(degRad(s.Lat-latDelta)))
 	var b [4]float64
 	if s.Lat < 0 {
 		b[0], b[2] = s.Lon-lonDeltaBottom, s.Lon+lonDeltaBottom
