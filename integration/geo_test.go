@@ -272,7 +272,9 @@ func TestGeoMatchesRedis(t *testing.T) {
 				from = []interface{}{"FROMMEMBER", "m" + strconv.Itoa(rng.IntN(n+5))}
 			}
 			unit := units[rng.IntN(len(units))]
-			size := func() string { return f(rng.Float64() * spread * 150 * 1000 / map[string]float64{"m": 1, "km": 1000, "KM": 1000, "ft": 0.3048, "mi": 1609.34}[unit]) }
+			size := func() string {
+				return f(rng.Float64() * spread * 150 * 1000 / map[string]float64{"m": 1, "km": 1000, "KM": 1000, "ft": 0.3048, "mi": 1609.34}[unit])
+			}
 			var by []interface{}
 			if rng.IntN(2) == 0 {
 				by = []interface{}{"BYRADIUS", size(), unit}
