@@ -292,6 +292,9 @@ var commandSpecs = map[string]commandSpec{
 	"geosearch":            {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
 	"geosearchstore":       {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, 0, 1), rangeSpec(KeyRO|KeyAccess, 2, 0, 1)}},
 
+	"sort":    {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyRO | KeyAccess}, {Flags: KeyOW | KeyUpdate}}},
+	"sort_ro": {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyRO | KeyAccess}}},
+
 	// Native commands. Each acts on the one key it names, on the shard that
 	// owns it, so none needs a request policy. CHANGES reads the feed of the
 	// shard it is sent to (a cluster client sends it to each node itself);
@@ -395,6 +398,7 @@ type keyRef struct {
 // arguments do not fit the specs. Specs of fake keys (not_key) are skipped.
 func (c *Command) callKeys(args [][]byte, dst []keyRef) (_ []keyRef, ok bool) {
 	argc := len(args)
+	base := len(dst)
 	for _, s := range c.KeySpecs {
 		if s.Flags&KeyNotKey != 0 {
 			continue
@@ -426,6 +430,10 @@ func (c *Command) callKeys(args [][]byte, dst []keyRef) (_ []keyRef, ok bool) {
 				continue // keyword absent: no keys from this spec
 			}
 		default:
+			if c.getKeys != nil {
+				// An unknown spec: the command's own key finder decides.
+				return c.getKeys(args, dst[:base]), true
+			}
 			return dst, false
 		}
 		var last, step int
