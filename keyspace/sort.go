@@ -43,17 +43,17 @@ func cstr(b []byte) []byte {
 }
 
 // sortLookup returns the value a BY or GET pattern names for elem: elem
-// itself for "#"; nil for a pattern without '*', a missing key, a key of
-// the wrong type or a missing hash field. The bytes may alias the
-// keyspace and are used before anything changes.
-func sortLookup(x *Ctx, pattern, elem []byte) []byte {
+// itself for "#"; none (ok false) for a pattern without '*', a missing
+// key, a key of the wrong type or a missing hash field. The bytes may
+// alias the keyspace and are used before anything changes.
+func sortLookup(x *Ctx, pattern, elem []byte) (v []byte, ok bool) {
 	c := cstr(pattern)
 	if len(c) == 1 && c[0] == '#' {
-		return elem
+		return elem, true
 	}
 	star := bytes.IndexByte(c, '*')
 	if star < 0 {
-		return nil
+		return nil, false
 	}
 	keyEnd := len(pattern)
 	var field []byte
@@ -68,23 +68,19 @@ func sortLookup(x *Ctx, pattern, elem []byte) []byte {
 	key = append(key, pattern[star+1:keyEnd]...)
 	e := x.S.lookupRead(x.DB, key)
 	if e == nil {
-		return nil
+		return nil, false
 	}
 	if field != nil {
-		h, ok := x.DB.obj(e).(*hashObj)
-		if !ok {
-			return nil
+		h, isHash := x.DB.obj(e).(*hashObj)
+		if !isHash {
+			return nil, false
 		}
-		v, found := h.h.Get(field)
-		if !found {
-			return nil
-		}
-		return v
+		return h.h.Get(field)
 	}
 	if e.isObj() {
-		return nil
+		return nil, false
 	}
-	return x.DB.val(e)
+	return x.DB.val(e), true
 }
 
 // sortScore parses a sort weight as strtod does in SORT: leading white
@@ -275,13 +271,14 @@ func sortGeneric(x *Ctx, readonly bool) {
 			it := &items[i]
 			by := it.elem
 			if sortBy != nil {
-				if by = sortLookup(x, sortBy, it.elem); by == nil {
+				var found bool
+				if by, found = sortLookup(x, sortBy, it.elem); !found {
 					continue
 				}
 			}
 			if alpha {
 				if sortBy != nil {
-					it.cmp = bytes.Clone(by)
+					it.cmp = append([]byte{}, by...) // never nil: nil is "missing"
 				}
 				continue
 			}
@@ -344,7 +341,7 @@ func sortGeneric(x *Ctx, readonly bool) {
 				x.W.Bulk(elem)
 			}
 			for _, g := range gets {
-				if v := sortLookup(x, g, elem); v != nil {
+				if v, found := sortLookup(x, g, elem); found {
 					x.W.Bulk(v)
 				} else {
 					x.W.Null()
@@ -370,7 +367,8 @@ func sortGeneric(x *Ctx, readonly bool) {
 			out.l.PushBack(elem)
 		}
 		for _, g := range gets {
-			out.l.PushBack(sortLookup(x, g, elem)) // a missing value is stored as ""
+			v, _ := sortLookup(x, g, elem) // a missing value is stored as ""
+			out.l.PushBack(v)
 		}
 	}
 	storeObj(db, sh.lookup(db, storeKey), storeKey, out)
