@@ -157,10 +157,96 @@ func ddSinCos(x dd) (sin, cos dd) {
 // with a 160-bit pi/2 loses accuracy, and the library functions are used.
 const maxReduced = 1 << 20
 
+// The fast paths evaluate the leading terms of a series in double-double
+// and the rest in plain doubles, which bounds the error to a small
+// fraction of an ulp; when the result lies too close to a rounding
+// boundary for that bound (rarely), the full double-double series
+// decides.
+
+// tailErr is the relative error bound of a tail evaluated in doubles
+// (a dozen roundings and the dropped low parts, with room to spare).
+const tailErr = 0x1p-47
+
+// roundsTo reports whether v+err, for every |err| <= e, rounds to v.hi.
+func roundsTo(v dd, e float64) bool {
+	if v.hi == 0 || math.IsInf(v.hi, 0) {
+		return false
+	}
+	m, exp := math.Frexp(math.Abs(v.hi))
+	half := math.Ldexp(1, exp-54) // half an ulp of v.hi
+	if m == 0.5 && (v.lo < 0) == (v.hi > 0) {
+		half /= 2 // a power of two: the ulp below is half as wide
+	}
+	return math.Abs(v.lo)+e < half
+}
+
+// sinFast is sin(r) for |r| <= about pi/4: r - r^3/3! + r^5/5! in
+// double-double, the rest in doubles; e bounds the error.
+func sinFast(r dd) (v dd, e float64) {
+	r2 := ddMul(r, r)
+	t := 0.0
+	for n := 27; n >= 7; n -= 2 {
+		c := invFact[n].hi
+		if (n/2)%2 == 1 {
+			c = -c
+		}
+		t = t*r2.hi + c
+	}
+	tail := r.hi * r2.hi * r2.hi * r2.hi * t
+	head := ddAdd(ddNeg(invFact[3]), ddMul(r2, invFact[5]))
+	v = ddAdd(r, ddMul(ddMul(r, r2), head))
+	v = ddAdd(v, dd{tail, 0})
+	return v, math.Abs(tail)*tailErr + math.Abs(v.hi)*0x1p-100
+}
+
+// cosFast is cos(r) for |r| <= about pi/4: 1 - r^2/2! + r^4/4! - r^6/6!
+// in double-double, the rest in doubles; e bounds the error.
+func cosFast(r dd) (v dd, e float64) {
+	r2 := ddMul(r, r)
+	t := 0.0
+	for n := 28; n >= 8; n -= 2 {
+		c := invFact[n].hi
+		if (n/2)%2 == 1 {
+			c = -c
+		}
+		t = t*r2.hi + c
+	}
+	r4 := r2.hi * r2.hi
+	tail := r4 * r4 * t
+	head := ddAdd(invFact[4], ddMul(r2, ddNeg(invFact[6])))
+	head = ddAdd(ddNeg(invFact[2]), ddMul(r2, head))
+	v = ddAdd(dd{1, 0}, ddMul(r2, head))
+	v = ddAdd(v, dd{tail, 0})
+	return v, math.Abs(tail)*tailErr + math.Abs(v.hi)*0x1p-100
+}
+
+// sinCosFast returns sin(x) (or cos(x) when wantCos) with its error
+// bound.
+func sinCosFast(x float64, wantCos bool) (dd, float64) {
+	r, k := reduce(dd{x, 0})
+	if wantCos {
+		k++
+	}
+	var v dd
+	var e float64
+	if k%2 == 0 {
+		v, e = sinFast(r)
+	} else {
+		v, e = cosFast(r)
+	}
+	if k&2 != 0 {
+		v = ddNeg(v)
+	}
+	return v, e
+}
+
 // Sin returns the correctly rounded sine of x.
 func Sin(x float64) float64 {
 	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) || math.Abs(x) > maxReduced {
 		return math.Sin(x)
+	}
+	if v, e := sinCosFast(x, false); roundsTo(v, e) {
+		return v.hi
 	}
 	s, _ := ddSinCos(dd{x, 0})
 	return s.hi + s.lo
@@ -171,12 +257,50 @@ func Cos(x float64) float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) || math.Abs(x) > maxReduced {
 		return math.Cos(x)
 	}
+	if v, e := sinCosFast(x, true); roundsTo(v, e) {
+		return v.hi
+	}
 	_, c := ddSinCos(dd{x, 0})
 	return c.hi + c.lo
 }
 
-// Asin returns the correctly rounded arcsine of x: Newton steps on
-// sin(z) = x in double-double from the library's estimate.
+// asinCoef[k] is the coefficient of x^(2k+1) in the series of asin,
+// (2k)! / (4^k (k!)^2 (2k+1)), in double-double.
+var asinCoef = func() [24]dd {
+	var t [24]dd
+	c := new(big.Float).SetPrec(256).SetInt64(1) // (2k)! / (4^k (k!)^2)
+	for k := range t {
+		if k > 0 {
+			c.Mul(c, new(big.Float).SetInt64(int64((2*k-1)*(2*k))))
+			c.Quo(c, new(big.Float).SetInt64(int64(4*k*k)))
+		}
+		v := new(big.Float).SetPrec(256).Quo(c, new(big.Float).SetInt64(int64(2*k+1)))
+		hi, _ := v.Float64()
+		lo, _ := new(big.Float).SetPrec(256).Sub(v, new(big.Float).SetFloat64(hi)).Float64()
+		t[k] = dd{hi, lo}
+	}
+	return t
+}()
+
+// asinFast is asin(x) for 0 < x <= 0.3 by its series: the terms up to x^5
+// in double-double, the rest in doubles; e bounds the error.
+func asinFast(x float64) (v dd, e float64) {
+	x2 := twoProd(x, x)
+	t := 0.0
+	for k := len(asinCoef) - 1; k >= 3; k-- {
+		t = t*x2.hi + asinCoef[k].hi
+	}
+	x3 := x2.hi * x
+	tail := x3 * x3 * x * t
+	head := ddAdd(asinCoef[1], ddMul(x2, asinCoef[2]))
+	v = ddAdd(dd{x, 0}, ddMul(ddMulF(x2, x), head))
+	v = ddAdd(v, dd{tail, 0})
+	return v, math.Abs(tail)*tailErr + math.Abs(v.hi)*0x1p-100
+}
+
+// Asin returns the correctly rounded arcsine of x: by its series for
+// small x, else by Newton steps on sin(z) = x in double-double from the
+// library's estimate.
 func Asin(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || x > 1 || x < -1 {
 		return math.Asin(x)
@@ -185,6 +309,23 @@ func Asin(x float64) float64 {
 	if neg {
 		x = -x
 	}
+	var v float64
+	if x <= 0.3 {
+		if f, e := asinFast(x); roundsTo(f, e) {
+			v = f.hi
+		} else {
+			v = asinSlow(x)
+		}
+	} else {
+		v = asinSlow(x)
+	}
+	if neg {
+		v = -v
+	}
+	return v
+}
+
+func asinSlow(x float64) float64 {
 	var z dd
 	if x == 1 {
 		z = dd{pio2A, pio2B}
@@ -204,9 +345,5 @@ func Asin(x float64) float64 {
 			z = ddAdd(z, ddNeg(ddDiv(ddAdd(s, dd{-x, 0}), c)))
 		}
 	}
-	v := z.hi + z.lo
-	if neg {
-		v = -v
-	}
-	return v
+	return z.hi + z.lo
 }

@@ -2,6 +2,7 @@ package geo
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -54,5 +55,28 @@ func TestTrigIsCorrectlyRounded(t *testing.T) {
 func BenchmarkDistance(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = Distance(13.361389, 38.115556, 15.087269+float64(i&7)*1e-3, 37.502669)
+	}
+}
+
+// TestFastPathsAgreeWithFullSeries checks the fast evaluations (with
+// their rounding test) give what the full double-double series gives.
+func TestFastPathsAgreeWithFullSeries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 200000; i++ {
+		x := (rng.Float64()*2 - 1) * 8
+		if i%4 == 0 {
+			x = (rng.Float64()*2 - 1) * 1e-3
+		}
+		s, c := ddSinCos(dd{x, 0})
+		if got, want := Sin(x), s.hi+s.lo; got != want {
+			t.Fatalf("Sin(%v) = %v, full series %v", x, got, want)
+		}
+		if got, want := Cos(x), c.hi+c.lo; got != want {
+			t.Fatalf("Cos(%v) = %v, full series %v", x, got, want)
+		}
+		y := rng.Float64() * 0.3
+		if got, want := Asin(y), asinSlow(y); got != want {
+			t.Fatalf("Asin(%v) = %v, Newton %v", y, got, want)
+		}
 	}
 }
