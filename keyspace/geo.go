@@ -17,6 +17,10 @@ import (
 // around the centre. Nothing here has its own WAL record: GEOADD writes
 // ZADD's OpZAdd and the STORE forms write the whole result as OpZStore,
 // which replay without knowing about geo.
+//
+// Results with equal distances (members at the same place) are ordered
+// by a stable sort; with COUNT Redis uses a partial quicksort, so which
+// of such tied members a COUNT keeps can differ from Redis.
 
 const (
 	errGeoUnit         = "ERR unsupported unit provided. please use M, KM, FT, MI"

@@ -24,6 +24,13 @@ import (
 // could name keys of any slot: as a Redis 7.0 cluster node does, SORT
 // refuses GET and any BY pattern with a '*' there. A BY pattern without
 // '*' (BY nosort) only turns sorting off and is always accepted.
+//
+// Where Redis's result depends on its internals rather than on the data,
+// this differs: elements that compare equal under ALPHA with a BY pattern
+// keep their load order (stable sort), which for a set or sorted set is
+// not Redis's hash-table order, nor, with LIMIT, its partial quicksort's;
+// and a weight that overflows a double fails only that SORT, where Redis,
+// which tests a stale errno, may go on failing later numeric sorts.
 
 const errSortBadScore = "ERR One or more scores can't be converted into double"
 
