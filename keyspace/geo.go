@@ -246,7 +246,7 @@ const (
 type geoPoint struct {
 	member   []byte
 	lon, lat float64
-	dist     float64 // metres until the reply converts it
+	dist     float64 // metres until the reply converts it; set when needed
 	score    float64
 }
 
@@ -426,6 +426,11 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 		limit = int(min(count, math.MaxInt32))
 	}
 	points := geoCollect(&o.z, &shape, limit)
+	if sortDir != 0 || withDist || storeDist && storeKey != nil {
+		for i := range points {
+			points[i].dist = geo.Distance(shape.Lon, shape.Lat, points[i].lon, points[i].lat)
+		}
+	}
 	if len(points) == 0 && storeKey == nil {
 		x.W.ArrayHeader(0)
 		return
@@ -504,7 +509,8 @@ func geoParseRadius(x *Ctx, radiusArg, unitArg []byte, shape *geo.Shape) bool {
 }
 
 // geoCollect scans the cells covering shape and returns the members
-// inside it, in scan order; limit > 0 (ANY) stops after that many.
+// inside it, in scan order, without their distances; limit > 0 (ANY)
+// stops after that many.
 func geoCollect(z *zset.ZSet, shape *geo.Shape, limit int) []geoPoint {
 	cover := geo.Cover(shape)
 	var points []geoPoint
@@ -514,8 +520,8 @@ func geoCollect(z *zset.ZSet, shape *geo.Shape, limit int) []geoPoint {
 		}
 		r := zset.ScoreRange{Min: float64(cell.Min), Max: float64(cell.Max), MaxEx: true}
 		z.RangeByScore(r, false, 0, -1, func(m []byte, s float64) bool {
-			if lon, lat, dist, in := shape.ContainsScore(s); in {
-				points = append(points, geoPoint{member: bytes.Clone(m), lon: lon, lat: lat, dist: dist, score: s})
+			if lon, lat, in := shape.WithinScore(s); in {
+				points = append(points, geoPoint{member: bytes.Clone(m), lon: lon, lat: lat, score: s})
 			}
 			return limit == 0 || len(points) < limit
 		})

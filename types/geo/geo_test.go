@@ -254,3 +254,30 @@ func FuzzScoreRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestWithinAgreesWithContains checks the fast membership test against
+// the exact one, on random points and on points exactly at the edge.
+func TestWithinAgreesWithContains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 100000; i++ {
+		s := Shape{Lon: -180 + rng.Float64()*360, Lat: -80 + rng.Float64()*160, Conversion: []float64{1, 1000, 0.3048, 1609.34}[i%4]}
+		lon := max(-180, min(180, s.Lon+(rng.Float64()*2-1)*3))
+		lat := max(LatMin, min(LatMax, s.Lat+(rng.Float64()*2-1)*3))
+		switch i % 3 {
+		case 0:
+			s.Radius = rng.Float64() * 300000 / s.Conversion
+		case 1:
+			// On the edge: the radius is the point's exact distance.
+			s.Radius = Distance(s.Lon, s.Lat, lon, lat) / s.Conversion
+		default:
+			s.Box, s.Width, s.Height = true, rng.Float64()*600000/s.Conversion, rng.Float64()*600000/s.Conversion
+			if i%2 == 0 {
+				s.Width = 2 * Distance(lon, lat, s.Lon, lat) / s.Conversion
+			}
+		}
+		_, want := s.Contains(lon, lat)
+		if got := s.Within(lon, lat); got != want {
+			t.Fatalf("shape %+v, point %v,%v: Within %v, Contains %v", s, lon, lat, got, want)
+		}
+	}
+}
