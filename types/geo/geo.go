@@ -321,6 +321,11 @@ func fastDistance(lon1, lat1, lon2, lat2 float64) float64 {
 // atMost reports whether Distance(lon1, lat1, lon2, lat2) <= limit. The
 // fast evaluation decides unless it lies too near the limit to tell.
 func atMost(lon1, lat1, lon2, lat2, limit float64) bool {
+	// A great circle is never shorter than its meridian part: points
+	// too far north or south are out without any trigonometry.
+	if LatDistance(lat1, lat2) > limit*(1+1e-12)+1e-9 {
+		return false
+	}
 	d := fastDistance(lon1, lat1, lon2, lat2)
 	margin := d*1e-12 + 1e-9
 	switch {
