@@ -248,6 +248,8 @@ type geoPoint struct {
 	lon, lat float64
 	dist     float64 // metres until the reply converts it; set when needed
 	score    float64
+	exact    bool // dist is the exact distance, not the approximation
+	idx      int  // position in collection order, for ties
 }
 
 // geoSearchGeneric is GEORADIUS, GEORADIUSBYMEMBER, their _RO forms,
@@ -426,11 +428,6 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 		limit = int(min(count, math.MaxInt32))
 	}
 	points := geoCollect(&o.z, &shape, limit)
-	if sortDir != 0 || withDist || storeDist && storeKey != nil {
-		for i := range points {
-			points[i].dist = geo.Distance(shape.Lon, shape.Lat, points[i].lon, points[i].lat)
-		}
-	}
 	if len(points) == 0 && storeKey == nil {
 		x.W.ArrayHeader(0)
 		return
@@ -439,13 +436,15 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 	if count != 0 && int64(returned) > count {
 		returned = int(count)
 	}
-	switch sortDir {
-	case 1:
-		slices.SortStableFunc(points, func(a, b geoPoint) int { return cmpFloat(a.dist, b.dist) })
-	case -1:
-		slices.SortStableFunc(points, func(a, b geoPoint) int { return cmpFloat(b.dist, a.dist) })
+	if sortDir != 0 {
+		geoSortByDistance(points, &shape, sortDir)
 	}
 	points = points[:returned]
+	if withDist || storeDist && storeKey != nil {
+		for i := range points {
+			points[i].exactDist(&shape)
+		}
+	}
 	for i := range points {
 		points[i].dist /= shape.Conversion
 	}
@@ -476,6 +475,51 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 			writeCoord(x, p.lon)
 			writeCoord(x, p.lat)
 		}
+	}
+}
+
+// exactDist sets p.dist to the distance Redis computes, once.
+func (p *geoPoint) exactDist(shape *geo.Shape) {
+	if !p.exact {
+		p.dist, p.exact = geo.Distance(shape.Lon, shape.Lat, p.lon, p.lat), true
+	}
+}
+
+// geoSortByDistance orders points by distance from the centre,
+// ascending (dir 1) or descending, equal distances in collection order,
+// as a stable sort by the exact distances would, but computing exact
+// distances only for points whose approximate ones are too close to
+// order.
+func geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int) {
+	for i := range points {
+		p := &points[i]
+		p.idx = i
+		p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
+		if math.IsNaN(p.dist) {
+			p.exactDist(shape)
+		}
+	}
+	byDist := func(a, b *geoPoint) int {
+		if c := cmpFloat(a.dist, b.dist) * dir; c != 0 {
+			return c
+		}
+		return a.idx - b.idx
+	}
+	slices.SortFunc(points, func(a, b geoPoint) int { return byDist(&a, &b) })
+	// Neighbours closer than the approximation's error are ordered again
+	// by their exact distances; points farther apart keep their order.
+	for i := 0; i < len(points); {
+		j := i + 1
+		for j < len(points) && math.Abs(points[j].dist-points[j-1].dist) <= 2*geo.DistanceMargin(max(points[j].dist, points[j-1].dist)) {
+			j++
+		}
+		if j-i > 1 {
+			for k := i; k < j; k++ {
+				points[k].exactDist(shape)
+			}
+			slices.SortFunc(points[i:j], func(a, b geoPoint) int { return byDist(&a, &b) })
+		}
+		i = j
 	}
 }
 
