@@ -70,6 +70,9 @@ type Client struct {
 	pushBuf []byte
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
+	// replWait is the client's WAIT in progress, nil when none; its later
+	// batches wait behind it. Shard goroutine (token holder) only.
+	replWait *waitReq
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter

@@ -83,11 +83,7 @@ func (d *Disk) Open(sh *Shard) error {
 	if err != nil {
 		return fmt.Errorf("recover WAL: %w", err)
 	}
-	wopts := persistence.WALOptions{Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: plog}
-	if live := sh.srv.opts.Live; live != nil {
-		wopts.MaxCommitDelay = live.CommitDelayMax
-	}
-	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, wopts)
+	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, sh.walOptions(o))
 	if err != nil {
 		return fmt.Errorf("open WAL: %w", err)
 	}
@@ -139,6 +135,19 @@ func (d *Disk) Open(sh *Shard) error {
 		zap.Uint64("wal_last_sequence", stats.LastSeq), zap.Int("expired_on_load", expired),
 		zap.Int("keys", keys), zap.Duration("duration", j.recovery))
 	return nil
+}
+
+// walOptions are the options of sh's WAL.
+func (sh *Shard) walOptions(o DiskOptions) persistence.WALOptions {
+	wopts := persistence.WALOptions{Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: sh.srv.log}
+	if live := sh.srv.opts.Live; live != nil {
+		wopts.MaxCommitDelay = live.CommitDelayMax
+	}
+	if h := sh.srv.opts.OnDurable; h != nil {
+		idx := sh.idx
+		wopts.OnDurable = func(seq uint64) { h(idx, seq) }
+	}
+	return wopts
 }
 
 // walJournal is a shard's Journal: its WAL plus the snapshot schedule.

@@ -228,6 +228,9 @@ func (sh *Shard) scriptMayRun(x *Ctx, flags scripting.Flags, ro bool, keys [][]b
 
 // writesRefused is the MISCONF reply when the log has failed, else "".
 func (sh *Shard) writesRefused() string {
+	if msg := sh.replicationRefusal(); msg != "" {
+		return msg
+	}
 	if sh.journal == nil {
 		return ""
 	}
@@ -242,7 +245,7 @@ func (sh *Shard) writesRefused() string {
 // because used memory stays over maxmemory after evicting what the policy
 // allows.
 func (sh *Shard) scriptOverMemory() bool {
-	return sh.srv.opts.Live.MaxMemory() > 0 && !sh.evictForWrite()
+	return sh.srv.opts.Live.MaxMemory() > 0 && !sh.srv.isReplica() && !sh.evictForWrite()
 }
 
 // scriptACLDenied is the ACL hook of commands called from scripts (and of
@@ -575,7 +578,9 @@ func (sh *Shard) runDeferred() int {
 		sh.scr.deferred[len(sh.scr.deferred)-1] = nil
 		sh.scr.deferred = sh.scr.deferred[:len(sh.scr.deferred)-1]
 		sh.run(d)
-		sh.queue(d)
+		if !d.parked {
+			sh.queue(d)
+		}
 		n++
 	}
 	return n

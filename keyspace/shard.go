@@ -112,6 +112,8 @@ type Shard struct {
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).
 	scr shardScripts
+	// repl is the shard's replicas, WAITs and tasks (replication.go).
+	repl shardRepl
 }
 
 type shardStats struct {
@@ -241,7 +243,7 @@ func (sh *Shard) loop() {
 			continue
 		}
 		sh.ring.sleeping.Store(1)
-		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() {
+		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() || sh.repl.hasTasks.Load() || sh.repl.due.Load() {
 			sh.ring.sleeping.Store(0)
 			if sh.waiting.Load() {
 				sh.wakeWaiters()
@@ -282,7 +284,7 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) {
+	if sh.batchRunsScript(b) || b.Client.replWait != nil || batchHasWait(b) {
 		// Scripts run on the shard goroutine only (scripting.go).
 		sh.release()
 		return false, false
@@ -326,6 +328,12 @@ const maxBatchesPerDrain = 512
 func (sh *Shard) drain() int {
 	sh.reapClosed()
 	n := 0
+	if sh.repl.hasTasks.Load() {
+		n += sh.runTasks()
+	}
+	if sh.repl.due.Load() {
+		n += sh.resumeWaits()
+	}
 	for n < maxBatchesPerDrain {
 		b := sh.ring.pop()
 		if b == nil {
@@ -335,10 +343,15 @@ func (sh *Shard) drain() int {
 			sh.nowMs = sh.srv.now().UnixMilli()
 		}
 		sh.run(b)
-		sh.queue(b)
+		if !b.parked {
+			sh.queue(b)
+		}
 		n++
 		if len(sh.scr.deferred) > 0 {
 			n += sh.runDeferred()
+		}
+		if sh.repl.due.Load() {
+			n += sh.resumeWaits()
 		}
 	}
 	if n > 0 {
@@ -364,14 +377,21 @@ func (sh *Shard) cron() {
 	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
-	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
+	if len(sh.repl.waits) > 0 {
+		// Clients that left while parked in WAIT are let go.
+		sh.repl.due.Store(true)
+		sh.ring.signal()
+	}
+	// A replica deletes and evicts nothing itself: its primary's records do.
+	replica := sh.srv.isReplica()
+	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !replica {
 		sh.activeExpireCycle()
 		if sh.trk != nil {
 			sh.trackProcess()
 		}
 		sh.commit()
 	}
-	if sh.maxMemoryShare() != 0 {
+	if sh.maxMemoryShare() != 0 && !replica {
 		sh.evictInBackground()
 		if sh.trk != nil {
 			sh.trackProcess()
@@ -397,6 +417,12 @@ func (sh *Shard) cron() {
 // run executes every command of b and appends the replies to b.Out.
 func (sh *Shard) run(b *Batch) {
 	c := b.Client
+	if w := c.replWait; w != nil && w.b != b {
+		// The client is parked in WAIT: this batch runs after it.
+		w.later = append(w.later, b)
+		b.parked = true
+		return
+	}
 	x := &sh.ctx
 	x.C = c
 	x.W = &b.Out
@@ -413,13 +439,24 @@ func (sh *Shard) run(b *Batch) {
 	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
 		room = max(limit-c.Out.Pending(), 0)
 	}
-	for i := 0; i < len(b.Ends); i++ {
+	for i := b.resume; i < len(b.Ends); i++ {
 		args := b.Command(i)
 		if len(args) == 0 {
 			continue
 		}
 		b.Out.Proto = c.Proto
 		sh.exec(x, args)
+		if w := sh.repl.parking; w != nil {
+			// WAIT parked the client: the rest of the batch runs when it
+			// is done (finishWait).
+			sh.repl.parking = nil
+			b.resume = i + 1
+			b.parked = true
+			sh.park(w)
+			x.Batch = nil
+			x.Args = nil
+			return
+		}
 		if b.CloseAfter {
 			break
 		}
@@ -579,6 +616,16 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	}
 	if len(sh.srv.shards) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.movableKeys != nil) {
 		if !sh.checkSlots(x, cmd, args) {
+			return false
+		}
+	}
+	if msg := sh.staleRefusal(cmd); msg != "" {
+		w.Error(msg)
+		return false
+	}
+	if flags&FlagWrite != 0 {
+		if msg := sh.replicationRefusal(); msg != "" {
+			w.Error(msg)
 			return false
 		}
 	}

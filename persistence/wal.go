@@ -78,6 +78,11 @@ type WALOptions struct {
 	// it adapts to; nil = the system clock. Now must be safe from any
 	// goroutine.
 	Clock Clock
+	// OnDurable, when set, is called with the new DurableSequence each
+	// time it advances: from the sync goroutine under FsyncAlways, from
+	// the appending goroutine otherwise. It must not block (replication
+	// uses it to wake the senders that stream durable records).
+	OnDurable func(seq uint64)
 }
 
 // Committer is told when everything appended before its Commit is durable
@@ -381,6 +386,31 @@ func (w *WAL) Append(db uint16, op Opcode, payload []byte) uint64 {
 	return w.End()
 }
 
+// AppendEncoded adds rec, one record encoded by AppendRecord (a replica
+// copying its primary's log), to the current batch as it is. Its sequence
+// must be the next one: a replica's log holds the primary's records under
+// the primary's numbers. It returns the record's sequence.
+func (w *WAL) AppendEncoded(rec []byte) (uint64, error) {
+	r, n, err := DecodeRecord(rec)
+	if err != nil {
+		return 0, err
+	}
+	if n != len(rec) {
+		return 0, fmt.Errorf("%w: %d bytes after the record", ErrCorrupt, len(rec)-n)
+	}
+	if r.Seq != w.seq+1 {
+		return 0, fmt.Errorf("%w: record sequence %d, want %d", ErrSequence, r.Seq, w.seq+1)
+	}
+	w.buf = append(w.buf, rec...)
+	w.seq++
+	if w.batchRecs == 0 {
+		w.batchFirst = w.seq
+	}
+	w.batchRecs++
+	w.m.lastSeq.Store(w.seq)
+	return w.seq, nil
+}
+
 // AppendParts is Append with the payload given as pieces that are
 // concatenated as they are (no length prefixes are added: use Begin and
 // PutBytes for length-prefixed fields).
@@ -481,8 +511,16 @@ func (w *WAL) Commit(c Committer) (immediate bool) {
 		}
 		return false
 	}
-	w.m.durableSeq.Store(last)
+	w.markDurable(last)
 	return true
+}
+
+// markDurable publishes seq as the durable sequence and tells OnDurable.
+func (w *WAL) markDurable(seq uint64) {
+	w.m.durableSeq.Store(seq)
+	if w.opts.OnDurable != nil {
+		w.opts.OnDurable(seq)
+	}
 }
 
 // maxKeptBatchBuf is the largest batch buffer kept for the next group: a
@@ -697,7 +735,7 @@ func (w *WAL) writeGroup(items []pending) error {
 	if err := w.syncFileLocked(); err != nil {
 		return err
 	}
-	w.m.durableSeq.Store(last)
+	w.markDurable(last)
 	return nil
 }
 
@@ -787,7 +825,7 @@ func (w *WAL) Close() error {
 	}
 	if err == nil {
 		if err = w.syncFileLocked(); err == nil {
-			w.m.durableSeq.Store(w.m.writtenSeq.Load())
+			w.markDurable(w.m.writtenSeq.Load())
 		} else {
 			w.setErr(err)
 		}
