@@ -73,6 +73,8 @@ type Client struct {
 	// replWait is the client's WAIT in progress, nil when none; its later
 	// batches wait behind it. Shard goroutine (token holder) only.
 	replWait *waitReq
+	// replPort is the port a replica announced (REPLCONF listening-port).
+	replPort int
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter

@@ -248,7 +248,7 @@ func replsyncCommand(x *Ctx) {
 		}
 	}
 	x.C.SetOutputClass(config.OutputReplica)
-	sh.repl.replicas = append(sh.repl.replicas, &replicaLink{c: x.C, addr: x.C.RemoteAddr, ackAtMs: sh.nowMs, sinceMs: sh.nowMs})
+	sh.repl.replicas = append(sh.repl.replicas, &replicaLink{c: x.C, addr: x.C.RemoteAddr, listenPort: x.C.replPort, ackAtMs: sh.nowMs, sinceMs: sh.nowMs})
 	sh.publishReplicas()
 	sh.srv.opts.Replication.Serve(sh.idx, after, clientStream{c: x.C})
 	// No reply: the stream's frames follow on the connection.
@@ -291,6 +291,7 @@ func replconfCommand(x *Ctx) {
 				x.W.Error(errNotInt)
 				return
 			}
+			x.C.replPort = int(p)
 			for _, r := range sh.repl.replicas {
 				if r.c == x.C {
 					r.listenPort = int(p)

@@ -44,8 +44,11 @@ type FollowerOptions struct {
 	FS    persistence.FS
 	Dir   string
 	Log   *zap.Logger
-	// Retry is the pause before a dropped link reconnects (1s).
+	// Retry is the pause before a dropped link reconnects (250ms).
 	Retry time.Duration
+	// ListenPort is the replica's own shard 0 port, announced with
+	// REPLCONF listening-port (shard i announces ListenPort+i); 0: none.
+	ListenPort int
 }
 
 // Follower keeps every shard of a replica following its primary.
@@ -90,7 +93,7 @@ func NewFollower(opts FollowerOptions, target Target) *Follower {
 		opts.Log = zap.NewNop()
 	}
 	if opts.Retry <= 0 {
-		opts.Retry = time.Second
+		opts.Retry = 250 * time.Millisecond
 	}
 	f := &Follower{opts: opts, target: target, stop: make(chan struct{})}
 	now := time.Now().UnixNano()
@@ -220,8 +223,20 @@ func (l *link) session(addr string) error {
 			return fmt.Errorf("AUTH refused by the primary: %s", strings.TrimSpace(line))
 		}
 	}
-	after := l.f.target.LastSequence(l.shard)
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if o.ListenPort > 0 {
+		if _, err := conn.Write(command("REPLCONF", "listening-port", strconv.Itoa(o.ListenPort+l.shard))); err != nil {
+			return err
+		}
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("REPLCONF: %w", err)
+		}
+		if !strings.HasPrefix(line, "+OK") {
+			return fmt.Errorf("REPLCONF refused by the primary: %s", strings.TrimSpace(line))
+		}
+	}
+	after := l.f.target.LastSequence(l.shard)
 	if _, err := conn.Write(command("REPLSYNC", strconv.Itoa(l.f.target.ReplicationShards()), strconv.Itoa(l.shard), strconv.FormatUint(after, 10))); err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	if ksOpts.Persistence != nil {
 		rc := cfg.Replication
-		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, rc.PrimaryUser, rc.PrimaryAuth, log)
+		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, cfg.Server.Port, rc.PrimaryUser, rc.PrimaryAuth, log)
 		ksOpts.Replication = a.repl
 		ksOpts.OnDurable = a.repl.durable
 	}

@@ -18,14 +18,15 @@ type replicator struct {
 	dir     string
 	user    string
 	pass    string
+	port    int
 	log     *zap.Logger
 
 	mu       sync.Mutex
 	follower *replication.Follower // mu guards
 }
 
-func newReplicator(dir string, shards int, user, pass string, log *zap.Logger) *replicator {
-	r := &replicator{dir: dir, user: user, pass: pass, log: log}
+func newReplicator(dir string, shards, port int, user, pass string, log *zap.Logger) *replicator {
+	r := &replicator{dir: dir, user: user, pass: pass, port: port, log: log}
 	r.primary = replication.NewPrimary(persistence.OSFS{}, dir, shards, func(i int) uint64 { return r.ks.DurableSequence(i) }, log)
 	return r
 }
@@ -48,7 +49,7 @@ func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) 
 func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
 		Host: host, Port: port, User: r.user, Pass: r.pass, Epoch: epoch,
-		FS: persistence.OSFS{}, Dir: r.dir, Log: r.log,
+		FS: persistence.OSFS{}, Dir: r.dir, Log: r.log, ListenPort: r.port,
 	}, r.ks)
 	r.mu.Lock()
 	old := r.follower
