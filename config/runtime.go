@@ -161,7 +161,7 @@ var params = [...]param{
 	// The snapshot schedule is persistence.snapshot_every / snapshot_wal_*, not save points:
 	// "" (no save points) is the only value that is true of this server.
 	{name: "save", kind: kindSpecial, fixed: whySave, def: "", special: parseSave},
-	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"},                         // stored only
+	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"}, // stored only
 	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0",
 		apply: func(l *Live, _ string, n int64) { l.minReplicas.Store(n) }},
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10",
@@ -293,9 +293,9 @@ type Live struct {
 	minReplicas    atomic.Int64
 	minReplicasLag atomic.Int64
 	serveStale     atomic.Bool
-	notify        atomic.Pointer[string]
-	notifyMask    atomic.Uint32
-	level         zap.AtomicLevel
+	notify         atomic.Pointer[string]
+	notifyMask     atomic.Uint32
+	level          zap.AtomicLevel
 
 	maxMemory        atomic.Int64
 	maxMemoryPolicy  atomic.Pointer[string]

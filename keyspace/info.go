@@ -368,7 +368,6 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("ruvio_shard_ring_full", x.S.stats.ringFull.Load())
 }
 
-
 func infoCPU(_ *Ctx, ib *infoBuilder) {
 	var self, children syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)

@@ -88,6 +88,9 @@ func (d *Disk) Open(sh *Shard) error {
 		return fmt.Errorf("open WAL: %w", err)
 	}
 	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o}
+	if j.replID, err = loadReplID(o.FS, o.Dir, sh.idx); err != nil {
+		return fmt.Errorf("replication id: %w", err)
+	}
 	j.recovery = sh.srv.now().Sub(begin)
 	j.recoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.srv.now()
@@ -156,6 +159,10 @@ type walJournal struct {
 	fs   persistence.FS
 	dir  string
 	opts DiskOptions
+
+	// replID names the history of the shard's log (replication.go): a
+	// replica resumes from its sequence only on a primary of the same id.
+	replID string
 
 	recovery         time.Duration
 	recoveredRecords int64

@@ -173,6 +173,16 @@ func (sh *Shard) do(fn func()) bool {
 	}
 }
 
+// post queues fn to run on the shard goroutine without waiting for it.
+func (sh *Shard) post(fn func()) {
+	r := &sh.repl
+	r.taskMu.Lock()
+	r.tasks = append(r.tasks, fn)
+	r.taskMu.Unlock()
+	r.hasTasks.Store(true)
+	sh.ring.signal()
+}
+
 // runTasks runs the queued tasks; drain calls it with the token held.
 func (sh *Shard) runTasks() int {
 	r := &sh.repl
@@ -218,8 +228,9 @@ func (s clientStream) Close() {
 	}
 }
 
-// REPLSYNC shards shard after-sequence: a replica's shard asks for the
-// records after its last one (see the replication package).
+// REPLSYNC shards shard after-sequence history-id: a replica's shard asks
+// for the records after its last one (see the replication package); a
+// history id other than the shard's means a full resync.
 func replsyncCommand(x *Ctx) {
 	sh := x.S
 	shards, ok1 := parseInt(x.Args[1])
@@ -250,9 +261,16 @@ func replsyncCommand(x *Ctx) {
 	x.C.SetOutputClass(config.OutputReplica)
 	sh.repl.replicas = append(sh.repl.replicas, &replicaLink{c: x.C, addr: x.C.RemoteAddr, listenPort: x.C.replPort, ackAtMs: sh.nowMs, sinceMs: sh.nowMs})
 	sh.publishReplicas()
+	j := sh.journal.(*walJournal)
+	if string(x.Args[4]) != j.replID {
+		after = fullResync
+	}
 	sh.srv.opts.Replication.Serve(sh.idx, after, clientStream{c: x.C})
 	// No reply: the stream's frames follow on the connection.
 }
+
+// fullResync as the sequence a replica resumes after asks for a snapshot.
+const fullResync = ^uint64(0)
 
 // REPLCONF option value [option value ...]: ACK <sequence> from a
 // replica (no reply), LISTENING-PORT and CAPA (+OK).
@@ -613,10 +631,16 @@ func (sh *Shard) breakAllWatches() {
 // directory) shard's whole state at seq: the shard's log and snapshots
 // are removed, the file becomes its snapshot, the data is loaded from it
 // and a new log starts after seq. seq 0 with path "" empties the shard.
-func (s *Server) InstallReplicaSnapshot(shard int, epoch uint64, path string, seq uint64) error {
+func (s *Server) InstallReplicaSnapshot(shard int, epoch uint64, path string, seq uint64, replID string) error {
 	sh := s.shards[shard]
 	var err error
-	if !sh.do(func() { err = sh.installSnapshot(epoch, path, seq) }) {
+	if !sh.do(func() {
+		if err = sh.installSnapshot(epoch, path, seq); err == nil {
+			// The new history's id goes last: a crash before it leaves the
+			// old id, which only costs another full resync.
+			err = sh.setReplID(replID)
+		}
+	}) {
 		return errShardStopped
 	}
 	return err
@@ -698,6 +722,21 @@ func replicaofCommand(x *Ctx) {
 			srv.repl.epoch.Add(1)
 			if srv.opts.Replication != nil {
 				srv.opts.Replication.Unfollow()
+			}
+			// A promoted replica starts a history of its own: its old
+			// primary's replicas must not resume from it as if nothing had
+			// diverged (a history id per shard, changed on each shard).
+			for _, o := range srv.shards {
+				renew := func() {
+					if err := o.setReplID(randomHex(40)); err != nil {
+						o.logger().Error("storing the new replication id", zap.Error(err))
+					}
+				}
+				if o == sh {
+					renew()
+				} else {
+					o.post(renew)
+				}
 			}
 			srv.repl.mu.Lock()
 			srv.repl.host, srv.repl.port = "", 0
@@ -847,7 +886,7 @@ func infoReplication(x *Ctx, ib *infoBuilder) {
 		}
 	}
 	ib.str("master_failover_state", "no-failover")
-	ib.str("master_replid", sh.srv.replID())
+	ib.str("master_replid", sh.srv.ReplID(sh.idx))
 	ib.str("master_replid2", strings.Repeat("0", 40))
 	ib.int("master_repl_offset", int64(off))
 	ib.int("second_repl_offset", -1)
@@ -873,6 +912,80 @@ func registerReplicationCommands(t commandTable) {
 		&Command{Name: "replicaof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, Group: "server", Since: "5.0.0", Summary: "Configures a server as replica of another, or promotes it to a master.", Complexity: "O(1)", Handler: replicaofCommand},
 		&Command{Name: "slaveof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading, Group: "server", Since: "1.0.0", Summary: "Sets a Redis server as a replica of another, or promotes it to being a master.", Complexity: "O(1)", Handler: replicaofCommand},
 		&Command{Name: "replconf", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy, Group: "server", Since: "3.0.0", Summary: "An internal command for configuring the replication stream.", Complexity: "O(1)", Handler: replconfCommand},
-		&Command{Name: "replsync", Arity: 4, Flags: FlagAdmin | FlagNoScript | FlagNoMulti | FlagStale, Group: "server", Since: "0.1.0", Summary: "Starts the replication stream of a shard for a replica (the replication package's protocol).", Complexity: "O(1)", Handler: replsyncCommand},
+		&Command{Name: "replsync", Arity: 5, Flags: FlagAdmin | FlagNoScript | FlagNoMulti | FlagStale, Group: "server", Since: "0.1.0", Summary: "Starts the replication stream of a shard for a replica (the replication package's protocol).", Complexity: "O(1)", Handler: replsyncCommand},
 	)
+}
+
+// ---- history ids ----
+
+// replIDName is the file holding shard's history id.
+func replIDName(shard int) string { return fmt.Sprintf("shard-%03d-replid", shard) }
+
+// loadReplID reads shard's history id, creating a random one for a shard
+// that has none (a new data directory starts a new history).
+func loadReplID(fs persistence.FS, dir string, shard int) (string, error) {
+	path := dir + "/" + replIDName(shard)
+	if f, err := fs.Open(path); err == nil {
+		buf := make([]byte, 64)
+		n, _ := f.ReadAt(buf, 0)
+		_ = f.Close()
+		if id := strings.TrimSpace(string(buf[:n])); len(id) == 40 {
+			return id, nil
+		}
+	}
+	id := randomHex(40)
+	return id, storeReplID(fs, dir, shard, id)
+}
+
+// storeReplID writes shard's history id durably (tmp, fsync, rename, dir
+// fsync).
+func storeReplID(fs persistence.FS, dir string, shard int, id string) error {
+	path := dir + "/" + replIDName(shard)
+	tmp := path + ".tmp"
+	f, err := fs.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err = f.Write([]byte(id + "\n")); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = fs.Rename(tmp, path)
+	}
+	if err == nil {
+		err = fs.SyncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReplID is shard's history id ("" without a log); any goroutine.
+func (s *Server) ReplID(shard int) string {
+	sh := s.shards[shard]
+	sh.repl.viewMu.Lock()
+	defer sh.repl.viewMu.Unlock()
+	if j, ok := sh.journal.(*walJournal); ok {
+		return j.replID
+	}
+	return ""
+}
+
+// setReplID changes shard's history id (shard goroutine).
+func (sh *Shard) setReplID(id string) error {
+	j, ok := sh.journal.(*walJournal)
+	if !ok {
+		return nil
+	}
+	if err := storeReplID(j.fs, j.dir, sh.idx, id); err != nil {
+		return err
+	}
+	sh.repl.viewMu.Lock()
+	j.replID = id
+	sh.repl.viewMu.Unlock()
+	return nil
 }

@@ -426,7 +426,6 @@ func ruvioHelpCommand(x *Ctx) {
 	)
 }
 
-
 // MEMORY <subcommand>
 func memoryCommand(x *Ctx) { runSubcommand(x, "MEMORY") }
 

@@ -5,10 +5,14 @@
 // the primary's shard i (port + i), authenticates when the primary has a
 // password, and sends
 //
-//	REPLSYNC <shards> <shard> <after-sequence>
+//	REPLSYNC <shards> <shard> <after-sequence> <history-id>
 //
-// naming its shard count (a mismatch is refused), its shard and the last
-// sequence its own log holds. From then on the primary writes frames on
+// naming its shard count (a mismatch is refused), its shard, the last
+// sequence its own log holds and the id of the history that log belongs
+// to. Each shard's log has a history id, random for a new data directory,
+// adopted from the primary by a full resync and renewed when a replica is
+// promoted: records are resumed from a sequence only within one history,
+// anything else gets a full resync. From then on the primary writes frames on
 // the connection and the replica sends REPLCONF ACK <sequence> commands,
 // each naming the last sequence its log has made durable (under its own
 // fsync policy); the primary's WAIT counts those.
@@ -28,7 +32,8 @@
 //
 //   - 'C' continue: after u64. Partial resync: the records after `after`
 //     follow, read from the primary's log.
-//   - 'F' full resync: seq u64, size u64. A snapshot of the shard at seq
+//   - 'F' full resync: seq u64, size u64, then the primary shard's history
+//     id to the end (the replica adopts it). A snapshot of the shard at seq
 //     (the snapshot file, size bytes, in 'D' frames) follows, then the
 //     records after seq.
 //   - 'D' data: a piece of the snapshot file.

@@ -44,6 +44,7 @@ type Primary struct {
 	dir     string
 	log     *zap.Logger
 	durable func(shard int) uint64
+	replID  func(shard int) string
 	feeds   []*feed
 }
 
@@ -70,9 +71,10 @@ func (f *feed) notify() {
 }
 
 // NewPrimary returns the sending side for shards shards whose logs and
-// snapshots are in dir; durable reports a shard's durable sequence.
-func NewPrimary(fs persistence.FS, dir string, shards int, durable func(int) uint64, log *zap.Logger) *Primary {
-	p := &Primary{fs: fs, dir: dir, log: log, durable: durable}
+// snapshots are in dir; durable reports a shard's durable sequence and
+// replID its history id.
+func NewPrimary(fs persistence.FS, dir string, shards int, durable func(int) uint64, replID func(int) string, log *zap.Logger) *Primary {
+	p := &Primary{fs: fs, dir: dir, log: log, durable: durable, replID: replID}
 	for i := 0; i < shards; i++ {
 		p.feeds = append(p.feeds, newFeed())
 	}
@@ -201,7 +203,7 @@ func (p *Primary) sendSnapshot(shard int, out Stream) (uint64, error) {
 	}
 	if !ok {
 		// No snapshot: the log must hold everything from sequence 1.
-		if err := p.write(out, AppendFrame(nil, FrameFull, u64s(0, 0))); err != nil {
+		if err := p.write(out, AppendFrame(nil, FrameFull, append(u64s(0, 0), p.replID(shard)...))); err != nil {
 			return 0, err
 		}
 		return 0, nil
@@ -215,7 +217,7 @@ func (p *Primary) sendSnapshot(shard int, out Stream) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("size of snapshot %s: %w", path, err)
 	}
-	if err := p.write(out, AppendFrame(nil, FrameFull, u64s(seq, uint64(size)))); err != nil {
+	if err := p.write(out, AppendFrame(nil, FrameFull, append(u64s(seq, uint64(size)), p.replID(shard)...))); err != nil {
 		return 0, err
 	}
 	var off int64

@@ -29,8 +29,11 @@ type Target interface {
 	// ApplyReplicated applies and logs encoded records on shard.
 	ApplyReplicated(shard int, epoch uint64, recs []byte) error
 	// InstallReplicaSnapshot replaces shard's state and log with the
-	// snapshot file at path at seq (path "" and seq 0: empty).
-	InstallReplicaSnapshot(shard int, epoch uint64, path string, seq uint64) error
+	// snapshot file at path at seq (path "" and seq 0: empty), and then
+	// takes replID as the shard's history id.
+	InstallReplicaSnapshot(shard int, epoch uint64, path string, seq uint64, replID string) error
+	// ReplID is the history id of shard's log.
+	ReplID(shard int) string
 }
 
 // FollowerOptions configure a Follower.
@@ -237,7 +240,8 @@ func (l *link) session(addr string) error {
 		}
 	}
 	after := l.f.target.LastSequence(l.shard)
-	if _, err := conn.Write(command("REPLSYNC", strconv.Itoa(l.f.target.ReplicationShards()), strconv.Itoa(l.shard), strconv.FormatUint(after, 10))); err != nil {
+	if _, err := conn.Write(command("REPLSYNC", strconv.Itoa(l.f.target.ReplicationShards()), strconv.Itoa(l.shard),
+		strconv.FormatUint(after, 10), l.f.target.ReplID(l.shard))); err != nil {
 		return err
 	}
 	first, err := br.Peek(1)
@@ -274,12 +278,13 @@ func (l *link) session(addr string) error {
 			l.up.Store(true)
 			l.log.Info("replication: partial resync", zap.Uint64("after", after))
 		case FrameFull:
-			if len(payload) != 16 {
+			if len(payload) < 16 {
 				return fmt.Errorf("%w after sequence %d: bad full-resync frame", ErrCorruptStream, applied)
 			}
 			seq := binary.LittleEndian.Uint64(payload)
 			size := binary.LittleEndian.Uint64(payload[8:])
-			if err := l.receiveSnapshot(fr, seq, int64(size)); err != nil {
+			id := string(payload[16:])
+			if err := l.receiveSnapshot(fr, seq, int64(size), id); err != nil {
 				return err
 			}
 			applied = seq
@@ -311,13 +316,13 @@ func (l *link) session(addr string) error {
 
 // receiveSnapshot writes the snapshot's 'D' frames to a file in the data
 // directory, syncs it and has the keyspace install it.
-func (l *link) receiveSnapshot(fr *FrameReader, seq uint64, size int64) error {
+func (l *link) receiveSnapshot(fr *FrameReader, seq uint64, size int64, id string) error {
 	l.syncing.Store(true)
 	defer l.syncing.Store(false)
 	o := l.f.opts
 	l.log.Info("replication: full resync", zap.Uint64("snapshot_seq", seq), zap.Int64("bytes", size))
 	if size == 0 {
-		return l.f.target.InstallReplicaSnapshot(l.shard, o.Epoch, "", seq)
+		return l.f.target.InstallReplicaSnapshot(l.shard, o.Epoch, "", seq, id)
 	}
 	path := filepath.Join(o.Dir, persistence.SnapshotName(l.shard, seq)+".repl")
 	f, err := o.FS.Create(path)
@@ -353,7 +358,7 @@ func (l *link) receiveSnapshot(fr *FrameReader, seq uint64, size int64) error {
 		_ = o.FS.Remove(path)
 		return fmt.Errorf("replication: sync %s: %w", path, err)
 	}
-	if err := l.f.target.InstallReplicaSnapshot(l.shard, o.Epoch, path, seq); err != nil {
+	if err := l.f.target.InstallReplicaSnapshot(l.shard, o.Epoch, path, seq, id); err != nil {
 		_ = o.FS.Remove(path)
 		return err
 	}

@@ -27,7 +27,8 @@ type replicator struct {
 
 func newReplicator(dir string, shards, port int, user, pass string, log *zap.Logger) *replicator {
 	r := &replicator{dir: dir, user: user, pass: pass, port: port, log: log}
-	r.primary = replication.NewPrimary(persistence.OSFS{}, dir, shards, func(i int) uint64 { return r.ks.DurableSequence(i) }, log)
+	r.primary = replication.NewPrimary(persistence.OSFS{}, dir, shards, func(i int) uint64 { return r.ks.DurableSequence(i) },
+		func(i int) string { return r.ks.ReplID(i) }, log)
 	return r
 }
 
