@@ -86,17 +86,22 @@ func (fr *FrameReader) Next(at uint64) (typ byte, payload []byte, err error) {
 	if n > MaxFrame {
 		return 0, nil, fmt.Errorf("%w after sequence %d: frame of %d bytes", ErrCorruptStream, at, n)
 	}
-	if cap(fr.buf) < frameHeaderSize+int(n) {
-		fr.buf = make([]byte, frameHeaderSize+int(n))
-	}
-	b := fr.buf[:frameHeaderSize+int(n)]
-	copy(b, hdr[:])
-	if _, err := io.ReadFull(fr.r, b[frameHeaderSize:]); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+	// The buffer grows with the bytes that arrive, not with the length
+	// announced: a damaged length cannot make it allocate a gigabyte.
+	b := append(fr.buf[:0], hdr[:]...)
+	for rem := int(n); rem > 0; {
+		step := min(rem, 1<<20)
+		b = append(b, make([]byte, step)...)
+		if _, err := io.ReadFull(fr.r, b[len(b)-step:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			fr.buf = b[:0]
+			return 0, nil, err
 		}
-		return 0, nil, err
+		rem -= step
 	}
+	fr.buf = b
 	if got, want := frameCRC(b), binary.LittleEndian.Uint32(hdr[5:]); got != want {
 		return 0, nil, fmt.Errorf("%w after sequence %d: frame checksum mismatch (computed %08x, sent %08x)", ErrCorruptStream, at, got, want)
 	}
