@@ -444,6 +444,23 @@ func TestReplicationShards(t *testing.T) {
 		expect(t, p.Client(t, i), int64(1), "WAIT", "1", "0")
 		sameContents(t, p.Client(t, i), rc)
 	}
+	// CLUSTER SHARDS and NODES list each shard's replica.
+	pc := p.Client(t, 0)
+	shards := pc.ClusterShards(ctx).Val()
+	if len(shards) != 2 {
+		t.Fatalf("CLUSTER SHARDS: %v", shards)
+	}
+	for i, s := range shards {
+		if len(s.Nodes) != 2 || s.Nodes[1].Role != "replica" || s.Nodes[1].Port != int64(r.Port+i) || s.Nodes[1].ReplicationOffset != s.Nodes[0].ReplicationOffset {
+			t.Errorf("CLUSTER SHARDS shard %d: %+v", i, s.Nodes)
+		}
+	}
+	nodes := pc.ClusterNodes(ctx).Val()
+	for i := 0; i < 2; i++ {
+		if !strings.Contains(nodes, "127.0.0.1:"+strconv.Itoa(r.Port+i)+"@"+strconv.Itoa(r.Port+i+10000)+" slave ") {
+			t.Errorf("CLUSTER NODES has no replica line for shard %d (replica port %d):\n%s\nshards %+v", i, r.Port, nodes, shards)
+		}
+	}
 	bad := testserver.StartBinary(t, testserver.BinaryConfig{Dir: t.TempDir(), Shards: 1, Fsync: "always",
 		Args: []string{"--replicaof", p.Addrs[0]}})
 	waitFor(t, 10*time.Second, "the refusal in the log", func() bool {

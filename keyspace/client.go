@@ -75,6 +75,8 @@ type Client struct {
 	replWait *waitReq
 	// replPort is the port a replica announced (REPLCONF listening-port).
 	replPort int
+	// replNodeID is the node id a replica announced (REPLCONF).
+	replNodeID string
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter

@@ -129,6 +129,7 @@ type shardRepl struct {
 type replicaLink struct {
 	c          *Client
 	addr       string
+	nodeID     string
 	listenPort int
 	ack        uint64
 	ackAtMs    int64
@@ -138,6 +139,7 @@ type replicaLink struct {
 // ReplicaInfo describes a replica of a shard for CLUSTER and INFO.
 type ReplicaInfo struct {
 	Addr       string
+	NodeID     string
 	ListenPort int
 	Ack        uint64
 	AckAtMs    int64
@@ -259,7 +261,7 @@ func replsyncCommand(x *Ctx) {
 		}
 	}
 	x.C.SetOutputClass(config.OutputReplica)
-	sh.repl.replicas = append(sh.repl.replicas, &replicaLink{c: x.C, addr: x.C.RemoteAddr, listenPort: x.C.replPort, ackAtMs: sh.nowMs, sinceMs: sh.nowMs})
+	sh.repl.replicas = append(sh.repl.replicas, &replicaLink{c: x.C, addr: x.C.RemoteAddr, listenPort: x.C.replPort, nodeID: x.C.replNodeID, ackAtMs: sh.nowMs, sinceMs: sh.nowMs})
 	sh.publishReplicas()
 	j := sh.journal.(*walJournal)
 	if string(x.Args[4]) != j.replID {
@@ -315,6 +317,9 @@ func replconfCommand(x *Ctx) {
 					r.listenPort = int(p)
 				}
 			}
+		case "ruvio-node-id":
+			// The replica shard's node id, for CLUSTER SHARDS and NODES.
+			x.C.replNodeID = string(val)
 		case "capa", "ip-address", "rdb-only":
 		default:
 			x.W.Error("ERR Unrecognized REPLCONF option: " + string(x.Args[i]))
@@ -347,7 +352,7 @@ func (sh *Shard) liveReplicas() []*replicaLink {
 func (sh *Shard) publishReplicas() {
 	v := make([]ReplicaInfo, 0, len(sh.repl.replicas))
 	for _, r := range sh.repl.replicas {
-		v = append(v, ReplicaInfo{Addr: r.addr, ListenPort: r.listenPort, Ack: r.ack, AckAtMs: r.ackAtMs})
+		v = append(v, ReplicaInfo{Addr: r.addr, NodeID: r.nodeID, ListenPort: r.listenPort, Ack: r.ack, AckAtMs: r.ackAtMs})
 	}
 	sh.repl.viewMu.Lock()
 	sh.repl.view = v
@@ -988,4 +993,15 @@ func (sh *Shard) setReplID(id string) error {
 	j.replID = id
 	sh.repl.viewMu.Unlock()
 	return nil
+}
+
+// HostPort is the address clients reach the replica on: its connection's
+// host and the port it announced (else the connection's port).
+func (r ReplicaInfo) HostPort() (string, int) {
+	host, port := splitAddr(r.Addr)
+	p, _ := strconv.Atoi(port)
+	if r.ListenPort > 0 {
+		p = r.ListenPort
+	}
+	return host, p
 }

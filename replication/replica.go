@@ -52,6 +52,9 @@ type FollowerOptions struct {
 	// ListenPort is the replica's own shard 0 port, announced with
 	// REPLCONF listening-port (shard i announces ListenPort+i); 0: none.
 	ListenPort int
+	// NodeIDs are the replica's node ids by shard, announced with
+	// REPLCONF ruvio-node-id so the primary's CLUSTER SHARDS lists them.
+	NodeIDs []string
 }
 
 // Follower keeps every shard of a replica following its primary.
@@ -228,7 +231,11 @@ func (l *link) session(addr string) error {
 	}
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	if o.ListenPort > 0 {
-		if _, err := conn.Write(command("REPLCONF", "listening-port", strconv.Itoa(o.ListenPort+l.shard))); err != nil {
+		args := []string{"REPLCONF", "listening-port", strconv.Itoa(o.ListenPort + l.shard)}
+		if l.shard < len(o.NodeIDs) {
+			args = append(args, "ruvio-node-id", o.NodeIDs[l.shard])
+		}
+		if _, err := conn.Write(command(args...)); err != nil {
 			return err
 		}
 		line, err := br.ReadString('\n')

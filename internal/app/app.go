@@ -103,6 +103,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	if ksOpts.Persistence != nil {
 		rc := cfg.Replication
 		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, cfg.Server.Port, rc.PrimaryUser, rc.PrimaryAuth, log)
+		a.repl.nodeIDs = ids
 		ksOpts.Replication = a.repl
 		ksOpts.OnDurable = a.repl.durable
 	}
@@ -124,10 +125,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	if err := a.ks.Start(); err != nil {
 		return nil, explainStartError(err)
 	}
-	if err := a.ks.FollowConfigured(); err != nil {
-		_ = a.ks.Close()
-		return nil, err
-	}
+
 	log.Info("keyspace ready", zap.Int("shards", a.ks.Shards()), zap.Duration("recovery", time.Since(begin)))
 
 	a.net, err = eventloop.New(eventloop.Options{
@@ -152,6 +150,12 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		if err == nil {
 			err = errors.New("app: listeners stopped during start-up")
 		}
+		return nil, err
+	}
+	// A replica follows once it serves: its links announce its ports.
+	if err := a.ks.FollowConfigured(); err != nil {
+		_ = a.net.Stop(context.Background())
+		_ = a.ks.Close()
 		return nil, err
 	}
 	started = true

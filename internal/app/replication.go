@@ -19,6 +19,7 @@ type replicator struct {
 	user    string
 	pass    string
 	port    int
+	nodeIDs []string
 	log     *zap.Logger
 
 	mu       sync.Mutex
@@ -50,7 +51,7 @@ func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) 
 func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
 		Host: host, Port: port, User: r.user, Pass: r.pass, Epoch: epoch,
-		FS: persistence.OSFS{}, Dir: r.dir, Log: r.log, ListenPort: r.port,
+		FS: persistence.OSFS{}, Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
 	}, r.ks)
 	r.mu.Lock()
 	old := r.follower
