@@ -8,7 +8,8 @@
 //	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s]
 //
 // The environment variable RUVIO_PASSWORD, when not empty, sets
-// server.requirepass (over the file), and healthcheck authenticates with it.
+// server.requirepass (over the file), and healthcheck authenticates with it;
+// RUVIO_PRIMARYAUTH sets replication.primaryauth.
 //
 // SIGTERM or SIGINT starts a graceful shutdown bounded by
 // server.shutdown_timeout; a second one exits at once.
@@ -76,6 +77,10 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 // passwordEnv names the environment variable that sets server.requirepass.
 const passwordEnv = "RUVIO_PASSWORD"
 
+// primaryAuthEnv names the environment variable that sets
+// replication.primaryauth (a replica's password on its primary).
+const primaryAuthEnv = "RUVIO_PRIMARYAUTH"
+
 // loadConfig reads the file, then the environment (getenv), then applies
 // the flags. note says why no file was read, when none was: the default
 // ./config.toml may be missing, an explicit --config may not.
@@ -95,6 +100,9 @@ func loadConfig(o overrides, set map[string]bool, getenv func(string) string) (c
 	}
 	if pass := getenv(passwordEnv); pass != "" {
 		cfg.Server.RequirePass = pass
+	}
+	if pass := getenv(primaryAuthEnv); pass != "" {
+		cfg.Replication.PrimaryAuth = pass
 	}
 	if set["bind"] {
 		cfg.Server.Bind = o.bind
