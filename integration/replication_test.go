@@ -268,7 +268,7 @@ func TestReplicationResume(t *testing.T) {
 // are on the replica after the primary is killed, cycle after cycle under
 // load.
 func TestReplicationWaitSurvivesPrimaryCrash(t *testing.T) {
-	cycles := 8
+	cycles := 20
 	if testing.Short() {
 		cycles = 3
 	}
@@ -466,4 +466,45 @@ func TestReplicationShards(t *testing.T) {
 	waitFor(t, 10*time.Second, "the refusal in the log", func() bool {
 		return strings.Contains(bad.Output(), "shard count mismatch: the replica has 1 shards and this primary 2")
 	})
+}
+
+// TestReplicationDatabases: records of other databases, SWAPDB, FLUSHDB,
+// FLUSHALL and the native key jobs reach the replica as they are.
+func TestReplicationDatabases(t *testing.T) {
+	p := startPrimary(t, 1)
+	r := startReplica(t, p, 1)
+	rc0 := r.Client(t, 0)
+	waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc0) })
+	ctx := ctxT(t)
+	db := func(proc *testserver.Process, n int) *redis.Client {
+		c := redis.NewClient(&redis.Options{Addr: proc.Addrs[0], DB: n, MaxRetries: -1, DisableIdentity: true})
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	p0, p3, p5 := db(p, 0), db(p, 3), db(p, 5)
+	writeMix(t, p3, "three", 10)
+	writeMix(t, p5, "five", 10)
+	expect(t, p0, "OK", "SWAPDB", "0", "3")
+	expect(t, p5, "OK", "FLUSHDB")
+	expect(t, p0, "OK", "SET", "after-swap", "1")
+	if err := p0.Do(ctx, "LEASE", "lease", "60000").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p0.Do(ctx, "SETV", "sv", "x", "1").Err(); err != nil {
+		t.Fatalf("SETV: %v", err)
+	}
+	expect(t, p0, int64(1), "WAIT", "1", "0")
+	for _, n := range []int{0, 3, 5} {
+		sameContents(t, db(p, n), db(r, n))
+	}
+	if got, want := db(r, 0).Type(ctx, "lease").Val(), p0.Type(ctx, "lease").Val(); got != want {
+		t.Errorf("lease on the replica: %q, primary %q", got, want)
+	}
+	expect(t, p0, "OK", "FLUSHALL")
+	expect(t, p0, int64(1), "WAIT", "1", "0")
+	for _, n := range []int{0, 3, 5} {
+		if k := db(r, n).DBSize(ctx).Val(); k != 0 {
+			t.Errorf("replica database %d has %d keys after FLUSHALL", n, k)
+		}
+	}
 }
