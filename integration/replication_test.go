@@ -490,7 +490,7 @@ func TestReplicationDatabases(t *testing.T) {
 	if err := p0.Do(ctx, "LEASE", "lease", "60000").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := p0.Do(ctx, "SETV", "sv", "x", "1").Err(); err != nil {
+	if err := p0.Do(ctx, "SETV", "sv", "x").Err(); err != nil {
 		t.Fatalf("SETV: %v", err)
 	}
 	expect(t, p0, int64(1), "WAIT", "1", "0")
