@@ -27,6 +27,38 @@ type WALReader struct {
 	off   int64
 	next  uint64 // sequence of the next record to return
 	hdr   [RecordHeaderSize]byte
+	// chunk holds bytes read ahead from the segment at chunkOff, so a
+	// run of small records costs one read, not two per record.
+	chunk    []byte
+	chunkOff int64
+}
+
+// readAheadSize is how much of a segment the reader fetches at once.
+const readAheadSize = 256 << 10
+
+// readAt fills b from the segment at off, through the read-ahead chunk.
+// It returns how many bytes it could read (fewer at the end of what the
+// segment holds) and a read error other than EOF.
+func (r *WALReader) readAt(b []byte, off int64) (int, error) {
+	if off >= r.chunkOff && off+int64(len(b)) <= r.chunkOff+int64(len(r.chunk)) {
+		return copy(b, r.chunk[off-r.chunkOff:]), nil
+	}
+	if len(b) > readAheadSize {
+		n, err := r.f.ReadAt(b, off)
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return n, err
+	}
+	if cap(r.chunk) < readAheadSize {
+		r.chunk = make([]byte, readAheadSize)
+	}
+	n, err := r.f.ReadAt(r.chunk[:readAheadSize], off)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	r.chunk, r.chunkOff = r.chunk[:n], off
+	return copy(b, r.chunk), err
 }
 
 // OpenWALReader returns a reader positioned on the record after `after`.
@@ -61,6 +93,7 @@ func (r *WALReader) open(s segmentInfo) error {
 		_ = r.f.Close()
 	}
 	r.f, r.first, r.off = f, s.firstSeq, 0
+	r.chunk, r.chunkOff = r.chunk[:0], 0
 	return nil
 }
 
@@ -73,10 +106,17 @@ func (r *WALReader) open(s segmentInfo) error {
 // goes on from there.
 func (r *WALReader) Next(dst []byte, upto uint64, max int) ([]byte, uint64, error) {
 	start := len(dst)
+	fresh := false // the last record was read past the read-ahead
 	for r.next <= upto && len(dst)-start < max {
-		n, err := r.f.ReadAt(r.hdr[:], r.off)
+		n, err := r.readAt(r.hdr[:], r.off)
 		if n < RecordHeaderSize || binary.LittleEndian.Uint32(r.hdr[:]) == 0 {
-			if err != nil && !errors.Is(err, io.EOF) {
+			// The read-ahead may predate what the WAL wrote since.
+			r.chunk = r.chunk[:0]
+			if err == nil && !fresh {
+				fresh = true
+				continue
+			}
+			if err != nil {
 				return dst, r.next - 1, fmt.Errorf("persistence: read %s at offset %d: %w", r.f.Name(), r.off, err)
 			}
 			// The end of what this segment holds: a later one may go on.
@@ -87,6 +127,7 @@ func (r *WALReader) Next(dst []byte, upto uint64, max int) ([]byte, uint64, erro
 			if !moved {
 				break
 			}
+			fresh = false
 			continue
 		}
 		l := binary.LittleEndian.Uint32(r.hdr[:])
@@ -100,9 +141,14 @@ func (r *WALReader) Next(dst []byte, upto uint64, max int) ([]byte, uint64, erro
 		total := int(l) + 8
 		at := len(dst)
 		dst = append(dst, make([]byte, total)...)
-		if n, err := r.f.ReadAt(dst[at:], r.off); n < total {
+		if n, err := r.readAt(dst[at:], r.off); n < total {
 			dst = dst[:at]
-			if err != nil && !errors.Is(err, io.EOF) {
+			r.chunk = r.chunk[:0]
+			if err == nil && !fresh {
+				fresh = true
+				continue
+			}
+			if err != nil {
 				return dst, r.next - 1, fmt.Errorf("persistence: read %s at offset %d: %w", r.f.Name(), r.off, err)
 			}
 			break // written in part so far
@@ -110,11 +156,19 @@ func (r *WALReader) Next(dst []byte, upto uint64, max int) ([]byte, uint64, erro
 		rec, _, err := DecodeRecord(dst[at:])
 		if err != nil {
 			dst = dst[:at]
+			r.chunk = r.chunk[:0]
+			if !fresh {
+				// The read-ahead may hold a preallocated region the WAL
+				// has written since: read again before judging.
+				fresh = true
+				continue
+			}
 			if seq <= upto && seq == r.next {
 				return dst, r.next - 1, &CorruptionError{File: r.f.Name(), Offset: r.off, Reason: err.Error()}
 			}
 			break
 		}
+		fresh = false
 		r.off += int64(total)
 		switch {
 		case rec.Seq < r.next:
