@@ -256,8 +256,17 @@ func TestReplicationResume(t *testing.T) {
 	sameContents(t, pc, rc)
 
 	// The primary dies and comes back on its port; the replica follows.
+	// Meanwhile a replica with replica-serve-stale-data no refuses reads.
 	p.Kill(t)
+	waitFor(t, 10*time.Second, "the link to go down", func() bool { return !linkUp(rc) })
+	expect(t, rc, "OK", "CONFIG", "SET", "replica-serve-stale-data", "no")
+	expectErr(t, rc, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", "GET", "a:ctr")
+	if !strings.Contains(rc.Info(ctxT(t), "replication").Val(), "master_link_status:down") { // INFO is allowed (stale flag)
+		t.Errorf("INFO on a replica with its link down")
+	}
 	p = p.Restart(t)
+	waitFor(t, 10*time.Second, "the link after the primary's restart", func() bool { return linkUp(rc) })
+	expect(t, rc, "30", "GET", "a:ctr")
 	pc = p.Client(t, 0)
 	writeMix(t, pc, "c", 30)
 	expect(t, pc, int64(1), "WAIT", "1", "0")
@@ -506,5 +515,31 @@ func TestReplicationDatabases(t *testing.T) {
 		if k := db(r, n).DBSize(ctx).Val(); k != 0 {
 			t.Errorf("replica database %d has %d keys after FLUSHALL", n, k)
 		}
+	}
+}
+
+// TestReplicationAuth: a replica authenticates with primaryauth when the
+// primary has a password; a wrong one is refused and logged.
+func TestReplicationAuth(t *testing.T) {
+	p := startPrimary(t, 1)
+	pc := p.Client(t, 0)
+	expect(t, pc, "OK", "SET", "a", "1")
+	expect(t, pc, "OK", "CONFIG", "SET", "requirepass", "s3cret")
+	cfg := func(pass string) string {
+		path := filepath.Join(t.TempDir(), "replica.toml")
+		body := "[replication]\nprimary = \"" + p.Addrs[0] + "\"\nprimaryauth = \"" + pass + "\"\n"
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	r := testserver.StartBinary(t, testserver.BinaryConfig{Dir: t.TempDir(), Fsync: "always", Args: []string{"--config", cfg("s3cret"), "--fsync", "always"}})
+	rc := r.Client(t, 0)
+	waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc) })
+	expect(t, rc, "1", "GET", "a")
+	bad := testserver.StartBinary(t, testserver.BinaryConfig{Dir: t.TempDir(), Fsync: "always", Args: []string{"--config", cfg("wrong"), "--fsync", "always"}})
+	waitFor(t, 10*time.Second, "the refusal in the log", func() bool { return strings.Contains(bad.Output(), "AUTH refused by the primary") })
+	if linkUp(bad.Client(t, 0)) {
+		t.Errorf("a replica with a wrong password is linked")
 	}
 }
