@@ -324,7 +324,11 @@ func TestReplicationWaitSurvivesPrimaryCrash(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(150 * time.Millisecond)
+		// Load for 150 ms, and at least until a WAIT has returned (a slow
+		// disk on a shared machine can take longer than that).
+		for t0 := time.Now(); time.Since(t0) < 150*time.Millisecond || waits.Load() == 0 && time.Since(t0) < 10*time.Second; {
+			time.Sleep(10 * time.Millisecond)
+		}
 		killed.Store(true)
 		p.Kill(t)
 		wg.Wait()

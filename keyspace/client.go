@@ -73,6 +73,10 @@ type Client struct {
 	// replWait is the client's WAIT in progress, nil when none; its later
 	// batches wait behind it. Shard goroutine (token holder) only.
 	replWait *waitReq
+	// undelivered counts the client's batches queued in commit groups
+	// whose replies are not handed to the connection yet: a finished WAIT
+	// may skip the commit group only when none is (replication.go).
+	undelivered atomic.Int32
 	// replPort is the port a replica announced (REPLCONF listening-port).
 	replPort int
 	// replNodeID is the node id a replica announced (REPLCONF).

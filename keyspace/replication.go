@@ -502,6 +502,9 @@ func (sh *Shard) finishWait(w *waitReq, count int) int {
 		b.Out.Int(int64(count))
 	}
 	pending := append([]*Batch{b}, w.later...)
+	// WAIT was the batch's last command: nothing after it can have
+	// written records its replies would depend on.
+	waitLast := b.resume >= len(b.Ends)
 	n := 0
 	for i, d := range pending {
 		if c.replWait != nil {
@@ -513,12 +516,33 @@ func (sh *Shard) finishWait(w *waitReq, count int) int {
 			d.parked = false
 		}
 		sh.run(d)
-		if !d.parked {
-			sh.queue(d)
-			n++
+		if d.parked {
+			continue
 		}
+		if i == 0 && waitLast && len(pending) == 1 && sh.deliverNow(d, w.target) {
+			continue
+		}
+		sh.queue(d)
+		n++
 	}
 	return n
+}
+
+// deliverNow hands a finished WAIT's batch to its connection at once,
+// instead of through the commit group (which, under fsync always, waits for
+// the sync of writes of other clients), when that is safe: the batch ended
+// with the WAIT, so its replies depend only on records up to target, which
+// the log has made durable; and every earlier batch of the client has been
+// handed over, so replies stay in order.
+func (sh *Shard) deliverNow(b *Batch, target uint64) bool {
+	c := b.Client
+	j, ok := sh.journal.(*walJournal)
+	if !ok || c.replWait != nil || c.undelivered.Load() != 0 || j.wal.DurableSequence() < target ||
+		c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
+		return false
+	}
+	b.Sink.Deliver(b)
+	return true
 }
 
 // batchHasWait reports whether b holds a WAIT, which TryRun leaves to the

@@ -735,7 +735,9 @@ func (g *commitGroup) Committed(err error) {
 			b.Out.Error("ERR write-ahead log failed, the write was not acknowledged: " + err.Error())
 			b.CloseAfter = true
 		}
+		c := b.Client
 		b.Sink.Deliver(b)
+		c.undelivered.Add(-1)
 		b = next
 	}
 	g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
@@ -760,6 +762,7 @@ func (sh *Shard) queue(b *Batch) {
 	g.tail = b
 	g.count++
 	g.cmds += len(b.Ends)
+	b.Client.undelivered.Add(1)
 	if c := b.Client; c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
 		// Frames collected before this batch ran go out before its replies.
 		sh.flushPush(c)
