@@ -298,6 +298,9 @@ func replconfCommand(x *Ctx) {
 					r.ackAtMs = sh.nowMs
 					if len(sh.repl.waits) > 0 {
 						sh.repl.due.Store(true)
+						// Run inline by a reactor, the ACK must still wake the
+						// loop that finishes the WAITs.
+						sh.ring.signal()
 					}
 					sh.publishReplicas()
 				}
