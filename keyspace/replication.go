@@ -724,6 +724,13 @@ func (sh *Shard) installSnapshot(epoch uint64, path string, seq uint64) error {
 	j.wal = wal
 	j.appended = 0
 	sh.snapStatus.lastSeq = seq
+	// Replicas of this replica streamed the history just replaced: they
+	// reconnect and resync from the new one.
+	for _, r := range sh.repl.replicas {
+		if r.c.Conn != nil {
+			_ = r.c.Conn.Close()
+		}
+	}
 	if path != "" {
 		sh.snapStatus.lastStatus = "ok"
 	}
