@@ -38,10 +38,6 @@ type Batch struct {
 
 	// next links batches waiting for the same durability point.
 	next *Batch
-	// resume is the index of the next command to run of a batch parked
-	// by WAIT; parked is set while it waits (replication.go).
-	resume int
-	parked bool
 }
 
 // Reset prepares a recycled batch for the next read of c.
@@ -54,8 +50,6 @@ func (b *Batch) Reset() {
 	b.Out.Buf = b.Out.Buf[:0]
 	b.CloseAfter = false
 	b.next = nil
-	b.resume = 0
-	b.parked = false
 }
 
 // Commands returns the number of commands in the batch.

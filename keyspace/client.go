@@ -81,6 +81,11 @@ type Client struct {
 	replPort int
 	// replNodeID is the node id a replica announced (REPLCONF).
 	replNodeID string
+	// blk is the client's wait while a blocking command parks it
+	// (blocking.go); shard goroutine only. blocked mirrors it for CLIENT
+	// LIST and CLIENT UNBLOCK of other shards.
+	blk     *blockedClient
+	blocked atomic.Bool
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
@@ -99,6 +104,9 @@ type Client struct {
 	// watching: the client has watched keys, so its shard must drop them
 	// when the connection closes.
 	watching bool
+	// blockReg: the client has blocked once, so its shard must forget its
+	// wait when the connection closes.
+	blockReg bool
 
 	// qmu guards the query buffer model below, written by the
 	// connection's reactor and by the resize cron.
@@ -275,6 +283,9 @@ func (c *Client) info(now time.Time, running int) string {
 	}
 	if multi >= 0 {
 		b = append(b, 'x')
+	}
+	if c.blocked.Load() {
+		b = append(b, 'b')
 	}
 	if c.dirtyCAS.Load() {
 		b = append(b, 'd')

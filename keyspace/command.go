@@ -240,6 +240,7 @@ func newCommandTable() commandTable {
 	registerTransactionFamily(t)
 	registerHashFamily(t)
 	registerListFamily(t)
+	registerBlockingPops(t)
 	registerSetFamily(t)
 	registerZSetFamily(t)
 	registerBloomFamily(t)

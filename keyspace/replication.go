@@ -3,6 +3,7 @@ package keyspace
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -109,11 +110,11 @@ func (s *Server) FollowConfigured() error {
 type shardRepl struct {
 	// replicas are the replicas streaming from this shard.
 	replicas []*replicaLink
-	// waits are the clients parked in WAIT.
-	waits []*waitReq
-	// parking is set by WAIT for run to park the batch.
-	parking *waitReq
-	// due is set (by an ACK, a WAIT timer) when a parked WAIT may be done.
+	// waits are the clients parked in WAIT; an entry whose client was
+	// unblocked otherwise (deadline, CLIENT UNBLOCK, disconnect) is
+	// dropped when next looked at.
+	waits []waitReq
+	// due is set by an ACK when a parked WAIT may be done.
 	due atomic.Bool
 	// view is the replicas for other shards' readers (CLUSTER, INFO).
 	viewMu sync.Mutex
@@ -145,16 +146,12 @@ type ReplicaInfo struct {
 	AckAtMs    int64
 }
 
-// waitReq is a client parked in WAIT.
+// waitReq is a client parked in WAIT: a blocked client without keys
+// (blocking.go) that acknowledgements wake instead of writes.
 type waitReq struct {
-	b       *Batch
-	c       *Client
-	want    int
-	target  uint64
-	timer   *time.Timer
-	expired atomic.Bool
-	// later are the client's batches that arrived while it waited.
-	later []*Batch
+	bc     *blockedClient
+	want   int
+	target uint64
 }
 
 // do runs fn on the shard goroutine and waits for it; false when the
@@ -424,6 +421,16 @@ func (sh *Shard) staleRefusal(cmd *Command) string {
 // WAIT numreplicas timeout: parks the calling client until numreplicas
 // replicas of the shard acknowledged the shard's last sequence as durable,
 // or timeout milliseconds passed (0: forever); replies how many did.
+//
+// WAIT parks with the blocking facility (blocking.go) rather than a
+// mechanism of its own: a WAIT is a blocked client with no keys, so it
+// gets the same resume point in its batch, the same holding of the
+// client's later batches, deadlines on the shard timer, CLIENT UNBLOCK
+// (TIMEOUT replies the count so far, ERROR the UNBLOCKED error, as Redis
+// 7.0), disconnect handling, INFO blocked_clients and CLIENT LIST's flag
+// b. What differs is only what wakes it: no key is ever ready for it;
+// an acknowledgement sets repl.due and resumeWaits checks the parked
+// WAITs, unblocking those whose count is reached.
 func waitCommand(x *Ctx) {
 	want, ok := parseInt(x.Args[1])
 	if !ok {
@@ -450,85 +457,70 @@ func waitCommand(x *Ctx) {
 		x.W.Int(int64(n))
 		return
 	}
-	w := &waitReq{b: x.Batch, c: x.C, want: int(want), target: target}
+	deadline := int64(0)
 	if timeout > 0 {
-		w.timer = time.AfterFunc(time.Duration(timeout)*time.Millisecond, func() {
-			w.expired.Store(true)
-			sh.repl.due.Store(true)
-			sh.ring.signal()
-		})
+		deadline = sh.nowMs + timeout
+		if deadline < sh.nowMs {
+			deadline = math.MaxInt64
+		}
 	}
-	sh.repl.parking = w
+	x.Block(BlockSpec{
+		DeadlineMs: deadline,
+		// Timeout (and CLIENT UNBLOCK TIMEOUT) replies the count so far.
+		Timeout: func(x *Ctx) { waitReply(x, x.S.ackedAtLeast(target)) },
+		// No key is ever ready for a WAIT: resumeWaits wakes it.
+		Serve:    func(*Ctx, []byte) bool { return false },
+		handOver: func(b *Batch) bool { return sh.deliverNow(b, target) },
+	})
+	sh.repl.waits = append(sh.repl.waits, waitReq{bc: x.C.blk, want: int(want), target: target})
 }
 
-// park is called by run after a command parked the batch (WAIT).
-func (sh *Shard) park(w *waitReq) {
-	w.c.replWait = w
-	sh.repl.waits = append(sh.repl.waits, w)
+// waitReply writes WAIT's count unless the client turned replies off.
+func waitReply(x *Ctx, count int) {
+	if x.C.replyMode&replyOff == 0 {
+		x.W.Int(int64(count))
+	}
 }
 
-// resumeWaits finishes the parked WAITs that are satisfied or timed out
-// (or whose client left) and runs what their clients sent meanwhile. It
-// returns how many batches it finished, each queued for the commit.
+// resumeWaits unblocks the parked WAITs whose replicas have acknowledged
+// enough, forgets those unblocked otherwise, and runs what the woken
+// clients sent meanwhile. It returns how many batches it finished, each
+// queued for the commit (or handed over at once, see deliverNow).
 func (sh *Shard) resumeWaits() int {
 	sh.repl.due.Store(false)
 	if len(sh.repl.waits) == 0 {
 		return 0
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
-	n := 0
-	for i := 0; i < len(sh.repl.waits); {
-		w := sh.repl.waits[i]
+	k := 0
+	for _, w := range sh.repl.waits {
+		bc := w.bc
+		if bc.c.blk != bc || bc.done {
+			continue // timed out, unblocked or gone
+		}
+		if bc.c.Killed() || bc.c.isClosed() {
+			// The reaper forgets it with its batches.
+			sh.repl.waits[k] = w
+			k++
+			continue
+		}
 		count := sh.ackedAtLeast(w.target)
-		if count < w.want && !w.expired.Load() && !w.c.isClosed() {
-			i++
+		if count < w.want {
+			sh.repl.waits[k] = w
+			k++
 			continue
 		}
-		sh.repl.waits = append(sh.repl.waits[:i], sh.repl.waits[i+1:]...)
-		n += sh.finishWait(w, count)
+		x := sh.blockCtx(bc)
+		waitReply(x, count)
+		*x = Ctx{}
+		sh.unblocked(bc)
 	}
-	return n
-}
-
-// finishWait replies to a parked WAIT, runs the rest of its batch and the
-// batches its client sent meanwhile (until one parks again).
-func (sh *Shard) finishWait(w *waitReq, count int) int {
-	if w.timer != nil {
-		w.timer.Stop()
+	clear(sh.repl.waits[k:])
+	sh.repl.waits = sh.repl.waits[:k]
+	if len(sh.blk.resume) == 0 {
+		return 0
 	}
-	c := w.c
-	c.replWait = nil
-	b := w.b
-	b.parked = false
-	if c.replyMode&(replyOff|replySkip) == 0 {
-		b.Out.Proto = c.Proto
-		b.Out.Int(int64(count))
-	}
-	pending := append([]*Batch{b}, w.later...)
-	// WAIT was the batch's last command: nothing after it can have
-	// written records its replies would depend on.
-	waitLast := b.resume >= len(b.Ends)
-	n := 0
-	for i, d := range pending {
-		if c.replWait != nil {
-			// Parked again: the rest waits behind the new WAIT.
-			c.replWait.later = append(c.replWait.later, pending[i:]...)
-			break
-		}
-		if i > 0 {
-			d.parked = false
-		}
-		sh.run(d)
-		if d.parked {
-			continue
-		}
-		if i == 0 && waitLast && len(pending) == 1 && sh.deliverNow(d, w.target) {
-			continue
-		}
-		sh.queue(d)
-		n++
-	}
-	return n
+	return sh.resumeBlocked()
 }
 
 // deliverNow hands a finished WAIT's batch to its connection at once,
@@ -540,24 +532,12 @@ func (sh *Shard) finishWait(w *waitReq, count int) int {
 func (sh *Shard) deliverNow(b *Batch, target uint64) bool {
 	c := b.Client
 	j, ok := sh.journal.(*walJournal)
-	if !ok || c.replWait != nil || c.undelivered.Load() != 0 || j.wal.DurableSequence() < target ||
+	if !ok || c.blk != nil || c.undelivered.Load() != 0 || j.wal.DurableSequence() < target ||
 		c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
 		return false
 	}
 	b.Sink.Deliver(b)
 	return true
-}
-
-// batchHasWait reports whether b holds a WAIT, which TryRun leaves to the
-// shard goroutine (a parked batch must not be committed by a reactor).
-func batchHasWait(b *Batch) bool {
-	for i := range b.Ends {
-		args := b.Command(i)
-		if len(args) > 0 && len(args[0]) == 4 && strings.EqualFold(string(args[0]), "wait") {
-			return true
-		}
-	}
-	return false
 }
 
 // ---- replica side ----

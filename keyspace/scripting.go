@@ -494,6 +494,9 @@ func (sh *Shard) serveBusy() {
 			ss.deferred = append(ss.deferred, b)
 			continue
 		}
+		if sh.holdIfBlocked(b) {
+			continue
+		}
 		sh.runBusy(b)
 		sh.queue(b)
 		served = true
@@ -577,8 +580,7 @@ func (sh *Shard) runDeferred() int {
 		copy(sh.scr.deferred, sh.scr.deferred[1:])
 		sh.scr.deferred[len(sh.scr.deferred)-1] = nil
 		sh.scr.deferred = sh.scr.deferred[:len(sh.scr.deferred)-1]
-		sh.run(d)
-		if !d.parked {
+		if !sh.run(d) {
 			sh.queue(d)
 		}
 		n++

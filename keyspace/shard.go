@@ -114,6 +114,8 @@ type Shard struct {
 	scr shardScripts
 	// repl is the shard's replicas, WAITs and tasks (replication.go).
 	repl shardRepl
+	// blk is the table of blocked clients (blocking.go).
+	blk blocking
 }
 
 type shardStats struct {
@@ -139,6 +141,7 @@ func newShard(srv *Server, idx, databases int) *Shard {
 		db := newDBIn(i, sh.arena)
 		db.clockMs = &sh.nowMs
 		db.lfu = srv.opts.Live.LFU
+		db.blk = &sh.blk
 		sh.dbs = append(sh.dbs, db)
 	}
 	sh.activeExpireOn.Store(true)
@@ -252,6 +255,14 @@ func (sh *Shard) loop() {
 		}
 		select {
 		case <-sh.ring.wake:
+			sh.acquire()
+			sh.blockTick()
+			sh.release()
+		case <-sh.blk.timerC():
+			sh.acquire()
+			sh.blk.timerAt = 0
+			sh.blockTick()
+			sh.release()
 		case <-tick.C:
 			sh.acquire()
 			sh.cron()
@@ -284,7 +295,9 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) || b.Client.replWait != nil || batchHasWait(b) {
+	if sh.batchRunsScript(b) || sh.blk.n.Load() != 0 || sh.batchMayBlock(b) {
+		// Blocked clients are served, and blocking commands parked, by
+		// the shard goroutine only.
 		// Scripts run on the shard goroutine only (scripting.go).
 		sh.release()
 		return false, false
@@ -327,6 +340,9 @@ const maxBatchesPerDrain = 512
 // and returns how many it ran.
 func (sh *Shard) drain() int {
 	sh.reapClosed()
+	if sh.blk.mailN.Load() != 0 {
+		sh.blockTick()
+	}
 	n := 0
 	if sh.repl.hasTasks.Load() {
 		n += sh.runTasks()
@@ -342,16 +358,24 @@ func (sh *Shard) drain() int {
 		if n == 0 {
 			sh.nowMs = sh.srv.now().UnixMilli()
 		}
-		sh.run(b)
-		if !b.parked {
+		if !sh.run(b) {
 			sh.queue(b)
 		}
 		n++
+		if len(sh.blk.resume) > 0 {
+			n += sh.resumeBlocked()
+		}
 		if len(sh.scr.deferred) > 0 {
 			n += sh.runDeferred()
 		}
 		if sh.repl.due.Load() {
 			n += sh.resumeWaits()
+		}
+	}
+	if len(sh.blk.clients) > 0 && sh.blk.nextDeadline != 0 && n > 0 {
+		sh.expireBlocked()
+		if len(sh.blk.resume) > 0 {
+			n += sh.resumeBlocked()
 		}
 	}
 	if n > 0 {
@@ -377,11 +401,6 @@ func (sh *Shard) cron() {
 	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
-	if len(sh.repl.waits) > 0 {
-		// Clients that left while parked in WAIT are let go.
-		sh.repl.due.Store(true)
-		sh.ring.signal()
-	}
 	// A replica deletes and evicts nothing itself: its primary's records do.
 	replica := sh.srv.isReplica()
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !replica {
@@ -412,16 +431,21 @@ func (sh *Shard) cron() {
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
+	// After the expiry cycle: a deletion may concern a waiter.
+	sh.blockTick()
 }
 
-// run executes every command of b and appends the replies to b.Out.
-func (sh *Shard) run(b *Batch) {
+// run executes every command of b and appends the replies to b.Out. It
+// reports whether b was kept by a blocked client (then it must not be
+// queued for delivery).
+func (sh *Shard) run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
+
+// runFrom runs the commands of b from index first on.
+func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	c := b.Client
-	if w := c.replWait; w != nil && w.b != b {
-		// The client is parked in WAIT: this batch runs after it.
-		w.later = append(w.later, b)
-		b.parked = true
-		return
+	if c.blk != nil {
+		// Blocked: its commands wait behind the blocking one.
+		return sh.holdIfBlocked(b)
 	}
 	x := &sh.ctx
 	x.C = c
@@ -431,7 +455,7 @@ func (sh *Shard) run(b *Batch) {
 		// Cut off for its output: what it still had queued is not run.
 		b.CloseAfter = true
 		x.Batch = nil
-		return
+		return false
 	}
 	// room is how many reply bytes this batch may add before the client
 	// reaches the hard limit of its output class.
@@ -439,23 +463,23 @@ func (sh *Shard) run(b *Batch) {
 	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
 		room = max(limit-c.Out.Pending(), 0)
 	}
-	for i := b.resume; i < len(b.Ends); i++ {
+	for i := first; i < len(b.Ends); i++ {
 		args := b.Command(i)
 		if len(args) == 0 {
 			continue
 		}
 		b.Out.Proto = c.Proto
 		sh.exec(x, args)
-		if w := sh.repl.parking; w != nil {
-			// WAIT parked the client: the rest of the batch runs when it
-			// is done (finishWait).
-			sh.repl.parking = nil
-			b.resume = i + 1
-			b.parked = true
-			sh.park(w)
+		if len(sh.blk.ready) > 0 {
+			sh.serveReady()
+			// Serving used its own context; this batch goes on.
+			x.C, x.W, x.Batch = c, &b.Out, b
+		}
+		if c.blk != nil && c.blk.batch == nil {
+			c.Touch(sh.nowMs * int64(time.Millisecond))
 			x.Batch = nil
 			x.Args = nil
-			return
+			return sh.parkBatch(b, i)
 		}
 		if b.CloseAfter {
 			break
@@ -472,6 +496,7 @@ func (sh *Shard) run(b *Batch) {
 	c.Touch(sh.nowMs * int64(time.Millisecond))
 	x.Batch = nil
 	x.Args = nil
+	return false
 }
 
 // cutOff disconnects the client of b, whose replies would reach the hard
@@ -561,7 +586,14 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	if timed {
 		start = sh.srv.now()
 	}
+	// A read-only command may read packed collections in place (packed.go).
+	acct := &sh.arena.objAcct
+	wasReadOnly := acct.readOnly
+	acct.readOnly = cmd.Flags&FlagReadOnly != 0
 	cmd.Handler(x)
+	// Objects the command touched are measured again (memacct.go).
+	sh.settleMem()
+	acct.readOnly = wasReadOnly
 	st.calls++
 	if timed {
 		d := sh.srv.now().Sub(start)
