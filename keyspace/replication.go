@@ -472,7 +472,24 @@ func waitCommand(x *Ctx) {
 		Serve:    func(*Ctx, []byte) bool { return false },
 		handOver: func(b *Batch) bool { return sh.deliverNow(b, target) },
 	})
+	// Entries of WAITs that ended otherwise go first: without ACKs
+	// (no replica) resumeWaits would never drop them.
+	sh.repl.waits = sh.liveWaits()
 	sh.repl.waits = append(sh.repl.waits, waitReq{bc: x.C.blk, want: int(want), target: target})
+}
+
+// liveWaits drops the entries of WAITs whose client is no longer parked
+// in them (deadline, CLIENT UNBLOCK, disconnect) and returns the rest.
+func (sh *Shard) liveWaits() []waitReq {
+	k := 0
+	for _, w := range sh.repl.waits {
+		if w.bc.c.blk == w.bc && !w.bc.done {
+			sh.repl.waits[k] = w
+			k++
+		}
+	}
+	clear(sh.repl.waits[k:])
+	return sh.repl.waits[:k]
 }
 
 // waitReply writes WAIT's count unless the client turned replies off.
@@ -492,31 +509,20 @@ func (sh *Shard) resumeWaits() int {
 		return 0
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
-	k := 0
 	for _, w := range sh.repl.waits {
 		bc := w.bc
-		if bc.c.blk != bc || bc.done {
-			continue // timed out, unblocked or gone
-		}
-		if bc.c.Killed() || bc.c.isClosed() {
-			// The reaper forgets it with its batches.
-			sh.repl.waits[k] = w
-			k++
+		if bc.c.blk != bc || bc.done || bc.c.Killed() || bc.c.isClosed() {
+			// Ended otherwise, or gone (the reaper forgets it).
 			continue
 		}
-		count := sh.ackedAtLeast(w.target)
-		if count < w.want {
-			sh.repl.waits[k] = w
-			k++
-			continue
+		if count := sh.ackedAtLeast(w.target); count >= w.want {
+			x := sh.blockCtx(bc)
+			waitReply(x, count)
+			*x = Ctx{}
+			sh.unblocked(bc)
 		}
-		x := sh.blockCtx(bc)
-		waitReply(x, count)
-		*x = Ctx{}
-		sh.unblocked(bc)
 	}
-	clear(sh.repl.waits[k:])
-	sh.repl.waits = sh.repl.waits[:k]
+	sh.repl.waits = sh.liveWaits()
 	if len(sh.blk.resume) == 0 {
 		return 0
 	}
