@@ -547,3 +547,34 @@ func TestReplicationAuth(t *testing.T) {
 		t.Errorf("a replica with a wrong password is linked")
 	}
 }
+
+// TestReplicationWaitReplicaFsync: a replica acknowledges only what its own
+// log has fsynced. Under everysec that follows its periodic fsync; under
+// no, whose log never syncs by itself, the replica syncs for its
+// acknowledgements, so WAIT on the primary still returns (within about
+// a second or two) and means the replica's disk.
+func TestReplicationWaitReplicaFsync(t *testing.T) {
+	for _, policy := range []string{"everysec", "no"} {
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel()
+			p := startPrimary(t, 1)
+			pc := p.Client(t, 0)
+			r := testserver.StartBinary(t, testserver.BinaryConfig{Dir: t.TempDir(), Shards: 1, Fsync: policy,
+				Args: []string{"--fsync", policy, "--replicaof", p.Addrs[0]}})
+			rc := r.Client(t, 0)
+			waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc) })
+			ctx := ctxT(t)
+			for i := 0; i < 3; i++ {
+				expect(t, pc, "OK", "SET", "k", strconv.Itoa(i))
+				start := time.Now()
+				expect(t, pc, int64(1), "WAIT", "1", "10000")
+				if el := time.Since(start); el > 5*time.Second {
+					t.Fatalf("WAIT 1 with a replica under fsync %s took %v", policy, el)
+				}
+				if got := rc.Get(ctx, "k").Val(); got != strconv.Itoa(i) {
+					t.Fatalf("replica k = %q after WAIT, want %d", got, i)
+				}
+			}
+		})
+	}
+}

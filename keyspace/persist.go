@@ -150,6 +150,9 @@ func (sh *Shard) walOptions(o DiskOptions) persistence.WALOptions {
 	if h := sh.srv.opts.OnDurable; h != nil {
 		idx := sh.idx
 		wopts.OnDurable = func(seq uint64) { h(idx, seq) }
+		// The hook only wakes (senders, a replica's acknowledger): it is
+		// told of synced progress under everysec and no too.
+		wopts.OnSynced = wopts.OnDurable
 	}
 	return wopts
 }

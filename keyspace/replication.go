@@ -567,6 +567,37 @@ func (s *Server) DurableSequence(shard int) uint64 {
 	return 0
 }
 
+// SyncedSequence is the last sequence shard's log has fsynced with every
+// record before it: what a replica acknowledges (under fsync everysec and
+// no, records written but not synced are not acknowledged).
+func (s *Server) SyncedSequence(shard int) uint64 {
+	if j, ok := s.shards[shard].journal.(*walJournal); ok {
+		return j.wal.SyncedSequence()
+	}
+	return 0
+}
+
+// SyncForAck fsyncs shard's log when its policy is fsync no, whose WAL
+// never syncs by itself: a replica's follower calls it (at most once a
+// second, only while written records are not synced) so that it has
+// something durable to acknowledge. Under always and everysec the log
+// syncs on its own and this does nothing.
+func (s *Server) SyncForAck(shard int) error {
+	sh := s.shards[shard]
+	var err error
+	if !sh.do(func() {
+		if j, ok := sh.journal.(*walJournal); ok && j.opts.Policy == persistence.FsyncNo {
+			err = j.wal.Sync()
+		}
+	}) {
+		return errShardStopped
+	}
+	if err != nil {
+		return fmt.Errorf("sync shard %d's log for the acknowledgement: %w", shard, err)
+	}
+	return nil
+}
+
 // errStaleFollower refuses the calls of a follower replaced by REPLICAOF.
 var errStaleFollower = errors.New("keyspace: the replica follows another primary now")
 

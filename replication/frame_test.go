@@ -102,6 +102,8 @@ func (f *fakeTarget) LastSequence(int) uint64 {
 	return f.last
 }
 func (f *fakeTarget) DurableSequence(s int) uint64 { return f.LastSequence(s) }
+func (f *fakeTarget) SyncedSequence(s int) uint64  { return f.LastSequence(s) }
+func (f *fakeTarget) SyncForAck(int) error         { return nil }
 func (f *fakeTarget) ReplID(int) string            { return strings.Repeat("0", 40) }
 func (f *fakeTarget) ApplyReplicated(_ int, _ uint64, recs []byte) error {
 	f.mu.Lock()

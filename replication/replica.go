@@ -24,8 +24,14 @@ type Target interface {
 	ReplicationShards() int
 	// LastSequence is the last sequence shard's log holds.
 	LastSequence(shard int) uint64
-	// DurableSequence is the last sequence shard's log made durable.
+	// DurableSequence is the last sequence shard's log made durable in
+	// its fsync policy's sense (under everysec and no: written).
 	DurableSequence(shard int) uint64
+	// SyncedSequence is the last sequence shard's log has fsynced, with
+	// every record before it: what the replica acknowledges.
+	SyncedSequence(shard int) uint64
+	// SyncForAck fsyncs shard's log if its policy never does (fsync no).
+	SyncForAck(shard int) error
 	// ApplyReplicated applies and logs encoded records on shard.
 	ApplyReplicated(shard int, epoch uint64, recs []byte) error
 	// InstallReplicaSnapshot replaces shard's state and log with the
@@ -372,21 +378,33 @@ func (l *link) receiveSnapshot(fr *FrameReader, seq uint64, size int64, id strin
 	return nil
 }
 
-// acker sends REPLCONF ACK <durable sequence> whenever the shard's log
-// makes more durable, and every second regardless (the primary's lag).
+// acker sends REPLCONF ACK <synced sequence> whenever the shard's log has
+// fsynced more, and every second regardless (the primary's lag). Only
+// synced records are acknowledged, whatever the replica's fsync policy:
+// under everysec they follow its periodic fsync; under no, whose log never
+// syncs by itself, the acker asks for a sync once a second while written
+// records are unsynced, so WAIT on the primary still means the replica's
+// disk (at most about a second later).
 func (l *link) acker(conn net.Conn, wmu *sync.Mutex, done <-chan struct{}) {
 	var acked uint64
 	var lastSent time.Time
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
+		tick := false
 		select {
 		case <-done:
 			return
 		case <-l.durable:
 		case <-t.C:
+			tick = true
 		}
-		d := l.f.target.DurableSequence(l.shard)
+		if tick && l.f.target.DurableSequence(l.shard) > l.f.target.SyncedSequence(l.shard) {
+			if err := l.f.target.SyncForAck(l.shard); err != nil {
+				l.log.Warn("replication: sync for the acknowledgement failed", zap.Error(err))
+			}
+		}
+		d := l.f.target.SyncedSequence(l.shard)
 		if d == acked && time.Since(lastSent) < time.Second {
 			continue
 		}
