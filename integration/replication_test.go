@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
@@ -470,7 +471,10 @@ func TestReplicationShards(t *testing.T) {
 	}
 	nodes := pc.ClusterNodes(ctx).Val()
 	for i := 0; i < 2; i++ {
-		if !strings.Contains(nodes, "127.0.0.1:"+strconv.Itoa(r.Port+i)+"@"+strconv.Itoa(r.Port+i+10000)+" slave ") {
+		// The bus port is 0 when port+10000 is not a port: ephemeral test
+		// ports above 55535 have none.
+		bus := cluster.Node{Port: r.Port + i}.BusPort()
+		if !strings.Contains(nodes, "127.0.0.1:"+strconv.Itoa(r.Port+i)+"@"+strconv.Itoa(bus)+" slave ") {
 			t.Errorf("CLUSTER NODES has no replica line for shard %d (replica port %d):\n%s\nshards %+v", i, r.Port, nodes, shards)
 		}
 	}

@@ -118,10 +118,7 @@ func clusterNodesCommand(x *Ctx) {
 	for _, n := range topo.Nodes {
 		for _, r := range x.S.srv.Replicas(n.Shard) {
 			host, port := r.HostPort()
-			bus := 0
-			if port+10000 <= 65535 {
-				bus = port + 10000
-			}
+			bus := cluster.Node{Port: port}.BusPort()
 			text += r.NodeID + " " + host + ":" + strconv.Itoa(port) + "@" + strconv.Itoa(bus) +
 				" slave " + n.ID + " 0 0 " + strconv.FormatUint(n.Epoch, 10) + " connected\n"
 		}
