@@ -209,6 +209,10 @@ type blocking struct {
 	// n mirrors len(clients) for INFO of any shard; timed counts those
 	// with a deadline (INFO's clients_in_timeout_table).
 	n, timed atomic.Int64
+	// keyed counts the clients waiting on keys (not WAIT): while there
+	// are any, every batch runs on the shard goroutine, where waiters are
+	// served and resumed.
+	keyed atomic.Int64
 	// x is the context Serve and Timeout run with.
 	x Ctx
 
@@ -274,6 +278,9 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	c.blk = bc
 	bs.clients[c] = bc
 	bs.n.Store(int64(len(bs.clients)))
+	if len(bc.keys) > 0 {
+		bs.keyed.Add(1)
+	}
 	c.blocked.Store(true)
 	c.mu.Lock()
 	c.blockReg = true
@@ -306,6 +313,9 @@ func (sh *Shard) armBlockTimer(d int64) {
 // unlinkBlocked removes bc from the key queues and the client table.
 func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 	bs := &sh.blk
+	if len(bc.keys) > 0 {
+		bs.keyed.Add(-1)
+	}
 	for i, k := range bc.keys {
 		q := bs.waiting[k]
 		if q == nil {

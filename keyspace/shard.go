@@ -295,9 +295,11 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) || sh.blk.n.Load() != 0 || sh.batchMayBlock(b) {
-		// Blocked clients are served, and blocking commands parked, by
-		// the shard goroutine only.
+	if sh.batchRunsScript(b) || sh.blk.keyed.Load() != 0 || b.Client.blk != nil || sh.batchMayBlock(b) {
+		// Clients blocked on keys are served, blocking commands and WAIT
+		// parked, and a parked client's batches held, by the shard
+		// goroutine only. Clients parked in WAIT alone do not keep others
+		// from running inline.
 		// Scripts run on the shard goroutine only (scripting.go).
 		sh.release()
 		return false, false
@@ -306,6 +308,12 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	sh.run(b)
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
+	}
+	if len(sh.blk.resume) > 0 || sh.blk.mailN.Load() != 0 {
+		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
+		// shard goroutine, which the due flag wakes.
+		sh.repl.due.Store(true)
+		sh.ring.signal()
 	}
 	sh.stats.batches.Add(1)
 	ready = true
