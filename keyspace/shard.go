@@ -320,7 +320,10 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.journal != nil {
 		g := sh.newGroup()
 		g.head, g.tail, g.count, g.cmds = b, b, 1, len(b.Ends)
+		// Counted as queue counts it: Committed uncounts it.
+		b.Client.undelivered.Add(1)
 		if sh.journal.Commit(g, g.cmds) {
+			b.Client.undelivered.Add(-1)
 			g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
 			sh.recycleGroup(g)
 		} else {
