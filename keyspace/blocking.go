@@ -72,6 +72,12 @@ type BlockSpec struct {
 	// Timeout writes the reply of a client that timed out; nil writes a
 	// null array.
 	Timeout func(x *Ctx)
+
+	// handOver, when set, may deliver the resumed batch itself instead
+	// of queueing it for the commit group, and reports whether it did;
+	// it is asked only when the blocked command was the batch's last and
+	// no later batch of the client is held (WAIT: deliverNow).
+	handOver func(b *Batch) bool
 }
 
 // Block parks the client of x as spec says. The handler calling it must
@@ -203,6 +209,10 @@ type blocking struct {
 	// n mirrors len(clients) for INFO of any shard; timed counts those
 	// with a deadline (INFO's clients_in_timeout_table).
 	n, timed atomic.Int64
+	// keyed counts the clients waiting on keys (not WAIT): while there
+	// are any, every batch runs on the shard goroutine, where waiters are
+	// served and resumed.
+	keyed atomic.Int64
 	// x is the context Serve and Timeout run with.
 	x Ctx
 
@@ -268,6 +278,9 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	c.blk = bc
 	bs.clients[c] = bc
 	bs.n.Store(int64(len(bs.clients)))
+	if len(bc.keys) > 0 {
+		bs.keyed.Add(1)
+	}
 	c.blocked.Store(true)
 	c.mu.Lock()
 	c.blockReg = true
@@ -300,6 +313,9 @@ func (sh *Shard) armBlockTimer(d int64) {
 // unlinkBlocked removes bc from the key queues and the client table.
 func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 	bs := &sh.blk
+	if len(bc.keys) > 0 {
+		bs.keyed.Add(-1)
+	}
 	for i, k := range bc.keys {
 		q := bs.waiting[k]
 		if q == nil {
@@ -599,8 +615,10 @@ func (sh *Shard) resumeBlocked() int {
 			continue // dropped meanwhile
 		}
 		c.blk = nil
-		if !sh.runFrom(bc.batch, bc.next) {
-			sh.queue(bc.batch)
+		b := bc.batch
+		last := bc.next >= len(b.Ends) && len(bc.held) == 0
+		if !sh.runFrom(b, bc.next) && !(last && bc.spec.handOver != nil && bc.spec.handOver(b)) {
+			sh.queue(b)
 		}
 		n++
 		for i, h := range bc.held {
@@ -690,8 +708,8 @@ func clientUnblockCommand(x *Ctx) {
 	x.W.Int(1)
 }
 
-// batchMayBlock reports whether b holds a blocking command: TryRun leaves
-// such batches to the shard goroutine.
+// batchMayBlock reports whether b holds a blocking command or WAIT:
+// TryRun leaves such batches to the shard goroutine.
 func (sh *Shard) batchMayBlock(b *Batch) bool {
 	for i := range b.Ends {
 		args := b.Command(i)
@@ -700,6 +718,12 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 		}
 		switch args[0][0] {
 		case 'b', 'B', 'x', 'X':
+		case 'w', 'W':
+			// WAIT parks with this facility too (replication.go).
+			if len(args[0]) == 4 && eqFold(args[0], "wait") {
+				return true
+			}
+			continue
 		default:
 			continue
 		}

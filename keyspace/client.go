@@ -70,6 +70,17 @@ type Client struct {
 	pushBuf []byte
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
+	// replWait is the client's WAIT in progress, nil when none; its later
+	// batches wait behind it. Shard goroutine (token holder) only.
+	replWait *waitReq
+	// undelivered counts the client's batches queued in commit groups
+	// whose replies are not handed to the connection yet: a finished WAIT
+	// may skip the commit group only when none is (replication.go).
+	undelivered atomic.Int32
+	// replPort is the port a replica announced (REPLCONF listening-port).
+	replPort int
+	// replNodeID is the node id a replica announced (REPLCONF).
+	replNodeID string
 	// blk is the client's wait while a blocking command parks it
 	// (blocking.go); shard goroutine only. blocked mirrors it for CLIENT
 	// LIST and CLIENT UNBLOCK of other shards.

@@ -112,6 +112,8 @@ type Shard struct {
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).
 	scr shardScripts
+	// repl is the shard's replicas, WAITs and tasks (replication.go).
+	repl shardRepl
 	// blk is the table of blocked clients (blocking.go).
 	blk blocking
 	// streamDue maps streams that blocked readers wait on to the time
@@ -247,7 +249,7 @@ func (sh *Shard) loop() {
 			continue
 		}
 		sh.ring.sleeping.Store(1)
-		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() {
+		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() || sh.repl.hasTasks.Load() || sh.repl.due.Load() {
 			sh.ring.sleeping.Store(0)
 			if sh.waiting.Load() {
 				sh.wakeWaiters()
@@ -296,9 +298,11 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) || sh.blk.n.Load() != 0 || sh.batchMayBlock(b) {
-		// Blocked clients are served, and blocking commands parked, by
-		// the shard goroutine only.
+	if sh.batchRunsScript(b) || sh.blk.keyed.Load() != 0 || b.Client.blk != nil || sh.batchMayBlock(b) {
+		// Clients blocked on keys are served, blocking commands and WAIT
+		// parked, and a parked client's batches held, by the shard
+		// goroutine only. Clients parked in WAIT alone do not keep others
+		// from running inline.
 		// Scripts run on the shard goroutine only (scripting.go).
 		sh.release()
 		return false, false
@@ -308,12 +312,21 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
+	if len(sh.blk.resume) > 0 || sh.blk.mailN.Load() != 0 {
+		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
+		// shard goroutine, which the due flag wakes.
+		sh.repl.due.Store(true)
+		sh.ring.signal()
+	}
 	sh.stats.batches.Add(1)
 	ready = true
 	if sh.journal != nil {
 		g := sh.newGroup()
 		g.head, g.tail, g.count, g.cmds = b, b, 1, len(b.Ends)
+		// Counted as queue counts it: Committed uncounts it.
+		b.Client.undelivered.Add(1)
 		if sh.journal.Commit(g, g.cmds) {
+			b.Client.undelivered.Add(-1)
 			g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
 			sh.recycleGroup(g)
 		} else {
@@ -345,6 +358,12 @@ func (sh *Shard) drain() int {
 		sh.blockTick()
 	}
 	n := 0
+	if sh.repl.hasTasks.Load() {
+		n += sh.runTasks()
+	}
+	if sh.repl.due.Load() {
+		n += sh.resumeWaits()
+	}
 	for n < maxBatchesPerDrain {
 		b := sh.ring.pop()
 		if b == nil {
@@ -362,6 +381,9 @@ func (sh *Shard) drain() int {
 		}
 		if len(sh.scr.deferred) > 0 {
 			n += sh.runDeferred()
+		}
+		if sh.repl.due.Load() {
+			n += sh.resumeWaits()
 		}
 	}
 	if len(sh.blk.clients) > 0 && sh.blk.nextDeadline != 0 && n > 0 {
@@ -393,14 +415,16 @@ func (sh *Shard) cron() {
 	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
-	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
+	// A replica deletes and evicts nothing itself: its primary's records do.
+	replica := sh.srv.isReplica()
+	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !replica {
 		sh.activeExpireCycle()
 		if sh.trk != nil {
 			sh.trackProcess()
 		}
 		sh.commit()
 	}
-	if sh.maxMemoryShare() != 0 {
+	if sh.maxMemoryShare() != 0 && !replica {
 		sh.evictInBackground()
 		if sh.trk != nil {
 			sh.trackProcess()
@@ -641,6 +665,16 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
+	if msg := sh.staleRefusal(cmd); msg != "" {
+		w.Error(msg)
+		return false
+	}
+	if flags&FlagWrite != 0 {
+		if msg := sh.replicationRefusal(); msg != "" {
+			w.Error(msg)
+			return false
+		}
+	}
 	if flags&FlagWrite != 0 && sh.journal != nil {
 		if err := sh.journal.Err(); err != nil {
 			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
@@ -747,7 +781,9 @@ func (g *commitGroup) Committed(err error) {
 			b.Out.Error("ERR write-ahead log failed, the write was not acknowledged: " + err.Error())
 			b.CloseAfter = true
 		}
+		c := b.Client
 		b.Sink.Deliver(b)
+		c.undelivered.Add(-1)
 		b = next
 	}
 	g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
@@ -772,6 +808,7 @@ func (sh *Shard) queue(b *Batch) {
 	g.tail = b
 	g.count++
 	g.cmds += len(b.Ends)
+	b.Client.undelivered.Add(1)
 	if c := b.Client; c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
 		// Frames collected before this batch ran go out before its replies.
 		sh.flushPush(c)
