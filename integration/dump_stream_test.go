@@ -64,7 +64,7 @@ func fillStreams(t *testing.T, c kvClient, prefix string) []string {
 // history (deleted entries Redis keeps in its nodes).
 func streamFull(t *testing.T, c kvClient, key string) string {
 	t.Helper()
-	v, err := c.Do(ctxT(t), "XINFO", "STREAM", key, "FULL").Result()
+	v, err := c.Do(ctxT(t), "XINFO", "STREAM", key, "FULL", "COUNT", "0").Result()
 	if err != nil {
 		t.Fatalf("XINFO STREAM %s FULL: %v", key, err)
 	}
