@@ -18,7 +18,7 @@ import (
 
 // fillStreams builds streams of several shapes with the same commands
 // (explicit ids, so both servers hold the same) and returns their keys.
-func fillStreams(t *testing.T, c kvClient, prefix string) []string {
+func fillStreams(t testing.TB, c kvClient, prefix string) []string {
 	t.Helper()
 	ctx := ctxT(t)
 	k := func(s string) string { return "{" + prefix + "}" + s }
@@ -62,7 +62,7 @@ func fillStreams(t *testing.T, c kvClient, prefix string) []string {
 // streamFull is XINFO STREAM FULL (a map in RESP3, a flat array in
 // RESP2) as text, without the radix tree's shape, which depends on
 // history (deleted entries Redis keeps in its nodes).
-func streamFull(t *testing.T, c kvClient, key string) string {
+func streamFull(t testing.TB, c kvClient, key string) string {
 	t.Helper()
 	v, err := c.Do(ctxT(t), "XINFO", "STREAM", key, "FULL", "COUNT", "0").Result()
 	if err != nil {
