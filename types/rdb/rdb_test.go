@@ -186,7 +186,7 @@ func seedValues() []Value {
 				{ID: StreamID{3, 0}, Fields: bs("c", "z")}},
 			LastID: StreamID{4, 0}, FirstID: StreamID{1, 0}, MaxDeletedID: StreamID{4, 0}, EntriesAdded: 4,
 			Groups: []StreamGroup{{Name: []byte("g"), LastID: StreamID{3, 0}, EntriesRead: -1,
-				PEL: []StreamPending{{ID: StreamID{1, 0}, DeliveryTime: 1700000000000, DeliveryCount: 2}, {ID: StreamID{3, 0}, DeliveryTime: 1, DeliveryCount: 1}},
+				PEL:       []StreamPending{{ID: StreamID{1, 0}, DeliveryTime: 1700000000000, DeliveryCount: 2}, {ID: StreamID{3, 0}, DeliveryTime: 1, DeliveryCount: 1}},
 				Consumers: []StreamConsumer{{Name: []byte("c1"), SeenTime: 9, PEL: []StreamID{{1, 0}}}, {Name: []byte("c2"), PEL: []StreamID{{3, 0}}}}}},
 		}},
 		{Kind: KindStream, Stream: &Stream{LastID: StreamID{5, 0}, MaxDeletedID: StreamID{5, 0}, EntriesAdded: 1}},
