@@ -70,9 +70,6 @@ type Client struct {
 	pushBuf []byte
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
-	// replWait is the client's WAIT in progress, nil when none; its later
-	// batches wait behind it. Shard goroutine (token holder) only.
-	replWait *waitReq
 	// undelivered counts the client's batches queued in commit groups
 	// whose replies are not handed to the connection yet: a finished WAIT
 	// may skip the commit group only when none is (replication.go).
