@@ -1,13 +1,14 @@
 package keyspace
 
 import (
-	"github.com/ruvio/ruvio/acl"
+	"bytes"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/codec"
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/scripting"
@@ -62,6 +63,11 @@ type shardScripts struct {
 	// aborted: SHUTDOWN NOSAVE stopped the script; its records are
 	// dropped with the process.
 	aborted bool
+	// countedErr is the last error reply (without "-" and CRLF) of a
+	// command the script called, already counted in the error
+	// statistics: the script's own reply passing it on is not counted
+	// again (call), as Redis counts such an error once.
+	countedErr []byte
 
 	w     codec.Writer
 	x     Ctx // the context of commands called by scripts
@@ -292,6 +298,7 @@ func (sh *Shard) runScript(x *Ctx, flags scripting.Flags, ro bool, slot int, key
 	ss.flags, ss.slot = flags, slot
 	ss.readOnly = ro || flags&scripting.FlagNoWrites != 0 && flags&scripting.FlagEvalCompat == 0
 	ss.timedOut, ss.aborted = false, false
+	ss.countedErr = ss.countedErr[:0]
 	ss.lua.DB = x.C.DB
 	ss.inv = scripting.Invocation{Keys: keys, Args: argv, Call: sh.scriptCall, ACLCheck: sh.scriptACLCheck}
 	// Inside EXEC the script's records join the transaction's unit.
@@ -310,6 +317,29 @@ func (sh *Shard) runScript(x *Ctx, flags scripting.Flags, ro bool, slot int, key
 	ss.inv = scripting.Invocation{}
 	ss.caller, ss.callArgs = nil, nil
 	x.DB = sh.dbs[x.C.DB]
+}
+
+// noteCountedError remembers reply (an error after its "-") as counted.
+func (ss *shardScripts) noteCountedError(reply []byte) {
+	ss.countedErr = append(ss.countedErr[:0], bytes.TrimSuffix(reply, []byte("\r\n"))...)
+}
+
+// errorCounted reports whether reply, the error a command just answered,
+// is already in the error statistics: inside a script it is counted and
+// remembered; a script's own reply that passes on the error of a command
+// it called is not counted again.
+func (sh *Shard) errorCounted(reply []byte) bool {
+	ss := &sh.scr
+	if ss.caller != nil {
+		ss.noteCountedError(reply)
+		return false
+	}
+	if len(ss.countedErr) == 0 {
+		return false
+	}
+	counted := bytes.HasPrefix(reply, ss.countedErr)
+	ss.countedErr = ss.countedErr[:0]
+	return counted
 }
 
 // scriptACLCheck answers redis.acl_check_cmd.
@@ -337,6 +367,7 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 		} else {
 			sh.cmdStats.countError(w.Buf[before+1:])
 		}
+		ss.noteCountedError(w.Buf[before+1:])
 		out := w.Buf
 		w.Buf = nil
 		return out

@@ -618,7 +618,9 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	}
 	if len(w.Buf) > before && w.Buf[before] == '-' {
 		st.failed++
-		sh.cmdStats.countError(w.Buf[before+1:])
+		if !sh.errorCounted(w.Buf[before+1:]) {
+			sh.cmdStats.countError(w.Buf[before+1:])
+		}
 	}
 	if sh.srv.monitors.count.Load() != 0 {
 		sh.feedMonitors(x, cmd, args)
