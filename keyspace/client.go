@@ -70,6 +70,9 @@ type Client struct {
 	pushBuf []byte
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
+	// trkFlags and trkRedir mirror trk for CLIENT LIST (trackFlag*).
+	trkFlags atomic.Int32
+	trkRedir atomic.Int64
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
@@ -265,6 +268,16 @@ func (c *Client) info(now time.Time, running int) string {
 	if multi >= 0 {
 		b = append(b, 'x')
 	}
+	tf := c.trkFlags.Load()
+	if tf&trackFlagOn != 0 {
+		b = append(b, 't')
+	}
+	if tf&trackFlagBrokenRedir != 0 {
+		b = append(b, 'R')
+	}
+	if tf&trackFlagBcast != 0 {
+		b = append(b, 'B')
+	}
 	if c.dirtyCAS.Load() {
 		b = append(b, 'd')
 	}
@@ -295,7 +308,13 @@ func (c *Client) info(now time.Time, running int) string {
 	b = append(b, cmd...)
 	b = append(b, " user="...)
 	b = append(b, c.UserName()...)
-	b = append(b, " redir=-1 resp="...)
+	b = append(b, " redir="...)
+	if tf&trackFlagOn != 0 {
+		b = strconv.AppendInt(b, c.trkRedir.Load(), 10)
+	} else {
+		b = append(b, "-1"...)
+	}
+	b = append(b, " resp="...)
 	b = strconv.AppendInt(b, int64(c.Proto), 10)
 	b = append(b, " lib-name="...)
 	b = append(b, lib...)

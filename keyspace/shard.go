@@ -104,6 +104,9 @@ type Shard struct {
 	groupGen uint64
 	// trk is the CLIENT TRACKING state, nil while no client tracks.
 	trk *shardTracking
+	// callDepth counts the command handlers running, nested ones (of EXEC
+	// and scripts) included.
+	callDepth int
 	// pushPending lists the clients with frames in pushBuf.
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
@@ -342,6 +345,9 @@ func (sh *Shard) drain() int {
 		}
 	}
 	if n > 0 {
+		if sh.trk != nil {
+			sh.trackBroadcast()
+		}
 		if len(sh.pushPending) > 0 {
 			sh.flushPushes()
 		}
@@ -366,16 +372,10 @@ func (sh *Shard) cron() {
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
 		sh.activeExpireCycle()
-		if sh.trk != nil {
-			sh.trackProcess()
-		}
 		sh.commit()
 	}
 	if sh.maxMemoryShare() != 0 {
 		sh.evictInBackground()
-		if sh.trk != nil {
-			sh.trackProcess()
-		}
 		sh.commit()
 	}
 	sh.publishMem()
@@ -387,6 +387,8 @@ func (sh *Shard) cron() {
 		sh.journal.Tick(sh)
 	}
 	if sh.trk != nil {
+		sh.trackLimit()
+		sh.trackBroadcast()
 		sh.trackSweep()
 	}
 	if len(sh.pushPending) > 0 {
@@ -524,7 +526,9 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	if timed {
 		start = sh.srv.now()
 	}
+	sh.callDepth++
 	cmd.Handler(x)
+	sh.callDepth--
 	st.calls++
 	if timed {
 		d := sh.srv.now().Sub(start)
@@ -588,13 +592,10 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
-	if cmd.Flags&(FlagWrite|FlagDenyOOM) != 0 && sh.srv.opts.Live.MaxMemory() > 0 {
+	if sh.srv.opts.Live.MaxMemory() > 0 {
+		// Every command evicts first, as in Redis: a read finds the
+		// invalidations of the keys evicted for it before its reply.
 		ok := sh.evictForWrite()
-		if sh.trk != nil {
-			// Invalidations for the keys just evicted go out now: the
-			// command may be refused, and nothing else would send them.
-			sh.trackProcess()
-		}
 		if !ok && cmd.Flags&FlagDenyOOM != 0 {
 			w.Error(errOOM)
 			return false
