@@ -104,6 +104,8 @@ type Shard struct {
 	groupGen uint64
 	// trk is the CLIENT TRACKING state, nil while no client tracks.
 	trk *shardTracking
+	// slow is the slow log (slowlog.go).
+	slow slowlog
 	// callDepth counts the command handlers running, nested ones (of EXEC
 	// and scripts) included.
 	callDepth int
@@ -521,7 +523,10 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	// itself: the first calls of each command are timed, then one in
 	// timingEvery, weighted to stand for the others.
 	st := &sh.cmdStats.byID[called.id]
-	timed := st.calls < timingEvery || st.calls%timingEvery == 0
+	// With the slow log on (the default) every command is timed.
+	slowUs := sh.srv.opts.Live.SlowlogSlowerThan()
+	sampled := slowUs < 0
+	timed := !sampled || st.calls < timingEvery || st.calls%timingEvery == 0
 	var start time.Time
 	if timed {
 		start = sh.srv.now()
@@ -532,7 +537,12 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	st.calls++
 	if timed {
 		d := sh.srv.now().Sub(start)
-		if st.calls > timingEvery {
+		// The threshold in force after the command counts, as in Redis:
+		// the CONFIG SET that turns the log on is in it.
+		if slowUs = sh.srv.opts.Live.SlowlogSlowerThan(); slowUs >= 0 {
+			sh.slowlogAfter(x, called, args, d, slowUs)
+		}
+		if sampled && st.calls > timingEvery {
 			d *= timingEvery
 		}
 		st.elapsed += d
