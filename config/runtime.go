@@ -289,15 +289,15 @@ type Live struct {
 	notifyMask    atomic.Uint32
 	level         zap.AtomicLevel
 
-	maxMemory        atomic.Int64
+	maxMemory atomic.Int64
 
 	slowlogSlowerThan atomic.Int64 // microseconds; -1: off
 	slowlogMaxLen     atomic.Int64
-	maxMemoryPolicy  atomic.Pointer[string]
-	lfu              atomic.Bool
-	maxMemorySamples atomic.Int64
-	lfuLogFactor     atomic.Int64
-	lfuDecayTime     atomic.Int64
+	maxMemoryPolicy   atomic.Pointer[string]
+	lfu               atomic.Bool
+	maxMemorySamples  atomic.Int64
+	lfuLogFactor      atomic.Int64
+	lfuDecayTime      atomic.Int64
 
 	setMaxIntset   atomic.Int64
 	zsetMaxEntries atomic.Int64
