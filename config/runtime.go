@@ -209,7 +209,7 @@ var params = [...]param{
 	{name: "hll-sparse-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "3000",
 		apply: func(l *Live, _ string, n int64) { l.hllSparseMax.Store(n) }},
 
-	// Introspection, notifications, scripting (stored only except notify-keyspace-events).
+	// Introspection, notifications, scripting (stored only except notify-keyspace-events and slowlog-*).
 	{name: "latency-tracking", kind: kindBool, def: "yes"},
 	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0"},
 	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000",
@@ -289,15 +289,15 @@ type Live struct {
 	notifyMask    atomic.Uint32
 	level         zap.AtomicLevel
 
-	maxMemory atomic.Int64
+	maxMemory        atomic.Int64
+	maxMemoryPolicy  atomic.Pointer[string]
+	lfu              atomic.Bool
+	maxMemorySamples atomic.Int64
+	lfuLogFactor     atomic.Int64
+	lfuDecayTime     atomic.Int64
 
 	slowlogSlowerThan atomic.Int64 // microseconds; -1: off
 	slowlogMaxLen     atomic.Int64
-	maxMemoryPolicy   atomic.Pointer[string]
-	lfu               atomic.Bool
-	maxMemorySamples  atomic.Int64
-	lfuLogFactor      atomic.Int64
-	lfuDecayTime      atomic.Int64
 
 	setMaxIntset   atomic.Int64
 	zsetMaxEntries atomic.Int64
