@@ -70,6 +70,9 @@ type Client struct {
 	pushBuf []byte
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
+	// held counts the client's batches waiting for a CLIENT PAUSE to end;
+	// shard goroutine only.
+	held int
 	// trkFlags and trkRedir mirror trk for CLIENT LIST (trackFlag*).
 	trkFlags atomic.Int32
 	trkRedir atomic.Int64

@@ -183,7 +183,7 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 	ib.int("maxclients", int64(srv.opts.Live.MaxClients()))
 	ib.int("client_recent_max_input_buffer", 0)
 	ib.int("client_recent_max_output_buffer", srv.recentMaxOutputBuffer())
-	ib.int("blocked_clients", 0)
+	ib.int("blocked_clients", x.S.srv.pausedClients())
 	ib.int("tracking_clients", x.S.trackingInfo().clients)
 	ib.int("clients_in_timeout_table", 0)
 }

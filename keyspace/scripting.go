@@ -358,10 +358,12 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 	if flags&FlagNoScript != 0 {
 		return refuse(errScriptNoScript)
 	}
+	// A read-only script may not run commands that may replicate either
+	// (PUBLISH, PFCOUNT, ...), so it can run during CLIENT PAUSE WRITE.
+	if ss.readOnly && flags&(FlagWrite|FlagMayReplicate) != 0 {
+		return refuse(errScriptWriteInRO)
+	}
 	if flags&FlagWrite != 0 {
-		if ss.readOnly {
-			return refuse(errScriptWriteInRO)
-		}
 		if msg := sh.writesRefused(); msg != "" {
 			return refuse(msg)
 		}
@@ -574,8 +576,9 @@ func (sh *Shard) runDeferred() int {
 		copy(sh.scr.deferred, sh.scr.deferred[1:])
 		sh.scr.deferred[len(sh.scr.deferred)-1] = nil
 		sh.scr.deferred = sh.scr.deferred[:len(sh.scr.deferred)-1]
-		sh.run(d)
-		sh.queue(d)
+		if !sh.run(d) {
+			sh.queue(d)
+		}
 		n++
 	}
 	return n

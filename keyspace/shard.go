@@ -106,6 +106,10 @@ type Shard struct {
 	trk *shardTracking
 	// slow is the slow log (slowlog.go).
 	slow slowlog
+	// pause is the CLIENT PAUSE state (pause.go); writing is set while a
+	// write command runs.
+	pause   shardPause
+	writing bool
 	// callDepth counts the command handlers running, nested ones (of EXEC
 	// and scripts) included.
 	callDepth int
@@ -287,13 +291,22 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) {
-		// Scripts run on the shard goroutine only (scripting.go).
+	if sh.batchRunsScript(b) || sh.pause.kind != pauseOff || len(sh.pause.held) > 0 {
+		// Scripts run on the shard goroutine only (scripting.go), and
+		// so do clients while a pause holds batches (pause.go).
 		sh.release()
 		return false, false
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
-	sh.run(b)
+	if sh.run(b) {
+		// A CLIENT PAUSE in b holds the rest of it: the shard goroutine
+		// delivers it through b.Sink once the pause ends.
+		if len(sh.pushPending) > 0 {
+			sh.flushPushes()
+		}
+		sh.release()
+		return true, false
+	}
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
@@ -339,11 +352,15 @@ func (sh *Shard) drain() int {
 		if n == 0 {
 			sh.nowMs = sh.srv.now().UnixMilli()
 		}
-		sh.run(b)
-		sh.queue(b)
+		if !sh.run(b) {
+			sh.queue(b)
+		}
 		n++
 		if len(sh.scr.deferred) > 0 {
 			n += sh.runDeferred()
+		}
+		if len(sh.pause.held) > 0 {
+			n += sh.releaseHeld()
 		}
 	}
 	if n > 0 {
@@ -372,11 +389,16 @@ func (sh *Shard) cron() {
 	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
-	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() {
+	if len(sh.pause.held) > 0 && sh.releaseHeld() > 0 {
+		sh.commit()
+	}
+	// A pause stops expiry and eviction too.
+	paused := sh.pauseActive()
+	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !paused {
 		sh.activeExpireCycle()
 		sh.commit()
 	}
-	if sh.maxMemoryShare() != 0 {
+	if sh.maxMemoryShare() != 0 && !paused {
 		sh.evictInBackground()
 		sh.commit()
 	}
@@ -398,9 +420,19 @@ func (sh *Shard) cron() {
 	}
 }
 
-// run executes every command of b and appends the replies to b.Out.
-func (sh *Shard) run(b *Batch) {
+// run executes every command of b and appends the replies to b.Out. It
+// reports whether b was kept by a CLIENT PAUSE (then it must not be queued
+// for delivery: it runs on when the pause ends).
+func (sh *Shard) run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
+
+// runFrom runs the commands of b from index first on.
+func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	c := b.Client
+	if c.held > 0 {
+		// Its earlier batch waits for a pause: this one waits behind it.
+		sh.holdBatch(b, first)
+		return true
+	}
 	x := &sh.ctx
 	x.C = c
 	x.W = &b.Out
@@ -409,7 +441,7 @@ func (sh *Shard) run(b *Batch) {
 		// Cut off for its output: what it still had queued is not run.
 		b.CloseAfter = true
 		x.Batch = nil
-		return
+		return false
 	}
 	// room is how many reply bytes this batch may add before the client
 	// reaches the hard limit of its output class.
@@ -417,13 +449,20 @@ func (sh *Shard) run(b *Batch) {
 	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
 		room = max(limit-c.Out.Pending(), 0)
 	}
-	for i := 0; i < len(b.Ends); i++ {
+	for i := first; i < len(b.Ends); i++ {
 		args := b.Command(i)
 		if len(args) == 0 {
 			continue
 		}
 		b.Out.Proto = c.Proto
 		sh.exec(x, args)
+		if sh.pause.hit {
+			sh.pause.hit = false
+			x.Batch = nil
+			x.Args = nil
+			sh.holdBatch(b, i)
+			return true
+		}
 		if b.CloseAfter {
 			break
 		}
@@ -439,6 +478,7 @@ func (sh *Shard) run(b *Batch) {
 	c.Touch(sh.nowMs * int64(time.Millisecond))
 	x.Batch = nil
 	x.Args = nil
+	return false
 }
 
 // cutOff disconnects the client of b, whose replies would reach the hard
@@ -493,6 +533,11 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	if name := &called.fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
 	}
+	if sh.pause.kind != pauseOff && sh.pauseHolds(x, cmd, args) {
+		// Run again, from here, when the pause ends.
+		sh.pause.hit = true
+		return
+	}
 	if c.tx.multi && !txControl(cmd) {
 		if !subcommandOK(x, cmd, args) {
 			c.flagTx()
@@ -500,6 +545,7 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 			return
 		}
 		c.queue(cmd, args)
+		c.tx.pauseFlags |= sh.effectiveFlags(cmd, args)
 		w.SimpleString("QUEUED")
 		return
 	}
@@ -532,7 +578,10 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 		start = sh.srv.now()
 	}
 	sh.callDepth++
+	writing := sh.writing
+	sh.writing = cmd.Flags&FlagWrite != 0
 	cmd.Handler(x)
+	sh.writing = writing
 	sh.callDepth--
 	st.calls++
 	if timed {
@@ -602,7 +651,7 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
-	if sh.srv.opts.Live.MaxMemory() > 0 {
+	if sh.srv.opts.Live.MaxMemory() > 0 && !sh.pauseActive() {
 		// Every command evicts first, as in Redis: a read finds the
 		// invalidations of the keys evicted for it before its reply.
 		ok := sh.evictForWrite()

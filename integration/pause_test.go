@@ -1,0 +1,164 @@
+package integration_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ruvio/ruvio/internal/testserver"
+)
+
+// blockedClients reads INFO's blocked_clients.
+func blockedClients(t *testing.T, rc *rawConn) int {
+	t.Helper()
+	m := regexp.MustCompile(`blocked_clients:(\d+)`).FindStringSubmatch(rc.do("INFO", "clients"))
+	if m == nil {
+		t.Fatal("no blocked_clients in INFO")
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// waitBlocked waits until n clients wait for the pause.
+func waitBlocked(t *testing.T, rc *rawConn, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for blockedClients(t, rc) != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("blocked_clients never reached %d", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestClientPauseErrors(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	expectErr(t, c, "ERR wrong number of arguments for 'client|pause' command", "CLIENT", "PAUSE")
+	expectErr(t, c, "ERR CLIENT PAUSE mode must be WRITE or ALL", "CLIENT", "PAUSE", "100", "READ")
+	expectErr(t, c, "ERR timeout is not an integer or out of range", "CLIENT", "PAUSE", "abc")
+	expectErr(t, c, "ERR timeout is negative", "CLIENT", "PAUSE", "-1")
+	expectErr(t, c, "ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.", "CLIENT", "PAUSE", "1", "WRITE", "x")
+	expectErr(t, c, "ERR wrong number of arguments for 'client|unpause' command", "CLIENT", "UNPAUSE", "x")
+	// A zero timeout pauses nothing.
+	expect(t, c, "OK", "CLIENT", "PAUSE", "0")
+	expect(t, c, "OK", "SET", "k", "v")
+	expect(t, c, "OK", "CLIENT", "UNPAUSE")
+}
+
+// WRITE: reads run, writes and may-replicate commands wait in order and
+// run at UNPAUSE; a command refused by its checks is answered at once.
+func TestClientPauseWrite(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	admin := dialRaw(t, s.Addr())
+	admin.expect("+OK\r\n", "SET", "k", "v0")
+	admin.expect("+OK\r\n", "CLIENT", "PAUSE", "60000", "WRITE")
+	r := dialRaw(t, s.Addr())
+	r.expect("$2\r\nv0\r\n", "GET", "k")
+	r.expect("+PONG\r\n", "PING")
+	r.expect("-ERR wrong number of arguments for 'set' command\r\n", "SET", "k")
+	// A transaction of reads runs; one with a write waits.
+	r.expect("+OK\r\n", "MULTI")
+	r.expect("+QUEUED\r\n", "GET", "k")
+	r.expect("*1\r\n$2\r\nv0\r\n", "EXEC")
+	// A script that declares no-writes runs; EVAL_RO may not publish.
+	r.expect(":1\r\n", "EVAL", "#!lua flags=no-writes\nreturn 1", "0")
+	if got := r.do("EVAL_RO", "return redis.call('publish','ch','m')", "0"); !strings.HasPrefix(got, "-ERR Write commands are not allowed from read-only scripts. script: ") {
+		t.Fatalf("EVAL_RO publish: %q", got)
+	}
+
+	w := dialRaw(t, s.Addr())
+	w.write(multibulk("SET", "k", "v1") + multibulk("GET", "k") + multibulk("INCR", "n"))
+	p := dialRaw(t, s.Addr())
+	p.send("PUBLISH", "ch", "m")
+	e := dialRaw(t, s.Addr())
+	e.send("EVAL", "return 1", "0")
+	waitBlocked(t, admin, 3)
+	if got, err := w.tryRead(100 * time.Millisecond); err == nil {
+		t.Fatalf("paused client got %q", got)
+	}
+	admin.expect("$2\r\nv0\r\n", "GET", "k")
+	admin.expect("+OK\r\n", "CLIENT", "UNPAUSE")
+	if got := w.read(); got != "+OK\r\n" {
+		t.Fatalf("SET: %q", got)
+	}
+	if got := w.read(); got != "$2\r\nv1\r\n" {
+		t.Fatalf("GET: %q", got)
+	}
+	if got := w.read(); got != ":1\r\n" {
+		t.Fatalf("INCR: %q", got)
+	}
+	if got := p.read(); got != ":0\r\n" {
+		t.Fatalf("PUBLISH: %q", got)
+	}
+	if got := e.read(); got != ":1\r\n" {
+		t.Fatalf("EVAL: %q", got)
+	}
+	waitBlocked(t, admin, 0)
+}
+
+// ALL holds every command; the pause ends by itself at its deadline; a
+// second pause only extends it.
+func TestClientPauseAllTimeout(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	admin := dialRaw(t, s.Addr())
+	start := time.Now()
+	admin.expect("+OK\r\n", "CLIENT", "PAUSE", "300")
+	admin.expect("+OK\r\n", "CLIENT", "PAUSE", "100", "WRITE") // neither shorter nor weaker
+	r := dialRaw(t, s.Addr())
+	r.send("GET", "k")
+	if got := r.read(); got != "$-1\r\n" {
+		t.Fatalf("GET: %q", got)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Fatalf("GET answered after %v, before the pause ended", d)
+	}
+}
+
+// A pause stops expiry: keys past their deadline read as missing but are
+// deleted (and counted) only once the pause ends. A transaction that
+// pauses runs to its end first.
+func TestClientPauseExpiryAndTransaction(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := dialRaw(t, s.Addr())
+	expired := func() int {
+		m := regexp.MustCompile(`expired_keys:(\d+)`).FindStringSubmatch(c.do("INFO", "stats"))
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	before := expired()
+	c.expect("+OK\r\n", "MULTI")
+	c.expect("+QUEUED\r\n", "SET", "a", "1", "PX", "10")
+	c.expect("+QUEUED\r\n", "CLIENT", "PAUSE", "60000", "WRITE")
+	c.expect("+QUEUED\r\n", "SET", "b", "1", "PX", "10")
+	c.expect("*3\r\n+OK\r\n+OK\r\n+OK\r\n", "EXEC")
+	time.Sleep(300 * time.Millisecond)
+	c.expect("$-1\r\n", "GET", "a")
+	c.expect("$-1\r\n", "GET", "b")
+	if n := expired(); n != before {
+		t.Fatalf("expired_keys %d while paused, want %d", n, before)
+	}
+	c.expect("+OK\r\n", "CLIENT", "UNPAUSE")
+	c.expect("$-1\r\n", "GET", "a")
+	c.expect("$-1\r\n", "GET", "b")
+	if n := expired(); n != before+2 {
+		t.Fatalf("expired_keys %d after unpause, want %d", n, before+2)
+	}
+}
+
+// Each shard is paused on its own, as each node of a cluster is.
+func TestClientPausePerShard(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, testserver.Shards(2))
+	a := dialRaw(t, s.Addrs[0])
+	b := dialRaw(t, s.Addrs[1])
+	a.expect("+OK\r\n", "CLIENT", "PAUSE", "60000", "WRITE")
+	b.expect("+OK\r\n", "SET", "a", "1") // slot 15495, shard 1
+	a.expect("+OK\r\n", "CLIENT", "UNPAUSE")
+}
