@@ -66,8 +66,10 @@ type Client struct {
 	queued    *Batch
 	queuedGen uint64
 	// pushBuf collects frames for the client during a drain (Shard.deliver);
-	// shard goroutine only.
-	pushBuf []byte
+	// pushHint is the capacity to give it, from the last drain's frames.
+	// Shard goroutine only.
+	pushBuf  []byte
+	pushHint int
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
 	// held counts the client's batches waiting for a CLIENT PAUSE to end;
