@@ -5,6 +5,7 @@
 //	ruvio [--config config.toml] [--port 6379] [--bind 127.0.0.1] [--shards N]
 //	      [--reactors N] [--dir data] [--fsync always|everysec|no] [--loglevel info]
 //	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s]
+//	ruvio import-rdb [--config config.toml] [--dir data] [--shards N] [--replace] dump.rdb
 //
 // The environment variable RUVIO_PASSWORD, when not empty, sets
 // server.requirepass (over the file), and healthcheck authenticates with it.
@@ -35,6 +36,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "healthcheck" {
 		if err := healthcheck(os.Args[2:], os.Getenv); err != nil {
 			fmt.Fprintln(os.Stderr, "ruvio healthcheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "import-rdb" {
+		if err := importRDB(os.Args[2:], os.Getenv, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "ruvio import-rdb:", err)
 			os.Exit(1)
 		}
 		return

@@ -20,30 +20,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need redis-server redis-cli redis-benchmark taskset timeout
 build_ruvio
 
-REDIS_PORT=$(free_port)
-mkdir -p "$WORK/redis"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPU") redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
-	--save "" --appendonly no --daemonize no --logfile "$WORK/redis.log" &
-REDIS_PID=$!
-PIDS+=("$REDIS_PID")
-wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
-
-cat >"$WORK/ruvio.toml" <<EOT
-[persistence]
-fsync = "no"
-snapshot_every = 0
-snapshot_wal_bytes = 0
-snapshot_on_shutdown = false
-EOT
-RUVIO_PORT=$(free_port)
-mkdir -p "$WORK/ruvio-data"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPU") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$RUVIO_PORT" --dir "$WORK/ruvio-data" \
-	--shards 1 --loglevel warn >"$WORK/ruvio.log" 2>&1 &
-RUVIO_PID=$!
-PIDS+=("$RUVIO_PID")
-wait_ready "$RUVIO_PORT" "$RUVIO_PID" ruvio
+start_redis
+start_ruvio
 
 ONE="return redis.call('INCR', KEYS[1])"
 THREE="local n = redis.call('INCR', KEYS[1]); redis.call('GET', KEYS[1]); return redis.call('SET', KEYS[2], n)"

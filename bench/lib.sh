@@ -1,4 +1,4 @@
-# bench/lib.sh — plumbing shared by run.sh, keyjobs.sh and recovery.sh. Source it after
+# bench/lib.sh — plumbing shared by the bench scripts. Source it after
 # setting NAME (the log prefix) and optionally KEEP; it creates $WORK, $RAW and $PIDS, removes
 # the work dir and stops every pid in PIDS (ours only) on exit.
 # shellcheck shell=bash
@@ -72,4 +72,39 @@ build_ruvio() {
 		log "building ruvio"
 		(cd "$ROOT" && go build -o "$WORK/ruvio" .) || die "go build failed (set RUVIO_BIN=path to use a prebuilt binary)"
 	fi
+}
+
+# start_redis [ARG...]: redis-server on a free port with no persistence, pinned to SERVER_CPU,
+# with ARGs appended to its command line; sets REDIS_PORT and REDIS_PID.
+start_redis() {
+	REDIS_PORT=$(free_port)
+	mkdir -p "$WORK/redis"
+	# shellcheck disable=SC2046
+	$(pinprefix "${SERVER_CPU:-}") redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
+		--save "" --appendonly no --daemonize no --logfile "$WORK/redis.log" "$@" &
+	REDIS_PID=$!
+	PIDS+=("$REDIS_PID")
+	wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
+}
+
+# start_ruvio [ARG...]: $WORK/ruvio with one shard on a free port, pinned to SERVER_CPU, keeping
+# its WAL (RUVIO_WAL, default true) with fsync no and no snapshots (a background snapshot would
+# land in the middle of a run), ARGs and RUVIO_EXTRA appended; sets RUVIO_PORT and RUVIO_PID.
+start_ruvio() {
+	cat >"$WORK/ruvio.toml" <<EOT
+[persistence]
+wal = ${RUVIO_WAL:-true}
+fsync = "no"
+snapshot_every = 0
+snapshot_wal_bytes = 0
+snapshot_on_shutdown = false
+EOT
+	RUVIO_PORT=$(free_port)
+	mkdir -p "$WORK/ruvio-data"
+	# shellcheck disable=SC2046,SC2086
+	$(pinprefix "${SERVER_CPU:-}") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$RUVIO_PORT" --dir "$WORK/ruvio-data" \
+		--shards 1 --loglevel warn "$@" ${RUVIO_EXTRA:-} >"$WORK/ruvio.log" 2>&1 &
+	RUVIO_PID=$!
+	PIDS+=("$RUVIO_PID")
+	wait_ready "$RUVIO_PORT" "$RUVIO_PID" ruvio
 }

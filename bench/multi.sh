@@ -23,30 +23,8 @@ need redis-server redis-cli taskset go timeout
 build_ruvio
 (cd "$ROOT" && go build -o "$WORK/multi" ./bench/multi) || die "go build ./bench/multi failed"
 
-REDIS_PORT=$(free_port)
-mkdir -p "$WORK/redis"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPU") redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
-	--save "" --appendonly no --daemonize no --logfile "$WORK/redis.log" &
-REDIS_PID=$!
-PIDS+=("$REDIS_PID")
-wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
-
-cat >"$WORK/ruvio.toml" <<EOT
-[persistence]
-fsync = "no"
-snapshot_every = 0
-snapshot_wal_bytes = 0
-snapshot_on_shutdown = false
-EOT
-RUVIO_PORT=$(free_port)
-mkdir -p "$WORK/ruvio-data"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPU") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$RUVIO_PORT" --dir "$WORK/ruvio-data" \
-	--shards 1 --loglevel warn >"$WORK/ruvio.log" 2>&1 &
-RUVIO_PID=$!
-PIDS+=("$RUVIO_PID")
-wait_ready "$RUVIO_PORT" "$RUVIO_PID" ruvio
+start_redis
+start_ruvio
 
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime of pid, in clock ticks
 HZ=$(getconf CLK_TCK)

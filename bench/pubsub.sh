@@ -32,31 +32,8 @@ need redis-server redis-benchmark redis-cli taskset go timeout
 build_ruvio
 (cd "$ROOT" && go build -o "$WORK/subs" ./bench/subs) || die "go build bench/subs failed"
 
-REDIS_PORT=$(free_port)
-mkdir -p "$WORK/redis"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPU") redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
-	--save "" --appendonly no --client-output-buffer-limit "pubsub 0 0 0" >"$WORK/redis.log" 2>&1 &
-REDIS_PID=$!
-PIDS+=("$REDIS_PID")
-wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
-
-cat >"$WORK/ruvio.toml" <<EOF
-[persistence]
-wal = true
-fsync = "no"
-snapshot_every = 0
-snapshot_wal_bytes = 0
-snapshot_on_shutdown = false
-EOF
-RUVIO_PORT=$(free_port)
-mkdir -p "$WORK/ruvio-data"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPU") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$RUVIO_PORT" --dir "$WORK/ruvio-data" \
-	--shards 1 --loglevel warn >"$WORK/ruvio.log" 2>&1 &
-RUVIO_PID=$!
-PIDS+=("$RUVIO_PID")
-wait_ready "$RUVIO_PORT" "$RUVIO_PID" ruvio
+start_redis --client-output-buffer-limit "pubsub 0 0 0"
+start_ruvio
 redis-cli -p "$RUVIO_PORT" config set ruvio-client-output-buffer-limit 0 >/dev/null
 
 MSG=$(head -c "$PAYLOAD" /dev/zero | tr '\0' m)

@@ -134,6 +134,10 @@ type PersistenceConfig struct {
 	// auto-aof-rewrite-percentage: the log must grow by this percentage of the last
 	// snapshot's size before the next one; 0 makes SnapshotWALBytes a fixed interval (100).
 	SnapshotWALPercent int `toml:"snapshot_wal_percent"`
+	// Save holds Redis's save points, "seconds changes" pairs: a snapshot is also taken once
+	// seconds have passed since the last one and at least changes writes were logged since
+	// (any pair suffices); "" turns them off (""; CONFIG SET save).
+	Save string `toml:"save"`
 	// SnapshotOnShutdown takes a snapshot during a graceful shutdown (true).
 	SnapshotOnShutdown bool `toml:"snapshot_on_shutdown"`
 }
@@ -343,6 +347,7 @@ type filePersistence struct {
 	SnapshotEvery      *int    `toml:"snapshot_every"`
 	SnapshotWALBytes   *Size   `toml:"snapshot_wal_bytes"`
 	SnapshotWALPercent *int    `toml:"snapshot_wal_percent"`
+	Save               *string `toml:"save"`
 	SnapshotOnShutdown *bool   `toml:"snapshot_on_shutdown"`
 }
 
@@ -385,6 +390,7 @@ func newFileConfig(c *Config) *fileConfig {
 			SnapshotEvery:      &c.Persistence.SnapshotEvery,
 			SnapshotWALBytes:   (*Size)(&c.Persistence.SnapshotWALBytes),
 			SnapshotWALPercent: &c.Persistence.SnapshotWALPercent,
+			Save:               &c.Persistence.Save,
 			SnapshotOnShutdown: &c.Persistence.SnapshotOnShutdown,
 		},
 		Keyspace: &c.Keyspace,

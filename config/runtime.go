@@ -158,9 +158,10 @@ var params = [...]param{
 	{name: "appendfilename", kind: kindString, immutable: true, def: "appendonly.aof"}, // stored only
 	// Snapshots are named by shard and sequence (shard-NNN-snap-SEQ.snap); no file takes this name.
 	{name: "dbfilename", kind: kindString, protected: true, def: "dump.rdb"},
-	// The snapshot schedule is persistence.snapshot_every / snapshot_wal_*, not save points:
-	// "" (no save points) is the only value that is true of this server.
-	{name: "save", kind: kindSpecial, fixed: whySave, def: "", special: parseSave},
+	// Save points add to persistence.snapshot_every / snapshot_wal_*: each shard snapshots
+	// itself once one of them is met.
+	{name: "save", kind: kindSpecial, initial: func(c *Config) string { s, _ := parseSave(c.Persistence.Save, ""); return s },
+		special: parseSave, apply: func(l *Live, v string, _ int64) { p := ParseSavePoints(v); l.savePoints.Store(&p) }},
 	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"},                         // stored only
 	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0"}, // stored only
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10"},  // stored only
@@ -237,7 +238,6 @@ const (
 	whyPort       = "can't set immutable config: shard i listens on port+i, and the ports of every shard are fixed at start (server.port in the configuration file)"
 	whyAppendonly = "can't set immutable config: the write-ahead log is turned on or off at start (persistence.wal in the configuration file)"
 	whyFsync      = "can't set immutable config: the WAL fsync policy is chosen at start (persistence.fsync in the configuration file)"
-	whySave       = "not supported: snapshots follow persistence.snapshot_every and persistence.snapshot_wal_bytes in the configuration file, not save points; only \"\" is accepted"
 )
 
 // paramIndex maps every lower-case name and alias to its index in params. Built once, never
@@ -287,6 +287,7 @@ type Live struct {
 	commitDelay   atomic.Int64 // nanoseconds
 	notify        atomic.Pointer[string]
 	notifyMask    atomic.Uint32
+	savePoints    atomic.Pointer[[]SavePoint]
 	level         zap.AtomicLevel
 
 	maxMemory        atomic.Int64
@@ -524,6 +525,30 @@ func parseSave(v, _ string) (string, string) {
 		}
 	}
 	return strings.Join(f, " "), ""
+}
+
+// SavePoint is one of Redis's save points: a snapshot is due once Seconds have passed since
+// the last one and at least Changes writes were made since.
+type SavePoint struct{ Seconds, Changes int64 }
+
+// ParseSavePoints reads a canonical save value (as parseSave returns it).
+func ParseSavePoints(v string) []SavePoint {
+	f := strings.Fields(v)
+	out := make([]SavePoint, 0, len(f)/2)
+	for i := 0; i+1 < len(f); i += 2 {
+		s, _ := strconv.ParseInt(f[i], 10, 64)
+		c, _ := strconv.ParseInt(f[i+1], 10, 64)
+		out = append(out, SavePoint{Seconds: s, Changes: c})
+	}
+	return out
+}
+
+// SavePoints is the save parameter's points; nil when there are none.
+func (l *Live) SavePoints() []SavePoint {
+	if p := l.savePoints.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // parseMemoryOrPercent validates a value that is either a memory value, printed in bytes, or

@@ -111,6 +111,9 @@ func (c *Config) Validate() error {
 	inRange("persistence.snapshot_every", int64(p.SnapshotEvery), 0, math.MaxInt32)
 	inRange("persistence.snapshot_wal_bytes", p.SnapshotWALBytes, 0, math.MaxInt64)
 	inRange("persistence.snapshot_wal_percent", int64(p.SnapshotWALPercent), 0, 10000)
+	if _, reason := parseSave(p.Save, ""); reason != "" {
+		bad("persistence.save", "%q: %s (pairs of seconds ≥ 1 and changes ≥ 0, or \"\")", p.Save, reason)
+	}
 
 	k := &c.Keyspace
 	inRange("keyspace.active_expire_effort", int64(k.ActiveExpireEffort), 1, 10)

@@ -677,6 +677,21 @@ type request struct {
 	keyspace.Batch
 	conn *conn
 	done gnet.AsyncCallback
+	// partial is set when a command of the batch blocked and the rest
+	// moved to another request (Split): writing this one does not end
+	// the connection's turn.
+	partial bool
+}
+
+// Split hands the shard a fresh request of the same connection for the
+// commands behind a blocked one (keyspace.Splitter). Called on the shard
+// goroutine; the pool is safe for that.
+func (r *request) Split() *keyspace.Batch {
+	n := r.conn.srv.getRequest()
+	n.conn = r.conn
+	n.Client = r.Client
+	r.partial = true
+	return &n.Batch
 }
 
 func newRequest() any {
@@ -692,6 +707,7 @@ func (s *Server) putRequest(r *request) {
 	r.Batch.Reset()
 	r.Sink = r
 	r.conn = nil
+	r.partial = false
 	if cap(r.Data) > 1<<20 {
 		r.Data = nil
 	}
@@ -723,8 +739,11 @@ func (r *request) written(c gnet.Conn, err error) error {
 	s := cn.srv
 	n := len(r.Out.Buf)
 	closeAfter := r.CloseAfter
+	partial := r.partial
 	s.putRequest(r)
-	cn.inflight--
+	if !partial {
+		cn.inflight--
+	}
 	if err != nil {
 		cn.client.Out.Unqueue(n)
 		return nil

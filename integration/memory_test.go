@@ -241,7 +241,8 @@ func TestEvictionNoeviction(t *testing.T) {
 
 // TestMemoryUsageMatchesAccounting: the data set figure of INFO memory is
 // the sum of what MEMORY USAGE reports for every key, less each key's
-// index slot.
+// index slot (and expiring-index place), for strings and for every
+// collection type however it is changed.
 func TestMemoryUsageMatchesAccounting(t *testing.T) {
 	s := testserver.Start(t)
 	c := s.Client(t)
@@ -287,6 +288,8 @@ func TestMemoryUsageMatchesAccounting(t *testing.T) {
 	if m["keys.count"] != int64(501) || m["dataset.bytes"] != ds {
 		t.Errorf("MEMORY STATS keys.count %v dataset.bytes %v", m["keys.count"], m["dataset.bytes"])
 	}
+	// Every collection type, through writes of every kind.
+	checkCollectionAccounting(t, c)
 }
 
 // TestEvictionSurvivesKill: evictions are logged as deletions, so after a

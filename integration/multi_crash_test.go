@@ -23,11 +23,31 @@ func TestMultiCrashAtomic(t *testing.T) {
 	}
 	testserver.Binary(t)
 	for _, shards := range []int{1, 2} {
-		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) { multiCrashCycles(t, shards) })
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			atomicCrashCycles(t, shards, "transactions", multiCrashTx)
+		})
 	}
 }
 
-func multiCrashCycles(t *testing.T, shards int) {
+// multiCrashTx makes worker id's transaction n: five writes in one EXEC.
+func multiCrashTx(ctx context.Context, c redis.UniversalClient, id string, n int64) error {
+	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":a", n, 0)
+		p.Incr(ctx, "count:"+id)
+		p.Set(ctx, "last:"+id, n, 0)
+		p.Append(ctx, "log:"+id, "x")
+		p.Set(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":b", n, 0)
+		return nil
+	})
+	return err
+}
+
+// atomicCrashCycles runs workers that each apply numbered units of five
+// writes (write makes unit n of worker id atomically) with fsync = always,
+// SIGKILLs the process three times under that load and checks after every
+// restart that each unit is there whole or not at all, and every
+// acknowledged one is (multiCrashVerify).
+func atomicCrashCycles(t *testing.T, shards int, what string, write func(ctx context.Context, c redis.UniversalClient, id string, n int64) error) {
 	dir := t.TempDir()
 	newClient := func(p *testserver.Process) redis.UniversalClient {
 		if shards == 1 {
@@ -36,8 +56,8 @@ func multiCrashCycles(t *testing.T, shards int) {
 		return p.ClusterClient(t)
 	}
 	const workers = 8
-	// acked[w] is the last transaction number of worker w that EXEC
-	// acknowledged; sent[w] the last one sent.
+	// acked[w] is the last unit number of worker w that was acknowledged;
+	// sent[w] the last one sent.
 	var acked, sent [workers]int64
 	for i := range acked {
 		acked[i], sent[i] = -1, -1
@@ -55,19 +75,12 @@ func multiCrashCycles(t *testing.T, shards int) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				id := multiCrashID(w)
 				for !killed.Load() {
 					n := next[w]
 					sent[w] = n
 					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					id := multiCrashID(w)
-					_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-						p.Set(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":a", n, 0)
-						p.Incr(ctx, "count:"+id)
-						p.Set(ctx, "last:"+id, n, 0)
-						p.Append(ctx, "log:"+id, "x")
-						p.Set(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":b", n, 0)
-						return nil
-					})
+					err := write(ctx, c, id, n)
 					cancel()
 					if err != nil {
 						return
@@ -86,7 +99,7 @@ func multiCrashCycles(t *testing.T, shards int) {
 		for _, a := range acked {
 			total += a + 1
 		}
-		t.Logf("cycle %d: %d transactions acknowledged so far", cycle, total)
+		t.Logf("cycle %d: %d %s acknowledged so far", cycle, total, what)
 	}
 	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: shards, Fsync: "always"})
 	c := newClient(p)

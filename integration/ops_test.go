@@ -45,12 +45,12 @@ func TestDebugCommandSetting(t *testing.T) {
 // CONFIG SET of a setting the server cannot honour is refused with a reason
 // instead of answering OK and doing nothing; a value that describes the
 // server as it is stays accepted (the Redis test framework sets save "").
+// Save points are honoured (TestSavePointTakesSnapshot).
 // The memory limit and its policy are honoured: they are set and read back.
 func TestConfigSetRefusesWhatItCannotDo(t *testing.T) {
 	ctx := ctxT(t)
 	c := testserver.Start(t, testserver.Shards(2)).Client(t)
 	refused := []struct{ name, value, want string }{
-		{"save", "900 1", "not supported: snapshots follow persistence.snapshot_every"},
 		{"dbfilename", "other.rdb", "can't set protected config"},
 		{"dir", "/tmp", "can't set protected config"},
 		{"appendfsync", "always", "can't set immutable config: the WAL fsync policy is chosen at start"},

@@ -21,8 +21,9 @@ func blockedClients(t *testing.T, rc *rawConn) int {
 	return n
 }
 
-// waitBlocked waits until n clients wait for the pause.
-func waitBlocked(t *testing.T, rc *rawConn, n int) {
+// waitPaused waits until INFO counts n blocked clients (paused ones
+// included), asked over rc.
+func waitPaused(t *testing.T, rc *rawConn, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for blockedClients(t, rc) != n {
@@ -77,7 +78,7 @@ func TestClientPauseWrite(t *testing.T) {
 	p.send("PUBLISH", "ch", "m")
 	e := dialRaw(t, s.Addr())
 	e.send("EVAL", "return 1", "0")
-	waitBlocked(t, admin, 3)
+	waitPaused(t, admin, 3)
 	if got, err := w.tryRead(100 * time.Millisecond); err == nil {
 		t.Fatalf("paused client got %q", got)
 	}
@@ -98,7 +99,7 @@ func TestClientPauseWrite(t *testing.T) {
 	if got := e.read(); got != ":1\r\n" {
 		t.Fatalf("EVAL: %q", got)
 	}
-	waitBlocked(t, admin, 0)
+	waitPaused(t, admin, 0)
 }
 
 // ALL holds every command; the pause ends by itself at its deadline; a

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -33,66 +30,12 @@ func TestScriptCrashAtomic(t *testing.T) {
 	}
 	testserver.Binary(t)
 	for _, shards := range []int{1, 2} {
-		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) { scriptCrashCycles(t, shards) })
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			atomicCrashCycles(t, shards, "scripts", func(ctx context.Context, c redis.UniversalClient, id string, n int64) error {
+				ns := strconv.FormatInt(n, 10)
+				keys := []string{"t:" + id + ":" + ns + ":a", "count:" + id, "last:" + id, "log:" + id, "t:" + id + ":" + ns + ":b"}
+				return crashScript.Run(ctx, c, keys, n).Err()
+			})
+		})
 	}
-}
-
-func scriptCrashCycles(t *testing.T, shards int) {
-	dir := t.TempDir()
-	newClient := func(p *testserver.Process) redis.UniversalClient {
-		if shards == 1 {
-			return p.Client(t, 0)
-		}
-		return p.ClusterClient(t)
-	}
-	const workers = 8
-	var acked, sent [workers]int64
-	for i := range acked {
-		acked[i], sent[i] = -1, -1
-	}
-	next := [workers]int64{}
-	for cycle := 0; cycle < 3; cycle++ {
-		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: shards, Fsync: "always"})
-		c := newClient(p)
-		if cycle > 0 {
-			multiCrashVerify(t, c, acked[:], sent[:], next[:])
-		}
-		var killed atomic.Bool
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				id := multiCrashID(w)
-				for !killed.Load() {
-					n := next[w]
-					sent[w] = n
-					ns := strconv.FormatInt(n, 10)
-					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					err := crashScript.Run(ctx, c, []string{"t:" + id + ":" + ns + ":a", "count:" + id, "last:" + id, "log:" + id, "t:" + id + ":" + ns + ":b"}, n).Err()
-					cancel()
-					if err != nil {
-						return
-					}
-					acked[w] = n
-					next[w] = n + 1
-				}
-			}()
-		}
-		time.Sleep(time.Duration(200+100*cycle) * time.Millisecond)
-		killed.Store(true)
-		p.Kill(t)
-		wg.Wait()
-		_ = c.Close()
-		total := int64(0)
-		for _, a := range acked {
-			total += a + 1
-		}
-		t.Logf("cycle %d: %d scripts acknowledged so far", cycle, total)
-	}
-	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: shards, Fsync: "always"})
-	c := newClient(p)
-	multiCrashVerify(t, c, acked[:], sent[:], next[:])
-	_ = c.Close()
-	p.Kill(t)
 }

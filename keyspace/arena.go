@@ -80,6 +80,8 @@ type arena struct {
 	extBytes int64
 	objs     []any
 	objFree  []uint32
+	// objAcct keeps the accounting of objs (memacct.go).
+	objAcct objAccounts
 }
 
 func newArena() *arena { return &arena{cur: -1} }
@@ -204,22 +206,30 @@ func (a *arena) putObj(o any) uint32 {
 		i := a.objFree[n-1]
 		a.objFree = a.objFree[:n-1]
 		a.objs[i] = o
+		a.objAcct.sizes[i] = objectSize(o)
 		return i
 	}
 	if len(a.objs) >= maxSideIndex {
 		panic("keyspace: too many objects in one shard")
 	}
 	a.objs = append(a.objs, o)
+	a.objAcct.sizes = append(a.objAcct.sizes, objectSize(o))
 	return uint32(len(a.objs) - 1)
 }
 
 func (a *arena) dropObj(i uint32) {
 	a.objs[i] = nil
-	a.objFree = append(a.objFree, i)
+	if a.objAcct.sizes[i]&objDirty != 0 {
+		// A pending settle still names i: the index is reused only after it.
+		a.objAcct.freeAfterSettle = append(a.objAcct.freeAfterSettle, i)
+	} else {
+		a.objFree = append(a.objFree, i)
+	}
+	a.objAcct.sizes[i] = 0
 }
 
 // overhead is the memory of the side tables themselves.
 func (a *arena) overhead() int64 {
-	return int64(cap(a.ext))*24 + int64(cap(a.objs))*16 + int64(cap(a.extFree)+cap(a.objFree))*4 +
+	return int64(cap(a.ext))*24 + int64(cap(a.objs))*16 + int64(cap(a.objAcct.sizes))*8 + int64(cap(a.extFree)+cap(a.objFree))*4 +
 		int64(cap(a.pages)+cap(a.raw))*8 + int64(cap(a.sizes)+cap(a.rawSizes))*8
 }

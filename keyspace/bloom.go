@@ -62,6 +62,7 @@ var defaultBloomParams = bloomParams{rate: bloom.DefaultErrorRate, capacity: blo
 // u64, capacity u64, expansion u64, nonscaling u8) used when the key is
 // missing, item count u64 and the items.
 func (sh *Shard) logBloomAdd(db int, key string, p bloomParams, items [][]byte) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}

@@ -72,12 +72,17 @@ type Client struct {
 	pushHint int
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
-	// held counts the client's batches waiting for a CLIENT PAUSE to end;
-	// shard goroutine only.
-	held int
 	// trkFlags and trkRedir mirror trk for CLIENT LIST (trackFlag*).
 	trkFlags atomic.Int32
 	trkRedir atomic.Int64
+	// blk is the client's wait while it is parked, by a blocking command
+	// or a CLIENT PAUSE (blocking.go); shard goroutine only. blocked
+	// mirrors it for CLIENT LIST and CLIENT UNBLOCK of other shards.
+	blk     *blockedClient
+	blocked atomic.Bool
+	// postponed is set while the wait is a CLIENT PAUSE's (blocked is
+	// set too), which CLIENT UNBLOCK does not end.
+	postponed atomic.Bool
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
@@ -96,6 +101,9 @@ type Client struct {
 	// watching: the client has watched keys, so its shard must drop them
 	// when the connection closes.
 	watching bool
+	// blockReg: the client has blocked once, so its shard must forget its
+	// wait when the connection closes.
+	blockReg bool
 
 	// qmu guards the query buffer model below, written by the
 	// connection's reactor and by the resize cron.
@@ -272,6 +280,9 @@ func (c *Client) info(now time.Time, running int) string {
 	}
 	if multi >= 0 {
 		b = append(b, 'x')
+	}
+	if c.blocked.Load() {
+		b = append(b, 'b')
 	}
 	tf := c.trkFlags.Load()
 	if tf&trackFlagOn != 0 {

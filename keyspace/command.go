@@ -241,6 +241,7 @@ func newCommandTable() commandTable {
 	registerTransactionFamily(t)
 	registerHashFamily(t)
 	registerListFamily(t)
+	registerBlockingPops(t)
 	registerSetFamily(t)
 	registerZSetFamily(t)
 	registerBloomFamily(t)

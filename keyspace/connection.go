@@ -411,6 +411,11 @@ func (x *Ctx) killClient(c *Client) {
 		x.Batch.CloseAfter = true
 		return
 	}
+	if c.Shard == x.S.idx && c.blk != nil {
+		// Forget its wait at once: a push before the connection's close
+		// is seen must not serve it.
+		x.S.dropBlocked(c)
+	}
 	if c.Conn != nil {
 		_ = c.Conn.Close()
 	}
@@ -473,6 +478,7 @@ func registerConnectionFamily(t commandTable) {
 				{Name: "setinfo", Arity: 4, Flags: stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Sets information specific to the client or connection.", Complexity: "O(1)", Handler: clientSetinfoCommand},
 				{Name: "info", Arity: 2, Flags: stale | FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Returns information about the connection.", Complexity: "O(1)", Handler: clientInfoCommand},
 				{Name: "list", Arity: -2, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Lists open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientListCommand},
+				{Name: "unblock", Arity: -3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "5.0.0", Summary: "Unblocks a client blocked by a blocking command from a different connection.", Complexity: "O(log N) where N is the number of client connections", Handler: clientUnblockCommand},
 				{Name: "kill", Arity: -3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Terminates open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientKillCommand},
 				{Name: "no-evict", Arity: 3, Flags: FlagAdmin | stale | FlagNoScript, Group: conn, Since: "7.0.0", Summary: "Sets the client eviction mode of the connection.", Complexity: "O(1)", Handler: clientOnOffCommand},
 				{Name: "no-touch", Arity: 3, Flags: stale | FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Complexity: "O(1)", Handler: clientOnOffCommand},

@@ -23,6 +23,8 @@ type DB struct {
 	// mem is the bytes the database's entries take in the arena and its
 	// side tables (exact, kept as entries change).
 	mem int64
+	// blk, when set, is told of every new key clients may wait on.
+	blk *blocking
 }
 
 // newDB returns a database with an arena of its own.
@@ -68,10 +70,17 @@ func (db *DB) val(e *entry) []byte {
 	return nil
 }
 
-// obj returns e's object, or nil for a string.
+// obj returns e's object, or nil for a string. Every access to an object
+// goes through here, so the object is marked for the settle that brings
+// the database's accounted bytes up to date after the command (memacct.go).
 func (db *DB) obj(e *entry) any {
-	if e.isObj() {
-		return db.a.objs[e.vlen()]
+	switch e.kind() & kindMask {
+	case kindObj:
+		i := e.vlen()
+		db.a.objAcct.mark(db, e, i)
+		return db.a.objs[i]
+	case kindPacked:
+		return db.unpack(e)
 	}
 	return nil
 }
@@ -86,15 +95,10 @@ func (db *DB) size(e *entry) int64 {
 	case kindExt:
 		n += int64(cap(db.a.ext[e.vlen()]))
 	case kindObj:
-		n += objectSize(db.a.objs[e.vlen()])
+		n += db.a.objAcct.accounted(e.vlen())
 	}
 	return n
 }
-
-// objectSize is the bytes an object is accounted for in used_memory: a
-// fixed figure, because objects change in place without telling their
-// database (MEMORY USAGE measures them).
-func objectSize(any) int64 { return 64 }
 
 // setDeadline gives e a deadline (0 removes it), keeping the expiring
 // index in step.
@@ -146,8 +150,12 @@ func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 	}
 	e := db.alloc(key, 0, false)
 	e.setKind(kindObj)
-	e.setVlen(db.a.putObj(obj))
-	return db.insertNew(key, e, at)
+	i := db.a.putObj(obj)
+	e.setVlen(i)
+	e = db.insertNew(key, e, at)
+	// The caller may go on filling obj: measure it again after the command.
+	db.a.objAcct.mark(db, e, i)
+	return e
 }
 
 // addString inserts a new string entry for key, which must be absent,
@@ -174,6 +182,9 @@ func (db *DB) insertNew(key []byte, e *entry, at int64) *entry {
 		} else {
 			e.touch(accessTime(*db.clockMs))
 		}
+	}
+	if db.blk != nil && len(db.blk.waiting) != 0 {
+		db.blk.signal(db.id, key)
 	}
 	db.grow(1)
 	db.t.put(uint64(db.t.hash(key))<<32 | uint64(db.handle(e)))
@@ -250,11 +261,13 @@ func (db *DB) setObj(e *entry, obj any) {
 	db.mem -= db.size(e)
 	if e.isObj() {
 		db.a.objs[e.vlen()] = obj
+		db.a.objAcct.remeasure(e.vlen(), obj)
 	} else {
 		db.dropValue(e)
 		e.setKind(kindObj)
 		e.setVlen(db.a.putObj(obj))
 	}
+	db.a.objAcct.mark(db, e, e.vlen())
 	db.mem += db.size(e)
 }
 
@@ -314,11 +327,14 @@ func (db *DB) move(e *entry, vlen int) *entry {
 // db's arena and has no entry for key, and frees e. Side values change
 // owner without a copy. It returns the new entry.
 func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
+	if e.kind()&kindMask == kindPacked && !fitsInline(len(key), int(e.vlen())) {
+		db.unpack(e) // too long a key to keep it packed
+	}
 	at, clock := e.expireAt, e.accessed()
 	db.unlink(e)
 	var ne *entry
 	switch {
-	case e.kind()&kindMask != kindInline:
+	case e.kind()&kindMask == kindExt || e.kind()&kindMask == kindObj:
 		ne = dst.alloc(key, 0, false)
 		ne.setVlen(e.vlen())
 	case fitsInline(len(key), int(e.vlen())):
@@ -334,6 +350,10 @@ func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
 	db.a.release(db.handle(e), e.class())
 	dst.insertNew(key, ne, at)
 	ne.touch(clock)
+	if ne.isObj() {
+		// A pending settle must credit the new database and entry.
+		db.a.objAcct.moved(ne.vlen(), dst, dst.handle(ne))
+	}
 	return ne
 }
 

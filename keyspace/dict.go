@@ -42,7 +42,10 @@ const (
 	kindInline uint8 = iota // a string stored after the key
 	kindExt                 // a string in the arena's ext table
 	kindObj                 // a value of another type in the arena's objs table
-	kindMask   uint8 = 3
+	// kindPacked is a small collection stored after the key in its compact
+	// encoding (packed.go): a type tag, then the type's compact bytes.
+	kindPacked
+	kindMask uint8 = 3
 	// flagRaw marks a string modified in place (APPEND, SETRANGE,
 	// SETBIT): OBJECT ENCODING reports raw, as Redis does.
 	flagRaw uint8 = 4

@@ -23,10 +23,13 @@
 // in 8-byte units; 32 GiB per shard); pages are aligned to their size and
 // keep their index in their first word, so an entry's handle is found
 // from its address. Freed slots go to per-class free lists and are reused
-// by the next allocation of that class. Values of other types (key-job
-// objects today, collections later) sit in a per-shard side table of Go
-// values indexed from the entry (kind obj); strings longer than a slot
-// sit in a side table of byte slices (kind ext). A *entry is a pointer
+// by the next allocation of that class. A small hash, intset or sorted
+// set in its compact encoding lives in its slot like a string (kind
+// packed, packed.go): commands see it as an object, unpacked on access
+// and packed again after the command. Larger collections and key-job
+// values sit in a per-shard side table of Go values indexed from the
+// entry (kind obj); strings longer than a slot sit in a side table of
+// byte slices (kind ext). A *entry is a pointer
 // into a page: it is valid until the entry is freed or moved (a value
 // outgrowing its slot moves it, and the functions that can move one
 // return the new pointer), and is never kept past a command.
@@ -55,8 +58,9 @@
 // # Accounting and eviction
 //
 // Each database keeps the exact bytes its entries take (slot sizes, side
-// values, a fixed figure per object); used_memory of a shard is that plus
-// its index structures (memory.go). maxmemory is split evenly across the
+// values, and each object's heap as its type measures it, brought up to
+// date after every command that touched it: memacct.go); used_memory of
+// a shard is that plus its index structures (memory.go). maxmemory is split evenly across the
 // shards, and a shard over its share evicts by maxmemory-policy before
 // write commands and at its ticks, or refuses denyoom commands with -OOM.
 package keyspace

@@ -1,11 +1,10 @@
 package keyspace
 
 import (
-	"encoding/binary"
-	"hash/crc64"
 	"strings"
 
 	"github.com/ruvio/ruvio/scripting"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // FUNCTION and FCALL. Libraries live in the shard's scripting engine, in
@@ -183,74 +182,9 @@ func runInfoOf(sh *Shard) (scripting.RunInfo, bool) {
 }
 
 // Function dump payloads have the layout of Redis's: per library the
-// FUNCTION2 opcode and its code as an RDB string, then the RDB version
-// (2 bytes, little endian) and a CRC64 (Jones polynomial, reflected, no
-// inversion) of everything before it (8 bytes, little endian). Dumps are
-// written uncompressed; RESTORE reads uncompressed strings only.
-const (
-	rdbOpFunction2 = 245
-	rdbVersion     = 10
-)
-
-// crcJones is the CRC64 table of the dump checksum.
-func crcJones() *crc64.Table { return crc64.MakeTable(0x95ac9329ac4bc9b5) }
-
-// dumpChecksum is the dump CRC64: crc64 inverts before and after, which
-// the double inversion here undoes.
-func dumpChecksum(t *crc64.Table, p []byte) uint64 {
-	return ^crc64.Update(^uint64(0), t, p)
-}
-
-// appendRDBString appends an RDB length-prefixed string.
-func appendRDBString(dst, s []byte) []byte {
-	n := len(s)
-	switch {
-	case n < 1<<6:
-		dst = append(dst, byte(n))
-	case n < 1<<14:
-		dst = append(dst, byte(n>>8)|0x40, byte(n))
-	case uint64(n) <= 0xffffffff:
-		dst = append(dst, 0x80)
-		dst = binary.BigEndian.AppendUint32(dst, uint32(n))
-	default:
-		dst = append(dst, 0x81)
-		dst = binary.BigEndian.AppendUint64(dst, uint64(n))
-	}
-	return append(dst, s...)
-}
-
-// readRDBString reads an uncompressed RDB string from p.
-func readRDBString(p []byte) (s, rest []byte, ok bool) {
-	if len(p) == 0 {
-		return nil, nil, false
-	}
-	var n uint64
-	switch p[0] >> 6 {
-	case 0:
-		n, p = uint64(p[0]&0x3f), p[1:]
-	case 1:
-		if len(p) < 2 {
-			return nil, nil, false
-		}
-		n, p = uint64(p[0]&0x3f)<<8|uint64(p[1]), p[2:]
-	case 2:
-		switch {
-		case p[0] == 0x80 && len(p) >= 5:
-			n, p = uint64(binary.BigEndian.Uint32(p[1:])), p[5:]
-		case p[0] == 0x81 && len(p) >= 9:
-			n, p = binary.BigEndian.Uint64(p[1:]), p[9:]
-		default:
-			return nil, nil, false
-		}
-	default:
-		// Integer or LZF encodings: not written by FUNCTION DUMP here.
-		return nil, nil, false
-	}
-	if n > uint64(len(p)) {
-		return nil, nil, false
-	}
-	return p[:n], p[n:], true
-}
+// FUNCTION2 opcode and its code as an RDB string (LZF-compressed when that
+// saves space, as Redis writes it), then the RDB footer (types/rdb).
+const rdbOpFunction2 = 245
 
 // FUNCTION DUMP
 func functionDumpCommand(x *Ctx) {
@@ -258,12 +192,10 @@ func functionDumpCommand(x *Ctx) {
 	if e := x.S.scr.eng; e != nil {
 		for _, l := range e.Libraries() {
 			out = append(out, rdbOpFunction2)
-			out = appendRDBString(out, l.Code)
+			out = rdb.AppendString(out, l.Code)
 		}
 	}
-	out = binary.LittleEndian.AppendUint16(out, rdbVersion)
-	out = binary.LittleEndian.AppendUint64(out, dumpChecksum(crcJones(), out))
-	x.W.BulkString(string(out))
+	x.W.Bulk(rdb.AppendFooter(out, 0))
 }
 
 // FUNCTION RESTORE serialized-value [FLUSH|APPEND|REPLACE]
@@ -280,15 +212,9 @@ func functionRestoreCommand(x *Ctx) {
 			return
 		}
 	}
-	p := x.Args[2]
-	if len(p) < 10 {
-		x.W.Error("ERR DUMP payload version or checksum are wrong")
-		return
-	}
-	body, footer := p[:len(p)-10], p[len(p)-10:]
-	if v := binary.LittleEndian.Uint16(footer); v > rdbVersion ||
-		binary.LittleEndian.Uint64(footer[2:]) != dumpChecksum(crcJones(), p[:len(p)-8]) {
-		x.W.Error("ERR DUMP payload version or checksum are wrong")
+	body, err := rdb.CheckFooter(x.Args[2])
+	if err != nil {
+		x.W.Error(errDumpPayload)
 		return
 	}
 	var codes [][]byte
@@ -297,8 +223,8 @@ func functionRestoreCommand(x *Ctx) {
 			x.W.Error("ERR given type is not a function")
 			return
 		}
-		code, rest, ok := readRDBString(body[1:])
-		if !ok {
+		code, rest, err := rdb.ReadString(body[1:])
+		if err != nil {
 			x.W.Error("ERR Bad data format")
 			return
 		}

@@ -83,6 +83,7 @@ func storeHash(x *Ctx, e *entry, key []byte, o *hashObj) {
 // logHashSet writes a HashSet record of key with the field/value pairs in
 // kv (alternating).
 func (sh *Shard) logHashSet(db int, key []byte, kv [][]byte) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -96,6 +97,7 @@ func (sh *Shard) logHashSet(db int, key []byte, kv [][]byte) {
 
 // logHashDel writes a HashDel record of key with the removed fields.
 func (sh *Shard) logHashDel(db int, key []byte, fields [][]byte) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -427,37 +429,12 @@ func hscanCommand(x *Ctx) {
 		x.W.ArrayHeader(0)
 		return
 	}
-	count := int64(10)
-	var pat []byte
-	usePat := false
-	args := x.Args
-	for i := 3; i < len(args); i += 2 {
-		if i+1 >= len(args) {
-			x.W.Error(errSyntax)
-			return
-		}
-		switch {
-		case eqFold(args[i], "count"):
-			n, ok := parseInt(args[i+1])
-			if !ok {
-				x.W.Error(errNotInt)
-				return
-			}
-			if n < 1 {
-				x.W.Error(errSyntax)
-				return
-			}
-			count = n
-		case eqFold(args[i], "match"):
-			pat = args[i+1]
-			usePat = !(len(pat) == 1 && pat[0] == '*')
-		default:
-			x.W.Error(errSyntax)
-			return
-		}
+	pat, usePat, count, ok := parseScanOptions(x, 3)
+	if !ok {
+		return
 	}
 	var found [][]byte
-	next := o.h.Scan(cursor, int(min(count, math.MaxInt32)), func(f, v []byte) {
+	next := o.h.Scan(cursor, count, func(f, v []byte) {
 		if usePat && !globMatch(pat, f, false) {
 			return
 		}

@@ -202,7 +202,7 @@ func TestHashSnapshotEncoding(t *testing.T) {
 		for i := range n {
 			o.h.Set(hash.DefaultConfig, []byte("f"+strconv.Itoa(i)), []byte(strconv.Itoa(i*i)))
 		}
-		_, got, err := decodeSnapshotValue(o.snapshotKind(), o.appendSnapshot(nil))
+		_, got, err := decodeSnapshotValue(defaultValueConfig(), o.snapshotKind(), o.appendSnapshot(nil))
 		if err != nil {
 			t.Fatalf("%d fields: %v", n, err)
 		}
@@ -210,11 +210,11 @@ func TestHashSnapshotEncoding(t *testing.T) {
 			t.Fatalf("%d fields: got %s (%s), want %s (%s)", n, g, g.encoding(), o, o.encoding())
 		}
 	}
-	if _, _, err := decodeSnapshotValue(kindHash, []byte{1, 2, 3}); err == nil {
+	if _, _, err := decodeSnapshotValue(defaultValueConfig(), kindHash, []byte{1, 2, 3}); err == nil {
 		t.Fatal("corrupt hash encoding accepted")
 	}
 	empty := &hashObj{}
-	if _, _, err := decodeSnapshotValue(kindHash, empty.appendSnapshot(nil)); err == nil {
+	if _, _, err := decodeSnapshotValue(defaultValueConfig(), kindHash, empty.appendSnapshot(nil)); err == nil {
 		t.Fatal("empty hash accepted")
 	}
 }

@@ -183,9 +183,12 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 	ib.int("maxclients", int64(srv.opts.Live.MaxClients()))
 	ib.int("client_recent_max_input_buffer", 0)
 	ib.int("client_recent_max_output_buffer", srv.recentMaxOutputBuffer())
-	ib.int("blocked_clients", x.S.srv.pausedClients())
+	// Clients held by CLIENT PAUSE are parked like blocked ones and
+	// counted with them, as Redis counts its postponed clients.
+	blocked, timed := srv.blockedClients()
+	ib.int("blocked_clients", blocked)
 	ib.int("tracking_clients", x.S.trackingInfo().clients)
-	ib.int("clients_in_timeout_table", 0)
+	ib.int("clients_in_timeout_table", timed)
 }
 
 func infoMemory(x *Ctx, ib *infoBuilder) {

@@ -843,11 +843,11 @@ func TestKeyJobsReplayErrors(t *testing.T) {
 		}
 	}
 	for _, kind := range []uint8{kindLease, kindSemaphore, kindSetV, kindLimit} {
-		if _, _, err := decodeSnapshotValue(kind, []byte{1, 2, 3}); err == nil {
+		if _, _, err := decodeSnapshotValue(defaultValueConfig(), kind, []byte{1, 2, 3}); err == nil {
 			t.Errorf("kind %d: a short value was accepted", kind)
 		}
 	}
-	if _, _, err := decodeSnapshotValue(kindSemaphore, persistence.AppendU64(persistence.AppendU64(nil, 1), 1<<40)); err == nil {
+	if _, _, err := decodeSnapshotValue(defaultValueConfig(), kindSemaphore, persistence.AppendU64(persistence.AppendU64(nil, 1), 1<<40)); err == nil {
 		t.Error("a semaphore claiming too many holders was accepted")
 	}
 }

@@ -36,14 +36,18 @@ func typeName(db *DB, e *entry) string {
 // it for a value it stores: "int" for a canonical 64-bit integer, "embstr"
 // up to 44 bytes, else "raw".
 // A string modified in place (APPEND, SETRANGE, SETBIT) is raw, like
-// Redis's growable strings.
+// Redis's growable strings, even when its bytes read as an integer: Redis
+// encodes a value as an integer only when it stores a new one.
 func stringEncoding(v []byte, raw bool) string {
+	if raw {
+		return "raw"
+	}
 	if len(v) <= 20 {
 		if _, ok := parseInt(v); ok {
 			return "int"
 		}
 	}
-	if len(v) <= 44 && !raw {
+	if len(v) <= 44 {
 		return "embstr"
 	}
 	return "raw"
@@ -791,6 +795,8 @@ func registerKeyFamily(t commandTable) {
 		&Command{Name: "rename", Arity: 3, Flags: rw, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Renames a key and overwrites the destination.", Complexity: "O(1)", Handler: renameCommand},
 		&Command{Name: "renamenx", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Renames a key only when the target key name doesn't exist.", Complexity: "O(1)", Handler: renamenxCommand},
 		&Command{Name: "copy", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic", Since: "6.2.0", Summary: "Copies the value of a key to a new key.", Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", Handler: copyCommand},
+		&Command{Name: "dump", Arity: 2, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "2.6.0", Summary: "Return a serialized version of the value stored at the specified key.", Complexity: "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).", Handler: dumpCommand},
+		&Command{Name: "restore", Arity: -4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Categories: []string{"keyspace", "dangerous"}, Group: "generic", Since: "2.6.0", Summary: "Create a key using the provided serialized value, previously obtained using DUMP.", Complexity: "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).", Handler: restoreCommand},
 		&Command{Name: "move", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Moves a key to another database.", Complexity: "O(1)", Handler: moveCommand},
 		&Command{Name: "keys", Arity: 2, Flags: ro | FlagKeyless, Categories: []string{"keyspace", "dangerous"}, Group: "generic", Since: "1.0.0", Summary: "Returns all key names that match a pattern.", Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.", Handler: keysCommand},
 		&Command{Name: "scan", Arity: -2, Flags: ro | FlagKeyless, Group: "generic", Since: "2.8.0", Summary: "Iterates over the key names in the database.", Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", Handler: scanCommand},

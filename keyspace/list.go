@@ -114,6 +114,7 @@ func parseIndex(x *Ctx, b []byte) (int64, bool) {
 }
 
 func (sh *Shard) logListPush(db int, key []byte, where uint8, els [][]byte) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -127,6 +128,7 @@ func (sh *Shard) logListPush(db int, key []byte, where uint8, els [][]byte) {
 }
 
 func (sh *Shard) logListPop(db int, key []byte, where uint8, n int) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -138,6 +140,7 @@ func (sh *Shard) logListPop(db int, key []byte, where uint8, n int) {
 
 // logListKeyI64Bytes writes key, one i64 then bytes (ListSet, ListRem).
 func (sh *Shard) logListKeyI64Bytes(db int, op persistence.Opcode, key []byte, n int64, b []byte) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -148,6 +151,7 @@ func (sh *Shard) logListKeyI64Bytes(db int, op persistence.Opcode, key []byte, n
 }
 
 func (sh *Shard) logListInsert(db int, key []byte, after bool, pivot, v []byte) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -163,6 +167,7 @@ func (sh *Shard) logListInsert(db int, key []byte, after bool, pivot, v []byte) 
 }
 
 func (sh *Shard) logListTrim(db int, key []byte, start, stop int64) {
+	sh.touchKey(db, bstr(key))
 	if sh.journal == nil {
 		return
 	}
@@ -173,6 +178,8 @@ func (sh *Shard) logListTrim(db int, key []byte, start, stop int64) {
 }
 
 func (sh *Shard) logListMove(db int, src, dst []byte, from, to uint8) {
+	sh.touchKey(db, bstr(src))
+	sh.touchKey(db, bstr(dst))
 	if sh.journal == nil {
 		return
 	}
@@ -596,7 +603,13 @@ func lmoveCommand(x *Ctx) {
 			return
 		}
 	}
-	src, dstKey := x.Args[1], x.Args[2]
+	lmoveDo(x, x.Args[1], x.Args[2], from, to)
+}
+
+// lmoveDo moves one element from the list at src (from) to the list at
+// dstKey (to), replying the element, null when src is absent, WRONGTYPE
+// when either is not a list.
+func lmoveDo(x *Ctx, src, dstKey []byte, from, to uint8) {
 	se, so, ok := lookupTyped[*listObj](x, src, false)
 	if !ok {
 		return

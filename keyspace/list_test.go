@@ -181,12 +181,12 @@ func TestListSnapshotAndWALGolden(t *testing.T) {
 		for i := range n {
 			o.l.PushBack([]byte(strconv.Itoa(i)))
 		}
-		_, got, err := decodeSnapshotValue(o.snapshotKind(), o.appendSnapshot(nil))
+		_, got, err := decodeSnapshotValue(defaultValueConfig(), o.snapshotKind(), o.appendSnapshot(nil))
 		if err != nil || got.(*listObj).String() != o.String() {
 			t.Fatalf("%d elements: %v", n, err)
 		}
 	}
-	if _, _, err := decodeSnapshotValue(kindList, []byte{1, 9, 9}); err == nil {
+	if _, _, err := decodeSnapshotValue(defaultValueConfig(), kindList, []byte{1, 9, 9}); err == nil {
 		t.Fatal("corrupt list accepted")
 	}
 	if kindList != 61 {

@@ -17,7 +17,8 @@ import (
 // used_memory of a shard is an exact running figure kept by its
 // databases, not a reading of the Go heap: the arena bytes of every entry
 // (its size-class slot), the capacity of large values kept beside the
-// arena, a fixed 64 bytes per object (key-job values), plus the index
+// arena, the heap of every object (collections and key-job values, as
+// MEMORY USAGE measures them, kept current by memacct.go), plus the index
 // structures (table slots, expiring lists, side tables). INFO memory on a
 // shard reports that shard, as a node of a Redis Cluster reports itself;
 // used_memory_rss is the process's resident set from the OS; the Go
@@ -50,6 +51,7 @@ func (sh *Shard) memUsed() int64 {
 
 // memFigures returns the shard's data set bytes and its overhead bytes.
 func (sh *Shard) memFigures() (dataset, overhead int64) {
+	sh.settleMem()
 	for _, db := range sh.dbs {
 		dataset += db.mem
 		overhead += db.overhead()

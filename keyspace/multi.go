@@ -386,6 +386,9 @@ func (c *Client) dirty() {
 // touchKey is the "key modified" hook: every mutation of key in database db
 // calls it (through the WAL record helpers) after changing the data.
 func (sh *Shard) touchKey(db int, key string) {
+	if len(sh.blk.waiting) != 0 {
+		sh.signalKey(db, key)
+	}
 	if len(sh.tx.watched) == 0 {
 		return
 	}
@@ -421,6 +424,9 @@ func (sh *Shard) touchKey(db int, key string) {
 // watches of keys that exist in either, except where a logically expired
 // key stays expired or goes away.
 func (sh *Shard) touchAllInDB(db int, replaced *DB) {
+	if len(sh.blk.waiting) != 0 {
+		sh.signalDB(db)
+	}
 	if len(sh.tx.watched) == 0 {
 		return
 	}
@@ -530,6 +536,7 @@ func (sh *Shard) reapClosed() {
 	sh.tx.closedMu.Unlock()
 	for _, c := range cs {
 		sh.discardTx(c)
+		sh.dropBlocked(c)
 	}
 }
 

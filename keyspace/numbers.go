@@ -3,52 +3,13 @@ package keyspace
 import (
 	"math"
 	"strconv"
+
+	"github.com/ruvio/ruvio/types/num"
 )
 
-// parseInt parses a decimal int64 the way Redis's string2ll does: optional
-// '-', no '+', no spaces, no leading zeros, at most 20 characters.
-func parseInt(b []byte) (int64, bool) {
-	n := len(b)
-	if n == 0 || n > 20 {
-		return 0, false
-	}
-	if n == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := false
-	i := 0
-	if b[0] == '-' {
-		neg = true
-		i = 1
-		if n == 1 {
-			return 0, false
-		}
-	}
-	if b[i] < '1' || b[i] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for ; i < n; i++ {
-		c := b[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
+// parseInt parses a decimal int64 with Redis's string2ll rules
+// (num.ParseInt); the keyspace's commands all read integers through it.
+func parseInt(b []byte) (int64, bool) { return num.ParseInt(b) }
 
 // parseFloat parses a float the way Redis's string2ld does: no spaces, no
 // NaN; "inf" and "-inf" are accepted.
@@ -85,12 +46,6 @@ func isInfLiteral(b []byte) bool {
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
-// formatHumanFloat formats the result of INCRBYFLOAT: shortest form that
-// reads back, never in exponent notation, as Redis prints it.
-func formatHumanFloat(dst []byte, f float64) []byte {
-	return strconv.AppendFloat(dst, f, 'f', -1, 64)
 }
 
 // eqFold reports whether b equals the lower-case ASCII word s, ignoring

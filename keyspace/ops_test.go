@@ -196,6 +196,52 @@ func snapshotWriteAmplification(t *testing.T, percent int) float64 {
 	return float64(snapBytes) / float64(j.wal.Stats().Bytes)
 }
 
+// Redis's save points schedule snapshots too: "10 3" takes one once 10
+// seconds have passed since the last and at least 3 writes were logged;
+// neither alone is enough. CONFIG SET save changes them at run time.
+func TestSavePointTakesSnapshot(t *testing.T) {
+	clock := newDurClock()
+	d := durOpen(t, persistence.NewMemFS(), clock, 1, func(o *DiskOptions) {
+		o.SnapshotEvery, o.SnapshotWALBytes = 0, 0
+	})
+	sh := d.shard(0)
+	j := sh.journal.(*walJournal)
+	if err := sh.srv.opts.Live.Set([][2]string{{"save", "10 3"}}); err != nil {
+		t.Fatal(err)
+	}
+	tick := func() uint64 {
+		j.Tick(sh)
+		sh.finishSnapshotNow()
+		return sh.snapStatus.lastSeq
+	}
+	start := tick()
+	d.do(sh, "SET", "a", "1")
+	d.do(sh, "SET", "b", "1")
+	clock.ms.Add(11_000)
+	if got := tick(); got != start {
+		t.Fatalf("snapshot after 2 writes and 11 s with save 10 3 (sequence %d)", got)
+	}
+	d.do(sh, "SET", "c", "1")
+	taken := tick()
+	if taken == start {
+		t.Fatal("no snapshot after 3 writes and 11 s with save 10 3")
+	}
+	for i := 0; i < 5; i++ {
+		d.do(sh, "SET", "d", "1")
+	}
+	clock.ms.Add(5_000)
+	if got := tick(); got != taken {
+		t.Fatalf("snapshot only 5 s after the last one (sequence %d)", got)
+	}
+	if err := sh.srv.opts.Live.Set([][2]string{{"save", ""}}); err != nil {
+		t.Fatal(err)
+	}
+	clock.ms.Add(60_000)
+	if got := tick(); got != taken {
+		t.Fatalf("snapshot with save \"\" (sequence %d)", got)
+	}
+}
+
 // With the default proportional schedule, snapshots written stay within a
 // small multiple of the WAL written however large the data set is
 // relative to the floor; a fixed interval (percent 0) rewrites the whole

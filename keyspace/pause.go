@@ -2,7 +2,6 @@ package keyspace
 
 import (
 	"math"
-	"sync/atomic"
 
 	"github.com/ruvio/ruvio/scripting"
 )
@@ -14,19 +13,24 @@ import (
 // While a shard is paused, a command that the pause covers (every command
 // under ALL; under WRITE those that write or may replicate: writes,
 // PUBLISH, PFCOUNT, EVAL and FCALL of scripts that may write, EXEC of a
-// transaction holding one of these) is not run: its batch waits in the
-// shard, from that command on, and so does every later batch of the same
-// client, as a Redis client is blocked with its pipeline behind it. When
-// the pause ends (CLIENT UNPAUSE, or its deadline seen by the next drain or
-// tick) the waiting batches run in the order they arrived. A command
-// refused before it would run (wrong arity, unknown, no permission) is
-// answered at once. A pause given inside EXEC takes effect after it.
+// transaction holding one of these) is not run: its client is parked by
+// the blocking facility (blocking.go) at that command, postponed, with no
+// key and no deadline, and every later batch of the client waits behind
+// it, as a Redis client is blocked with its pipeline behind it; the
+// replies of the commands before it leave at once. When the pause ends
+// (CLIENT UNPAUSE, or its deadline, on which the shard's block timer
+// wakes it) the postponed clients are resumed in the order they were held
+// and each runs its held command again from the start: it may be
+// postponed again by a new pause. A command refused before it would run
+// (wrong arity, unknown, no permission) is answered at once. A pause given
+// inside EXEC takes effect after it. Postponed clients count as blocked
+// (INFO blocked_clients, CLIENT LIST flag b), but CLIENT UNBLOCK does not
+// release them.
 //
 // While paused the shard neither expires keys (active expiry stops; a
 // read finds an expired key missing but leaves it) nor evicts.
 //
-// Everything here runs on the shard goroutine, but for the count of
-// waiting clients that INFO reads.
+// Everything here runs on the shard goroutine.
 
 // pauseKind is what a pause stops.
 type pauseKind uint8
@@ -37,22 +41,11 @@ const (
 	pauseAll             // every command
 )
 
-// shardPause is a shard's pause and the batches it holds.
+// shardPause is a shard's pause; the clients it holds are parked in the
+// blocking table (blocking.postponed).
 type shardPause struct {
 	kind  pauseKind
 	endMs int64
-	// held is the waiting batches in arrival order; next is the index of
-	// the first command not run yet.
-	held []heldBatch
-	// clients counts the clients with held batches, for INFO.
-	clients atomic.Int64
-	// hit is set by exec when it held the command it was given.
-	hit bool
-}
-
-type heldBatch struct {
-	b    *Batch
-	next int
 }
 
 // pauseActive reports whether a pause is in force, ending one whose
@@ -140,50 +133,42 @@ func (sh *Shard) effectiveFlags(cmd *Command, args [][]byte) Flag {
 	return flags
 }
 
-// holdBatch keeps b, whose command next the pause holds, until the pause
-// ends.
-func (sh *Shard) holdBatch(b *Batch, next int) {
-	c := b.Client
-	if c.held == 0 {
-		sh.pause.clients.Add(1)
+// postpone parks the client of x, whose command the pause holds, before
+// the command runs; run then parks its batch at that command.
+func (sh *Shard) postpone(x *Ctx) {
+	c := x.C
+	if c.replyMode&replySkip != 0 {
+		// CLIENT REPLY SKIP concerns the held command, run later.
+		c.replyMode |= replySkipNext
 	}
-	c.held++
-	sh.pause.held = append(sh.pause.held, heldBatch{b: b, next: next})
+	bc := &blockedClient{c: c, postponed: true}
+	sh.park(bc)
+	c.postponed.Store(true)
+	sh.blk.postponed = append(sh.blk.postponed, bc)
+	if end := sh.pause.endMs; end > 0 {
+		sh.armBlockTimer(end)
+	}
 }
 
-// releaseHeld runs the held batches once the pause is over and queues them
-// for delivery; it returns how many ran. A batch that meets a new pause
-// is held again, behind nothing: the list is rebuilt in order.
-func (sh *Shard) releaseHeld() int {
-	if len(sh.pause.held) == 0 || sh.pauseActive() {
-		return 0
+// releasePostponed unblocks the postponed clients once the pause is over:
+// they are resumed (each runs its held command again) at the next resume
+// point, in the order they were held. It reports whether it unblocked any.
+// While the pause lasts it makes sure the shard wakes at its end.
+func (sh *Shard) releasePostponed() bool {
+	bs := &sh.blk
+	if len(bs.postponed) == 0 {
+		return false
 	}
-	held := sh.pause.held
-	sh.pause.held = nil
-	for _, h := range held {
-		c := h.b.Client
-		c.held--
-		if c.held == 0 {
-			sh.pause.clients.Add(-1)
-		}
+	if sh.pauseActive() {
+		sh.armBlockTimer(sh.pause.endMs)
+		return false
 	}
-	for i, h := range held {
-		if !sh.runFrom(h.b, h.next) {
-			sh.queue(h.b)
-		}
-		held[i] = heldBatch{}
+	ps := bs.postponed
+	bs.postponed = nil
+	for _, bc := range ps {
+		sh.unblocked(bc)
 	}
-	return len(held)
-}
-
-// pausedClients is the number of clients waiting for a pause to end, on
-// every shard.
-func (s *Server) pausedClients() int64 {
-	var n int64
-	for _, sh := range s.shards {
-		n += sh.pause.clients.Load()
-	}
-	return n
+	return true
 }
 
 // expiryPaused reports whether keys must not be deleted for their deadline

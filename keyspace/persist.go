@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -196,6 +197,9 @@ func (j *walJournal) Tick(sh *Shard) {
 		int64(j.wal.Stats().Bytes-j.bytesAtSnapshot) >= limit {
 		due = true
 	}
+	if live := sh.srv.opts.Live; !due && live != nil {
+		due = savePointMet(live.SavePoints(), sh.srv.now().Sub(j.lastSnapshotAt), j.wal.LastSequence()-sh.snapStatus.lastSeq)
+	}
 	if !due || j.wal.LastSequence() == sh.snapStatus.lastSeq {
 		return
 	}
@@ -204,6 +208,17 @@ func (j *walJournal) Tick(sh *Shard) {
 	}
 	j.lastSnapshotAt = sh.srv.now()
 	j.bytesAtSnapshot = j.wal.Stats().Bytes
+}
+
+// savePointMet reports whether one of Redis's save points is met: elapsed
+// since the last snapshot and changes (WAL records) since it.
+func savePointMet(points []config.SavePoint, elapsed time.Duration, changes uint64) bool {
+	for _, p := range points {
+		if elapsed >= time.Duration(p.Seconds)*time.Second && changes >= uint64(p.Changes) {
+			return true
+		}
+	}
+	return false
 }
 
 // snapshotWALThreshold is the WAL growth since the last snapshot that makes

@@ -23,6 +23,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	}
 	db := sh.dbs[r.DB]
 	p := persistence.NewPayloadReader(r.Payload)
+	// A record changes collections in place, as a command does.
+	defer sh.settleMem()
 	var err error
 	switch r.Op {
 	case persistence.OpSet:
@@ -182,6 +184,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 		err = sh.applyZSetRecord(db, r.Op, &p)
 	case persistence.OpBloomAdd:
 		err = applyBloomRecord(db, &p)
+	case persistence.OpRestore:
+		err = applyRestoreRecord(sh.valueConfig(), db, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/hash"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // durApply replays recs into sh the way recovery does: each record is
@@ -193,6 +195,13 @@ func TestReplayEveryOpcode(t *testing.T) {
 		{"rename over ttl", [][]string{{"SET", "a", "1"}, {"SET", "b", "2", "EX", "50"}}, []string{"RENAME", "a", "b"}, persistence.OpRename},
 		{"renamenx", [][]string{{"SELECT", "4"}, {"SET", "a", "1", "PX", "500"}}, []string{"RENAMENX", "a", "z"}, persistence.OpRename},
 		{"copy", [][]string{{"SET", "a", "1", "EX", "50"}}, []string{"COPY", "a", "b"}, persistence.OpCopy},
+		{"restore string", nil, []string{"RESTORE", "s", "5000", restorePayload(rdb.Value{Kind: rdb.KindString, Str: []byte("v")})}, set},
+		{"restore string over hash", [][]string{{"HSET", "s", "f", "v"}}, []string{"RESTORE", "s", "0", restorePayload(rdb.Value{Kind: rdb.KindString, Str: []byte("v")}), "REPLACE"}, set},
+		{"restore hash", nil, []string{"RESTORE", "h", "0", restorePayload(rdb.Value{Kind: rdb.KindHash, Pairs: [][]byte{[]byte("f"), []byte("v")}})}, persistence.OpRestore},
+		{"restore list over string", [][]string{{"SET", "l", "x", "EX", "9"}}, []string{"RESTORE", "l", "7000", restorePayload(rdb.Value{Kind: rdb.KindList, Elems: [][]byte{[]byte("a"), []byte("b")}}), "REPLACE"}, persistence.OpRestore},
+		{"restore set absttl", nil, []string{"RESTORE", "st", deadline, restorePayload(rdb.Value{Kind: rdb.KindSet, Elems: [][]byte{[]byte("1"), []byte("-2")}}), "ABSTTL"}, persistence.OpRestore},
+		{"restore zset", nil, []string{"RESTORE", "z", "0", restorePayload(rdb.Value{Kind: rdb.KindZSet, Z: []rdb.ZEntry{{Member: []byte("m"), Score: 1.5}}})}, persistence.OpRestore},
+		{"restore expired replaces by deleting", [][]string{{"SET", "a", "1"}}, []string{"RESTORE", "a", "1", restorePayload(rdb.Value{Kind: rdb.KindString, Str: []byte("v")}), "REPLACE", "ABSTTL"}, del},
 		{"copy replace", [][]string{{"SET", "a", "1"}, {"SET", "b", "2", "EX", "50"}}, []string{"COPY", "a", "b", "REPLACE"}, persistence.OpCopy},
 		{"copy db", [][]string{{"SET", "a", "1", "EX", "50"}, {"SELECT", "6"}, {"SET", "a", "old"}, {"SELECT", "0"}}, []string{"COPY", "a", "a", "DB", "6", "REPLACE"}, persistence.OpCopy},
 		{"copy then append to the copy", [][]string{{"SET", "a", "12"}, {"COPY", "a", "b"}}, []string{"APPEND", "b", "34"}, persistence.OpAppend},
@@ -350,6 +359,8 @@ func durPayloads() map[persistence.Opcode][]byte {
 		persistence.OpCopy:     cat(b("key"), b("dst"), persistence.AppendU16(nil, 2), persistence.AppendU8(nil, 1)),
 		persistence.OpAppend:   cat(b("key"), b("suffix")),
 		persistence.OpSetRange: cat(b("key"), persistence.AppendU64(nil, 3), b("xyz")),
+		persistence.OpRestore: cat(b("key"), persistence.AppendI64(nil, 0), persistence.AppendU8(nil, kindHash),
+			oneFieldHash().appendSnapshot(nil)),
 	}
 }
 
@@ -491,4 +502,14 @@ func FuzzReplayRecord(f *testing.F) {
 		_ = durTryApply(t, sh, persistence.Record{Seq: 1, DB: db % 20, Op: persistence.Opcode(op), Payload: payload})
 		durCheckIndex(t, sh)
 	})
+}
+
+// restorePayload is the DUMP payload of v.
+func restorePayload(v rdb.Value) string { return string(rdb.AppendDump(nil, &v)) }
+
+// oneFieldHash is a hash of one field, for record payloads.
+func oneFieldHash() *hashObj {
+	o := &hashObj{}
+	o.h.Set(hash.DefaultConfig, []byte("f"), []byte("v"))
+	return o
 }

@@ -493,6 +493,9 @@ func (sh *Shard) serveBusy() {
 			ss.deferred = append(ss.deferred, b)
 			continue
 		}
+		if sh.holdIfBlocked(b) {
+			continue
+		}
 		sh.runBusy(b)
 		sh.queue(b)
 		served = true

@@ -218,10 +218,15 @@ func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Clien
 func (s *Server) Disconnected(c *Client) {
 	c.mu.Lock()
 	c.closed = true
-	watching := c.watching
+	watching := c.watching || c.blockReg
+	blocked := c.blockReg
 	c.mu.Unlock()
 	if watching && c.Shard < len(s.shards) {
 		s.shards[c.Shard].forgetClosed(c)
+		if blocked {
+			// Forget its wait now rather than at the next tick.
+			s.shards[c.Shard].ring.signal()
+		}
 	}
 	s.stopMonitor(c)
 	s.dropSubscriptions(c)

@@ -463,11 +463,9 @@ type memoryUsager interface {
 func entryMemoryUsage(db *DB, e *entry, samples int64) int64 {
 	n := db.size(e) + 8
 	if e.isObj() {
-		n -= objectSize(nil)
-		n += 16
-		if mu, ok := db.obj(e).(memoryUsager); ok {
-			n += mu.memoryUsage(samples)
-		}
+		// Measured afresh; between commands the same as the figure
+		// used_memory holds for it.
+		n += measureObject(db.obj(e), samples) - db.a.objAcct.accounted(e.vlen())
 	}
 	if e.expIdx != 0 {
 		n += 4

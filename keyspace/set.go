@@ -70,18 +70,10 @@ func (sh *Shard) lookupSet(db *DB, key []byte, write bool) (e *entry, o *setObj,
 	return e, o, ok
 }
 
-// lookupSetOrReply is lookupSet that writes WRONGTYPE itself.
-func lookupSetOrReply(x *Ctx, key []byte, write bool) (*entry, *setObj, bool) {
-	e, o, ok := x.S.lookupSet(x.DB, key, write)
-	if !ok {
-		x.W.Error(errWrongType)
-	}
-	return e, o, ok
-}
-
 // Logging.
 
 func (sh *Shard) logSetMembers(db int, op persistence.Opcode, key string, members [][]byte) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}
@@ -94,6 +86,7 @@ func (sh *Shard) logSetMembers(db int, op persistence.Opcode, key string, member
 }
 
 func (sh *Shard) logSetStore(db int, key string, o *setObj) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}
@@ -103,6 +96,8 @@ func (sh *Shard) logSetStore(db int, key string, o *setObj) {
 }
 
 func (sh *Shard) logSetMove(db int, src, dst string, member []byte) {
+	sh.touchKey(db, src)
+	sh.touchKey(db, dst)
 	if sh.journal == nil {
 		return
 	}
@@ -210,7 +205,7 @@ func replyMembers(x *Ctx, members [][]byte) {
 // SADD key member [member ...]
 func saddCommand(x *Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*setObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -236,7 +231,7 @@ func saddCommand(x *Ctx) {
 // SREM key member [member ...]
 func sremCommand(x *Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*setObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -312,7 +307,7 @@ func smoveCommand(x *Ctx) {
 
 // SISMEMBER key member
 func sismemberCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -325,7 +320,7 @@ func sismemberCommand(x *Ctx) {
 
 // SMISMEMBER key member [member ...]
 func smismemberCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -341,7 +336,7 @@ func smismemberCommand(x *Ctx) {
 
 // SCARD key
 func scardCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -354,7 +349,7 @@ func scardCommand(x *Ctx) {
 
 // SMEMBERS key
 func smembersCommand(x *Ctx) {
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -381,7 +376,7 @@ func spopCommand(x *Ctx) {
 			return
 		}
 	}
-	e, o, ok := lookupSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*setObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -415,7 +410,7 @@ func srandmemberCommand(x *Ctx) {
 		return
 	}
 	if len(x.Args) == 2 {
-		_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+		_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 		if !ok {
 			return
 		}
@@ -430,7 +425,7 @@ func srandmemberCommand(x *Ctx) {
 	if !ok {
 		return
 	}
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -460,7 +455,7 @@ func srandmemberCommand(x *Ctx) {
 func setSources(x *Ctx, keys [][]byte) ([]*setObj, bool) {
 	sets := make([]*setObj, len(keys))
 	for i, k := range keys {
-		_, o, ok := lookupSetOrReply(x, k, false)
+		_, o, ok := lookupTyped[*setObj](x, k, true)
 		if !ok {
 			return nil, false
 		}
@@ -640,7 +635,7 @@ func sscanCommand(x *Ctx) {
 	if !ok {
 		return
 	}
-	_, o, ok := lookupSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*setObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}

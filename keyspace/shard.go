@@ -121,6 +121,8 @@ type Shard struct {
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).
 	scr shardScripts
+	// blk is the table of blocked clients (blocking.go).
+	blk blocking
 }
 
 type shardStats struct {
@@ -146,6 +148,7 @@ func newShard(srv *Server, idx, databases int) *Shard {
 		db := newDBIn(i, sh.arena)
 		db.clockMs = &sh.nowMs
 		db.lfu = srv.opts.Live.LFU
+		db.blk = &sh.blk
 		sh.dbs = append(sh.dbs, db)
 	}
 	sh.activeExpireOn.Store(true)
@@ -259,6 +262,14 @@ func (sh *Shard) loop() {
 		}
 		select {
 		case <-sh.ring.wake:
+			sh.acquire()
+			sh.blockTick()
+			sh.release()
+		case <-sh.blk.timerC():
+			sh.acquire()
+			sh.blk.timerAt = 0
+			sh.blockTick()
+			sh.release()
 		case <-tick.C:
 			sh.acquire()
 			sh.cron()
@@ -291,22 +302,17 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) || sh.pause.kind != pauseOff || len(sh.pause.held) > 0 {
-		// Scripts run on the shard goroutine only (scripting.go), and
-		// so do clients while a pause holds batches (pause.go).
+	if sh.batchRunsScript(b) || sh.blk.n.Load() != 0 || sh.pause.kind != pauseOff || sh.batchMayBlock(b) {
+		// Scripts run on the shard goroutine only (scripting.go). So
+		// does everything that may park a client (blocking.go): a
+		// blocking command, CLIENT PAUSE and whatever runs while a
+		// pause is in force; and while a client is parked, serving and
+		// resuming it is the shard goroutine's.
 		sh.release()
 		return false, false
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
-	if sh.run(b) {
-		// A CLIENT PAUSE in b holds the rest of it: the shard goroutine
-		// delivers it through b.Sink once the pause ends.
-		if len(sh.pushPending) > 0 {
-			sh.flushPushes()
-		}
-		sh.release()
-		return true, false
-	}
+	sh.run(b) // nothing here can park: see above
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
@@ -343,6 +349,9 @@ const maxBatchesPerDrain = 512
 // and returns how many it ran.
 func (sh *Shard) drain() int {
 	sh.reapClosed()
+	if sh.blk.mailN.Load() != 0 {
+		sh.blockTick()
+	}
 	n := 0
 	for n < maxBatchesPerDrain {
 		b := sh.ring.pop()
@@ -356,11 +365,20 @@ func (sh *Shard) drain() int {
 			sh.queue(b)
 		}
 		n++
+		if len(sh.blk.resume) > 0 {
+			n += sh.resumeBlocked()
+		}
 		if len(sh.scr.deferred) > 0 {
 			n += sh.runDeferred()
 		}
-		if len(sh.pause.held) > 0 {
-			n += sh.releaseHeld()
+		if len(sh.blk.postponed) > 0 && sh.releasePostponed() {
+			n += sh.resumeBlocked()
+		}
+	}
+	if len(sh.blk.clients) > 0 && sh.blk.nextDeadline != 0 && n > 0 {
+		sh.expireBlocked()
+		if len(sh.blk.resume) > 0 {
+			n += sh.resumeBlocked()
 		}
 	}
 	if n > 0 {
@@ -389,9 +407,6 @@ func (sh *Shard) cron() {
 	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
-	if len(sh.pause.held) > 0 && sh.releaseHeld() > 0 {
-		sh.commit()
-	}
 	// A pause stops expiry and eviction too.
 	paused := sh.pauseActive()
 	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !paused {
@@ -418,20 +433,22 @@ func (sh *Shard) cron() {
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
+	// After the expiry cycle: a deletion may concern a waiter. It also
+	// resumes the clients of a pause that ended.
+	sh.blockTick()
 }
 
 // run executes every command of b and appends the replies to b.Out. It
-// reports whether b was kept by a CLIENT PAUSE (then it must not be queued
-// for delivery: it runs on when the pause ends).
+// reports whether b was kept by a parked client (blocked, or held by a
+// CLIENT PAUSE; then it must not be queued for delivery).
 func (sh *Shard) run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
 
 // runFrom runs the commands of b from index first on.
 func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	c := b.Client
-	if c.held > 0 {
-		// Its earlier batch waits for a pause: this one waits behind it.
-		sh.holdBatch(b, first)
-		return true
+	if c.blk != nil {
+		// Parked: its commands wait behind the parked one.
+		return sh.holdIfBlocked(b)
 	}
 	x := &sh.ctx
 	x.C = c
@@ -456,12 +473,16 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 		}
 		b.Out.Proto = c.Proto
 		sh.exec(x, args)
-		if sh.pause.hit {
-			sh.pause.hit = false
+		if len(sh.blk.ready) > 0 {
+			sh.serveReady()
+			// Serving used its own context; this batch goes on.
+			x.C, x.W, x.Batch = c, &b.Out, b
+		}
+		if c.blk != nil && c.blk.batch == nil {
+			c.Touch(sh.nowMs * int64(time.Millisecond))
 			x.Batch = nil
 			x.Args = nil
-			sh.holdBatch(b, i)
-			return true
+			return sh.parkBatch(b, i)
 		}
 		if b.CloseAfter {
 			break
@@ -534,8 +555,9 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 		c.lastCmd.Store(name)
 	}
 	if sh.pause.kind != pauseOff && sh.pauseHolds(x, cmd, args) {
-		// Run again, from here, when the pause ends.
-		sh.pause.hit = true
+		// Parked before it runs; run again, from here, when the pause
+		// ends (pause.go).
+		sh.postpone(x)
 		return
 	}
 	if c.tx.multi && !txControl(cmd) {
@@ -580,7 +602,14 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	sh.callDepth++
 	writing := sh.writing
 	sh.writing = cmd.Flags&FlagWrite != 0
+	// A read-only command may read packed collections in place (packed.go).
+	acct := &sh.arena.objAcct
+	wasReadOnly := acct.readOnly
+	acct.readOnly = cmd.Flags&FlagReadOnly != 0
 	cmd.Handler(x)
+	// Objects the command touched are measured again (memacct.go).
+	sh.settleMem()
+	acct.readOnly = wasReadOnly
 	sh.writing = writing
 	sh.callDepth--
 	st.calls++

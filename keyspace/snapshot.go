@@ -41,17 +41,38 @@ type snapshotValue interface {
 	appendSnapshot(dst []byte) []byte
 }
 
-// decodeSnapshotValue rebuilds a value read from a snapshot. val aliases
-// the reader's buffer and must be copied when kept.
-func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
+// valueConfig is the set of encoding thresholds a collection is rebuilt
+// with: the live CONFIG values, so a loaded collection takes the encoding
+// the same data would have had if written by commands.
+type valueConfig struct {
+	hash     hash.Config
+	set      set.Config
+	zset     zset.Config
+	listFill int
+}
+
+// valueConfig reads the live encoding thresholds.
+func (sh *Shard) valueConfig() valueConfig {
+	return valueConfig{hash: sh.hashConfig(), set: sh.setConfig(), zset: sh.zsetConfig(), listFill: sh.listFill()}
+}
+
+// defaultValueConfig is the thresholds' built-in values.
+func defaultValueConfig() valueConfig {
+	return valueConfig{hash: hash.DefaultConfig, set: set.DefaultConfig, zset: zset.DefaultConfig, listFill: list.DefaultFill}
+}
+
+// decodeSnapshotValue rebuilds a value read from a snapshot, collections
+// in the encodings cfg's thresholds give them. val aliases the reader's
+// buffer and must be copied when kept.
+func decodeSnapshotValue(cfg valueConfig, kind uint8, val []byte) ([]byte, any, error) {
 	switch kind {
 	case kindString:
 		return copyBytes(val), nil, nil
 	case kindSet:
-		obj, err := decodeSet(set.DefaultConfig, val)
+		obj, err := decodeSet(cfg.set, val)
 		return nil, obj, err
 	case kindZSet:
-		obj, err := decodeZSet(zset.DefaultConfig, val)
+		obj, err := decodeZSet(cfg.zset, val)
 		return nil, obj, err
 	case kindBloom:
 		obj, err := decodeBloom(val)
@@ -60,11 +81,10 @@ func decodeSnapshotValue(kind uint8, val []byte) ([]byte, any, error) {
 		obj, err := decodeKeyJobValue(kind, val)
 		return nil, obj, err
 	case kindHash:
-		// Loaded in the default encoding thresholds' form.
-		obj, err := decodeHashValue(hash.DefaultConfig, val)
+		obj, err := decodeHashValue(cfg.hash, val)
 		return nil, obj, err
 	case kindList:
-		obj, err := decodeListValue(list.DefaultFill, val)
+		obj, err := decodeListValue(cfg.listFill, val)
 		return nil, obj, err
 	}
 	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
@@ -303,11 +323,12 @@ func (sh *Shard) loadSnapshotEntry(db uint16, kind uint8, key, value []byte, dea
 		d.addString(key, value, deadline)
 		return nil
 	}
-	val, obj, err := decodeSnapshotValue(kind, value)
+	val, obj, err := decodeSnapshotValue(sh.valueConfig(), kind, value)
 	if err != nil {
 		return err
 	}
 	d.add(key, val, obj, deadline)
+	sh.settleMem()
 	return nil
 }
 

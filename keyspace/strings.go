@@ -3,6 +3,8 @@ package keyspace
 import (
 	"math"
 	"strconv"
+
+	"github.com/ruvio/ruvio/types/num"
 )
 
 // stringOf returns the bytes of a string or string-like entry; ok is
@@ -470,35 +472,41 @@ func incrbyCommand(x *Ctx) {
 }
 
 // INCRBYFLOAT key increment
+//
+// The sum is computed with C's long double precision and range and printed
+// as Redis prints it (types/num), so results match Redis digit for digit:
+// 10.5 + 0.1 is 10.6, not float64's 10.6 of 10.59999....
 func incrbyfloatCommand(x *Ctx) {
 	sh := x.S
-	incr, ok := parseFloat(x.Args[2])
-	if !ok {
-		x.W.Error(errNotFloat)
-		return
-	}
 	e := sh.lookup(x.DB, x.Args[1])
-	var cur float64
+	cur := num.LongDoubleFromInt(0)
 	if e != nil {
 		if x.DB.obj(e) != nil {
 			x.W.Error(errWrongType)
 			return
 		}
-		if cur, ok = parseFloat(x.DB.val(e)); !ok {
+		v, ok := num.ParseLongDouble(x.DB.val(e))
+		if !ok {
 			x.W.Error(errNotFloat)
 			return
 		}
+		cur = v
 	}
-	cur += incr
-	if math.IsNaN(cur) || math.IsInf(cur, 0) {
+	incr, ok := num.ParseLongDouble(x.Args[2])
+	if !ok {
+		x.W.Error(errNotFloat)
+		return
+	}
+	sum, ok := num.AddLongDouble(cur, incr)
+	if !ok {
 		x.W.Error("ERR increment would produce NaN or Infinity")
 		return
 	}
 	var tmp [64]byte
-	num := formatHumanFloat(tmp[:0], cur)
-	sh.storeStringIn(x.DB, e, x.Args[1], num, 0, true)
+	out := num.AppendLongDoubleHuman(tmp[:0], sum)
+	sh.storeStringIn(x.DB, e, x.Args[1], out, 0, true)
 	x.notify(evString, "incrbyfloat", x.Args[1])
-	x.W.Bulk(num)
+	x.W.Bulk(out)
 }
 
 // GETRANGE key start end (and SUBSTR)
@@ -582,6 +590,7 @@ func setrangeCommand(x *Ctx) {
 		buf := make([]byte, end)
 		copy(buf[off:], val)
 		e = x.DB.add(x.Args[1], buf, nil, 0)
+		markRaw(e) // Redis builds the new string raw
 		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
 		x.notify(evNew, "new", x.Args[1])
 		x.notify(evString, "setrange", x.Args[1])
@@ -634,6 +643,7 @@ func setbitCommand(x *Ctx) {
 		buf := make([]byte, byteIdx+1)
 		buf[byteIdx] = byte(on) << shift
 		e = x.DB.add(x.Args[1], buf, nil, 0)
+		markRaw(e) // Redis builds a bitmap as a raw string
 		sh.logSet(x.DB.id, e.keyView(), x.DB.val(e), 0)
 		x.notify(evNew, "new", x.Args[1])
 		x.notify(evString, "setbit", x.Args[1])
@@ -645,6 +655,9 @@ func setbitCommand(x *Ctx) {
 		grew = true
 		e = x.DB.resizeVal(e, byteIdx+1)
 	}
+	// Redis makes the string raw before looking at the bit, even when
+	// nothing changes.
+	markRaw(e)
 	b := x.DB.val(e)[byteIdx]
 	prev := int64(b>>shift) & 1
 	if grew || prev != on {

@@ -341,7 +341,10 @@ func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
 	c := sh.trackCaller(x)
 	w := x.W
 	ok := len(w.Buf) <= before || w.Buf[before] != '-'
-	if ok && cmd.Flags&FlagWrite != 0 {
+	// A command that just blocked wrote nothing yet: its keys are
+	// invalidated when it is served (serveReady).
+	parked := c.blk != nil && c.blk.batch == nil
+	if ok && !parked && cmd.Flags&FlagWrite != 0 {
 		switch cmd.Name {
 		case "flushdb", "flushall":
 			sh.trackFlush()

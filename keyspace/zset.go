@@ -57,25 +57,6 @@ func decodeZSet(cfg zset.Config, b []byte) (*zsetObj, error) {
 	return &zsetObj{z: z}, nil
 }
 
-// lookupZSetOrReply returns the sorted set at key (nil when absent); ok
-// is false after a WRONGTYPE reply.
-func lookupZSetOrReply(x *Ctx, key []byte, write bool) (*entry, *zsetObj, bool) {
-	var e *entry
-	if write {
-		e = x.S.lookup(x.DB, key)
-	} else {
-		e = x.S.lookupRead(x.DB, key)
-	}
-	if e == nil {
-		return nil, nil, true
-	}
-	o, ok := x.DB.obj(e).(*zsetObj)
-	if !ok {
-		x.W.Error(errWrongType)
-	}
-	return e, o, ok
-}
-
 // scored is a member and its score.
 type scored struct {
 	m []byte
@@ -85,7 +66,11 @@ type scored struct {
 // Logging.
 
 func (sh *Shard) logZAdd(db int, key string, items []scored) {
-	if sh.journal == nil || len(items) == 0 {
+	if len(items) == 0 {
+		return
+	}
+	sh.touchKey(db, key)
+	if sh.journal == nil {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -98,7 +83,11 @@ func (sh *Shard) logZAdd(db int, key string, items []scored) {
 }
 
 func (sh *Shard) logZRemove(db int, key string, members [][]byte) {
-	if sh.journal == nil || len(members) == 0 {
+	if len(members) == 0 {
+		return
+	}
+	sh.touchKey(db, key)
+	if sh.journal == nil {
 		return
 	}
 	p := appendStr(sh.scratch[:0], key)
@@ -110,6 +99,7 @@ func (sh *Shard) logZRemove(db int, key string, members [][]byte) {
 }
 
 func (sh *Shard) logZStore(db int, key string, o *zsetObj) {
+	sh.touchKey(db, key)
 	if sh.journal == nil {
 		return
 	}
@@ -287,7 +277,7 @@ func zaddGeneric(x *Ctx, zincrby bool) {
 		scores[k] = f
 	}
 	sh, db := x.S, x.DB
-	e, o, ok := lookupZSetOrReply(x, args[1], true)
+	e, o, ok := lookupTyped[*zsetObj](x, args[1], false)
 	if !ok {
 		return
 	}
@@ -356,7 +346,7 @@ func zincrbyCommand(x *Ctx) { zaddGeneric(x, true) }
 // ZREM key member [member ...]
 func zremCommand(x *Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupZSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*zsetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -386,7 +376,7 @@ func zremCommand(x *Ctx) {
 
 // ZCARD key
 func zcardCommand(x *Ctx) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -399,7 +389,7 @@ func zcardCommand(x *Ctx) {
 
 // ZSCORE key member
 func zscoreCommand(x *Ctx) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -414,7 +404,7 @@ func zscoreCommand(x *Ctx) {
 
 // ZMSCORE key member [member ...]
 func zmscoreCommand(x *Ctx) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -432,7 +422,7 @@ func zmscoreCommand(x *Ctx) {
 
 // ZRANK / ZREVRANK key member
 func zrankGeneric(x *Ctx, rev bool) {
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -455,7 +445,7 @@ func zcountCommand(x *Ctx) {
 		x.W.Error(errZScoreArg)
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -473,7 +463,7 @@ func zlexcountCommand(x *Ctx) {
 		x.W.Error(errZLexArg)
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -591,7 +581,7 @@ func zrangeGeneric(x *Ctx, at int, dst []byte, rtype, dir int) {
 			return
 		}
 	}
-	_, o, ok := lookupZSetOrReply(x, args[at], false)
+	_, o, ok := lookupTyped[*zsetObj](x, args[at], true)
 	if !ok {
 		return
 	}
@@ -686,7 +676,7 @@ func zremrangeGeneric(x *Ctx, rtype int) {
 		}
 	}
 	sh, db := x.S, x.DB
-	e, o, ok := lookupZSetOrReply(x, x.Args[1], true)
+	e, o, ok := lookupTyped[*zsetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -737,7 +727,7 @@ func zpopGeneric(x *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 	var key []byte
 	for _, k := range keys {
 		var ok bool
-		e, o, ok = lookupZSetOrReply(x, k, true)
+		e, o, ok = lookupTyped[*zsetObj](x, k, false)
 		if !ok {
 			return
 		}
@@ -782,6 +772,10 @@ func zpopGeneric(x *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		x.W.ArrayHeader(2 * len(items))
 	case nested && !emitKey:
 		x.W.ArrayHeader(len(items))
+	case emitKey && !nested:
+		// BZPOPMIN/BZPOPMAX: key, member, score.
+		x.W.ArrayHeader(2*len(items) + 1)
+		x.W.Bulk(key)
 	case emitKey:
 		x.W.ArrayHeader(2)
 		x.W.Bulk(key)
@@ -873,7 +867,7 @@ func zrandmemberCommand(x *Ctx) {
 				return
 			}
 		}
-		_, o, ok := lookupZSetOrReply(x, args[1], false)
+		_, o, ok := lookupTyped[*zsetObj](x, args[1], true)
 		if !ok {
 			return
 		}
@@ -894,7 +888,7 @@ func zrandmemberCommand(x *Ctx) {
 		replyScored(x, items, withScores)
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, args[1], true)
 	if !ok {
 		return
 	}
@@ -1158,7 +1152,7 @@ func zscanCommand(x *Ctx) {
 	if !ok {
 		return
 	}
-	_, o, ok := lookupZSetOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}

@@ -104,6 +104,10 @@
 //	                     range removals and pops list what went)
 //	86 ZStore            key bytes, sorted set encoding (types/zset v1) to
 //	                     the end: the value of a Z*STORE, no deadline
+//	120 Restore          key bytes, deadline i64, snapshot value kind u8,
+//	                     the value's snapshot encoding to the end: the key
+//	                     now holds that value (RESTORE of a collection;
+//	                     a restored string is a Set)
 //
 // TAKE and INCRBY … MAX write Set like INCR; GETEX writes Expire. Key-job
 // records are physical like the others: replay sets the logged token,
@@ -125,7 +129,8 @@
 // testdata/golden-v1.wal holds one record of each released layout; a test
 // decodes it, so the v1 format cannot change silently.
 // testdata/golden-v1.wal holds one record of each released layout and
-// testdata/golden-collections-v1.wal one of each set, sorted set and Bloom layout; tests decode them, so
+// testdata/golden-collections-v1.wal one of each set, sorted set and Bloom layout,
+// testdata/golden-restore-v1.wal a Restore record; tests decode them, so
 // the formats cannot change silently.
 //
 // # Segments

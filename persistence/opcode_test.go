@@ -47,6 +47,7 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpZRemove, 85, "ZRemove"},
 		{OpZStore, 86, "ZStore"},
 		{OpBloomAdd, 87, "BloomAdd"},
+		{OpRestore, 120, "Restore"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {

@@ -1,6 +1,7 @@
 // Package types is the root of Ruvio's data structures: one package per
 // Redis value type (list, hash, set, zset, bloom) plus num for Redis's
-// number rules. None of them knows about RESP, commands, shards or the
+// number rules, and rdb for Redis's own serialization (DUMP payloads and
+// RDB files, for RESTORE and import-rdb). None of them knows about RESP, commands, shards or the
 // keyspace; the command families in keyspace/ sit on top of them.
 //
 // Every package follows the same conventions:

@@ -2,6 +2,7 @@
 //
 //	gen resp [-n N] [-start S] [-digits D] ARG...   write N commands in RESP to stdout, for redis-cli --pipe
 //	gen waitpong -addr HOST:PORT [-timeout D]
+//	gen pingprobe -addr HOST:PORT [-for D]
 //
 // resp: each ARG is a template in which every "{i}" becomes the command's
 // index (start .. start+N-1) as 12 zero-padded digits (-digits changes the
@@ -15,6 +16,11 @@
 // arrives, then prints the wall clock of that moment as Unix nanoseconds
 // and exits 0; exits 1 after the timeout. The caller subtracts its own
 // "date +%s%N" taken just before it started the server.
+//
+// pingprobe: sends PING after PING on one connection for the given time
+// and prints how many it sent and the round trips' maximum, 99.9th and
+// 99th percentiles in microseconds, and how many took over 1 ms and over
+// 10 ms: a stall of the shard shows as one long round trip.
 package main
 
 import (
@@ -23,6 +29,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,13 +44,15 @@ func main() {
 		resp(os.Args[2:])
 	case "waitpong":
 		waitpong(os.Args[2:])
+	case "pingprobe":
+		pingprobe(os.Args[2:])
 	default:
 		usage()
 	}
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: gen resp [-n N] [-start S] [-digits D] ARG... | gen waitpong -addr HOST:PORT [-timeout D]")
+	fmt.Fprintln(os.Stderr, "usage: gen resp [-n N] [-start S] [-digits D] ARG... | gen waitpong -addr HOST:PORT [-timeout D] | gen pingprobe -addr HOST:PORT [-for D]")
 	os.Exit(2)
 }
 
@@ -138,4 +147,40 @@ func waitpong(args []string) {
 	}
 	fmt.Fprintln(os.Stderr, "gen waitpong: no PONG from", *addr, "within", *timeout)
 	os.Exit(1)
+}
+
+func pingprobe(args []string) {
+	fs := flag.NewFlagSet("pingprobe", flag.ExitOnError)
+	addr := fs.String("addr", "127.0.0.1:6379", "server address")
+	dur := fs.Duration("for", 3*time.Second, "how long to probe")
+	_ = fs.Parse(args)
+	conn, err := net.DialTimeout("tcp", *addr, time.Second)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen pingprobe:", err)
+		os.Exit(1)
+	}
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	var rtts []time.Duration
+	end := time.Now().Add(*dur)
+	for time.Now().Before(end) {
+		t0 := time.Now()
+		if _, err := conn.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+			fmt.Fprintln(os.Stderr, "gen pingprobe:", err)
+			os.Exit(1)
+		}
+		if line, err := rd.ReadString('\n'); err != nil || !strings.HasPrefix(line, "+PONG") {
+			fmt.Fprintln(os.Stderr, "gen pingprobe: reply", line, err)
+			os.Exit(1)
+		}
+		rtts = append(rtts, time.Since(t0))
+	}
+	slices.Sort(rtts)
+	over := func(d time.Duration) int {
+		i, _ := slices.BinarySearch(rtts, d)
+		return len(rtts) - i
+	}
+	at := func(q float64) int64 { return rtts[int(q*float64(len(rtts)-1))].Microseconds() }
+	fmt.Printf("pings=%d max_us=%d p999_us=%d p99_us=%d over_1ms=%d over_10ms=%d\n",
+		len(rtts), rtts[len(rtts)-1].Microseconds(), at(0.999), at(0.99), over(time.Millisecond), over(10*time.Millisecond))
 }

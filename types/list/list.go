@@ -68,6 +68,18 @@ type List struct {
 	head  int
 	n     int
 	fill  int
+	// bufBytes is the rounded allocation size of every live node's
+	// buffer, kept as buffers change so that MemoryUsage need not visit
+	// the nodes.
+	bufBytes int
+}
+
+// setBuf makes b the buffer of nd, a live node, keeping bufBytes.
+func (l *List) setBuf(nd *node, b []byte) {
+	if cap(b) != cap(nd.buf) {
+		l.bufBytes += memsize.NoScan(cap(b)) - memsize.NoScan(cap(nd.buf))
+	}
+	nd.buf = b
 }
 
 // New returns an empty list whose nodes follow fill
@@ -135,7 +147,8 @@ func (l *List) PushFront(v []byte) {
 		}
 		nb := make([]byte, room+len(data))
 		copy(nb[room:], data)
-		nd.buf, nd.start = nb, room
+		l.setBuf(nd, nb)
+		nd.start = room
 	}
 	nd.start -= sz
 	lp.Put(nd.buf[nd.start:], v)
@@ -157,13 +170,14 @@ func (l *List) PushBack(v []byte) {
 		k := copy(nd.buf, nd.buf[nd.start:])
 		nd.buf, nd.start = nd.buf[:k], 0
 	}
-	nd.buf = lp.Append(nd.buf, v)
+	l.setBuf(nd, lp.Append(nd.buf, v))
 	nd.count++
 	l.n++
 }
 
 // insertNode inserts nd before live node i.
 func (l *List) insertNode(i int, nd node) {
+	l.bufBytes += memsize.NoScan(cap(nd.buf))
 	if i == 0 && l.head > 0 {
 		l.head--
 		l.nodes[l.head] = nd
@@ -188,6 +202,7 @@ func (l *List) insertNode(i int, nd node) {
 // removeNode drops live node i.
 func (l *List) removeNode(i int) {
 	abs := l.head + i
+	l.bufBytes -= memsize.NoScan(cap(l.nodes[abs].buf))
 	if i == 0 {
 		l.nodes[abs] = node{}
 		l.head++
@@ -302,7 +317,7 @@ func (l *List) Set(i int, v []byte) bool {
 	ni, off := l.locate(pos)
 	nd := &l.live()[ni]
 	_, end := lp.Next(nd.buf, off)
-	nd.buf = lp.Replace(nd.buf, off, end, v)
+	l.setBuf(nd, lp.Replace(nd.buf, off, end, v))
 	l.maybeSplit(ni)
 	return true
 }
@@ -320,6 +335,7 @@ func (l *List) maybeSplit(ni int) {
 	}
 	left := node{buf: append([]byte(nil), nd.buf[nd.start:off]...), count: half}
 	right := node{buf: append([]byte(nil), nd.buf[off:]...), count: nd.count - half}
+	l.setBuf(nd, right.buf)
 	*nd = right
 	l.insertNode(ni, left)
 	// A half holding a large element may still be over the limit.
@@ -345,7 +361,7 @@ func (l *List) Insert(pivot, v []byte, after bool) int {
 					nd.start -= lp.EntrySize(len(v))
 					lp.Put(nd.buf[nd.start:], v)
 				} else {
-					nd.buf = lp.Insert(nd.buf, at, v)
+					l.setBuf(nd, lp.Insert(nd.buf, at, v))
 				}
 				nd.count++
 				l.n++
@@ -376,7 +392,7 @@ func (l *List) Remove(v []byte, count int) int {
 					off = next
 					continue
 				}
-				nd.buf = lp.Delete(nd.buf, off, next)
+				l.setBuf(nd, lp.Delete(nd.buf, off, next))
 				nd.count--
 				l.n--
 				removed++
@@ -401,7 +417,7 @@ func (l *List) Remove(v []byte, count int) int {
 			s := lp.Prev(nd.buf, end)
 			e, _ := lp.Next(nd.buf, s)
 			if bytes.Equal(e, v) {
-				nd.buf = lp.Delete(nd.buf, s, end)
+				l.setBuf(nd, lp.Delete(nd.buf, s, end))
 				nd.count--
 				l.n--
 				removed++
@@ -506,7 +522,7 @@ func (l *List) RangeReverse(lo, hi int, fn func(v []byte) bool) {
 func (l *List) Trim(start, stop int) {
 	lo, hi := Span(start, stop, l.n)
 	if lo > hi {
-		l.nodes, l.head, l.n = nil, 0, 0
+		l.nodes, l.head, l.n, l.bufBytes = nil, 0, 0, 0
 		return
 	}
 	l.dropFront(lo)
@@ -594,11 +610,7 @@ func (l *List) Pos(dst []int, v []byte, rank, count, maxlen int) []int {
 // node slice and every node's buffer, each rounded to Go's allocation
 // size classes.
 func (l *List) MemoryUsage() int {
-	n := int(unsafe.Sizeof(*l)) + memsize.Alloc(int(unsafe.Sizeof(node{}))*cap(l.nodes))
-	for i := range l.live() {
-		n += memsize.NoScan(cap(l.live()[i].buf))
-	}
-	return n
+	return int(unsafe.Sizeof(*l)) + memsize.Alloc(int(unsafe.Sizeof(node{}))*cap(l.nodes)) + l.bufBytes
 }
 
 // Clone returns an independent copy of l (for COPY and snapshots).
@@ -606,6 +618,7 @@ func (l *List) Clone() *List {
 	c := &List{fill: l.fill, n: l.n, nodes: make([]node, len(l.live()))}
 	for i, nd := range l.live() {
 		c.nodes[i] = node{buf: append([]byte(nil), nd.buf[nd.start:]...), count: nd.count}
+		c.bufBytes += memsize.NoScan(cap(c.nodes[i].buf))
 	}
 	return c
 }
@@ -658,6 +671,7 @@ func Unmarshal(b []byte, fill int) (*List, error) {
 			return nil, fmt.Errorf("%w: node %d entries", ErrCorrupt, i)
 		}
 		l.nodes = append(l.nodes, node{buf: append([]byte(nil), data...), count: got})
+		l.bufBytes += memsize.NoScan(cap(l.nodes[len(l.nodes)-1].buf))
 		l.n += got
 		b = b[k1+k2+int(sz):]
 	}

@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
+
+	"github.com/ruvio/ruvio/types/internal/memsize"
 )
 
 // model is the reference: a plain slice with Redis's semantics.
@@ -585,5 +588,64 @@ func TestSetLargeElementSplitsUntilNodesFit(t *testing.T) {
 		if nd.count > 1 && nd.size() > 4096 {
 			t.Fatalf("node of %d entries holds %d bytes", nd.count, nd.size())
 		}
+	}
+}
+
+// TestMemoryUsageRunning: the running buffer total MemoryUsage reads
+// matches a walk of the nodes through every kind of mutation.
+func TestMemoryUsageRunning(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	walk := func(l *List) int {
+		n := int(unsafe.Sizeof(*l)) + memsize.Alloc(int(unsafe.Sizeof(node{}))*cap(l.nodes))
+		for _, nd := range l.live() {
+			n += memsize.NoScan(cap(nd.buf))
+		}
+		return n
+	}
+	check := func(l *List, step int, op string) {
+		t.Helper()
+		if got, want := l.MemoryUsage(), walk(l); got != want {
+			t.Fatalf("step %d (%s): MemoryUsage %d, walk %d", step, op, got, want)
+		}
+	}
+	for _, fill := range []int{-2, 4, 128} {
+		l := New(fill)
+		val := func() []byte { return bytes.Repeat([]byte{'a' + byte(r.IntN(3))}, 1+r.IntN(200)) }
+		for i := 0; i < 20000; i++ {
+			op := r.IntN(10)
+			switch op {
+			case 0, 1:
+				l.PushFront(val())
+			case 2, 3:
+				l.PushBack(val())
+			case 4:
+				l.PopFront()
+			case 5:
+				l.PopBack()
+			case 6:
+				if l.Len() > 0 {
+					l.Set(r.IntN(l.Len()), val())
+				}
+			case 7:
+				if v, ok := l.Index(r.IntN(l.Len() + 1)); ok {
+					l.Insert(slices.Clone(v), val(), r.IntN(2) == 0)
+				}
+			case 8:
+				l.Remove(val()[:1], r.IntN(5)-2)
+			case 9:
+				if r.IntN(50) == 0 {
+					l.Trim(r.IntN(20), -1-r.IntN(20))
+				}
+			}
+			check(l, i, fmt.Sprint(op))
+		}
+		c := l.Clone()
+		check(c, -1, "clone")
+		b, _ := l.MarshalBinary()
+		u, err := Unmarshal(b, fill)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(u, -1, "unmarshal")
 	}
 }

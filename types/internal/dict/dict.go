@@ -297,14 +297,15 @@ func nextCursor(cursor, mask uint64) uint64 {
 }
 
 // MemoryUsage returns the heap bytes held by the table itself and its
-// keys; callers add what their values point to. It visits the chunks
-// (one per 1024 entries), not the entries.
+// keys; callers add what their values point to. It takes constant time:
+// every chunk after the first holds exactly chunkSize entries.
 func (d *Dict[V]) MemoryUsage() int {
 	var e entry[V]
 	n := memsize.Alloc(int(unsafe.Sizeof(*d))) + memsize.NoScan(4*len(d.buckets)) + memsize.NoScan(4*len(d.old))
 	n += memsize.Alloc(int(unsafe.Sizeof([]entry[V]{})) * cap(d.chunks))
-	for _, c := range d.chunks {
-		n += memsize.Alloc(int(unsafe.Sizeof(e)) * cap(c))
+	if len(d.chunks) > 0 {
+		n += memsize.Alloc(int(unsafe.Sizeof(e)) * cap(d.chunks[0]))
+		n += (len(d.chunks) - 1) * memsize.Alloc(int(unsafe.Sizeof(e))*chunkSize)
 	}
 	return n + d.keyBytes
 }

@@ -1,0 +1,785 @@
+package keyspace
+
+import (
+	"container/list"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// BlockSpec describes how a blocking command waits.
+//
+// Blocking commands (BLPOP, BZPOPMIN, XREAD BLOCK, ...) park their client
+// inside its shard until a key they wait on can serve them, a deadline
+// passes, the client is unblocked (CLIENT UNBLOCK) or it disconnects.
+//
+// # Using it from a command
+//
+// A handler that finds nothing to serve and may block (x.NoBlock is false:
+// not inside EXEC or a script) calls x.Block with a BlockSpec and returns
+// without replying. The rest of the client's batch, and any batch of the
+// client that arrives meanwhile, waits behind the blocked command, as a
+// Redis client's pipelined commands do; replies of the commands before it
+// go out at once.
+//
+// A key that clients wait on is marked ready when it is created
+// (DB.insertNew: a push, RENAME, MOVE, COPY, SORT STORE, ...) or written
+// or deleted (the record helpers' touchKey hook, which every logged
+// mutation passes, expiry and eviction included; FLUSHDB, FLUSHALL and
+// SWAPDB mark every waited key of the database through touchAllInDB). A
+// new value kind gets this for free if its log helpers call touchKey (or
+// logged), as the existing ones do. After the command that marked it
+// finishes (for EXEC and scripts: after the whole transaction or script;
+// for expiry: at the shard's tick), the shard offers the key to each
+// client waiting on it, in the order they blocked, by calling its Serve
+// function. Serve is called whatever the key now holds, even nothing (a
+// stream reader can then report a deleted key): it looks the key up again
+// itself (an earlier waiter may have emptied it, or it may hold another
+// type) and returns false, having written nothing, to stay blocked.
+//
+// Serve runs with a Ctx set up for the blocked client: x.C, x.DB (the
+// database it blocked in), x.Args and x.Cmd (the blocking command, its
+// arguments still valid: a closure may keep slices of them), x.W (its
+// reply). Whatever Serve writes to the log and the keyspace events it
+// emits should be those of the non-blocking form: recovery needs no
+// knowledge of blocking. Serve returns true when it replied (served, or
+// an error such as WRONGTYPE, which counts as a failed call): the client
+// is unblocked and its waiting commands run right after the command that
+// served it, in the same commit group (under fsync = always its reply
+// waits for the records Serve wrote).
+//
+// When the deadline passes (checked at least every few milliseconds while
+// a deadline is pending) or CLIENT UNBLOCK id TIMEOUT is used, Timeout
+// writes the reply (nil: a null array, Redis's reply for every blocking
+// command that times out). CLIENT UNBLOCK id ERROR replies
+// "-UNBLOCKED client unblocked via CLIENT UNBLOCK". A client that
+// disconnects or is killed while blocked is forgotten without a reply.
+//
+// Everything here runs on the shard goroutine.
+type BlockSpec struct {
+	// Keys are the keys of x.DB the client waits on; duplicates are
+	// ignored. They are copied.
+	Keys [][]byte
+	// DeadlineMs is the unix millisecond time at which the client times
+	// out; 0 waits for ever. ParseBlockTimeout computes it.
+	DeadlineMs int64
+	// Serve tries to serve the client from key; see the type's comment.
+	Serve func(x *Ctx, key []byte) bool
+	// Timeout writes the reply of a client that timed out; nil writes a
+	// null array.
+	Timeout func(x *Ctx)
+}
+
+// Block parks the client of x as spec says. The handler calling it must
+// not have replied and must return at once. Inside EXEC or a script
+// (x.NoBlock) a command must not block: it replies as if timed out.
+func (x *Ctx) Block(spec BlockSpec) {
+	x.S.block(x, spec)
+}
+
+// ParseBlockTimeout reads a blocking command's timeout in seconds
+// (decimals allowed) and returns the unix millisecond deadline, 0 for
+// none. On a bad value it replies Redis's error and returns false. As in
+// Redis, the timeout is rounded up to whole milliseconds, and a value too
+// large for a millisecond count (including inf) is "negative".
+func (x *Ctx) ParseBlockTimeout(arg []byte) (deadlineMs int64, ok bool) {
+	f, good := parseTimeoutFloat(arg)
+	if !good {
+		x.W.Error("ERR timeout is not a float or out of range")
+		return 0, false
+	}
+	ms := math.Ceil(f * 1000)
+	if ms < 0 || ms >= math.MaxInt64 {
+		x.W.Error("ERR timeout is negative")
+		return 0, false
+	}
+	if ms == 0 {
+		return 0, true
+	}
+	d := x.S.nowMs + int64(ms)
+	if d < x.S.nowMs {
+		d = math.MaxInt64
+	}
+	return d, true
+}
+
+// ParseBlockTimeoutMs reads a timeout in whole milliseconds (XREAD
+// BLOCK) and returns the unix millisecond deadline, 0 for none. On a bad
+// value it replies Redis's error and returns false.
+func (x *Ctx) ParseBlockTimeoutMs(arg []byte) (deadlineMs int64, ok bool) {
+	ms, good := parseInt(arg)
+	if !good {
+		x.W.Error("ERR timeout is not an integer or out of range")
+		return 0, false
+	}
+	if ms < 0 {
+		x.W.Error("ERR timeout is negative")
+		return 0, false
+	}
+	if ms == 0 {
+		return 0, true
+	}
+	d := x.S.nowMs + ms
+	if d < x.S.nowMs {
+		d = math.MaxInt64
+	}
+	return d, true
+}
+
+// parseTimeoutFloat parses a float as the C library's strtold does for
+// Redis: no surrounding space, hexadecimal allowed, NaN refused.
+func parseTimeoutFloat(arg []byte) (float64, bool) {
+	if len(arg) == 0 || len(arg) > 5000 {
+		return 0, false
+	}
+	for _, ch := range arg {
+		if ch == '_' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f' {
+			return 0, false
+		}
+	}
+	s := string(arg)
+	digits := strings.TrimLeft(s, "+-")
+	if len(digits) > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') && !strings.ContainsAny(digits, "pP") {
+		s += "p0"
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !(isRangeErr(err) && !math.IsInf(f, 0)) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+// isRangeErr reports whether err is strconv's out-of-range error.
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// blockKey names a key of one database.
+type blockKey struct {
+	db  int
+	key string
+}
+
+// Parking. One mechanism holds a client inside its shard, whatever it
+// waits for: a blockedClient parks the client's batch at command i (the
+// resume point, bc.next), and every later batch of the client waits behind
+// it (bc.held) until it is resumed at the next resume point (after the
+// command, EXEC, script or tick that unblocked it), in the order the
+// clients were unblocked. What differs between waits is only what
+// releases them:
+//
+//   - a blocking command (Block) waits on keys and a deadline; its reply is
+//     written by Serve or Timeout, and the batch resumes after it (i+1);
+//   - a command held by CLIENT PAUSE (pause.go) is postponed before it
+//     runs: it waits on no key and has no deadline of its own, the end of
+//     the pause releases every postponed client in the order they were
+//     held, and the batch resumes at the command itself (i), which is then
+//     run from the start again (and may be postponed again).
+//
+// Pause reuses this parking rather than keeping its own queue of held
+// batches so that a client is never held by two mechanisms at once (a
+// client blocked in BLPOP is not also in a pause queue, a paused one is not
+// served), the replies before the held command leave at once as Redis
+// sends them, disconnects, CLIENT LIST's flag b, INFO's blocked_clients and
+// the script-busy path treat both alike, and the shard has one resume path
+// to keep correct.
+
+// blockedClient is one parked client.
+type blockedClient struct {
+	c     *Client
+	db    int
+	spec  BlockSpec
+	args  [][]byte
+	cmd   *Command
+	keys  []blockKey
+	elems []*list.Element
+	// batch holds the rest of the client's commands (and the reply of
+	// the blocked one); next is the index of the first not run yet.
+	batch *Batch
+	next  int
+	// held are the client's batches that arrived while it was blocked.
+	held []*Batch
+	// done is set once the client was served or timed out: its batch
+	// is waiting to be resumed.
+	done bool
+	// postponed: held by CLIENT PAUSE before its command ran; the batch
+	// resumes at that command, which runs again.
+	postponed bool
+}
+
+// blocking is a shard's table of blocked clients.
+type blocking struct {
+	// waiting lists, per key, the clients blocked on it in arrival order.
+	waiting map[blockKey]*list.List
+	// clients are the parked clients (not yet resumed).
+	clients map[*Client]*blockedClient
+	// ready are the keys written since they were last served.
+	ready    []blockKey
+	readySet map[blockKey]struct{}
+	// resume are the unblocked clients whose commands run next.
+	resume []*blockedClient
+	// postponed are the clients held by CLIENT PAUSE, in the order they
+	// were held (pause.go); they are in clients too.
+	postponed []*blockedClient
+	// nextDeadline is a lower bound of the earliest deadline (0: none).
+	nextDeadline int64
+	timer        *time.Timer
+	timerAt      int64
+	// n mirrors len(clients) for INFO of any shard; timed counts those
+	// with a deadline (INFO's clients_in_timeout_table).
+	n, timed atomic.Int64
+	// x is the context Serve and Timeout run with.
+	x Ctx
+
+	// mu guards mail, the CLIENT UNBLOCK requests of other shards.
+	mu    sync.Mutex
+	mail  []unblockReq
+	mailN atomic.Int32
+}
+
+type unblockReq struct {
+	c        *Client
+	errReply bool
+}
+
+// init makes the tables on first use.
+func (bs *blocking) init() {
+	if bs.waiting == nil {
+		bs.waiting = make(map[blockKey]*list.List)
+		bs.clients = make(map[*Client]*blockedClient)
+		bs.readySet = make(map[blockKey]struct{})
+	}
+}
+
+// timerC is the channel the keyspace loop waits on for the next deadline.
+func (bs *blocking) timerC() <-chan time.Time {
+	if bs.timer == nil {
+		return nil
+	}
+	return bs.timer.C
+}
+
+// Splitter is a Sink that can hand out a fresh batch for the same
+// connection: when a command blocks, the replies before it leave in the
+// original batch and the commands after it move to the new one, which is
+// delivered once they have run. The original batch must then be written
+// without ending the connection's turn (its flow control counts the new
+// batch instead). Called on the shard goroutine.
+type Splitter interface {
+	Split() *Batch
+}
+
+func (sh *Shard) block(x *Ctx, spec BlockSpec) {
+	bs := &sh.blk
+	c := x.C
+	bs.init()
+	bc := &blockedClient{c: c, db: x.DB.id, spec: spec, args: x.Args, cmd: x.Cmd}
+	bc.spec.Keys = nil
+	for _, k := range spec.Keys {
+		bk := blockKey{db: bc.db, key: string(k)}
+		dup := false
+		for _, o := range bc.keys {
+			if o == bk {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		bc.keys = append(bc.keys, bk)
+		q := bs.waiting[bk]
+		if q == nil {
+			q = list.New()
+			bs.waiting[bk] = q
+		}
+		bc.elems = append(bc.elems, q.PushBack(bc))
+	}
+	sh.park(bc)
+	if d := spec.DeadlineMs; d > 0 {
+		bs.timed.Add(1)
+		if bs.nextDeadline == 0 || d < bs.nextDeadline {
+			bs.nextDeadline = d
+		}
+		sh.armBlockTimer(d)
+	}
+}
+
+// park registers bc as its client's wait: the command running now parks
+// the client (run then calls parkBatch).
+func (sh *Shard) park(bc *blockedClient) {
+	bs := &sh.blk
+	bs.init()
+	c := bc.c
+	c.blk = bc
+	bs.clients[c] = bc
+	bs.n.Store(int64(len(bs.clients)))
+	c.blocked.Store(true)
+	c.mu.Lock()
+	c.blockReg = true
+	c.mu.Unlock()
+}
+
+// maxTimerWaitMs bounds one wait of the block timer: a later deadline is
+// reached by arming it again when it fires (expireBlocked,
+// releasePostponed), and the millisecond count stays far from overflowing
+// a time.Duration.
+const maxTimerWaitMs = 24 * 3600 * 1000
+
+// armBlockTimer makes the keyspace loop wake at deadline d (unix ms).
+func (sh *Shard) armBlockTimer(d int64) {
+	bs := &sh.blk
+	if bs.timerAt != 0 && bs.timerAt <= d {
+		return
+	}
+	ms := d - sh.srv.now().UnixMilli() + 1
+	ms = max(min(ms, maxTimerWaitMs), 1)
+	wait := time.Duration(ms) * time.Millisecond
+	if bs.timer == nil {
+		bs.timer = time.NewTimer(wait)
+	} else {
+		bs.timer.Reset(wait)
+	}
+	bs.timerAt = d
+}
+
+// unlinkBlocked removes bc from the key queues and the client table.
+func (sh *Shard) unlinkBlocked(bc *blockedClient) {
+	bs := &sh.blk
+	for i, k := range bc.keys {
+		q := bs.waiting[k]
+		if q == nil {
+			continue
+		}
+		q.Remove(bc.elems[i])
+		if q.Len() == 0 {
+			delete(bs.waiting, k)
+		}
+	}
+	bc.keys, bc.elems = nil, nil
+	if bc.postponed {
+		for i, p := range bs.postponed {
+			if p == bc {
+				bs.postponed = slices.Delete(bs.postponed, i, i+1)
+				break
+			}
+		}
+		bc.c.postponed.Store(false)
+	}
+	delete(bs.clients, bc.c)
+	bs.n.Store(int64(len(bs.clients)))
+	if bc.spec.DeadlineMs > 0 {
+		bs.timed.Add(-1)
+	}
+	bc.c.blocked.Store(false)
+}
+
+// unblocked ends the wait of bc, whose reply has been written: its
+// remaining commands run at the next resume point.
+func (sh *Shard) unblocked(bc *blockedClient) {
+	sh.unlinkBlocked(bc)
+	bc.done = true
+	sh.blk.resume = append(sh.blk.resume, bc)
+}
+
+// signalKey marks key of database db ready when clients wait on it; the
+// touchKey hook calls it for every mutation.
+func (sh *Shard) signalKey(db int, key string) { sh.blk.signalKey(db, key) }
+
+// signal is signalKey for a new key (DB.insertNew: every key created,
+// renamed or moved into place).
+func (bs *blocking) signal(db int, key []byte) { bs.signalKey(db, string(key)) }
+
+func (bs *blocking) signalKey(db int, key string) {
+	bk := blockKey{db: db, key: key}
+	if _, ok := bs.waiting[bk]; !ok {
+		return
+	}
+	if _, ok := bs.readySet[bk]; ok {
+		return
+	}
+	bk.key = string([]byte(key)) // the caller's string may alias a buffer
+	bs.readySet[bk] = struct{}{}
+	bs.ready = append(bs.ready, bk)
+}
+
+// signalDB marks every waited-on key of database db ready (FLUSHDB,
+// FLUSHALL, SWAPDB).
+func (sh *Shard) signalDB(db int) {
+	for bk := range sh.blk.waiting {
+		if bk.db == db {
+			sh.signalKey(bk.db, bk.key)
+		}
+	}
+}
+
+// blockCtx prepares the serving context for bc.
+func (sh *Shard) blockCtx(bc *blockedClient) *Ctx {
+	x := &sh.blk.x
+	b := bc.batch
+	b.Out.Proto = bc.c.Proto
+	*x = Ctx{S: sh, C: bc.c, DB: sh.dbs[bc.db], Args: bc.args, W: &b.Out, Cmd: bc.cmd, Batch: b}
+	return x
+}
+
+// serveReady offers every ready key to the clients waiting on it, in the
+// order they blocked, until no key is ready. Called after each top-level
+// command, so pushes inside EXEC or a script are seen only once they end.
+func (sh *Shard) serveReady() {
+	bs := &sh.blk
+	for i := 0; i < len(bs.ready); i++ {
+		bk := bs.ready[i]
+		delete(bs.readySet, bk)
+		q := bs.waiting[bk]
+		if q == nil {
+			continue
+		}
+		key := []byte(bk.key)
+		for el := q.Front(); el != nil; {
+			next := el.Next()
+			bc := el.Value.(*blockedClient)
+			if bc.c.Killed() || bc.c.isClosed() {
+				// Its connection is gone: the reaper forgets it.
+				el = next
+				continue
+			}
+			x := sh.blockCtx(bc)
+			before := len(x.W.Buf)
+			if bc.spec.Serve(x, key) {
+				sh.countBlockedError(bc, before)
+				if sh.trk != nil {
+					// Clients caching the keys it wrote are told now.
+					sh.trackAfter(x, bc.cmd, bc.args, before)
+				}
+				sh.unblocked(bc)
+			}
+			*x = Ctx{}
+			if bs.waiting[bk] != q {
+				break // the queue emptied and was dropped
+			}
+			el = next
+		}
+	}
+	bs.ready = bs.ready[:0]
+}
+
+// countBlockedError counts an error reply written to bc from before on
+// as a failed call of its command (INFO commandstats, errorstats), as the
+// call itself was counted when it blocked.
+func (sh *Shard) countBlockedError(bc *blockedClient, before int) {
+	buf := bc.batch.Out.Buf
+	if len(buf) <= before || buf[before] != '-' {
+		return
+	}
+	sh.cmdStats.byID[bc.cmd.called(bc.args).id].failed++
+	sh.cmdStats.countError(buf[before+1:])
+}
+
+// timeoutBlocked replies to bc as timed out and unblocks it.
+func (sh *Shard) timeoutBlocked(bc *blockedClient) {
+	x := sh.blockCtx(bc)
+	if bc.spec.Timeout != nil {
+		bc.spec.Timeout(x)
+	} else {
+		x.W.NullArray()
+	}
+	*x = Ctx{}
+	sh.unblocked(bc)
+}
+
+// expireBlocked times out the clients whose deadline has passed.
+func (sh *Shard) expireBlocked() {
+	bs := &sh.blk
+	if bs.nextDeadline == 0 {
+		return
+	}
+	if sh.nowMs < bs.nextDeadline {
+		if bs.timerAt == 0 {
+			sh.armBlockTimer(bs.nextDeadline)
+		}
+		return
+	}
+	next := int64(0)
+	var due []*blockedClient
+	for _, bc := range bs.clients {
+		d := bc.spec.DeadlineMs
+		if d == 0 {
+			continue
+		}
+		if d <= sh.nowMs {
+			due = append(due, bc)
+			continue
+		}
+		if next == 0 || d < next {
+			next = d
+		}
+	}
+	bs.nextDeadline = next
+	for _, bc := range due {
+		if bc.c.Killed() || bc.c.isClosed() {
+			continue
+		}
+		sh.timeoutBlocked(bc)
+	}
+	if next != 0 {
+		bs.timerAt = 0
+		sh.armBlockTimer(next)
+	}
+}
+
+// blockTick runs the timeouts, the forgotten clients and the unblock
+// requests of other shards; the keyspace loop calls it when its timer
+// fires or it is woken, cron and drain call it too. It commits what it
+// queued.
+func (sh *Shard) blockTick() {
+	bs := &sh.blk
+	if len(bs.clients) == 0 && bs.mailN.Load() == 0 && len(bs.ready) == 0 {
+		return
+	}
+	sh.nowMs = sh.srv.now().UnixMilli()
+	sh.reapClosed()
+	if bs.mailN.Load() != 0 {
+		bs.mu.Lock()
+		mail := bs.mail
+		bs.mail = nil
+		bs.mailN.Store(0)
+		bs.mu.Unlock()
+		for _, m := range mail {
+			sh.unblockClient(m.c, m.errReply)
+		}
+	}
+	if len(bs.ready) > 0 {
+		// Keys written outside a command (expiry, eviction).
+		sh.serveReady()
+	}
+	sh.expireBlocked()
+	if len(bs.postponed) > 0 {
+		sh.releasePostponed() // resumed and committed below
+	}
+	if len(bs.resume) > 0 {
+		sh.resumeBlocked()
+		if len(sh.pushPending) > 0 {
+			sh.flushPushes()
+		}
+		sh.commit()
+	}
+}
+
+// unblockClient is CLIENT UNBLOCK on the client's own shard: it reports
+// whether c was blocked. A client held by CLIENT PAUSE is not: only the
+// end of the pause releases it.
+func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
+	bc := c.blk
+	if bc == nil || bc.done || bc.postponed {
+		return false
+	}
+	if errReply {
+		x := sh.blockCtx(bc)
+		before := len(x.W.Buf)
+		x.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		sh.countBlockedError(bc, before)
+		*x = Ctx{}
+		sh.unblocked(bc)
+	} else {
+		sh.timeoutBlocked(bc)
+	}
+	return true
+}
+
+// dropBlocked forgets a disconnected client's wait and its batches.
+func (sh *Shard) dropBlocked(c *Client) {
+	bc := c.blk
+	if bc == nil {
+		return
+	}
+	if !bc.done {
+		sh.unlinkBlocked(bc)
+	}
+	c.blk = nil
+	bc.batch, bc.held = nil, nil
+}
+
+// holdIfBlocked sets b aside when its client is blocked; it reports
+// whether it did.
+func (sh *Shard) holdIfBlocked(b *Batch) bool {
+	bc := b.Client.blk
+	if bc == nil {
+		return false
+	}
+	bc.held = append(bc.held, b)
+	return true
+}
+
+// parkBatch is called by run when the command at index i of b parked its
+// client: the commands after it (for a postponed client, it and those
+// after it) wait with the client. It reports whether b itself was kept (it
+// must then not be queued for delivery).
+func (sh *Shard) parkBatch(b *Batch, i int) (kept bool) {
+	bc := b.Client.blk
+	next := i + 1
+	if bc.postponed {
+		next = i
+	}
+	if len(b.Out.Buf) == 0 {
+		bc.batch, bc.next = b, next
+		return true
+	}
+	sp, ok := b.Sink.(Splitter)
+	if !ok {
+		bc.batch, bc.next = b, next
+		return true
+	}
+	nb := sp.Split()
+	nb.Client = b.Client
+	nb.Data, b.Data = b.Data, nb.Data[:0]
+	nb.Argv, b.Argv = b.Argv, nb.Argv[:0]
+	nb.Ends, b.Ends = b.Ends, nb.Ends[:0]
+	nb.ProtoErr, b.ProtoErr = b.ProtoErr, ""
+	bc.batch, bc.next = nb, next
+	// The parked command's arguments live in the batch's data, which
+	// moved with them.
+	return false
+}
+
+// resumeBlocked runs the waiting commands of the clients unblocked since
+// the last call, and queues their batches for delivery.
+func (sh *Shard) resumeBlocked() int {
+	bs := &sh.blk
+	n := 0
+	for len(bs.resume) > 0 {
+		bc := bs.resume[0]
+		copy(bs.resume, bs.resume[1:])
+		bs.resume[len(bs.resume)-1] = nil
+		bs.resume = bs.resume[:len(bs.resume)-1]
+		c := bc.c
+		if c.blk != bc || bc.batch == nil {
+			continue // dropped meanwhile
+		}
+		c.blk = nil
+		if !sh.runFrom(bc.batch, bc.next) {
+			sh.queue(bc.batch)
+		}
+		n++
+		for i, h := range bc.held {
+			if c.blk != nil {
+				c.blk.held = append(c.blk.held, bc.held[i:]...)
+				break
+			}
+			if !sh.runFrom(h, 0) {
+				sh.queue(h)
+			}
+			n++
+		}
+		if len(bs.ready) > 0 {
+			sh.serveReady()
+		}
+	}
+	return n
+}
+
+// blockedClients is the number of blocked clients of every shard, and
+// how many of them have a deadline.
+func (s *Server) blockedClients() (n, timed int64) {
+	for _, sh := range s.shards {
+		n += sh.blk.n.Load()
+		timed += sh.blk.timed.Load()
+	}
+	return n, timed
+}
+
+// requestUnblock is CLIENT UNBLOCK for a client of another shard: the
+// request is handed to that shard.
+func (sh *Shard) requestUnblock(c *Client, errReply bool) {
+	bs := &sh.blk
+	bs.mu.Lock()
+	bs.mail = append(bs.mail, unblockReq{c: c, errReply: errReply})
+	bs.mailN.Store(int32(len(bs.mail)))
+	bs.mu.Unlock()
+	sh.ring.signal()
+}
+
+// CLIENT UNBLOCK client-id [TIMEOUT|ERROR]
+func clientUnblockCommand(x *Ctx) {
+	if len(x.Args) > 4 {
+		x.W.Error(errWrongArgs("client|unblock"))
+		return
+	}
+	errReply := false
+	if len(x.Args) == 4 {
+		switch {
+		case eqFold(x.Args[3], "timeout"):
+		case eqFold(x.Args[3], "error"):
+			errReply = true
+		default:
+			x.W.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+			return
+		}
+	}
+	id, ok := parseInt(x.Args[2])
+	if !ok {
+		x.W.Error(errNotInt)
+		return
+	}
+	var target *Client
+	for _, c := range x.S.srv.Clients() {
+		if c.ID == id {
+			target = c
+			break
+		}
+	}
+	if target == nil {
+		x.W.Int(0)
+		return
+	}
+	if target.Shard == x.S.idx {
+		if x.S.unblockClient(target, errReply) {
+			x.W.Int(1)
+		} else {
+			x.W.Int(0)
+		}
+		return
+	}
+	if !target.blocked.Load() || target.postponed.Load() || target.Shard >= len(x.S.srv.shards) {
+		x.W.Int(0)
+		return
+	}
+	x.S.srv.shards[target.Shard].requestUnblock(target, errReply)
+	x.W.Int(1)
+}
+
+// batchMayBlock reports whether b holds a command that may park its
+// client or another command of b: a blocking command, or CLIENT PAUSE
+// (the commands after it may be postponed). TryRun leaves such batches to
+// the shard goroutine.
+func (sh *Shard) batchMayBlock(b *Batch) bool {
+	for i := range b.Ends {
+		args := b.Command(i)
+		if len(args) == 0 || len(args[0]) < 4 || len(args[0]) > 10 {
+			continue
+		}
+		switch args[0][0] {
+		case 'b', 'B', 'x', 'X':
+		case 'c', 'C':
+			if len(args) > 1 && eqFold(args[0], "client") && eqFold(args[1], "pause") {
+				return true
+			}
+			continue
+		default:
+			continue
+		}
+		if cmd := sh.srv.cmds.lookup(args[0]); cmd != nil && cmd.Flags&FlagBlocking != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bstr views b as a string without copying, for lookups that do not keep
+// it.
+func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

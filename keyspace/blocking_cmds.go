@@ -1,0 +1,276 @@
+package keyspace
+
+import "math"
+
+// The blocking list and sorted-set pops. Each tries its non-blocking form
+// first; with nothing to pop it parks the client (blocking.go) with a
+// Serve function that performs exactly that non-blocking pop, so the log
+// records and keyspace events of a served pop are those of LPOP, LMOVE,
+// ZPOPMIN, ... Inside EXEC (x.NoBlock) they reply as timed out at once.
+
+// listAt returns the list at key for a blocked client, nil when the key is
+// absent or holds another type (the client then keeps waiting).
+func listAt(x *Ctx, key []byte) (*entry, *listObj) {
+	e := x.S.lookup(x.DB, key)
+	if e == nil {
+		return nil, nil
+	}
+	o, ok := x.DB.obj(e).(*listObj)
+	if !ok {
+		return nil, nil
+	}
+	return e, o
+}
+
+// zsetAt is listAt for sorted sets.
+func zsetAt(x *Ctx, key []byte) (*entry, *zsetObj) {
+	e := x.S.lookup(x.DB, key)
+	if e == nil {
+		return nil, nil
+	}
+	o, ok := x.DB.obj(e).(*zsetObj)
+	if !ok {
+		return nil, nil
+	}
+	return e, o
+}
+
+// popListReply pops from the list of e as BLPOP (count < 0: key and one
+// element) or BLMPOP (key and an array of up to count elements) replies.
+func popListReply(x *Ctx, e *entry, o *listObj, key []byte, where uint8, count int64) {
+	x.W.ArrayHeader(2)
+	x.W.Bulk(key)
+	if count < 0 {
+		popN(x, e, o, key, where, 1)
+		return
+	}
+	x.W.ArrayHeader(int(min(count, int64(o.l.Len()))))
+	popN(x, e, o, key, where, count)
+}
+
+// blockingListPop is BLPOP, BRPOP (count -1) and BLMPOP: keys in order,
+// the first non-empty list is popped, WRONGTYPE on the first key of
+// another type; else the client blocks on all keys.
+func blockingListPop(x *Ctx, keys [][]byte, where uint8, count int64, deadline int64) {
+	for _, key := range keys {
+		e, o, ok := lookupTyped[*listObj](x, key, false)
+		if !ok {
+			return
+		}
+		if e == nil {
+			continue
+		}
+		popListReply(x, e, o, key, where, count)
+		return
+	}
+	if x.NoBlock {
+		x.W.NullArray()
+		return
+	}
+	x.Block(BlockSpec{
+		Keys:       keys,
+		DeadlineMs: deadline,
+		Serve: func(x *Ctx, key []byte) bool {
+			e, o := listAt(x, key)
+			if o == nil {
+				return false
+			}
+			popListReply(x, e, o, key, where, count)
+			return true
+		},
+	})
+}
+
+// BLPOP key [key ...] timeout / BRPOP key [key ...] timeout
+func blpopCommand(x *Ctx) {
+	where := listHead
+	if x.Cmd.Name == "brpop" {
+		where = listTail
+	}
+	deadline, ok := x.ParseBlockTimeout(x.Args[len(x.Args)-1])
+	if !ok {
+		return
+	}
+	blockingListPop(x, x.Args[1:len(x.Args)-1], where, -1, deadline)
+}
+
+// BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
+func blmpopCommand(x *Ctx) {
+	numkeys, ok := parseInt(x.Args[2])
+	if !ok || numkeys < 1 {
+		x.W.Error("ERR numkeys should be greater than 0")
+		return
+	}
+	whereIdx := 3 + numkeys
+	if whereIdx >= int64(len(x.Args)) || whereIdx < 0 {
+		x.W.Error(errSyntax)
+		return
+	}
+	where, ok := parseWhere(x, x.Args[whereIdx])
+	if !ok {
+		return
+	}
+	count := int64(-1)
+	for j := int(whereIdx) + 1; j < len(x.Args); j++ {
+		if count == -1 && eqFold(x.Args[j], "count") && j+1 < len(x.Args) {
+			j++
+			n, ok := parseInt(x.Args[j])
+			if !ok || n < 1 {
+				x.W.Error("ERR count should be greater than 0")
+				return
+			}
+			count = n
+			continue
+		}
+		x.W.Error(errSyntax)
+		return
+	}
+	count = max(count, 1)
+	deadline, ok := x.ParseBlockTimeout(x.Args[1])
+	if !ok {
+		return
+	}
+	blockingListPop(x, x.Args[3:whereIdx], where, count, deadline)
+}
+
+// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout /
+// BRPOPLPUSH source destination timeout
+func blmoveCommand(x *Ctx) {
+	from, to := listTail, listHead
+	if x.Cmd.Name == "blmove" {
+		var ok bool
+		if from, ok = parseWhere(x, x.Args[3]); !ok {
+			return
+		}
+		if to, ok = parseWhere(x, x.Args[4]); !ok {
+			return
+		}
+	}
+	deadline, ok := x.ParseBlockTimeout(x.Args[len(x.Args)-1])
+	if !ok {
+		return
+	}
+	src, dst := x.Args[1], x.Args[2]
+	e, _, ok := lookupTyped[*listObj](x, src, false)
+	if !ok {
+		return
+	}
+	if e != nil {
+		lmoveDo(x, src, dst, from, to)
+		return
+	}
+	if x.NoBlock {
+		x.W.Null()
+		return
+	}
+	x.Block(BlockSpec{
+		Keys:       x.Args[1:2],
+		DeadlineMs: deadline,
+		Serve: func(x *Ctx, key []byte) bool {
+			if _, o := listAt(x, key); o == nil {
+				return false
+			}
+			// A destination of another type is replied WRONGTYPE and
+			// the client unblocked, the element left in place.
+			lmoveDo(x, key, dst, from, to)
+			return true
+		},
+	})
+}
+
+// blockingZPop is BZPOPMIN, BZPOPMAX (count -1) and BZMPOP.
+func blockingZPop(x *Ctx, keys [][]byte, max bool, count int64, deadline int64) {
+	multi := count != -1
+	for _, key := range keys {
+		e, _, ok := lookupTyped[*zsetObj](x, key, false)
+		if !ok {
+			return
+		}
+		if e == nil {
+			continue
+		}
+		zpopGeneric(x, [][]byte{key}, max, count, true, multi, multi)
+		return
+	}
+	if x.NoBlock {
+		x.W.NullArray()
+		return
+	}
+	x.Block(BlockSpec{
+		Keys:       keys,
+		DeadlineMs: deadline,
+		Serve: func(x *Ctx, key []byte) bool {
+			if _, o := zsetAt(x, key); o == nil {
+				return false
+			}
+			zpopGeneric(x, [][]byte{key}, max, count, true, multi, multi)
+			return true
+		},
+	})
+}
+
+// BZPOPMIN key [key ...] timeout / BZPOPMAX key [key ...] timeout
+func bzpopCommand(x *Ctx) {
+	deadline, ok := x.ParseBlockTimeout(x.Args[len(x.Args)-1])
+	if !ok {
+		return
+	}
+	blockingZPop(x, x.Args[1:len(x.Args)-1], x.Cmd.Name == "bzpopmax", -1, deadline)
+}
+
+// BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
+func bzmpopCommand(x *Ctx) {
+	args := x.Args
+	numkeys, ok := parseRangeLong(x, args[2], 1, math.MaxInt64, errZNumKeys)
+	if !ok {
+		return
+	}
+	whereIdx := int64(3) + numkeys
+	if whereIdx >= int64(len(args)) || whereIdx < 0 {
+		x.W.Error(errSyntax)
+		return
+	}
+	var max bool
+	switch {
+	case eqFold(args[whereIdx], "min"):
+	case eqFold(args[whereIdx], "max"):
+		max = true
+	default:
+		x.W.Error(errSyntax)
+		return
+	}
+	count := int64(-1)
+	for j := int(whereIdx) + 1; j < len(args); j++ {
+		if count == -1 && eqFold(args[j], "count") && j+1 < len(args) {
+			j++
+			if count, ok = parseRangeLong(x, args[j], 1, math.MaxInt64, errZCountZero); !ok {
+				return
+			}
+			continue
+		}
+		x.W.Error(errSyntax)
+		return
+	}
+	if count == -1 {
+		count = 1
+	}
+	deadline, ok := x.ParseBlockTimeout(args[1])
+	if !ok {
+		return
+	}
+	blockingZPop(x, args[3:whereIdx], max, count, deadline)
+}
+
+func registerBlockingPops(t commandTable) {
+	const rw, deny, fast, noscript, blocking = FlagWrite, FlagDenyOOM, FlagFast, FlagNoScript, FlagBlocking
+	t.add(
+		&Command{Name: "blpop", Arity: -3, Flags: rw | noscript | blocking, FirstKey: 1, LastKey: -2, Step: 1, Group: "list", Since: "2.0.0", Summary: "Remove and get the first element in a list, or block until one is available", Complexity: "O(N) where N is the number of provided keys.", Handler: blpopCommand},
+		&Command{Name: "brpop", Arity: -3, Flags: rw | noscript | blocking, FirstKey: 1, LastKey: -2, Step: 1, Group: "list", Since: "2.0.0", Summary: "Remove and get the last element in a list, or block until one is available", Complexity: "O(N) where N is the number of provided keys.", Handler: blpopCommand},
+		&Command{Name: "blmove", Arity: 6, Flags: rw | deny | noscript | blocking, FirstKey: 1, LastKey: 2, Step: 1, Group: "list", Since: "6.2.0", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Complexity: "O(1)", Handler: blmoveCommand},
+		&Command{Name: "brpoplpush", Arity: 4, Flags: rw | deny | noscript | blocking, FirstKey: 1, LastKey: 2, Step: 1, Group: "list", Since: "2.2.0", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Complexity: "O(1)", Handler: blmoveCommand},
+		&Command{Name: "blmpop", Arity: -5, Flags: rw | blocking, NumKeysAt: 2, Group: "list", Since: "7.0.0", Summary: "Pop elements from a list, or block until one is available", Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.", Handler: blmpopCommand},
+		&Command{Name: "bzpopmin", Arity: -3, Flags: rw | noscript | fast | blocking, FirstKey: 1, LastKey: -2, Step: 1, Group: "sorted-set", Since: "5.0.0", Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: bzpopCommand},
+		&Command{Name: "bzpopmax", Arity: -3, Flags: rw | noscript | fast | blocking, FirstKey: 1, LastKey: -2, Step: 1, Group: "sorted-set", Since: "5.0.0", Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: bzpopCommand},
+		&Command{Name: "bzmpop", Arity: -5, Flags: rw | blocking, NumKeysAt: 2, Group: "sorted-set", Since: "7.0.0", Summary: "Remove and return members with scores in a sorted set or block until one is available", Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", Handler: bzmpopCommand},
+	)
+}

@@ -1,0 +1,163 @@
+package keyspace
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ruvio/ruvio/codec"
+)
+
+func TestParseBlockTimeout(t *testing.T) {
+	sh := &Shard{nowMs: 1_000_000}
+	cases := []struct {
+		in       string
+		deadline int64
+		err      string
+	}{
+		{"0", 0, ""},
+		{"0.0", 0, ""},
+		{"-0", 0, ""},
+		{"-0.0001", 0, ""}, // rounds up to zero: for ever
+		{"1", 1_001_000, ""},
+		{"0.001", 1_000_001, ""},
+		{"0.0001", 1_000_001, ""}, // rounded up to a millisecond
+		{"1.5", 1_001_500, ""},
+		{"1e1", 1_010_000, ""},
+		{"0x10", 1_016_000, ""},
+		{"9223372036854770", math.MaxInt64, ""}, // the deadline saturates
+		{"-1", 0, "-ERR timeout is negative\r\n"},
+		{"inf", 0, "-ERR timeout is negative\r\n"},
+		{"-inf", 0, "-ERR timeout is negative\r\n"},
+		{"1e300", 0, "-ERR timeout is negative\r\n"},
+		{"9223372036854776", 0, "-ERR timeout is negative\r\n"},
+		{"nan", 0, "-ERR timeout is not a float or out of range\r\n"},
+		{"", 0, "-ERR timeout is not a float or out of range\r\n"},
+		{" 1", 0, "-ERR timeout is not a float or out of range\r\n"},
+		{"1 ", 0, "-ERR timeout is not a float or out of range\r\n"},
+		{"1_0", 0, "-ERR timeout is not a float or out of range\r\n"},
+		{"abc", 0, "-ERR timeout is not a float or out of range\r\n"},
+		{"1e5000", 0, "-ERR timeout is not a float or out of range\r\n"},
+	}
+	for _, tc := range cases {
+		var w codec.Writer
+		x := &Ctx{S: sh, W: &w}
+		d, ok := x.ParseBlockTimeout([]byte(tc.in))
+		if got := string(w.Buf); got != tc.err || ok != (tc.err == "") || d != tc.deadline {
+			t.Errorf("%q: deadline %d ok %v reply %q, want %d %q", tc.in, d, ok, got, tc.deadline, tc.err)
+		}
+	}
+}
+
+func TestParseBlockTimeoutMs(t *testing.T) {
+	sh := &Shard{nowMs: 5000}
+	for in, want := range map[string]string{"0": "", "10": "", "-1": "-ERR timeout is negative\r\n", "1.5": "-ERR timeout is not an integer or out of range\r\n"} {
+		var w codec.Writer
+		x := &Ctx{S: sh, W: &w}
+		_, ok := x.ParseBlockTimeoutMs([]byte(in))
+		if string(w.Buf) != want || ok != (want == "") {
+			t.Errorf("%q: ok %v reply %q, want %q", in, ok, w.Buf, want)
+		}
+	}
+}
+
+// FuzzParseBlockTimeout: any bytes give either a deadline not before now
+// (or 0) and no reply, or one error reply.
+func FuzzParseBlockTimeout(f *testing.F) {
+	for _, s := range []string{"0", "0.1", "-0.0001", "1e300", "inf", "nan", "0x1p-2", " 1", "9223372036854775"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sh := &Shard{nowMs: 1_700_000_000_000}
+		var w codec.Writer
+		x := &Ctx{S: sh, W: &w}
+		d, ok := x.ParseBlockTimeout(b)
+		if ok {
+			if len(w.Buf) != 0 || d != 0 && d <= sh.nowMs {
+				t.Fatalf("%q: deadline %d, reply %q", b, d, w.Buf)
+			}
+			return
+		}
+		if len(w.Buf) == 0 || w.Buf[0] != '-' {
+			t.Fatalf("%q: refused without an error reply: %q", b, w.Buf)
+		}
+	})
+}
+
+// recordSink collects delivered batches; it cannot split a batch, so a
+// client that blocks keeps its whole batch (replies before the blocked
+// command included) until it is served.
+type recordSink struct{ got []*Batch }
+
+func (s *recordSink) Deliver(b *Batch) { s.got = append(s.got, b) }
+
+func TestBlockParkServeResume(t *testing.T) {
+	sh := newTestShard(t)
+	a, _ := sh.srv.Connected(0, "127.0.0.1:50001", "127.0.0.1:7000", nil)
+	b, _ := sh.srv.Connected(0, "127.0.0.1:50002", "127.0.0.1:7000", nil)
+	sink := &recordSink{}
+	run := func(c *Client, cmds ...[]string) (*Batch, bool) {
+		bt := durNewBatch(c, sink, cmds...)
+		kept := sh.run(bt)
+		if !kept {
+			sh.queue(bt)
+		}
+		if len(sh.blk.resume) > 0 {
+			sh.resumeBlocked()
+		}
+		sh.commit()
+		return bt, kept
+	}
+	a1, kept := run(a, []string{"PING"}, []string{"BLPOP", "q", "0"}, []string{"GET", "k"})
+	if !kept || string(a1.Out.Buf) != "+PONG\r\n" || sh.blk.n.Load() != 1 || !a.blocked.Load() {
+		t.Fatalf("after BLPOP: kept %v out %q blocked %d", kept, a1.Out.Buf, sh.blk.n.Load())
+	}
+	if _, kept := run(a, []string{"INCR", "n"}); !kept {
+		t.Fatal("a later batch of a blocked client ran")
+	}
+	if len(sink.got) != 0 {
+		t.Fatalf("delivered %d batches of a blocked client", len(sink.got))
+	}
+	b1, _ := run(b, []string{"SET", "k", "v"}, []string{"RPUSH", "q", "x", "y"}, []string{"LLEN", "q"})
+	if got := string(b1.Out.Buf); got != "+OK\r\n:2\r\n:1\r\n" {
+		t.Fatalf("producer: %q (LLEN must see the served pop)", got)
+	}
+	if len(sink.got) != 3 || sink.got[0] != b1 || sink.got[1] != a1 {
+		t.Fatalf("delivery order: %v", sink.got)
+	}
+	if got := string(a1.Out.Buf); got != "+PONG\r\n*2\r\n$1\r\nq\r\n$1\r\nx\r\n$1\r\nv\r\n" {
+		t.Fatalf("resumed batch: %q", got)
+	}
+	if got := string(sink.got[2].Out.Buf); got != ":1\r\n" {
+		t.Fatalf("held batch: %q", got)
+	}
+	if sh.blk.n.Load() != 0 || a.blocked.Load() || a.blk != nil || len(sh.blk.waiting) != 0 {
+		t.Fatal("state left behind after serving")
+	}
+
+	// A deadline: timed out on the tick, null array.
+	a2, _ := run(a, []string{"BRPOP", "none", "1.5"})
+	sh.nowMs += 1499
+	sh.expireBlocked()
+	if len(sh.blk.resume) != 0 {
+		t.Fatal("timed out early")
+	}
+	sh.nowMs += 1
+	sh.expireBlocked()
+	sh.resumeBlocked()
+	sh.commit()
+	if got := string(a2.Out.Buf); got != "*-1\r\n" {
+		t.Fatalf("timeout: %q", got)
+	}
+
+	// A disconnected client leaves nothing behind.
+	run(a, []string{"BZPOPMIN", "z", "0"})
+	sh.srv.Disconnected(a)
+	sh.reapClosed()
+	if sh.blk.n.Load() != 0 || a.blk != nil || len(sh.blk.waiting) != 0 || len(sh.blk.clients) != 0 {
+		t.Fatal("a disconnected client is still blocked")
+	}
+	run(b, []string{"ZADD", "z", "1", "m"})
+	if got := string(sink.got[len(sink.got)-1].Out.Buf); got != ":1\r\n" {
+		t.Fatalf("ZADD after the waiter left: %q", got)
+	}
+}

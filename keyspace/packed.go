@@ -1,0 +1,183 @@
+package keyspace
+
+import (
+	"github.com/ruvio/ruvio/types/hash"
+	"github.com/ruvio/ruvio/types/set"
+	"github.com/ruvio/ruvio/types/zset"
+)
+
+// Small collections live in their entry's arena slot, in their compact
+// encoding, like strings: a type tag byte, then the bytes the type's
+// Compact returns (a hash's listpack, a set's intset or listpack, a sorted
+// set's listpack). Such a key costs one slot and no Go object: no
+// side-table slot, no object header, nothing for the collector to trace
+// or to keep headroom for, which is what makes a million small hashes
+// smaller than Redis's.
+//
+// The commands see objects only. DB.obj unpacks a packed entry on access:
+// the bytes are copied into a new object, which takes the entry's place
+// as a kindObj value and is marked; the settle after the command (the
+// accounting pass of memacct.go) packs every marked collection that is
+// still compact and at most maxPacked bytes back into its entry,
+// reallocating the slot when the size class changes, and frees the
+// object. Between commands every small collection is therefore packed,
+// and an entry moves only inside a settle or a command, never while a
+// *entry is held.
+
+// maxPacked bounds the compact encodings kept in a slot: larger ones stay
+// objects, so a command on a collection of a few kilobytes does not copy
+// it twice.
+const maxPacked = 2048
+
+// Type tags of packed entries.
+const (
+	packedHash byte = 1 + iota
+	packedSet
+	packedZSet
+)
+
+// packedBytes returns o's compact encoding and tag when o can be packed.
+func packedBytes(o any) (byte, []byte, bool) {
+	var tag byte
+	var b []byte
+	switch v := o.(type) {
+	case *hashObj:
+		tag, b = packedHash, v.h.Compact()
+	case *setObj:
+		tag, b = packedSet, v.s.Compact()
+	case *zsetObj:
+		tag, b = packedZSet, v.z.Compact()
+	default:
+		return 0, nil, false
+	}
+	if len(b) == 0 || len(b) > maxPacked {
+		return 0, nil, false
+	}
+	return tag, b, true
+}
+
+// spareObjs keeps the wrappers of collections packed back into their
+// slots, so that unpacking one allocates no wrapper. Nothing keeps a
+// wrapper past the settle that packs its collection: replies copy what
+// they send, snapshots encode at once, COPY clones.
+type spareObjs struct {
+	hashes []*hashObj
+	sets   []*setObj
+	zsets  []*zsetObj
+}
+
+// maxSpare bounds each list of spare wrappers.
+const maxSpare = 64
+
+// put keeps o's wrapper for reuse.
+func (s *spareObjs) put(o any) {
+	switch v := o.(type) {
+	case *hashObj:
+		if len(s.hashes) < maxSpare {
+			*v = hashObj{}
+			s.hashes = append(s.hashes, v)
+		}
+	case *setObj:
+		if len(s.sets) < maxSpare {
+			*v = setObj{}
+			s.sets = append(s.sets, v)
+		}
+	case *zsetObj:
+		if len(s.zsets) < maxSpare {
+			*v = zsetObj{}
+			s.zsets = append(s.zsets, v)
+		}
+	}
+}
+
+// take returns a spare wrapper from list, or a new one.
+func take[T any](list *[]*T) *T {
+	if n := len(*list); n > 0 {
+		o := (*list)[n-1]
+		*list = (*list)[:n-1]
+		return o
+	}
+	return new(T)
+}
+
+// unpack turns packed entry e into an object entry in place (the slot
+// stays) and returns the object, marked for the settle. Under a read-only
+// command the object reads the slot's bytes in place (the command changes
+// nothing, and nothing frees or moves the entry before the settle);
+// otherwise it gets a copy it may change.
+func (db *DB) unpack(e *entry) any {
+	v := e.inlineVal()
+	b := v[1:len(v):len(v)]
+	acct := &db.a.objAcct
+	if !acct.readOnly {
+		b = append([]byte(nil), b...)
+	}
+	var o any
+	switch v[0] {
+	case packedHash:
+		h := take(&acct.spare.hashes)
+		h.h = hash.FromCompact(b)
+		o = h
+	case packedSet:
+		s := take(&acct.spare.sets)
+		s.s = set.FromCompact(b)
+		o = s
+	case packedZSet:
+		z := take(&acct.spare.zsets)
+		z.z = zset.FromCompact(b)
+		o = z
+	default:
+		panic("keyspace: packed entry of unknown type")
+	}
+	i := db.a.putObj(o)
+	e.setKind(kindObj)
+	e.setVlen(i)
+	db.mem += db.a.objAcct.accounted(i)
+	db.a.objAcct.mark(db, e, i)
+	return o
+}
+
+// pack stores e's object, a collection, in the entry when it is compact
+// and small enough, frees the object and reports true. The caller has
+// cleared the object's mark; its accounted size is still in db.mem.
+func (db *DB) pack(e *entry) bool {
+	i := e.vlen()
+	tag, b, ok := packedBytes(db.a.objs[i])
+	if !ok || !fitsInline(int(e.klen), 1+len(b)) {
+		return false
+	}
+	db.mem -= db.size(e)
+	n := 1 + len(b)
+	if e.class() == classDedicated || sizeClass(entryHeader+int(e.klen)+n) != e.class() {
+		e = db.reslot(e, n)
+	}
+	o := db.a.objs[i]
+	db.a.dropObj(i)
+	e.setKind(kindPacked)
+	e.setVlen(uint32(n))
+	v := e.inlineVal()
+	v[0] = tag
+	copy(v[1:], b) // b may be these very bytes (read in place)
+	db.a.objAcct.spare.put(o)
+	db.mem += db.size(e)
+	return true
+}
+
+// reslot moves e, whose value is not inline, to a slot with room for a
+// vlen-byte inline value, relinking it in the table and the expiring
+// index; it returns the new entry.
+func (db *DB) reslot(e *entry, vlen int) *entry {
+	key := e.key()
+	old := db.handle(e)
+	slot := db.t.slotOf(key, old)
+	ne := db.alloc(key, vlen, true)
+	h, c := db.handle(ne), ne.class()
+	*ne = *e
+	ne.setClass(c)
+	db.t.slots[slot] = db.t.slots[slot]&^0xffffffff | uint64(h)
+	if ne.expIdx != 0 {
+		db.expiring[ne.expIdx-1] = h
+	}
+	db.a.release(old, e.class())
+	return ne
+}
