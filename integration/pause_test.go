@@ -163,3 +163,63 @@ func TestClientPausePerShard(t *testing.T) {
 	b.expect("+OK\r\n", "SET", "a", "1") // slot 15495, shard 1
 	a.expect("+OK\r\n", "CLIENT", "UNPAUSE")
 }
+
+// A paused client is parked like a blocked one: the replies before its
+// held command arrive at once, CLIENT LIST shows it with flag b, INFO
+// counts it with the clients blocked in BLPOP, CLIENT UNBLOCK does not
+// release it; a blocked client served after the pause runs its pipeline
+// on; a paused client that leaves is forgotten.
+func TestClientPauseParksLikeBlocked(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	admin := dialRaw(t, s.Addr())
+	bl := dialRaw(t, s.Addr())
+	bl.write(multibulk("BLPOP", "q", "0") + multibulk("SET", "after", "1"))
+	waitPaused(t, admin, 1)
+	admin.expect("+OK\r\n", "CLIENT", "PAUSE", "60000", "WRITE")
+
+	w := dialRaw(t, s.Addr())
+	w.expect("+OK\r\n", "CLIENT", "SETNAME", "paused")
+	w.write(multibulk("PING") + multibulk("SET", "k", "v") + multibulk("GET", "k"))
+	if got := w.read(); got != "+PONG\r\n" {
+		t.Fatalf("reply before the held command: %q", got)
+	}
+	waitPaused(t, admin, 2)
+	w.expectNoReply(50 * time.Millisecond)
+	list := admin.do("CLIENT", "LIST")
+	m := regexp.MustCompile(`id=(\d+) [^\n]* name=paused [^\n]*flags=(\w+)|id=(\d+) [^\n]*flags=(\w+) [^\n]*name=paused`).FindStringSubmatch(list)
+	if m == nil {
+		t.Fatalf("no paused client in %q", list)
+	}
+	id, flags := m[1]+m[3], m[2]+m[4]
+	if flags != "b" {
+		t.Fatalf("paused client flags=%s, want b", flags)
+	}
+	admin.expect(":0\r\n", "CLIENT", "UNBLOCK", id)
+	admin.expect(":0\r\n", "CLIENT", "UNBLOCK", id, "ERROR")
+	w.expectNoReply(50 * time.Millisecond)
+
+	gone := dialRaw(t, s.Addr())
+	gone.send("DEL", "k")
+	waitPaused(t, admin, 3)
+	_ = gone.conn.Close()
+	waitPaused(t, admin, 2)
+
+	admin.expect("+OK\r\n", "CLIENT", "UNPAUSE")
+	if got := w.read(); got != "+OK\r\n" {
+		t.Fatalf("SET after the pause: %q", got)
+	}
+	if got := w.read(); got != "$1\r\nv\r\n" {
+		t.Fatalf("GET after the pause: %q", got)
+	}
+	waitPaused(t, admin, 1)
+	admin.expect(":1\r\n", "EXISTS", "k") // the DEL left with its client
+	admin.expect(":1\r\n", "RPUSH", "q", "x")
+	if got := bl.read(); got != "*2\r\n$1\r\nq\r\n$1\r\nx\r\n" {
+		t.Fatalf("BLPOP: %q", got)
+	}
+	if got := bl.read(); got != "+OK\r\n" {
+		t.Fatalf("SET after BLPOP: %q", got)
+	}
+	waitPaused(t, admin, 0)
+}
