@@ -382,6 +382,11 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 		x.push().Raw(frame)
 		return
 	}
+	// A blocked client being served: after the reply of its command.
+	if x := &sh.blk.x; x.Batch != nil && x.C == c {
+		x.W.Raw(frame)
+		return
+	}
 	if b := c.queued; b != nil && c.queuedGen == sh.groupGen {
 		b.Out.Raw(frame)
 		if limit := sh.srv.OutputLimit(c); limit > 0 && c.Out.Pending()+int64(len(b.Out.Buf)) > limit {
