@@ -205,8 +205,10 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.zsetMaxEntries.Store(n) }},
 	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, min: 0, max: longMax, def: "64",
 		apply: func(l *Live, _ string, n int64) { l.zsetMaxValue.Store(n) }},
-	{name: "stream-node-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "4096"},
-	{name: "stream-node-max-entries", kind: kindInt, min: 0, max: longMax, def: "100"},
+	{name: "stream-node-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "4096",
+		apply: func(l *Live, _ string, n int64) { l.streamNodeBytes.Store(n) }},
+	{name: "stream-node-max-entries", kind: kindInt, min: 0, max: longMax, def: "100",
+		apply: func(l *Live, _ string, n int64) { l.streamNodeEntries.Store(n) }},
 	{name: "hll-sparse-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "3000",
 		apply: func(l *Live, _ string, n int64) { l.hllSparseMax.Store(n) }},
 
@@ -303,6 +305,9 @@ type Live struct {
 	setMaxIntset   atomic.Int64
 	zsetMaxEntries atomic.Int64
 	zsetMaxValue   atomic.Int64
+
+	streamNodeBytes   atomic.Int64
+	streamNodeEntries atomic.Int64
 
 	databases  int    // immutable
 	dir        string // immutable, as configured
@@ -688,6 +693,11 @@ func (l *Live) SetMaxIntsetEntries() int64 { return l.setMaxIntset.Load() }
 
 // ZSetMaxListpackEntries is zset-max-listpack-entries.
 func (l *Live) ZSetMaxListpackEntries() int64 { return l.zsetMaxEntries.Load() }
+
+// StreamNodeMax returns stream-node-max-bytes and stream-node-max-entries.
+func (l *Live) StreamNodeMax() (bytes, entries int64) {
+	return l.streamNodeBytes.Load(), l.streamNodeEntries.Load()
+}
 
 // ZSetMaxListpackValue is zset-max-listpack-value.
 func (l *Live) ZSetMaxListpackValue() int64 { return l.zsetMaxValue.Load() }

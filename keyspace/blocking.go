@@ -451,6 +451,12 @@ func (sh *Shard) serveReady() {
 			}
 			x := sh.blockCtx(bc)
 			before := len(x.W.Buf)
+			if sh.snap != nil && bc.cmd.Flags&FlagWrite != 0 {
+				// Serving writes outside a command: a running snapshot
+				// writes the buckets of the command's keys before they
+				// change, as call does for a write command.
+				sh.snapshotBeforeWrite(bc.cmd, bc.args, x.DB)
+			}
 			if bc.spec.Serve(x, key) {
 				sh.countBlockedError(bc, before)
 				if sh.trk != nil {
@@ -559,6 +565,7 @@ func (sh *Shard) blockTick() {
 		sh.serveReady()
 	}
 	sh.expireBlocked()
+	sh.streamDueTick()
 	if len(bs.postponed) > 0 {
 		sh.releasePostponed() // resumed and committed below
 	}

@@ -2,9 +2,11 @@ package keyspace
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/ruvio/ruvio/codec"
+	"github.com/ruvio/ruvio/persistence"
 )
 
 func TestParseBlockTimeout(t *testing.T) {
@@ -159,5 +161,61 @@ func TestBlockParkServeResume(t *testing.T) {
 	run(b, []string{"ZADD", "z", "1", "m"})
 	if got := string(sink.got[len(sink.got)-1].Out.Buf); got != ":1\r\n" {
 		t.Fatalf("ZADD after the waiter left: %q", got)
+	}
+}
+
+// A client served while a snapshot runs writes outside any command: the
+// snapshot must still hold the state at its start for every key the
+// served command writes (BLMOVE's destination too), so the snapshot plus
+// the WAL recovers the served move exactly once.
+func TestBlockServedDuringSnapshot(t *testing.T) {
+	mem := persistence.NewMemFS()
+	clock := newDurClock()
+	d := durOpen(t, mem, clock, 1, nil)
+	sh := d.shard(0)
+	for i := 0; i < 400; i++ {
+		run(t, sh, "SET", "k"+strconv.Itoa(i), "v")
+	}
+	run(t, sh, "RPUSH", "dst", "old")
+	waiter, _ := sh.srv.Connected(0, "127.0.0.1:50001", "127.0.0.1:7000", nil)
+	producer, _ := sh.srv.Connected(0, "127.0.0.1:50002", "127.0.0.1:7000", nil)
+	sink := &recordSink{}
+	batch := func(c *Client, cmds ...[]string) *Batch {
+		saved := sh.ctx.W
+		defer func() { sh.ctx.W = saved }()
+		b := durNewBatch(c, sink, cmds...)
+		if !sh.run(b) {
+			sh.queue(b)
+		}
+		if len(sh.blk.resume) > 0 {
+			sh.resumeBlocked()
+		}
+		return b
+	}
+	w := batch(waiter, []string{"BLMOVE", "q", "dst", "LEFT", "RIGHT", "0"})
+	if sh.blk.n.Load() != 1 {
+		t.Fatal("BLMOVE did not block")
+	}
+	atStart := durState(sh)
+	if got := run(t, sh, "BGSAVE"); got != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", got)
+	}
+	sh.snapshotStep(1)
+	if sh.snap == nil {
+		t.Fatal("snapshot finished too early for the test")
+	}
+	batch(producer, []string{"RPUSH", "q", "x"})
+	if got := string(w.Out.Buf); got != "$1\r\nx\r\n" {
+		t.Fatalf("BLMOVE reply %q", got)
+	}
+	sh.finishSnapshotNow()
+	sh.commit()
+	d.do(sh, "PING")
+	loaded, _ := durLoadSnapshot(t, mem)
+	durDiff(t, "snapshot", durState(loaded), atStart)
+	c := durOpen(t, mem.CrashClone(), clock, 1, nil)
+	durDiff(t, "recovery", durState(c.shard(0)), durState(sh))
+	if got := run(t, c.shard(0), "LRANGE", "dst", "0", "-1"); got != rArr(rBulk("old"), rBulk("x")) {
+		t.Fatalf("recovered dst %q", got)
 	}
 }

@@ -240,6 +240,7 @@ func newCommandTable() commandTable {
 	registerPubSubFamily(t)
 	registerTransactionFamily(t)
 	registerHashFamily(t)
+	registerStreamFamily(t)
 	registerListFamily(t)
 	registerBlockingPops(t)
 	registerSetFamily(t)

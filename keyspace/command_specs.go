@@ -291,6 +291,28 @@ var commandSpecs = map[string]commandSpec{
 	"unlink":                {keys: []KeySpec{rangeSpec(KeyRM|KeyDelete, 1, -1, 1)}, tips: []string{tipMultiShard, tipAggSum}},
 	"wait":                  {tips: []string{tipAllShards, tipAggMin}},
 	"watch":                 {keys: []KeySpec{rangeSpec(KeyRO, 1, -1, 1)}},
+	// Streams (stream.go).
+	"xack":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"xadd":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}, tips: []string{tipNondeterministic}},
+	"xautoclaim":            {keys: []KeySpec{rangeSpec(KeyRW|KeyDelete, 1, 0, 1)}, tips: []string{tipNondeterministic}},
+	"xclaim":                {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}, tips: []string{tipNondeterministic}},
+	"xdel":                  {keys: []KeySpec{rangeSpec(KeyRW|KeyDelete, 1, 0, 1)}},
+	"xgroup|create":         {keys: []KeySpec{rangeSpec(KeyRW|KeyInsert, 2, 0, 1)}},
+	"xgroup|createconsumer": {keys: []KeySpec{rangeSpec(KeyRW|KeyInsert, 2, 0, 1)}},
+	"xgroup|delconsumer":    {keys: []KeySpec{rangeSpec(KeyRW|KeyDelete, 2, 0, 1)}},
+	"xgroup|destroy":        {keys: []KeySpec{rangeSpec(KeyRW|KeyDelete, 2, 0, 1)}},
+	"xgroup|setid":          {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 2, 0, 1)}},
+	"xinfo|consumers":       {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 2, 0, 1)}, tips: []string{tipNondeterministic}},
+	"xinfo|groups":          {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 2, 0, 1)}},
+	"xinfo|stream":          {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 2, 0, 1)}},
+	"xlen":                  {keys: []KeySpec{rangeSpec(KeyRO, 1, 0, 1)}},
+	"xpending":              {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}, tips: []string{tipNondeterministic}},
+	"xrange":                {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"xread":                 {keys: []KeySpec{{Flags: KeyRO | KeyAccess, Keyword: "STREAMS", StartFrom: 1, Find: FindRange, LastKey: -1, KeyStep: 1, Limit: 2}}},
+	"xreadgroup":            {keys: []KeySpec{{Flags: KeyRO | KeyAccess, Keyword: "STREAMS", StartFrom: 4, Find: FindRange, LastKey: -1, KeyStep: 1, Limit: 2}}},
+	"xrevrange":             {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"xsetid":                {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"xtrim":                 {keys: []KeySpec{rangeSpec(KeyRW|KeyDelete, 1, 0, 1)}, tips: []string{tipNondeterministic}},
 
 	// Native commands. Each acts on the one key it names, on the shard that
 	// owns it, so none needs a request policy. CHANGES reads the feed of the

@@ -171,10 +171,10 @@ func (l *fakeListObj) typeName() string { return "list" }
 func (l *fakeListObj) encoding() string { return "listpack" }
 func (l *fakeListObj) clone() any       { return &fakeListObj{items: append([]string(nil), l.items...)} }
 
-// streamObj is a type without clone: COPY refuses it.
-type streamObj struct{}
+// noCloneObj is a type without clone: COPY refuses it.
+type noCloneObj struct{}
 
-func (streamObj) typeName() string { return "stream" }
+func (noCloneObj) typeName() string { return "nocopy" }
 
 // strLikeObj reads as a string without being a plain string.
 type strLikeObj struct{ b []byte }
@@ -210,11 +210,11 @@ func TestKeysType(t *testing.T) {
 	db := sh.dbs[0]
 	expect(t, sh, rOK, "SET", "s", "v")
 	db.add([]byte("l"), nil, &fakeListObj{}, 0)
-	db.add([]byte("x"), nil, streamObj{}, 0)
+	db.add([]byte("x"), nil, noCloneObj{}, 0)
 	db.add([]byte("v"), nil, &strLikeObj{b: []byte("12")}, 0)
 	expect(t, sh, "+string\r\n", "TYPE", "s")
 	expect(t, sh, "+list\r\n", "TYPE", "l")
-	expect(t, sh, "+stream\r\n", "TYPE", "x")
+	expect(t, sh, "+nocopy\r\n", "TYPE", "x")
 	expect(t, sh, "+string\r\n", "TYPE", "v")
 	expect(t, sh, "+none\r\n", "TYPE", "nope")
 	expect(t, sh, rErr("ERR wrong number of arguments for 'type' command"), "TYPE", "a", "b")
@@ -325,7 +325,7 @@ func TestKeysCopy(t *testing.T) {
 	if e == nil || sh.dbs[0].obj(e) == l || len(sh.dbs[0].obj(e).(*fakeListObj).items) != 1 {
 		t.Fatalf("COPY of a list: %+v", e)
 	}
-	sh.dbs[0].add([]byte("s"), nil, streamObj{}, 0)
+	sh.dbs[0].add([]byte("s"), nil, noCloneObj{}, 0)
 	j.take()
 	expect(t, sh, rErr("ERR COPY of this type is not supported"), "COPY", "s", "s2")
 	expectOps(t, j, "unsupported COPY")

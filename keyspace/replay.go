@@ -186,6 +186,11 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 		err = applyBloomRecord(db, &p)
 	case persistence.OpRestore:
 		err = applyRestoreRecord(sh.valueConfig(), db, &p)
+	case persistence.OpStreamAdd, persistence.OpStreamDel, persistence.OpStreamTrim, persistence.OpStreamSetID,
+		persistence.OpStreamGroupCreate, persistence.OpStreamGroupSetID, persistence.OpStreamGroupDestroy,
+		persistence.OpStreamConsumerCreate, persistence.OpStreamConsumerDel, persistence.OpStreamGroupRead,
+		persistence.OpStreamClaim, persistence.OpStreamAck:
+		err = sh.applyStreamRecord(db, r.Op, &p)
 	default:
 		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
 	}

@@ -123,6 +123,9 @@ type Shard struct {
 	scr shardScripts
 	// blk is the table of blocked clients (blocking.go).
 	blk blocking
+	// streamDue maps streams that blocked readers wait on to the time
+	// their earliest DELAY hold is due (stream_block.go).
+	streamDue map[blockKey]int64
 }
 
 type shardStats struct {

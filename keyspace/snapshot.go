@@ -86,6 +86,9 @@ func decodeSnapshotValue(cfg valueConfig, kind uint8, val []byte) ([]byte, any, 
 	case kindList:
 		obj, err := decodeListValue(cfg.listFill, val)
 		return nil, obj, err
+	case kindStream:
+		obj, err := decodeStream(val)
+		return nil, obj, err
 	}
 	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
 }

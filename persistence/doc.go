@@ -104,6 +104,34 @@
 //	                     range removals and pops list what went)
 //	86 ZStore            key bytes, sorted set encoding (types/zset v1) to
 //	                     the end: the value of a Z*STORE, no deadline
+//	87 BloomAdd          key bytes, rate bits u64, capacity u64, expansion
+//	                     u64, nonscaling u8, count u64, count × item bytes
+//
+// Stream records (an id is ms u64 then seq u64; lists are count u64 then
+// the ids). Each states what the command did, never what it was asked:
+//
+//	100 StreamAdd           key, id (the one assigned), due i64 (the DELAY
+//	                        hold's absolute time, 0 = none), trim-through id
+//	                        (0-0 = no trim), count u64, count × (field, value)
+//	101 StreamDel           key, list of ids removed by XDEL
+//	102 StreamTrim          key, id: every entry up to it is removed
+//	103 StreamSetID         key, last id, entries added u64, max deleted id
+//	104 StreamGroupCreate   key, group, last id, entries read i64 (creates
+//	                        an empty stream when the key is absent)
+//	105 StreamGroupSetID    key, group, last id, entries read i64
+//	106 StreamGroupDestroy  key, group
+//	107 StreamConsumerCreate key, group, consumer, seen time i64
+//	108 StreamConsumerDel   key, group, consumer
+//	109 StreamGroupRead     key, group, consumer, time i64, noack u8, last id,
+//	                        entries read i64, delivered ids, deferred ids
+//	                        (held entries passed over), resolved ids
+//	                        (deferred entries delivered or gone)
+//	110 StreamClaim         key, group, consumer, seen time i64, count u64,
+//	                        count × (id, delivery time i64, delivery count u64)
+//	111 StreamAck           key, group, list of ids leaving the PEL
+//
+// Restore (RESTORE of anything but a string):
+//
 //	120 Restore          key bytes, deadline i64, snapshot value kind u8,
 //	                     the value's snapshot encoding to the end: the key
 //	                     now holds that value (RESTORE of a collection;
@@ -126,10 +154,9 @@
 // record's sequence number. The keyspace decodes every entry before it
 // applies the first (DecodeBatch).
 //
-// testdata/golden-v1.wal holds one record of each released layout; a test
-// decodes it, so the v1 format cannot change silently.
 // testdata/golden-v1.wal holds one record of each released layout and
 // testdata/golden-collections-v1.wal one of each set, sorted set and Bloom layout,
+// testdata/golden-streams-v1.wal one of each stream layout,
 // testdata/golden-restore-v1.wal a Restore record; tests decode them, so
 // the formats cannot change silently.
 //

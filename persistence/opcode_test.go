@@ -48,6 +48,18 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpZStore, 86, "ZStore"},
 		{OpBloomAdd, 87, "BloomAdd"},
 		{OpRestore, 120, "Restore"},
+		{OpStreamAdd, 100, "StreamAdd"},
+		{OpStreamDel, 101, "StreamDel"},
+		{OpStreamTrim, 102, "StreamTrim"},
+		{OpStreamSetID, 103, "StreamSetID"},
+		{OpStreamGroupCreate, 104, "StreamGroupCreate"},
+		{OpStreamGroupSetID, 105, "StreamGroupSetID"},
+		{OpStreamGroupDestroy, 106, "StreamGroupDestroy"},
+		{OpStreamConsumerCreate, 107, "StreamConsumerCreate"},
+		{OpStreamConsumerDel, 108, "StreamConsumerDel"},
+		{OpStreamGroupRead, 109, "StreamGroupRead"},
+		{OpStreamClaim, 110, "StreamClaim"},
+		{OpStreamAck, 111, "StreamAck"},
 	}
 	known := 0
 	for i := 0; i < 256; i++ {
