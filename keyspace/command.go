@@ -105,6 +105,9 @@ type Command struct {
 	// movableKeys finds the keys of a call whose keys the legacy triple
 	// cannot name (Redis's movablekeys: a numkeys argument).
 	movableKeys func(args [][]byte, dst []int) []int
+	// getKeys finds the keys and their flags of a call whose key specs
+	// cannot (SORT's are "unknown"), as Redis's getkeys procedures do.
+	getKeys func(args [][]byte, dst []keyRef) []keyRef
 }
 
 // FullName is "container|sub" for a subcommand, else the name.
@@ -245,6 +248,8 @@ func newCommandTable() commandTable {
 	registerBlockingPops(t)
 	registerSetFamily(t)
 	registerZSetFamily(t)
+	registerGeoFamily(t)
+	registerSortFamily(t)
 	registerBloomFamily(t)
 	applyCommandSpecs(t)
 	return t

@@ -314,6 +314,20 @@ var commandSpecs = map[string]commandSpec{
 	"xsetid":                {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
 	"xtrim":                 {keys: []KeySpec{rangeSpec(KeyRW|KeyDelete, 1, 0, 1)}, tips: []string{tipNondeterministic}},
 
+	"geoadd":               {keys: []KeySpec{rangeSpec(KeyRW|KeyUpdate, 1, 0, 1)}},
+	"geodist":              {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geohash":              {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geopos":               {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"georadius":            {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyOW | KeyUpdate, Keyword: "STORE", StartFrom: 6, Find: FindRange, KeyStep: 1}, {Flags: KeyOW | KeyUpdate, Keyword: "STOREDIST", StartFrom: 6, Find: FindRange, KeyStep: 1}}},
+	"georadius_ro":         {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"georadiusbymember":    {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyOW | KeyUpdate, Keyword: "STORE", StartFrom: 5, Find: FindRange, KeyStep: 1}, {Flags: KeyOW | KeyUpdate, Keyword: "STOREDIST", StartFrom: 5, Find: FindRange, KeyStep: 1}}},
+	"georadiusbymember_ro": {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geosearch":            {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1)}},
+	"geosearchstore":       {keys: []KeySpec{rangeSpec(KeyOW|KeyUpdate, 1, 0, 1), rangeSpec(KeyRO|KeyAccess, 2, 0, 1)}},
+
+	"sort":    {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyRO | KeyAccess}, {Flags: KeyOW | KeyUpdate}}},
+	"sort_ro": {keys: []KeySpec{rangeSpec(KeyRO|KeyAccess, 1, 0, 1), {Flags: KeyRO | KeyAccess}}},
+
 	// Native commands. Each acts on the one key it names, on the shard that
 	// owns it, so none needs a request policy. CHANGES reads the feed of the
 	// shard it is sent to (a cluster client sends it to each node itself);
@@ -417,6 +431,7 @@ type keyRef struct {
 // arguments do not fit the specs. Specs of fake keys (not_key) are skipped.
 func (c *Command) callKeys(args [][]byte, dst []keyRef) (_ []keyRef, ok bool) {
 	argc := len(args)
+	base := len(dst)
 	for _, s := range c.KeySpecs {
 		if s.Flags&KeyNotKey != 0 {
 			continue
@@ -448,6 +463,10 @@ func (c *Command) callKeys(args [][]byte, dst []keyRef) (_ []keyRef, ok bool) {
 				continue // keyword absent: no keys from this spec
 			}
 		default:
+			if c.getKeys != nil {
+				// An unknown spec: the command's own key finder decides.
+				return c.getKeys(args, dst[:base]), true
+			}
 			return dst, false
 		}
 		var last, step int

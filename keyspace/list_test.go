@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"bytes"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -234,5 +235,16 @@ func TestLMPOPKeysAreRouted(t *testing.T) {
 	}
 	if got := cmd.keyIndexes(toArgv("LMPOP", "x", "k1", "LEFT"), nil); len(got) != 0 {
 		t.Fatalf("key indexes with a bad numkeys: %v", got)
+	}
+}
+
+// TestListEncodingMatchesGolden pins the list encoding the persistence
+// package's golden OpListStore record holds.
+func TestListEncodingMatchesGolden(t *testing.T) {
+	o := &listObj{l: list.New(list.DefaultFill)}
+	o.l.PushBack([]byte("a"))
+	o.l.PushBack([]byte("b"))
+	if got, want := o.appendSnapshot(nil), []byte{1, 1, 2, 6, 1, 'a', 2, 1, 'b', 2}; !bytes.Equal(got, want) {
+		t.Fatalf("list encoding %v, want %v", got, want)
 	}
 }

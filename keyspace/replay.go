@@ -178,6 +178,8 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	case persistence.OpListPush, persistence.OpListPop, persistence.OpListSet, persistence.OpListInsert,
 		persistence.OpListRem, persistence.OpListTrim, persistence.OpListMove:
 		err = applyListRecord(sh, db, r.Op, &p)
+	case persistence.OpListStore:
+		err = sh.applyListStore(db, &p)
 	case persistence.OpSetAdd, persistence.OpSetRemove, persistence.OpSetStore, persistence.OpSetMove:
 		err = sh.applySetRecord(db, r.Op, &p)
 	case persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore:

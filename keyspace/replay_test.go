@@ -214,6 +214,10 @@ func TestReplayEveryOpcode(t *testing.T) {
 		{"lazy expiry", [][]string{{"SET", "a", "1", "PX", "10"}, {"SET", "b", "2", "PX", "10"}, {"@advance", "10"}, {"GET", "a"}}, []string{"EXISTS", "b"}, del},
 		{"expired dst of copy", [][]string{{"SET", "a", "1"}, {"SET", "b", "2", "PX", "10"}, {"@advance", "10"}}, []string{"COPY", "a", "b"}, persistence.OpCopy},
 		{"read logs nothing", [][]string{{"SET", "a", "1"}}, []string{"GET", "a"}, none},
+		{"sort store", [][]string{{"RPUSH", "l", "3", "1", "2"}, {"SET", "w_1", "9"}, {"HSET", "h_2", "f", "x"}, {"SET", "d", "v", "EX", "50"}}, []string{"SORT", "l", "BY", "w_*", "GET", "#", "GET", "h_*->f", "STORE", "d"}, persistence.OpListStore},
+		{"sort store of nothing", [][]string{{"SET", "d", "v"}}, []string{"SORT", "none", "STORE", "d"}, del},
+		{"geoadd", nil, []string{"GEOADD", "g", "13.361389", "38.115556", "Palermo"}, persistence.OpZAdd},
+		{"geosearchstore", [][]string{{"GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"}}, []string{"GEOSEARCHSTORE", "d", "g", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "STOREDIST"}, persistence.OpZStore},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

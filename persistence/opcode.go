@@ -38,6 +38,7 @@ const (
 	OpListRem          Opcode = 66 // key, count i64, element (LREM's rule)
 	OpListTrim         Opcode = 67 // key, start i64, stop i64 (LTRIM's indexes)
 	OpListMove         Opcode = 68 // src, dst, from u8, to u8: one element popped from src and pushed to dst
+	OpListStore        Opcode = 69 // key, list encoding (types/list binary form): replace the value, no deadline (SORT ... STORE)
 	OpSetAdd           Opcode = 80 // key, count u64, members: add each (creating the set)
 	OpSetRemove        Opcode = 81 // key, count u64, members: remove each (deleting an emptied set)
 	OpSetStore         Opcode = 82 // key, set encoding (types/set v1): replace the value, no deadline
@@ -95,6 +96,7 @@ var opcodeNames = [256]string{
 	OpListRem:          "ListRem",
 	OpListTrim:         "ListTrim",
 	OpListMove:         "ListMove",
+	OpListStore:        "ListStore",
 	OpSetAdd:           "SetAdd",
 	OpSetRemove:        "SetRemove",
 	OpSetStore:         "SetStore",

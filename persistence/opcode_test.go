@@ -39,6 +39,7 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpListRem, 66, "ListRem"},
 		{OpListTrim, 67, "ListTrim"},
 		{OpListMove, 68, "ListMove"},
+		{OpListStore, 69, "ListStore"},
 		{OpSetAdd, 80, "SetAdd"},
 		{OpSetRemove, 81, "SetRemove"},
 		{OpSetStore, 82, "SetStore"},

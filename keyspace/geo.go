@@ -1,0 +1,673 @@
+package keyspace
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/ruvio/ruvio/types/geo"
+	"github.com/ruvio/ruvio/types/num"
+	"github.com/ruvio/ruvio/types/zset"
+)
+
+// The geo family (Redis's geo.c) on sorted sets: a member's score is the
+// 52-bit geohash of its position (types/geo), so GEOADD is ZADD with
+// computed scores and the searches are score-range scans of the cells
+// around the centre. Nothing here has its own WAL record: GEOADD writes
+// ZADD's OpZAdd and the STORE forms write the whole result as OpZStore,
+// which replay without knowing about geo.
+//
+// Results with equal distances (members at the same place) are ordered
+// by a stable sort; with COUNT Redis uses a partial quicksort, so which
+// of such tied members a COUNT keeps can differ from Redis.
+
+const (
+	errGeoUnit         = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	errGeoMember       = "ERR could not decode requested zset member"
+	errGeoRadiusNeg    = "ERR radius cannot be negative"
+	errGeoBoxNeg       = "ERR height or width cannot be negative"
+	errGeoCount        = "ERR COUNT must be > 0"
+	errGeoAnyNeedCount = "ERR the ANY argument requires COUNT argument"
+)
+
+// geoParseUnit returns the length in metres of the unit argument, or
+// replies an error and returns a negative value.
+func geoParseUnit(x *Ctx, b []byte) float64 {
+	switch {
+	case eqFold(b, "m"):
+		return 1
+	case eqFold(b, "km"):
+		return 1000
+	case eqFold(b, "ft"):
+		return 0.3048
+	case eqFold(b, "mi"):
+		return 1609.34
+	}
+	x.W.Error(errGeoUnit)
+	return -1
+}
+
+// geoParseFloat parses a float argument, replying msg (or the generic
+// float error when msg is empty) when it is not one.
+func geoParseFloat(x *Ctx, b []byte, msg string) (float64, bool) {
+	f, ok := num.ParseFloat(b)
+	if !ok {
+		if msg == "" {
+			msg = errNotFloat
+		}
+		x.W.Error(msg)
+	}
+	return f, ok
+}
+
+// geoParseLonLat parses a longitude and a latitude and checks their range.
+func geoParseLonLat(x *Ctx, lonArg, latArg []byte) (lon, lat float64, ok bool) {
+	if lon, ok = geoParseFloat(x, lonArg, ""); !ok {
+		return 0, 0, false
+	}
+	if lat, ok = geoParseFloat(x, latArg, ""); !ok {
+		return 0, 0, false
+	}
+	if lon < geo.LonMin || lon > geo.LonMax || lat < geo.LatMin || lat > geo.LatMax {
+		x.W.Error("ERR invalid longitude,latitude pair " + formatCFloat(lon) + "," + formatCFloat(lat))
+		return 0, 0, false
+	}
+	return lon, lat, true
+}
+
+// formatCFloat formats f as C's "%f" does.
+func formatCFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+// geoMemberPos returns the position stored for member.
+func geoMemberPos(o *zsetObj, member []byte) (lon, lat float64, ok bool) {
+	s, ok := o.z.Score(member)
+	if !ok {
+		return 0, 0, false
+	}
+	return geo.DecodeScore(s)
+}
+
+// writeCoord writes one coordinate: a bulk string in RESP2, a double in
+// RESP3, both with up to 17 decimals and no trailing zeros.
+func writeCoord(x *Ctx, f float64) {
+	var tmp [40]byte
+	b := geo.AppendCoord(tmp[:0], f)
+	if x.W.Proto >= 3 {
+		x.W.Raw([]byte{','})
+		x.W.Raw(b)
+		x.W.Raw([]byte("\r\n"))
+		return
+	}
+	x.W.Bulk(b)
+}
+
+// writeDistance writes a distance as a bulk string with four decimals.
+func writeDistance(x *Ctx, d float64) {
+	var tmp [40]byte
+	x.W.Bulk(geo.AppendDistance(tmp[:0], d))
+}
+
+// GEOADD key [NX|XX] [CH] longitude latitude member [...]
+func geoaddCommand(x *Ctx) {
+	args := x.Args
+	nx, xx := false, false
+	i := 2
+	for ; i < len(args); i++ {
+		switch {
+		case eqFold(args[i], "nx"):
+			nx = true
+		case eqFold(args[i], "xx"):
+			xx = true
+		case eqFold(args[i], "ch"):
+		default:
+			goto done
+		}
+	}
+done:
+	if (len(args)-i)%3 != 0 || nx && xx {
+		x.W.Error(errSyntax)
+		return
+	}
+	// The call becomes ZADD key [options] score member ...; ZADD's checks
+	// and replies apply from there.
+	n := (len(args) - i) / 3
+	zargs := make([][]byte, 0, i+2*n)
+	zargs = append(zargs, []byte("zadd"))
+	zargs = append(zargs, args[1:i]...)
+	for k := 0; k < n; k++ {
+		at := i + 3*k
+		lon, lat, ok := geoParseLonLat(x, args[at], args[at+1])
+		if !ok {
+			return
+		}
+		score, _ := geo.Score(lon, lat)
+		zargs = append(zargs, strconv.AppendUint(nil, score, 10), args[at+2])
+	}
+	x.Args = zargs
+	zaddGeneric(x, false)
+	x.Args = args
+}
+
+// GEOHASH key [member ...]
+func geohashCommand(x *Ctx) {
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	x.W.ArrayHeader(len(x.Args) - 2)
+	var buf [16]byte
+	for _, m := range x.Args[2:] {
+		if o != nil {
+			if s, found := o.z.Score(m); found {
+				if h, ok := geo.AppendString(buf[:0], s); ok {
+					x.W.Bulk(h)
+					continue
+				}
+			}
+		}
+		x.W.Null()
+	}
+}
+
+// GEOPOS key [member ...]
+func geoposCommand(x *Ctx) {
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	x.W.ArrayHeader(len(x.Args) - 2)
+	for _, m := range x.Args[2:] {
+		if o != nil {
+			if lon, lat, found := geoMemberPos(o, m); found {
+				x.W.ArrayHeader(2)
+				writeCoord(x, lon)
+				writeCoord(x, lat)
+				continue
+			}
+		}
+		x.W.NullArray()
+	}
+}
+
+// GEODIST key member1 member2 [M|KM|FT|MI]
+func geodistCommand(x *Ctx) {
+	toMeters := 1.0
+	switch {
+	case len(x.Args) == 5:
+		if toMeters = geoParseUnit(x, x.Args[4]); toMeters < 0 {
+			return
+		}
+	case len(x.Args) > 5:
+		x.W.Error(errSyntax)
+		return
+	}
+	_, o, ok := lookupTyped[*zsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Null()
+		return
+	}
+	s1, ok1 := o.z.Score(x.Args[2])
+	s2, ok2 := o.z.Score(x.Args[3])
+	if !ok1 || !ok2 {
+		x.W.Null()
+		return
+	}
+	lon1, lat1, ok1 := geo.DecodeScore(s1)
+	lon2, lat2, ok2 := geo.DecodeScore(s2)
+	if !ok1 || !ok2 {
+		x.W.Null()
+		return
+	}
+	writeDistance(x, geo.Distance(lon1, lat1, lon2, lat2)/toMeters)
+}
+
+// Variants of geoSearchGeneric.
+const (
+	geoFromCoords  = 1 << iota // GEORADIUS: centre given as longitude latitude
+	geoFromMember              // GEORADIUSBYMEMBER: centre at a member
+	geoNoStore                 // the _RO forms: no STORE / STOREDIST
+	geoSearch                  // GEOSEARCH syntax
+	geoSearchStore             // GEOSEARCHSTORE: destination first, STOREDIST flag
+)
+
+// geoPoint is one search result.
+type geoPoint struct {
+	member   []byte
+	lon, lat float64
+	dist     float64 // metres until the reply converts it; set when needed
+	score    float64
+	exact    bool // dist is the exact distance, not the approximation
+	idx      int  // position in collection order, for ties
+}
+
+// geoSearchGeneric is GEORADIUS, GEORADIUSBYMEMBER, their _RO forms,
+// GEOSEARCH and GEOSEARCHSTORE: src is the index of the source key. The
+// order of checks and their errors are Redis's.
+func geoSearchGeneric(x *Ctx, src int, flags int) {
+	args := x.Args
+	var storeKey []byte
+	storeDist := false
+	_, o, ok := lookupTyped[*zsetObj](x, args[src], true)
+	if !ok {
+		return
+	}
+	var shape geo.Shape
+	var base int
+	switch {
+	case flags&geoFromCoords != 0:
+		base = 6
+		lon, lat, ok := geoParseLonLat(x, args[2], args[3])
+		if !ok {
+			return
+		}
+		shape.Lon, shape.Lat = lon, lat
+		if !geoParseRadius(x, args[4], args[5], &shape) {
+			return
+		}
+	case flags&geoFromMember != 0:
+		base = 5
+		if o != nil {
+			lon, lat, found := geoMemberPos(o, args[2])
+			if !found {
+				x.W.Error(errGeoMember)
+				return
+			}
+			shape.Lon, shape.Lat = lon, lat
+			if !geoParseRadius(x, args[3], args[4], &shape) {
+				return
+			}
+		}
+	default:
+		base = 2
+		if flags&geoSearchStore != 0 {
+			base = 3
+			storeKey = args[1]
+		}
+	}
+
+	withDist, withHash, withCoord := false, false, false
+	fromMember, fromLoc, byRadius, byBox := false, false, false, false
+	sortDir := 0 // 0 none, 1 ascending, -1 descending
+	anyFlag := false
+	count := int64(0)
+	search := flags&geoSearch != 0
+	canStore := flags&geoNoStore == 0 && !search
+	for i := base; i < len(args); i++ {
+		a := args[i]
+		left := len(args) - i - 1
+		switch {
+		case eqFold(a, "withdist"):
+			withDist = true
+		case eqFold(a, "withhash"):
+			withHash = true
+		case eqFold(a, "withcoord"):
+			withCoord = true
+		case eqFold(a, "any"):
+			anyFlag = true
+		case eqFold(a, "asc"):
+			sortDir = 1
+		case eqFold(a, "desc"):
+			sortDir = -1
+		case eqFold(a, "count") && left >= 1:
+			n, ok := parseInt(args[i+1])
+			if !ok {
+				x.W.Error(errNotInt)
+				return
+			}
+			if n <= 0 {
+				x.W.Error(errGeoCount)
+				return
+			}
+			count = n
+			i++
+		case eqFold(a, "store") && left >= 1 && canStore:
+			storeKey, storeDist = args[i+1], false
+			i++
+		case eqFold(a, "storedist") && left >= 1 && canStore:
+			storeKey, storeDist = args[i+1], true
+			i++
+		case eqFold(a, "storedist") && search && flags&geoSearchStore != 0:
+			storeDist = true
+		case eqFold(a, "frommember") && left >= 1 && search && !fromLoc:
+			if o != nil {
+				lon, lat, found := geoMemberPos(o, args[i+1])
+				if !found {
+					x.W.Error(errGeoMember)
+					return
+				}
+				shape.Lon, shape.Lat = lon, lat
+			}
+			fromMember = true
+			i++
+		case eqFold(a, "fromlonlat") && left >= 2 && search && !fromMember:
+			lon, lat, ok := geoParseLonLat(x, args[i+1], args[i+2])
+			if !ok {
+				return
+			}
+			shape.Lon, shape.Lat = lon, lat
+			fromLoc = true
+			i += 2
+		case eqFold(a, "byradius") && left >= 2 && search && !byBox:
+			if !geoParseRadius(x, args[i+1], args[i+2], &shape) {
+				return
+			}
+			byRadius = true
+			i += 2
+		case eqFold(a, "bybox") && left >= 3 && search && !byRadius:
+			w, ok := geoParseFloat(x, args[i+1], "ERR need numeric width")
+			if !ok {
+				return
+			}
+			h, ok := geoParseFloat(x, args[i+2], "ERR need numeric height")
+			if !ok {
+				return
+			}
+			if h < 0 || w < 0 {
+				x.W.Error(errGeoBoxNeg)
+				return
+			}
+			conv := geoParseUnit(x, args[i+3])
+			if conv < 0 {
+				return
+			}
+			shape.Box, shape.Width, shape.Height, shape.Conversion = true, w, h, conv
+			byBox = true
+			i += 3
+		default:
+			x.W.Error(errSyntax)
+			return
+		}
+	}
+	if storeKey != nil && (withDist || withHash || withCoord) {
+		what := "STORE option in GEORADIUS"
+		if flags&geoSearchStore != 0 {
+			what = "GEOSEARCHSTORE"
+		}
+		x.W.Error("ERR " + what + " is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
+		return
+	}
+	if search && !fromMember && !fromLoc {
+		x.W.Error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(args[0]))
+		return
+	}
+	if search && !byRadius && !byBox {
+		x.W.Error("ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(args[0]))
+		return
+	}
+	if anyFlag && count == 0 {
+		x.W.Error(errGeoAnyNeedCount)
+		return
+	}
+	if o == nil {
+		if storeKey != nil {
+			geoStoreEmpty(x, storeKey)
+			x.W.Int(0)
+			return
+		}
+		x.W.ArrayHeader(0)
+		return
+	}
+	// COUNT without an order means the nearest ones, unless ANY.
+	if count != 0 && sortDir == 0 && !anyFlag {
+		sortDir = 1
+	}
+	limit := 0
+	if anyFlag {
+		limit = int(min(count, math.MaxInt32))
+	}
+	points := geoCollect(&o.z, &shape, limit)
+	if len(points) == 0 && storeKey == nil {
+		x.W.ArrayHeader(0)
+		return
+	}
+	returned := len(points)
+	if count != 0 && int64(returned) > count {
+		returned = int(count)
+	}
+	if sortDir != 0 {
+		geoSortByDistance(points, &shape, sortDir)
+	}
+	points = points[:returned]
+	if withDist || storeDist && storeKey != nil {
+		for i := range points {
+			points[i].exactDist(&shape)
+		}
+	}
+	for i := range points {
+		points[i].dist /= shape.Conversion
+	}
+	if storeKey != nil {
+		geoStoreResult(x, storeKey, points, storeDist, flags&geoSearch != 0)
+		return
+	}
+	opts := 0
+	for _, on := range []bool{withDist, withCoord, withHash} {
+		if on {
+			opts++
+		}
+	}
+	x.W.ArrayHeader(returned)
+	for _, p := range points {
+		if opts > 0 {
+			x.W.ArrayHeader(opts + 1)
+		}
+		x.W.Bulk(p.member)
+		if withDist {
+			writeDistance(x, p.dist)
+		}
+		if withHash {
+			x.W.Int(int64(p.score))
+		}
+		if withCoord {
+			x.W.ArrayHeader(2)
+			writeCoord(x, p.lon)
+			writeCoord(x, p.lat)
+		}
+	}
+}
+
+// exactDist sets p.dist to the distance Redis computes, once.
+func (p *geoPoint) exactDist(shape *geo.Shape) {
+	if !p.exact {
+		p.dist, p.exact = geo.Distance(shape.Lon, shape.Lat, p.lon, p.lat), true
+	}
+}
+
+// geoSortByDistance orders points by distance from the centre,
+// ascending (dir 1) or descending, equal distances in collection order,
+// as a stable sort by the exact distances would, but computing exact
+// distances only for points whose approximate ones are too close to
+// order.
+func geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int) {
+	for i := range points {
+		p := &points[i]
+		p.idx = i
+		p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
+		if math.IsNaN(p.dist) {
+			p.exactDist(shape)
+		}
+	}
+	byDist := func(a, b *geoPoint) int {
+		if c := cmpFloat(a.dist, b.dist) * dir; c != 0 {
+			return c
+		}
+		return a.idx - b.idx
+	}
+	slices.SortFunc(points, func(a, b geoPoint) int { return byDist(&a, &b) })
+	// Neighbours closer than the approximation's error are ordered again
+	// by their exact distances; points farther apart keep their order.
+	for i := 0; i < len(points); {
+		j := i + 1
+		for j < len(points) && math.Abs(points[j].dist-points[j-1].dist) <= 2*geo.DistanceMargin(max(points[j].dist, points[j-1].dist)) {
+			j++
+		}
+		if j-i > 1 {
+			for k := i; k < j; k++ {
+				points[k].exactDist(shape)
+			}
+			slices.SortFunc(points[i:j], func(a, b geoPoint) int { return byDist(&a, &b) })
+		}
+		i = j
+	}
+}
+
+// cmpFloat orders two distances.
+func cmpFloat(a, b float64) int {
+	switch {
+	case a > b:
+		return 1
+	case a < b:
+		return -1
+	}
+	return 0
+}
+
+// geoParseRadius parses "radius unit" into shape.
+func geoParseRadius(x *Ctx, radiusArg, unitArg []byte, shape *geo.Shape) bool {
+	r, ok := geoParseFloat(x, radiusArg, "ERR need numeric radius")
+	if !ok {
+		return false
+	}
+	if r < 0 {
+		x.W.Error(errGeoRadiusNeg)
+		return false
+	}
+	conv := geoParseUnit(x, unitArg)
+	if conv < 0 {
+		return false
+	}
+	shape.Box, shape.Radius, shape.Conversion = false, r, conv
+	return true
+}
+
+// geoCollect scans the cells covering shape and returns the members
+// inside it, in scan order, without their distances; limit > 0 (ANY)
+// stops after that many. The member slices alias the sorted set, which
+// nothing changes before the command is done with them (a STORE copies
+// them into the new set before it replaces any value): not copying them
+// spares an allocation per result, which on a large set is mostly
+// garbage-collector work.
+func geoCollect(z *zset.ZSet, shape *geo.Shape, limit int) []geoPoint {
+	cover := geo.Cover(shape)
+	var points []geoPoint
+	for _, cell := range cover.Cells() {
+		if limit > 0 && len(points) >= limit {
+			break
+		}
+		r := zset.ScoreRange{Min: float64(cell.Min), Max: float64(cell.Max), MaxEx: true}
+		z.RangeByScore(r, false, 0, -1, func(m []byte, s float64) bool {
+			if lon, lat, in := shape.WithinScore(s); in {
+				points = append(points, geoPoint{member: m, lon: lon, lat: lat, score: s})
+			}
+			return limit == 0 || len(points) < limit
+		})
+	}
+	return points
+}
+
+// geoStoreEmpty deletes the destination of a search that found nothing.
+func geoStoreEmpty(x *Ctx, dst []byte) {
+	sh, db := x.S, x.DB
+	if e := sh.lookup(db, dst); e != nil {
+		sh.logDel(db.id, e.keyView())
+		db.remove(e)
+		x.notify(evGeneric, "del", dst)
+	}
+}
+
+// geoStoreResult stores the points at dst as a sorted set scored by
+// geohash or (storeDist) by distance, and replies their count.
+func geoStoreResult(x *Ctx, dst []byte, points []geoPoint, storeDist, search bool) {
+	if len(points) == 0 {
+		geoStoreEmpty(x, dst)
+		x.W.Int(0)
+		return
+	}
+	sh, db := x.S, x.DB
+	cfg := sh.zsetConfig()
+	o := &zsetObj{}
+	for _, p := range points {
+		s := p.score
+		if storeDist {
+			s = p.dist
+		}
+		_, _, _ = o.z.Add(cfg, p.member, s, 0) // scores and distances are never NaN
+	}
+	storeObj(db, sh.lookup(db, dst), dst, o)
+	sh.logZStore(db.id, string(dst), o)
+	ev := "georadiusstore"
+	if search {
+		ev = "geosearchstore"
+	}
+	x.notify(evZset, ev, dst)
+	x.W.Int(int64(len(points)))
+}
+
+func georadiusCommand(x *Ctx)   { geoSearchGeneric(x, 1, geoFromCoords) }
+func georadiusroCommand(x *Ctx) { geoSearchGeneric(x, 1, geoFromCoords|geoNoStore) }
+func georadiusbymemberCommand(x *Ctx) {
+	geoSearchGeneric(x, 1, geoFromMember)
+}
+func georadiusbymemberroCommand(x *Ctx) {
+	geoSearchGeneric(x, 1, geoFromMember|geoNoStore)
+}
+func geosearchCommand(x *Ctx)      { geoSearchGeneric(x, 1, geoSearch) }
+func geosearchstoreCommand(x *Ctx) { geoSearchGeneric(x, 2, geoSearch|geoSearchStore) }
+
+// georadiusKeys finds the keys of GEORADIUS and GEORADIUSBYMEMBER: the
+// source, and the last STORE or STOREDIST destination.
+func georadiusKeys(args [][]byte, dst []int) []int {
+	if len(args) < 2 {
+		return dst
+	}
+	dst = append(dst, 1)
+	stored := -1
+	for i := 5; i < len(args); i++ {
+		if (eqFold(args[i], "store") || eqFold(args[i], "storedist")) && i+1 < len(args) {
+			stored = i + 1
+			i++
+		}
+	}
+	if stored > 0 {
+		dst = append(dst, stored)
+	}
+	return dst
+}
+
+func registerGeoFamily(t commandTable) {
+	const rw, ro, deny = FlagWrite, FlagReadOnly, FlagDenyOOM
+	c := func(name string, arity int, flags Flag, first, last int, since, summary, complexity string, h HandlerFunc) *Command {
+		return &Command{Name: name, Arity: arity, Flags: flags, FirstKey: first, LastKey: last, Step: 1, Group: "geo", Since: since, Summary: summary, Complexity: complexity, Handler: h}
+	}
+	const (
+		radiusCx = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index."
+		searchCx = "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape"
+	)
+	georadius := c("georadius", -6, rw|deny, 1, 1, "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", radiusCx, georadiusCommand)
+	georadius.movableKeys = georadiusKeys
+	georadiusbymember := c("georadiusbymember", -5, rw|deny, 1, 1, "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", radiusCx, georadiusbymemberCommand)
+	georadiusbymember.movableKeys = georadiusKeys
+	t.add(
+		c("geoadd", -5, rw|deny, 1, 1, "3.2.0", "Add one or more geospatial items in the geospatial index represented using a sorted set", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", geoaddCommand),
+		c("geodist", -4, ro, 1, 1, "3.2.0", "Returns the distance between two members of a geospatial index", "O(log(N))", geodistCommand),
+		c("geohash", -2, ro, 1, 1, "3.2.0", "Returns members of a geospatial index as standard geohash strings", "O(log(N)) for each member requested, where N is the number of elements in the sorted set.", geohashCommand),
+		c("geopos", -2, ro, 1, 1, "3.2.0", "Returns longitude and latitude of members of a geospatial index", "O(N) where N is the number of members requested.", geoposCommand),
+		c("geosearch", -7, ro, 1, 1, "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", searchCx, geosearchCommand),
+		c("geosearchstore", -8, rw|deny, 1, 2, "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", searchCx, geosearchstoreCommand),
+		georadius,
+		c("georadius_ro", -6, ro, 1, 1, "3.2.10", "A read-only variant for GEORADIUS", radiusCx, georadiusroCommand),
+		georadiusbymember,
+		c("georadiusbymember_ro", -5, ro, 1, 1, "3.2.10", "A read-only variant for GEORADIUSBYMEMBER", radiusCx, georadiusbymemberroCommand),
+	)
+}
