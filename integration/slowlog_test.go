@@ -154,3 +154,49 @@ func TestSlowlogPerShard(t *testing.T) {
 		t.Errorf("shard 1 LEN %v", n)
 	}
 }
+
+// A blocked command is logged once it is served or ended by CLIENT
+// UNBLOCK, under its own arguments and client, after what ran meanwhile;
+// one that times out is not logged, as in Redis 7.0.
+func TestSlowlogBlockedCommands(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := oneConn(t, s.Client(t))
+	expect(t, c, "OK", "CONFIG", "SET", "slowlog-log-slower-than", "0")
+	rc := dialRaw(t, s.Addr())
+	rc.expect("+OK\r\n", "CLIENT", "SETNAME", "waiter")
+	rc.send("BLPOP", "l", "0")
+	waitBlocked(t, c, 1)
+	expect(t, c, "OK", "MULTI")
+	expect(t, c, "QUEUED", "LPUSH", "l", "foo")
+	expect(t, c, "QUEUED", "SLOWLOG", "RESET")
+	expect(t, c, []interface{}{int64(1), "OK"}, "EXEC")
+	if got := rc.read(); got != "*2\r\n$1\r\nl\r\n$3\r\nfoo\r\n" {
+		t.Fatalf("BLPOP: %q", got)
+	}
+	got := slowlogGet(t, c)
+	if len(got) == 0 || strings.Join(got[0].args, " ") != "BLPOP l 0" || got[0].name != "waiter" {
+		t.Fatalf("newest entry after serving: %+v", got)
+	}
+
+	expect(t, c, "OK", "SLOWLOG", "RESET")
+	rc.expect("*-1\r\n", "BLPOP", "l", "0.01")
+	for _, e := range slowlogGet(t, c) {
+		if strings.EqualFold(e.args[0], "blpop") {
+			t.Fatalf("timed-out BLPOP logged: %+v", e)
+		}
+	}
+
+	id := regexp.MustCompile(`id=(\d+)`).FindStringSubmatch(rc.do("CLIENT", "INFO"))[1]
+	rc.send("BRPOP", "none", "0")
+	waitBlocked(t, c, 1)
+	expect(t, c, "OK", "SLOWLOG", "RESET")
+	expect(t, c, int64(1), "CLIENT", "UNBLOCK", id)
+	if got := rc.read(); got != "*-1\r\n" {
+		t.Fatalf("unblocked BRPOP: %q", got)
+	}
+	got = slowlogGet(t, c)
+	if len(got) < 2 || strings.Join(got[0].args, " ") != "CLIENT UNBLOCK "+id || strings.Join(got[1].args, " ") != "BRPOP none 0" {
+		t.Fatalf("after CLIENT UNBLOCK: %+v", got)
+	}
+}

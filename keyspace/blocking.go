@@ -211,6 +211,9 @@ type blockedClient struct {
 	// postponed: held by CLIENT PAUSE before its command ran; the batch
 	// resumes at that command, which runs again.
 	postponed bool
+	// callDur is how long the command ran before it parked, for the slow
+	// log (slowlogUnblocked).
+	callDur time.Duration
 }
 
 // blocking is a shard's table of blocked clients.
@@ -451,6 +454,10 @@ func (sh *Shard) serveReady() {
 			}
 			x := sh.blockCtx(bc)
 			before := len(x.W.Buf)
+			var start time.Time
+			if sh.srv.opts.Live.SlowlogSlowerThan() >= 0 {
+				start = sh.srv.now()
+			}
 			if sh.snap != nil && bc.cmd.Flags&FlagWrite != 0 {
 				// Serving writes outside a command: a running snapshot
 				// writes the buckets of the command's keys before they
@@ -458,6 +465,7 @@ func (sh *Shard) serveReady() {
 				sh.snapshotBeforeWrite(bc.cmd, bc.args, x.DB)
 			}
 			if bc.spec.Serve(x, key) {
+				sh.slowlogUnblocked(x, bc, start)
 				sh.countBlockedError(bc, before)
 				if sh.trk != nil {
 					// Clients caching the keys it wrote are told now.
@@ -586,6 +594,9 @@ func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
 	if bc == nil || bc.done || bc.postponed {
 		return false
 	}
+	x := sh.blockCtx(bc)
+	sh.slowlogUnblocked(x, bc, time.Time{})
+	*x = Ctx{}
 	if errReply {
 		x := sh.blockCtx(bc)
 		before := len(x.W.Buf)
@@ -597,6 +608,23 @@ func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
 		sh.timeoutBlocked(bc)
 	}
 	return true
+}
+
+// slowlogUnblocked enters the command of bc, served or ended by CLIENT
+// UNBLOCK, in the slow log, as Redis does for a blocked command (its
+// first run was not logged, call left it for now): its duration is the
+// first run's and the serving's since start (zero: none), not the time
+// spent waiting. A command that timed out is not logged, as in Redis 7.0.
+func (sh *Shard) slowlogUnblocked(x *Ctx, bc *blockedClient, start time.Time) {
+	slowUs := sh.srv.opts.Live.SlowlogSlowerThan()
+	if slowUs < 0 {
+		return
+	}
+	d := bc.callDur
+	if !start.IsZero() {
+		d += sh.srv.now().Sub(start)
+	}
+	sh.slowlogAfter(x, bc.cmd.called(bc.args), bc.args, d, slowUs)
 }
 
 // dropBlocked forgets a disconnected client's wait and its batches.

@@ -621,7 +621,12 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 		// The threshold in force after the command counts, as in Redis:
 		// the CONFIG SET that turns the log on is in it.
 		if slowUs = sh.srv.opts.Live.SlowlogSlowerThan(); slowUs >= 0 {
-			sh.slowlogAfter(x, called, args, d, slowUs)
+			if bc := x.C.blk; bc != nil && bc.batch == nil {
+				// It parked its client: logged once served (blocking.go).
+				bc.callDur = d
+			} else {
+				sh.slowlogAfter(x, called, args, d, slowUs)
+			}
 		}
 		if sampled && st.calls > timingEvery {
 			d *= timingEvery
