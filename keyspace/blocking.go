@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/ruvio/ruvio/codec"
 )
 
 // BlockSpec describes how a blocking command waits.
@@ -214,6 +216,9 @@ type blockedClient struct {
 	// callDur is how long the command ran before it parked, for the slow
 	// log (slowlogUnblocked).
 	callDur time.Duration
+	// silent: the client asked for no reply to the blocked command
+	// (CLIENT REPLY OFF or SKIP when it blocked); pushes still go out.
+	silent bool
 }
 
 // blocking is a shard's table of blocked clients.
@@ -282,7 +287,8 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	bs := &sh.blk
 	c := x.C
 	bs.init()
-	bc := &blockedClient{c: c, db: x.DB.id, spec: spec, args: x.Args, cmd: x.Cmd}
+	bc := &blockedClient{c: c, db: x.DB.id, spec: spec, args: x.Args, cmd: x.Cmd,
+		silent: c.replyMode&(replyOff|replySkip) != 0}
 	bc.spec.Keys = nil
 	for _, k := range spec.Keys {
 		bk := blockKey{db: bc.db, key: string(k)}
@@ -467,6 +473,7 @@ func (sh *Shard) serveReady() {
 			if bc.spec.Serve(x, key) {
 				sh.slowlogUnblocked(x, bc, start)
 				sh.countBlockedError(bc, before)
+				bc.silence(x.W, before)
 				if sh.trk != nil {
 					// Clients caching the keys it wrote are told now.
 					sh.trackAfter(x, bc.cmd, bc.args, before)
@@ -498,13 +505,23 @@ func (sh *Shard) countBlockedError(bc *blockedClient, before int) {
 // timeoutBlocked replies to bc as timed out and unblocks it.
 func (sh *Shard) timeoutBlocked(bc *blockedClient) {
 	x := sh.blockCtx(bc)
+	before := len(x.W.Buf)
 	if bc.spec.Timeout != nil {
 		bc.spec.Timeout(x)
 	} else {
 		x.W.NullArray()
 	}
+	bc.silence(x.W, before)
 	*x = Ctx{}
 	sh.unblocked(bc)
+}
+
+// silence drops the reply written from before on when the client asked
+// for none.
+func (bc *blockedClient) silence(w *codec.Writer, before int) {
+	if bc.silent && len(w.Buf) > before {
+		w.Buf = w.Buf[:before]
+	}
 }
 
 // expireBlocked times out the clients whose deadline has passed.
@@ -602,6 +619,7 @@ func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
 		before := len(x.W.Buf)
 		x.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 		sh.countBlockedError(bc, before)
+		bc.silence(x.W, before)
 		*x = Ctx{}
 		sh.unblocked(bc)
 	} else {
