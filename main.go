@@ -4,11 +4,13 @@
 //
 //	ruvio [--config config.toml] [--port 6379] [--bind 127.0.0.1] [--shards N]
 //	      [--reactors N] [--dir data] [--fsync always|everysec|no] [--loglevel info]
+//	      [--replicaof host:port]
 //	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s]
 //	ruvio import-rdb [--config config.toml] [--dir data] [--shards N] [--replace] dump.rdb
 //
 // The environment variable RUVIO_PASSWORD, when not empty, sets
-// server.requirepass (over the file), and healthcheck authenticates with it.
+// server.requirepass (over the file), and healthcheck authenticates with it;
+// RUVIO_PRIMARYAUTH sets replication.primaryauth.
 //
 // SIGTERM or SIGINT starts a graceful shutdown bounded by
 // server.shutdown_timeout; a second one exits at once.
@@ -56,6 +58,7 @@ func main() {
 // overrides are the command-line flags that take precedence over the file.
 type overrides struct {
 	config, bind, dir, fsync, loglevel string
+	replicaof                          string
 	port, shards, reactors             int
 	repair                             bool
 	cpuProfile                         string
@@ -71,6 +74,7 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.IntVar(&o.reactors, "reactors", -1, "number of network reactors, 0 = one per CPU (overrides server.reactors)")
 	fs.StringVar(&o.dir, "dir", "", "data directory (overrides persistence.dir)")
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
+	fs.StringVar(&o.replicaof, "replicaof", "", "host:port of the primary to follow as a replica (overrides replication.primary)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
 	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
@@ -80,6 +84,10 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 
 // passwordEnv names the environment variable that sets server.requirepass.
 const passwordEnv = "RUVIO_PASSWORD"
+
+// primaryAuthEnv names the environment variable that sets
+// replication.primaryauth (a replica's password on its primary).
+const primaryAuthEnv = "RUVIO_PRIMARYAUTH"
 
 // loadConfig reads the file, then the environment (getenv), then applies
 // the flags. note says why no file was read, when none was: the default
@@ -101,6 +109,9 @@ func loadConfig(o overrides, set map[string]bool, getenv func(string) string) (c
 	if pass := getenv(passwordEnv); pass != "" {
 		cfg.Server.RequirePass = pass
 	}
+	if pass := getenv(primaryAuthEnv); pass != "" {
+		cfg.Replication.PrimaryAuth = pass
+	}
 	if set["bind"] {
 		cfg.Server.Bind = o.bind
 	}
@@ -115,6 +126,9 @@ func loadConfig(o overrides, set map[string]bool, getenv func(string) string) (c
 	}
 	if set["dir"] {
 		cfg.Persistence.Dir = o.dir
+	}
+	if set["replicaof"] {
+		cfg.Replication.Primary = o.replicaof
 	}
 	if set["fsync"] {
 		cfg.Persistence.Fsync = o.fsync

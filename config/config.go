@@ -48,6 +48,18 @@ type Config struct {
 	Memory      MemoryConfig      `toml:"-"`           // [memory], decoded through fileMemory
 	Cluster     ClusterConfig     `toml:"cluster"`     // [cluster]
 	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
+	Replication ReplicationConfig `toml:"replication"` // [replication]
+}
+
+// ReplicationConfig is the [replication] section: the primary a replica follows.
+type ReplicationConfig struct {
+	// Primary is the "host:port" of the primary's shard 0 this process follows as a
+	// replica, shard i following the primary's port+i; "" is a primary ("").
+	Primary string `toml:"primary"`
+	// PrimaryAuth is the password the replica authenticates with (Redis's masterauth).
+	PrimaryAuth string `toml:"primaryauth"`
+	// PrimaryUser is the user the replica authenticates as; "" is the default user.
+	PrimaryUser string `toml:"primaryuser"`
 }
 
 // ServerConfig is the [server] section: listeners, shards and client admission.
@@ -360,14 +372,15 @@ type fileMemory struct {
 }
 
 type fileConfig struct {
-	Memory      fileMemory      `toml:"memory"`
-	Server      *ServerConfig   `toml:"server"`
-	Limits      fileLimits      `toml:"limits"`
-	Log         *LogConfig      `toml:"log"`
-	Persistence filePersistence `toml:"persistence"`
-	Keyspace    *KeyspaceConfig `toml:"keyspace"`
-	Cluster     *ClusterConfig  `toml:"cluster"`
-	ACL         *ACLConfig      `toml:"acl"`
+	Memory      fileMemory         `toml:"memory"`
+	Server      *ServerConfig      `toml:"server"`
+	Limits      fileLimits         `toml:"limits"`
+	Log         *LogConfig         `toml:"log"`
+	Persistence filePersistence    `toml:"persistence"`
+	Keyspace    *KeyspaceConfig    `toml:"keyspace"`
+	Cluster     *ClusterConfig     `toml:"cluster"`
+	ACL         *ACLConfig         `toml:"acl"`
+	Replication *ReplicationConfig `toml:"replication"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -401,8 +414,9 @@ func newFileConfig(c *Config) *fileConfig {
 			LFULogFactor:     &c.Memory.LFULogFactor,
 			LFUDecayTime:     &c.Memory.LFUDecayTime,
 		},
-		Cluster: &c.Cluster,
-		ACL:     &c.ACL,
+		Cluster:     &c.Cluster,
+		ACL:         &c.ACL,
+		Replication: &c.Replication,
 	}
 }
 

@@ -103,7 +103,7 @@ var params = [...]param{
 	{name: "databases", kind: kindInt, immutable: true, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Databases)) }},
 	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.ClusterEnabled()) }},
 	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background
-	// Replication is not implemented: the server is always a master.
+	// The primary a replica follows is changed with REPLICAOF (or replication.primary at start).
 	{name: "replicaof", alias: "slaveof", kind: kindString, immutable: true, def: ""},
 	// Who may run DEBUG (server.enable_debug_command); fixed at start, as in Redis.
 	{name: "enable-debug-command", kind: kindEnum, immutable: true, enum: []string{DebugNo, DebugYes, DebugLocal},
@@ -162,10 +162,15 @@ var params = [...]param{
 	// itself once one of them is met.
 	{name: "save", kind: kindSpecial, initial: func(c *Config) string { s, _ := parseSave(c.Persistence.Save, ""); return s },
 		special: parseSave, apply: func(l *Live, v string, _ int64) { p := ParseSavePoints(v); l.savePoints.Store(&p) }},
-	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"},                         // stored only
-	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0"}, // stored only
-	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10"},  // stored only
-	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes"},                           // stored only
+	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"}, // stored only
+	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0",
+		apply: func(l *Live, _ string, n int64) { l.minReplicas.Store(n) }},
+	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10",
+		apply: func(l *Live, _ string, n int64) { l.minReplicasLag.Store(n) }},
+	// A replica always refuses writes: its log must hold only its primary's records.
+	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes"}, // stored only
+	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kindBool, def: "yes",
+		apply: func(l *Live, v string, _ int64) { l.serveStale.Store(v == "yes") }},
 
 	// Memory and eviction.
 	{name: "maxmemory", kind: kindMemory, min: 0, max: longMax, initial: func(c *Config) string { return itoa(c.Memory.MaxMemory) },
@@ -287,10 +292,15 @@ type Live struct {
 	requirePass   atomic.Pointer[string]
 	fsync         atomic.Pointer[string]
 	commitDelay   atomic.Int64 // nanoseconds
-	notify        atomic.Pointer[string]
-	notifyMask    atomic.Uint32
-	savePoints    atomic.Pointer[[]SavePoint]
-	level         zap.AtomicLevel
+	// Replication: min-replicas-to-write, min-replicas-max-lag (seconds)
+	// and replica-serve-stale-data.
+	minReplicas    atomic.Int64
+	minReplicasLag atomic.Int64
+	serveStale     atomic.Bool
+	notify         atomic.Pointer[string]
+	notifyMask     atomic.Uint32
+	savePoints     atomic.Pointer[[]SavePoint]
+	level          zap.AtomicLevel
 
 	maxMemory        atomic.Int64
 	maxMemoryPolicy  atomic.Pointer[string]
@@ -708,6 +718,16 @@ func (l *Live) Databases() int { return l.databases }
 // CommitDelayMax is ruvio-commit-delay-max-us: the longest a WAL group under fsync
 // "always" may wait for writers about to arrive (0: never).
 func (l *Live) CommitDelayMax() time.Duration { return time.Duration(l.commitDelay.Load()) }
+
+// MinReplicasToWrite is min-replicas-to-write: writes are refused while
+// fewer replicas than this acknowledged within MinReplicasMaxLag seconds.
+func (l *Live) MinReplicasToWrite() int64 { return l.minReplicas.Load() }
+
+// MinReplicasMaxLag is min-replicas-max-lag in seconds.
+func (l *Live) MinReplicasMaxLag() int64 { return l.minReplicasLag.Load() }
+
+// ReplicaServeStaleData is replica-serve-stale-data.
+func (l *Live) ReplicaServeStaleData() bool { return l.serveStale.Load() }
 
 // Fsync is appendfsync: "always", "everysec" or "no".
 func (l *Live) Fsync() string { return *l.fsync.Load() }

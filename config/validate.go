@@ -130,6 +130,13 @@ func (c *Config) Validate() error {
 		bad("cluster.enabled", "false needs server.shards = 1: with %d shards each owns part of the slots and only cluster clients find the others", c.Server.Shards)
 	}
 
+	if p := c.Replication.Primary; p != "" {
+		if _, port, err := net.SplitHostPort(p); err != nil || port == "" {
+			bad("replication.primary", "%q is not host:port", p)
+		} else if !c.Persistence.WAL {
+			bad("replication.primary", "a replica needs the write-ahead log (persistence.wal = true)")
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -3,8 +3,10 @@
 # local base images (build-base-images.sh), then with docker compose checks that the container
 # becomes healthy, serves, keeps its data on a fresh named volume across a restart (the volume is
 # writable by the nonroot user), and that RUVIO_PASSWORD turns AUTH on while the health check
-# still passes. Not run by `go test ./...`: it needs root, docker and debootstrap. Uses host
-# port $RUVIO_HOST_PORT (default 16379); removes its containers and volume at the end.
+# still passes, and that the replica profile's container follows it (WAIT 1 0 returns 1, the
+# write reads back from the replica). Not run by `go test ./...`: it needs root, docker and
+# debootstrap. Uses host ports $RUVIO_HOST_PORT (default 16379) and $RUVIO_REPLICA_HOST_PORT
+# (default 16380); removes its containers and volumes at the end.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +17,7 @@ export RUVIO_GO_IMAGE=ruvio-local/golang:bookworm
 export RUVIO_RUNTIME_IMAGE=ruvio-local/static:nonroot
 export RUVIO_IMAGE=ruvio:smoke
 export RUVIO_HOST_PORT=${RUVIO_HOST_PORT:-16379}
+export RUVIO_REPLICA_HOST_PORT=${RUVIO_REPLICA_HOST_PORT:-16380}
 project=ruvio-smoke
 if docker compose version >/dev/null 2>&1; then
 	compose=(docker compose -p "$project")
@@ -27,16 +30,16 @@ fail() {
 	"${compose[@]}" logs --no-color >&2 || true
 	exit 1
 }
-cleanup() { "${compose[@]}" down -v >/dev/null 2>&1 || true; }
+cleanup() { "${compose[@]}" --profile replica down -v >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 cleanup
 
 # The image has no shell and no redis-cli: the host's redis-cli talks to the published port.
 cli() { redis-cli -p "$RUVIO_HOST_PORT" "$@"; }
 
-wait_healthy() {
+wait_healthy() { # [service]
 	local id status
-	id=$("${compose[@]}" ps -q ruvio)
+	id=$("${compose[@]}" ps -q "${1:-ruvio}")
 	for _ in $(seq 1 60); do
 		status=$(docker inspect --format '{{.State.Health.Status}}' "$id")
 		[ "$status" = healthy ] && return 0
@@ -59,5 +62,12 @@ RUVIO_PASSWORD=smoke-secret "${compose[@]}" up -d --force-recreate
 wait_healthy
 cli PING 2>&1 | grep -q NOAUTH || fail "RUVIO_PASSWORD did not require AUTH"
 [ "$(REDISCLI_AUTH=smoke-secret cli GET smoke:key)" = value ] || fail "AUTH with RUVIO_PASSWORD"
+
+# The replica profile: a second container follows the first over the compose network.
+RUVIO_PASSWORD=smoke-secret "${compose[@]}" --profile replica up -d
+wait_healthy ruvio-replica
+[ "$(REDISCLI_AUTH=smoke-secret cli SET smoke:repl v)" = OK ] || fail "SET before WAIT"
+[ "$(REDISCLI_AUTH=smoke-secret cli WAIT 1 20000)" = 1 ] || fail "WAIT 1 did not count the replica"
+[ "$(REDISCLI_AUTH=smoke-secret redis-cli -p "$RUVIO_REPLICA_HOST_PORT" GET smoke:repl)" = v ] || fail "replica read"
 
 echo "smoke test passed"

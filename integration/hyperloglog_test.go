@@ -140,11 +140,16 @@ func TestHyperLogLogBytesMatchRedis(t *testing.T) {
 	ref := startRedisServer(t, bin)
 	s := testserver.Start(t)
 	c := s.Client(t)
-	ctx := ctxT(t)
 	rng := rand.New(rand.NewPCG(14, 1))
 	keys := []string{"a", "b", "c"}
 	steps := 0
 	for round := 0; round < 30; round++ {
+		// A budget per round (about 330 round trips to each server), not
+		// one for the whole test: under -race on a loaded 2-CPU machine
+		// the 30 rounds together take longer than a single 20 s budget,
+		// while a stuck server still fails within one round's.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
 		limit := []string{"3000", "200", "40", "12000"}[round%4]
 		for _, cl := range []*redis.Client{ref, c} {
 			if err := cl.Do(ctx, "FLUSHALL").Err(); err != nil {

@@ -33,6 +33,10 @@ func (sh *Shard) lookupNoTouch(db *DB, key []byte) *entry {
 	return e
 }
 
+// A replica's expireEntry leaves the entry: only its primary's deletion
+// record removes it (the replica's log holds nothing of its own), and
+// lookups treat it as absent meanwhile.
+
 // accessTime converts a clock reading (unix milliseconds) to an entry's
 // access time.
 func accessTime(ms int64) uint32 { return uint32(ms/1000) & clockMask }
@@ -72,6 +76,9 @@ func (sh *Shard) countRead(e *entry) *entry {
 
 // expireEntry deletes an entry whose deadline passed.
 func (sh *Shard) expireEntry(db *DB, e *entry) {
+	if sh.srv.isReplica() {
+		return
+	}
 	if sh.snap != nil {
 		sh.snapshotTouch(db, e.key())
 	}

@@ -75,6 +75,12 @@ type BlockSpec struct {
 	// Timeout writes the reply of a client that timed out; nil writes a
 	// null array.
 	Timeout func(x *Ctx)
+
+	// handOver, when set, may deliver the resumed batch itself instead
+	// of queueing it for the commit group, and reports whether it did;
+	// it is asked only when the blocked command was the batch's last and
+	// no later batch of the client is held (WAIT: deliverNow).
+	handOver func(b *Batch) bool
 }
 
 // Block parks the client of x as spec says. The handler calling it must
@@ -178,19 +184,22 @@ type blockKey struct {
 //
 //   - a blocking command (Block) waits on keys and a deadline; its reply is
 //     written by Serve or Timeout, and the batch resumes after it (i+1);
+//   - WAIT (replication.go) is a Block with no keys: replicas'
+//     acknowledgements (resumeWaits) or its deadline write its reply, and
+//     the batch resumes after it;
 //   - a command held by CLIENT PAUSE (pause.go) is postponed before it
 //     runs: it waits on no key and has no deadline of its own, the end of
 //     the pause releases every postponed client in the order they were
 //     held, and the batch resumes at the command itself (i), which is then
 //     run from the start again (and may be postponed again).
 //
-// Pause reuses this parking rather than keeping its own queue of held
-// batches so that a client is never held by two mechanisms at once (a
-// client blocked in BLPOP is not also in a pause queue, a paused one is not
-// served), the replies before the held command leave at once as Redis
-// sends them, disconnects, CLIENT LIST's flag b, INFO's blocked_clients and
-// the script-busy path treat both alike, and the shard has one resume path
-// to keep correct.
+// Pause and WAIT reuse this parking rather than keeping their own queues
+// of held batches so that a client is never held by two mechanisms at once
+// (a client blocked in BLPOP is not also in a pause queue, a paused one is
+// not served), the replies before the parked command leave at once as
+// Redis sends them, disconnects, CLIENT KILL, CLIENT LIST's flag b, INFO's
+// blocked_clients, reply modes and the script-busy path treat every wait
+// alike, and the shard has one resume path to keep correct.
 
 // blockedClient is one parked client.
 type blockedClient struct {
@@ -242,6 +251,10 @@ type blocking struct {
 	// n mirrors len(clients) for INFO of any shard; timed counts those
 	// with a deadline (INFO's clients_in_timeout_table).
 	n, timed atomic.Int64
+	// keyed counts the clients waiting on keys (not WAIT): while there
+	// are any, every batch runs on the shard goroutine, where waiters are
+	// served and resumed.
+	keyed atomic.Int64
 	// x is the context Serve and Timeout run with.
 	x Ctx
 
@@ -329,6 +342,9 @@ func (sh *Shard) park(bc *blockedClient) {
 	c.blk = bc
 	bs.clients[c] = bc
 	bs.n.Store(int64(len(bs.clients)))
+	if len(bc.keys) > 0 {
+		bs.keyed.Add(1)
+	}
 	c.blocked.Store(true)
 	c.mu.Lock()
 	c.blockReg = true
@@ -361,6 +377,9 @@ func (sh *Shard) armBlockTimer(d int64) {
 // unlinkBlocked removes bc from the key queues and the client table.
 func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 	bs := &sh.blk
+	if len(bc.keys) > 0 {
+		bs.keyed.Add(-1)
+	}
 	for i, k := range bc.keys {
 		q := bs.waiting[k]
 		if q == nil {
@@ -715,8 +734,10 @@ func (sh *Shard) resumeBlocked() int {
 			continue // dropped meanwhile
 		}
 		c.blk = nil
-		if !sh.runFrom(bc.batch, bc.next) {
-			sh.queue(bc.batch)
+		b := bc.batch
+		last := bc.next >= len(b.Ends) && len(bc.held) == 0
+		if !sh.runFrom(b, bc.next) && !(last && bc.spec.handOver != nil && bc.spec.handOver(b)) {
+			sh.queue(b)
 		}
 		n++
 		for i, h := range bc.held {
@@ -731,6 +752,11 @@ func (sh *Shard) resumeBlocked() int {
 		}
 		if len(bs.ready) > 0 {
 			sh.serveReady()
+		}
+		if len(bs.postponed) > 0 {
+			// A resumed batch may have ended a pause (CLIENT UNPAUSE):
+			// its clients resume in this same loop.
+			sh.releasePostponed()
 		}
 	}
 	return n
@@ -807,9 +833,9 @@ func clientUnblockCommand(x *Ctx) {
 }
 
 // batchMayBlock reports whether b holds a command that may park its
-// client or another command of b: a blocking command, or CLIENT PAUSE
-// (the commands after it may be postponed). TryRun leaves such batches to
-// the shard goroutine.
+// client or another command of b: a blocking command, WAIT, or CLIENT
+// PAUSE (the commands after it may be postponed). TryRun leaves such
+// batches to the shard goroutine.
 func (sh *Shard) batchMayBlock(b *Batch) bool {
 	for i := range b.Ends {
 		args := b.Command(i)
@@ -820,6 +846,12 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 		case 'b', 'B', 'x', 'X':
 		case 'c', 'C':
 			if len(args) > 1 && eqFold(args[0], "client") && eqFold(args[1], "pause") {
+				return true
+			}
+			continue
+		case 'w', 'W':
+			// WAIT parks with this facility too (replication.go).
+			if len(args[0]) == 4 && eqFold(args[0], "wait") {
 				return true
 			}
 			continue

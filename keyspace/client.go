@@ -75,8 +75,16 @@ type Client struct {
 	// trkFlags and trkRedir mirror trk for CLIENT LIST (trackFlag*).
 	trkFlags atomic.Int32
 	trkRedir atomic.Int64
-	// blk is the client's wait while it is parked, by a blocking command
-	// or a CLIENT PAUSE (blocking.go); shard goroutine only. blocked
+	// undelivered counts the client's batches queued in commit groups
+	// whose replies are not handed to the connection yet: a finished WAIT
+	// may skip the commit group only when none is (replication.go).
+	undelivered atomic.Int32
+	// replPort is the port a replica announced (REPLCONF listening-port).
+	replPort int
+	// replNodeID is the node id a replica announced (REPLCONF).
+	replNodeID string
+	// blk is the client's wait while it is parked, by a blocking command,
+	// WAIT or a CLIENT PAUSE (blocking.go); shard goroutine only. blocked
 	// mirrors it for CLIENT LIST and CLIENT UNBLOCK of other shards.
 	blk     *blockedClient
 	blocked atomic.Bool

@@ -1,6 +1,8 @@
 package keyspace
 
 import (
+	"strconv"
+
 	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/config"
 )
@@ -64,13 +66,14 @@ func clusterShardsCommand(x *Ctx) {
 	topo := x.S.srv.opts.Topology
 	x.W.ArrayHeader(len(topo.Nodes))
 	for _, n := range topo.Nodes {
+		replicas := x.S.srv.Replicas(n.Shard)
 		x.W.MapHeader(2)
 		x.W.BulkString("slots")
 		x.W.ArrayHeader(2)
 		x.W.Int(int64(n.SlotStart))
 		x.W.Int(int64(n.SlotEnd))
 		x.W.BulkString("nodes")
-		x.W.ArrayHeader(1)
+		x.W.ArrayHeader(1 + len(replicas))
 		x.W.MapHeader(7)
 		x.W.BulkString("id")
 		x.W.BulkString(n.ID)
@@ -83,15 +86,44 @@ func clusterShardsCommand(x *Ctx) {
 		x.W.BulkString("role")
 		x.W.BulkString("master")
 		x.W.BulkString("replication-offset")
-		x.W.Int(0)
+		x.W.Int(int64(x.S.srv.LastSequence(n.Shard)))
 		x.W.BulkString("health")
 		x.W.BulkString("online")
+		for _, r := range replicas {
+			host, port := r.HostPort()
+			x.W.MapHeader(7)
+			x.W.BulkString("id")
+			x.W.BulkString(r.NodeID)
+			x.W.BulkString("port")
+			x.W.Int(int64(port))
+			x.W.BulkString("ip")
+			x.W.BulkString(host)
+			x.W.BulkString("endpoint")
+			x.W.BulkString(host)
+			x.W.BulkString("role")
+			x.W.BulkString("replica")
+			x.W.BulkString("replication-offset")
+			x.W.Int(int64(r.Ack))
+			x.W.BulkString("health")
+			x.W.BulkString("online")
+		}
 	}
 }
 
 // CLUSTER NODES
 func clusterNodesCommand(x *Ctx) {
-	x.W.Verbatim("txt", x.S.srv.opts.Topology.NodesText(x.S.idx))
+	topo := x.S.srv.opts.Topology
+	text := topo.NodesText(x.S.idx)
+	// Replicas follow their primaries, one line each.
+	for _, n := range topo.Nodes {
+		for _, r := range x.S.srv.Replicas(n.Shard) {
+			host, port := r.HostPort()
+			bus := cluster.Node{Port: port}.BusPort()
+			text += r.NodeID + " " + host + ":" + strconv.Itoa(port) + "@" + strconv.Itoa(bus) +
+				" slave " + n.ID + " 0 0 " + strconv.FormatUint(n.Epoch, 10) + " connected\n"
+		}
+	}
+	x.W.Verbatim("txt", text)
 }
 
 // CLUSTER INFO

@@ -239,7 +239,7 @@ func newCommandTable() commandTable {
 	registerFunctionFamily(t)
 	registerScriptingFamily(t)
 	registerKeyJobFamily(t)
-	registerRoleCommand(t)
+	registerReplicationCommands(t)
 	registerPubSubFamily(t)
 	registerTransactionFamily(t)
 	registerHashFamily(t)

@@ -371,21 +371,6 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("ruvio_shard_ring_full", x.S.stats.ringFull.Load())
 }
 
-func infoReplication(x *Ctx, ib *infoBuilder) {
-	backlog, _ := x.S.srv.opts.Live.Value("repl-backlog-size")
-	ib.str("role", "master")
-	ib.int("connected_slaves", 0)
-	ib.str("master_failover_state", "no-failover")
-	ib.str("master_replid", x.S.srv.replID())
-	ib.str("master_replid2", strings.Repeat("0", 40))
-	ib.int("master_repl_offset", 0)
-	ib.int("second_repl_offset", -1)
-	ib.int("repl_backlog_active", 0)
-	ib.str("repl_backlog_size", backlog)
-	ib.int("repl_backlog_first_byte_offset", 0)
-	ib.int("repl_backlog_histlen", 0)
-}
-
 func infoCPU(_ *Ctx, ib *infoBuilder) {
 	var self, children syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)

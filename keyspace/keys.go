@@ -429,13 +429,15 @@ func scanCommand(x *Ctx) {
 
 // RANDOMKEY: a random live key; expired keys met on the way are deleted.
 func randomkeyCommand(x *Ctx) {
-	for {
+	for tries := 0; ; tries++ {
 		e := x.DB.randomEntry()
 		if e == nil {
 			x.W.Null()
 			return
 		}
-		if e.expired(x.S.nowMs) {
+		if e.expired(x.S.nowMs) && !(x.S.srv.isReplica() && tries >= 100) {
+			// A replica cannot delete: after 100 expired keys in a row it
+			// answers with one, as Redis does.
 			x.S.expireEntry(x.DB, e)
 			continue
 		}

@@ -84,15 +84,14 @@ func (d *Disk) Open(sh *Shard) error {
 	if err != nil {
 		return fmt.Errorf("recover WAL: %w", err)
 	}
-	wopts := persistence.WALOptions{Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: plog}
-	if live := sh.srv.opts.Live; live != nil {
-		wopts.MaxCommitDelay = live.CommitDelayMax
-	}
-	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, wopts)
+	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, sh.walOptions(o))
 	if err != nil {
 		return fmt.Errorf("open WAL: %w", err)
 	}
 	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o}
+	if j.replID, err = loadReplID(o.FS, o.Dir, sh.idx); err != nil {
+		return fmt.Errorf("replication id: %w", err)
+	}
 	j.recovery = sh.srv.now().Sub(begin)
 	j.recoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.srv.now()
@@ -142,12 +141,32 @@ func (d *Disk) Open(sh *Shard) error {
 	return nil
 }
 
+// walOptions are the options of sh's WAL.
+func (sh *Shard) walOptions(o DiskOptions) persistence.WALOptions {
+	wopts := persistence.WALOptions{Policy: o.Policy, SegmentSize: o.SegmentSize, Logger: sh.srv.log}
+	if live := sh.srv.opts.Live; live != nil {
+		wopts.MaxCommitDelay = live.CommitDelayMax
+	}
+	if h := sh.srv.opts.OnDurable; h != nil {
+		idx := sh.idx
+		wopts.OnDurable = func(seq uint64) { h(idx, seq) }
+		// The hook only wakes (senders, a replica's acknowledger): it is
+		// told of synced progress under everysec and no too.
+		wopts.OnSynced = wopts.OnDurable
+	}
+	return wopts
+}
+
 // walJournal is a shard's Journal: its WAL plus the snapshot schedule.
 type walJournal struct {
 	wal  *persistence.WAL
 	fs   persistence.FS
 	dir  string
 	opts DiskOptions
+
+	// replID names the history of the shard's log (replication.go): a
+	// replica resumes from its sequence only on a primary of the same id.
+	replID string
 
 	recovery         time.Duration
 	recoveredRecords int64

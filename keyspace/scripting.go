@@ -228,6 +228,9 @@ func (sh *Shard) scriptMayRun(x *Ctx, flags scripting.Flags, ro bool, keys [][]b
 
 // writesRefused is the MISCONF reply when the log has failed, else "".
 func (sh *Shard) writesRefused() string {
+	if msg := sh.replicationRefusal(); msg != "" {
+		return msg
+	}
 	if sh.journal == nil {
 		return ""
 	}
@@ -242,7 +245,7 @@ func (sh *Shard) writesRefused() string {
 // because used memory stays over maxmemory after evicting what the policy
 // allows.
 func (sh *Shard) scriptOverMemory() bool {
-	return sh.srv.opts.Live.MaxMemory() > 0 && !sh.evictForWrite()
+	return sh.srv.opts.Live.MaxMemory() > 0 && !sh.srv.isReplica() && !sh.evictForWrite()
 }
 
 // scriptACLDenied is the ACL hook of commands called from scripts (and of

@@ -38,6 +38,12 @@ type Options struct {
 	// Persistence attaches the shards to their logs; nil serves from
 	// memory only.
 	Persistence Persistence
+	// Replication streams shards to replicas and follows a primary; nil
+	// refuses REPLSYNC and REPLICAOF.
+	Replication Replication
+	// OnDurable is told each time a shard's durable sequence advances
+	// (from the WAL's goroutines; it must not block).
+	OnDurable func(shard int, seq uint64)
 }
 
 // Persistence opens the durable state of one shard. Implemented in
@@ -69,6 +75,8 @@ type Server struct {
 	introspection serverExtras
 	// memTuner sets the Go runtime's memory limit from maxmemory.
 	memTuner memoryTuner
+	// repl is the replication role (replication.go).
+	repl replState
 }
 
 type serverStats struct {

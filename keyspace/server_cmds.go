@@ -426,25 +426,6 @@ func ruvioHelpCommand(x *Ctx) {
 	)
 }
 
-// WAIT numreplicas timeout. There are no replicas yet, so it replies 0 at
-// once.
-func waitCommand(x *Ctx) {
-	if _, ok := parseInt(x.Args[1]); !ok {
-		x.W.Error(errNotInt)
-		return
-	}
-	timeout, ok := parseInt(x.Args[2])
-	if !ok {
-		x.W.Error("ERR timeout is not an integer or out of range")
-		return
-	}
-	if timeout < 0 {
-		x.W.Error(errNegTimeout)
-		return
-	}
-	x.W.Int(0)
-}
-
 // MEMORY <subcommand>
 func memoryCommand(x *Ctx) { runSubcommand(x, "MEMORY") }
 
@@ -539,7 +520,6 @@ func registerServerFamily(t commandTable) {
 				{Name: "owner", Arity: 3, Flags: FlagFast | stale, Group: grp, Since: Version, Summary: "Returns the hash slot of a key, the shard that owns it and that shard's address.", Complexity: "O(N) where N is the number of bytes in the key", Handler: ruvioOwnerCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: Version, Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: ruvioHelpCommand},
 			}},
-		&Command{Name: "wait", Arity: 3, Flags: FlagNoScript, Group: "generic", Categories: []string{"connection"}, Since: "3.0.0", Summary: "Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.", Complexity: "O(1)", Handler: waitCommand},
 		&Command{Name: "memory", Arity: -2, Group: grp, Since: "4.0.0", Summary: "A container for memory diagnostics commands.", Complexity: "Depends on subcommand.", Handler: memoryCommand,
 			Subcommands: []*Command{
 				{Name: "usage", Arity: -3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand},

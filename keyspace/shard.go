@@ -121,6 +121,8 @@ type Shard struct {
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).
 	scr shardScripts
+	// repl is the shard's replicas, WAITs and tasks (replication.go).
+	repl shardRepl
 	// blk is the table of blocked clients (blocking.go).
 	blk blocking
 	// streamDue maps streams that blocked readers wait on to the time
@@ -256,7 +258,7 @@ func (sh *Shard) loop() {
 			continue
 		}
 		sh.ring.sleeping.Store(1)
-		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() {
+		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() || sh.repl.hasTasks.Load() || sh.repl.due.Load() {
 			sh.ring.sleeping.Store(0)
 			if sh.waiting.Load() {
 				sh.wakeWaiters()
@@ -305,12 +307,15 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) || sh.blk.n.Load() != 0 || sh.pause.kind != pauseOff || sh.batchMayBlock(b) {
+	if sh.batchRunsScript(b) || sh.blk.keyed.Load() != 0 || b.Client.blk != nil || sh.pause.kind != pauseOff || sh.batchMayBlock(b) {
 		// Scripts run on the shard goroutine only (scripting.go). So
 		// does everything that may park a client (blocking.go): a
-		// blocking command, CLIENT PAUSE and whatever runs while a
-		// pause is in force; and while a client is parked, serving and
-		// resuming it is the shard goroutine's.
+		// blocking command, WAIT, CLIENT PAUSE and whatever runs while a
+		// pause is in force; a parked client's batches are held there,
+		// and clients blocked on keys are served there. Clients parked
+		// without keys (WAIT, or a pause that has ended: they are resumed
+		// in the same hold of the shard that ended it) do not keep others
+		// from running inline.
 		sh.release()
 		return false, false
 	}
@@ -319,12 +324,21 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
+	if len(sh.blk.resume) > 0 || sh.blk.mailN.Load() != 0 {
+		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
+		// shard goroutine, which the due flag wakes.
+		sh.repl.due.Store(true)
+		sh.ring.signal()
+	}
 	sh.stats.batches.Add(1)
 	ready = true
 	if sh.journal != nil {
 		g := sh.newGroup()
 		g.head, g.tail, g.count, g.cmds = b, b, 1, len(b.Ends)
+		// Counted as queue counts it: Committed uncounts it.
+		b.Client.undelivered.Add(1)
 		if sh.journal.Commit(g, g.cmds) {
+			b.Client.undelivered.Add(-1)
 			g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
 			sh.recycleGroup(g)
 		} else {
@@ -356,6 +370,12 @@ func (sh *Shard) drain() int {
 		sh.blockTick()
 	}
 	n := 0
+	if sh.repl.hasTasks.Load() {
+		n += sh.runTasks()
+	}
+	if sh.repl.due.Load() {
+		n += sh.resumeWaits()
+	}
 	for n < maxBatchesPerDrain {
 		b := sh.ring.pop()
 		if b == nil {
@@ -373,6 +393,9 @@ func (sh *Shard) drain() int {
 		}
 		if len(sh.scr.deferred) > 0 {
 			n += sh.runDeferred()
+		}
+		if sh.repl.due.Load() {
+			n += sh.resumeWaits()
 		}
 		if len(sh.blk.postponed) > 0 && sh.releasePostponed() {
 			n += sh.resumeBlocked()
@@ -410,13 +433,15 @@ func (sh *Shard) cron() {
 	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
-	// A pause stops expiry and eviction too.
+	// A pause stops expiry and eviction too; a replica deletes and
+	// evicts nothing itself: its primary's records do.
 	paused := sh.pauseActive()
-	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !paused {
+	replica := sh.srv.isReplica()
+	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !paused && !replica {
 		sh.activeExpireCycle()
 		sh.commit()
 	}
-	if sh.maxMemoryShare() != 0 && !paused {
+	if sh.maxMemoryShare() != 0 && !paused && !replica {
 		sh.evictInBackground()
 		sh.commit()
 	}
@@ -682,6 +707,16 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
+	if msg := sh.staleRefusal(cmd); msg != "" {
+		w.Error(msg)
+		return false
+	}
+	if flags&FlagWrite != 0 {
+		if msg := sh.replicationRefusal(); msg != "" {
+			w.Error(msg)
+			return false
+		}
+	}
 	if flags&FlagWrite != 0 && sh.journal != nil {
 		if err := sh.journal.Err(); err != nil {
 			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
@@ -785,7 +820,9 @@ func (g *commitGroup) Committed(err error) {
 			b.Out.Error("ERR write-ahead log failed, the write was not acknowledged: " + err.Error())
 			b.CloseAfter = true
 		}
+		c := b.Client
 		b.Sink.Deliver(b)
+		c.undelivered.Add(-1)
 		b = next
 	}
 	g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
@@ -810,6 +847,7 @@ func (sh *Shard) queue(b *Batch) {
 	g.tail = b
 	g.count++
 	g.cmds += len(b.Ends)
+	b.Client.undelivered.Add(1)
 	if c := b.Client; c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
 		// Frames collected before this batch ran go out before its replies.
 		sh.flushPush(c)

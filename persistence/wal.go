@@ -78,6 +78,15 @@ type WALOptions struct {
 	// it adapts to; nil = the system clock. Now must be safe from any
 	// goroutine.
 	Clock Clock
+	// OnDurable, when set, is called with the new DurableSequence each
+	// time it advances: from the sync goroutine under FsyncAlways, from
+	// the appending goroutine otherwise. It must not block (replication
+	// uses it to wake the senders that stream durable records).
+	OnDurable func(seq uint64)
+	// OnSynced, when set, is called with the new SyncedSequence each time
+	// it advances under FsyncEverySec and FsyncNo (under FsyncAlways
+	// OnDurable says it): from the syncing goroutine. It must not block.
+	OnSynced func(seq uint64)
 }
 
 // Committer is told when everything appended before its Commit is durable
@@ -151,7 +160,17 @@ type WAL struct {
 	preallocated bool
 	// background counts closed segments still being synced.
 	background sync.WaitGroup
-	wbuf       []byte // sync goroutine: concatenation of queued batches
+	// syncMu guards the synced frontier under FsyncEverySec and FsyncNo:
+	// closing are the segments closed in the background and not synced
+	// yet (in order), curSynced the last sequence of a sync of the
+	// current segment, closedSynced the last record of a segment whose
+	// background sync finished.
+	syncMu       sync.Mutex
+	closing      []segmentRange
+	curSynced    uint64
+	closedSynced uint64
+	syncedSeq    atomic.Uint64
+	wbuf         []byte // sync goroutine: concatenation of queued batches
 
 	segMu sync.Mutex
 	segs  []segmentInfo // segMu guards; the last one is the current segment
@@ -161,6 +180,9 @@ type WAL struct {
 
 	m walMetrics
 }
+
+// segmentRange is the records first..last of a segment.
+type segmentRange struct{ first, last uint64 }
 
 // OpenWAL opens shard's log in dir for appending after Recover returned
 // lastSeq; the next record gets lastSeq+1. It always starts a new segment
@@ -217,6 +239,7 @@ func OpenWAL(fs FS, dir string, shard int, lastSeq uint64, opts WALOptions) (*WA
 	w.m.durableSeq.Store(lastSeq)
 	w.m.writtenSeq.Store(lastSeq)
 	w.m.lastSyncedSeq.Store(lastSeq)
+	w.syncedSeq.Store(lastSeq)
 	if err := w.openSegment(lastSeq + 1); err != nil {
 		return nil, err
 	}
@@ -262,14 +285,23 @@ func (w *WAL) openSegment(first uint64) error {
 	return nil
 }
 
-// closeInBackground fsyncs and closes a finished segment on its own
-// goroutine; Close waits for it.
-func (w *WAL) closeInBackground(f File) {
+// closeInBackground fsyncs and closes a finished segment holding records
+// first..last on its own goroutine; Close waits for it. Until its sync
+// is done SyncedSequence stays before first.
+func (w *WAL) closeInBackground(f File, first, last uint64) {
+	r := segmentRange{first: first, last: last}
+	if first <= last {
+		w.syncMu.Lock()
+		w.closing = append(w.closing, r)
+		w.syncMu.Unlock()
+	}
 	w.background.Add(1)
 	go func() {
 		defer w.background.Done()
 		if err := f.Sync(); err != nil {
 			w.setErr(fmt.Errorf("persistence: fsync closed segment %s: %w", f.Name(), err))
+		} else if first <= last {
+			w.segmentSynced(r)
 		}
 		if err := f.Close(); err != nil {
 			w.setErr(fmt.Errorf("persistence: close segment %s: %w", f.Name(), err))
@@ -302,7 +334,7 @@ func (w *WAL) rotate(first uint64) error {
 		// must not wait while a whole segment of dirty pages is flushed:
 		// the closed segment is synced and closed in the background, and a
 		// failure still sets the sticky error.
-		w.closeInBackground(w.f)
+		w.closeInBackground(w.f, w.curFirst, first-1)
 		w.log.Debug("persistence: WAL segment rotated", zap.String("closed", w.f.Name()), zap.Int64("size", w.fSize))
 		return w.openSegment(first)
 	}
@@ -369,6 +401,79 @@ func (w *WAL) LastSequence() uint64 { return w.m.lastSeq.Load() }
 // (FsyncAlways) or written to the file (FsyncEverySec, FsyncNo).
 func (w *WAL) DurableSequence() uint64 { return w.m.durableSeq.Load() }
 
+// SyncedSequence returns the last sequence such that it and every record
+// before it are known to be fsynced: DurableSequence under FsyncAlways;
+// under FsyncEverySec what the last periodic fsync covered; under FsyncNo
+// what segment rotations and Sync covered. A replica acknowledges it.
+func (w *WAL) SyncedSequence() uint64 {
+	if w.opts.Policy == FsyncAlways {
+		return w.m.durableSeq.Load()
+	}
+	return w.syncedSeq.Load()
+}
+
+// Sync fsyncs the current segment now and advances SyncedSequence; under
+// FsyncAlways, where every commit syncs, it does nothing. It may be
+// called from any goroutine while the WAL is open (a replica under
+// FsyncNo syncs so for its acknowledgements).
+func (w *WAL) Sync() error {
+	if w.opts.Policy == FsyncAlways {
+		return w.Err()
+	}
+	if err := w.Err(); err != nil {
+		return err
+	}
+	w.fileMu.Lock()
+	written := w.m.writtenSeq.Load()
+	err := w.syncFileLocked()
+	w.fileMu.Unlock()
+	if err != nil {
+		w.setErr(err)
+		return err
+	}
+	w.currentSynced(written)
+	return nil
+}
+
+// currentSynced records that the current segment is synced through seq
+// (every record written when the sync began).
+func (w *WAL) currentSynced(seq uint64) {
+	w.syncMu.Lock()
+	w.curSynced = max(w.curSynced, seq)
+	w.advanceSyncedLocked()
+}
+
+// segmentSynced records that the closed segment r is synced.
+func (w *WAL) segmentSynced(r segmentRange) {
+	w.syncMu.Lock()
+	for i, c := range w.closing {
+		if c == r {
+			w.closing = append(w.closing[:i], w.closing[i+1:]...)
+			break
+		}
+	}
+	w.closedSynced = max(w.closedSynced, r.last)
+	w.advanceSyncedLocked()
+}
+
+// advanceSyncedLocked moves SyncedSequence to the highest synced record
+// with nothing unsynced before it, and unlocks syncMu.
+func (w *WAL) advanceSyncedLocked() {
+	frontier := max(w.curSynced, w.closedSynced)
+	if len(w.closing) > 0 {
+		// A segment before is still being synced.
+		frontier = min(frontier, w.closing[0].first-1)
+	}
+	advanced := frontier > w.syncedSeq.Load()
+	if advanced {
+		w.syncedSeq.Store(frontier)
+	}
+	w.syncMu.Unlock()
+	if advanced && w.opts.OnSynced != nil {
+		w.opts.OnSynced(frontier)
+	}
+}
+
 // Stats returns the WAL's counters. Safe from any goroutine.
 func (w *WAL) Stats() WALStats { return w.m.snapshot() }
 
@@ -379,6 +484,31 @@ func (w *WAL) Append(db uint16, op Opcode, payload []byte) uint64 {
 	w.Begin(db, op)
 	w.buf = append(w.buf, payload...)
 	return w.End()
+}
+
+// AppendEncoded adds rec, one record encoded by AppendRecord (a replica
+// copying its primary's log), to the current batch as it is. Its sequence
+// must be the next one: a replica's log holds the primary's records under
+// the primary's numbers. It returns the record's sequence.
+func (w *WAL) AppendEncoded(rec []byte) (uint64, error) {
+	r, n, err := DecodeRecord(rec)
+	if err != nil {
+		return 0, err
+	}
+	if n != len(rec) {
+		return 0, fmt.Errorf("%w: %d bytes after the record", ErrCorrupt, len(rec)-n)
+	}
+	if r.Seq != w.seq+1 {
+		return 0, fmt.Errorf("%w: record sequence %d, want %d", ErrSequence, r.Seq, w.seq+1)
+	}
+	w.buf = append(w.buf, rec...)
+	w.seq++
+	if w.batchRecs == 0 {
+		w.batchFirst = w.seq
+	}
+	w.batchRecs++
+	w.m.lastSeq.Store(w.seq)
+	return w.seq, nil
 }
 
 // AppendParts is Append with the payload given as pieces that are
@@ -481,8 +611,16 @@ func (w *WAL) Commit(c Committer) (immediate bool) {
 		}
 		return false
 	}
-	w.m.durableSeq.Store(last)
+	w.markDurable(last)
 	return true
+}
+
+// markDurable publishes seq as the durable sequence and tells OnDurable.
+func (w *WAL) markDurable(seq uint64) {
+	w.m.durableSeq.Store(seq)
+	if w.opts.OnDurable != nil {
+		w.opts.OnDurable(seq)
+	}
 }
 
 // maxKeptBatchBuf is the largest batch buffer kept for the next group: a
@@ -697,7 +835,7 @@ func (w *WAL) writeGroup(items []pending) error {
 	if err := w.syncFileLocked(); err != nil {
 		return err
 	}
-	w.m.durableSeq.Store(last)
+	w.markDurable(last)
 	return nil
 }
 
@@ -716,11 +854,14 @@ func (w *WAL) everySecLoop() {
 			continue
 		}
 		w.fileMu.Lock()
+		written := w.m.writtenSeq.Load()
 		err := w.syncFileLocked()
 		w.fileMu.Unlock()
 		if err != nil {
 			w.setErr(err)
+			continue
 		}
+		w.currentSynced(written)
 	}
 }
 
@@ -787,7 +928,10 @@ func (w *WAL) Close() error {
 	}
 	if err == nil {
 		if err = w.syncFileLocked(); err == nil {
-			w.m.durableSeq.Store(w.m.writtenSeq.Load())
+			w.markDurable(w.m.writtenSeq.Load())
+			if w.opts.Policy != FsyncAlways {
+				w.currentSynced(w.m.writtenSeq.Load())
+			}
 		} else {
 			w.setErr(err)
 		}

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -42,6 +44,7 @@ type App struct {
 	serveErr chan error
 	shutdown chan struct{}
 	lock     *dirLock // held on the data directory until Stop
+	repl     *replicator
 }
 
 // Start recovers the data, starts the keyspace loops and listens. It
@@ -97,14 +100,32 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ksOpts.Persistence != nil {
+		rc := cfg.Replication
+		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, cfg.Server.Port, rc.PrimaryUser, rc.PrimaryAuth, log)
+		a.repl.nodeIDs = ids
+		ksOpts.Replication = a.repl
+		ksOpts.OnDurable = a.repl.durable
+	}
 	a.ks, err = keyspace.NewServer(ksOpts)
 	if err != nil {
 		return nil, err
+	}
+	if a.repl != nil {
+		a.repl.ks = a.ks
+		if p := cfg.Replication.Primary; p != "" {
+			host, port, err := splitHostPort(p)
+			if err != nil {
+				return nil, err
+			}
+			a.ks.StartReplica(host, port)
+		}
 	}
 	begin := time.Now()
 	if err := a.ks.Start(); err != nil {
 		return nil, explainStartError(err)
 	}
+
 	log.Info("keyspace ready", zap.Int("shards", a.ks.Shards()), zap.Duration("recovery", time.Since(begin)))
 
 	a.net, err = eventloop.New(eventloop.Options{
@@ -129,6 +150,12 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		if err == nil {
 			err = errors.New("app: listeners stopped during start-up")
 		}
+		return nil, err
+	}
+	// A replica follows once it serves: its links announce its ports.
+	if err := a.ks.FollowConfigured(); err != nil {
+		_ = a.net.Stop(context.Background())
+		_ = a.ks.Close()
 		return nil, err
 	}
 	started = true
@@ -156,6 +183,9 @@ func (a *App) Failed() <-chan error { return a.serveErr }
 func (a *App) Stop(ctx context.Context) error {
 	if err := a.net.Stop(ctx); err != nil {
 		a.log.Warn("stopping listeners", zap.Error(err))
+	}
+	if a.repl != nil {
+		a.repl.stop()
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- a.ks.Close() }()
@@ -208,4 +238,17 @@ func logStart(log *zap.Logger, cfg config.Config, note string) {
 		zap.String("bind", cfg.Server.Bind),
 		zap.Int("port", cfg.Server.Port),
 		zap.Int("shards", cfg.Server.Shards))
+}
+
+// splitHostPort parses replication.primary.
+func splitHostPort(hp string) (string, int, error) {
+	host, p, err := net.SplitHostPort(hp)
+	if err != nil {
+		return "", 0, fmt.Errorf("replication.primary: %w", err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, fmt.Errorf("replication.primary: bad port %q", p)
+	}
+	return host, port, nil
 }

@@ -330,3 +330,42 @@ func (b *tailBuffer) String() string {
 	}
 	return s
 }
+
+// Restart starts the binary again with p's configuration on p's ports
+// once p has exited (a replica follows its primary's address, so the
+// primary must come back where it was). It retries while the ports are
+// still held by the old process's sockets.
+func (p *Process) Restart(t testing.TB) *Process {
+	t.Helper()
+	select {
+	case <-p.exited:
+	default:
+		t.Fatalf("testserver: Restart of a process that still runs")
+	}
+	bin := Binary(t)
+	var last error
+	for attempt := 0; attempt < 50; attempt++ {
+		q, err := startProcess(bin, p.Config, p.Port)
+		if err == nil {
+			t.Cleanup(func() { _ = q.kill() })
+			if err = q.waitReady(20 * time.Second); err == nil {
+				return q
+			}
+			_ = q.kill()
+			err = fmt.Errorf("%w\n--- output ---\n%s", err, q.Output())
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("testserver: could not restart the binary on port %d: %v", p.Port, last)
+	return nil
+}
+
+// Signal sends sig to the process (SIGSTOP and SIGCONT in replication
+// tests).
+func (p *Process) Signal(t testing.TB, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}

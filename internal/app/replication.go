@@ -1,0 +1,99 @@
+package app
+
+import (
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/replication"
+)
+
+// replicator joins the keyspace and the replication package: it is the
+// keyspace's Replication and receives the WALs' durability hook.
+type replicator struct {
+	ks      *keyspace.Server
+	primary *replication.Primary
+	dir     string
+	user    string
+	pass    string
+	port    int
+	nodeIDs []string
+	log     *zap.Logger
+
+	mu       sync.Mutex
+	follower *replication.Follower // mu guards
+}
+
+func newReplicator(dir string, shards, port int, user, pass string, log *zap.Logger) *replicator {
+	r := &replicator{dir: dir, user: user, pass: pass, port: port, log: log}
+	r.primary = replication.NewPrimary(persistence.OSFS{}, dir, shards, func(i int) uint64 { return r.ks.DurableSequence(i) },
+		func(i int) string { return r.ks.ReplID(i) }, log)
+	return r
+}
+
+// durable is the keyspace's OnDurable hook.
+func (r *replicator) durable(shard int, seq uint64) {
+	r.primary.Durable(shard, seq)
+	r.mu.Lock()
+	f := r.follower
+	r.mu.Unlock()
+	if f != nil {
+		f.Durable(shard)
+	}
+}
+
+func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) {
+	r.primary.Serve(shard, after, out)
+}
+
+func (r *replicator) Follow(host string, port int, epoch uint64) error {
+	f := replication.NewFollower(replication.FollowerOptions{
+		Host: host, Port: port, User: r.user, Pass: r.pass, Epoch: epoch,
+		FS: persistence.OSFS{}, Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
+	}, r.ks)
+	r.mu.Lock()
+	old := r.follower
+	r.follower = f
+	r.mu.Unlock()
+	if old != nil {
+		old.Stop()
+	}
+	f.Start()
+	return nil
+}
+
+func (r *replicator) Unfollow() {
+	r.mu.Lock()
+	old := r.follower
+	r.follower = nil
+	r.mu.Unlock()
+	if old != nil {
+		old.Stop()
+	}
+}
+
+// stop ends the follower's links and waits for them, before the keyspace
+// closes.
+func (r *replicator) stop() {
+	r.mu.Lock()
+	old := r.follower
+	r.follower = nil
+	r.mu.Unlock()
+	if old != nil {
+		old.Stop()
+		old.Wait()
+	}
+}
+
+func (r *replicator) Link(shard int) keyspace.LinkStatus {
+	r.mu.Lock()
+	f := r.follower
+	r.mu.Unlock()
+	if f == nil {
+		return keyspace.LinkStatus{}
+	}
+	st := f.Status(shard)
+	return keyspace.LinkStatus{Up: st.Up, Syncing: st.Syncing, LastIO: st.LastIO, PrimarySequence: st.PrimarySequence, DownSince: st.DownSince}
+}
