@@ -223,3 +223,41 @@ func TestClientPauseParksLikeBlocked(t *testing.T) {
 	}
 	waitPaused(t, admin, 0)
 }
+
+// WAIT and CLIENT PAUSE share the parking: a WAIT held by PAUSE ALL parks
+// in WAIT once the pause ends; a WAIT that times out during a pause
+// replies, and the client's next command is then held by the pause.
+func TestClientPauseWithWait(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	admin := dialRaw(t, s.Addr())
+	w := dialRaw(t, s.Addr())
+	id := strings.TrimSuffix(strings.TrimPrefix(w.do("CLIENT", "ID"), ":"), "\r\n")
+
+	admin.expect("+OK\r\n", "CLIENT", "PAUSE", "200", "ALL")
+	w.send("WAIT", "1", "0")
+	// INFO waits for the pause too; then the WAIT waits for a replica.
+	waitPaused(t, admin, 1)
+	w.expectNoReply(50 * time.Millisecond)
+	admin.expect(":1\r\n", "CLIENT", "UNBLOCK", id)
+	if got := w.read(); got != ":0\r\n" {
+		t.Fatalf("WAIT after UNBLOCK: %q", got)
+	}
+
+	w.write(multibulk("WAIT", "1", "100") + multibulk("PING"))
+	waitPaused(t, admin, 1)
+	start := time.Now()
+	admin.expect("+OK\r\n", "CLIENT", "PAUSE", "400", "ALL")
+	if got := w.read(); got != ":0\r\n" {
+		t.Fatalf("WAIT timing out during the pause: %q", got)
+	}
+	if d := time.Since(start); d > 350*time.Millisecond {
+		t.Fatalf("WAIT's timeout waited for the pause (%v)", d)
+	}
+	if got := w.read(); got != "+PONG\r\n" {
+		t.Fatalf("PING after the pause: %q", got)
+	}
+	if d := time.Since(start); d < 350*time.Millisecond {
+		t.Fatalf("PING answered after %v, during the pause", d)
+	}
+}
