@@ -55,6 +55,8 @@ func keyContents(t testing.TB, c kvClient, key string) string {
 		for _, z := range c.ZRangeWithScores(ctx, key, 0, -1).Val() {
 			parts = append(parts, fmt.Sprintf("%v=%v", z.Member, z.Score))
 		}
+	case "stream":
+		parts = []string{streamFull(t, c, key)}
 	default:
 		t.Fatalf("key %s has type %s", key, typ)
 	}

@@ -37,6 +37,7 @@ func redisRDB(t *testing.T, dbs []int) (string, *redis.Client) {
 			t.Fatal(err)
 		}
 		keys := fillEveryType(t, redisConn{c}, "db"+strconv.Itoa(db))
+		keys = append(keys, fillStreams(t, redisConn{c}, "db"+strconv.Itoa(db))...)
 		for i, k := range keys {
 			if i%3 == 0 {
 				if err := c.Expire(ctx, k, time.Duration(1000+i)*time.Second).Err(); err != nil {
@@ -73,8 +74,8 @@ func TestImportRDBOneShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := out.String()
-	for _, want := range []string{"imported 39 keys", "(RDB version 10, written by Redis 7.0.15)", "  string  12\n", "  list    6\n",
-		"  set     9\n", "  hash    6\n", "  zset    6\n", "  db0     13 keys\n", "  db3     13 keys\n", "  db15    13 keys\n",
+	for _, want := range []string{"imported 48 keys", "(RDB version 10, written by Redis 7.0.15)", "  string  12\n", "  list    6\n",
+		"  set     9\n", "  hash    6\n", "  zset    6\n", "  stream  9\n", "  db0     16 keys\n", "  db3     16 keys\n", "  db15    16 keys\n",
 		`skipped (1):` + "\n  function library \"mylib\""} {
 		if !strings.Contains(report, want) {
 			t.Fatalf("report lacks %q:\n%s", want, report)
@@ -139,7 +140,7 @@ func TestImportRDBFourShards(t *testing.T) {
 	if err := app.ImportRDB(cfg, path, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "imported 13 keys") {
+	if !strings.Contains(out.String(), "imported 16 keys") {
 		t.Fatalf("report:\n%s", out.String())
 	}
 	s := testserver.Start(t, testserver.Config(func(c *config.Config) {

@@ -224,6 +224,21 @@ func TestMultiWatch(t *testing.T) {
 			}
 		})
 	}
+	// SMOVE of a member the watched destination set already holds leaves
+	// it unchanged; one it lacks changes it.
+	for _, tc := range []struct {
+		member string
+		keeps  bool
+	}{{"a", true}, {"b", false}} {
+		t.Run("SMOVE into a watched set of "+tc.member, func(t *testing.T) {
+			must(c.FlushAll(ctx).Err())
+			must(c.SAdd(ctx, "src", "a", "b").Err())
+			must(c.SAdd(ctx, "k", "a").Err())
+			if got := run(t, "k", func() { must(other.SMove(ctx, "src", "k", tc.member).Err()) }); got != tc.keeps {
+				t.Errorf("EXEC ran: %v, want %v", got, tc.keeps)
+			}
+		})
+	}
 	t.Run("keeps/DEL of a missing watched key", func(t *testing.T) {
 		must(c.FlushAll(ctx).Err())
 		if !run(t, "absent", func() { must(other.Del(ctx, "absent").Err()) }) {

@@ -15,9 +15,20 @@ import (
 )
 
 // restoreCrashValue is the value RESTORE writes as number i: a hash, a
-// sorted set or a list of a few entries that depend on i.
+// sorted set, a list or a stream with a consumer group and a pending
+// entry, of a few entries that depend on i.
 func restoreCrashValue(i int) rdb.Value {
 	s := strconv.Itoa(i)
+	if i%4 == 3 {
+		id := rdb.StreamID{Ms: uint64(i), Seq: 1}
+		return rdb.Value{Kind: rdb.KindStream, Stream: &rdb.Stream{
+			Entries: []rdb.StreamEntry{{ID: rdb.StreamID{Ms: 1}, Fields: [][]byte{[]byte("n"), []byte(s)}}, {ID: id, Fields: [][]byte{[]byte("f"), []byte("v" + s)}}},
+			LastID:  id, FirstID: rdb.StreamID{Ms: 1}, EntriesAdded: 2,
+			Groups: []rdb.StreamGroup{{Name: []byte("g"), LastID: id, EntriesRead: 2,
+				PEL:       []rdb.StreamPending{{ID: id, DeliveryTime: 1700000000000, DeliveryCount: uint64(i)}},
+				Consumers: []rdb.StreamConsumer{{Name: []byte("c" + s), SeenTime: 1700000000000, PEL: []rdb.StreamID{id}}}}},
+		}}
+	}
 	switch i % 3 {
 	case 0:
 		return rdb.Value{Kind: rdb.KindHash, Pairs: [][]byte{[]byte("n"), []byte(s), []byte("f"), []byte("v" + s)}}
@@ -150,6 +161,38 @@ func rdbContentsAsKey(v rdb.Value) string {
 			parts = append(parts, string(v.Pairs[i])+"="+string(v.Pairs[i+1]))
 		}
 		sortStrings(parts)
+	case rdb.KindStream:
+		// As streamFull prints XINFO STREAM FULL COUNT 0 in RESP3.
+		st := v.Stream
+		var entries []any
+		for _, e := range st.Entries {
+			var fv []any
+			for _, f := range e.Fields {
+				fv = append(fv, string(f))
+			}
+			entries = append(entries, []any{e.ID.String(), fv})
+		}
+		var groups []any
+		for _, g := range st.Groups {
+			var pel, consumers []any
+			for _, c := range g.Consumers {
+				var cp []any
+				for _, id := range c.PEL {
+					for _, p := range g.PEL {
+						if p.ID == id {
+							cp = append(cp, []any{id.String(), p.DeliveryTime, int64(p.DeliveryCount)})
+							pel = append(pel, []any{id.String(), string(c.Name), p.DeliveryTime, int64(p.DeliveryCount)})
+						}
+					}
+				}
+				consumers = append(consumers, map[string]any{"name": string(c.Name), "seen-time": c.SeenTime, "pel-count": int64(len(c.PEL)), "pending": cp})
+			}
+			groups = append(groups, map[string]any{"name": string(g.Name), "last-delivered-id": g.LastID.String(), "entries-read": g.EntriesRead,
+				"lag": int64(0), "pel-count": int64(len(g.PEL)), "pending": pel, "consumers": consumers})
+		}
+		return "stream " + strconv.Quote(canonReply(map[string]any{"length": int64(len(st.Entries)), "last-generated-id": st.LastID.String(),
+			"max-deleted-entry-id": st.MaxDeletedID.String(), "entries-added": int64(st.EntriesAdded), "recorded-first-entry-id": st.FirstID.String(),
+			"entries": entries, "groups": groups}))
 	case rdb.KindZSet:
 		for _, z := range v.Z {
 			parts = append(parts, string(z.Member)+"="+strconv.FormatFloat(z.Score, 'g', -1, 64))

@@ -502,11 +502,16 @@ func TestStreamBlocking(t *testing.T) {
 		t.Fatalf("XREADGROUP BLOCK on a deleted key: %q", got)
 	}
 	c.XGroupCreateMkStream(ctx, "b", "g", "$")
+	c.ConfigResetStat(ctx)
 	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
 	waitBlocked(1)
 	c.XGroupDestroy(ctx, "b", "g")
 	if got := rd.read(); got != "-NOGROUP the consumer group this client was blocked on no longer exists\r\n" {
 		t.Fatalf("XREADGROUP BLOCK on a destroyed group: %q", got)
+	}
+	// The failed blocked call counts once, as one error.
+	if info := c.Info(ctx, "errorstats", "stats").Val(); !strings.Contains(info, "errorstat_NOGROUP:count=1\r\n") || !strings.Contains(info, "total_error_replies:1\r\n") {
+		t.Fatalf("error statistics after the unblocking error:\n%s", info)
 	}
 	// Inside MULTI BLOCK does not block.
 	rd.expect("+OK\r\n", "MULTI")

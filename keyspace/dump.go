@@ -24,14 +24,9 @@ import (
 // in its own format, which Ruvio does not write or read, and a payload
 // Redis with RedisBloom could not load would be worse than an error.
 // Key-job values are native to Ruvio and have no Redis form either.
-// Streams, when they exist, dump through the rdbEncoder interface and
-// restore from rdb.TypeStreamListpacks2 in restoreValue.
-
-// rdbEncoder is implemented by value types that write their own RDB
-// encoding (type byte and body), such as streams.
-type rdbEncoder interface {
-	appendRDB(dst []byte) []byte
-}
+// Streams convert like the others (dump_stream.go); a stream with
+// delayed entries (XADD DELAY) is refused, as Redis's format cannot say
+// an entry is held.
 
 const (
 	errBusyKey       = "BUSYKEY Target key name already exists."
@@ -42,7 +37,7 @@ const (
 // rdbValueOf converts the value of e to its plain contents (copies:
 // iterators may reuse their buffers). msg is the
 // error to reply when the type has no Redis serialization.
-func rdbValueOf(db *DB, e *entry) (v rdb.Value, msg string) {
+func rdbValueOf(db *DB, e *entry, now int64) (v rdb.Value, msg string) {
 	switch o := db.obj(e).(type) {
 	case nil:
 		return rdb.Value{Kind: rdb.KindString, Str: db.val(e)}, ""
@@ -70,6 +65,8 @@ func rdbValueOf(db *DB, e *entry) (v rdb.Value, msg string) {
 			v.Z = append(v.Z, rdb.ZEntry{Member: bytes.Clone(m), Score: score})
 			return true
 		})
+	case *streamObj:
+		return rdbStreamOf(o.s, now)
 	case *bloomObj:
 		return v, "ERR DUMP of Bloom filters is not supported (RedisBloom's module encoding is not implemented)"
 	default:
@@ -109,6 +106,8 @@ func objectFromRDB(cfg valueConfig, v *rdb.Value) (val []byte, obj any) {
 			_, _, _ = o.z.Add(cfg.zset, z.Member, z.Score, 0)
 		}
 		return nil, o
+	case rdb.KindStream:
+		return nil, &streamObj{s: streamFromRDB(cfg.stream, v.Stream)}
 	}
 	return nil, nil
 }
@@ -120,18 +119,12 @@ func dumpCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	var out []byte
-	if enc, ok := x.DB.obj(e).(rdbEncoder); ok {
-		out = rdb.AppendFooter(enc.appendRDB(nil), 0)
-	} else {
-		v, msg := rdbValueOf(x.DB, e)
-		if msg != "" {
-			x.W.Error(msg)
-			return
-		}
-		out = rdb.AppendDump(nil, &v)
+	v, msg := rdbValueOf(x.DB, e, x.S.nowMs)
+	if msg != "" {
+		x.W.Error(msg)
+		return
 	}
-	x.W.Bulk(out)
+	x.W.Bulk(rdb.AppendDump(nil, &v))
 }
 
 // restoreValue decodes a DUMP payload into contents. msg is the error to
@@ -145,8 +138,7 @@ func restoreValue(p []byte) (v rdb.Value, msg string) {
 		return v, errDumpPayload
 	}
 	// Module values (RedisBloom's filters among them) get Redis's reply
-	// without the module. Streams (rdb.TypeStreamListpacks2) restore
-	// here once they exist.
+	// without the module.
 	return v, errBadDataFormat
 }
 

@@ -113,7 +113,6 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.started = s.now()
 	s.runID = randomHex(40)
-	s.introspection.replID = randomHex(40)
 	n := len(opts.Topology.Nodes)
 	databases := opts.Config.Server.Databases
 	if n > 1 {

@@ -25,8 +25,6 @@ import (
 type serverExtras struct {
 	mu sync.Mutex // guards every field
 
-	replID string
-
 	memReadAt time.Time // when mem was last read; zero: never
 	mem       memSample
 
@@ -46,14 +44,6 @@ type memSample struct {
 
 // extras returns s's introspection state.
 func (s *Server) extras() *serverExtras { return &s.introspection }
-
-// replID is the replication id INFO replication reports.
-func (s *Server) replID() string {
-	e := s.extras()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.replID
-}
 
 // memStats returns the memory statistics, reading runtime.MemStats at most
 // once a second of the server clock: ReadMemStats stops the world.
@@ -317,10 +307,12 @@ func debugCommand(x *Ctx) {
 		x.S.logger().Info("DEBUG LOG: " + string(x.Args[2]))
 		x.W.OK()
 	case eqFold(sub, "change-repl-id") && n == 2:
-		e := x.S.srv.extras()
-		e.mu.Lock()
-		e.replID = randomHex(40)
-		e.mu.Unlock()
+		// A new history id for this shard's log: its replicas resync in
+		// full next time, as Redis's replicas do after a new replid.
+		if err := x.S.setReplID(randomHex(40)); err != nil {
+			x.W.Error("ERR " + err.Error())
+			return
+		}
 		x.W.OK()
 	case eqFold(sub, "object") && n == 3:
 		debugObject(x)

@@ -95,9 +95,13 @@ func (sh *Shard) logSetStore(db int, key string, o *setObj) {
 	sh.recordScratch(db, persistence.OpSetStore, p)
 }
 
-func (sh *Shard) logSetMove(db int, src, dst string, member []byte) {
+// dstChanged is false when dst already holds member: as in Redis, the
+// destination then counts as unchanged (WATCH on it is not broken).
+func (sh *Shard) logSetMove(db int, src, dst string, member []byte, dstChanged bool) {
 	sh.touchKey(db, src)
-	sh.touchKey(db, dst)
+	if dstChanged {
+		sh.touchKey(db, dst)
+	}
 	if sh.journal == nil {
 		return
 	}
@@ -287,7 +291,7 @@ func smoveCommand(x *Ctx) {
 	}
 	// Copy the member: the source's storage may go away below.
 	m = bytes.Clone(m)
-	sh.logSetMove(db.id, string(src), string(dst), m)
+	sh.logSetMove(db.id, string(src), string(dst), m, de == nil || !do.s.Contains(m))
 	x.notify(evSet, "srem", src)
 	if so.s.Len() == 0 {
 		db.remove(se)

@@ -11,6 +11,7 @@ import (
 	"github.com/ruvio/ruvio/types/hash"
 	"github.com/ruvio/ruvio/types/list"
 	"github.com/ruvio/ruvio/types/set"
+	"github.com/ruvio/ruvio/types/stream"
 	"github.com/ruvio/ruvio/types/zset"
 )
 
@@ -49,16 +50,17 @@ type valueConfig struct {
 	set      set.Config
 	zset     zset.Config
 	listFill int
+	stream   stream.Config
 }
 
 // valueConfig reads the live encoding thresholds.
 func (sh *Shard) valueConfig() valueConfig {
-	return valueConfig{hash: sh.hashConfig(), set: sh.setConfig(), zset: sh.zsetConfig(), listFill: sh.listFill()}
+	return valueConfig{hash: sh.hashConfig(), set: sh.setConfig(), zset: sh.zsetConfig(), listFill: sh.listFill(), stream: sh.streamConfig()}
 }
 
 // defaultValueConfig is the thresholds' built-in values.
 func defaultValueConfig() valueConfig {
-	return valueConfig{hash: hash.DefaultConfig, set: set.DefaultConfig, zset: zset.DefaultConfig, listFill: list.DefaultFill}
+	return valueConfig{hash: hash.DefaultConfig, set: set.DefaultConfig, zset: zset.DefaultConfig, listFill: list.DefaultFill, stream: stream.DefaultConfig}
 }
 
 // decodeSnapshotValue rebuilds a value read from a snapshot, collections

@@ -82,12 +82,12 @@ func (sh *Shard) serveBlockedStream(x *Ctx, req *streamReadReq, key []byte) bool
 		})
 	} else {
 		if s == nil {
-			blockedError(x, "UNBLOCKED the stream key no longer exists")
+			x.W.Error("UNBLOCKED the stream key no longer exists")
 			return true
 		}
 		g := s.Group(req.group)
 		if g == nil {
-			blockedError(x, "NOGROUP the consumer group this client was blocked on no longer exists")
+			x.W.Error("NOGROUP the consumer group this client was blocked on no longer exists")
 			return true
 		}
 		unit := sh.beginStreamUnit()
@@ -111,15 +111,6 @@ func (sh *Shard) serveBlockedStream(x *Ctx, req *streamReadReq, key []byte) bool
 	w.Bulk(key)
 	writeStreamEntries(w, r.entries)
 	return true
-}
-
-// blockedError ends a blocked read with an error, counted in the error
-// and command statistics as the failure of that call.
-func blockedError(x *Ctx, msg string) {
-	x.W.Error(msg)
-	st := &x.S.cmdStats
-	st.countError([]byte(msg))
-	st.byID[x.Cmd.id].failed++
 }
 
 // streamHeld is called by XADD … DELAY. The record helpers' touchKey hook

@@ -69,7 +69,7 @@ func writeImportReport(out io.Writer, path string, cfg config.Config, rep *keysp
 	}
 	fmt.Fprintf(out, "imported %d keys from %s (%s) into %s (%d shard(s)) in %.2fs (%.0f keys/s, %d bytes of snapshots)\n",
 		rep.Total(), path, from, cfg.Persistence.Dir, cfg.Server.Shards, secs, rate, rep.Bytes)
-	for _, typ := range []string{"string", "list", "set", "hash", "zset"} {
+	for _, typ := range []string{"string", "list", "set", "hash", "zset", "stream"} {
 		fmt.Fprintf(out, "  %-7s %d\n", typ, rep.Keys[typ])
 	}
 	var dbs []int

@@ -32,10 +32,14 @@
 //	12 zset ziplist        string holding a ziplist          (read only)
 //	13 hash ziplist        string holding a ziplist          (read only)
 //	14 list quicklist      count, count × ziplist string     (read only)
+//	15 stream listpacks    as 19 without first/deleted ids, entries added
+//	                       and entries read                  (read only)
 //	16 hash listpack       string holding a listpack
 //	17 zset listpack       string holding a listpack
 //	18 list quicklist v2   count, count × (container, string): container
 //	                       2 holds a listpack, 1 a single element
+//	19 stream listpacks 2  nodes of listpacks, metadata, consumer groups
+//	                       (see stream.go)
 //
 // Intsets, ziplists and listpacks are Redis's in-memory layouts, stored as
 // they are; their structure is checked in full before anything is taken

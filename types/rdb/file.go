@@ -33,12 +33,12 @@ type Entry struct {
 }
 
 // Skipped is a key or item of a file the reader could not turn into a
-// Value: a module value, a stream, a function library, an empty
+// Value: a module value, a function library, an empty
 // collection.
 type Skipped struct {
 	DB     int
 	Key    []byte // empty for what is not a key
-	What   string // "module", "stream", "function", "module-aux", "empty"
+	What   string // "module", "function", "module-aux", "empty"
 	Detail string
 }
 
@@ -200,11 +200,6 @@ func (f *FileReader) Next() (*Entry, *Skipped, error) {
 				return nil, nil, err
 			}
 			return nil, &Skipped{DB: f.db, Key: key, What: "module", Detail: moduleName(id)}, nil
-		case TypeStreamListpacks, TypeStreamListpacks2:
-			if err := d.skipStream(Type(t)); err != nil {
-				return nil, nil, err
-			}
-			return nil, &Skipped{DB: f.db, Key: key, What: "stream"}, nil
 		}
 		v, err := d.value(Type(t))
 		if errors.Is(err, ErrEmpty) {
@@ -264,92 +259,4 @@ func (d *decoder) skipModule() error {
 			return err
 		}
 	}
-}
-
-// skipStream passes over a stream value.
-func (d *decoder) skipStream(t Type) error {
-	n, err := d.count()
-	if err != nil {
-		return err
-	}
-	for range n {
-		if _, err := d.string(); err != nil { // node key (master ID)
-			return err
-		}
-		if _, err := d.string(); err != nil { // node listpack
-			return err
-		}
-	}
-	// length, last ID (ms, seq)
-	for range 3 {
-		if _, err := d.plainLength(); err != nil {
-			return err
-		}
-	}
-	if t == TypeStreamListpacks2 {
-		// first ID, max deleted ID, entries added
-		for range 5 {
-			if _, err := d.plainLength(); err != nil {
-				return err
-			}
-		}
-	}
-	groups, err := d.count()
-	if err != nil {
-		return err
-	}
-	var b [16]byte
-	for range groups {
-		if _, err := d.string(); err != nil { // name
-			return err
-		}
-		for range 2 { // last ID
-			if _, err := d.plainLength(); err != nil {
-				return err
-			}
-		}
-		if t == TypeStreamListpacks2 {
-			if _, err := d.plainLength(); err != nil { // entries read
-				return err
-			}
-		}
-		pel, err := d.count()
-		if err != nil {
-			return err
-		}
-		for range pel {
-			// ID (16 bytes), delivery time (8), delivery count (length)
-			if err := d.full(b[:16]); err != nil {
-				return err
-			}
-			if err := d.full(b[:8]); err != nil {
-				return err
-			}
-			if _, err := d.plainLength(); err != nil {
-				return err
-			}
-		}
-		consumers, err := d.count()
-		if err != nil {
-			return err
-		}
-		for range consumers {
-			if _, err := d.string(); err != nil { // name
-				return err
-			}
-			if err := d.full(b[:8]); err != nil { // seen time
-				return err
-			}
-			cpel, err := d.count()
-			if err != nil {
-				return err
-			}
-			for range cpel {
-				if err := d.full(b[:16]); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }

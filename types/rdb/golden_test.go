@@ -112,6 +112,8 @@ func normalize(v Value) string {
 	switch v.Kind {
 	case KindString:
 		return "string " + strconv.Quote(string(v.Str))
+	case KindStream:
+		return "stream " + normalizeStream(v.Stream)
 	case KindList:
 		for _, e := range v.Elems {
 			parts = append(parts, strconv.Quote(string(e)))

@@ -138,7 +138,7 @@ func TestBadPayloads(t *testing.T) {
 		"empty":           {wrap(nil), ErrBadFormat},
 		"opcode":          {wrap([]byte{0xFE, 0}), ErrBadFormat},
 		"module":          {wrap([]byte{7, 0}), ErrUnsupportedType},
-		"stream":          {wrap([]byte{19, 0}), ErrUnsupportedType},
+		"stream":          {wrap([]byte{19, 0}), ErrBadFormat},
 		"truncated":       {wrap(ok[:len(ok)-12]), ErrBadFormat},
 		"empty set":       {wrap([]byte{2, 0}), ErrEmpty},
 		"dup set":         {wrap([]byte{2, 2, 1, 'a', 1, 'a'}), ErrBadFormat},
@@ -181,6 +181,15 @@ func seedValues() []Value {
 			}
 			return z
 		}()},
+		{Kind: KindStream, Stream: &Stream{
+			Entries: []StreamEntry{{ID: StreamID{1, 0}, Fields: bs("a", "1", "b", "x")}, {ID: StreamID{1, 1}, Fields: bs("a", "2", "b", "y")},
+				{ID: StreamID{3, 0}, Fields: bs("c", "z")}},
+			LastID: StreamID{4, 0}, FirstID: StreamID{1, 0}, MaxDeletedID: StreamID{4, 0}, EntriesAdded: 4,
+			Groups: []StreamGroup{{Name: []byte("g"), LastID: StreamID{3, 0}, EntriesRead: -1,
+				PEL:       []StreamPending{{ID: StreamID{1, 0}, DeliveryTime: 1700000000000, DeliveryCount: 2}, {ID: StreamID{3, 0}, DeliveryTime: 1, DeliveryCount: 1}},
+				Consumers: []StreamConsumer{{Name: []byte("c1"), SeenTime: 9, PEL: []StreamID{{1, 0}}}, {Name: []byte("c2"), PEL: []StreamID{{3, 0}}}}}},
+		}},
+		{Kind: KindStream, Stream: &Stream{LastID: StreamID{5, 0}, MaxDeletedID: StreamID{5, 0}, EntriesAdded: 1}},
 	}
 }
 
@@ -188,6 +197,7 @@ func FuzzParseDump(f *testing.F) {
 	for _, v := range seedValues() {
 		f.Add(AppendDump(nil, &v))
 	}
+	f.Add([]byte(legacyStream))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		_, v, err := ParseDump(p)
 		if err != nil {

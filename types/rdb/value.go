@@ -45,10 +45,11 @@ const (
 	KindSet
 	KindHash
 	KindZSet
+	KindStream
 )
 
 func (k Kind) String() string {
-	return [...]string{"string", "list", "set", "hash", "zset"}[k]
+	return [...]string{"string", "list", "set", "hash", "zset", "stream"}[k]
 }
 
 // ZEntry is one member of a sorted set.
@@ -60,13 +61,14 @@ type ZEntry struct {
 // Value is a decoded value. Which field holds it depends on Kind: Str for
 // a string, Elems for a list's elements (head first) or a set's members,
 // Pairs for a hash's fields and values alternating, Z for a sorted set's
-// members.
+// members, Stream for a stream.
 type Value struct {
-	Kind  Kind
-	Str   []byte
-	Elems [][]byte
-	Pairs [][]byte
-	Z     []ZEntry
+	Kind   Kind
+	Str    []byte
+	Elems  [][]byte
+	Pairs  [][]byte
+	Z      []ZEntry
+	Stream *Stream
 }
 
 // ErrEmpty is returned for a collection with no elements, which Redis
@@ -74,7 +76,7 @@ type Value struct {
 var ErrEmpty = errors.New("rdb: empty collection")
 
 // ErrUnsupportedType is returned for a value type this package does not
-// decode (modules, streams, zipmaps).
+// decode (modules, zipmaps).
 var ErrUnsupportedType = errors.New("rdb: unsupported value type")
 
 // Encoding thresholds of Redis 7.0's defaults: a value written in the
@@ -197,6 +199,9 @@ func (d *decoder) value(t Type) (Value, error) {
 			return Value{}, err
 		}
 		return packedValue(t, blob)
+	case TypeStreamListpacks, TypeStreamListpacks2:
+		s, err := d.stream(t)
+		return Value{Kind: KindStream, Stream: s}, err
 	}
 	return Value{}, ErrUnsupportedType
 }
@@ -281,7 +286,8 @@ func packedValue(t Type, blob []byte) (Value, error) {
 func (v *Value) check() error {
 	var keys [][]byte
 	switch v.Kind {
-	case KindString:
+	case KindString, KindStream:
+		// A stream may be empty; the decoder checks the rest.
 		return nil
 	case KindList:
 		if len(v.Elems) == 0 {
@@ -319,7 +325,8 @@ func (v *Value) check() error {
 // AppendString does; lists as a quicklist of listpacks of up to 8 KiB;
 // sets of at most 512 integers as an intset, other sets plain; hashes and
 // sorted sets of at most 128 entries of at most 64 bytes as a listpack,
-// others plain (sorted sets with binary scores).
+// others plain (sorted sets with binary scores); streams as type 19 with
+// nodes of at most 100 entries and about 4 KiB.
 func AppendValue(dst []byte, v *Value) []byte {
 	switch v.Kind {
 	case KindString:
@@ -369,6 +376,8 @@ func AppendValue(dst []byte, v *Value) []byte {
 			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.Z[i].Score))
 		}
 		return dst
+	case KindStream:
+		return appendStream(dst, v.Stream)
 	}
 	panic("rdb: value of unknown kind")
 }
