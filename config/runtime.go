@@ -217,11 +217,13 @@ var params = [...]param{
 	{name: "hll-sparse-max-bytes", kind: kindMemory, min: 0, max: longMax, def: "3000",
 		apply: func(l *Live, _ string, n int64) { l.hllSparseMax.Store(n) }},
 
-	// Introspection, notifications, scripting (stored only except notify-keyspace-events).
+	// Introspection, notifications, scripting (stored only except notify-keyspace-events and slowlog-*).
 	{name: "latency-tracking", kind: kindBool, def: "yes"},
 	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0"},
-	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000"},
-	{name: "slowlog-max-len", kind: kindInt, min: 0, max: longMax, def: "128"},
+	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000",
+		apply: func(l *Live, _ string, n int64) { l.slowlogSlowerThan.Store(n) }},
+	{name: "slowlog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
+		apply: func(l *Live, _ string, n int64) { l.slowlogMaxLen.Store(n) }},
 	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
 		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
 	// The ACL file (acl.file), fixed at start as in Redis.
@@ -306,6 +308,9 @@ type Live struct {
 	maxMemorySamples atomic.Int64
 	lfuLogFactor     atomic.Int64
 	lfuDecayTime     atomic.Int64
+
+	slowlogSlowerThan atomic.Int64 // microseconds; -1: off
+	slowlogMaxLen     atomic.Int64
 
 	setMaxIntset   atomic.Int64
 	zsetMaxEntries atomic.Int64
@@ -666,6 +671,13 @@ func (l *Live) Hz() int { return int(l.hz.Load()) }
 
 // ActiveExpireEffort is active-expire-effort, 1..10.
 func (l *Live) ActiveExpireEffort() int { return int(l.effort.Load()) }
+
+// SlowlogSlowerThan is slowlog-log-slower-than in microseconds: commands
+// that take at least this long are logged; -1 logs none.
+func (l *Live) SlowlogSlowerThan() int64 { return l.slowlogSlowerThan.Load() }
+
+// SlowlogMaxLen is slowlog-max-len, the most entries the slow log keeps.
+func (l *Live) SlowlogMaxLen() int64 { return l.slowlogMaxLen.Load() }
 
 // MaxMemory is maxmemory in bytes for the whole process; 0 means no limit.
 func (l *Live) MaxMemory() int64 { return l.maxMemory.Load() }

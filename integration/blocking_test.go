@@ -379,6 +379,19 @@ func blockingPopChecks(t *testing.T, s *testserver.Server) {
 		if got := tr.read(); got != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$4\r\ntdst\r\n" {
 			t.Fatalf("invalidation of the destination: %q", got)
 		}
+
+		// The blocked client tracks the destination itself: its
+		// invalidation follows its reply.
+		tr.expect("*1\r\n$1\r\nx\r\n", "LRANGE", "tdst", "0", "-1")
+		tr.send("BLMOVE", "tsrc", "tdst", "LEFT", "LEFT", "0")
+		waitBlocked(t, c, 1)
+		expect(t, c, int64(1), "RPUSH", "tsrc", "y")
+		if got := tr.read(); got != bulk("y") {
+			t.Fatalf("tracking BLMOVE: %q", got)
+		}
+		if got := tr.read(); got != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$4\r\ntdst\r\n" {
+			t.Fatalf("own invalidation after the reply: %q", got)
+		}
 	})
 
 	t.Run("notifications", func(t *testing.T) {

@@ -25,7 +25,9 @@ func (sh *Shard) lookupNoTouch(db *DB, key []byte) *entry {
 		return nil
 	}
 	if e.expired(sh.nowMs) {
-		sh.expireEntry(db, e)
+		if !sh.expiryPaused() {
+			sh.expireEntry(db, e)
+		}
 		return nil
 	}
 	return e

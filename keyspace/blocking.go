@@ -3,12 +3,15 @@ package keyspace
 import (
 	"container/list"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/ruvio/ruvio/codec"
 )
 
 // BlockSpec describes how a blocking command waits.
@@ -171,6 +174,33 @@ type blockKey struct {
 	key string
 }
 
+// Parking. One mechanism holds a client inside its shard, whatever it
+// waits for: a blockedClient parks the client's batch at command i (the
+// resume point, bc.next), and every later batch of the client waits behind
+// it (bc.held) until it is resumed at the next resume point (after the
+// command, EXEC, script or tick that unblocked it), in the order the
+// clients were unblocked. What differs between waits is only what
+// releases them:
+//
+//   - a blocking command (Block) waits on keys and a deadline; its reply is
+//     written by Serve or Timeout, and the batch resumes after it (i+1);
+//   - WAIT (replication.go) is a Block with no keys: replicas'
+//     acknowledgements (resumeWaits) or its deadline write its reply, and
+//     the batch resumes after it;
+//   - a command held by CLIENT PAUSE (pause.go) is postponed before it
+//     runs: it waits on no key and has no deadline of its own, the end of
+//     the pause releases every postponed client in the order they were
+//     held, and the batch resumes at the command itself (i), which is then
+//     run from the start again (and may be postponed again).
+//
+// Pause and WAIT reuse this parking rather than keeping their own queues
+// of held batches so that a client is never held by two mechanisms at once
+// (a client blocked in BLPOP is not also in a pause queue, a paused one is
+// not served), the replies before the parked command leave at once as
+// Redis sends them, disconnects, CLIENT KILL, CLIENT LIST's flag b, INFO's
+// blocked_clients, reply modes and the script-busy path treat every wait
+// alike, and the shard has one resume path to keep correct.
+
 // blockedClient is one parked client.
 type blockedClient struct {
 	c     *Client
@@ -189,6 +219,15 @@ type blockedClient struct {
 	// done is set once the client was served or timed out: its batch
 	// is waiting to be resumed.
 	done bool
+	// postponed: held by CLIENT PAUSE before its command ran; the batch
+	// resumes at that command, which runs again.
+	postponed bool
+	// callDur is how long the command ran before it parked, for the slow
+	// log (slowlogUnblocked).
+	callDur time.Duration
+	// silent: the client asked for no reply to the blocked command
+	// (CLIENT REPLY OFF or SKIP when it blocked); pushes still go out.
+	silent bool
 }
 
 // blocking is a shard's table of blocked clients.
@@ -202,6 +241,9 @@ type blocking struct {
 	readySet map[blockKey]struct{}
 	// resume are the unblocked clients whose commands run next.
 	resume []*blockedClient
+	// postponed are the clients held by CLIENT PAUSE, in the order they
+	// were held (pause.go); they are in clients too.
+	postponed []*blockedClient
 	// nextDeadline is a lower bound of the earliest deadline (0: none).
 	nextDeadline int64
 	timer        *time.Timer
@@ -227,6 +269,15 @@ type unblockReq struct {
 	errReply bool
 }
 
+// init makes the tables on first use.
+func (bs *blocking) init() {
+	if bs.waiting == nil {
+		bs.waiting = make(map[blockKey]*list.List)
+		bs.clients = make(map[*Client]*blockedClient)
+		bs.readySet = make(map[blockKey]struct{})
+	}
+}
+
 // timerC is the channel the keyspace loop waits on for the next deadline.
 func (bs *blocking) timerC() <-chan time.Time {
 	if bs.timer == nil {
@@ -248,12 +299,9 @@ type Splitter interface {
 func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	bs := &sh.blk
 	c := x.C
-	if bs.waiting == nil {
-		bs.waiting = make(map[blockKey]*list.List)
-		bs.clients = make(map[*Client]*blockedClient)
-		bs.readySet = make(map[blockKey]struct{})
-	}
-	bc := &blockedClient{c: c, db: x.DB.id, spec: spec, args: x.Args, cmd: x.Cmd}
+	bs.init()
+	bc := &blockedClient{c: c, db: x.DB.id, spec: spec, args: x.Args, cmd: x.Cmd,
+		silent: c.replyMode&(replyOff|replySkip) != 0}
 	bc.spec.Keys = nil
 	for _, k := range spec.Keys {
 		bk := blockKey{db: bc.db, key: string(k)}
@@ -275,6 +323,22 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 		}
 		bc.elems = append(bc.elems, q.PushBack(bc))
 	}
+	sh.park(bc)
+	if d := spec.DeadlineMs; d > 0 {
+		bs.timed.Add(1)
+		if bs.nextDeadline == 0 || d < bs.nextDeadline {
+			bs.nextDeadline = d
+		}
+		sh.armBlockTimer(d)
+	}
+}
+
+// park registers bc as its client's wait: the command running now parks
+// the client (run then calls parkBatch).
+func (sh *Shard) park(bc *blockedClient) {
+	bs := &sh.blk
+	bs.init()
+	c := bc.c
 	c.blk = bc
 	bs.clients[c] = bc
 	bs.n.Store(int64(len(bs.clients)))
@@ -285,14 +349,13 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	c.mu.Lock()
 	c.blockReg = true
 	c.mu.Unlock()
-	if d := spec.DeadlineMs; d > 0 {
-		bs.timed.Add(1)
-		if bs.nextDeadline == 0 || d < bs.nextDeadline {
-			bs.nextDeadline = d
-		}
-		sh.armBlockTimer(d)
-	}
 }
+
+// maxTimerWaitMs bounds one wait of the block timer: a later deadline is
+// reached by arming it again when it fires (expireBlocked,
+// releasePostponed), and the millisecond count stays far from overflowing
+// a time.Duration.
+const maxTimerWaitMs = 24 * 3600 * 1000
 
 // armBlockTimer makes the keyspace loop wake at deadline d (unix ms).
 func (sh *Shard) armBlockTimer(d int64) {
@@ -300,8 +363,9 @@ func (sh *Shard) armBlockTimer(d int64) {
 	if bs.timerAt != 0 && bs.timerAt <= d {
 		return
 	}
-	wait := time.Duration(d-sh.srv.now().UnixMilli()+1) * time.Millisecond
-	wait = max(wait, time.Millisecond)
+	ms := d - sh.srv.now().UnixMilli() + 1
+	ms = max(min(ms, maxTimerWaitMs), 1)
+	wait := time.Duration(ms) * time.Millisecond
 	if bs.timer == nil {
 		bs.timer = time.NewTimer(wait)
 	} else {
@@ -327,6 +391,15 @@ func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 		}
 	}
 	bc.keys, bc.elems = nil, nil
+	if bc.postponed {
+		for i, p := range bs.postponed {
+			if p == bc {
+				bs.postponed = slices.Delete(bs.postponed, i, i+1)
+				break
+			}
+		}
+		bc.c.postponed.Store(false)
+	}
 	delete(bs.clients, bc.c)
 	bs.n.Store(int64(len(bs.clients)))
 	if bc.spec.DeadlineMs > 0 {
@@ -406,6 +479,10 @@ func (sh *Shard) serveReady() {
 			}
 			x := sh.blockCtx(bc)
 			before := len(x.W.Buf)
+			var start time.Time
+			if sh.srv.opts.Live.SlowlogSlowerThan() >= 0 {
+				start = sh.srv.now()
+			}
 			if sh.snap != nil && bc.cmd.Flags&FlagWrite != 0 {
 				// Serving writes outside a command: a running snapshot
 				// writes the buckets of the command's keys before they
@@ -413,7 +490,9 @@ func (sh *Shard) serveReady() {
 				sh.snapshotBeforeWrite(bc.cmd, bc.args, x.DB)
 			}
 			if bc.spec.Serve(x, key) {
+				sh.slowlogUnblocked(x, bc, start)
 				sh.countBlockedError(bc, before)
+				bc.silence(x.W, before)
 				if sh.trk != nil {
 					// Clients caching the keys it wrote are told now.
 					sh.trackAfter(x, bc.cmd, bc.args, before)
@@ -445,13 +524,23 @@ func (sh *Shard) countBlockedError(bc *blockedClient, before int) {
 // timeoutBlocked replies to bc as timed out and unblocks it.
 func (sh *Shard) timeoutBlocked(bc *blockedClient) {
 	x := sh.blockCtx(bc)
+	before := len(x.W.Buf)
 	if bc.spec.Timeout != nil {
 		bc.spec.Timeout(x)
 	} else {
 		x.W.NullArray()
 	}
+	bc.silence(x.W, before)
 	*x = Ctx{}
 	sh.unblocked(bc)
+}
+
+// silence drops the reply written from before on when the client asked
+// for none.
+func (bc *blockedClient) silence(w *codec.Writer, before int) {
+	if bc.silent && len(w.Buf) > before {
+		w.Buf = w.Buf[:before]
+	}
 }
 
 // expireBlocked times out the clients whose deadline has passed.
@@ -521,6 +610,9 @@ func (sh *Shard) blockTick() {
 	}
 	sh.expireBlocked()
 	sh.streamDueTick()
+	if len(bs.postponed) > 0 {
+		sh.releasePostponed() // resumed and committed below
+	}
 	if len(bs.resume) > 0 {
 		sh.resumeBlocked()
 		if len(sh.pushPending) > 0 {
@@ -531,23 +623,45 @@ func (sh *Shard) blockTick() {
 }
 
 // unblockClient is CLIENT UNBLOCK on the client's own shard: it reports
-// whether c was blocked.
+// whether c was blocked. A client held by CLIENT PAUSE is not: only the
+// end of the pause releases it.
 func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
 	bc := c.blk
-	if bc == nil || bc.done {
+	if bc == nil || bc.done || bc.postponed {
 		return false
 	}
+	x := sh.blockCtx(bc)
+	sh.slowlogUnblocked(x, bc, time.Time{})
+	*x = Ctx{}
 	if errReply {
 		x := sh.blockCtx(bc)
 		before := len(x.W.Buf)
 		x.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 		sh.countBlockedError(bc, before)
+		bc.silence(x.W, before)
 		*x = Ctx{}
 		sh.unblocked(bc)
 	} else {
 		sh.timeoutBlocked(bc)
 	}
 	return true
+}
+
+// slowlogUnblocked enters the command of bc, served or ended by CLIENT
+// UNBLOCK, in the slow log, as Redis does for a blocked command (its
+// first run was not logged, call left it for now): its duration is the
+// first run's and the serving's since start (zero: none), not the time
+// spent waiting. A command that timed out is not logged, as in Redis 7.0.
+func (sh *Shard) slowlogUnblocked(x *Ctx, bc *blockedClient, start time.Time) {
+	slowUs := sh.srv.opts.Live.SlowlogSlowerThan()
+	if slowUs < 0 {
+		return
+	}
+	d := bc.callDur
+	if !start.IsZero() {
+		d += sh.srv.now().Sub(start)
+	}
+	sh.slowlogAfter(x, bc.cmd.called(bc.args), bc.args, d, slowUs)
 }
 
 // dropBlocked forgets a disconnected client's wait and its batches.
@@ -574,18 +688,23 @@ func (sh *Shard) holdIfBlocked(b *Batch) bool {
 	return true
 }
 
-// parkBatch is called by run when the command at index i of b blocked its
-// client: the commands after it wait with the client. It reports whether b
-// itself was kept (it must then not be queued for delivery).
+// parkBatch is called by run when the command at index i of b parked its
+// client: the commands after it (for a postponed client, it and those
+// after it) wait with the client. It reports whether b itself was kept (it
+// must then not be queued for delivery).
 func (sh *Shard) parkBatch(b *Batch, i int) (kept bool) {
 	bc := b.Client.blk
+	next := i + 1
+	if bc.postponed {
+		next = i
+	}
 	if len(b.Out.Buf) == 0 {
-		bc.batch, bc.next = b, i+1
+		bc.batch, bc.next = b, next
 		return true
 	}
 	sp, ok := b.Sink.(Splitter)
 	if !ok {
-		bc.batch, bc.next = b, i+1
+		bc.batch, bc.next = b, next
 		return true
 	}
 	nb := sp.Split()
@@ -594,8 +713,8 @@ func (sh *Shard) parkBatch(b *Batch, i int) (kept bool) {
 	nb.Argv, b.Argv = b.Argv, nb.Argv[:0]
 	nb.Ends, b.Ends = b.Ends, nb.Ends[:0]
 	nb.ProtoErr, b.ProtoErr = b.ProtoErr, ""
-	bc.batch, bc.next = nb, i+1
-	// The blocked command's arguments live in the batch's data, which
+	bc.batch, bc.next = nb, next
+	// The parked command's arguments live in the batch's data, which
 	// moved with them.
 	return false
 }
@@ -633,6 +752,11 @@ func (sh *Shard) resumeBlocked() int {
 		}
 		if len(bs.ready) > 0 {
 			sh.serveReady()
+		}
+		if len(bs.postponed) > 0 {
+			// A resumed batch may have ended a pause (CLIENT UNPAUSE):
+			// its clients resume in this same loop.
+			sh.releasePostponed()
 		}
 	}
 	return n
@@ -700,7 +824,7 @@ func clientUnblockCommand(x *Ctx) {
 		}
 		return
 	}
-	if !target.blocked.Load() || target.Shard >= len(x.S.srv.shards) {
+	if !target.blocked.Load() || target.postponed.Load() || target.Shard >= len(x.S.srv.shards) {
 		x.W.Int(0)
 		return
 	}
@@ -708,8 +832,10 @@ func clientUnblockCommand(x *Ctx) {
 	x.W.Int(1)
 }
 
-// batchMayBlock reports whether b holds a blocking command or WAIT:
-// TryRun leaves such batches to the shard goroutine.
+// batchMayBlock reports whether b holds a command that may park its
+// client or another command of b: a blocking command, WAIT, or CLIENT
+// PAUSE (the commands after it may be postponed). TryRun leaves such
+// batches to the shard goroutine.
 func (sh *Shard) batchMayBlock(b *Batch) bool {
 	for i := range b.Ends {
 		args := b.Command(i)
@@ -718,6 +844,11 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 		}
 		switch args[0][0] {
 		case 'b', 'B', 'x', 'X':
+		case 'c', 'C':
+			if len(args) > 1 && eqFold(args[0], "client") && eqFold(args[1], "pause") {
+				return true
+			}
+			continue
 		case 'w', 'W':
 			// WAIT parks with this facility too (replication.go).
 			if len(args[0]) == 4 && eqFold(args[0], "wait") {

@@ -66,10 +66,15 @@ type Client struct {
 	queued    *Batch
 	queuedGen uint64
 	// pushBuf collects frames for the client during a drain (Shard.deliver);
-	// shard goroutine only.
-	pushBuf []byte
+	// pushHint is the capacity to give it, from the last drain's frames.
+	// Shard goroutine only.
+	pushBuf  []byte
+	pushHint int
 	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
 	trk *clientTracking
+	// trkFlags and trkRedir mirror trk for CLIENT LIST (trackFlag*).
+	trkFlags atomic.Int32
+	trkRedir atomic.Int64
 	// undelivered counts the client's batches queued in commit groups
 	// whose replies are not handed to the connection yet: a finished WAIT
 	// may skip the commit group only when none is (replication.go).
@@ -78,11 +83,14 @@ type Client struct {
 	replPort int
 	// replNodeID is the node id a replica announced (REPLCONF).
 	replNodeID string
-	// blk is the client's wait while a blocking command parks it
-	// (blocking.go); shard goroutine only. blocked mirrors it for CLIENT
-	// LIST and CLIENT UNBLOCK of other shards.
+	// blk is the client's wait while it is parked, by a blocking command,
+	// WAIT or a CLIENT PAUSE (blocking.go); shard goroutine only. blocked
+	// mirrors it for CLIENT LIST and CLIENT UNBLOCK of other shards.
 	blk     *blockedClient
 	blocked atomic.Bool
+	// postponed is set while the wait is a CLIENT PAUSE's (blocked is
+	// set too), which CLIENT UNBLOCK does not end.
+	postponed atomic.Bool
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
@@ -284,6 +292,16 @@ func (c *Client) info(now time.Time, running int) string {
 	if c.blocked.Load() {
 		b = append(b, 'b')
 	}
+	tf := c.trkFlags.Load()
+	if tf&trackFlagOn != 0 {
+		b = append(b, 't')
+	}
+	if tf&trackFlagBrokenRedir != 0 {
+		b = append(b, 'R')
+	}
+	if tf&trackFlagBcast != 0 {
+		b = append(b, 'B')
+	}
 	if c.dirtyCAS.Load() {
 		b = append(b, 'd')
 	}
@@ -314,7 +332,13 @@ func (c *Client) info(now time.Time, running int) string {
 	b = append(b, cmd...)
 	b = append(b, " user="...)
 	b = append(b, c.UserName()...)
-	b = append(b, " redir=-1 resp="...)
+	b = append(b, " redir="...)
+	if tf&trackFlagOn != 0 {
+		b = strconv.AppendInt(b, c.trkRedir.Load(), 10)
+	} else {
+		b = append(b, "-1"...)
+	}
+	b = append(b, " resp="...)
 	b = strconv.AppendInt(b, int64(c.Proto), 10)
 	b = append(b, " lib-name="...)
 	b = append(b, lib...)

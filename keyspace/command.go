@@ -229,6 +229,7 @@ func newCommandTable() commandTable {
 	t := commandTable{}
 	registerConnectionFamily(t)
 	registerServerFamily(t)
+	registerSlowlogFamily(t)
 	registerStringFamily(t)
 	registerBitmapFamily(t)
 	registerHyperLogLogFamily(t)

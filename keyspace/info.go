@@ -183,6 +183,8 @@ func infoClients(x *Ctx, ib *infoBuilder) {
 	ib.int("maxclients", int64(srv.opts.Live.MaxClients()))
 	ib.int("client_recent_max_input_buffer", 0)
 	ib.int("client_recent_max_output_buffer", srv.recentMaxOutputBuffer())
+	// Clients held by CLIENT PAUSE are parked like blocked ones and
+	// counted with them, as Redis counts its postponed clients.
 	blocked, timed := srv.blockedClients()
 	ib.int("blocked_clients", blocked)
 	ib.int("tracking_clients", x.S.trackingInfo().clients)

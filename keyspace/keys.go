@@ -162,8 +162,10 @@ func renameGeneric(x *Ctx, nx bool) {
 	}
 	sh.logRename(db.id, e.keyView(), string(dst))
 	db.transfer(e, db, dst)
-	x.notify(evGeneric, "rename_from", src)
+	// As in Redis: the key is added under its new name (new) before the
+	// old name goes (rename_from, rename_to).
 	x.notify(evNew, "new", dst)
+	x.notify(evGeneric, "rename_from", src)
 	x.notify(evGeneric, "rename_to", dst)
 	if nx {
 		x.W.Int(1)
@@ -290,8 +292,8 @@ func moveCommand(x *Ctx) {
 	}
 	sh.logMove(src.id, e.keyView(), dst.id)
 	src.transfer(e, dst, x.Args[1])
-	sh.notify(evGeneric, "move_from", src.id, x.Args[1])
 	sh.notify(evNew, "new", dst.id, x.Args[1])
+	sh.notify(evGeneric, "move_from", src.id, x.Args[1])
 	sh.notify(evGeneric, "move_to", dst.id, x.Args[1])
 	x.W.Int(1)
 }

@@ -34,8 +34,10 @@ type txState struct {
 	dirtyExec bool
 	// dirtyCAS: a watched key changed (EXEC replies null).
 	dirtyCAS bool
-	// flags is the union of the queued commands' flags.
-	flags Flag
+	// flags is the union of the queued commands' flags; pauseFlags that
+	// of their flags as run (scripts' declared flags), for CLIENT PAUSE.
+	flags      Flag
+	pauseFlags Flag
 	// logBound bounds the WAL bytes the queued write commands can log.
 	logBound int64
 	queued   []queuedCmd
@@ -145,6 +147,7 @@ func (sh *Shard) discardTx(c *Client) {
 	}
 	c.tx.queued = c.tx.queued[:0]
 	c.tx.multi, c.tx.dirtyExec, c.tx.dirtyCAS, c.tx.flags, c.tx.logBound = false, false, false, 0, 0
+	c.tx.pauseFlags = 0
 	c.multiCount.Store(-1)
 	c.dirtyCAS.Store(false)
 	sh.unwatchAll(c)

@@ -382,6 +382,11 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 		x.push().Raw(frame)
 		return
 	}
+	// A blocked client being served: after the reply of its command.
+	if x := &sh.blk.x; x.Batch != nil && x.C == c {
+		x.W.Raw(frame)
+		return
+	}
 	if b := c.queued; b != nil && c.queuedGen == sh.groupGen {
 		b.Out.Raw(frame)
 		if limit := sh.srv.OutputLimit(c); limit > 0 && c.Out.Pending()+int64(len(b.Out.Buf)) > limit {
@@ -393,6 +398,11 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 	// drain (flushPushes): one write per subscriber, not per message.
 	if len(c.pushBuf) == 0 {
 		sh.pushPending = append(sh.pushPending, c)
+		if c.pushBuf == nil && c.pushHint > len(frame) {
+			// Sized from the last drain: a subscriber of a busy channel
+			// gets one allocation per drain, not a doubling series.
+			c.pushBuf = make([]byte, 0, c.pushHint)
+		}
 	}
 	c.pushBuf = append(c.pushBuf, frame...)
 }
@@ -407,6 +417,9 @@ func (sh *Shard) flushPushes() {
 	sh.pushPending = sh.pushPending[:0]
 }
 
+// maxPushHint bounds the buffer deliver allocates ahead for a client.
+const maxPushHint = 256 << 10
+
 // flushPush hands c its collected frames; the writer counts them in the
 // client's output and cuts it off past the limit.
 func (sh *Shard) flushPush(c *Client) {
@@ -415,6 +428,7 @@ func (sh *Shard) flushPush(c *Client) {
 		return
 	}
 	c.pushBuf = nil // the writer keeps b
+	c.pushHint = min(len(b)+len(b)/4, maxPushHint)
 	if w, ok := c.Conn.(AsyncWriter); ok && !c.Killed() {
 		w.WriteAsync(b)
 	}

@@ -517,7 +517,9 @@ func (sh *Shard) resumeWaits() int {
 		}
 		if count := sh.ackedAtLeast(w.target); count >= w.want {
 			x := sh.blockCtx(bc)
+			before := len(x.W.Buf)
 			waitReply(x, count)
+			bc.silence(x.W, before)
 			*x = Ctx{}
 			sh.unblocked(bc)
 		}

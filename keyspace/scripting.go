@@ -392,10 +392,12 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 	if flags&FlagNoScript != 0 {
 		return refuse(errScriptNoScript)
 	}
+	// A read-only script may not run commands that may replicate either
+	// (PUBLISH, PFCOUNT, ...), so it can run during CLIENT PAUSE WRITE.
+	if ss.readOnly && flags&(FlagWrite|FlagMayReplicate) != 0 {
+		return refuse(errScriptWriteInRO)
+	}
 	if flags&FlagWrite != 0 {
-		if ss.readOnly {
-			return refuse(errScriptWriteInRO)
-		}
 		if msg := sh.writesRefused(); msg != "" {
 			return refuse(msg)
 		}

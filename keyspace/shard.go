@@ -104,6 +104,15 @@ type Shard struct {
 	groupGen uint64
 	// trk is the CLIENT TRACKING state, nil while no client tracks.
 	trk *shardTracking
+	// slow is the slow log (slowlog.go).
+	slow slowlog
+	// pause is the CLIENT PAUSE state (pause.go); writing is set while a
+	// write command runs.
+	pause   shardPause
+	writing bool
+	// callDepth counts the command handlers running, nested ones (of EXEC
+	// and scripts) included.
+	callDepth int
 	// pushPending lists the clients with frames in pushBuf.
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
@@ -298,17 +307,20 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) || sh.blk.keyed.Load() != 0 || b.Client.blk != nil || sh.batchMayBlock(b) {
-		// Clients blocked on keys are served, blocking commands and WAIT
-		// parked, and a parked client's batches held, by the shard
-		// goroutine only. Clients parked in WAIT alone do not keep others
+	if sh.batchRunsScript(b) || sh.blk.keyed.Load() != 0 || b.Client.blk != nil || sh.pause.kind != pauseOff || sh.batchMayBlock(b) {
+		// Scripts run on the shard goroutine only (scripting.go). So
+		// does everything that may park a client (blocking.go): a
+		// blocking command, WAIT, CLIENT PAUSE and whatever runs while a
+		// pause is in force; a parked client's batches are held there,
+		// and clients blocked on keys are served there. Clients parked
+		// without keys (WAIT, or a pause that has ended: they are resumed
+		// in the same hold of the shard that ended it) do not keep others
 		// from running inline.
-		// Scripts run on the shard goroutine only (scripting.go).
 		sh.release()
 		return false, false
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
-	sh.run(b)
+	sh.run(b) // nothing here can park: see above
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
@@ -385,6 +397,9 @@ func (sh *Shard) drain() int {
 		if sh.repl.due.Load() {
 			n += sh.resumeWaits()
 		}
+		if len(sh.blk.postponed) > 0 && sh.releasePostponed() {
+			n += sh.resumeBlocked()
+		}
 	}
 	if len(sh.blk.clients) > 0 && sh.blk.nextDeadline != 0 && n > 0 {
 		sh.expireBlocked()
@@ -393,6 +408,9 @@ func (sh *Shard) drain() int {
 		}
 	}
 	if n > 0 {
+		if sh.trk != nil {
+			sh.trackBroadcast()
+		}
 		if len(sh.pushPending) > 0 {
 			sh.flushPushes()
 		}
@@ -415,20 +433,16 @@ func (sh *Shard) cron() {
 	sh.reapClosed()
 	sh.nowMs = sh.srv.now().UnixMilli()
 	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
-	// A replica deletes and evicts nothing itself: its primary's records do.
+	// A pause stops expiry and eviction too; a replica deletes and
+	// evicts nothing itself: its primary's records do.
+	paused := sh.pauseActive()
 	replica := sh.srv.isReplica()
-	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !replica {
+	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !paused && !replica {
 		sh.activeExpireCycle()
-		if sh.trk != nil {
-			sh.trackProcess()
-		}
 		sh.commit()
 	}
-	if sh.maxMemoryShare() != 0 && !replica {
+	if sh.maxMemoryShare() != 0 && !paused && !replica {
 		sh.evictInBackground()
-		if sh.trk != nil {
-			sh.trackProcess()
-		}
 		sh.commit()
 	}
 	sh.publishMem()
@@ -440,25 +454,28 @@ func (sh *Shard) cron() {
 		sh.journal.Tick(sh)
 	}
 	if sh.trk != nil {
+		sh.trackLimit()
+		sh.trackBroadcast()
 		sh.trackSweep()
 	}
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
-	// After the expiry cycle: a deletion may concern a waiter.
+	// After the expiry cycle: a deletion may concern a waiter. It also
+	// resumes the clients of a pause that ended.
 	sh.blockTick()
 }
 
 // run executes every command of b and appends the replies to b.Out. It
-// reports whether b was kept by a blocked client (then it must not be
-// queued for delivery).
+// reports whether b was kept by a parked client (blocked, or held by a
+// CLIENT PAUSE; then it must not be queued for delivery).
 func (sh *Shard) run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
 
 // runFrom runs the commands of b from index first on.
 func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	c := b.Client
 	if c.blk != nil {
-		// Blocked: its commands wait behind the blocking one.
+		// Parked: its commands wait behind the parked one.
 		return sh.holdIfBlocked(b)
 	}
 	x := &sh.ctx
@@ -565,6 +582,12 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 	if name := &called.fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
 	}
+	if sh.pause.kind != pauseOff && sh.pauseHolds(x, cmd, args) {
+		// Parked before it runs; run again, from here, when the pause
+		// ends (pause.go).
+		sh.postpone(x)
+		return
+	}
 	if c.tx.multi && !txControl(cmd) {
 		if !subcommandOK(x, cmd, args) {
 			c.flagTx()
@@ -572,6 +595,7 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 			return
 		}
 		c.queue(cmd, args)
+		c.tx.pauseFlags |= sh.effectiveFlags(cmd, args)
 		w.SimpleString("QUEUED")
 		return
 	}
@@ -595,11 +619,17 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	// itself: the first calls of each command are timed, then one in
 	// timingEvery, weighted to stand for the others.
 	st := &sh.cmdStats.byID[called.id]
-	timed := st.calls < timingEvery || st.calls%timingEvery == 0
+	// With the slow log on (the default) every command is timed.
+	slowUs := sh.srv.opts.Live.SlowlogSlowerThan()
+	sampled := slowUs < 0
+	timed := !sampled || st.calls < timingEvery || st.calls%timingEvery == 0
 	var start time.Time
 	if timed {
 		start = sh.srv.now()
 	}
+	sh.callDepth++
+	writing := sh.writing
+	sh.writing = cmd.Flags&FlagWrite != 0
 	// A read-only command may read packed collections in place (packed.go).
 	acct := &sh.arena.objAcct
 	wasReadOnly := acct.readOnly
@@ -608,10 +638,22 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	// Objects the command touched are measured again (memacct.go).
 	sh.settleMem()
 	acct.readOnly = wasReadOnly
+	sh.writing = writing
+	sh.callDepth--
 	st.calls++
 	if timed {
 		d := sh.srv.now().Sub(start)
-		if st.calls > timingEvery {
+		// The threshold in force after the command counts, as in Redis:
+		// the CONFIG SET that turns the log on is in it.
+		if slowUs = sh.srv.opts.Live.SlowlogSlowerThan(); slowUs >= 0 {
+			if bc := x.C.blk; bc != nil && bc.batch == nil {
+				// It parked its client: logged once served (blocking.go).
+				bc.callDur = d
+			} else {
+				sh.slowlogAfter(x, called, args, d, slowUs)
+			}
+		}
+		if sampled && st.calls > timingEvery {
 			d *= timingEvery
 		}
 		st.elapsed += d
@@ -683,13 +725,10 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
-	if cmd.Flags&(FlagWrite|FlagDenyOOM) != 0 && sh.srv.opts.Live.MaxMemory() > 0 {
+	if sh.srv.opts.Live.MaxMemory() > 0 && !sh.pauseActive() {
+		// Every command evicts first, as in Redis: a read finds the
+		// invalidations of the keys evicted for it before its reply.
 		ok := sh.evictForWrite()
-		if sh.trk != nil {
-			// Invalidations for the keys just evicted go out now: the
-			// command may be refused, and nothing else would send them.
-			sh.trackProcess()
-		}
 		if !ok && cmd.Flags&FlagDenyOOM != 0 {
 			w.Error(errOOM)
 			return false

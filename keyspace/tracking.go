@@ -32,19 +32,33 @@ type clientTracking struct {
 // shardTracking is a shard's tracking tables.
 type shardTracking struct {
 	clients map[int64]*Client
-	// keys maps a key read by default-mode clients to their ids.
-	keys map[string]map[int64]struct{}
-	// prefixes maps a BCAST prefix to its clients.
-	prefixes map[string][]*Client
-	// dirty is the keys changed since the last process, with the client
-	// that changed them (nil for expiry).
-	dirty []dirtyKey
+	// keys maps a key read by default-mode clients to their ids; items
+	// counts the (key, client) pairs.
+	keys  map[string]map[int64]struct{}
+	items int64
+	// prefixes maps a BCAST prefix to its clients and the keys changed
+	// under it since the last broadcast; pending is set when any has keys.
+	prefixes map[string]*bcastPrefix
+	pending  bool
+	// self holds the invalidation frames for the client whose command is
+	// running, sent after the reply of its outermost command.
+	self   []byte
+	selfTo *Client
 }
 
-type dirtyKey struct {
-	key string
-	by  *Client
+// bcastPrefix is one BCAST prefix: its clients and the keys changed under
+// it, each with the client that changed it last (nil: expiry, eviction).
+type bcastPrefix struct {
+	clients []*Client
+	keys    map[string]*Client
 }
+
+// CLIENT LIST flags of a tracking client (Client.trkFlags).
+const (
+	trackFlagOn          = 1 << iota // t: tracking
+	trackFlagBrokenRedir             // R: the redirect target is gone
+	trackFlagBcast                   // B: BCAST mode
+)
 
 // trackingMessage is the channel RESP2 redirect targets receive
 // invalidations on.
@@ -173,7 +187,7 @@ func prefixCollision(cur *clientTracking, prefixes []string) string {
 func (sh *Shard) trackOn(c *Client, opts clientTracking, prefixes []string) {
 	t := sh.trk
 	if t == nil {
-		t = &shardTracking{clients: map[int64]*Client{}, keys: map[string]map[int64]struct{}{}, prefixes: map[string][]*Client{}}
+		t = &shardTracking{clients: map[int64]*Client{}, keys: map[string]map[int64]struct{}{}, prefixes: map[string]*bcastPrefix{}}
 		sh.trk = t
 	}
 	if c.trk == nil {
@@ -183,6 +197,12 @@ func (sh *Shard) trackOn(c *Client, opts clientTracking, prefixes []string) {
 	ct.redirect, ct.bcast, ct.optin, ct.optout, ct.noloop = opts.redirect, opts.bcast, opts.optin, opts.optout, opts.noloop
 	ct.brokenRedir = false
 	t.clients[c.ID] = c
+	flags := int32(trackFlagOn)
+	if ct.bcast {
+		flags |= trackFlagBcast
+	}
+	c.trkFlags.Store(flags)
+	c.trkRedir.Store(ct.redirect)
 	if ct.bcast {
 		if len(prefixes) == 0 && len(ct.prefixes) == 0 {
 			prefixes = []string{""}
@@ -192,7 +212,12 @@ func (sh *Shard) trackOn(c *Client, opts clientTracking, prefixes []string) {
 				continue
 			}
 			ct.prefixes = append(ct.prefixes, p)
-			t.prefixes[p] = append(t.prefixes[p], c)
+			ps := t.prefixes[p]
+			if ps == nil {
+				ps = &bcastPrefix{}
+				t.prefixes[p] = ps
+			}
+			ps.clients = append(ps.clients, c)
 		}
 	}
 }
@@ -210,17 +235,19 @@ func (sh *Shard) trackOff(c *Client) {
 		}
 	}
 	c.trk = nil
+	c.trkFlags.Store(0)
 }
 
 func (t *shardTracking) removePrefixClient(p string, c *Client) {
-	list := t.prefixes[p]
-	if i := slices.Index(list, c); i >= 0 {
-		list = slices.Delete(list, i, i+1)
+	ps := t.prefixes[p]
+	if ps == nil {
+		return
 	}
-	if len(list) == 0 {
+	if i := slices.Index(ps.clients, c); i >= 0 {
+		ps.clients = slices.Delete(ps.clients, i, i+1)
+	}
+	if len(ps.clients) == 0 {
 		delete(t.prefixes, p)
-	} else {
-		t.prefixes[p] = list
 	}
 }
 
@@ -306,11 +333,12 @@ func clientTrackinginfoCommand(x *Ctx) {
 }
 
 // trackAfter runs after each command while some client of the shard
-// tracks: it marks the keys a write changed, remembers those a tracking
-// client read, and sends the invalidations due.
+// tracks, nested ones (of EXEC and scripts) included: it invalidates the
+// keys a write changed and remembers those a tracking client read.
+// Invalidations meant for the client running the command go out after
+// the reply of its outermost command, never inside an EXEC array.
 func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
-	t := sh.trk
-	c := x.C
+	c := sh.trackCaller(x)
 	w := x.W
 	ok := len(w.Buf) <= before || w.Buf[before] != '-'
 	// A command that just blocked wrote nothing yet: its keys are
@@ -323,77 +351,161 @@ func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
 		default:
 			sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
 			for _, i := range sh.keyIdx {
-				t.dirty = append(t.dirty, dirtyKey{key: string(args[i]), by: c})
+				sh.trackInvalidate(string(args[i]), x.C, c, true)
 			}
 		}
 	}
-	if ct := c.trk; ct != nil {
-		if ok && cmd.Flags&FlagReadOnly != 0 && !ct.bcast && !(ct.optin && !ct.caching) && !(ct.optout && ct.caching) {
-			sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
-			for _, i := range sh.keyIdx {
-				k := string(args[i])
-				ids := t.keys[k]
-				if ids == nil {
-					ids = map[int64]struct{}{}
-					t.keys[k] = ids
-				}
-				ids[c.ID] = struct{}{}
-			}
+	if ct := c.trk; ct != nil && ok && cmd.Flags&FlagReadOnly != 0 && !ct.bcast {
+		switch {
+		case x.C != c:
+			// A read inside a script: the caller's declared keys are
+			// remembered, whatever the script read.
+			sh.trackRemember(c, nil, sh.scr.callArgs)
+		case cmd.Name == "eval_ro" || cmd.Name == "evalsha_ro" || cmd.Name == "fcall_ro":
+			// Only the reads the script makes count.
+		default:
+			sh.trackRemember(c, cmd, args)
 		}
+	}
+	if sh.callDepth > 0 {
+		return
+	}
+	if ct := c.trk; ct != nil && cmd.Name != "client" && !c.tx.multi {
 		// CLIENT CACHING covers the next command, or the whole of a
 		// transaction it precedes (cleared after EXEC), as in Redis.
-		if cmd.Name != "client" && !c.tx.multi {
-			ct.caching = false
+		ct.caching = false
+	}
+	sh.trackLimit()
+	sh.trackFlushSelf()
+}
+
+// trackCaller is the client a command runs for: the caller of the script
+// for the commands of a script.
+func (sh *Shard) trackCaller(x *Ctx) *Client {
+	if ss := &sh.scr; ss.caller != nil && x.C == ss.lua {
+		return ss.caller
+	}
+	return x.C
+}
+
+// trackRemember records that c read the keys of cmd, or with cmd nil the
+// keys a script invocation (EVAL, EVALSHA, FCALL: numkeys at 2) declares,
+// unless its OPTIN or OPTOUT mode says this command does not count.
+func (sh *Shard) trackRemember(c *Client, cmd *Command, args [][]byte) {
+	ct := c.trk
+	if ct.optin && !ct.caching || ct.optout && ct.caching || cmd != nil && cmd.Flags&FlagPubSub != 0 {
+		return
+	}
+	t := sh.trk
+	if cmd != nil {
+		sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+	} else {
+		sh.keyIdx = scriptKeyIndexes(args, sh.keyIdx[:0])
+	}
+	for _, i := range sh.keyIdx {
+		ids := t.keys[string(args[i])]
+		if ids == nil {
+			ids = map[int64]struct{}{}
+			t.keys[string(args[i])] = ids
+		}
+		if _, dup := ids[c.ID]; !dup {
+			ids[c.ID] = struct{}{}
+			t.items++
 		}
 	}
-	sh.trackProcess()
-	sh.trackLimit()
 }
 
 // trackRemoved notes a key deleted by expiry or eviction, which no
-// command names; trackProcess sends its invalidations.
+// command names.
 func (sh *Shard) trackRemoved(key string) {
-	sh.trk.dirty = append(sh.trk.dirty, dirtyKey{key: key})
+	sh.trackInvalidate(key, nil, sh.trackRunning(), true)
 }
 
-// trackProcess sends the invalidations for the dirty keys.
-func (sh *Shard) trackProcess() {
+// trackRunning is the client whose command is running, nil between
+// commands.
+func (sh *Shard) trackRunning() *Client {
+	if sh.ctx.Batch != nil {
+		return sh.ctx.C
+	}
+	return nil
+}
+
+// trackInvalidate handles a change of key: the default-mode clients that
+// read it get one invalidation each now, and forget it, except a NOLOOP
+// client that is caller (the client whose command made the change); when
+// bcast, the key is noted for the BCAST clients of every prefix it has,
+// who hear of it once the shard's drain ends (trackBroadcast), except a
+// NOLOOP client that is by, the client that changed it last (the script
+// client for a script's writes, nil for expiry and eviction).
+func (sh *Shard) trackInvalidate(key string, by, caller *Client, bcast bool) {
 	t := sh.trk
-	if len(t.dirty) == 0 {
+	if bcast && len(t.prefixes) > 0 {
+		for p, ps := range t.prefixes {
+			if strings.HasPrefix(key, p) {
+				if ps.keys == nil {
+					ps.keys = map[string]*Client{}
+				}
+				ps.keys[key] = by
+				t.pending = true
+			}
+		}
+	}
+	ids, ok := t.keys[key]
+	if !ok {
 		return
 	}
-	var bcast map[*Client][]string
-	for _, d := range t.dirty {
-		if ids, ok := t.keys[d.key]; ok {
-			delete(t.keys, d.key)
-			for id := range ids {
-				tc := t.clients[id]
-				if tc == nil || tc.trk == nil || tc.trk.bcast || tc.trk.noloop && tc == d.by {
-					continue
-				}
-				sh.sendInvalidate(tc, []string{d.key})
-			}
+	delete(t.keys, key)
+	t.items -= int64(len(ids))
+	for id := range ids {
+		tc := t.clients[id]
+		if tc == nil || tc.trk == nil || tc.trk.bcast || tc.trk.noloop && caller != nil && tc == caller {
+			continue
 		}
-		for p, list := range t.prefixes {
-			if !strings.HasPrefix(d.key, p) {
-				continue
-			}
-			for _, tc := range list {
-				if tc.trk.noloop && tc == d.by {
-					continue
-				}
-				if bcast == nil {
-					bcast = map[*Client][]string{}
-				}
-				if keys := bcast[tc]; !slices.Contains(keys, d.key) {
-					bcast[tc] = append(keys, d.key)
-				}
-			}
+		sh.sendInvalidate(tc, []string{key})
+	}
+}
+
+// trackBroadcast sends the BCAST clients the keys changed under each of
+// their prefixes since the last call: one message per prefix and client,
+// keys in byte order, without the keys a NOLOOP client changed last. It
+// runs when the shard's drain ends, so the changes of a transaction, a
+// script or a pipeline read together reach a client together.
+func (sh *Shard) trackBroadcast() {
+	t := sh.trk
+	if !t.pending {
+		return
+	}
+	t.pending = false
+	prefixes := make([]string, 0, len(t.prefixes))
+	for p, ps := range t.prefixes {
+		if len(ps.keys) > 0 {
+			prefixes = append(prefixes, p)
 		}
 	}
-	t.dirty = t.dirty[:0]
-	for tc, keys := range bcast {
-		sh.sendInvalidate(tc, keys)
+	slices.Sort(prefixes)
+	for _, p := range prefixes {
+		ps := t.prefixes[p]
+		keys := make([]string, 0, len(ps.keys))
+		for k := range ps.keys {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, tc := range ps.clients {
+			send := keys
+			if tc.trk.noloop {
+				send = make([]string, 0, len(keys))
+				for _, k := range keys {
+					if ps.keys[k] != tc {
+						send = append(send, k)
+					}
+				}
+				if len(send) == 0 {
+					continue
+				}
+			}
+			sh.sendInvalidate(tc, send)
+		}
+		clear(ps.keys)
 	}
 }
 
@@ -402,6 +514,7 @@ func (sh *Shard) trackProcess() {
 func (sh *Shard) trackFlush() {
 	t := sh.trk
 	clear(t.keys)
+	t.items = 0
 	for _, tc := range t.clients {
 		sh.sendInvalidate(tc, nil)
 	}
@@ -423,13 +536,13 @@ func (sh *Shard) trackLimit() {
 		if len(t.keys) <= limit {
 			break
 		}
-		t.dirty = append(t.dirty, dirtyKey{key: k})
-		sh.trackProcess()
+		sh.trackInvalidate(k, nil, nil, false)
 	}
 }
 
 // sendInvalidate tells tc (or its redirect target) to drop keys; nil
-// keys means every key (a flush).
+// keys means every key (a flush). A frame for the client whose command
+// is running waits for the reply of its outermost command.
 func (sh *Shard) sendInvalidate(tc *Client, keys []string) {
 	if tc.isClosed() {
 		sh.trackOff(tc)
@@ -440,13 +553,16 @@ func (sh *Shard) sendInvalidate(tc *Client, keys []string) {
 	if ct.redirect != 0 {
 		target = sh.srv.clients.lookupClient(ct.redirect)
 		if target == nil || target.isClosed() {
-			ct.brokenRedir = true
+			if !ct.brokenRedir {
+				ct.brokenRedir = true
+				tc.trkFlags.Store(tc.trkFlags.Load() | trackFlagBrokenRedir)
+			}
 			if tc.Proto >= 3 {
 				w := codec.Writer{Proto: 3}
 				w.PushHeader(2)
 				w.BulkString("tracking-redir-broken")
 				w.Int(ct.redirect)
-				sh.deliver(tc, w.Buf)
+				sh.sendTracking(tc, w.Buf)
 			}
 			return
 		}
@@ -469,7 +585,28 @@ func (sh *Shard) sendInvalidate(tc *Client, keys []string) {
 	} else {
 		w.BulkStrings(keys)
 	}
-	sh.deliver(target, w.Buf)
+	sh.sendTracking(target, w.Buf)
+}
+
+// sendTracking delivers a tracking frame, keeping aside one for the client
+// whose command is running until its outermost command has replied.
+func (sh *Shard) sendTracking(to *Client, frame []byte) {
+	if sh.callDepth > 0 && to == sh.trackRunning() {
+		sh.trk.self = append(sh.trk.self, frame...)
+		sh.trk.selfTo = to
+		return
+	}
+	sh.deliver(to, frame)
+}
+
+// trackFlushSelf sends the frames kept aside by sendTracking.
+func (sh *Shard) trackFlushSelf() {
+	t := sh.trk
+	if len(t.self) == 0 {
+		return
+	}
+	sh.deliver(t.selfTo, t.self)
+	t.self, t.selfTo = t.self[:0], nil
 }
 
 // trackSweep drops closed clients from the tables and the state itself
@@ -481,7 +618,7 @@ func (sh *Shard) trackSweep() {
 			sh.trackOff(c)
 		}
 	}
-	if len(t.clients) == 0 && len(t.dirty) == 0 {
+	if len(t.clients) == 0 && !t.pending && len(t.self) == 0 {
 		sh.trk = nil
 	}
 }
@@ -498,14 +635,27 @@ func (sh *Shard) trackingInfo() trackingStats {
 	if t == nil {
 		return trackingStats{}
 	}
-	st := trackingStats{keys: int64(len(t.keys)), prefixes: int64(len(t.prefixes))}
+	st := trackingStats{keys: int64(len(t.keys)), items: t.items, prefixes: int64(len(t.prefixes))}
 	for _, c := range t.clients {
 		if !c.isClosed() {
 			st.clients++
 		}
 	}
-	for _, ids := range t.keys {
-		st.items += int64(len(ids))
-	}
 	return st
+}
+
+// scriptKeyIndexes appends the positions of the keys a script invocation
+// declares (numkeys at position 2) to dst.
+func scriptKeyIndexes(args [][]byte, dst []int) []int {
+	if len(args) < 3 {
+		return dst
+	}
+	n, ok := parseInt(args[2])
+	if !ok {
+		return dst
+	}
+	for i := 3; int64(i-3) < n && i < len(args); i++ {
+		dst = append(dst, i)
+	}
+	return dst
 }

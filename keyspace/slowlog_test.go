@@ -1,0 +1,55 @@
+package keyspace
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func argsOf(s ...string) [][]byte {
+	out := make([][]byte, len(s))
+	for i, a := range s {
+		out[i] = []byte(a)
+	}
+	return out
+}
+
+func TestSlowlogArgs(t *testing.T) {
+	long := strings.Repeat("x", 130)
+	many := []string{"sadd", "s"}
+	for i := 0; i < 40; i++ {
+		many = append(many, "m")
+	}
+	cases := []struct {
+		in, want []string
+	}{
+		{[]string{"get", "k"}, []string{"get", "k"}},
+		{[]string{"set", "k", long}, []string{"set", "k", strings.Repeat("x", 128) + "... (2 more bytes)"}},
+		{[]string{"set", "k", long[:128]}, []string{"set", "k", long[:128]}},
+		{many, append(slices.Clone(many[:31]), "... (11 more arguments)")},
+		{[]string{"AUTH", "pw"}, []string{"AUTH", "(redacted)"}},
+		{[]string{"auth", "u", "pw"}, []string{"auth", "(redacted)", "(redacted)"}},
+		{[]string{"HELLO", "3", "AUTH", "u", "pw", "SETNAME", "n"}, []string{"HELLO", "3", "AUTH", "(redacted)", "(redacted)", "SETNAME", "n"}},
+		{[]string{"acl", "SETUSER", "u", "on", ">pw"}, []string{"acl", "SETUSER", "(redacted)", "(redacted)", "(redacted)"}},
+		{[]string{"acl", "getuser", "u"}, []string{"acl", "getuser", "u"}},
+		{[]string{"config", "set", "maxmemory", "1", "requirepass", "pw", "MASTERAUTH", "x"},
+			[]string{"config", "set", "maxmemory", "1", "requirepass", "(redacted)", "MASTERAUTH", "(redacted)"}},
+	}
+	for _, c := range cases {
+		if got := slowlogArgs(argsOf(c.in...)); !slices.Equal(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSlowlogTrim(t *testing.T) {
+	sl := slowlog{entries: make([]slowlogEntry, 5)}
+	sl.trim(2)
+	if len(sl.entries) != 2 {
+		t.Fatalf("len %d", len(sl.entries))
+	}
+	sl.trim(0)
+	if len(sl.entries) != 0 {
+		t.Fatalf("len %d", len(sl.entries))
+	}
+}
