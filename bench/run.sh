@@ -4,6 +4,7 @@
 #   bench/run.sh                      # MODE=core: 1-shard ruvio vs redis-server, both pinned
 #   MODE=cluster bench/run.sh         # 2-shard ruvio (unpinned) via redis-benchmark --cluster
 #   MODE=durable bench/run.sh         # fsync-always ruvio vs appendfsync-always redis-server
+#   PRELOAD=10000000 TESTS="set get" bench/run.sh   # core mode on 10M keys loaded first
 #
 # Every load run is bounded (-n requests and a hard `timeout`), servers listen on free
 # loopback ports in a temp dir, and only the processes started here are stopped (by pid).
@@ -16,6 +17,8 @@ TESTS=${TESTS:-"set get incr mset"} # redis-benchmark -t names (core and cluster
 PIPELINES=${PIPELINES:-"1 16"}      # -P values (core and cluster modes)
 CLIENTS=${CLIENTS:-50}              # -c (core and cluster modes)
 KEYSPACE=${KEYSPACE:-100000}        # -r
+PRELOAD=${PRELOAD:-0}               # core mode: SET this many keys (key:{12 digits}, 16-byte values, the
+                                    # names redis-benchmark's -r uses) into both servers first; -r becomes it
 N_P1=${N_P1:-80000}                 # -n at -P 1  (~2-7 s per run on the 2-vCPU box)
 N_PIPE=${N_PIPE:-800000}            # -n at -P >1 (~1.5-4 s per run)
 MSET_DIV=${MSET_DIV:-2}             # MSET sends 10 keys per request: divide -n by this
@@ -132,6 +135,27 @@ durable)
 *) die "MODE must be core, cluster or durable (got $MODE)" ;;
 esac
 
+if ((PRELOAD > 0)); then
+	[[ "$MODE" == core ]] || die "PRELOAD works with MODE=core only"
+	(cd "$ROOT" && go build -o "$WORK/gen" ./bench/gen) || die "go build ./bench/gen failed"
+	"$WORK/gen" resp -n "$PRELOAD" -digits 12 SET 'key:{i}' 'val:{i}' >"$WORK/preload.resp"
+	for port in "$REDIS_PORT" "$RUVIO_PORT"; do
+		timeout 600 redis-cli -p "$port" --pipe <"$WORK/preload.resp" >"$WORK/preload-$port.log" 2>&1 ||
+			die "preload into port $port failed: $(tail -2 "$WORK/preload-$port.log")"
+	done
+	rm -f "$WORK/preload.resp"
+	KEYSPACE=$PRELOAD
+	log "preloaded $PRELOAD keys into both servers"
+fi
+
+# memline PORT PID: resident set and used_memory of one server, in MB.
+memline() {
+	local rss used
+	rss=$(awk '/^VmRSS/{printf "%.1f", $2/1024}' "/proc/$2/status")
+	used=$(redis-cli -p "$1" info memory | tr -d '\r' | awk -F: '$1=="used_memory"{printf "%.1f", $2/1048576}')
+	echo "rss ${rss} MB, used_memory ${used} MB"
+}
+
 # Is ruvio's WAL actually on? (INFO persistence: aof_enabled)
 WAL_ON=$(redis-cli -p "$RUVIO_PORT" info persistence 2>/dev/null | tr -d '\r' | awk -F: '$1=="aof_enabled"{print $2}')
 if [[ "$MODE" == durable && "$WAL_ON" != 1 ]]; then
@@ -158,6 +182,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 ELAPSED=$(($(date +%s) - START))
+RUVIO_GC=$(redis-cli -p "$RUVIO_PORT" info 2>/dev/null | tr -d '\r' | awk -F: '$1 ~ /^go_gc_(cpu_fraction|count|last_pause_ns)$/{printf "%s=%s ", $1, $2}')
+MEM_REDIS=$(memline "$REDIS_PORT" "$REDIS_PID")
+MEM_RUVIO=$(memline "$RUVIO_PORT" "$RUVIO_PID")
 FSYNC_US=
 if [[ "$MODE" == durable ]]; then
 	FSYNC_AFTER=$("$WORK/syncbench" -idle -dir "$WORK" -n 400 -rounds 1 -size 64 -segment $((8 << 20)))
@@ -179,6 +206,7 @@ if [[ "$MODE" == durable ]]; then
 	echo "# idle fsync (write + fsync of 64 bytes, preallocated file, median): ${FSYNC_BEFORE} us before, ${FSYNC_AFTER} us after the rounds; ceiling = clients / ${FSYNC_US} us"
 	echo "# ruvio INFO persistence after the rounds (all cases): ${RUVIO_WAL}"
 fi
+echo "# after the rounds: redis-server ${MEM_REDIS}; ruvio ${MEM_RUVIO}; ruvio ${RUVIO_GC}$( ((PRELOAD > 0)) && echo "(preloaded $PRELOAD keys)")"
 echo "# load time ${ELAPSED}s; 1-min load average during runs: $(awk -F, 'NF>=16 && $16!=""{s+=$16; n++; if($16>m)m=$16} END{if(n) printf "mean %.1f, max %.1f", s/n, m; else print "n/a"}' "$RAW") (2 = just this benchmark)"
 echo "# raw rows: mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1"
 if [[ -n "${RAW_OUT:-}" ]]; then cp "$RAW" "$RAW_OUT"; echo "# raw CSV copied to $RAW_OUT"; fi
