@@ -46,8 +46,8 @@ build_ruvio
 (cd "$ROOT" && go build -o "$WORK/gen" ./bench/gen) || die "go build ./bench/gen failed"
 head -c 1048576 /dev/urandom >"$WORK/bitmap.bin"
 
-start_redis
-start_ruvio
+start_cache_redis
+start_cache_ruvio
 
 cli() { redis-cli -h 127.0.0.1 -p "$@"; }
 R=__rand_int__

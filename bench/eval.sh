@@ -20,8 +20,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need redis-server redis-cli redis-benchmark taskset timeout
 build_ruvio
 
-start_redis
-start_ruvio
+start_cache_redis
+start_cache_ruvio
 
 ONE="return redis.call('INCR', KEYS[1])"
 THREE="local n = redis.call('INCR', KEYS[1]); redis.call('GET', KEYS[1]); return redis.call('SET', KEYS[2], n)"

@@ -49,8 +49,8 @@ build_ruvio
 (cd "$ROOT" && go build -o "$WORK/gen" ./bench/gen) || die "go build ./bench/gen failed"
 
 # ---------------------------------------------------------------- servers
-start_redis
-start_ruvio
+start_cache_redis
+start_cache_ruvio
 
 cli() { redis-cli -h 127.0.0.1 -p "$@"; }
 

@@ -74,9 +74,9 @@ build_ruvio() {
 	fi
 }
 
-# start_redis [ARG...]: redis-server on a free port with no persistence, pinned to SERVER_CPU,
+# start_cache_redis [ARG...]: redis-server on a free port with no persistence, pinned to SERVER_CPU,
 # with ARGs appended to its command line; sets REDIS_PORT and REDIS_PID.
-start_redis() {
+start_cache_redis() {
 	REDIS_PORT=$(free_port)
 	mkdir -p "$WORK/redis"
 	# shellcheck disable=SC2046
@@ -87,10 +87,10 @@ start_redis() {
 	wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
 }
 
-# start_ruvio [ARG...]: $WORK/ruvio with one shard on a free port, pinned to SERVER_CPU, keeping
+# start_cache_ruvio [ARG...]: $WORK/ruvio with one shard on a free port, pinned to SERVER_CPU, keeping
 # its WAL (RUVIO_WAL, default true) with fsync no and no snapshots (a background snapshot would
 # land in the middle of a run), ARGs and RUVIO_EXTRA appended; sets RUVIO_PORT and RUVIO_PID.
-start_ruvio() {
+start_cache_ruvio() {
 	cat >"$WORK/ruvio.toml" <<EOT
 [persistence]
 wal = ${RUVIO_WAL:-true}

@@ -23,8 +23,8 @@ need redis-server redis-cli taskset go timeout
 build_ruvio
 (cd "$ROOT" && go build -o "$WORK/multi" ./bench/multi) || die "go build ./bench/multi failed"
 
-start_redis
-start_ruvio
+start_cache_redis
+start_cache_ruvio
 
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime of pid, in clock ticks
 HZ=$(getconf CLK_TCK)

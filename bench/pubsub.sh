@@ -32,8 +32,8 @@ need redis-server redis-benchmark redis-cli taskset go timeout
 build_ruvio
 (cd "$ROOT" && go build -o "$WORK/subs" ./bench/subs) || die "go build bench/subs failed"
 
-start_redis --client-output-buffer-limit "pubsub 0 0 0"
-start_ruvio
+start_cache_redis --client-output-buffer-limit "pubsub 0 0 0"
+start_cache_ruvio
 redis-cli -p "$RUVIO_PORT" config set ruvio-client-output-buffer-limit 0 >/dev/null
 
 MSG=$(head -c "$PAYLOAD" /dev/zero | tr '\0' m)
