@@ -205,7 +205,7 @@ func clusterHelpCommand(x *Ctx) {
 		"NODES", "    Return cluster configuration seen by node.",
 		"SHARDS", "    Return information about slot range mappings and the nodes associated with them.",
 		"SLOTS", "    Return information about slots range mappings.",
-		"HELP", "    Print this help.",
+		"HELP", "    Prints this help.",
 	}
 	x.W.ArrayHeader(len(lines))
 	for _, l := range lines {

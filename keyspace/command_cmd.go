@@ -413,7 +413,7 @@ func writeHelp(x *Ctx, name string, lines ...string) {
 		x.W.SimpleString(l)
 	}
 	x.W.SimpleString("HELP")
-	x.W.SimpleString("    Print this help.")
+	x.W.SimpleString("    Prints this help.")
 }
 
 // truncArg returns an argument for an error message, cut to 128 bytes as

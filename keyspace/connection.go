@@ -450,7 +450,7 @@ func clientHelpCommand(x *Ctx) {
 		"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 		"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
 		"TRACKINGINFO", "    Report tracking status for the current connection.",
-		"HELP", "    Print this help.",
+		"HELP", "    Prints this help.",
 	}
 	x.W.ArrayHeader(len(lines))
 	for _, l := range lines {

@@ -513,7 +513,7 @@ func pubsubHelpCommand(x *Ctx) {
 		"SHARDNUMSUB [<shardchannel> ...]",
 		"    Return the number of subscribers for the specified shard level channel(s)",
 		"HELP",
-		"    Print this help.",
+		"    Prints this help.",
 	}
 	x.W.ArrayHeader(len(lines))
 	for _, l := range lines {

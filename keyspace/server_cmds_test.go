@@ -197,7 +197,7 @@ func TestCommandListGetKeysHelp(t *testing.T) {
 
 	help := srvRun(sh, 2, "COMMAND", "HELP")
 	if !strings.HasPrefix(help, "*21\r\n+COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n+(no subcommand)\r\n") ||
-		!strings.HasSuffix(help, "+HELP\r\n+    Print this help.\r\n") {
+		!strings.HasSuffix(help, "+HELP\r\n+    Prints this help.\r\n") {
 		t.Errorf("COMMAND HELP: %q", help)
 	}
 }
@@ -481,6 +481,17 @@ func TestCompatibilityMatrixCoversTable(t *testing.T) {
 			if !bytes.Contains(data, []byte(`"name": "`+sc.FullName()+`"`)) {
 				t.Errorf("matrix lacks %s", sc.FullName())
 			}
+		}
+	}
+}
+
+// Every HELP reply ends as Redis 7.0's addReplyHelp ends it.
+func TestHelpRepliesEndLikeRedis(t *testing.T) {
+	sh := newTestShard(t)
+	for _, cmd := range [][]string{{"CLIENT", "HELP"}, {"PUBSUB", "HELP"}, {"COMMAND", "HELP"}, {"OBJECT", "HELP"}, {"XINFO", "HELP"}, {"XGROUP", "HELP"}, {"CONFIG", "HELP"}} {
+		got := run(t, sh, cmd...)
+		if !strings.HasSuffix(got, "+HELP\r\n+    Prints this help.\r\n") {
+			t.Errorf("%v ends with %q", cmd, got[max(0, len(got)-60):])
 		}
 	}
 }
