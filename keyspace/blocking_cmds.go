@@ -1,7 +1,5 @@
 package keyspace
 
-import "math"
-
 // The blocking list and sorted-set pops. Each tries its non-blocking form
 // first; with nothing to pop it parks the client (blocking.go) with a
 // Serve function that performs exactly that non-blocking pop, so the log
@@ -96,41 +94,16 @@ func blpopCommand(x *Ctx) {
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
 func blmpopCommand(x *Ctx) {
-	numkeys, ok := parseInt(x.Args[2])
-	if !ok || numkeys < 1 {
-		x.W.Error("ERR numkeys should be greater than 0")
-		return
-	}
-	whereIdx := 3 + numkeys
-	if whereIdx >= int64(len(x.Args)) || whereIdx < 0 {
-		x.W.Error(errSyntax)
-		return
-	}
-	where, ok := parseWhere(x, x.Args[whereIdx])
+	m, ok := parseMPop(x, 2, listMPop)
 	if !ok {
 		return
 	}
-	count := int64(-1)
-	for j := int(whereIdx) + 1; j < len(x.Args); j++ {
-		if count == -1 && eqFold(x.Args[j], "count") && j+1 < len(x.Args) {
-			j++
-			n, ok := parseInt(x.Args[j])
-			if !ok || n < 1 {
-				x.W.Error("ERR count should be greater than 0")
-				return
-			}
-			count = n
-			continue
-		}
-		x.W.Error(errSyntax)
-		return
-	}
-	count = max(count, 1)
+	where, _ := parseWhere(x, m.direction)
 	deadline, ok := x.ParseBlockTimeout(x.Args[1])
 	if !ok {
 		return
 	}
-	blockingListPop(x, x.Args[3:whereIdx], where, count, deadline)
+	blockingListPop(x, m.keys, where, m.count, deadline)
 }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout /
@@ -220,45 +193,15 @@ func bzpopCommand(x *Ctx) {
 
 // BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
 func bzmpopCommand(x *Ctx) {
-	args := x.Args
-	numkeys, ok := parseRangeLong(x, args[2], 1, math.MaxInt64, errZNumKeys)
+	m, ok := parseMPop(x, 2, zsetMPop)
 	if !ok {
 		return
 	}
-	whereIdx := int64(3) + numkeys
-	if whereIdx >= int64(len(args)) || whereIdx < 0 {
-		x.W.Error(errSyntax)
-		return
-	}
-	var max bool
-	switch {
-	case eqFold(args[whereIdx], "min"):
-	case eqFold(args[whereIdx], "max"):
-		max = true
-	default:
-		x.W.Error(errSyntax)
-		return
-	}
-	count := int64(-1)
-	for j := int(whereIdx) + 1; j < len(args); j++ {
-		if count == -1 && eqFold(args[j], "count") && j+1 < len(args) {
-			j++
-			if count, ok = parseRangeLong(x, args[j], 1, math.MaxInt64, errZCountZero); !ok {
-				return
-			}
-			continue
-		}
-		x.W.Error(errSyntax)
-		return
-	}
-	if count == -1 {
-		count = 1
-	}
-	deadline, ok := x.ParseBlockTimeout(args[1])
+	deadline, ok := x.ParseBlockTimeout(x.Args[1])
 	if !ok {
 		return
 	}
-	blockingZPop(x, args[3:whereIdx], max, count, deadline)
+	blockingZPop(x, m.keys, eqFold(m.direction, "max"), m.count, deadline)
 }
 
 func registerBlockingPops(t commandTable) {

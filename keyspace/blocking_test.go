@@ -219,3 +219,26 @@ func TestBlockServedDuringSnapshot(t *testing.T) {
 		t.Fatalf("recovered dst %q", got)
 	}
 }
+
+// A numkeys past the end of the arguments is a syntax error however large
+// it is: 2+numkeys once overflowed and indexed the arguments below zero,
+// which stopped the process.
+func TestMPopHugeNumkeys(t *testing.T) {
+	sh := newTestShard(t)
+	const huge = "9223372036854775807"
+	for _, cmd := range [][]string{
+		{"LMPOP", huge, "k", "LEFT"},
+		{"ZMPOP", huge, "k", "MIN"},
+		{"BLMPOP", "0", huge, "k", "LEFT"},
+		{"BZMPOP", "0", huge, "k", "MIN"},
+		{"LMPOP", "2", "k", "LEFT"},
+		{"ZMPOP", "9223372036854775806", "k", "MIN"},
+	} {
+		if got := run(t, sh, cmd...); got != "-ERR syntax error\r\n" {
+			t.Errorf("%v: %q", cmd, got)
+		}
+	}
+	expect(t, sh, "-ERR numkeys should be greater than 0\r\n", "LMPOP", "0", "k", "LEFT")
+	expect(t, sh, "-ERR count should be greater than 0\r\n", "LMPOP", "1", "k", "LEFT", "COUNT", "0")
+	expect(t, sh, "*-1\r\n", "ZMPOP", "1", "k", "MAX", "COUNT", "3")
+}

@@ -143,3 +143,86 @@ func numkeysAt(i int) func(args [][]byte, dst []int) []int {
 		return dst
 	}
 }
+
+// mpopArgs are the parsed arguments of LMPOP, ZMPOP and their blocking
+// forms: numkeys key [key ...] <direction> [COUNT count].
+type mpopArgs struct {
+	keys      [][]byte
+	direction []byte
+	count     int64 // 1 when COUNT is absent
+}
+
+// mpopFamily holds what differs between the list and sorted-set forms:
+// how numkeys and COUNT are read (each replies its family's error) and
+// which direction words are valid (replying the error otherwise).
+type mpopFamily struct {
+	numkeys, count func(x *Ctx, b []byte) (int64, bool)
+	direction      func(x *Ctx, b []byte) bool
+}
+
+// parseMPop reads the mpop arguments starting with numkeys at x.Args[at],
+// replying and returning false on an error. A numkeys beyond the
+// arguments is a syntax error, however large (no index arithmetic can
+// overflow).
+func parseMPop(x *Ctx, at int, f mpopFamily) (mpopArgs, bool) {
+	args := x.Args
+	n, ok := f.numkeys(x, args[at])
+	if !ok {
+		return mpopArgs{}, false
+	}
+	if n >= int64(len(args)-at-1) {
+		x.W.Error(errSyntax)
+		return mpopArgs{}, false
+	}
+	dirIdx := at + 1 + int(n)
+	if !f.direction(x, args[dirIdx]) {
+		return mpopArgs{}, false
+	}
+	count := int64(-1)
+	for j := dirIdx + 1; j < len(args); j++ {
+		if count == -1 && eqFold(args[j], "count") && j+1 < len(args) {
+			j++
+			if count, ok = f.count(x, args[j]); !ok {
+				return mpopArgs{}, false
+			}
+			continue
+		}
+		x.W.Error(errSyntax)
+		return mpopArgs{}, false
+	}
+	return mpopArgs{keys: args[at+1 : dirIdx], direction: args[dirIdx], count: max(count, 1)}, true
+}
+
+// listMPop is LMPOP's and BLMPOP's family: LEFT|RIGHT.
+var listMPop = mpopFamily{
+	numkeys: func(x *Ctx, b []byte) (int64, bool) {
+		n, ok := parseInt(b)
+		if !ok || n < 1 {
+			x.W.Error("ERR numkeys should be greater than 0")
+			return 0, false
+		}
+		return n, true
+	},
+	count: func(x *Ctx, b []byte) (int64, bool) {
+		n, ok := parseInt(b)
+		if !ok || n < 1 {
+			x.W.Error("ERR count should be greater than 0")
+			return 0, false
+		}
+		return n, true
+	},
+	direction: func(x *Ctx, b []byte) bool { _, ok := parseWhere(x, b); return ok },
+}
+
+// zsetMPop is ZMPOP's and BZMPOP's family: MIN|MAX.
+var zsetMPop = mpopFamily{
+	numkeys: func(x *Ctx, b []byte) (int64, bool) { return parseRangeLong(x, b, 1, math.MaxInt64, errZNumKeys) },
+	count:   func(x *Ctx, b []byte) (int64, bool) { return parseRangeLong(x, b, 1, math.MaxInt64, errZCountZero) },
+	direction: func(x *Ctx, b []byte) bool {
+		if eqFold(b, "min") || eqFold(b, "max") {
+			return true
+		}
+		x.W.Error(errSyntax)
+		return false
+	},
+}

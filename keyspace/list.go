@@ -290,37 +290,13 @@ func popCommand(x *Ctx) {
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
 func lmpopCommand(x *Ctx) {
-	numkeys, ok := parseInt(x.Args[1])
-	if !ok || numkeys < 1 {
-		x.W.Error("ERR numkeys should be greater than 0")
-		return
-	}
-	whereIdx := 2 + numkeys
-	if whereIdx >= int64(len(x.Args)) {
-		x.W.Error(errSyntax)
-		return
-	}
-	where, ok := parseWhere(x, x.Args[whereIdx])
+	m, ok := parseMPop(x, 1, listMPop)
 	if !ok {
 		return
 	}
-	count := int64(-1)
-	for j := int(whereIdx) + 1; j < len(x.Args); j++ {
-		if count == -1 && eqFold(x.Args[j], "count") && j+1 < len(x.Args) {
-			j++
-			n, ok := parseInt(x.Args[j])
-			if !ok || n < 1 {
-				x.W.Error("ERR count should be greater than 0")
-				return
-			}
-			count = n
-		} else {
-			x.W.Error(errSyntax)
-			return
-		}
-	}
-	count = max(count, 1)
-	for _, key := range x.Args[2:whereIdx] {
+	where, _ := parseWhere(x, m.direction)
+	count := m.count
+	for _, key := range m.keys {
 		e, o, ok := lookupTyped[*listObj](x, key, false)
 		if !ok {
 			return

@@ -811,41 +811,11 @@ func zpopmaxCommand(x *Ctx) { zpopMinMax(x, true) }
 
 // ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
 func zmpopCommand(x *Ctx) {
-	args := x.Args
-	numkeys, ok := parseRangeLong(x, args[1], 1, math.MaxInt64, errZNumKeys)
+	m, ok := parseMPop(x, 1, zsetMPop)
 	if !ok {
 		return
 	}
-	whereIdx := int64(2) + numkeys
-	if whereIdx >= int64(len(args)) {
-		x.W.Error(errSyntax)
-		return
-	}
-	var max bool
-	switch {
-	case eqFold(args[whereIdx], "min"):
-	case eqFold(args[whereIdx], "max"):
-		max = true
-	default:
-		x.W.Error(errSyntax)
-		return
-	}
-	count := int64(-1)
-	for j := int(whereIdx) + 1; j < len(args); j++ {
-		if count == -1 && eqFold(args[j], "count") && j+1 < len(args) {
-			j++
-			if count, ok = parseRangeLong(x, args[j], 1, math.MaxInt64, errZCountZero); !ok {
-				return
-			}
-			continue
-		}
-		x.W.Error(errSyntax)
-		return
-	}
-	if count == -1 {
-		count = 1
-	}
-	zpopGeneric(x, args[2:whereIdx], max, count, true, true, true)
+	zpopGeneric(x, m.keys, eqFold(m.direction, "max"), m.count, true, true, true)
 }
 
 // ZRANDMEMBER key [count [WITHSCORES]]
