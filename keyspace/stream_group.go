@@ -274,16 +274,8 @@ func xpendingCommand(x *Ctx) {
 			consumer = args[at+3]
 		}
 	}
-	_, o, ok := lookupStream(x, args[1], true)
+	_, g, ok := lookupGroup(x, args[1], args[2])
 	if !ok {
-		return
-	}
-	var g *stream.Group
-	if o != nil {
-		g = o.s.Group(args[2])
-	}
-	if g == nil {
-		x.W.Error(noGroupError(args[1], args[2]))
 		return
 	}
 	w := x.W
@@ -350,16 +342,8 @@ func xpendingCommand(x *Ctx) {
 func xclaimCommand(x *Ctx) {
 	args := x.Args
 	key, gname := args[1], args[2]
-	_, o, ok := lookupStream(x, key, true)
+	o, g, ok := lookupGroup(x, key, gname)
 	if !ok {
-		return
-	}
-	var g *stream.Group
-	if o != nil {
-		g = o.s.Group(gname)
-	}
-	if g == nil {
-		x.W.Error(noGroupError(key, gname))
 		return
 	}
 	minIdle, ok := parseInt(args[4])
@@ -529,16 +513,8 @@ func xautoclaimCommand(x *Ctx) {
 			return
 		}
 	}
-	_, o, ok := lookupStream(x, key, true)
+	o, g, ok := lookupGroup(x, key, gname)
 	if !ok {
-		return
-	}
-	var g *stream.Group
-	if o != nil {
-		g = o.s.Group(gname)
-	}
-	if g == nil {
-		x.W.Error(noGroupError(key, gname))
 		return
 	}
 	now := x.S.nowMs
@@ -828,4 +804,23 @@ func xinfoHelpCommand(x *Ctx) {
 		"STREAM <key> [FULL [COUNT <count>]",
 		"    Show information about the stream.",
 	)
+}
+
+// lookupGroup returns the stream at key (a read lookup) and its consumer
+// group gname, replying NOGROUP when either is missing and WRONGTYPE when
+// key holds another type; ok is false after a reply.
+func lookupGroup(x *Ctx, key, gname []byte) (*streamObj, *stream.Group, bool) {
+	_, o, ok := lookupStream(x, key, true)
+	if !ok {
+		return nil, nil, false
+	}
+	var g *stream.Group
+	if o != nil {
+		g = o.s.Group(gname)
+	}
+	if g == nil {
+		x.W.Error(noGroupError(key, gname))
+		return nil, nil, false
+	}
+	return o, g, true
 }
