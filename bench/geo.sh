@@ -43,31 +43,8 @@ for c in $CASES; do [[ " $ALL_CASES " == *" $c "* ]] || die "unknown case $c (ca
 build_ruvio
 awk -v n="$GEO_MEMBERS" 'BEGIN { srand(14); for (i = 0; i < n; i += 100) { printf "GEOADD geo"; for (j = i; j < i + 100 && j < n; j++) printf " %.6f %.6f m:%d", rand() * 20, 40 + rand() * 20, j; printf "\r\n" } }' >"$WORK/geo.txt"
 
-REDIS_PORT=$(free_port)
-mkdir -p "$WORK/redis"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPU") redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
-	--save "" --appendonly no --daemonize no --logfile "$WORK/redis.log" &
-REDIS_PID=$!
-PIDS+=("$REDIS_PID")
-wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
-
-cat >"$WORK/ruvio.toml" <<EOF
-[persistence]
-wal = $RUVIO_WAL
-fsync = "no"
-snapshot_every = 0
-snapshot_wal_bytes = 0
-snapshot_on_shutdown = false
-EOF
-RUVIO_PORT=$(free_port)
-mkdir -p "$WORK/ruvio-data"
-# shellcheck disable=SC2046,SC2086
-$(pinprefix "$SERVER_CPU") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$RUVIO_PORT" --dir "$WORK/ruvio-data" \
-	--shards 1 --loglevel warn $RUVIO_EXTRA >"$WORK/ruvio.log" 2>&1 &
-RUVIO_PID=$!
-PIDS+=("$RUVIO_PID")
-wait_ready "$RUVIO_PORT" "$RUVIO_PID" ruvio
+start_cache_redis
+start_cache_ruvio
 
 cli() { redis-cli -h 127.0.0.1 -p "$@"; }
 R=__rand_int__
