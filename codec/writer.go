@@ -13,10 +13,23 @@ import (
 //
 // A Writer never fails: every method appends to Buf, which the owner resets
 // (Buf = Buf[:0]) when the bytes have been handed off.
+//
+// Limit bounds what one reply may cost: when it is above 0 and Buf has
+// reached Limit bytes (Full), every method but Error appends nothing, so a
+// reply driven by a huge count stops growing one element past the limit.
+// The owner then discards Buf (its reply is cut short, no longer valid
+// RESP) and closes the connection; loops producing a long reply check Full
+// to stop early. Error is exempt: errors are short, and callers read back
+// the error they have just written.
 type Writer struct {
 	Buf   []byte
 	Proto int
+	Limit int
 }
+
+// Full reports whether Buf has reached Limit (never when Limit is 0): the
+// methods drop what they are given from then on.
+func (w *Writer) Full() bool { return w.Limit > 0 && len(w.Buf) >= w.Limit }
 
 // Reset empties the buffer, keeping its capacity.
 func (w *Writer) Reset() { w.Buf = w.Buf[:0] }
@@ -25,17 +38,30 @@ func (w *Writer) Reset() { w.Buf = w.Buf[:0] }
 func (w *Writer) Len() int { return len(w.Buf) }
 
 // Raw appends b as is; b must already be valid RESP.
-func (w *Writer) Raw(b []byte) { w.Buf = append(w.Buf, b...) }
+func (w *Writer) Raw(b []byte) {
+	if w.Full() {
+		return
+	}
+	w.Buf = append(w.Buf, b...)
+}
 
 // SimpleString appends +s. s must not contain CR or LF.
 func (w *Writer) SimpleString(s string) {
+	if w.Full() {
+		return
+	}
 	w.Buf = append(w.Buf, '+')
 	w.Buf = append(w.Buf, s...)
 	w.Buf = append(w.Buf, '\r', '\n')
 }
 
 // OK appends +OK.
-func (w *Writer) OK() { w.Buf = append(w.Buf, "+OK\r\n"...) }
+func (w *Writer) OK() {
+	if w.Full() {
+		return
+	}
+	w.Buf = append(w.Buf, "+OK\r\n"...)
+}
 
 // Error appends -msg. msg carries its own code as first word ("ERR ...",
 // "WRONGTYPE ..."). CR and LF are replaced by spaces so an error can never
@@ -54,6 +80,9 @@ func (w *Writer) Error(msg string) {
 
 // Int appends :n.
 func (w *Writer) Int(n int64) {
+	if w.Full() {
+		return
+	}
 	w.Buf = append(w.Buf, ':')
 	w.Buf = strconv.AppendInt(w.Buf, n, 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -61,6 +90,9 @@ func (w *Writer) Int(n int64) {
 
 // Bulk appends a bulk string holding b.
 func (w *Writer) Bulk(b []byte) {
+	if w.Full() {
+		return
+	}
 	w.Buf = append(w.Buf, '$')
 	w.Buf = strconv.AppendInt(w.Buf, int64(len(b)), 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -70,6 +102,9 @@ func (w *Writer) Bulk(b []byte) {
 
 // BulkString appends a bulk string holding s.
 func (w *Writer) BulkString(s string) {
+	if w.Full() {
+		return
+	}
 	w.Buf = append(w.Buf, '$')
 	w.Buf = strconv.AppendInt(w.Buf, int64(len(s)), 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -85,6 +120,9 @@ func (w *Writer) BulkInt(n int64) {
 
 // Null appends the null reply: _ in RESP3, $-1 in RESP2.
 func (w *Writer) Null() {
+	if w.Full() {
+		return
+	}
 	if w.Proto >= 3 {
 		w.Buf = append(w.Buf, "_\r\n"...)
 		return
@@ -94,6 +132,9 @@ func (w *Writer) Null() {
 
 // NullArray appends a null array: _ in RESP3, *-1 in RESP2.
 func (w *Writer) NullArray() {
+	if w.Full() {
+		return
+	}
 	if w.Proto >= 3 {
 		w.Buf = append(w.Buf, "_\r\n"...)
 		return
@@ -102,6 +143,9 @@ func (w *Writer) NullArray() {
 }
 
 func (w *Writer) header(prefix byte, n int) {
+	if w.Full() {
+		return
+	}
 	w.Buf = append(w.Buf, prefix)
 	w.Buf = strconv.AppendInt(w.Buf, int64(n), 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -139,6 +183,9 @@ func (w *Writer) PushHeader(n int) {
 
 // Bool appends #t/#f (RESP2: :1/:0).
 func (w *Writer) Bool(b bool) {
+	if w.Full() {
+		return
+	}
 	if w.Proto >= 3 {
 		if b {
 			w.Buf = append(w.Buf, "#t\r\n"...)
@@ -171,6 +218,9 @@ func AppendFloat(dst []byte, f float64) []byte {
 
 // Double appends ,f (RESP2: a bulk string).
 func (w *Writer) Double(f float64) {
+	if w.Full() {
+		return
+	}
 	var tmp [32]byte
 	b := AppendFloat(tmp[:0], f)
 	if w.Proto >= 3 {
@@ -184,6 +234,9 @@ func (w *Writer) Double(f float64) {
 
 // BigNumber appends (s (RESP2: a bulk string). s holds decimal digits.
 func (w *Writer) BigNumber(s string) {
+	if w.Full() {
+		return
+	}
 	if w.Proto >= 3 {
 		w.Buf = append(w.Buf, '(')
 		w.Buf = append(w.Buf, s...)
@@ -196,6 +249,9 @@ func (w *Writer) BigNumber(s string) {
 // Verbatim appends a verbatim string with a three-letter format such as
 // "txt" (RESP2: a plain bulk string of s).
 func (w *Writer) Verbatim(format, s string) {
+	if w.Full() {
+		return
+	}
 	if w.Proto >= 3 {
 		w.Buf = append(w.Buf, '=')
 		w.Buf = strconv.AppendInt(w.Buf, int64(len(s)+4), 10)
@@ -213,6 +269,9 @@ func (w *Writer) Verbatim(format, s string) {
 func (w *Writer) BulkStrings(ss []string) {
 	w.ArrayHeader(len(ss))
 	for _, s := range ss {
+		if w.Full() {
+			return
+		}
 		w.BulkString(s)
 	}
 }

@@ -48,6 +48,7 @@ func (b *Batch) Reset() {
 	b.Ends = b.Ends[:0]
 	b.ProtoErr = ""
 	b.Out.Buf = b.Out.Buf[:0]
+	b.Out.Limit = 0
 	b.CloseAfter = false
 	b.next = nil
 }

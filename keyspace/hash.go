@@ -353,7 +353,7 @@ func hrandfieldCommand(x *Ctx) {
 			x.W.Null()
 			return
 		}
-		o.h.Random(randSource{}, 1, func(f, _ []byte) { x.W.Bulk(f) })
+		o.h.Random(randSource{}, 1, func(f, _ []byte) bool { x.W.Bulk(f); return true })
 		return
 	}
 	count, ok := parseInt(x.Args[2])
@@ -399,7 +399,9 @@ func hrandfieldCommand(x *Ctx) {
 	default:
 		x.W.ArrayHeader(int(n))
 	}
-	o.h.Random(randSource{}, int(count), func(f, v []byte) {
+	// A negative count may ask for billions of fields: the loop ends once
+	// the reply is past the client's limit (and is dropped).
+	o.h.Random(randSource{}, int(count), func(f, v []byte) bool {
 		if pairs {
 			x.W.ArrayHeader(2)
 		}
@@ -407,6 +409,7 @@ func hrandfieldCommand(x *Ctx) {
 		if withValues {
 			x.W.Bulk(v)
 		}
+		return !x.W.Full()
 	})
 }
 

@@ -39,6 +39,7 @@ const (
 	WithinLimits Breach = iota
 	OverHard            // pending reached the hard limit
 	OverSoft            // pending stayed at or over the soft limit for longer than its seconds
+	OverReply           // one batch's replies reached MaxReplyBytes (a class without a hard limit)
 )
 
 // Check tells whether pending bytes break lim at time now (unix
@@ -156,15 +157,33 @@ func (s *Server) recentMaxOutputBuffer() int64 {
 func (m *OutputMeter) Unqueue(n int) { m.queued.Add(-int64(n)) }
 
 // OutputCutOff counts a client cut off for breaking its output buffer limit
-// lim and logs it in one line: its address, class, the limit it broke and
-// the bytes it had pending. The caller has won c.Kill.
+// lim (or, with why OverReply, the largest reply) and logs it in one line:
+// its address, class, the limit it broke and the bytes it had pending. The
+// caller has won c.Kill.
 func (s *Server) OutputCutOff(log *zap.Logger, c *Client, why Breach, lim config.OutputLimit, pending int64) {
 	s.CountOutputBufferKill()
 	fields := []zap.Field{zap.String("remote", c.RemoteAddr), zap.Stringer("class", c.OutputClass())}
-	if why == OverSoft {
+	switch why {
+	case OverSoft:
 		fields = append(fields, zap.String("limit", "soft"), zap.Int64("limit_bytes", lim.Soft), zap.Int64("soft_seconds", lim.SoftSeconds))
-	} else {
+	case OverReply:
+		fields = append(fields, zap.String("limit", "reply"), zap.Int64("limit_bytes", s.maxReplyBytes()))
+	default:
 		fields = append(fields, zap.String("limit", "hard"), zap.Int64("limit_bytes", lim.Hard))
 	}
 	log.Warn("closing client: output buffer limit reached", append(fields, zap.Int64("pending", pending))...)
+}
+
+// DefaultMaxReplyBytes is Options.MaxReplyBytes's default: 1 GiB, the size
+// of the largest request the server takes by default
+// (client-query-buffer-limit), and twice the largest string value.
+const DefaultMaxReplyBytes = 1 << 30
+
+// maxReplyBytes is the most reply bytes one batch may build for a client
+// whose output class has no hard limit.
+func (s *Server) maxReplyBytes() int64 {
+	if s.opts.MaxReplyBytes > 0 {
+		return s.opts.MaxReplyBytes
+	}
+	return DefaultMaxReplyBytes
 }

@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -424,11 +425,35 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 	}
 	x := &ss.x
 	*x = Ctx{S: sh, C: ss.lua, DB: sh.dbs[ss.lua.DB], Args: args, W: w, Cmd: cmd, NoBlock: true}
+	room, why := sh.scriptReplyRoom()
+	w.Limit = before + int(min(room, int64(math.MaxInt-before)))
 	sh.call(x, cmd, args)
+	if w.Full() {
+		// The reply was cut short where it reached the bound: the script
+		// gets an error instead (its caller stays connected).
+		w.Buf = w.Buf[:before]
+		w.Limit = 0
+		w.Error("ERR the reply of '" + cmd.Name + "' exceeds " + strconv.FormatInt(room, 10) + " bytes, " + why)
+	}
+	w.Limit = 0
 	out = w.Buf
 	*x = Ctx{}
 	w.Buf = nil
 	return out
+}
+
+// scriptReplyRoom is how large a reply a command called by the running
+// script may build, and why: the hard output buffer limit of its caller's
+// class, or the server's largest reply for a class without one. The reply
+// becomes a Lua value rather than output, but it is built on the caller's
+// behalf and is bounded by the same setting.
+func (sh *Shard) scriptReplyRoom() (int64, string) {
+	if c := sh.scr.caller; c != nil {
+		if hard := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; hard > 0 {
+			return hard, "the hard client-output-buffer-limit of the script's caller"
+		}
+	}
+	return sh.srv.maxReplyBytes(), "the largest reply the server builds"
 }
 
 // unitLimit is the most WAL payload bytes a script's writes may take.

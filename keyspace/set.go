@@ -422,7 +422,7 @@ func srandmemberCommand(x *Ctx) {
 			x.W.Null()
 			return
 		}
-		o.s.Random(randSource{}, 1, func(m []byte) { x.W.Bulk(m) })
+		o.s.Random(randSource{}, 1, func(m []byte) bool { x.W.Bulk(m); return true })
 		return
 	}
 	count, ok := parseRangeLong(x, x.Args[2], -(1<<63 - 1), 1<<63-1, "")
@@ -450,7 +450,9 @@ func srandmemberCommand(x *Ctx) {
 	if c > n {
 		c = n
 	}
-	o.s.Random(randSource{}, int(c), func(m []byte) { x.W.Bulk(m) })
+	// A negative count may ask for billions of members: the loop ends
+	// once the reply is past the client's limit (and is dropped).
+	o.s.Random(randSource{}, int(c), func(m []byte) bool { x.W.Bulk(m); return !x.W.Full() })
 }
 
 // setSources looks up the sets named by keys for SINTER, SUNION, SDIFF

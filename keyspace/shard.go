@@ -3,6 +3,7 @@ package keyspace
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -488,12 +489,11 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 		x.Batch = nil
 		return false
 	}
-	// room is how many reply bytes this batch may add before the client
-	// reaches the hard limit of its output class.
-	room := int64(-1)
-	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
-		room = max(limit-c.Out.Pending(), 0)
-	}
+	// The writer stops taking the batch's replies where the client would
+	// reach the hard limit of its output class, so that one reply (a huge
+	// negative SRANDMEMBER count) cannot grow memory before the check
+	// below sees it.
+	sh.limitReplies(b)
 	for i := first; i < len(b.Ends); i++ {
 		args := b.Command(i)
 		if len(args) == 0 {
@@ -510,16 +510,21 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 			c.Touch(sh.nowMs * int64(time.Millisecond))
 			x.Batch = nil
 			x.Args = nil
+			b.Out.Limit = 0 // whatever is written later (the served reply) is not bounded here
 			return sh.parkBatch(b, i)
+		}
+		if b.Out.Full() {
+			// Its reply was cut short: nothing of it may be sent.
+			sh.cutOff(b)
+			break
 		}
 		if b.CloseAfter {
 			break
 		}
-		if room >= 0 && len(b.Out.Buf) > 0 && int64(len(b.Out.Buf)) >= room {
-			sh.cutOff(b)
-			break
-		}
 	}
+	// Frames delivered to the client later in this drain (Pub/Sub) are
+	// appended to b.Out too, and must never be dropped.
+	b.Out.Limit = 0
 	if b.ProtoErr != "" && !b.CloseAfter {
 		b.Out.Error("ERR " + b.ProtoErr)
 		b.CloseAfter = true
@@ -530,15 +535,34 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	return false
 }
 
+// limitReplies sets how far b's replies may grow: to the hard output
+// buffer limit of its client's class, less what the client already has
+// pending, or, for a class without a hard limit, by the server's largest
+// reply (MaxReplyBytes).
+func (sh *Shard) limitReplies(b *Batch) {
+	c := b.Client
+	room := sh.srv.maxReplyBytes()
+	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
+		// At least 1: a client already at its limit is cut off at its
+		// first byte of reply, and a Limit of 0 would mean none.
+		room = max(limit-c.Out.Pending(), 1)
+	}
+	b.Out.Limit = len(b.Out.Buf) + int(min(room, int64(math.MaxInt-len(b.Out.Buf))))
+}
+
 // cutOff disconnects the client of b, whose replies would reach the hard
-// output buffer limit of its class: the replies are dropped and its
-// remaining commands are not run.
+// output buffer limit of its class (or the largest reply, for a class
+// without one): the replies are dropped and its remaining commands are not
+// run.
 func (sh *Shard) cutOff(b *Batch) {
 	c := b.Client
 	if c.Kill() {
-		class := c.OutputClass()
-		sh.srv.OutputCutOff(sh.logger(), c, OverHard, sh.srv.opts.Live.OutputBufferLimit(class),
-			c.Out.Pending()+int64(len(b.Out.Buf)))
+		lim := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass())
+		why := OverHard
+		if lim.Hard <= 0 {
+			why = OverReply
+		}
+		sh.srv.OutputCutOff(sh.logger(), c, why, lim, c.Out.Pending()+int64(len(b.Out.Buf)))
 	}
 	b.Out.Buf = b.Out.Buf[:0]
 	b.CloseAfter = true

@@ -853,9 +853,29 @@ func zrandmemberCommand(x *Ctx) {
 		if c < -(1 << 31) {
 			c = -(1 << 31) // an output that size could never be sent anyway
 		}
-		var items []scored
-		o.z.Random(randSource{}, int(c), func(m []byte, s float64) { items = append(items, scored{bytes.Clone(m), s}) })
-		replyScored(x, items, withScores)
+		k := int(c) // elements in the reply: c <= n, or -c repeats allowed
+		if c < 0 {
+			k = int(-c)
+		}
+		nested := withScores && x.W.Proto >= 3
+		if withScores && !nested {
+			x.W.ArrayHeader(2 * k)
+		} else {
+			x.W.ArrayHeader(k)
+		}
+		// Streamed: a negative count may ask for billions of members, and
+		// the loop ends once the reply is past the client's limit (and is
+		// dropped).
+		o.z.Random(randSource{}, int(c), func(m []byte, s float64) bool {
+			if nested {
+				x.W.ArrayHeader(2)
+			}
+			x.W.Bulk(m)
+			if withScores {
+				x.W.Double(s)
+			}
+			return !x.W.Full()
+		})
 		return
 	}
 	_, o, ok := lookupTyped[*zsetObj](x, args[1], true)
@@ -866,7 +886,7 @@ func zrandmemberCommand(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	o.z.Random(randSource{}, 1, func(m []byte, _ float64) { x.W.Bulk(m) })
+	o.z.Random(randSource{}, 1, func(m []byte, _ float64) bool { x.W.Bulk(m); return true })
 }
 
 // zsrc is one input of ZUNION, ZINTER, ZDIFF and their kin: a sorted

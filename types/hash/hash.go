@@ -288,11 +288,14 @@ func (h *Hash) IncrByFloat(cfg Config, dst []byte, field, incr []byte) ([]byte, 
 	return dst, nil
 }
 
-// at returns the field and value at position i of the hash's order.
-func (h *Hash) eachIndex(idx []int, fn func(field, value []byte)) {
+// eachIndex calls fn for the fields at the given ascending positions of
+// the hash's order, until fn returns false.
+func (h *Hash) eachIndex(idx []int, fn func(field, value []byte) bool) {
 	if h.t != nil {
 		for _, i := range idx {
-			fn(bytesOf(h.t.Key(i)), bytesOf(*h.t.Value(i)))
+			if !fn(bytesOf(h.t.Key(i)), bytesOf(*h.t.Value(i))) {
+				return
+			}
 		}
 		return
 	}
@@ -302,7 +305,9 @@ func (h *Hash) eachIndex(idx []int, fn func(field, value []byte)) {
 		f, next := lp.Next(h.lp, off)
 		v, vnext := lp.Next(h.lp, next)
 		for k < len(idx) && idx[k] == pos {
-			fn(f, v)
+			if !fn(f, v) {
+				return
+			}
 			k++
 		}
 		off = vnext
@@ -311,31 +316,31 @@ func (h *Hash) eachIndex(idx []int, fn func(field, value []byte)) {
 
 // Random calls fn for random fields as HRANDFIELD count defines them:
 // count > 0 gives min(count, Len) distinct fields (all of them, in order,
-// when count >= Len); count < 0 gives -count fields that may repeat.
-func (h *Hash) Random(src rand.Source, count int, fn func(field, value []byte)) {
+// when count >= Len); count < 0 gives -count fields that may repeat. fn
+// returns false to stop early (a reply that has grown too large).
+func (h *Hash) Random(src rand.Source, count int, fn func(field, value []byte) bool) {
 	n := h.Len()
 	if n == 0 || count == 0 {
 		return
 	}
 	if count > 0 {
 		if count >= n {
-			h.Each(func(f, v []byte) bool { fn(f, v); return true })
+			h.Each(fn)
 			return
 		}
 		h.eachIndex(pick.Distinct(nil, src, n, count), fn)
 		return
 	}
+	// count < 0: draw and emit one field at a time, so that memory does
+	// not grow with the count.
 	if h.t != nil {
-		for i := 0; i < -count; i++ {
+		for i := count; i < 0; i++ {
 			j := pick.Intn(src, n)
-			fn(bytesOf(h.t.Key(j)), bytesOf(*h.t.Value(j)))
+			if !fn(bytesOf(h.t.Key(j)), bytesOf(*h.t.Value(j))) {
+				return
+			}
 		}
 		return
-	}
-	// Compact: draw all positions, then emit them in draw order.
-	idx := make([]int, -count)
-	for i := range idx {
-		idx[i] = pick.Intn(src, n)
 	}
 	offs := make([]int, 0, n)
 	for off := hdr; off < len(h.lp); {
@@ -343,10 +348,12 @@ func (h *Hash) Random(src rand.Source, count int, fn func(field, value []byte)) 
 		_, next := lp.Next(h.lp, off)
 		_, off = lp.Next(h.lp, next)
 	}
-	for _, j := range idx {
-		f, next := lp.Next(h.lp, offs[j])
+	for i := count; i < 0; i++ {
+		f, next := lp.Next(h.lp, offs[pick.Intn(src, n)])
 		v, _ := lp.Next(h.lp, next)
-		fn(f, v)
+		if !fn(f, v) {
+			return
+		}
 	}
 }
 

@@ -156,7 +156,7 @@ func TestRandom(t *testing.T) {
 		src := rand.NewPCG(1, 2)
 		for _, count := range []int{1, 5, 19, 20, 100} {
 			seen := map[string]bool{}
-			h.Random(src, count, func(f, v []byte) {
+			h.Random(src, count, func(f, v []byte) bool {
 				if seen[string(f)] {
 					t.Fatalf("%s count %d: repeated %s", h.Encoding(), count, f)
 				}
@@ -165,13 +165,14 @@ func TestRandom(t *testing.T) {
 				if string(v) != fmt.Sprint(n*n) {
 					t.Fatalf("value %s for %s", v, f)
 				}
+				return true
 			})
 			if len(seen) != min(count, 20) {
 				t.Fatalf("%s count %d gave %d", h.Encoding(), count, len(seen))
 			}
 		}
 		hits := map[string]int{}
-		h.Random(src, -20000, func(f, v []byte) { hits[string(f)]++ })
+		h.Random(src, -20000, func(f, v []byte) bool { hits[string(f)]++; return true })
 		if len(hits) != 20 {
 			t.Fatalf("%s: negative count reached %d fields", h.Encoding(), len(hits))
 		}
@@ -182,8 +183,8 @@ func TestRandom(t *testing.T) {
 		}
 		// Same source, same choices.
 		var a, b []string
-		h.Random(rand.NewPCG(7, 7), 3, func(f, _ []byte) { a = append(a, string(f)) })
-		h.Random(rand.NewPCG(7, 7), 3, func(f, _ []byte) { b = append(b, string(f)) })
+		h.Random(rand.NewPCG(7, 7), 3, func(f, _ []byte) bool { a = append(a, string(f)); return true })
+		h.Random(rand.NewPCG(7, 7), 3, func(f, _ []byte) bool { b = append(b, string(f)); return true })
 		if fmt.Sprint(a) != fmt.Sprint(b) {
 			t.Fatalf("not deterministic: %v vs %v", a, b)
 		}
@@ -357,7 +358,7 @@ func FuzzHash(f *testing.F) {
 				n := int(int8(arg(&i))) % 12
 				seen := map[string]bool{}
 				cnt := 0
-				h.Random(src, n, func(f, v []byte) {
+				h.Random(src, n, func(f, v []byte) bool {
 					cnt++
 					if m[string(f)] != string(v) {
 						t.Fatalf("random gave %q=%q", f, v)
@@ -366,6 +367,7 @@ func FuzzHash(f *testing.F) {
 						t.Fatalf("random %d repeated %q", n, f)
 					}
 					seen[string(f)] = true
+					return true
 				})
 				var want int
 				switch {

@@ -372,11 +372,13 @@ func (s *Set) Each(fn func(m []byte) bool) {
 
 // eachIndex calls fn for the members at the given ascending positions of
 // the set's order (positions may repeat).
-func (s *Set) eachIndex(idx []int, fn func(m []byte)) {
+func (s *Set) eachIndex(idx []int, fn func(m []byte) bool) {
 	switch {
 	case s.t != nil:
 		for _, i := range idx {
-			fn(bytesOf(s.t.Key(i)))
+			if !fn(bytesOf(s.t.Key(i))) {
+				return
+			}
 		}
 	case len(s.b) == 0:
 	case s.b[0] == kindListpack:
@@ -384,7 +386,9 @@ func (s *Set) eachIndex(idx []int, fn func(m []byte)) {
 		for off := lpHdr; off < len(s.b) && k < len(idx); pos++ {
 			e, next := lp.Next(s.b, off)
 			for k < len(idx) && idx[k] == pos {
-				fn(e)
+				if !fn(e) {
+					return
+				}
 				k++
 			}
 			off = next
@@ -392,7 +396,9 @@ func (s *Set) eachIndex(idx []int, fn func(m []byte)) {
 	default:
 		var buf [num.MaxIntLen]byte
 		for _, i := range idx {
-			fn(num.AppendInt(buf[:0], s.intAt(i)))
+			if !fn(num.AppendInt(buf[:0], s.intAt(i))) {
+				return
+			}
 		}
 	}
 }
@@ -400,34 +406,49 @@ func (s *Set) eachIndex(idx []int, fn func(m []byte)) {
 // Random calls fn for random members as SRANDMEMBER count defines them:
 // count > 0 gives min(count, Len) distinct members (the whole set when
 // count >= Len); count < 0 gives -count members that may repeat, in draw
-// order. Slices are valid only during the call.
-func (s *Set) Random(src rand.Source, count int, fn func(m []byte)) {
+// order. fn returns false to stop early (a reply that has grown too
+// large). Slices are valid only during the call.
+func (s *Set) Random(src rand.Source, count int, fn func(m []byte) bool) {
 	n := s.Len()
 	if n == 0 || count == 0 {
 		return
 	}
 	if count > 0 {
 		if count >= n {
-			s.Each(func(m []byte) bool { fn(m); return true })
+			s.Each(fn)
 			return
 		}
 		s.eachIndex(pick.Distinct(nil, src, n, count), fn)
 		return
 	}
-	if s.t != nil || s.isIntset() {
-		for i := 0; i < -count; i++ {
-			s.eachIndex([]int{pick.Intn(src, n)}, fn)
+	// count < 0: draw and emit one member at a time, so that memory does
+	// not grow with the count.
+	switch {
+	case s.t != nil:
+		for i := count; i < 0; i++ {
+			if !fn(bytesOf(s.t.Key(pick.Intn(src, n)))) {
+				return
+			}
 		}
-		return
-	}
-	offs := make([]int, 0, n)
-	for off := lpHdr; off < len(s.b); {
-		offs = append(offs, off)
-		_, off = lp.Next(s.b, off)
-	}
-	for i := 0; i < -count; i++ {
-		e, _ := lp.Next(s.b, offs[pick.Intn(src, n)])
-		fn(e)
+	case s.isIntset():
+		var buf [num.MaxIntLen]byte
+		for i := count; i < 0; i++ {
+			if !fn(num.AppendInt(buf[:0], s.intAt(pick.Intn(src, n)))) {
+				return
+			}
+		}
+	default:
+		offs := make([]int, 0, n)
+		for off := lpHdr; off < len(s.b); {
+			offs = append(offs, off)
+			_, off = lp.Next(s.b, off)
+		}
+		for i := count; i < 0; i++ {
+			e, _ := lp.Next(s.b, offs[pick.Intn(src, n)])
+			if !fn(e) {
+				return
+			}
+		}
 	}
 }
 
@@ -446,7 +467,7 @@ func (s *Set) Pop(src rand.Source, count int, fn func(m []byte)) {
 		return
 	}
 	var popped [][]byte
-	s.eachIndex(pick.Distinct(nil, src, n, count), func(m []byte) { popped = append(popped, bytes.Clone(m)) })
+	s.eachIndex(pick.Distinct(nil, src, n, count), func(m []byte) bool { popped = append(popped, bytes.Clone(m)); return true })
 	for _, m := range popped {
 		s.Remove(m)
 		fn(m)

@@ -102,18 +102,19 @@ func TestRandomAndPop(t *testing.T) {
 		src := rand.NewPCG(3, 4)
 		for _, count := range []int{1, 10, 29, 30, 31} {
 			seen := map[string]bool{}
-			s.Random(src, count, func(m []byte) {
+			s.Random(src, count, func(m []byte) bool {
 				if seen[string(m)] {
 					t.Fatalf("%s: repeat", s.Encoding())
 				}
 				seen[string(m)] = true
+				return true
 			})
 			if len(seen) != min(count, 30) {
 				t.Fatalf("%s: count %d gave %d", s.Encoding(), count, len(seen))
 			}
 		}
 		hits := map[string]int{}
-		s.Random(src, -30000, func(m []byte) { hits[string(m)]++ })
+		s.Random(src, -30000, func(m []byte) bool { hits[string(m)]++; return true })
 		for k, n := range hits {
 			if n < 700 || n > 1300 {
 				t.Fatalf("%s: %s drawn %d of 30000", s.Encoding(), k, n)
@@ -250,12 +251,13 @@ func FuzzSet(f *testing.F) {
 				n := int(int8(arg(&i))) % 10
 				cnt := 0
 				seen := map[string]bool{}
-				s.Random(src, n, func(e []byte) {
+				s.Random(src, n, func(e []byte) bool {
 					cnt++
 					if !m[string(e)] || n > 0 && seen[string(e)] {
 						t.Fatalf("random %d gave %q", n, e)
 					}
 					seen[string(e)] = true
+					return true
 				})
 				want := 0
 				if len(m) > 0 {

@@ -775,39 +775,49 @@ func (z *ZSet) Pop(count int, max bool, fn func(member []byte, score float64)) {
 // Random calls fn for random members as ZRANDMEMBER count defines them:
 // count > 0 gives min(count, Len) distinct members (all of them, in
 // order, when count >= Len); count < 0 gives -count members that may
-// repeat. Slices are valid during the call only.
-func (z *ZSet) Random(src rand.Source, count int, fn func(member []byte, score float64)) {
+// repeat. fn returns false to stop early (a reply that has grown too
+// large). Slices are valid during the call only.
+func (z *ZSet) Random(src rand.Source, count int, fn func(member []byte, score float64) bool) {
 	n := z.Len()
 	if n == 0 || count == 0 {
 		return
 	}
 	if count >= n {
-		z.Each(func(m []byte, s float64) bool { fn(m, s); return true })
+		z.Each(fn)
 		return
 	}
-	var idx []int
 	if count > 0 {
-		idx = pick.Distinct(nil, src, n, count)
-	} else {
-		idx = make([]int, -count)
-		for i := range idx {
-			idx[i] = pick.Intn(src, n)
-		}
+		idx := pick.Distinct(nil, src, n, count)
+		z.eachAt(len(idx), func(k int) int { return idx[k] }, fn)
+		return
 	}
+	// count < 0: draw and emit one member at a time, so that memory does
+	// not grow with the count.
+	z.eachAt(-count, func(int) int { return pick.Intn(src, n) }, fn)
+}
+
+// eachAt calls fn for k members, the one at position at(i) for i from 0
+// to k-1, until fn returns false.
+func (z *ZSet) eachAt(k int, at func(i int) int, fn func(member []byte, score float64) bool) {
 	if z.sl != nil {
-		for _, i := range idx {
-			fn(bytesOf(z.d.Key(i)), *z.d.Value(i))
+		for i := 0; i < k; i++ {
+			j := at(i)
+			if !fn(bytesOf(z.d.Key(j)), *z.d.Value(j)) {
+				return
+			}
 		}
 		return
 	}
-	offs := make([]int, 0, n)
+	offs := make([]int, 0, z.Len())
 	for off := hdr; off < len(z.b); {
 		offs = append(offs, off)
 		_, _, off = z.cnext(off)
 	}
-	for _, i := range idx {
-		m, s, _ := z.cnext(offs[i])
-		fn(m, s)
+	for i := 0; i < k; i++ {
+		m, s, _ := z.cnext(offs[at(i)])
+		if !fn(m, s) {
+			return
+		}
 	}
 }
 

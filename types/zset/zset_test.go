@@ -286,18 +286,19 @@ func TestPopRandom(t *testing.T) {
 		src := rand.NewPCG(5, 6)
 		for _, count := range []int{1, 10, 34, 35, 50} {
 			seen := map[string]bool{}
-			z.Random(src, count, func(m []byte, s float64) {
+			z.Random(src, count, func(m []byte, s float64) bool {
 				if seen[string(m)] || md[string(m)] != s {
 					t.Fatalf("random %s %v", m, s)
 				}
 				seen[string(m)] = true
+				return true
 			})
 			if len(seen) != min(count, 35) {
 				t.Fatalf("random %d gave %d", count, len(seen))
 			}
 		}
 		hits := map[string]int{}
-		z.Random(src, -35000, func(m []byte, _ float64) { hits[string(m)]++ })
+		z.Random(src, -35000, func(m []byte, _ float64) bool { hits[string(m)]++; return true })
 		for m, n := range hits {
 			if n < 700 || n > 1300 {
 				t.Fatalf("%s: %s drawn %d of 35000", z.Encoding(), m, n)
@@ -624,12 +625,13 @@ func FuzzZSet(f *testing.F) {
 				n := int(int8(arg(&i))) % 10
 				cnt := 0
 				seen := map[string]bool{}
-				z.Random(src, n, func(m []byte, s float64) {
+				z.Random(src, n, func(m []byte, s float64) bool {
 					if cur, ok := md[string(m)]; !ok || cur != s || n > 0 && seen[string(m)] {
 						t.Fatalf("random %d gave %q %v", n, m, s)
 					}
 					seen[string(m)] = true
 					cnt++
+					return true
 				})
 				want := 0
 				if len(md) > 0 {
