@@ -111,6 +111,10 @@ type LimitsConfig struct {
 	ProtoMaxBulkLen int64 `toml:"proto_max_bulk_len"`
 	// MaxMultibulkLen is the most arguments one request may carry (1048576).
 	MaxMultibulkLen int `toml:"max_multibulk_len"`
+	// MaxReplySize bounds the replies one batch of commands may build for a client whose
+	// output class has no hard limit (hard 0, as Redis's normal class): past it the
+	// client is disconnected as at a hard limit. ≥ 1 MiB (1 GiB).
+	MaxReplySize int64 `toml:"max_reply_size"`
 }
 
 // LogConfig is the [log] section.
@@ -307,6 +311,7 @@ func Default() Config {
 			ClientQueryBufferLimit: 1 * GiB,
 			ProtoMaxBulkLen:        512 * MiB,
 			MaxMultibulkLen:        1024 * 1024,
+			MaxReplySize:           1 * GiB,
 		},
 		Log: LogConfig{
 			Level:  "info",
@@ -348,6 +353,7 @@ type fileLimits struct {
 	ClientQueryBufferLimit  *Size            `toml:"client_query_buffer_limit"`
 	ProtoMaxBulkLen         *Size            `toml:"proto_max_bulk_len"`
 	MaxMultibulkLen         *int             `toml:"max_multibulk_len"`
+	MaxReplySize            *Size            `toml:"max_reply_size"`
 }
 
 type filePersistence struct {
@@ -392,6 +398,7 @@ func newFileConfig(c *Config) *fileConfig {
 			ClientQueryBufferLimit:  (*Size)(&c.Limits.ClientQueryBufferLimit),
 			ProtoMaxBulkLen:         (*Size)(&c.Limits.ProtoMaxBulkLen),
 			MaxMultibulkLen:         &c.Limits.MaxMultibulkLen,
+			MaxReplySize:            (*Size)(&c.Limits.MaxReplySize),
 		},
 		Log: &c.Log,
 		Persistence: filePersistence{

@@ -101,6 +101,7 @@ client_output_buffer_limit = 0
 client_query_buffer_limit = "2MB"
 proto_max_bulk_len = 1048576
 max_multibulk_len = 1000
+max_reply_size = "64mb"
 
 [log]
 level = "debug"
@@ -140,7 +141,7 @@ lfu_decay_time = 2
 	want := Config{
 		File:        p,
 		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret", EnableDebugCommand: "no", ShutdownTimeout: 3},
-		Limits:      LimitsConfig{ClientOutputBuffer: legacyObuf, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000},
+		Limits:      LimitsConfig{ClientOutputBuffer: legacyObuf, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000, MaxReplySize: 64 * MiB},
 		Log:         LogConfig{Level: "debug", Format: "json"},
 		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
@@ -225,6 +226,7 @@ func TestValidateErrors(t *testing.T) {
 		{"querybuf", func(c *Config) { c.Limits.ClientQueryBufferLimit = 1000 }, "config: limits.client_query_buffer_limit: 1000 is out of range 1048576..9223372036854775807"},
 		{"bulk", func(c *Config) { c.Limits.ProtoMaxBulkLen = 1 }, "config: limits.proto_max_bulk_len: 1 is out of range 1048576..9223372036854775807"},
 		{"multibulk", func(c *Config) { c.Limits.MaxMultibulkLen = 0 }, "config: limits.max_multibulk_len: 0 is out of range 1..2147483647"},
+		{"max reply", func(c *Config) { c.Limits.MaxReplySize = 1000 }, "config: limits.max_reply_size: 1000 is out of range 1048576..9223372036854775807"},
 		{"log level", func(c *Config) { c.Log.Level = "verbose" }, `config: log.level: "verbose" is not one of debug, info, warn, error`},
 		{"log format", func(c *Config) { c.Log.Format = "text" }, `config: log.format: "text" is not one of console, json`},
 		{"dir", func(c *Config) { c.Persistence.Dir = "" }, "config: persistence.dir: must not be empty"},

@@ -94,6 +94,7 @@ func (c *Config) Validate() error {
 	l.ClientOutputBuffer.validate(inRange)
 	inRange("limits.client_query_buffer_limit", l.ClientQueryBufferLimit, MinProtoMaxBulkLen, math.MaxInt64)
 	inRange("limits.proto_max_bulk_len", l.ProtoMaxBulkLen, MinProtoMaxBulkLen, math.MaxInt64)
+	inRange("limits.max_reply_size", l.MaxReplySize, MinProtoMaxBulkLen, math.MaxInt64)
 	inRange("limits.max_multibulk_len", int64(l.MaxMultibulkLen), 1, math.MaxInt32)
 
 	oneOf("log.level", c.Log.Level, logLevels[:])

@@ -39,7 +39,7 @@ const (
 	WithinLimits Breach = iota
 	OverHard            // pending reached the hard limit
 	OverSoft            // pending stayed at or over the soft limit for longer than its seconds
-	OverReply           // one batch's replies reached MaxReplyBytes (a class without a hard limit)
+	OverReply           // one batch's replies reached limits.max_reply_size (a class without a hard limit)
 )
 
 // Check tells whether pending bytes break lim at time now (unix
@@ -174,16 +174,12 @@ func (s *Server) OutputCutOff(log *zap.Logger, c *Client, why Breach, lim config
 	log.Warn("closing client: output buffer limit reached", append(fields, zap.Int64("pending", pending))...)
 }
 
-// DefaultMaxReplyBytes is Options.MaxReplyBytes's default: 1 GiB, the size
-// of the largest request the server takes by default
-// (client-query-buffer-limit), and twice the largest string value.
-const DefaultMaxReplyBytes = 1 << 30
-
 // maxReplyBytes is the most reply bytes one batch may build for a client
-// whose output class has no hard limit.
+// whose output class has no hard limit (limits.max_reply_size; 1 GiB in a
+// Config that leaves it unset).
 func (s *Server) maxReplyBytes() int64 {
-	if s.opts.MaxReplyBytes > 0 {
-		return s.opts.MaxReplyBytes
+	if n := s.opts.Config.Limits.MaxReplySize; n > 0 {
+		return n
 	}
-	return DefaultMaxReplyBytes
+	return 1 << 30
 }

@@ -44,11 +44,6 @@ type Options struct {
 	// OnDurable is told each time a shard's durable sequence advances
 	// (from the WAL's goroutines; it must not block).
 	OnDurable func(shard int, seq uint64)
-	// MaxReplyBytes bounds the replies one batch of commands may build for
-	// a client whose output class has no hard limit (client-output-buffer-
-	// limit's hard limit 0): past it the client is disconnected as if it
-	// had one. 0 means DefaultMaxReplyBytes.
-	MaxReplyBytes int64
 }
 
 // Persistence opens the durable state of one shard. Implemented in

@@ -538,7 +538,7 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 // limitReplies sets how far b's replies may grow: to the hard output
 // buffer limit of its client's class, less what the client already has
 // pending, or, for a class without a hard limit, by the server's largest
-// reply (MaxReplyBytes).
+// reply (limits.max_reply_size).
 func (sh *Shard) limitReplies(b *Batch) {
 	c := b.Client
 	room := sh.srv.maxReplyBytes()
