@@ -111,3 +111,61 @@ func TestWriterRepliesParseAsRequests(t *testing.T) {
 		t.Fatalf("args %q", got)
 	}
 }
+
+// A Writer with a Limit takes whole elements until Buf reaches it, then
+// drops everything but errors; truncating Buf below the limit opens it
+// again.
+func TestWriterLimit(t *testing.T) {
+	w := Writer{Proto: 2, Limit: 10}
+	w.ArrayHeader(3)       // 4 bytes
+	w.BulkString("abcdef") // 12 more: crosses the limit, taken whole
+	if !w.Full() || string(w.Buf) != "*3\r\n$6\r\nabcdef\r\n" {
+		t.Fatalf("Full %v, Buf %q", w.Full(), w.Buf)
+	}
+	kept := string(w.Buf)
+	w.Raw([]byte("+x\r\n"))
+	w.SimpleString("s")
+	w.OK()
+	w.Int(1)
+	w.Bulk([]byte("b"))
+	w.BulkInt(2)
+	w.Null()
+	w.NullArray()
+	w.MapHeader(1)
+	w.SetHeader(1)
+	w.PushHeader(1)
+	w.Bool(true)
+	w.Double(1.5)
+	w.BigNumber("1")
+	w.Verbatim("txt", "v")
+	w.BulkStrings([]string{"a", "b"})
+	if string(w.Buf) != kept {
+		t.Fatalf("a full Writer took more: %q", w.Buf)
+	}
+	w.Error("ERR e")
+	if string(w.Buf) != kept+"-ERR e\r\n" {
+		t.Fatalf("an error was not taken: %q", w.Buf)
+	}
+	w.Buf = w.Buf[:4]
+	if w.Full() {
+		t.Fatal("still full after truncation")
+	}
+	w.Int(5)
+	if string(w.Buf) != "*3\r\n:5\r\n" {
+		t.Fatalf("after truncation: %q", w.Buf)
+	}
+	// A long list stops one element past the limit.
+	w = Writer{Proto: 2, Limit: 10}
+	w.BulkStrings([]string{"a", "b", "c", "d", "e"})
+	if string(w.Buf) != "*5\r\n$1\r\na\r\n" {
+		t.Fatalf("BulkStrings past the limit: %q", w.Buf)
+	}
+	// No limit: never full.
+	w = Writer{Proto: 2}
+	for i := 0; i < 100; i++ {
+		w.BulkString("abcdefgh")
+	}
+	if w.Full() || len(w.Buf) != 1400 {
+		t.Fatalf("without a limit: Full %v, %d bytes", w.Full(), len(w.Buf))
+	}
+}

@@ -540,3 +540,21 @@ func TestMemoryUsageRunning(t *testing.T) {
 		t.Fatalf("clone: MemoryUsage %d, walk %d", got, want)
 	}
 }
+
+// Random stops when fn returns false, and a negative count draws one field
+// at a time: a count of -2⁴⁰ costs nothing until fn is called.
+func TestRandomStops(t *testing.T) {
+	for _, cfg := range []Config{DefaultConfig, {MaxListpackEntries: 0, MaxListpackValue: 64}} {
+		var h Hash
+		for i := 0; i < 20; i++ {
+			h.Set(cfg, []byte(fmt.Sprint(i)), []byte(fmt.Sprint(i*i)))
+		}
+		for _, count := range []int{10, 20, 100, -(1 << 40)} {
+			calls := 0
+			h.Random(rand.NewPCG(1, 1), count, func(_, _ []byte) bool { calls++; return calls < 5 })
+			if calls != 5 {
+				t.Errorf("%s: count %d: %d calls after fn said stop at the 5th", h.Encoding(), count, calls)
+			}
+		}
+	}
+}

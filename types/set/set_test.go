@@ -392,3 +392,21 @@ func TestClone(t *testing.T) {
 		check(t, &c, map[string]bool{vals[0]: true, vals[1]: true}, "clone "+c.Encoding())
 	}
 }
+
+// Random stops when fn returns false, and a negative count draws one
+// member at a time: a count of -2⁴⁰ costs nothing until fn is called.
+func TestRandomStops(t *testing.T) {
+	for _, cfg := range []Config{DefaultConfig, {MaxIntsetEntries: 0, MaxListpackEntries: 100, MaxListpackValue: 64}, {}} {
+		var s Set
+		for i := 0; i < 30; i++ {
+			s.Add(cfg, []byte(strconv.Itoa(i)))
+		}
+		for _, count := range []int{10, 30, 100, -(1 << 40)} {
+			calls := 0
+			s.Random(rand.NewPCG(1, 1), count, func([]byte) bool { calls++; return calls < 5 })
+			if calls != 5 {
+				t.Errorf("%s: count %d: %d calls after fn said stop at the 5th", s.Encoding(), count, calls)
+			}
+		}
+	}
+}

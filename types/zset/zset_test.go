@@ -845,3 +845,22 @@ func TestSkiplistMemoryRunning(t *testing.T) {
 	c := z.Clone()
 	check("clone", &c)
 }
+
+// Random stops when fn returns false, and a negative count draws one
+// member at a time: a count of -2⁴⁰ costs nothing until fn is called.
+func TestRandomStops(t *testing.T) {
+	for _, cfg := range configs() {
+		md := model{}
+		for i := 0; i < 40; i++ {
+			md[fmt.Sprint("m", i)] = float64(i)
+		}
+		z := build(cfg, md)
+		for _, count := range []int{10, 40, 100, -(1 << 40)} {
+			calls := 0
+			z.Random(rand.NewPCG(1, 1), count, func([]byte, float64) bool { calls++; return calls < 5 })
+			if calls != 5 {
+				t.Errorf("%s: count %d: %d calls after fn said stop at the 5th", z.Encoding(), count, calls)
+			}
+		}
+	}
+}
