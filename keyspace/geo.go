@@ -426,7 +426,8 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 	if anyFlag {
 		limit = int(min(count, math.MaxInt32))
 	}
-	points := geoCollect(&o.z, &shape, limit)
+	points := geoCollect(x.S.geoPoints[:0], &o.z, &shape, limit)
+	defer x.S.keepGeoPoints(points)
 	if len(points) == 0 && storeKey == nil {
 		x.W.ArrayHeader(0)
 		return
@@ -557,11 +558,12 @@ func geoParseRadius(x *Ctx, radiusArg, unitArg []byte, shape *geo.Shape) bool {
 // nothing changes before the command is done with them (a STORE copies
 // them into the new set before it replaces any value): not copying them
 // spares an allocation per result, which on a large set is mostly
-// garbage-collector work.
-func geoCollect(z *zset.ZSet, shape *geo.Shape, limit int) []geoPoint {
+// garbage-collector work. The points are appended to points (the
+// shard's scratch).
+func geoCollect(points []geoPoint, z *zset.ZSet, shape *geo.Shape, limit int) []geoPoint {
 	cover := geo.Cover(shape)
-	var points []geoPoint
-	for _, cell := range cover.Cells() {
+	var cells [9]geo.ScoreRange
+	for _, cell := range cover.Cells(cells[:0]) {
 		if limit > 0 && len(points) >= limit {
 			break
 		}
@@ -574,6 +576,19 @@ func geoCollect(z *zset.ZSet, shape *geo.Shape, limit int) []geoPoint {
 		})
 	}
 	return points
+}
+
+// keepGeoPoints keeps the buffer of a search's points for the next one,
+// cleared so that it holds no member of a set that may be deleted, and
+// not when one huge search grew it.
+func (sh *Shard) keepGeoPoints(points []geoPoint) {
+	points = points[:cap(points)]
+	if len(points) > 64<<10 {
+		sh.geoPoints = nil
+		return
+	}
+	clear(points)
+	sh.geoPoints = points[:0]
 }
 
 // geoStoreEmpty deletes the destination of a search that found nothing.

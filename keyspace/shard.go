@@ -117,6 +117,10 @@ type Shard struct {
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
 	frameBufs [2][]byte
+	// geoPoints is a geo search's result scratch, reused so that a search
+	// allocates nothing: on a shard holding a large sorted set every
+	// allocation brings the next collection (which scans that set) nearer.
+	geoPoints []geoPoint
 	// tx is the watch table and the EXEC record unit (multi.go).
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).

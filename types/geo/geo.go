@@ -512,16 +512,15 @@ func Cover(s *Shape) Search {
 	return Search{Hash: hash, Area: area, Neighbors: nb}
 }
 
-// Cells returns the score ranges to scan, in search order: the centre,
+// Cells appends to out the score ranges to scan, in search order: the centre,
 // then north, south, east, west, north-east, north-west, south-east and
 // south-west. Dropped neighbours are skipped, and so is a neighbour equal
 // to the one scanned just before it (at large radii neighbours coincide);
 // a neighbour equal to the centre is not skipped, as in Redis, so a point
 // may then be found twice.
-func (sr *Search) Cells() []ScoreRange {
+func (sr *Search) Cells(out []ScoreRange) []ScoreRange {
 	cells := [9]Hash{sr.Hash, sr.Neighbors.North, sr.Neighbors.South, sr.Neighbors.East, sr.Neighbors.West,
 		sr.Neighbors.NorthEast, sr.Neighbors.NorthWest, sr.Neighbors.SouthEast, sr.Neighbors.SouthWest}
-	out := make([]ScoreRange, 0, 9)
 	last := 0
 	for i, h := range cells {
 		if h.IsZero() {
@@ -550,9 +549,16 @@ func AppendDistance(dst []byte, d float64) []byte {
 	} else {
 		n = uint64(v)
 	}
-	digits := strconv.AppendUint(nil, n, 10)
-	for len(digits) < 5 {
-		digits = append([]byte{'0'}, digits...)
+	var buf [24]byte
+	digits := strconv.AppendUint(buf[:0], n, 10)
+	if len(digits) < 5 {
+		// Left-pad to five digits: "0.0012" for 12.
+		pad := 5 - len(digits)
+		digits = digits[:5]
+		copy(digits[pad:], digits[:5-pad])
+		for i := range pad {
+			digits[i] = '0'
+		}
 	}
 	dst = append(dst, digits[:len(digits)-4]...)
 	dst = append(dst, '.')

@@ -168,7 +168,7 @@ func TestCoverFindsNearbyPoints(t *testing.T) {
 			s.Box, s.Width, s.Height = true, 1+rng.Float64()*800, 1+rng.Float64()*800
 		}
 		sr := Cover(&s)
-		cells := sr.Cells()
+		cells := sr.Cells(nil)
 		for j := 0; j < 200; j++ {
 			lon := s.Lon + (rng.Float64()*2-1)*10
 			lat := s.Lat + (rng.Float64()*2-1)*10
@@ -278,6 +278,17 @@ func TestWithinAgreesWithContains(t *testing.T) {
 		_, want := s.Contains(lon, lat)
 		if got := s.Within(lon, lat); got != want {
 			t.Fatalf("shape %+v, point %v,%v: Within %v, Contains %v", s, lon, lat, got, want)
+		}
+	}
+}
+
+func TestAppendDistancePadsFourDecimals(t *testing.T) {
+	for _, c := range []struct {
+		d    float64
+		want string
+	}{{0, "0.0000"}, {0.0012, "0.0012"}, {0.00005, "0.0000"}, {0.1, "0.1000"}, {1.23456, "1.2346"}, {12345.6789, "12345.6789"}, {-0.0012, "-0.0012"}} {
+		if got := string(AppendDistance([]byte("x"), c.d)); got != "x"+c.want {
+			t.Errorf("AppendDistance(%v) = %q, want %q", c.d, got, "x"+c.want)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // MaxIntLen is the longest decimal an int64 needs ("-9223372036854775808").
@@ -121,12 +122,14 @@ func isHex(b []byte) bool {
 
 // hexExponent returns b as a string, with "p0" appended to a hex float
 // that has no binary exponent: strtod reads "0x10" as 16, Go's parsers
-// require the exponent.
+// require the exponent. The common case aliases b without copying (a
+// copy here was an allocation per ZADD score): the callers only parse
+// the string and drop it, error included, before b can change.
 func hexExponent(b []byte) string {
 	if isHex(b) && !bytes.ContainsAny(b, "pP") {
 		return string(b) + "p0"
 	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // hasNonZeroMantissa reports whether the digits before any exponent

@@ -147,8 +147,20 @@ func (sl *skiplist) randomLevel() int {
 }
 
 func (sl *skiplist) insert(score float64, member string) *slNode {
+	lvl := sl.randomLevel()
+	n, _ := newNode(lvl)
+	sl.nodeMem += memsize.Alloc(nodeBytes(lvl))
+	n.member = member
+	sl.link(n, lvl, score)
+	return n
+}
+
+// link puts n, a node of lvl levels not in the list, at the place of
+// (score, n.member).
+func (sl *skiplist) link(n *slNode, lvl int, score float64) {
 	var update [maxLevel]*slNode
 	var rank [maxLevel]int
+	member := n.member
 	x := sl.header
 	for i := sl.level - 1; i >= 0; i-- {
 		if i < sl.level-1 {
@@ -160,7 +172,6 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 		}
 		update[i] = x
 	}
-	lvl := sl.randomLevel()
 	if lvl > sl.level {
 		for i := sl.level; i < lvl; i++ {
 			rank[i] = 0
@@ -169,9 +180,7 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 		}
 		sl.level = lvl
 	}
-	n, _ := newNode(lvl)
-	sl.nodeMem += memsize.Alloc(nodeBytes(lvl))
-	n.member, n.score = member, score
+	n.score = score
 	for i := 0; i < lvl; i++ {
 		n.lvl(i).forward = update[i].lvl(i).forward
 		update[i].lvl(i).forward = n
@@ -181,6 +190,7 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 	for i := lvl; i < sl.level; i++ {
 		update[i].lvl(i).span++
 	}
+	n.backward = nil
 	if update[0] != sl.header {
 		n.backward = update[0]
 	}
@@ -190,10 +200,16 @@ func (sl *skiplist) insert(score float64, member string) *slNode {
 		sl.tail = n
 	}
 	sl.length++
-	return n
 }
 
 func (sl *skiplist) deleteNode(x *slNode, update *[maxLevel]*slNode) {
+	height := sl.unlink(x, update)
+	sl.nodeMem -= memsize.Alloc(nodeBytes(height))
+}
+
+// unlink takes x out of the list, update holding its predecessor at
+// every level, and returns how many levels x has.
+func (sl *skiplist) unlink(x *slNode, update *[maxLevel]*slNode) int {
 	height := 0 // the levels x is linked in: the level it was given
 	for i := 0; i < sl.level; i++ {
 		if update[i].lvl(i).forward == x {
@@ -213,7 +229,32 @@ func (sl *skiplist) deleteNode(x *slNode, update *[maxLevel]*slNode) {
 		sl.level--
 	}
 	sl.length--
-	sl.nodeMem -= memsize.Alloc(nodeBytes(height))
+	return height
+}
+
+// updateScore moves the member at (cur, member), which must be in the
+// list, to score, as Redis's zslUpdateScore: in place when the new score
+// keeps its neighbours, else by unlinking the node and linking the same
+// node at its new place, so that an update allocates nothing.
+func (sl *skiplist) updateScore(cur float64, member string, score float64) {
+	var update [maxLevel]*slNode
+	x := sl.header
+	for i := sl.level - 1; i >= 0; i-- {
+		for f := x.lvl(i).forward; f != nil && less(f.score, f.member, cur, member); f = x.lvl(i).forward {
+			x = f
+		}
+		update[i] = x
+	}
+	x = x.lvl(0).forward
+	if x == nil || x.score != cur || x.member != member {
+		panic("zset: updateScore of a member not in the skiplist")
+	}
+	if (x.backward == nil || x.backward.score < score) && (x.lvl(0).forward == nil || x.lvl(0).forward.score > score) {
+		x.score = score
+		return
+	}
+	height := sl.unlink(x, &update)
+	sl.link(x, height, score)
 }
 
 // remove deletes the node holding (score, member) and reports whether it

@@ -268,7 +268,16 @@ func (z *ZSet) Add(cfg Config, member []byte, score float64, flags AddFlags) (fl
 	if flags&NX != 0 && flags&(XX|GT|LT) != 0 || flags&GT != 0 && flags&LT != 0 {
 		return 0, Nop, errInvalidFlags
 	}
-	cur, exists := z.Score(member)
+	var cur float64
+	var exists bool
+	di := -1 // member's entry in the large form's table
+	if z.sl != nil {
+		if di = z.d.Find(member); di >= 0 {
+			cur, exists = *z.d.Value(di), true
+		}
+	} else {
+		cur, exists = z.Score(member)
+	}
 	if exists {
 		if flags&NX != 0 {
 			return cur, Nop, nil
@@ -286,11 +295,8 @@ func (z *ZSet) Add(cfg Config, member []byte, score float64, flags AddFlags) (fl
 			return score, Unchanged, nil
 		}
 		if z.sl != nil {
-			i := z.d.Find(member)
-			key := z.d.Key(i)
-			z.sl.remove(cur, key)
-			z.sl.insert(score, key)
-			*z.d.Value(i) = score
+			z.sl.updateScore(cur, z.d.Key(di), score)
+			*z.d.Value(di) = score
 		} else {
 			off, end, _, _ := z.cfind(member)
 			z.b = lp.Delete(z.b, off, end)
