@@ -16,8 +16,8 @@
 #   6. Tears everything down (containers, volumes, the project's network), also on failure or
 #      interruption, and checks that nothing of the project is left.
 #
-# Every wait has a limit; a run takes a few minutes once the base images exist (the first
-# debootstrap adds a few more). Uses `docker compose` when the plugin is there, else
+# Every wait has a limit. On 2 CPUs a run takes about 1 minute when the images are up to date,
+# 3 to 5 when the server is rebuilt, and 5 to 9 on a fresh machine (debootstrap, base images). Uses `docker compose` when the plugin is there, else
 # docker-compose. Environment: RUVIO_HOST_PORT (16379) and RUVIO_REPLICA_HOST_PORT (16380) are
 # the host's loopback ports; RUVIO_IMAGE (ruvio:compose-test) is the image built; TEST_PROJECT
 # (ruvio-compose-test) the compose project name. The image built is kept, so a second run
@@ -129,7 +129,7 @@ cli_auth() { REDISCLI_AUTH=$password timeout 10 redis-cli --no-auth-warning -p "
 replica_cli() { REDISCLI_AUTH=$password timeout 10 redis-cli --no-auth-warning -p "$RUVIO_REPLICA_HOST_PORT" "$@" 2>&1 || true; }
 expect() { # description want got
 	[ "$3" = "$2" ] || fail "$1: want '$2', got '$3'"
-	ok "$1"
+	ok "$1: $3"
 }
 
 wait_healthy() { # service limit-seconds
