@@ -669,6 +669,44 @@ func (cn *conn) WriteAsync(b []byte) {
 	}
 }
 
+// WritePushAsync is WriteAsync for a buffer from the keyspace's push
+// pool (keyspace.PushWriter): once written, or dropped, b goes back to
+// the pool.
+func (cn *conn) WritePushAsync(b []byte) {
+	c := cn.client
+	ks := cn.srv.ks
+	if c.Killed() {
+		ks.PutPushBuffer(b)
+		return
+	}
+	out := &c.Out
+	n := len(b)
+	lim := cn.srv.live.OutputBufferLimit(c.OutputClass())
+	pending := out.Pending() + int64(n)
+	if why := out.Check(lim, pending, cn.srv.clock.Load()); why != keyspace.WithinLimits {
+		cn.srv.cutOff(cn, why, lim, pending)
+		_ = cn.gc.Close()
+		ks.PutPushBuffer(b)
+		return
+	}
+	out.Queue(n)
+	err := cn.gc.AsyncWrite(b, func(gc gnet.Conn, err error) error {
+		// gnet has written b or copied what the socket did not take
+		// into its own buffer: b is free either way.
+		if err != nil {
+			out.Unqueue(n)
+		} else {
+			out.Written(n, gc.OutboundBuffered())
+			ks.CountNetOutput(n)
+		}
+		ks.PutPushBuffer(b)
+		return nil
+	})
+	if err != nil {
+		out.Unqueue(n)
+	}
+}
+
 // Wake asks the event loop to retry a batch the shard had no room for.
 func (cn *conn) Wake() { _ = cn.gc.Wake(nil) }
 

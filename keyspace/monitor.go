@@ -12,6 +12,15 @@ type AsyncWriter interface {
 	WriteAsync(b []byte)
 }
 
+// PushWriter is an AsyncWriter that can also take a buffer from the
+// Server's push pool (Server.GetPushBuffer) and give it back with
+// Server.PutPushBuffer once written, so that a busy channel's fan-out does
+// not allocate a buffer per subscriber and drain.
+type PushWriter interface {
+	AsyncWriter
+	WritePushAsync(b []byte)
+}
+
 // monitorSet is the clients in MONITOR mode. Shards read the list on every
 // command while count is non-zero; it is replaced, never changed in place.
 type monitorSet struct {

@@ -400,8 +400,9 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 		sh.pushPending = append(sh.pushPending, c)
 		if c.pushBuf == nil && c.pushHint > len(frame) {
 			// Sized from the last drain: a subscriber of a busy channel
-			// gets one allocation per drain, not a doubling series.
-			c.pushBuf = make([]byte, 0, c.pushHint)
+			// gets one buffer per drain, not a doubling series, and a
+			// recycled one once its connection wrote the last.
+			c.pushBuf = sh.srv.GetPushBuffer(c.pushHint)
 		}
 	}
 	c.pushBuf = append(c.pushBuf, frame...)
@@ -429,9 +430,42 @@ func (sh *Shard) flushPush(c *Client) {
 	}
 	c.pushBuf = nil // the writer keeps b
 	c.pushHint = min(len(b)+len(b)/4, maxPushHint)
-	if w, ok := c.Conn.(AsyncWriter); ok && !c.Killed() {
+	if c.Killed() {
+		return
+	}
+	switch w := c.Conn.(type) {
+	case PushWriter:
+		w.WritePushAsync(b)
+	case AsyncWriter:
 		w.WriteAsync(b)
 	}
+}
+
+// minPushBuffer is the smallest buffer the push pool keeps: smaller
+// ones cost less to allocate than to recycle.
+const minPushBuffer = 512
+
+// GetPushBuffer returns an empty buffer of at least capacity n for a
+// client's pushed frames, recycled when one is at hand.
+func (s *Server) GetPushBuffer(n int) []byte {
+	if n >= minPushBuffer {
+		if p, ok := s.pushBufs.Get().(*[]byte); ok {
+			if b := *p; cap(b) >= n {
+				return b[:0]
+			}
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// PutPushBuffer gives back a buffer of pushed frames its connection has
+// written (PushWriter); b must not be used afterwards.
+func (s *Server) PutPushBuffer(b []byte) {
+	if cap(b) < minPushBuffer || cap(b) > maxPushHint+maxPushHint/4 {
+		return
+	}
+	b = b[:0]
+	s.pushBufs.Put(&b)
 }
 
 // PUBSUB <subcommand>

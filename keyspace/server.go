@@ -77,6 +77,9 @@ type Server struct {
 	memTuner memoryTuner
 	// repl is the replication role (replication.go).
 	repl replState
+	// pushBufs recycles the buffers that carry Pub/Sub messages and
+	// invalidations to a connection once it has written them (pubsub.go).
+	pushBufs sync.Pool
 }
 
 type serverStats struct {
