@@ -1,6 +1,7 @@
 # Build a static binary, then ship it alone on a small base image without a shell.
-# The base images are build arguments so that docker/smoke-test.sh can use images built
-# locally from Debian packages (docker/build-base-images.sh) where no registry is reachable.
+# Where no registry is reachable, docker/test.sh builds local stand-ins under these two names
+# (docker/build-base-images.sh, from Debian packages and the machine's Go toolchain); they are
+# build arguments, so other images can be named (RUVIO_GO_IMAGE / RUVIO_RUNTIME_IMAGE in compose).
 ARG GO_IMAGE=golang:1.26-bookworm
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 

@@ -1,56 +1,106 @@
 #!/usr/bin/env bash
-# Builds the two base images the Dockerfile names, without any image registry, under local tags:
+# Builds local stand-ins for the two base images the Dockerfile names, without any image registry,
+# under the Dockerfile's own names (its ARG defaults), so that a plain `docker compose up` builds:
 #
-#   ruvio-local/golang:bookworm   Debian bookworm (debootstrap, minbase) with this machine's Go
-#                                 toolchain and a file-based module proxy holding go.mod's modules
-#   ruvio-local/static:nonroot    a distroless-like runtime: no shell, no package manager; CA
-#                                 certificates, time zones, /etc/passwd with nonroot (65532), /tmp
+#   GO_IMAGE       (golang:1.26-bookworm)  Debian bookworm from debootstrap (minbase) with this
+#                  machine's Go toolchain at /usr/local/go and a file module proxy at /goproxy
+#                  holding go.mod's modules (GOPROXY=file:///goproxy, GOTOOLCHAIN=local)
+#   RUNTIME_IMAGE  (gcr.io/distroless/static-debian12:nonroot)  distroless-like: no shell, no
+#                  package manager; CA certificates, time zones, /etc/passwd and /etc/group with
+#                  nonroot (65532), /tmp; runs as 65532 in /home/nonroot
+#
+# An image already present under its name is left alone (a real one pulled from a registry, or a
+# stand-in built earlier); --force rebuilds the stand-ins. A stand-in carries the label
+# org.ruvio.stand-in=true (images built on it inherit it), which tells it from a real image of
+# the same name: `docker image inspect --format '{{.Config.Labels}}' NAME`. Remove the stand-ins
+# by name (docker rmi golang:1.26-bookworm gcr.io/distroless/static-debian12:nonroot) before
+# pulling the real images on a machine with a registry.
 #
 # Needs root, debootstrap, go and docker; Debian packages come from $DEBIAN_MIRROR. The
-# debootstrap tree is kept in $WORK (default /var/tmp/ruvio-docker-base) and reused.
+# debootstrap tree is kept in $WORK (default /var/tmp/ruvio-docker-base) and reused; delete the
+# directory to start from nothing. Modules come from this machine's module cache first, then
+# from its GOPROXY.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-/var/tmp/ruvio-docker-base}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-mkdir -p "$work"
+label=org.ruvio.stand-in=true
+force=0
+[ "${1:-}" = --force ] && force=1
 
-if [ ! -x "$work/rootfs/usr/bin/dpkg" ] || [ ! -f "$work/rootfs/etc/ssl/certs/ca-certificates.crt" ]; then
-	rm -rf "$work/rootfs"
-	debootstrap --variant=minbase --include=ca-certificates,tzdata bookworm "$work/rootfs" "$mirror"
+# The names come from the Dockerfile so the two cannot drift apart.
+arg_default() { sed -n "s/^ARG $1=//p" "$root/Dockerfile" | head -n 1; }
+go_image=${GO_IMAGE:-$(arg_default GO_IMAGE)}
+runtime_image=${RUNTIME_IMAGE:-$(arg_default RUNTIME_IMAGE)}
+[ -n "$go_image" ] && [ -n "$runtime_image" ] || { echo "no ARG GO_IMAGE / RUNTIME_IMAGE default in the Dockerfile" >&2; exit 1; }
+
+present() { docker image inspect "$1" >/dev/null 2>&1; }
+need_go=1; need_rt=1
+if [ "$force" = 0 ]; then
+	present "$go_image" && { echo "$go_image: present, kept"; need_go=0; }
+	present "$runtime_image" && { echo "$runtime_image: present, kept"; need_rt=0; }
+fi
+[ "$need_go" = 1 ] || [ "$need_rt" = 1 ] || exit 0
+
+mkdir -p "$work"
+rootfs="$work/rootfs"
+if [ ! -x "$rootfs/usr/bin/dpkg" ] || [ ! -f "$rootfs/etc/ssl/certs/ca-certificates.crt" ]; then
+	command -v debootstrap >/dev/null || { echo "debootstrap not found (apt-get install debootstrap)" >&2; exit 1; }
+	echo "debootstrap bookworm (minbase) into $rootfs from $mirror"
+	# Into a temporary directory first: an interrupted run leaves nothing that looks finished.
+	rm -rf "$rootfs" "$rootfs.tmp"
+	timeout 900 debootstrap --variant=minbase --include=ca-certificates,tzdata bookworm "$rootfs.tmp" "$mirror" \
+		>"$work/debootstrap.log" 2>&1 || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
+	rm -rf "$rootfs.tmp/var/cache/apt/archives/"*.deb
+	mv "$rootfs.tmp" "$rootfs"
+else
+	echo "debootstrap tree $rootfs: present, reused"
 fi
 
-# Build image: Debian + Go + the modules, so `go mod download` in the Dockerfile needs no network.
-build="$work/build"
-rm -rf "$build"
-cp -a "$work/rootfs" "$build"
-mkdir -p "$build/usr/local"
-cp -a "$(go env GOROOT)" "$build/usr/local/go"
-modcache="$work/modcache"
-(cd "$root" && GOMODCACHE="$modcache" GOFLAGS=-modcacherw go mod download)
-mkdir -p "$build/goproxy"
-cp -a "$modcache/cache/download/." "$build/goproxy/"
-tar -C "$build" --numeric-owner -c . | docker import \
-	--change 'ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-	--change 'ENV GOPROXY=file:///goproxy' \
-	--change 'ENV GOSUMDB=off' \
-	--change 'ENV GOTOOLCHAIN=local' \
-	- ruvio-local/golang:bookworm
+if [ "$need_go" = 1 ]; then
+	want=$(printf '%s' "$go_image" | sed -n 's/^golang:\([0-9][0-9.]*\).*/go\1/p')
+	have=$(go env GOVERSION)
+	case "$have" in "$want"|"$want".*|"$want"rc*) ;; *) [ -z "$want" ] || echo "warning: $go_image gets this machine's $have" >&2 ;; esac
+	build="$work/build"
+	rm -rf "$build"
+	cp -a "$rootfs" "$build"
+	mkdir -p "$build/usr/local"
+	cp -a "$(go env GOROOT)" "$build/usr/local/go"
+	modcache="$work/modcache"
+	(cd "$root" && GOMODCACHE="$modcache" GOFLAGS=-modcacherw \
+		GOPROXY="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" go mod download)
+	mkdir -p "$build/goproxy"
+	cp -a "$modcache/cache/download/." "$build/goproxy/"
+	tar -C "$build" --numeric-owner -c . | docker import \
+		--change "LABEL $label" \
+		--change 'ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		--change 'ENV GOPROXY=file:///goproxy' \
+		--change 'ENV GOSUMDB=off' \
+		--change 'ENV GOTOOLCHAIN=local' \
+		--change 'CMD ["bash"]' \
+		- "$go_image" >/dev/null
+	rm -rf "$build"
+	echo "$go_image: built ($have, $(du -sh "$rootfs" | cut -f1) Debian root)"
+fi
 
-# Runtime image: only what a static Go binary and its health check need.
-rt="$work/runtime"
-rm -rf "$rt"
-mkdir -p "$rt/etc/ssl/certs" "$rt/usr/share" "$rt/tmp" "$rt/home/nonroot"
-cp "$work/rootfs/etc/ssl/certs/ca-certificates.crt" "$rt/etc/ssl/certs/"
-if [ -d "$work/rootfs/usr/share/zoneinfo" ]; then cp -a "$work/rootfs/usr/share/zoneinfo" "$rt/usr/share/"; fi
-printf '%s\n' 'root:x:0:0:root:/root:/sbin/nologin' 'nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin' \
-	'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' > "$rt/etc/passwd"
-printf '%s\n' 'root:x:0:' 'nobody:x:65534:' 'nonroot:x:65532:' > "$rt/etc/group"
-chmod 1777 "$rt/tmp"
-chown 65532:65532 "$rt/home/nonroot"
-tar -C "$rt" --numeric-owner -c . | docker import \
-	--change 'USER 65532:65532' \
-	--change 'WORKDIR /home/nonroot' \
-	- ruvio-local/static:nonroot
-
-echo "built ruvio-local/golang:bookworm and ruvio-local/static:nonroot"
+if [ "$need_rt" = 1 ]; then
+	rt="$work/runtime"
+	rm -rf "$rt"
+	mkdir -p "$rt/etc/ssl/certs" "$rt/usr/share" "$rt/tmp" "$rt/home/nonroot"
+	cp "$rootfs/etc/ssl/certs/ca-certificates.crt" "$rt/etc/ssl/certs/"
+	cp "$rootfs/etc/os-release" "$rt/etc/" 2>/dev/null || true
+	if [ -d "$rootfs/usr/share/zoneinfo" ]; then cp -a "$rootfs/usr/share/zoneinfo" "$rt/usr/share/"; fi
+	printf '%s\n' 'root:x:0:0:root:/root:/sbin/nologin' 'nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin' \
+		'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' >"$rt/etc/passwd"
+	printf '%s\n' 'root:x:0:' 'nobody:x:65534:' 'nonroot:x:65532:' >"$rt/etc/group"
+	chmod 1777 "$rt/tmp"
+	chown 65532:65532 "$rt/home/nonroot"
+	tar -C "$rt" --numeric-owner -c . | docker import \
+		--change "LABEL $label" \
+		--change 'USER 65532:65532' \
+		--change 'WORKDIR /home/nonroot' \
+		- "$runtime_image" >/dev/null
+	rm -rf "$rt"
+	echo "$runtime_image: built"
+fi

@@ -245,7 +245,7 @@ const (
 type geoPoint struct {
 	member   []byte
 	lon, lat float64
-	dist     float64 // metres until the reply converts it; set when needed
+	dist     float64 // metres until the reply converts it: the search's approximation (NaN if none), exact once exact is set
 	score    float64
 	exact    bool // dist is the exact distance, not the approximation
 	idx      int  // position in collection order, for ties
@@ -494,7 +494,9 @@ func geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int) {
 	for i := range points {
 		p := &points[i]
 		p.idx = i
-		p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
+		if math.IsNaN(p.dist) && !p.exact { // not computed by the search
+			p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
+		}
 		if math.IsNaN(p.dist) {
 			p.exactDist(shape)
 		}
@@ -569,8 +571,8 @@ func geoCollect(points []geoPoint, z *zset.ZSet, shape *geo.Shape, limit int) []
 		}
 		r := zset.ScoreRange{Min: float64(cell.Min), Max: float64(cell.Max), MaxEx: true}
 		z.RangeByScore(r, false, 0, -1, func(m []byte, s float64) bool {
-			if lon, lat, in := shape.WithinScore(s); in {
-				points = append(points, geoPoint{member: m, lon: lon, lat: lat, score: s})
+			if lon, lat, approx, in := shape.WithinScore(s); in {
+				points = append(points, geoPoint{member: m, lon: lon, lat: lat, dist: approx, score: s})
 			}
 			return limit == 0 || len(points) < limit
 		})

@@ -329,20 +329,27 @@ func fastDistance(lon1, lat1, lon2, lat2 float64) float64 {
 // atMost reports whether Distance(lon1, lat1, lon2, lat2) <= limit. The
 // fast evaluation decides unless it lies too near the limit to tell.
 func atMost(lon1, lat1, lon2, lat2, limit float64) bool {
+	_, ok := atMostDist(lon1, lat1, lon2, lat2, limit)
+	return ok
+}
+
+// atMostDist is atMost that also returns FastDistance of the points
+// when it computed it (NaN when latitude alone decided).
+func atMostDist(lon1, lat1, lon2, lat2, limit float64) (float64, bool) {
 	// A great circle is never shorter than its meridian part: points
 	// too far north or south are out without any trigonometry.
 	if LatDistance(lat1, lat2) > limit*(1+1e-12)+1e-9 {
-		return false
+		return math.NaN(), false
 	}
 	d := fastDistance(lon1, lat1, lon2, lat2)
 	margin := DistanceMargin(d)
 	switch {
 	case d > limit+margin:
-		return false
+		return d, false
 	case d < limit-margin:
-		return true
+		return d, true
 	}
-	return Distance(lon1, lat1, lon2, lat2) <= limit
+	return d, Distance(lon1, lat1, lon2, lat2) <= limit
 }
 
 // EstimateSteps returns the cell precision for a search of the given
@@ -434,13 +441,18 @@ func (s *Shape) Within(lon, lat float64) bool {
 
 // WithinScore decodes a score and tests its point: the point and whether
 // it lies in the shape. Its distance from the centre is
-// Distance(s.Lon, s.Lat, lon, lat).
-func (s *Shape) WithinScore(score float64) (lon, lat float64, ok bool) {
+// Distance(s.Lon, s.Lat, lon, lat); approx is FastDistance of it when the
+// test computed that on the way (a radius), NaN otherwise.
+func (s *Shape) WithinScore(score float64) (lon, lat, approx float64, ok bool) {
 	lon, lat, ok = DecodeScore(score)
 	if !ok {
-		return 0, 0, false
+		return 0, 0, math.NaN(), false
 	}
-	return lon, lat, s.Within(lon, lat)
+	if !s.Box {
+		approx, ok = atMostDist(s.Lon, s.Lat, lon, lat, float64(s.Radius*s.Conversion))
+		return lon, lat, approx, ok
+	}
+	return lon, lat, math.NaN(), s.Within(lon, lat)
 }
 
 // ScoreRange is the scores [Min, Max) of one cell.

@@ -117,8 +117,9 @@ type skiplist struct {
 	length int
 	level  int
 	rng    uint64 // xorshift state for node levels
-	// nodeMem is the allocation size of the live nodes (header excluded),
-	// kept as nodes come and go so that memory need not walk the levels.
+	// nodeMem is the allocation size of the live nodes (header excluded)
+	// and their member strings, kept as nodes come and go so that memory
+	// need not walk the levels.
 	nodeMem int
 }
 
@@ -149,7 +150,7 @@ func (sl *skiplist) randomLevel() int {
 func (sl *skiplist) insert(score float64, member string) *slNode {
 	lvl := sl.randomLevel()
 	n, _ := newNode(lvl)
-	sl.nodeMem += memsize.Alloc(nodeBytes(lvl))
+	sl.nodeMem += memsize.Alloc(nodeBytes(lvl)) + memsize.NoScan(len(member))
 	n.member = member
 	sl.link(n, lvl, score)
 	return n
@@ -204,7 +205,7 @@ func (sl *skiplist) link(n *slNode, lvl int, score float64) {
 
 func (sl *skiplist) deleteNode(x *slNode, update *[maxLevel]*slNode) {
 	height := sl.unlink(x, update)
-	sl.nodeMem -= memsize.Alloc(nodeBytes(height))
+	sl.nodeMem -= memsize.Alloc(nodeBytes(height)) + memsize.NoScan(len(x.member))
 }
 
 // unlink takes x out of the list, update holding its predecessor at
@@ -338,7 +339,7 @@ func (sl *skiplist) last(within func(n *slNode) bool) *slNode {
 	return x
 }
 
-// memory returns the heap bytes of the nodes (member strings excluded),
+// memory returns the heap bytes of the nodes and their member strings,
 // the header's included: O(1), from the running figure.
 func (sl *skiplist) memory() int {
 	return memsize.Alloc(nodeBytes(maxLevel)) + sl.nodeMem

@@ -105,7 +105,7 @@ const (
 type ZSet struct {
 	b  []byte
 	sl *skiplist
-	d  *dict.Dict[float64]
+	d  *dict.Table[*slNode] // member to its node
 }
 
 // FromCompact wraps bytes returned by Compact without copying.
@@ -229,14 +229,30 @@ func (z *ZSet) cinsert(member []byte, score float64) {
 
 func (z *ZSet) convert() {
 	n := z.Len()
-	sl, d := newSkiplist(), dict.New[float64](n)
+	z.sl, z.d = newSkiplist(), newIndex(n)
 	for off := hdr; off < len(z.b); {
 		m, s, next := z.cnext(off)
-		i, _ := d.Insert(m, s)
-		sl.insert(s, d.Key(i))
+		z.addNew(m, s)
 		off = next
 	}
-	z.sl, z.d, z.b = sl, d, nil
+	z.b = nil
+}
+
+func nodeMember(n **slNode) string { return (*n).member }
+
+func newIndex(n int) *dict.Table[*slNode] { return dict.NewTable[*slNode](n, nodeMember) }
+
+// addNew adds member, which is absent, to the large form.
+func (z *ZSet) addNew(member []byte, score float64) {
+	z.d.InsertNew(member, z.sl.insert(score, string(member)))
+}
+
+// node returns member's node in the large form, or nil.
+func (z *ZSet) node(member []byte) *slNode {
+	if i := z.d.Find(member); i >= 0 {
+		return *z.d.At(i)
+	}
+	return nil
 }
 
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
@@ -246,11 +262,10 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 // Score returns member's score (ZSCORE).
 func (z *ZSet) Score(member []byte) (float64, bool) {
 	if z.sl != nil {
-		i := z.d.Find(member)
-		if i < 0 {
-			return 0, false
+		if x := z.node(member); x != nil {
+			return x.score, true
 		}
-		return *z.d.Value(i), true
+		return 0, false
 	}
 	off, _, _, s := z.cfind(member)
 	return s, off >= 0
@@ -270,10 +285,10 @@ func (z *ZSet) Add(cfg Config, member []byte, score float64, flags AddFlags) (fl
 	}
 	var cur float64
 	var exists bool
-	di := -1 // member's entry in the large form's table
+	var x *slNode // member's node in the large form
 	if z.sl != nil {
-		if di = z.d.Find(member); di >= 0 {
-			cur, exists = *z.d.Value(di), true
+		if x = z.node(member); x != nil {
+			cur, exists = x.score, true
 		}
 	} else {
 		cur, exists = z.Score(member)
@@ -295,8 +310,7 @@ func (z *ZSet) Add(cfg Config, member []byte, score float64, flags AddFlags) (fl
 			return score, Unchanged, nil
 		}
 		if z.sl != nil {
-			z.sl.updateScore(cur, z.d.Key(di), score)
-			*z.d.Value(di) = score
+			z.sl.updateScore(cur, x.member, score)
 		} else {
 			off, end, _, _ := z.cfind(member)
 			z.b = lp.Delete(z.b, off, end)
@@ -312,8 +326,7 @@ func (z *ZSet) Add(cfg Config, member []byte, score float64, flags AddFlags) (fl
 		z.convert()
 	}
 	if z.sl != nil {
-		i, _ := z.d.Insert(member, score)
-		z.sl.insert(score, z.d.Key(i))
+		z.addNew(member, score)
 	} else {
 		z.cinsert(member, score)
 	}
@@ -327,8 +340,9 @@ func (z *ZSet) Remove(member []byte) bool {
 		if i < 0 {
 			return false
 		}
-		z.sl.remove(*z.d.Value(i), z.d.Key(i))
+		x := *z.d.At(i)
 		z.d.DeleteAt(i)
+		z.sl.remove(x.score, x.member)
 		return true
 	}
 	off, end, _, _ := z.cfind(member)
@@ -345,11 +359,11 @@ func (z *ZSet) Remove(member []byte) bool {
 func (z *ZSet) Rank(member []byte, rev bool) (int, bool) {
 	var r int
 	if z.sl != nil {
-		i := z.d.Find(member)
-		if i < 0 {
+		x := z.node(member)
+		if x == nil {
 			return 0, false
 		}
-		r = z.sl.rank(*z.d.Value(i), z.d.Key(i)) - 1
+		r = z.sl.rank(x.score, x.member) - 1
 	} else {
 		var off int
 		off, _, r, _ = z.cfind(member)
@@ -731,8 +745,8 @@ func (z *ZSet) RemoveRangeByRank(lo, hi int) int {
 	x := z.sl.byRank(lo + 1)
 	for i := 0; i < k; i++ {
 		next := x.lvl(0).forward
-		z.sl.remove(x.score, x.member)
 		z.d.Delete(bytesOf(x.member))
+		z.sl.remove(x.score, x.member)
 		x = next
 	}
 	return k
@@ -807,8 +821,8 @@ func (z *ZSet) Random(src rand.Source, count int, fn func(member []byte, score f
 func (z *ZSet) eachAt(k int, at func(i int) int, fn func(member []byte, score float64) bool) {
 	if z.sl != nil {
 		for i := 0; i < k; i++ {
-			j := at(i)
-			if !fn(bytesOf(z.d.Key(j)), *z.d.Value(j)) {
+			x := *z.d.At(at(i))
+			if !fn(bytesOf(x.member), x.score) {
 				return
 			}
 		}
@@ -841,7 +855,7 @@ func (z *ZSet) Scan(cursor uint64, count int, fn func(member []byte, score float
 	}
 	seen, steps := 0, count*10
 	for {
-		cursor = z.d.Scan(cursor, func(i int) { fn(bytesOf(z.d.Key(i)), *z.d.Value(i)); seen++ })
+		cursor = z.d.Scan(cursor, func(i int) { x := *z.d.At(i); fn(bytesOf(x.member), x.score); seen++ })
 		steps--
 		if cursor == 0 || seen >= count || steps == 0 {
 			return cursor
@@ -856,7 +870,7 @@ func (z *ZSet) MemoryUsage() int {
 	if z.sl == nil {
 		return n + memsize.NoScan(cap(z.b))
 	}
-	// Member strings are shared with the table, which counts them.
+	// The skiplist counts the member strings; the table points at nodes.
 	n += memsize.Alloc(int(unsafe.Sizeof(*z.sl))) + z.d.MemoryUsage() + z.sl.memory()
 	return n
 }
@@ -866,10 +880,9 @@ func (z *ZSet) Clone() ZSet {
 	if z.sl == nil {
 		return ZSet{b: append([]byte(nil), z.b...)}
 	}
-	c := ZSet{sl: newSkiplist(), d: dict.New[float64](z.sl.length)}
+	c := ZSet{sl: newSkiplist(), d: newIndex(z.sl.length)}
 	for x := z.sl.header.lvl(0).forward; x != nil; x = x.lvl(0).forward {
-		i, _ := c.d.Insert(bytesOf(x.member), x.score)
-		c.sl.insert(x.score, c.d.Key(i))
+		c.addNew(bytesOf(x.member), x.score)
 	}
 	return c
 }

@@ -803,6 +803,9 @@ func (sl *skiplist) walkMemory() int {
 	for k := 1; k <= sl.level; k++ {
 		n += (counts[k-1] - counts[k]) * memsize.Alloc(nodeBytes(k))
 	}
+	for x := sl.header.lvl(0).forward; x != nil; x = x.lvl(0).forward {
+		n += memsize.NoScan(len(x.member))
+	}
 	return n
 }
 

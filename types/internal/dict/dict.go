@@ -16,6 +16,12 @@
 // Chains are int32 indexes into the entries, and bucket heads an []int32,
 // so the only pointers the collector sees are the entry keys (and
 // values).
+//
+// Table[E] is the table itself, over entries that carry their own key
+// (read through the function it is made with, only when hashes match);
+// Dict[V] is a Table of (key, value) pairs that owns copies of its keys.
+// A sorted set indexes its skiplist nodes with a Table[*node]: the node
+// holds the member, so the entry is 16 bytes where a Dict's would be 32.
 package dict
 
 import (
@@ -38,149 +44,159 @@ const (
 	smallTable = 256
 )
 
-type entry[V any] struct {
-	key  string
+type slot[E any] struct {
+	e    E
 	hash uint32
 	next int32 // index of the next entry in the bucket, -1 at the end
-	val  V
 }
 
-// Dict maps string keys to values of type V.
-type Dict[V any] struct {
-	chunks  [][]entry[V] // entry i is chunks[i>>chunkBits][i&chunkMask]
+// Table is a hash table of entries of type E, each carrying its key.
+type Table[E any] struct {
+	chunks  [][]slot[E] // entry i is chunks[i>>chunkBits][i&chunkMask]
 	n       int
 	buckets []int32 // head entry index + 1; 0 means empty
 	old     []int32 // table being drained by a resize, nil otherwise
 	moved   int     // old buckets below this were moved (and zeroed)
 	seed    maphash.Seed
-	// keyBytes is the rounded allocation size of every live key, kept as
-	// keys come and go so that MemoryUsage need not visit each entry.
-	keyBytes int
+	keyOf   func(*E) string
 }
 
-// New returns an empty table sized for n entries.
-func New[V any](n int) *Dict[V] {
-	d := &Dict[V]{seed: maphash.MakeSeed()}
+// NewTable returns an empty table sized for n entries whose keys keyOf
+// reads.
+func NewTable[E any](n int, keyOf func(*E) string) *Table[E] {
+	t := &Table[E]{seed: maphash.MakeSeed(), keyOf: keyOf}
+	t.init(n)
+	return t
+}
+
+func (t *Table[E]) init(n int) {
 	size := 4
 	for size < n {
 		size <<= 1
 	}
-	d.buckets = make([]int32, size)
-	d.chunks = [][]entry[V]{make([]entry[V], 0, min(max(n, 1), chunkSize))}
-	return d
+	t.buckets = make([]int32, size)
+	t.chunks = [][]slot[E]{make([]slot[E], 0, min(max(n, 1), chunkSize))}
 }
 
 // Len returns the number of entries.
-func (d *Dict[V]) Len() int { return d.n }
+func (t *Table[E]) Len() int { return t.n }
 
-func (d *Dict[V]) e(i int32) *entry[V] { return &d.chunks[i>>chunkBits][i&chunkMask] }
+func (t *Table[E]) s(i int32) *slot[E] { return &t.chunks[i>>chunkBits][i&chunkMask] }
 
-func (d *Dict[V]) hash(key []byte) uint32 {
-	return uint32(maphash.Bytes(d.seed, key))
+// At returns entry i (0 <= i < Len), valid until the next insert or
+// delete.
+func (t *Table[E]) At(i int) *E { return &t.s(int32(i)).e }
+
+func (t *Table[E]) hash(key []byte) uint32 {
+	return uint32(maphash.Bytes(t.seed, key))
 }
 
 // oldBucket returns the old table's bucket for h and whether the entry
 // with hash h would still be there (its bucket not yet moved).
-func (d *Dict[V]) oldBucket(h uint32) (uint32, bool) {
-	if d.old == nil {
+func (t *Table[E]) oldBucket(h uint32) (uint32, bool) {
+	if t.old == nil {
 		return 0, false
 	}
-	b := h & uint32(len(d.old)-1)
-	return b, int(b) >= d.moved
+	b := h & uint32(len(t.old)-1)
+	return b, int(b) >= t.moved
 }
 
-func (d *Dict[V]) findIn(tbl []int32, b uint32, h uint32, key []byte) int32 {
+func (t *Table[E]) findIn(tbl []int32, b uint32, h uint32, key []byte) int32 {
 	for i := tbl[b] - 1; i >= 0; {
-		e := d.e(i)
-		if e.hash == h && e.key == string(key) {
+		s := t.s(i)
+		if s.hash == h && t.keyOf(&s.e) == string(key) {
 			return i
 		}
-		i = e.next
+		i = s.next
 	}
 	return -1
 }
 
 // Find returns the index of key, or -1.
-func (d *Dict[V]) Find(key []byte) int {
-	h := d.hash(key)
-	if ob, ok := d.oldBucket(h); ok {
-		if i := d.findIn(d.old, ob, h, key); i >= 0 {
+func (t *Table[E]) Find(key []byte) int {
+	return t.find(key, t.hash(key))
+}
+
+func (t *Table[E]) find(key []byte, h uint32) int {
+	if ob, ok := t.oldBucket(h); ok {
+		if i := t.findIn(t.old, ob, h, key); i >= 0 {
 			return int(i)
 		}
 	}
-	return int(d.findIn(d.buckets, h&uint32(len(d.buckets)-1), h, key))
+	return int(t.findIn(t.buckets, h&uint32(len(t.buckets)-1), h, key))
 }
 
-// Key returns the key of entry i.
-func (d *Dict[V]) Key(i int) string { return d.e(int32(i)).key }
-
-// Value returns a pointer to the value of entry i, valid until the next
-// insert or delete.
-func (d *Dict[V]) Value(i int) *V { return &d.e(int32(i)).val }
-
-// Insert adds key with value v if it is absent and returns its index and
-// whether it was added; an existing entry is left unchanged.
-func (d *Dict[V]) Insert(key []byte, v V) (int, bool) {
-	if i := d.Find(key); i >= 0 {
+// Insert adds e under key (which must be e's key) if key is absent and
+// returns its index and whether it was added; an existing entry is left
+// unchanged.
+func (t *Table[E]) Insert(key []byte, e E) (int, bool) {
+	h := t.hash(key)
+	if i := t.find(key, h); i >= 0 {
 		return i, false
 	}
-	d.migrate(migrateStep)
-	if d.old == nil && d.n >= len(d.buckets) {
-		d.resize(len(d.buckets) * 2)
+	return t.add(h, e), true
+}
+
+// InsertNew adds e under key, which must be e's key and absent from the
+// table, and returns its index.
+func (t *Table[E]) InsertNew(key []byte, e E) int { return t.add(t.hash(key), e) }
+
+func (t *Table[E]) add(h uint32, e E) int {
+	t.migrate(migrateStep)
+	if t.old == nil && t.n >= len(t.buckets) {
+		t.resize(len(t.buckets) * 2)
 	}
-	h := d.hash(key)
-	b := h & uint32(len(d.buckets)-1)
-	i := int32(d.n)
-	last := len(d.chunks) - 1
-	if len(d.chunks[last]) == chunkSize {
-		d.chunks = append(d.chunks, make([]entry[V], 0, chunkSize))
+	b := h & uint32(len(t.buckets)-1)
+	i := int32(t.n)
+	last := len(t.chunks) - 1
+	if len(t.chunks[last]) == chunkSize {
+		t.chunks = append(t.chunks, make([]slot[E], 0, chunkSize))
 		last++
 	}
-	d.chunks[last] = append(d.chunks[last], entry[V]{key: string(key), hash: h, next: d.buckets[b] - 1, val: v})
-	d.buckets[b] = i + 1
-	d.n++
-	d.keyBytes += memsize.NoScan(len(key))
-	return int(i), true
+	t.chunks[last] = append(t.chunks[last], slot[E]{e: e, hash: h, next: t.buckets[b] - 1})
+	t.buckets[b] = i + 1
+	t.n++
+	return int(i)
 }
 
 // Delete removes key and reports whether it was present.
-func (d *Dict[V]) Delete(key []byte) bool {
-	i := d.Find(key)
+func (t *Table[E]) Delete(key []byte) bool {
+	i := t.Find(key)
 	if i < 0 {
 		return false
 	}
-	d.DeleteAt(i)
+	t.DeleteAt(i)
 	return true
 }
 
 // repoint makes whatever refers to entry from (a bucket head or a chain
 // link) refer to to instead, or, when to is -1, to from's successor.
-func (d *Dict[V]) repoint(from, to int32) {
-	e := d.e(from)
+func (t *Table[E]) repoint(from, to int32) {
+	s := t.s(from)
 	target := to
 	if to < 0 {
-		target = e.next
+		target = s.next
 	}
-	tbl, b := d.buckets, e.hash&uint32(len(d.buckets)-1)
-	if ob, ok := d.oldBucket(e.hash); ok && d.chainHas(d.old, ob, from) {
-		tbl, b = d.old, ob
+	tbl, b := t.buckets, s.hash&uint32(len(t.buckets)-1)
+	if ob, ok := t.oldBucket(s.hash); ok && t.chainHas(t.old, ob, from) {
+		tbl, b = t.old, ob
 	}
 	if tbl[b]-1 == from {
 		tbl[b] = target + 1
 		return
 	}
 	for j := tbl[b] - 1; ; {
-		je := d.e(j)
-		if je.next == from {
-			je.next = target
+		js := t.s(j)
+		if js.next == from {
+			js.next = target
 			return
 		}
-		j = je.next
+		j = js.next
 	}
 }
 
-func (d *Dict[V]) chainHas(tbl []int32, b uint32, i int32) bool {
-	for j := tbl[b] - 1; j >= 0; j = d.e(j).next {
+func (t *Table[E]) chainHas(tbl []int32, b uint32, i int32) bool {
+	for j := tbl[b] - 1; j >= 0; j = t.s(j).next {
 		if j == i {
 			return true
 		}
@@ -190,71 +206,70 @@ func (d *Dict[V]) chainHas(tbl []int32, b uint32, i int32) bool {
 
 // DeleteAt removes entry i. The last entry moves into its place, so
 // indexes above i are not stable across a delete.
-func (d *Dict[V]) DeleteAt(i int) {
-	d.keyBytes -= memsize.NoScan(len(d.e(int32(i)).key))
-	d.repoint(int32(i), -1) // unlink i
-	last := int32(d.n - 1)
+func (t *Table[E]) DeleteAt(i int) {
+	t.repoint(int32(i), -1) // unlink i
+	last := int32(t.n - 1)
 	if int32(i) != last {
-		d.repoint(last, int32(i))
-		*d.e(int32(i)) = *d.e(last)
+		t.repoint(last, int32(i))
+		*t.s(int32(i)) = *t.s(last)
 	}
-	c := len(d.chunks) - 1
-	var zero entry[V]
-	d.chunks[c][len(d.chunks[c])-1] = zero
-	d.chunks[c] = d.chunks[c][:len(d.chunks[c])-1]
-	if len(d.chunks[c]) == 0 && c > 0 {
-		d.chunks[c] = nil
-		d.chunks = d.chunks[:c]
+	c := len(t.chunks) - 1
+	var zero slot[E]
+	t.chunks[c][len(t.chunks[c])-1] = zero
+	t.chunks[c] = t.chunks[c][:len(t.chunks[c])-1]
+	if len(t.chunks[c]) == 0 && c > 0 {
+		t.chunks[c] = nil
+		t.chunks = t.chunks[:c]
 	}
-	d.n--
-	d.migrate(migrateStep)
-	if d.old == nil && len(d.buckets) > 4 && d.n*8 < len(d.buckets) {
-		d.resize(len(d.buckets) / 2)
+	t.n--
+	t.migrate(migrateStep)
+	if t.old == nil && len(t.buckets) > 4 && t.n*8 < len(t.buckets) {
+		t.resize(len(t.buckets) / 2)
 	}
-	if d.n == 0 {
+	if t.n == 0 {
 		// Empty: drop the tables outright rather than halving them.
-		d.buckets, d.old, d.moved = make([]int32, 4), nil, 0
-		if cap(d.chunks[0]) > 16 {
-			d.chunks[0] = nil
+		t.buckets, t.old, t.moved = make([]int32, 4), nil, 0
+		if cap(t.chunks[0]) > 16 {
+			t.chunks[0] = nil
 		}
 	}
 }
 
 // resize starts moving the entries into a table of size buckets; small
 // tables move at once.
-func (d *Dict[V]) resize(size int) {
-	d.migrate(len(d.old)) // finish any resize under way
-	d.old, d.buckets, d.moved = d.buckets, make([]int32, size), 0
-	if len(d.old) <= smallTable {
-		d.migrate(len(d.old))
+func (t *Table[E]) resize(size int) {
+	t.migrate(len(t.old)) // finish any resize under way
+	t.old, t.buckets, t.moved = t.buckets, make([]int32, size), 0
+	if len(t.old) <= smallTable {
+		t.migrate(len(t.old))
 	}
 }
 
 // migrate moves up to k old buckets into the current table.
-func (d *Dict[V]) migrate(k int) {
-	if d.old == nil {
+func (t *Table[E]) migrate(k int) {
+	if t.old == nil {
 		return
 	}
-	mask := uint32(len(d.buckets) - 1)
-	for ; k > 0 && d.moved < len(d.old); k-- {
-		for j := d.old[d.moved] - 1; j >= 0; {
-			e := d.e(j)
-			next := e.next
-			b := e.hash & mask
-			e.next = d.buckets[b] - 1
-			d.buckets[b] = j + 1
+	mask := uint32(len(t.buckets) - 1)
+	for ; k > 0 && t.moved < len(t.old); k-- {
+		for j := t.old[t.moved] - 1; j >= 0; {
+			s := t.s(j)
+			next := s.next
+			b := s.hash & mask
+			s.next = t.buckets[b] - 1
+			t.buckets[b] = j + 1
 			j = next
 		}
-		d.old[d.moved] = 0
-		d.moved++
+		t.old[t.moved] = 0
+		t.moved++
 	}
-	if d.moved == len(d.old) {
-		d.old, d.moved = nil, 0
+	if t.moved == len(t.old) {
+		t.old, t.moved = nil, 0
 	}
 }
 
-func (d *Dict[V]) visit(tbl []int32, b uint64, fn func(i int)) {
-	for i := tbl[b] - 1; i >= 0; i = d.e(i).next {
+func (t *Table[E]) visit(tbl []int32, b uint64, fn func(i int)) {
+	for i := tbl[b] - 1; i >= 0; i = t.s(i).next {
 		fn(int(i))
 	}
 }
@@ -265,20 +280,20 @@ func (d *Dict[V]) visit(tbl []int32, b uint64, fn func(i int)) {
 // complete across resizes; during a resize the cursor's bucket in the
 // smaller table is visited with all its expansions in the larger one.
 // fn must not insert or delete.
-func (d *Dict[V]) Scan(cursor uint64, fn func(i int)) uint64 {
-	if d.old == nil {
-		m0 := uint64(len(d.buckets) - 1)
-		d.visit(d.buckets, cursor&m0, fn)
+func (t *Table[E]) Scan(cursor uint64, fn func(i int)) uint64 {
+	if t.old == nil {
+		m0 := uint64(len(t.buckets) - 1)
+		t.visit(t.buckets, cursor&m0, fn)
 		return nextCursor(cursor, m0)
 	}
-	t0, t1 := d.old, d.buckets
+	t0, t1 := t.old, t.buckets
 	if len(t0) > len(t1) {
 		t0, t1 = t1, t0
 	}
 	m0, m1 := uint64(len(t0)-1), uint64(len(t1)-1)
-	d.visit(t0, cursor&m0, fn)
+	t.visit(t0, cursor&m0, fn)
 	for {
-		d.visit(t1, cursor&m1, fn)
+		t.visit(t1, cursor&m1, fn)
 		cursor = nextCursor(cursor, m1)
 		// The carry out of the larger table's extra bits advances the
 		// smaller table's part: then the expansions are done.
@@ -296,16 +311,90 @@ func nextCursor(cursor, mask uint64) uint64 {
 	return bits.Reverse64(cursor)
 }
 
-// MemoryUsage returns the heap bytes held by the table itself and its
-// keys; callers add what their values point to. It takes constant time:
-// every chunk after the first holds exactly chunkSize entries.
-func (d *Dict[V]) MemoryUsage() int {
-	var e entry[V]
-	n := memsize.Alloc(int(unsafe.Sizeof(*d))) + memsize.NoScan(4*len(d.buckets)) + memsize.NoScan(4*len(d.old))
-	n += memsize.Alloc(int(unsafe.Sizeof([]entry[V]{})) * cap(d.chunks))
-	if len(d.chunks) > 0 {
-		n += memsize.Alloc(int(unsafe.Sizeof(e)) * cap(d.chunks[0]))
-		n += (len(d.chunks) - 1) * memsize.Alloc(int(unsafe.Sizeof(e))*chunkSize)
+// MemoryUsage returns the heap bytes held by the table itself, not what
+// its entries point to (keys included). It takes constant time: every
+// chunk after the first holds exactly chunkSize entries.
+func (t *Table[E]) MemoryUsage() int {
+	var s slot[E]
+	n := memsize.Alloc(int(unsafe.Sizeof(*t))) + memsize.NoScan(4*len(t.buckets)) + memsize.NoScan(4*len(t.old))
+	n += memsize.Alloc(int(unsafe.Sizeof([]slot[E]{})) * cap(t.chunks))
+	if len(t.chunks) > 0 {
+		n += memsize.Alloc(int(unsafe.Sizeof(s)) * cap(t.chunks[0]))
+		n += (len(t.chunks) - 1) * memsize.Alloc(int(unsafe.Sizeof(s))*chunkSize)
 	}
-	return n + d.keyBytes
+	return n
+}
+
+// pair is a Dict's entry.
+type pair[V any] struct {
+	key string
+	val V
+}
+
+func pairKey[V any](p *pair[V]) string { return p.key }
+
+// Dict maps string keys to values of type V; it keeps its own copy of
+// each key.
+type Dict[V any] struct {
+	t Table[pair[V]]
+	// keyBytes is the rounded allocation size of every live key, kept as
+	// keys come and go so that MemoryUsage need not visit each entry.
+	keyBytes int
+}
+
+// New returns an empty table sized for n entries.
+func New[V any](n int) *Dict[V] {
+	d := &Dict[V]{t: Table[pair[V]]{seed: maphash.MakeSeed(), keyOf: pairKey[V]}}
+	d.t.init(n)
+	return d
+}
+
+// Len returns the number of entries.
+func (d *Dict[V]) Len() int { return d.t.n }
+
+// Find returns the index of key, or -1.
+func (d *Dict[V]) Find(key []byte) int { return d.t.Find(key) }
+
+// Key returns the key of entry i.
+func (d *Dict[V]) Key(i int) string { return d.t.s(int32(i)).e.key }
+
+// Value returns a pointer to the value of entry i, valid until the next
+// insert or delete.
+func (d *Dict[V]) Value(i int) *V { return &d.t.s(int32(i)).e.val }
+
+// Insert adds key with value v if it is absent and returns its index and
+// whether it was added; an existing entry is left unchanged.
+func (d *Dict[V]) Insert(key []byte, v V) (int, bool) {
+	h := d.t.hash(key)
+	if i := d.t.find(key, h); i >= 0 {
+		return i, false
+	}
+	d.keyBytes += memsize.NoScan(len(key))
+	return d.t.add(h, pair[V]{key: string(key), val: v}), true
+}
+
+// Delete removes key and reports whether it was present.
+func (d *Dict[V]) Delete(key []byte) bool {
+	i := d.t.Find(key)
+	if i < 0 {
+		return false
+	}
+	d.DeleteAt(i)
+	return true
+}
+
+// DeleteAt removes entry i. The last entry moves into its place, so
+// indexes above i are not stable across a delete.
+func (d *Dict[V]) DeleteAt(i int) {
+	d.keyBytes -= memsize.NoScan(len(d.Key(i)))
+	d.t.DeleteAt(i)
+}
+
+// Scan is Table.Scan.
+func (d *Dict[V]) Scan(cursor uint64, fn func(i int)) uint64 { return d.t.Scan(cursor, fn) }
+
+// MemoryUsage returns the heap bytes held by the table itself and its
+// keys; callers add what their values point to. It takes constant time.
+func (d *Dict[V]) MemoryUsage() int {
+	return d.t.MemoryUsage() - memsize.Alloc(int(unsafe.Sizeof(d.t))) + memsize.Alloc(int(unsafe.Sizeof(*d))) + d.keyBytes
 }

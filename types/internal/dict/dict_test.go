@@ -45,8 +45,8 @@ func TestInsertFindDelete(t *testing.T) {
 	for k := range model {
 		d.Delete([]byte(k))
 	}
-	if d.Len() != 0 || len(d.buckets) > 8 {
-		t.Fatalf("emptied table: len %d, %d buckets", d.Len(), len(d.buckets))
+	if d.Len() != 0 || len(d.t.buckets) > 8 {
+		t.Fatalf("emptied table: len %d, %d buckets", d.Len(), len(d.t.buckets))
 	}
 }
 
@@ -96,7 +96,7 @@ func TestScanDuringResize(t *testing.T) {
 			case 5:
 				// Stop just after a resize starts, so the next calls
 				// scan a table half-way through it.
-				for i := 0; d.old == nil; i++ {
+				for i := 0; d.t.old == nil; i++ {
 					d.Insert([]byte(fmt.Sprint("tmp", step, "-", i)), struct{}{})
 				}
 				resizing++
@@ -166,13 +166,13 @@ func TestMatchesMapWhileResizing(t *testing.T) {
 // walkMemory is MemoryUsage computed by visiting every entry, the way it
 // was before the key bytes were kept as a running figure.
 func walkMemory[V any](d *Dict[V]) int {
-	var e entry[V]
-	n := memsize.Alloc(int(unsafe.Sizeof(*d))) + memsize.NoScan(4*len(d.buckets)) + memsize.NoScan(4*len(d.old))
-	n += memsize.Alloc(int(unsafe.Sizeof([]entry[V]{})) * cap(d.chunks))
-	for _, c := range d.chunks {
+	var e slot[pair[V]]
+	n := memsize.Alloc(int(unsafe.Sizeof(*d))) + memsize.NoScan(4*len(d.t.buckets)) + memsize.NoScan(4*len(d.t.old))
+	n += memsize.Alloc(int(unsafe.Sizeof([]slot[pair[V]]{})) * cap(d.t.chunks))
+	for _, c := range d.t.chunks {
 		n += memsize.Alloc(int(unsafe.Sizeof(e)) * cap(c))
 		for i := range c {
-			n += memsize.NoScan(len(c[i].key))
+			n += memsize.NoScan(len(c[i].e.key))
 		}
 	}
 	return n
