@@ -145,12 +145,14 @@ func Decode(lonR, latR Range, h Hash) (Area, bool) {
 	ilat, ilon := deinterleave(h.Bits)
 	latScale := latR.Max - latR.Min
 	lonScale := lonR.Max - lonR.Min
-	div := float64(uint64(1) << h.Step)
+	// Dividing by 2^step is multiplying by its exact reciprocal: the same
+	// results bit for bit, without four divisions per point of a search.
+	inv := math.Float64frombits(uint64(1023-int(h.Step)) << 52) // 2^-step, step <= 32
 	a := Area{Hash: h}
-	a.Lat.Min = latR.Min + float64(float64(ilat)/div*latScale)
-	a.Lat.Max = latR.Min + float64(float64(ilat+1)/div*latScale) // uint32 arithmetic, as in C
-	a.Lon.Min = lonR.Min + float64(float64(ilon)/div*lonScale)
-	a.Lon.Max = lonR.Min + float64(float64(ilon+1)/div*lonScale)
+	a.Lat.Min = latR.Min + float64(float64(float64(ilat)*inv)*latScale)
+	a.Lat.Max = latR.Min + float64(float64(float64(ilat+1)*inv)*latScale) // uint32 arithmetic, as in C
+	a.Lon.Min = lonR.Min + float64(float64(float64(ilon)*inv)*lonScale)
+	a.Lon.Max = lonR.Min + float64(float64(float64(ilon+1)*inv)*lonScale)
 	return a, true
 }
 
@@ -352,6 +354,37 @@ func atMostDist(lon1, lat1, lon2, lat2, limit float64) (float64, bool) {
 	return d, Distance(lon1, lat1, lon2, lat2) <= limit
 }
 
+// atMostDist is atMostDist from the centre of a prepared circle, with its
+// latitude's cosine computed once per search.
+func (s *Shape) atMostDist(lon, lat, limit float64) (float64, bool) {
+	if LatDistance(s.Lat, lat) > limit*(1+1e-12)+1e-9 {
+		return math.NaN(), false
+	}
+	d := fastDistanceFrom(s.Lon, s.Lat, s.cosLat, lon, lat)
+	margin := DistanceMargin(d)
+	switch {
+	case d > limit+margin:
+		return d, false
+	case d < limit-margin:
+		return d, true
+	}
+	return d, Distance(s.Lon, s.Lat, lon, lat) <= limit
+}
+
+// fastDistanceFrom is fastDistance with cosLat1 = math.Cos of lat1 in
+// radians given: the same operations, the same result.
+func fastDistanceFrom(lon1, lat1, cosLat1, lon2, lat2 float64) float64 {
+	lon1r, lon2r := degRad(lon1), degRad(lon2)
+	v := math.Sin((lon2r - lon1r) / 2)
+	if v == 0 {
+		return LatDistance(lat1, lat2)
+	}
+	lat1r, lat2r := degRad(lat1), degRad(lat2)
+	u := math.Sin((lat2r - lat1r) / 2)
+	a := float64(u*u) + float64(float64(float64(cosLat1*math.Cos(lat2r))*v)*v)
+	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+}
+
 // EstimateSteps returns the cell precision for a search of the given
 // radius in metres around latitude lat: cells about as wide as the
 // radius, wider towards the poles.
@@ -383,6 +416,65 @@ type Shape struct {
 	Radius        float64
 	Width, Height float64
 	Conversion    float64
+
+	// Filled on the first point tested (prepare), for a circle: the
+	// cosine of the centre's latitude, which every distance from the
+	// centre needs, and how far in longitude (degrees) the circle reaches
+	// at most, so that most points outside it are rejected without any
+	// trigonometry (+Inf when the circle holds a pole).
+	prepared bool
+	cosLat   float64
+	lonReach float64
+	// cells is set when the circle's latitude and longitude window is
+	// known in cell indexes at StepMax (a point's geohash bits split in
+	// two): a point whose cell lies outside is out before it is decoded.
+	cells                bool
+	latCellLo, latCellHi uint32
+	lonCellLo, lonCellHi uint32
+}
+
+// prepare fills the per-search constants of a circle.
+func (s *Shape) prepare() {
+	s.prepared = true
+	s.cosLat = math.Cos(degRad(s.Lat))
+	s.lonReach = math.Inf(1)
+	theta := float64(s.Radius*s.Conversion) / EarthRadius // angular radius
+	if theta < math.Pi/2 && math.Abs(degRad(s.Lat))+theta < math.Pi/2*0.999 {
+		// A spherical cap of angular radius theta centred at latitude phi
+		// spans asin(sin theta / cos phi) in longitude. The margin keeps
+		// rounding from ever rejecting a point the exact test would take.
+		if r := math.Sin(theta) / s.cosLat; r < 1 {
+			s.lonReach = radDeg(math.Asin(r))*(1+1e-6) + 1e-9
+		}
+	}
+	latReach := radDeg(theta)*(1+1e-6) + 1e-9
+	if s.lonReach < 180 && s.Lon-s.lonReach > LonMin && s.Lon+s.lonReach < LonMax {
+		// One cell of slack on each side: a cell's decoded centre is
+		// inside it, so a cell farther out has its centre outside too.
+		s.cells = true
+		s.latCellLo, s.latCellHi = cellIndex(LatRange, s.Lat-latReach), cellIndex(LatRange, s.Lat+latReach)+1
+		s.lonCellLo, s.lonCellHi = cellIndex(LonRange, s.Lon-s.lonReach), cellIndex(LonRange, s.Lon+s.lonReach)+1
+		s.latCellLo = max(s.latCellLo, 1) - 1
+		s.lonCellLo = max(s.lonCellLo, 1) - 1
+	}
+}
+
+// cellIndex returns the index at StepMax of the cell holding v in r,
+// clamped to the valid indexes.
+func cellIndex(r Range, v float64) uint32 {
+	const cells = 1 << StepMax
+	f := math.Floor((v - r.Min) / (r.Max - r.Min) * cells)
+	return uint32(min(max(f, 0), cells-1))
+}
+
+// lonApart returns the longitude difference of two points in degrees,
+// the short way round.
+func lonApart(a, b float64) float64 {
+	d := math.Abs(a - b)
+	if d > 180 {
+		d = 360 - d
+	}
+	return d
 }
 
 // BoundingBox returns the longitude and latitude limits of the shape:
@@ -439,18 +531,34 @@ func (s *Shape) Within(lon, lat float64) bool {
 	return atMost(lon, lat, s.Lon, lat, width/2)
 }
 
-// WithinScore decodes a score and tests its point: the point and whether
-// it lies in the shape. Its distance from the centre is
+// WithinScore decodes a score and tests its point: the point (only when
+// ok) and whether it lies in the shape. Its distance from the centre is
 // Distance(s.Lon, s.Lat, lon, lat); approx is FastDistance of it when the
 // test computed that on the way (a radius), NaN otherwise.
 func (s *Shape) WithinScore(score float64) (lon, lat, approx float64, ok bool) {
+	if !s.Box {
+		if !s.prepared {
+			s.prepare()
+		}
+		if s.cells {
+			ilat, ilon := deinterleave(scoreBits(score))
+			if ilat < s.latCellLo || ilat > s.latCellHi || ilon < s.lonCellLo || ilon > s.lonCellHi {
+				return 0, 0, math.NaN(), false
+			}
+		}
+		lon, lat, ok = DecodeScore(score)
+		if !ok {
+			return 0, 0, math.NaN(), false
+		}
+		if lonApart(lon, s.Lon) > s.lonReach {
+			return lon, lat, math.NaN(), false
+		}
+		approx, ok = s.atMostDist(lon, lat, float64(s.Radius*s.Conversion))
+		return lon, lat, approx, ok
+	}
 	lon, lat, ok = DecodeScore(score)
 	if !ok {
 		return 0, 0, math.NaN(), false
-	}
-	if !s.Box {
-		approx, ok = atMostDist(s.Lon, s.Lat, lon, lat, float64(s.Radius*s.Conversion))
-		return lon, lat, approx, ok
 	}
 	return lon, lat, math.NaN(), s.Within(lon, lat)
 }

@@ -292,3 +292,54 @@ func TestAppendDistancePadsFourDecimals(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinScoreAgreesWithExactTest checks the shortcuts of a circle
+// search (the longitude reach, the cached cosine, the fast distance)
+// against the exact test, with centres near the poles and the
+// antimeridian and points near the circle's edge.
+func TestWithinScoreAgreesWithExactTest(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	checked := 0
+	for range 400 {
+		s := Shape{Lon: -180 + r.Float64()*360, Lat: -85 + r.Float64()*170, Radius: 1 + r.Float64()*3e6, Conversion: 1}
+		switch r.IntN(4) {
+		case 0:
+			s.Lat = 84 + r.Float64()
+		case 1:
+			s.Lon = 179.9 + r.Float64()*0.1
+		}
+		if r.IntN(3) == 0 {
+			s.Radius = 1 + r.Float64()*2000
+		}
+		sc := s
+		for range 500 {
+			// Points around the centre, many near the edge.
+			theta := s.Radius / EarthRadius * (0.9 + r.Float64()*0.2)
+			bearing := r.Float64() * 2 * math.Pi
+			lat1, lon1 := degRad(s.Lat), degRad(s.Lon)
+			lat2 := math.Asin(math.Sin(lat1)*math.Cos(theta) + math.Cos(lat1)*math.Sin(theta)*math.Cos(bearing))
+			lon2 := lon1 + math.Atan2(math.Sin(bearing)*math.Sin(theta)*math.Cos(lat1), math.Cos(theta)-math.Sin(lat1)*math.Sin(lat2))
+			lon, lat := math.Remainder(radDeg(lon2), 360), radDeg(lat2)
+			if lat > LatMax || lat < LatMin {
+				continue
+			}
+			score, ok := Score(lon, lat)
+			if !ok {
+				continue
+			}
+			_, _, approx, in := sc.WithinScore(float64(score))
+			plon, plat, _ := DecodeScore(float64(score))
+			_, want := s.Contains(plon, plat)
+			if in != want {
+				t.Fatalf("shape %+v, point (%v, %v): WithinScore %v, exact test %v", s, plon, plat, in, want)
+			}
+			if in && math.Abs(approx-Distance(s.Lon, s.Lat, plon, plat)) > DistanceMargin(approx) {
+				t.Fatalf("approximate distance %v, exact %v", approx, Distance(s.Lon, s.Lat, plon, plat))
+			}
+			checked++
+		}
+	}
+	if checked < 100000 {
+		t.Fatalf("only %d points checked", checked)
+	}
+}
