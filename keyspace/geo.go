@@ -437,12 +437,16 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 		returned = int(count)
 	}
 	if sortDir != 0 {
-		geoSortByDistance(points, &shape, sortDir)
+		x.S.geoSortByDistance(points, &shape, sortDir)
 	}
 	points = points[:returned]
-	if withDist || storeDist && storeKey != nil {
+	if storeDist && storeKey != nil {
 		for i := range points {
 			points[i].exactDist(&shape)
+		}
+	} else if withDist {
+		for i := range points {
+			points[i].replyDist(&shape)
 		}
 	}
 	for i := range points {
@@ -485,12 +489,21 @@ func (p *geoPoint) exactDist(shape *geo.Shape) {
 	}
 }
 
+// geoDistKey is a point's place in a sort by distance: sorting these
+// small keys and then moving the points once is much cheaper than
+// sorting the points themselves.
+type geoDistKey struct {
+	dist float64
+	idx  int
+}
+
 // geoSortByDistance orders points by distance from the centre,
 // ascending (dir 1) or descending, equal distances in collection order,
 // as a stable sort by the exact distances would, but computing exact
 // distances only for points whose approximate ones are too close to
 // order.
-func geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int) {
+func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int) {
+	keys := sh.geoKeys[:0]
 	for i := range points {
 		p := &points[i]
 		p.idx = i
@@ -500,28 +513,59 @@ func geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int) {
 		if math.IsNaN(p.dist) {
 			p.exactDist(shape)
 		}
+		keys = append(keys, geoDistKey{p.dist, i})
 	}
-	byDist := func(a, b *geoPoint) int {
+	byDist := func(a, b geoDistKey) int {
 		if c := cmpFloat(a.dist, b.dist) * dir; c != 0 {
 			return c
 		}
 		return a.idx - b.idx
 	}
-	slices.SortFunc(points, func(a, b geoPoint) int { return byDist(&a, &b) })
+	slices.SortFunc(keys, byDist)
 	// Neighbours closer than the approximation's error are ordered again
 	// by their exact distances; points farther apart keep their order.
-	for i := 0; i < len(points); {
+	for i := 0; i < len(keys); {
 		j := i + 1
-		for j < len(points) && math.Abs(points[j].dist-points[j-1].dist) <= 2*geo.DistanceMargin(max(points[j].dist, points[j-1].dist)) {
+		for j < len(keys) && math.Abs(keys[j].dist-keys[j-1].dist) <= 2*geo.DistanceMargin(max(keys[j].dist, keys[j-1].dist)) {
 			j++
 		}
 		if j-i > 1 {
 			for k := i; k < j; k++ {
-				points[k].exactDist(shape)
+				p := &points[keys[k].idx]
+				p.exactDist(shape)
+				keys[k].dist = p.dist
 			}
-			slices.SortFunc(points[i:j], func(a, b geoPoint) int { return byDist(&a, &b) })
+			slices.SortFunc(keys[i:j], byDist)
 		}
 		i = j
+	}
+	sorted := sh.geoSorted[:0]
+	for _, k := range keys {
+		sorted = append(sorted, points[k.idx])
+	}
+	copy(points, sorted)
+	clear(sorted) // no member kept alive by the scratch
+	if cap(keys) <= 64<<10 {
+		sh.geoKeys, sh.geoSorted = keys[:0], sorted[:0]
+	} else {
+		sh.geoKeys, sh.geoSorted = nil, nil
+	}
+}
+
+// replyDist sets p.dist to a distance that prints as the exact one does
+// with four decimals in the search's unit: the approximation when the
+// whole interval it may be off by rounds to the same digits (the printing
+// is monotone in the distance), else the exact distance.
+func (p *geoPoint) replyDist(shape *geo.Shape) {
+	if p.exact || math.IsNaN(p.dist) {
+		p.exactDist(shape)
+		return
+	}
+	m := geo.DistanceMargin(p.dist)
+	lo := math.RoundToEven(float64(float64((p.dist-m)/shape.Conversion) * 10000))
+	hi := math.RoundToEven(float64(float64((p.dist+m)/shape.Conversion) * 10000))
+	if lo != hi {
+		p.exactDist(shape)
 	}
 }
 

@@ -122,6 +122,9 @@ type Shard struct {
 	// allocates nothing: on a shard holding a large sorted set every
 	// allocation brings the next collection (which scans that set) nearer.
 	geoPoints []geoPoint
+	// geoKeys and geoSorted are a geo search's sort scratch.
+	geoKeys   []geoDistKey
+	geoSorted []geoPoint
 	// tx is the watch table and the EXEC record unit (multi.go).
 	tx shardTx
 	// scr is the Lua engine and the running script (scripting.go).
