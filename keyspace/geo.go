@@ -437,7 +437,7 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 		returned = int(count)
 	}
 	if sortDir != 0 {
-		x.S.geoSortByDistance(points, &shape, sortDir)
+		x.S.geoSortByDistance(points, &shape, sortDir, returned)
 	}
 	points = points[:returned]
 	if storeDist && storeKey != nil {
@@ -497,12 +497,12 @@ type geoDistKey struct {
 	idx  int
 }
 
-// geoSortByDistance orders points by distance from the centre,
-// ascending (dir 1) or descending, equal distances in collection order,
-// as a stable sort by the exact distances would, but computing exact
-// distances only for points whose approximate ones are too close to
-// order.
-func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int) {
+// geoSortByDistance puts the first want points in order of distance from
+// the centre, ascending (dir 1) or descending, equal distances in
+// collection order, as a stable sort by the exact distances would, but
+// computing exact distances only for points whose approximate ones are
+// too close to order. The points after want are left in no order.
+func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int, want int) {
 	keys := sh.geoKeys[:0]
 	for i := range points {
 		p := &points[i]
@@ -520,6 +520,9 @@ func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int)
 			return c
 		}
 		return a.idx - b.idx
+	}
+	if want > 0 && want*4 < len(keys) {
+		keys = geoNearest(keys, want, dir)
 	}
 	slices.SortFunc(keys, byDist)
 	// Neighbours closer than the approximation's error are ordered again
@@ -543,6 +546,8 @@ func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int)
 	for _, k := range keys {
 		sorted = append(sorted, points[k.idx])
 	}
+	// With only the nearest sorted, the points after them are not
+	// returned and may be overwritten.
 	copy(points, sorted)
 	clear(sorted) // no member kept alive by the scratch
 	if cap(keys) <= 64<<10 {
@@ -550,6 +555,45 @@ func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int)
 	} else {
 		sh.geoKeys, sh.geoSorted = nil, nil
 	}
+}
+
+// geoNearest keeps, of keys in collection order, the want nearest
+// (farthest when dir < 0) by approximate distance together with every key
+// within the approximation's error of the last of them, which only exact
+// distances can order; the result is in no particular order and reuses
+// keys' storage.
+func geoNearest(keys []geoDistKey, want, dir int) []geoDistKey {
+	// The want best distances so far, worst first: a small max-heap by
+	// "better" order would do, but want is small and this is simpler.
+	best := make([]float64, 0, 64)
+	if want > cap(best) {
+		best = make([]float64, 0, want)
+	}
+	better := func(a, b float64) bool { return dir > 0 && a < b || dir < 0 && a > b }
+	for _, k := range keys {
+		if len(best) < want {
+			best = append(best, k.dist)
+			for i := len(best) - 1; i > 0 && better(best[i-1], best[i]); i-- {
+				best[i-1], best[i] = best[i], best[i-1]
+			}
+			continue
+		}
+		if better(k.dist, best[0]) {
+			best[0] = k.dist
+			for i := 1; i < len(best) && better(best[i-1], best[i]); i++ {
+				best[i-1], best[i] = best[i], best[i-1]
+			}
+		}
+	}
+	edge := best[0]
+	slack := 2 * geo.DistanceMargin(edge)
+	out := keys[:0]
+	for _, k := range keys {
+		if dir > 0 && k.dist <= edge+slack || dir < 0 && k.dist >= edge-slack {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // replyDist sets p.dist to a distance that prints as the exact one does
