@@ -601,6 +601,9 @@ func geoNearest(keys []geoDistKey, want, dir int) []geoDistKey {
 // whole interval it may be off by rounds to the same digits (the printing
 // is monotone in the distance), else the exact distance.
 func (p *geoPoint) replyDist(shape *geo.Shape) {
+	if !p.exact && math.IsNaN(p.dist) { // not computed by the search
+		p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
+	}
 	if p.exact || math.IsNaN(p.dist) {
 		p.exactDist(shape)
 		return

@@ -360,6 +360,20 @@ func (s *Shape) atMostDist(lon, lat, limit float64) (float64, bool) {
 	if LatDistance(s.Lat, lat) > limit*(1+1e-12)+1e-9 {
 		return math.NaN(), false
 	}
+	// The haversine term alone decides away from the edge: the distance
+	// grows with it, so comparing it with the limit's own term spares the
+	// square root and arcsine. The relative slack is far above the error
+	// of either term; inside it the distance is computed as below.
+	if v := math.Sin((degRad(lon) - degRad(s.Lon)) / 2); v != 0 {
+		u := math.Sin((degRad(lat) - degRad(s.Lat)) / 2)
+		a := float64(u*u) + float64(float64(float64(s.cosLat*math.Cos(degRad(lat)))*v)*v)
+		switch {
+		case a > s.hav*(1+1e-9):
+			return math.NaN(), false
+		case a < s.hav*(1-1e-9):
+			return math.NaN(), true
+		}
+	}
 	d := fastDistanceFrom(s.Lon, s.Lat, s.cosLat, lon, lat)
 	margin := DistanceMargin(d)
 	switch {
@@ -425,6 +439,7 @@ type Shape struct {
 	prepared bool
 	cosLat   float64
 	lonReach float64
+	hav      float64 // sin²(radius / 2R): the haversine term at the radius
 	// cells is set when the circle's latitude and longitude window is
 	// known in cell indexes at StepMax (a point's geohash bits split in
 	// two): a point whose cell lies outside is out before it is decoded.
@@ -439,6 +454,11 @@ func (s *Shape) prepare() {
 	s.cosLat = math.Cos(degRad(s.Lat))
 	s.lonReach = math.Inf(1)
 	theta := float64(s.Radius*s.Conversion) / EarthRadius // angular radius
+	if h := math.Sin(theta / 2); theta < math.Pi {
+		s.hav = h * h
+	} else {
+		s.hav = math.Inf(1) // the whole sphere
+	}
 	if theta < math.Pi/2 && math.Abs(degRad(s.Lat))+theta < math.Pi/2*0.999 {
 		// A spherical cap of angular radius theta centred at latitude phi
 		// spans asin(sin theta / cos phi) in longitude. The margin keeps
@@ -534,7 +554,8 @@ func (s *Shape) Within(lon, lat float64) bool {
 // WithinScore decodes a score and tests its point: the point (only when
 // ok) and whether it lies in the shape. Its distance from the centre is
 // Distance(s.Lon, s.Lat, lon, lat); approx is FastDistance of it when the
-// test computed that on the way (a radius), NaN otherwise.
+// test computed that on the way (a point near a circle's edge), NaN
+// otherwise.
 func (s *Shape) WithinScore(score float64) (lon, lat, approx float64, ok bool) {
 	if !s.Box {
 		if !s.prepared {
