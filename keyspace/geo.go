@@ -426,6 +426,7 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 	if anyFlag {
 		limit = int(min(count, math.MaxInt32))
 	}
+	shape.WantDistances = sortDir != 0 || withDist
 	points := geoCollect(x.S.geoPoints[:0], &o.z, &shape, limit)
 	defer x.S.keepGeoPoints(points)
 	if len(points) == 0 && storeKey == nil {

@@ -364,7 +364,7 @@ func (s *Shape) atMostDist(lon, lat, limit float64) (float64, bool) {
 	// grows with it, so comparing it with the limit's own term spares the
 	// square root and arcsine. The relative slack is far above the error
 	// of either term; inside it the distance is computed as below.
-	if v := math.Sin((degRad(lon) - degRad(s.Lon)) / 2); v != 0 {
+	if v := math.Sin((degRad(lon) - degRad(s.Lon)) / 2); v != 0 && !s.WantDistances {
 		u := math.Sin((degRad(lat) - degRad(s.Lat)) / 2)
 		a := float64(u*u) + float64(float64(float64(s.cosLat*math.Cos(degRad(lat)))*v)*v)
 		switch {
@@ -430,6 +430,9 @@ type Shape struct {
 	Radius        float64
 	Width, Height float64
 	Conversion    float64
+	// WantDistances asks WithinScore for the approximate distance of every
+	// point it accepts in a circle (a search that sorts or shows them).
+	WantDistances bool
 
 	// Filled on the first point tested (prepare), for a circle: the
 	// cosine of the centre's latitude, which every distance from the

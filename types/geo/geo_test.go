@@ -311,6 +311,7 @@ func TestWithinScoreAgreesWithExactTest(t *testing.T) {
 		if r.IntN(3) == 0 {
 			s.Radius = 1 + r.Float64()*2000
 		}
+		s.WantDistances = r.IntN(2) == 0
 		sc := s
 		for range 500 {
 			// Points around the centre, many near the edge.
