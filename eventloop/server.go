@@ -640,43 +640,20 @@ func (cn *conn) Close() error { return cn.gc.Close() }
 // from the connection's event loop; MONITOR feeds use it. The bytes count
 // towards the output buffer limits of the client's class: over them the
 // connection is closed and b dropped.
-func (cn *conn) WriteAsync(b []byte) {
-	c := cn.client
-	if c.Killed() {
-		return
-	}
-	out := &c.Out
-	n := len(b)
-	lim := cn.srv.live.OutputBufferLimit(c.OutputClass())
-	pending := out.Pending() + int64(n)
-	if why := out.Check(lim, pending, cn.srv.clock.Load()); why != keyspace.WithinLimits {
-		cn.srv.cutOff(cn, why, lim, pending)
-		_ = cn.gc.Close()
-		return
-	}
-	out.Queue(n)
-	err := cn.gc.AsyncWrite(b, func(gc gnet.Conn, err error) error {
-		if err != nil {
-			out.Unqueue(n)
-			return nil
-		}
-		out.Written(n, gc.OutboundBuffered())
-		cn.srv.ks.CountNetOutput(n)
-		return nil
-	})
-	if err != nil {
-		out.Unqueue(n)
-	}
-}
+func (cn *conn) WriteAsync(b []byte) { cn.writeAsync(b, false) }
 
 // WritePushAsync is WriteAsync for a buffer from the keyspace's push
 // pool (keyspace.PushWriter): once written, or dropped, b goes back to
 // the pool.
-func (cn *conn) WritePushAsync(b []byte) {
+func (cn *conn) WritePushAsync(b []byte) { cn.writeAsync(b, true) }
+
+func (cn *conn) writeAsync(b []byte, pooled bool) {
 	c := cn.client
 	ks := cn.srv.ks
 	if c.Killed() {
-		ks.PutPushBuffer(b)
+		if pooled {
+			ks.PutPushBuffer(b)
+		}
 		return
 	}
 	out := &c.Out
@@ -686,20 +663,24 @@ func (cn *conn) WritePushAsync(b []byte) {
 	if why := out.Check(lim, pending, cn.srv.clock.Load()); why != keyspace.WithinLimits {
 		cn.srv.cutOff(cn, why, lim, pending)
 		_ = cn.gc.Close()
-		ks.PutPushBuffer(b)
+		if pooled {
+			ks.PutPushBuffer(b)
+		}
 		return
 	}
 	out.Queue(n)
 	err := cn.gc.AsyncWrite(b, func(gc gnet.Conn, err error) error {
-		// gnet has written b or copied what the socket did not take
-		// into its own buffer: b is free either way.
 		if err != nil {
 			out.Unqueue(n)
 		} else {
 			out.Written(n, gc.OutboundBuffered())
 			ks.CountNetOutput(n)
 		}
-		ks.PutPushBuffer(b)
+		// gnet has written b or copied what the socket did not take into
+		// its own buffer: b is free either way.
+		if pooled {
+			ks.PutPushBuffer(b)
+		}
 		return nil
 	})
 	if err != nil {

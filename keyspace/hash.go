@@ -390,15 +390,7 @@ func hrandfieldCommand(x *Ctx) {
 	} else {
 		n = min(n, int64(o.h.Len()))
 	}
-	pairs := withValues && x.W.Proto >= 3
-	switch {
-	case pairs:
-		x.W.ArrayHeader(int(n))
-	case withValues:
-		x.W.ArrayHeader(int(2 * n))
-	default:
-		x.W.ArrayHeader(int(n))
-	}
+	pairs := pairsHeader(x, int(n), withValues)
 	// A negative count may ask for billions of fields: the loop ends once
 	// the reply is past the client's limit (and is dropped).
 	o.h.Random(randSource{}, int(count), func(f, v []byte) bool {

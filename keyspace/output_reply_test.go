@@ -3,9 +3,7 @@ package keyspace
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )
 
@@ -14,16 +12,7 @@ import (
 // client of it, and the warnings it logs.
 func replyLimitShard(t *testing.T, hard string, maxReply int64) (*Shard, *Client, *observer.ObservedLogs) {
 	t.Helper()
-	now := time.UnixMilli(testNowMs)
-	opts := testOptions(t, 1, func() time.Time { return now })
-	opts.Config.Limits.MaxReplySize = maxReply
-	if err := opts.Live.Set([][2]string{{"client-output-buffer-limit", "normal " + hard + " 0 0"}}); err != nil {
-		t.Fatal(err)
-	}
-	core, logs := observer.New(zap.WarnLevel)
-	opts.Logger = zap.New(core)
-	sh := newTestServerOpts(t, opts).Shard(0)
-	sh.nowMs = testNowMs
+	sh, logs := observedLimitShard(t, "normal "+hard+" 0 0", maxReply)
 	c := connectTestClient(t, sh)
 	if out := runBatch(sh, c, "", []string{"sadd", "s", "a", "b", "c"}); out != rInt(3) {
 		t.Fatalf("SADD: %q", out)

@@ -100,15 +100,7 @@ func TestOutputCheckSoftLimitTiming(t *testing.T) {
 // client is cut off at the pubsub hard limit by a reply a normal client
 // gets, with one log line naming the class, and counted in INFO.
 func TestOutputClassSelectsLimits(t *testing.T) {
-	now := time.UnixMilli(testNowMs)
-	opts := testOptions(t, 1, func() time.Time { return now })
-	if err := opts.Live.Set([][2]string{{"client-output-buffer-limit", "normal 1mb 0 0 pubsub 1000 500 1"}}); err != nil {
-		t.Fatal(err)
-	}
-	core, logs := observer.New(zap.WarnLevel)
-	opts.Logger = zap.New(core)
-	sh := newTestServerOpts(t, opts).Shard(0)
-	sh.nowMs = testNowMs
+	sh, logs := observedLimitShard(t, "normal 1mb 0 0 pubsub 1000 500 1", 0)
 	c := connectTestClient(t, sh)
 	if c.OutputClass() != config.OutputNormal {
 		t.Fatalf("a new client is in class %v", c.OutputClass())
@@ -147,4 +139,22 @@ func TestOutputClassSelectsLimits(t *testing.T) {
 	if lim := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()); lim.Hard != config.MiB {
 		t.Errorf("normal limit %+v", lim)
 	}
+}
+
+// observedLimitShard is a one-shard server with client-output-buffer-limit
+// obuf and limits.max_reply_size maxReply (0: the default), at the test
+// clock, whose warnings are observed.
+func observedLimitShard(t *testing.T, obuf string, maxReply int64) (*Shard, *observer.ObservedLogs) {
+	t.Helper()
+	now := time.UnixMilli(testNowMs)
+	opts := testOptions(t, 1, func() time.Time { return now })
+	opts.Config.Limits.MaxReplySize = maxReply
+	if err := opts.Live.Set([][2]string{{"client-output-buffer-limit", obuf}}); err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zap.WarnLevel)
+	opts.Logger = zap.New(core)
+	sh := newTestServerOpts(t, opts).Shard(0)
+	sh.nowMs = testNowMs
+	return sh, logs
 }

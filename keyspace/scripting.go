@@ -432,7 +432,6 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 		// The reply was cut short where it reached the bound: the script
 		// gets an error instead (its caller stays connected).
 		w.Buf = w.Buf[:before]
-		w.Limit = 0
 		w.Error("ERR the reply of '" + cmd.Name + "' exceeds " + strconv.FormatInt(room, 10) + " bytes, " + why)
 	}
 	w.Limit = 0

@@ -176,21 +176,34 @@ func (sh *Shard) applyZSetRecord(db *DB, op persistence.Opcode, p *persistence.P
 // replyScored writes items as ZRANGE does: flat member, score in RESP2
 // (members only without scores), [member, score] pairs in RESP3.
 func replyScored(x *Ctx, items []scored, withScores bool) {
-	nested := withScores && x.W.Proto >= 3
-	switch {
-	case withScores && !nested:
-		x.W.ArrayHeader(2 * len(items))
-	default:
-		x.W.ArrayHeader(len(items))
-	}
+	nested := pairsHeader(x, len(items), withScores)
 	for _, it := range items {
-		if nested {
-			x.W.ArrayHeader(2)
-		}
-		x.W.Bulk(it.m)
-		if withScores {
-			x.W.Double(it.s)
-		}
+		writeScored(x, it.m, it.s, withScores, nested)
+	}
+}
+
+// pairsHeader writes the header of a reply of n elements that are pairs
+// when pairs is set (member and score, field and value): in RESP3 an array
+// of n two-element arrays (nested, the result), in RESP2 one flat array of
+// 2n.
+func pairsHeader(x *Ctx, n int, pairs bool) (nested bool) {
+	nested = pairs && x.W.Proto >= 3
+	if pairs && !nested {
+		x.W.ArrayHeader(2 * n)
+	} else {
+		x.W.ArrayHeader(n)
+	}
+	return nested
+}
+
+// writeScored writes one member of a reply begun by pairsHeader.
+func writeScored(x *Ctx, m []byte, score float64, withScores, nested bool) {
+	if nested {
+		x.W.ArrayHeader(2)
+	}
+	x.W.Bulk(m)
+	if withScores {
+		x.W.Double(score)
 	}
 }
 
@@ -857,23 +870,12 @@ func zrandmemberCommand(x *Ctx) {
 		if c < 0 {
 			k = int(-c)
 		}
-		nested := withScores && x.W.Proto >= 3
-		if withScores && !nested {
-			x.W.ArrayHeader(2 * k)
-		} else {
-			x.W.ArrayHeader(k)
-		}
+		nested := pairsHeader(x, k, withScores)
 		// Streamed: a negative count may ask for billions of members, and
 		// the loop ends once the reply is past the client's limit (and is
 		// dropped).
 		o.z.Random(randSource{}, int(c), func(m []byte, s float64) bool {
-			if nested {
-				x.W.ArrayHeader(2)
-			}
-			x.W.Bulk(m)
-			if withScores {
-				x.W.Double(s)
-			}
+			writeScored(x, m, s, withScores, nested)
 			return !x.W.Full()
 		})
 		return

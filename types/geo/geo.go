@@ -309,84 +309,15 @@ func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 // FastDistance is Distance computed with the math package's sin, cos
 // and asin: within DistanceMargin of it, and many times cheaper.
 func FastDistance(lon1, lat1, lon2, lat2 float64) float64 {
-	return fastDistance(lon1, lat1, lon2, lat2)
+	return fastDistanceFrom(lon1, lat1, math.Cos(degRad(lat1)), lon2, lat2)
 }
 
 // DistanceMargin bounds |FastDistance - Distance| for distances near d
 // (the functions differ by an ulp or two; this allows a thousandfold).
 func DistanceMargin(d float64) float64 { return d*1e-12 + 1e-9 }
 
-func fastDistance(lon1, lat1, lon2, lat2 float64) float64 {
-	lon1r, lon2r := degRad(lon1), degRad(lon2)
-	v := math.Sin((lon2r - lon1r) / 2)
-	if v == 0 {
-		return LatDistance(lat1, lat2)
-	}
-	lat1r, lat2r := degRad(lat1), degRad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := float64(u*u) + float64(float64(float64(math.Cos(lat1r)*math.Cos(lat2r))*v)*v)
-	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
-}
-
-// atMost reports whether Distance(lon1, lat1, lon2, lat2) <= limit. The
-// fast evaluation decides unless it lies too near the limit to tell.
-func atMost(lon1, lat1, lon2, lat2, limit float64) bool {
-	_, ok := atMostDist(lon1, lat1, lon2, lat2, limit)
-	return ok
-}
-
-// atMostDist is atMost that also returns FastDistance of the points
-// when it computed it (NaN when latitude alone decided).
-func atMostDist(lon1, lat1, lon2, lat2, limit float64) (float64, bool) {
-	// A great circle is never shorter than its meridian part: points
-	// too far north or south are out without any trigonometry.
-	if LatDistance(lat1, lat2) > limit*(1+1e-12)+1e-9 {
-		return math.NaN(), false
-	}
-	d := fastDistance(lon1, lat1, lon2, lat2)
-	margin := DistanceMargin(d)
-	switch {
-	case d > limit+margin:
-		return d, false
-	case d < limit-margin:
-		return d, true
-	}
-	return d, Distance(lon1, lat1, lon2, lat2) <= limit
-}
-
-// atMostDist is atMostDist from the centre of a prepared circle, with its
-// latitude's cosine computed once per search.
-func (s *Shape) atMostDist(lon, lat, limit float64) (float64, bool) {
-	if LatDistance(s.Lat, lat) > limit*(1+1e-12)+1e-9 {
-		return math.NaN(), false
-	}
-	// The haversine term alone decides away from the edge: the distance
-	// grows with it, so comparing it with the limit's own term spares the
-	// square root and arcsine. The relative slack is far above the error
-	// of either term; inside it the distance is computed as below.
-	if v := math.Sin((degRad(lon) - degRad(s.Lon)) / 2); v != 0 && !s.WantDistances {
-		u := math.Sin((degRad(lat) - degRad(s.Lat)) / 2)
-		a := float64(u*u) + float64(float64(float64(s.cosLat*math.Cos(degRad(lat)))*v)*v)
-		switch {
-		case a > s.hav*(1+1e-9):
-			return math.NaN(), false
-		case a < s.hav*(1-1e-9):
-			return math.NaN(), true
-		}
-	}
-	d := fastDistanceFrom(s.Lon, s.Lat, s.cosLat, lon, lat)
-	margin := DistanceMargin(d)
-	switch {
-	case d > limit+margin:
-		return d, false
-	case d < limit-margin:
-		return d, true
-	}
-	return d, Distance(s.Lon, s.Lat, lon, lat) <= limit
-}
-
-// fastDistanceFrom is fastDistance with cosLat1 = math.Cos of lat1 in
-// radians given: the same operations, the same result.
+// fastDistanceFrom is FastDistance with cosLat1, math.Cos of lat1 in
+// radians, given: a search computes it once for its centre.
 func fastDistanceFrom(lon1, lat1, cosLat1, lon2, lat2 float64) float64 {
 	lon1r, lon2r := degRad(lon1), degRad(lon2)
 	v := math.Sin((lon2r - lon1r) / 2)
@@ -397,6 +328,61 @@ func fastDistanceFrom(lon1, lat1, cosLat1, lon2, lat2 float64) float64 {
 	u := math.Sin((lat2r - lat1r) / 2)
 	a := float64(u*u) + float64(float64(float64(cosLat1*math.Cos(lat2r))*v)*v)
 	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+}
+
+// beyondLat reports whether latitude alone puts two points farther apart
+// than limit: a great circle is never shorter than its meridian part, so
+// such points are out without any trigonometry.
+func beyondLat(lat1, lat2, limit float64) bool {
+	return LatDistance(lat1, lat2) > limit*(1+1e-12)+1e-9
+}
+
+// atMost reports whether Distance(lon1, lat1, lon2, lat2) <= limit.
+func atMost(lon1, lat1, lon2, lat2, limit float64) bool {
+	if beyondLat(lat1, lat2, limit) {
+		return false
+	}
+	_, ok := fastAtMost(lon1, lat1, math.Cos(degRad(lat1)), lon2, lat2, limit)
+	return ok
+}
+
+// fastAtMost returns the fast distance of the points and whether their
+// exact distance is at most limit: the fast one decides unless it lies too
+// near the limit to tell.
+func fastAtMost(lon1, lat1, cosLat1, lon2, lat2, limit float64) (float64, bool) {
+	d := fastDistanceFrom(lon1, lat1, cosLat1, lon2, lat2)
+	margin := DistanceMargin(d)
+	switch {
+	case d > limit+margin:
+		return d, false
+	case d < limit-margin:
+		return d, true
+	}
+	return d, Distance(lon1, lat1, lon2, lat2) <= limit
+}
+
+// atMostDist is atMost from the centre of a prepared circle, with its
+// latitude's cosine computed once per search; it also returns the fast
+// distance when it computed it (NaN otherwise).
+func (s *Shape) atMostDist(lon, lat, limit float64) (float64, bool) {
+	if beyondLat(s.Lat, lat, limit) {
+		return math.NaN(), false
+	}
+	// The haversine term alone decides away from the edge: the distance
+	// grows with it, so comparing it with the limit's own term spares the
+	// square root and arcsine. The relative slack is far above the error
+	// of either term; inside it the distance decides.
+	if v := math.Sin((degRad(lon) - degRad(s.Lon)) / 2); v != 0 && !s.WantDistances {
+		u := math.Sin((degRad(lat) - degRad(s.Lat)) / 2)
+		a := float64(u*u) + float64(float64(float64(s.cosLat*math.Cos(degRad(lat)))*v)*v)
+		switch {
+		case a > s.hav*(1+1e-9):
+			return math.NaN(), false
+		case a < s.hav*(1-1e-9):
+			return math.NaN(), true
+		}
+	}
+	return fastAtMost(s.Lon, s.Lat, s.cosLat, lon, lat, limit)
 }
 
 // EstimateSteps returns the cell precision for a search of the given

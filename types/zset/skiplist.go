@@ -233,35 +233,9 @@ func (sl *skiplist) unlink(x *slNode, update *[maxLevel]*slNode) int {
 	return height
 }
 
-// updateScore moves the member at (cur, member), which must be in the
-// list, to score, as Redis's zslUpdateScore: in place when the new score
-// keeps its neighbours, else by unlinking the node and linking the same
-// node at its new place, so that an update allocates nothing.
-func (sl *skiplist) updateScore(cur float64, member string, score float64) {
-	var update [maxLevel]*slNode
-	x := sl.header
-	for i := sl.level - 1; i >= 0; i-- {
-		for f := x.lvl(i).forward; f != nil && less(f.score, f.member, cur, member); f = x.lvl(i).forward {
-			x = f
-		}
-		update[i] = x
-	}
-	x = x.lvl(0).forward
-	if x == nil || x.score != cur || x.member != member {
-		panic("zset: updateScore of a member not in the skiplist")
-	}
-	if (x.backward == nil || x.backward.score < score) && (x.lvl(0).forward == nil || x.lvl(0).forward.score > score) {
-		x.score = score
-		return
-	}
-	height := sl.unlink(x, &update)
-	sl.link(x, height, score)
-}
-
-// remove deletes the node holding (score, member) and reports whether it
-// existed.
-func (sl *skiplist) remove(score float64, member string) bool {
-	var update [maxLevel]*slNode
+// find fills update with the last node before (score, member) at every
+// level and returns the node holding (score, member), or nil.
+func (sl *skiplist) find(score float64, member string, update *[maxLevel]*slNode) *slNode {
 	x := sl.header
 	for i := sl.level - 1; i >= 0; i-- {
 		for f := x.lvl(i).forward; f != nil && less(f.score, f.member, score, member); f = x.lvl(i).forward {
@@ -271,6 +245,35 @@ func (sl *skiplist) remove(score float64, member string) bool {
 	}
 	x = x.lvl(0).forward
 	if x == nil || x.score != score || x.member != member {
+		return nil
+	}
+	return x
+}
+
+// updateScore moves x, a node of the list, to score, as Redis's
+// zslUpdateScore: in place when the new score keeps its neighbours (no
+// walk at all, the node being known), else by unlinking the node and
+// linking the same node at its new place, so that an update allocates
+// nothing.
+func (sl *skiplist) updateScore(x *slNode, score float64) {
+	if (x.backward == nil || x.backward.score < score) && (x.lvl(0).forward == nil || x.lvl(0).forward.score > score) {
+		x.score = score
+		return
+	}
+	var update [maxLevel]*slNode
+	if sl.find(x.score, x.member, &update) != x {
+		panic("zset: updateScore of a node not in the skiplist")
+	}
+	height := sl.unlink(x, &update)
+	sl.link(x, height, score)
+}
+
+// remove deletes the node holding (score, member) and reports whether it
+// existed.
+func (sl *skiplist) remove(score float64, member string) bool {
+	var update [maxLevel]*slNode
+	x := sl.find(score, member, &update)
+	if x == nil {
 		return false
 	}
 	sl.deleteNode(x, &update)

@@ -311,7 +311,7 @@ func (z *ZSet) Add(cfg Config, member []byte, score float64, flags AddFlags) (fl
 			return score, Unchanged, nil
 		}
 		if z.sl != nil {
-			z.sl.updateScore(cur, x.member, score)
+			z.sl.updateScore(x, score)
 		} else {
 			off, end, _, _ := z.cfind(member)
 			z.b = lp.Delete(z.b, off, end)

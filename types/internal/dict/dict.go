@@ -312,11 +312,16 @@ func nextCursor(cursor, mask uint64) uint64 {
 }
 
 // MemoryUsage returns the heap bytes held by the table itself, not what
-// its entries point to (keys included). It takes constant time: every
-// chunk after the first holds exactly chunkSize entries.
+// its entries point to (keys included). It takes constant time.
 func (t *Table[E]) MemoryUsage() int {
+	return memsize.Alloc(int(unsafe.Sizeof(*t))) + t.storage()
+}
+
+// storage is the heap bytes of the buckets and entry chunks: every chunk
+// after the first holds exactly chunkSize entries.
+func (t *Table[E]) storage() int {
 	var s slot[E]
-	n := memsize.Alloc(int(unsafe.Sizeof(*t))) + memsize.NoScan(4*len(t.buckets)) + memsize.NoScan(4*len(t.old))
+	n := memsize.NoScan(4*len(t.buckets)) + memsize.NoScan(4*len(t.old))
 	n += memsize.Alloc(int(unsafe.Sizeof([]slot[E]{})) * cap(t.chunks))
 	if len(t.chunks) > 0 {
 		n += memsize.Alloc(int(unsafe.Sizeof(s)) * cap(t.chunks[0]))
@@ -396,5 +401,5 @@ func (d *Dict[V]) Scan(cursor uint64, fn func(i int)) uint64 { return d.t.Scan(c
 // MemoryUsage returns the heap bytes held by the table itself and its
 // keys; callers add what their values point to. It takes constant time.
 func (d *Dict[V]) MemoryUsage() int {
-	return d.t.MemoryUsage() - memsize.Alloc(int(unsafe.Sizeof(d.t))) + memsize.Alloc(int(unsafe.Sizeof(*d))) + d.keyBytes
+	return memsize.Alloc(int(unsafe.Sizeof(*d))) + d.t.storage() + d.keyBytes
 }
