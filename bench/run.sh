@@ -71,30 +71,36 @@ start_ruvio() { # cpu shards extra ruvio args...
 
 # ---------------------------------------------------------------- one run
 # bench_one server port extra-bench-args test pipeline clients n round
-# Appends "mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1" to RAW
-# (load1: the 1-minute load average when the run ended — anything above ~2 means other work shared the CPUs).
+# Appends "mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1,p999,client_cpu"
+# to RAW (load1: the 1-minute load average when the run ended — anything above ~2 means other
+# work shared the CPUs; p999: the latency at the first percentile >= 99.9% that redis-benchmark's
+# distribution reports; client_cpu: redis-benchmark's user+system CPU time as a share of the run's
+# wall time — near 100% means the load generator, not the server, set the pace).
+TIMEFORMAT='%R %U %S'
 bench_one() {
 	local server=$1 port=$2 extra=$3 test=$4 pipe=$5 clients=$6 n=$7 round=$8
-	local out t0 t1 secs line
-	t0=$(date +%s.%N)
+	local out secs line cpu times="$WORK/bench-time.out"
 	# shellcheck disable=SC2046,SC2086
-	out=$(timeout -k 5 "$RUN_TIMEOUT" $(pinprefix "$CLIENT_CPU") \
+	out=$({ time timeout -k 5 "$RUN_TIMEOUT" $(pinprefix "$CLIENT_CPU") \
 		redis-benchmark -h 127.0.0.1 -p "$port" $extra -t "$test" -P "$pipe" -c "$clients" \
-		-n "$n" -r "$KEYSPACE" --csv 2>&1) || log "redis-benchmark $server $test -P $pipe exited $? (timeout ${RUN_TIMEOUT}s?)"
-	t1=$(date +%s.%N)
-	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-	# the data row: a quoted line that is not the header
-	line=$(printf '%s\n' "$out" | grep '^"' | grep -v '^"test"' | tail -n 1 || true)
+		-n "$n" -r "$KEYSPACE" 2>&1; } 2>"$times") || log "redis-benchmark $server $test -P $pipe exited $? (timeout ${RUN_TIMEOUT}s?)"
+	read -r secs cpu < <(awk '{ printf "%.1f %.0f\n", $1, ($1 > 0 ? 100 * ($2 + $3) / $1 : 0) }' "$times")
+	# rps,avg,min,p50,p95,p99,max from the summary, then p99.9 from the distribution
+	line=$(printf '%s\n' "$out" | tr '\r' '\n' | awk '
+		/throughput summary:/ { rps = $3 }
+		/^ *avg +min +p50/ { getline; avg = $1; mn = $2; p50 = $3; p95 = $4; p99 = $5; mx = $6 }
+		/^Latency by percentile distribution/ { dist = 1; next }
+		dist && /^$/ { dist = 0 }
+		dist && p999 == "" { pct = $1; sub(/%$/, "", pct); if (pct + 0 >= 99.9) p999 = $3 }
+		END { if (rps != "" && p99 != "") printf "%s,%s,%s,%s,%s,%s,%s,%s", rps, avg, mn, p50, p95, p99, mx, (p999 == "" ? "NA" : p999) }')
 	if [[ -z "$line" ]]; then
-		log "no CSV from $server $test -P $pipe -c $clients; output was:"
-		printf '%s\n' "$out" | tail -n 5 >&2
-		line='"'$test'","NA","NA","NA","NA","NA","NA","NA"'
+		log "no summary from $server $test -P $pipe -c $clients; output was:"
+		printf '%s\n' "$out" | tr '\r' '\n' | grep -v '^ *$' | tail -n 5 >&2
+		line='NA,NA,NA,NA,NA,NA,NA,NA'
 	fi
-	# drop quotes and the test name (MSET's is "MSET (10 keys)")
-	line=$(printf '%s' "$line" | tr -d '"' | cut -d, -f2-)
-	echo "$MODE,$round,$server,$test,$pipe,$clients,$n,$secs,$line,$(cut -d' ' -f1 /proc/loadavg)" >>"$RAW"
-	printf 'bench: round %s %-12s %-5s -P %-3s -c %-3s %6.1fs rps=%s\n' \
-		"$round" "$server" "$test" "$pipe" "$clients" "$secs" "$(cut -d, -f1 <<<"$line")" >&2
+	echo "$MODE,$round,$server,$test,$pipe,$clients,$n,$secs,${line%,*},$(cut -d' ' -f1 /proc/loadavg),${line##*,},$cpu" >>"$RAW"
+	printf 'bench: round %s %-12s %-5s -P %-3s -c %-3s %6.1fs rps=%s client cpu %s%%\n' \
+		"$round" "$server" "$test" "$pipe" "$clients" "$secs" "$(cut -d, -f1 <<<"$line")" "$cpu" >&2
 }
 
 n_for() { # test pipeline clients
@@ -190,7 +196,7 @@ if [[ "$MODE" == durable ]]; then
 	FSYNC_AFTER=$("$WORK/syncbench" -idle -dir "$WORK" -n 400 -rounds 1 -size 64 -segment $((8 << 20)))
 	FSYNC_US=$(((FSYNC_BEFORE + FSYNC_AFTER) / 2))
 	RUVIO_WAL=$(redis-cli -p "$RUVIO_PORT" info persistence 2>/dev/null | tr -d '\r' |
-		awk -F: '$1 ~ /^wal_(avg_fsync_latency_us|commands_per_fsync|commit_delay_max_us|commit_delays|commit_delays_early|commit_delay_avg_us)$/ { printf "%s=%s ", $1, $2 }')
+		awk -F: '$1 ~ /^wal_(avg_fsync_latency_us|commands_per_fsync|commit_delay_max_us|commit_delays|commit_delays_early|commit_delay_avg_us|inline_syncs)$/ { printf "%s=%s ", $1, $2 }')
 fi
 
 # ---------------------------------------------------------------- report
@@ -208,5 +214,5 @@ if [[ "$MODE" == durable ]]; then
 fi
 echo "# after the rounds: redis-server ${MEM_REDIS}; ruvio ${MEM_RUVIO}; ruvio ${RUVIO_GC}$( ((PRELOAD > 0)) && echo "(preloaded $PRELOAD keys)")"
 echo "# load time ${ELAPSED}s; 1-min load average during runs: $(awk -F, 'NF>=16 && $16!=""{s+=$16; n++; if($16>m)m=$16} END{if(n) printf "mean %.1f, max %.1f", s/n, m; else print "n/a"}' "$RAW") (2 = just this benchmark)"
-echo "# raw rows: mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1"
+echo "# raw rows: mode,round,server,test,pipeline,clients,n,secs,rps,avg,min,p50,p95,p99,max,load1,p999,client_cpu"
 if [[ -n "${RAW_OUT:-}" ]]; then cp "$RAW" "$RAW_OUT"; echo "# raw CSV copied to $RAW_OUT"; fi

@@ -380,3 +380,50 @@ func TestGroupCommitDelay(t *testing.T) {
 		t.Fatalf("%d keys after SIGKILL and restart, want %d", n, writers*perWriter)
 	}
 }
+
+// TestLoneClientSyncsInline: a single client's writes under fsync always
+// are made durable on the committing goroutine (wal_inline_syncs), every
+// acknowledged one survives SIGKILL, and a second client takes the shard
+// back to the sync goroutine without losing anything either.
+func TestLoneClientSyncsInline(t *testing.T) {
+	dir := t.TempDir()
+	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
+	c := p.Client(t, 0)
+	ctx := ctxT(t)
+	const lone = 200
+	for i := 0; i < lone; i++ {
+		if err := c.Set(ctx, fmt.Sprintf("lone:%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := infoInt(t, c, "persistence", "wal_inline_syncs"); n < lone-10 {
+		t.Fatalf("wal_inline_syncs = %d after %d writes of one client", n, lone)
+	}
+	// Two connections writing in turn: neither is alone (the run of the
+	// first client ends with the second's first write).
+	c2 := p.Client(t, 0)
+	if err := c2.Set(ctx, "b:start", 1, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := infoInt(t, c, "persistence", "wal_inline_syncs")
+	for i := 0; i < 50; i++ {
+		if err := c.Set(ctx, fmt.Sprintf("a:%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c2.Set(ctx, fmt.Sprintf("b:%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := infoInt(t, c, "persistence", "wal_inline_syncs"); n != before {
+		t.Fatalf("wal_inline_syncs went from %d to %d while two clients alternated", before, n)
+	}
+	p.Kill(t)
+	p = testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
+	c = p.Client(t, 0)
+	if n := c.DBSize(ctx).Val(); n != lone+101 {
+		t.Fatalf("%d keys after SIGKILL and restart, want %d", n, lone+101)
+	}
+	if v := c.Get(ctx, fmt.Sprintf("lone:%d", lone-1)).Val(); v != fmt.Sprint(lone-1) {
+		t.Fatalf("last lone write after restart: %q", v)
+	}
+}

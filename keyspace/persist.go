@@ -327,6 +327,7 @@ func persistenceInfo(sh *Shard) []infoField {
 		infoField{"wal_commit_delay_max_us", i64(commitDelayMax(sh).Microseconds())},
 		infoField{"wal_commit_delays", u64(ws.CommitDelays)},
 		infoField{"wal_commit_delays_early", u64(ws.CommitDelaysEarly)},
+		infoField{"wal_inline_syncs", u64(ws.InlineSyncs)},
 		infoField{"wal_commit_delay_total_us", i64(ws.CommitDelayTotal.Microseconds())},
 		infoField{"wal_commit_delay_avg_us", i64(avgDelay(ws).Microseconds())},
 		infoField{"wal_records_per_fsync", strconv.FormatFloat(ws.AvgRecordsPerFsync, 'f', 2, 64)},

@@ -866,6 +866,22 @@ func (g *commitGroup) Committed(err error) {
 // WAL's commit delay counts the writers it expects by it.
 func (g *commitGroup) Writers() int { return g.count }
 
+// SoleWriter names the client whose batches the group holds, when they
+// are all one client's: the WAL syncs a lone client's commits on the
+// committing goroutine.
+func (g *commitGroup) SoleWriter() (int64, bool) {
+	if g.head == nil {
+		return 0, false
+	}
+	c := g.head.Client
+	for b := g.head.next; b != nil; b = b.next {
+		if b.Client != c {
+			return 0, false
+		}
+	}
+	return c.ID, true
+}
+
 func (sh *Shard) queue(b *Batch) {
 	g := sh.group
 	if g == nil {

@@ -31,6 +31,7 @@ type WALStats struct {
 	CommitDelays        uint64        // groups the commit delay held back for expected writers
 	CommitDelaysEarly   uint64        // of those, delays ended early because the writers arrived
 	CommitDelayTotal    time.Duration // time groups were held back, in total
+	InlineSyncs         uint64        // lone clients' commits synced without the sync goroutine
 	Segments            int           // live segment files (including the current one)
 	LastSequence        uint64        // as LastSequence
 	DurableSequence     uint64        // as DurableSequence
@@ -51,6 +52,7 @@ type walMetrics struct {
 	delays        atomic.Uint64
 	delaysEarly   atomic.Uint64
 	delayNs       atomic.Int64
+	inlineSyncs   atomic.Uint64
 	segments      atomic.Int64
 	lastSeq       atomic.Uint64
 	durableSeq    atomic.Uint64
@@ -94,6 +96,7 @@ func (m *walMetrics) snapshot() WALStats {
 		CommitDelays:        m.delays.Load(),
 		CommitDelaysEarly:   m.delaysEarly.Load(),
 		CommitDelayTotal:    time.Duration(m.delayNs.Load()),
+		InlineSyncs:         m.inlineSyncs.Load(),
 		Segments:            int(m.segments.Load()),
 		LastSequence:        m.lastSeq.Load(),
 		DurableSequence:     m.durableSeq.Load(),

@@ -127,6 +127,12 @@ type WAL struct {
 	seq        uint64 // last appended sequence
 	recStart   int    // offset in buf of the record being built (Begin)
 	closed     bool
+	// lastSole is the sole client of the last commit with records and
+	// soleRun how many commits in a row came from it (0: the last commit
+	// had several clients); see loneRun.
+	lastSole int64
+	soleRun  int
+	inline   [1]pending // the lone commit synced on the appending goroutine
 
 	// Group commit (FsyncAlways).
 	mu       sync.Mutex
@@ -651,6 +657,9 @@ func (w *WAL) commitAlways(c Committer) bool {
 	if w.batchRecs == 0 && w.inflight.Load() == 0 && w.Err() == nil {
 		return true
 	}
+	if w.batchRecs > 0 && w.lone(c) && w.inflight.Load() == 0 && w.Err() == nil {
+		return w.syncInline(c)
+	}
 	p := pending{c: c, recs: w.batchRecs, first: w.batchFirst, last: w.seq, writers: 1}
 	if p.recs == 0 {
 		p.writers = 0 // nothing to make durable: not a writer the next group expects
@@ -681,6 +690,47 @@ func (w *WAL) commitAlways(c Committer) bool {
 	w.mu.Unlock()
 	w.resetBatch()
 	return false
+}
+
+// lone counts c in the run of commits from one sole client and reports
+// whether the run is long enough to sync c on the appending goroutine.
+func (w *WAL) lone(c Committer) bool {
+	sw, ok := c.(SoleWriter)
+	if !ok {
+		w.soleRun = 0
+		return false
+	}
+	id, ok := sw.SoleWriter()
+	switch {
+	case !ok:
+		w.soleRun = 0
+	case w.soleRun > 0 && id == w.lastSole:
+		w.soleRun++
+	default:
+		w.lastSole, w.soleRun = id, 1
+	}
+	return w.soleRun >= loneRun
+}
+
+// syncInline writes and fsyncs the current batch on the appending
+// goroutine: a lone client's commit (see loneRun). The caller saw
+// inflight == 0, so the sync goroutine has released every earlier group
+// and, with an empty queue that only this goroutine fills, does not touch
+// the file until the next queued commit; the atomic inflight counter
+// orders its last file access before this one. It returns true when the
+// batch is durable; on failure it tells c and returns false.
+func (w *WAL) syncInline(c Committer) bool {
+	w.inline[0] = pending{buf: w.buf, recs: w.batchRecs, first: w.batchFirst, last: w.seq, writers: 1}
+	err := w.writeGroup(w.inline[:])
+	w.inline[0] = pending{}
+	w.resetBatch()
+	if err != nil {
+		w.setErr(err)
+		c.Committed(w.Err())
+		return false
+	}
+	w.m.inlineSyncs.Add(1)
+	return true
 }
 
 // syncLoop is the FsyncAlways sync goroutine.
