@@ -184,7 +184,12 @@
 // the commitDelay policy): the writers the last fsync released plus those
 // that queued during it, when that wait is bounded by a fraction of the
 // measured fsync time; a lone writer is never held back. A delay only
-// postpones a sync: no Committer is told before its batch is synced.
+// postpones a sync: no Committer is told before its batch is synced. A
+// lone client (three commits in a row from one client, as the Committer's
+// SoleWriter says, with nothing in flight) skips the sync goroutine: Commit
+// writes and fsyncs on the calling goroutine and returns true, sparing the
+// hand-off to the sync goroutine and, for a batch a reactor ran inline, the
+// reply's hand-off back to the reactor.
 // FsyncEverySec: Commit writes
 // the batch; a background goroutine fsyncs about once per second if
 // anything was written. FsyncNo: Commit writes; fsync only on rotation and
