@@ -69,11 +69,12 @@ func BenchmarkBigCollectionSADD(b *testing.B) {
 
 func BenchmarkBigCollectionZADD(b *testing.B) {
 	f := func(i int) []string {
-		return []string{"ZADD", "myzset", fmt.Sprint(i % 1000), elementName(i)}
+		return []string{"ZADD", "myzset", fmt.Sprint(i), elementName(i)}
 	}
-	// The scores move: each ZADD relinks the member elsewhere.
+	// Random scores, as redis-benchmark's: each ZADD moves its member
+	// elsewhere in the skiplist.
 	g := func(i int) []string {
-		return []string{"ZADD", "myzset", fmt.Sprint((i * 7) % 1000), elementName(i)}
+		return []string{"ZADD", "myzset", fmt.Sprint((i * 7919) % bigCollectionMembers), elementName(i)}
 	}
 	benchmarkBigCollection(b, f, g)
 }
