@@ -194,9 +194,9 @@ func (sh *Shard) logListMove(db int, src, dst []byte, from, to uint8) {
 // existing list)
 func pushCommand(x *Ctx) {
 	name := x.Cmd.Name
-	where := listTail
+	where, event := listTail, "rpush"
 	if name[0] == 'l' {
-		where = listHead
+		where, event = listHead, "lpush"
 	}
 	key := x.Args[1]
 	e, o, ok := lookupTyped[*listObj](x, key, false)
@@ -216,7 +216,7 @@ func pushCommand(x *Ctx) {
 		o.push(where, v)
 	}
 	x.S.logListPush(x.DB.id, key, where, x.Args[2:])
-	x.notify(evList, name[:1]+"push", key)
+	x.notify(evList, event, key)
 	x.W.Int(int64(o.l.Len()))
 }
 

@@ -297,7 +297,9 @@ func zaddGeneric(x *Ctx, zincrby bool) {
 	added, updated := 0, 0
 	var final float64
 	processed := false
-	var logged []scored
+	// The members to log; one or two (the usual ZADD) stay on the stack.
+	var loggedBuf [2]scored
+	logged := loggedBuf[:0]
 	if e == nil && flags&zset.XX == 0 {
 		o = &zsetObj{}
 		e = db.add(args[1], nil, o, 0)

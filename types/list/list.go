@@ -134,7 +134,12 @@ func (l *List) PushFront(v []byte) {
 	sz := lp.EntrySize(len(v))
 	live := l.live()
 	if len(live) == 0 || !l.allows(&live[0], sz) {
-		l.insertNode(0, node{})
+		var nd node
+		if len(live) > 0 {
+			c := l.nextNodeCap(sz)
+			nd.buf, nd.start = make([]byte, c), c
+		}
+		l.insertNode(0, nd)
 	}
 	nd := &l.nodes[l.head]
 	if nd.start < sz {
@@ -161,7 +166,11 @@ func (l *List) PushBack(v []byte) {
 	sz := lp.EntrySize(len(v))
 	live := l.live()
 	if len(live) == 0 || !l.allows(&live[len(live)-1], sz) {
-		l.insertNode(len(live), node{})
+		var nd node
+		if len(live) > 0 {
+			nd.buf = make([]byte, 0, l.nextNodeCap(sz))
+		}
+		l.insertNode(len(live), nd)
 	}
 	nd := &l.nodes[len(l.nodes)-1]
 	if cap(nd.buf)-len(nd.buf) < sz && nd.start > 0 && nd.start >= nd.size() {
@@ -173,6 +182,19 @@ func (l *List) PushBack(v []byte) {
 	l.setBuf(nd, lp.Append(nd.buf, v))
 	nd.count++
 	l.n++
+}
+
+// nextNodeCap is the buffer size of a node started at an end of the list
+// because the node there is full, for a first entry of sz bytes. A list
+// that filled one node is likely to fill the next, so the buffer is made
+// at the node's limit at once: grown by doubling from empty it would be
+// allocated and copied about a dozen times on the way.
+func (l *List) nextNodeCap(sz int) int {
+	c := l.byteLimit()
+	if l.fill > 0 && l.fill <= c/max(sz, 1) {
+		c = l.fill * sz
+	}
+	return max(c, sz)
 }
 
 // insertNode inserts nd before live node i.

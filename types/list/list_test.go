@@ -649,3 +649,34 @@ func TestMemoryUsageRunning(t *testing.T) {
 		check(u, -1, "unmarshal")
 	}
 }
+
+// TestNextNodeFull: once a node has filled, the node started after it
+// (at either end) gets its whole buffer at once, so the pushes that fill
+// it allocate nothing.
+func TestNextNodeFull(t *testing.T) {
+	for _, c := range []struct{ fill, pushes int }{{-2, 500}, {100, 40}} {
+		l := New(c.fill)
+		v := []byte("xxx")
+		for len(l.live()) < 2 {
+			l.PushBack(v)
+		}
+		l.PushFront(v) // the first node is full: a new one at the front
+		if got := len(l.live()); got != 3 {
+			t.Fatalf("fill %d: %d nodes after the setup, want 3", c.fill, got)
+		}
+		// One measured run after one warm-up run, both inside the new
+		// end nodes.
+		n := testing.AllocsPerRun(1, func() {
+			for range c.pushes {
+				l.PushBack(v)
+				l.PushFront(v)
+			}
+		})
+		if got := len(l.live()); got != 3 {
+			t.Fatalf("fill %d: %d nodes, want the pushes inside the end nodes", c.fill, got)
+		}
+		if n != 0 {
+			t.Fatalf("fill %d: %v allocations for %d pushes at each end inside a node", c.fill, n, c.pushes)
+		}
+	}
+}

@@ -330,10 +330,12 @@ func (t *Table[E]) storage() int {
 	return n
 }
 
-// pair is a Dict's entry.
+// pair is a Dict's entry. The value comes first: a zero-size value (a
+// set's struct{}) at the end would be padded to a word, and the key sits
+// next to the slot's hash, which a lookup reads first.
 type pair[V any] struct {
-	key string
 	val V
+	key string
 }
 
 func pairKey[V any](p *pair[V]) string { return p.key }
@@ -358,7 +360,30 @@ func New[V any](n int) *Dict[V] {
 func (d *Dict[V]) Len() int { return d.t.n }
 
 // Find returns the index of key, or -1.
-func (d *Dict[V]) Find(key []byte) int { return d.t.Find(key) }
+func (d *Dict[V]) Find(key []byte) int { return d.find(key, d.t.hash(key)) }
+
+// find is Table.find reading the key in place rather than through keyOf,
+// which a generic table can only call indirectly.
+func (d *Dict[V]) find(key []byte, h uint32) int {
+	t := &d.t
+	if ob, ok := t.oldBucket(h); ok {
+		if i := d.findIn(t.old, ob, h, key); i >= 0 {
+			return int(i)
+		}
+	}
+	return int(d.findIn(t.buckets, h&uint32(len(t.buckets)-1), h, key))
+}
+
+func (d *Dict[V]) findIn(tbl []int32, b uint32, h uint32, key []byte) int32 {
+	for i := tbl[b] - 1; i >= 0; {
+		s := d.t.s(i)
+		if s.hash == h && s.e.key == string(key) {
+			return i
+		}
+		i = s.next
+	}
+	return -1
+}
 
 // Key returns the key of entry i.
 func (d *Dict[V]) Key(i int) string { return d.t.s(int32(i)).e.key }
@@ -371,7 +396,7 @@ func (d *Dict[V]) Value(i int) *V { return &d.t.s(int32(i)).e.val }
 // whether it was added; an existing entry is left unchanged.
 func (d *Dict[V]) Insert(key []byte, v V) (int, bool) {
 	h := d.t.hash(key)
-	if i := d.t.find(key, h); i >= 0 {
+	if i := d.find(key, h); i >= 0 {
 		return i, false
 	}
 	d.keyBytes += memsize.NoScan(len(key))
@@ -380,7 +405,7 @@ func (d *Dict[V]) Insert(key []byte, v V) (int, bool) {
 
 // Delete removes key and reports whether it was present.
 func (d *Dict[V]) Delete(key []byte) bool {
-	i := d.t.Find(key)
+	i := d.Find(key)
 	if i < 0 {
 		return false
 	}

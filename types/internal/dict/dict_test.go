@@ -198,3 +198,33 @@ func TestMemoryUsageRunning(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotSize: a set's entry (no value) is the key and the slot's hash
+// and chain link, with no padding after a zero-size value; a hash's adds
+// its value string.
+func TestSlotSize(t *testing.T) {
+	if n := unsafe.Sizeof(slot[pair[struct{}]]{}); n != 24 {
+		t.Errorf("set slot is %d bytes, want 24", n)
+	}
+	if n := unsafe.Sizeof(slot[pair[string]]{}); n != 40 {
+		t.Errorf("hash slot is %d bytes, want 40", n)
+	}
+}
+
+// TestFindAllocs: a lookup of a present or absent key allocates nothing,
+// during an incremental resize too.
+func TestFindAllocs(t *testing.T) {
+	d := New[struct{}](0)
+	for i := 0; i < 5000; i++ {
+		d.Insert([]byte(fmt.Sprint("element:", i)), struct{}{})
+	}
+	hit, miss := []byte("element:1234"), []byte("element:x")
+	if n := testing.AllocsPerRun(100, func() {
+		if d.Find(hit) < 0 || d.Find(miss) >= 0 {
+			t.Fatal("lookup wrong")
+		}
+		d.Insert(hit, struct{}{})
+	}); n != 0 {
+		t.Fatalf("%v allocations per lookup", n)
+	}
+}

@@ -15,25 +15,46 @@ var classes = [...]uint16{
 
 const page = 8192
 
-// Alloc returns the heap bytes an allocation of n bytes occupies (0 for
-// n <= 0).
-func Alloc(n int) int {
-	if n <= 0 {
-		return 0
-	}
-	if n > int(classes[len(classes)-1]) {
-		return (n + page - 1) / page * page
-	}
-	lo, hi := 0, len(classes)-1
-	for lo < hi {
-		m := (lo + hi) / 2
-		if int(classes[m]) < n {
-			lo = m + 1
-		} else {
-			hi = m
+// Sizes up to smallMax are looked up by 8-byte steps, larger ones by
+// 128-byte steps, as the runtime does: every class up to smallMax is a
+// multiple of 8 and every larger one a multiple of 128, so a step never
+// straddles a class boundary.
+const (
+	smallMax = 1024
+	largeMax = 32768
+)
+
+// stepClasses is the class of every size step: sizes 8*i-7..8*i at
+// index i (i <= smallMax/8), then sizes smallMax+128*j-127..smallMax+128*j
+// at index smallMax/8+j. It is computed once and only read.
+var stepClasses = func() (t [smallMax/8 + (largeMax-smallMax)/128 + 1]uint16) {
+	c := 0
+	for i := range t {
+		n := 8 * i
+		if i > smallMax/8 {
+			n = smallMax + 128*(i-smallMax/8)
 		}
+		for int(classes[c]) < n {
+			c++
+		}
+		t[i] = classes[c]
 	}
-	return int(classes[lo])
+	return t
+}()
+
+// Alloc returns the heap bytes an allocation of n bytes occupies (0 for
+// n <= 0). It costs one table lookup: the memory accounting calls it on
+// every write to a collection.
+func Alloc(n int) int {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= smallMax:
+		return int(stepClasses[(n+7)>>3])
+	case n <= largeMax:
+		return int(stepClasses[smallMax/8+(n-smallMax+127)>>7])
+	}
+	return (n + page - 1) / page * page
 }
 
 // NoScan returns the heap bytes of a pointer-free allocation of n bytes

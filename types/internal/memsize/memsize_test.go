@@ -26,3 +26,31 @@ func TestAllocMatchesRuntime(t *testing.T) {
 	}
 	runtime.KeepAlive(b)
 }
+
+// TestAllocTable: the step table gives the smallest class holding n for
+// every n, as a search of the class list does.
+func TestAllocTable(t *testing.T) {
+	for n := 1; n <= largeMax; n++ {
+		want := 0
+		for _, c := range classes {
+			if int(c) >= n {
+				want = int(c)
+				break
+			}
+		}
+		if got := Alloc(n); got != want {
+			t.Fatalf("Alloc(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+func BenchmarkAlloc(b *testing.B) {
+	sizes := []int{24, 48, 100, 640, 1500, 8192, 24 * 1024, 40000}
+	s := 0
+	for i := 0; i < b.N; i++ {
+		s += Alloc(sizes[i%len(sizes)])
+	}
+	if s < 0 {
+		b.Fatal(s)
+	}
+}
