@@ -654,9 +654,9 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	slowUs := sh.srv.opts.Live.SlowlogSlowerThan()
 	sampled := slowUs < 0
 	timed := !sampled || st.calls < timingEvery || st.calls%timingEvery == 0
-	var start time.Time
+	var start time.Duration
 	if timed {
-		start = sh.srv.now()
+		start = sh.srv.elapsed()
 	}
 	sh.callDepth++
 	writing := sh.writing
@@ -673,7 +673,7 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	sh.callDepth--
 	st.calls++
 	if timed {
-		d := sh.srv.now().Sub(start)
+		d := sh.srv.elapsed() - start
 		// The threshold in force after the command counts, as in Redis:
 		// the CONFIG SET that turns the log on is in it.
 		if slowUs = sh.srv.opts.Live.SlowlogSlowerThan(); slowUs >= 0 {
