@@ -246,6 +246,7 @@ type geoPoint struct {
 	member   []byte
 	lon, lat float64
 	dist     float64 // metres until the reply converts it: the search's approximation (NaN if none), exact once exact is set
+	hav      float64 // the haversine term of the distance, when the search computed it (else NaN)
 	score    float64
 	exact    bool // dist is the exact distance, not the approximation
 	idx      int  // position in collection order, for ties
@@ -426,7 +427,6 @@ func geoSearchGeneric(x *Ctx, src int, flags int) {
 	if anyFlag {
 		limit = int(min(count, math.MaxInt32))
 	}
-	shape.WantDistances = sortDir != 0 || withDist
 	points := geoCollect(x.S.geoPoints[:0], &o.z, &shape, limit)
 	defer x.S.keepGeoPoints(points)
 	if len(points) == 0 && storeKey == nil {
@@ -502,15 +502,18 @@ type geoDistKey struct {
 // the centre, ascending (dir 1) or descending, equal distances in
 // collection order, as a stable sort by the exact distances would, but
 // computing exact distances only for points whose approximate ones are
-// too close to order. The points after want are left in no order.
+// too close to order, and with a small want (COUNT) fast distances only
+// for the points geoNarrow keeps. The points after want are left in no
+// order and may be overwritten.
 func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int, want int) {
+	if want > 0 && want*4 < len(points) {
+		points = geoNarrow(points, want, dir)
+	}
 	keys := sh.geoKeys[:0]
 	for i := range points {
 		p := &points[i]
 		p.idx = i
-		if math.IsNaN(p.dist) && !p.exact { // not computed by the search
-			p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
-		}
+		p.approxDist(shape)
 		if math.IsNaN(p.dist) {
 			p.exactDist(shape)
 		}
@@ -558,6 +561,75 @@ func (sh *Shard) geoSortByDistance(points []geoPoint, shape *geo.Shape, dir int,
 	}
 }
 
+// approxDist sets p.dist to the fast distance from the centre unless the
+// search left it or an exact one: from the haversine term when the search
+// computed that (the same value for the cost of a square root and an
+// arcsine), else from the coordinates.
+func (p *geoPoint) approxDist(shape *geo.Shape) {
+	switch {
+	case p.exact || !math.IsNaN(p.dist):
+	case !math.IsNaN(p.hav):
+		p.dist = geo.HavDistance(p.hav)
+	default:
+		p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
+	}
+}
+
+// geoNarrow keeps, in place and in collection order, the points that can
+// be among the want nearest (farthest when dir < 0) by fast distance or
+// within the fast distance's error of the last of them, judged by the
+// haversine terms the search left so that no distance is computed for the
+// points it drops. The term grows with the distance, so the want-th best
+// term bounds the want-th best distance; the bound is widened by twice the
+// distance's error bound, converted back to a term, and by a relative
+// slack far above the conversion's rounding. Points without a term are
+// kept, and nothing is dropped when fewer than want points have one: what
+// is kept always includes what geoNearest keeps of all the points.
+func geoNarrow(points []geoPoint, want, dir int) []geoPoint {
+	var buf [64]float64
+	best := buf[:0]
+	if want > len(buf) {
+		best = make([]float64, 0, want)
+	}
+	better := func(a, b float64) bool { return dir > 0 && a < b || dir < 0 && a > b }
+	for i := range points {
+		h := points[i].hav
+		switch {
+		case math.IsNaN(h):
+		case len(best) < want:
+			best = append(best, h)
+			for j := len(best) - 1; j > 0 && better(best[j-1], best[j]); j-- {
+				best[j-1], best[j] = best[j], best[j-1]
+			}
+		case better(h, best[0]):
+			best[0] = h
+			for j := 1; j < len(best) && better(best[j-1], best[j]); j++ {
+				best[j-1], best[j] = best[j], best[j-1]
+			}
+		}
+	}
+	if len(best) < want {
+		return points
+	}
+	d := geo.HavDistance(best[0])
+	slack := 2 * geo.DistanceMargin(d)
+	var keep func(h float64) bool
+	if dir > 0 {
+		limit := geo.DistanceHav(d+slack) * (1 + 1e-9)
+		keep = func(h float64) bool { return !(h > limit) } // NaN kept
+	} else {
+		limit := geo.DistanceHav(d-slack) * (1 - 1e-9)
+		keep = func(h float64) bool { return !(h < limit) }
+	}
+	out := points[:0]
+	for _, p := range points {
+		if keep(p.hav) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // geoNearest keeps, of keys in collection order, the want nearest
 // (farthest when dir < 0) by approximate distance together with every key
 // within the approximation's error of the last of them, which only exact
@@ -602,9 +674,7 @@ func geoNearest(keys []geoDistKey, want, dir int) []geoDistKey {
 // whole interval it may be off by rounds to the same digits (the printing
 // is monotone in the distance), else the exact distance.
 func (p *geoPoint) replyDist(shape *geo.Shape) {
-	if !p.exact && math.IsNaN(p.dist) { // not computed by the search
-		p.dist = geo.FastDistance(shape.Lon, shape.Lat, p.lon, p.lat)
-	}
+	p.approxDist(shape)
 	if p.exact || math.IsNaN(p.dist) {
 		p.exactDist(shape)
 		return
@@ -663,8 +733,8 @@ func geoCollect(points []geoPoint, z *zset.ZSet, shape *geo.Shape, limit int) []
 		}
 		r := zset.ScoreRange{Min: float64(cell.Min), Max: float64(cell.Max), MaxEx: true}
 		z.RangeByScore(r, false, 0, -1, func(m []byte, s float64) bool {
-			if lon, lat, approx, in := shape.WithinScore(s); in {
-				points = append(points, geoPoint{member: m, lon: lon, lat: lat, dist: approx, score: s})
+			if lon, lat, approx, hav, in := shape.WithinScore(s); in {
+				points = append(points, geoPoint{member: m, lon: lon, lat: lat, dist: approx, hav: hav, score: s})
 			}
 			return limit == 0 || len(points) < limit
 		})

@@ -25,6 +25,7 @@ func BenchmarkGeoSearch(b *testing.B) {
 	} {
 		argv := toArgv(splitFields(c.cmd)...)
 		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				execArgv(sh, argv)
 			}

@@ -71,3 +71,9 @@ func BenchmarkHotEXISTS(b *testing.B)     { benchmarkHotPath(b, hotSetup, "EXIST
 func BenchmarkHotEXPIRE(b *testing.B)     { benchmarkHotPath(b, hotSetup, "EXPIRE", "key:1", "100") }
 func BenchmarkHotTTL(b *testing.B)        { benchmarkHotPath(b, hotSetup, "TTL", "key:1") }
 func BenchmarkHotPING(b *testing.B)       { benchmarkHotPath(b, nil, "PING") }
+
+// hllSetup is a dense HyperLogLog with its estimate cached.
+var hllSetup = [][]string{{"PFADD", "hll", "a", "b", "c"}, {"PFDEBUG", "TODENSE", "hll"}, {"PFCOUNT", "hll"}}
+
+func BenchmarkHotPFADD(b *testing.B)   { benchmarkHotPath(b, hllSetup, "PFADD", "hll", "a") }
+func BenchmarkHotPFCOUNT(b *testing.B) { benchmarkHotPath(b, hllSetup, "PFCOUNT", "hll") }

@@ -362,27 +362,51 @@ func fastAtMost(lon1, lat1, cosLat1, lon2, lat2, limit float64) (float64, bool) 
 }
 
 // atMostDist is atMost from the centre of a prepared circle, with its
-// latitude's cosine computed once per search; it also returns the fast
-// distance when it computed it (NaN otherwise).
-func (s *Shape) atMostDist(lon, lat, limit float64) (float64, bool) {
+// latitude's cosine computed once per search. It also returns the fast
+// distance when it computed it and the haversine term when it computed
+// that (each NaN otherwise).
+func (s *Shape) atMostDist(lon, lat, limit float64) (dist, hav float64, ok bool) {
 	if beyondLat(s.Lat, lat, limit) {
-		return math.NaN(), false
+		return math.NaN(), math.NaN(), false
 	}
 	// The haversine term alone decides away from the edge: the distance
 	// grows with it, so comparing it with the limit's own term spares the
 	// square root and arcsine. The relative slack is far above the error
-	// of either term; inside it the distance decides.
-	if v := math.Sin((degRad(lon) - degRad(s.Lon)) / 2); v != 0 && !s.WantDistances {
+	// of either term; inside it the distance decides. The term is the one
+	// fastDistanceFrom computes, so HavDistance turns it into the same
+	// fast distance later, for the points that need one.
+	if v := math.Sin((degRad(lon) - degRad(s.Lon)) / 2); v != 0 {
 		u := math.Sin((degRad(lat) - degRad(s.Lat)) / 2)
 		a := float64(u*u) + float64(float64(float64(s.cosLat*math.Cos(degRad(lat)))*v)*v)
 		switch {
 		case a > s.hav*(1+1e-9):
-			return math.NaN(), false
+			return math.NaN(), a, false
 		case a < s.hav*(1-1e-9):
-			return math.NaN(), true
+			return math.NaN(), a, true
 		}
+		d, in := fastAtMost(s.Lon, s.Lat, s.cosLat, lon, lat, limit)
+		return d, a, in
 	}
-	return fastAtMost(s.Lon, s.Lat, s.cosLat, lon, lat, limit)
+	d, in := fastAtMost(s.Lon, s.Lat, s.cosLat, lon, lat, limit)
+	return d, math.NaN(), in
+}
+
+// HavDistance returns the fast distance (FastDistance) of a point from a
+// circle's centre given the haversine term WithinScore returned for it:
+// the square root and arcsine fastDistanceFrom would apply to the same
+// term.
+func HavDistance(hav float64) float64 { return 2.0 * EarthRadius * math.Asin(math.Sqrt(hav)) }
+
+// DistanceHav is the inverse of HavDistance: the haversine term of a
+// distance in metres, for comparing terms against a distance bound. Past
+// half the circumference it is 1 (no point is farther).
+func DistanceHav(d float64) float64 {
+	half := d / (2 * EarthRadius)
+	if half >= math.Pi/2 {
+		return 1
+	}
+	h := math.Sin(max(half, 0))
+	return h * h
 }
 
 // EstimateSteps returns the cell precision for a search of the given
@@ -416,9 +440,6 @@ type Shape struct {
 	Radius        float64
 	Width, Height float64
 	Conversion    float64
-	// WantDistances asks WithinScore for the approximate distance of every
-	// point it accepts in a circle (a search that sorts or shows them).
-	WantDistances bool
 
 	// Filled on the first point tested (prepare), for a circle: the
 	// cosine of the centre's latitude, which every distance from the
@@ -542,10 +563,12 @@ func (s *Shape) Within(lon, lat float64) bool {
 
 // WithinScore decodes a score and tests its point: the point (only when
 // ok) and whether it lies in the shape. Its distance from the centre is
-// Distance(s.Lon, s.Lat, lon, lat); approx is FastDistance of it when the
-// test computed that on the way (a point near a circle's edge), NaN
-// otherwise.
-func (s *Shape) WithinScore(score float64) (lon, lat, approx float64, ok bool) {
+// Distance(s.Lon, s.Lat, lon, lat). For a circle the test leaves what it
+// computed on the way: approx, FastDistance of the point, when the point
+// lay near the edge (NaN otherwise), and hav, the haversine term of the
+// point's distance, from which HavDistance gives the same FastDistance
+// (NaN when not computed).
+func (s *Shape) WithinScore(score float64) (lon, lat, approx, hav float64, ok bool) {
 	if !s.Box {
 		if !s.prepared {
 			s.prepare()
@@ -553,24 +576,24 @@ func (s *Shape) WithinScore(score float64) (lon, lat, approx float64, ok bool) {
 		if s.cells {
 			ilat, ilon := deinterleave(scoreBits(score))
 			if ilat < s.latCellLo || ilat > s.latCellHi || ilon < s.lonCellLo || ilon > s.lonCellHi {
-				return 0, 0, math.NaN(), false
+				return 0, 0, math.NaN(), math.NaN(), false
 			}
 		}
 		lon, lat, ok = DecodeScore(score)
 		if !ok {
-			return 0, 0, math.NaN(), false
+			return 0, 0, math.NaN(), math.NaN(), false
 		}
 		if lonApart(lon, s.Lon) > s.lonReach {
-			return lon, lat, math.NaN(), false
+			return lon, lat, math.NaN(), math.NaN(), false
 		}
-		approx, ok = s.atMostDist(lon, lat, float64(s.Radius*s.Conversion))
-		return lon, lat, approx, ok
+		approx, hav, ok = s.atMostDist(lon, lat, float64(s.Radius*s.Conversion))
+		return lon, lat, approx, hav, ok
 	}
 	lon, lat, ok = DecodeScore(score)
 	if !ok {
-		return 0, 0, math.NaN(), false
+		return 0, 0, math.NaN(), math.NaN(), false
 	}
-	return lon, lat, math.NaN(), s.Within(lon, lat)
+	return lon, lat, math.NaN(), math.NaN(), s.Within(lon, lat)
 }
 
 // ScoreRange is the scores [Min, Max) of one cell.

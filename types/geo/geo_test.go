@@ -311,7 +311,6 @@ func TestWithinScoreAgreesWithExactTest(t *testing.T) {
 		if r.IntN(3) == 0 {
 			s.Radius = 1 + r.Float64()*2000
 		}
-		s.WantDistances = r.IntN(2) == 0
 		sc := s
 		for range 500 {
 			// Points around the centre, many near the edge.
@@ -331,14 +330,29 @@ func TestWithinScoreAgreesWithExactTest(t *testing.T) {
 			if !ok {
 				continue
 			}
-			_, _, approx, in := sc.WithinScore(float64(score))
+			_, _, approx, hav, in := sc.WithinScore(float64(score))
 			plon, plat, _ := DecodeScore(float64(score))
 			_, want := s.Contains(plon, plat)
 			if in != want {
 				t.Fatalf("shape %+v, point (%v, %v): WithinScore %v, exact test %v", s, plon, plat, in, want)
 			}
-			if in && !math.IsNaN(approx) && math.Abs(approx-Distance(s.Lon, s.Lat, plon, plat)) > DistanceMargin(approx) {
-				t.Fatalf("approximate distance %v, exact %v", approx, Distance(s.Lon, s.Lat, plon, plat))
+			exact := Distance(s.Lon, s.Lat, plon, plat)
+			if in && !math.IsNaN(approx) && math.Abs(approx-exact) > DistanceMargin(approx) {
+				t.Fatalf("approximate distance %v, exact %v", approx, exact)
+			}
+			if !math.IsNaN(hav) {
+				if d := HavDistance(hav); math.Abs(d-exact) > DistanceMargin(d) {
+					t.Fatalf("distance from the haversine term %v, exact %v", d, exact)
+				}
+				if !math.IsNaN(approx) && HavDistance(hav) != approx {
+					t.Fatalf("distance from the haversine term %v, fast distance %v", HavDistance(hav), approx)
+				}
+				if d := DistanceHav(exact); math.Abs(d-hav) > hav*1e-12 {
+					t.Fatalf("haversine term %v, of the exact distance %v", hav, d)
+				}
+			}
+			if in && math.IsNaN(approx) && math.IsNaN(hav) {
+				t.Fatalf("point (%v, %v) taken with neither a distance nor a haversine term", plon, plat)
 			}
 			checked++
 		}

@@ -38,6 +38,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // Format constants.
@@ -117,10 +118,7 @@ func Hash(elem []byte) (index int, count uint8) {
 	index = int(h & (Registers - 1))
 	h >>= P
 	h |= 1 << q // bounds the count at q+1
-	for count = 1; h&1 == 0; count++ {
-		h >>= 1
-	}
-	return index, count
+	return index, uint8(bits.TrailingZeros64(h)) + 1
 }
 
 // murmur64A is Austin Appleby's MurmurHash64A with little-endian reads.

@@ -245,3 +245,26 @@ func BenchmarkCountDense(b *testing.B) {
 		_, _ = Count(v)
 	}
 }
+
+// TestHashRunLength checks Hash's run length against its definition: the
+// position (from 1) of the lowest set bit of the hash above the index
+// bits, at most q+1.
+func TestHashRunLength(t *testing.T) {
+	seen := map[uint8]bool{}
+	for i := 0; i < 200000; i++ {
+		el := []byte("el:" + strconv.Itoa(i))
+		h := murmur64A(el, hashSeed)
+		want := uint8(1)
+		for r := h >> P; r&1 == 0 && want <= q; r >>= 1 {
+			want++
+		}
+		idx, count := Hash(el)
+		if idx != int(h&(Registers-1)) || count != want {
+			t.Fatalf("Hash(%q) = %d, %d; want %d, %d", el, idx, count, h&(Registers-1), want)
+		}
+		seen[count] = true
+	}
+	if len(seen) < 12 {
+		t.Fatalf("only %d run lengths seen", len(seen))
+	}
+}

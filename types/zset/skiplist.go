@@ -342,6 +342,34 @@ func (sl *skiplist) last(within func(n *slNode) bool) *slNode {
 	return x
 }
 
+// rangeFrom calls fn for the nodes within [gteMin, lteMax] (both
+// monotone: gteMin false for a prefix of the order, lteMax true for one),
+// ascending from the first or (rev) descending from the last, stopping
+// when fn returns false or after count calls (count < 0: no limit).
+// Member slices are valid during the call only.
+func (sl *skiplist) rangeFrom(gteMin, lteMax func(m []byte, s float64) bool, rev bool, count int, fn func([]byte, float64) bool) {
+	var x *slNode
+	if rev {
+		x = sl.last(func(n *slNode) bool { return lteMax(bytesOf(n.member), n.score) })
+	} else {
+		x = sl.first(func(n *slNode) bool { return !gteMin(bytesOf(n.member), n.score) })
+	}
+	for ; x != nil && count != 0; count-- {
+		m := bytesOf(x.member)
+		if rev && !gteMin(m, x.score) || !rev && !lteMax(m, x.score) {
+			return
+		}
+		if !fn(m, x.score) {
+			return
+		}
+		if rev {
+			x = x.backward
+		} else {
+			x = x.lvl(0).forward
+		}
+	}
+}
+
 // memory returns the heap bytes of the nodes and their member strings,
 // the header's included: O(1), from the running figure.
 func (sl *skiplist) memory() int {

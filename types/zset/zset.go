@@ -645,6 +645,14 @@ func (z *ZSet) rangeWalk(gteMin, lteMax func(m []byte, s float64) bool, rev bool
 	if offset < 0 || offset > 0 && offset >= n || count == 0 {
 		return
 	}
+	if z.sl != nil && offset == 0 {
+		// Without an offset no rank is needed: one descent finds the
+		// range's first node and the walk follows the links from it,
+		// where going by rank would descend three times (the bound, its
+		// rank, the node of that rank).
+		z.sl.rangeFrom(gteMin, lteMax, rev, count, fn)
+		return
+	}
 	var from int
 	if rev {
 		from = z.lastRank(lteMax) - offset
