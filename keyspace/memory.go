@@ -242,9 +242,11 @@ type memoryTuner struct {
 	// The idle-heap check runs on shard 0's goroutine only.
 	lastCheck int64 // server-clock ms of the last look at the heap
 	cycles    uint64
-	cyclesAt  int64  // when the collection count last changed
-	heapAfter uint64 // heap bytes right after the last purge
+	cyclesAt  int64 // when the collection count last changed
 	samples   []metrics.Sample
+	// The purge itself runs on a goroutine of its own (purge).
+	purging   atomic.Bool   // a purge is running
+	heapAfter atomic.Uint64 // heap bytes right after the last purge
 }
 
 // Idle heap: a burst (a pipe of a million commands) leaves the Go heap
@@ -264,34 +266,51 @@ const (
 // purgeIdleHeap returns a large idle heap to the OS; shard 0 calls it at
 // its ticks, and it looks at the heap once a second.
 func (t *memoryTuner) purgeIdleHeap(nowMs int64) {
-	if nowMs-t.lastCheck < 1000 {
+	if nowMs-t.lastCheck < 1000 || t.purging.Load() {
 		return
 	}
 	t.lastCheck = nowMs
-	cycles, heap := t.readHeap()
+	if t.samples == nil {
+		t.samples = heapSamples()
+	}
+	cycles, heap := readHeap(t.samples)
 	if cycles != t.cycles {
 		t.cycles, t.cyclesAt = cycles, nowMs
 		return
 	}
-	if nowMs-t.cyclesAt < idleHeapAfterMs || heap < t.heapAfter+idleHeapPurge {
+	if nowMs-t.cyclesAt < idleHeapAfterMs || heap < t.heapAfter.Load()+idleHeapPurge {
 		return
 	}
-	// Two collections: pooled buffers survive the first.
-	runtime.GC()
-	debug.FreeOSMemory()
-	t.cycles, heap = t.readHeap()
-	t.cyclesAt, t.heapAfter = nowMs, heap
+	t.purging.Store(true)
+	go t.purge()
 }
 
-// readHeap returns the collection count and the heap bytes not yet
-// returned to the OS (objects, free and unused span space).
-func (t *memoryTuner) readHeap() (cycles, heap uint64) {
-	if t.samples == nil {
-		t.samples = []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/memory/classes/heap/objects:bytes"},
-			{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	}
-	metrics.Read(t.samples)
-	for i, s := range t.samples {
+// purge collects the heap twice (pooled buffers survive the first
+// collection) and returns its free pages to the OS. It runs on a goroutine
+// of its own: runtime.GC returns only when the whole heap has been traced,
+// and collections keep their skiplists and large tables on the heap, so on
+// shard 0's loop a purge after loading a big sorted set stalled that shard
+// for tens of milliseconds. The collections it causes change the count
+// shard 0 watches, which restarts the idle period.
+func (t *memoryTuner) purge() {
+	defer t.purging.Store(false)
+	runtime.GC()
+	debug.FreeOSMemory()
+	_, heap := readHeap(heapSamples())
+	t.heapAfter.Store(heap)
+}
+
+func heapSamples() []metrics.Sample {
+	return []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+}
+
+// readHeap reads samples (heapSamples) and returns the collection count
+// and the heap bytes not yet returned to the OS (objects, free and unused
+// span space).
+func readHeap(samples []metrics.Sample) (cycles, heap uint64) {
+	metrics.Read(samples)
+	for i, s := range samples {
 		if s.Value.Kind() != metrics.KindUint64 {
 			continue
 		}
