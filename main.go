@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -61,7 +62,7 @@ type overrides struct {
 	replicaof                          string
 	port, shards, reactors             int
 	repair                             bool
-	cpuProfile                         string
+	cpuProfile, execTrace              string
 }
 
 func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
@@ -78,6 +79,7 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
 	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
+	fs.StringVar(&o.execTrace, "trace", "", "write a Go execution trace of the whole run to this file (go tool trace; large: for short runs)")
 	err := fs.Parse(args)
 	return o, fs, err
 }
@@ -163,6 +165,19 @@ func run(args []string) error {
 		}
 		defer func() {
 			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
+	}
+	if o.execTrace != "" {
+		f, err := os.Create(o.execTrace)
+		if err != nil {
+			return fmt.Errorf("execution trace: %w", err)
+		}
+		if err := trace.Start(f); err != nil {
+			return fmt.Errorf("execution trace: %w", err)
+		}
+		defer func() {
+			trace.Stop()
 			_ = f.Close()
 		}()
 	}
