@@ -21,6 +21,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -82,6 +83,27 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.execTrace, "trace", "", "write a Go execution trace of the whole run to this file (go tool trace; large: for short runs)")
 	err := fs.Parse(args)
 	return o, fs, err
+}
+
+// startRecording creates path and starts a whole-run recorder into it (a
+// CPU profile, an execution trace); the returned function stops it and
+// closes the file. An empty path records nothing.
+func startRecording(path, what string, start func(io.Writer) error, stop func()) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := start(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return func() {
+		stop()
+		_ = f.Close()
+	}, nil
 }
 
 // passwordEnv names the environment variable that sets server.requirepass.
@@ -155,32 +177,16 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			_ = f.Close()
-		}()
+	stopProfile, err := startRecording(o.cpuProfile, "cpu profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	if err != nil {
+		return err
 	}
-	if o.execTrace != "" {
-		f, err := os.Create(o.execTrace)
-		if err != nil {
-			return fmt.Errorf("execution trace: %w", err)
-		}
-		if err := trace.Start(f); err != nil {
-			return fmt.Errorf("execution trace: %w", err)
-		}
-		defer func() {
-			trace.Stop()
-			_ = f.Close()
-		}()
+	defer stopProfile()
+	stopTrace, err := startRecording(o.execTrace, "execution trace", trace.Start, trace.Stop)
+	if err != nil {
+		return err
 	}
+	defer stopTrace()
 	// Recovery builds the whole keyspace and frees almost nothing: the
 	// collector is paused while it runs and restored once serving starts.
 	gcPercent := debug.SetGCPercent(-1)

@@ -396,7 +396,9 @@ func TestLoneClientSyncsInline(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := infoInt(t, c, "persistence", "wal_inline_syncs"); n < lone-10 {
+	// Not every one: a write that arrives while the sync goroutine is
+	// still finishing the group that released the previous reply queues.
+	if n := infoInt(t, c, "persistence", "wal_inline_syncs"); n < lone/2 {
 		t.Fatalf("wal_inline_syncs = %d after %d writes of one client", n, lone)
 	}
 	// Two connections writing in turn: neither is alone (the run of the

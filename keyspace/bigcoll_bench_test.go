@@ -2,10 +2,7 @@ package keyspace
 
 import (
 	"fmt"
-	"strings"
 	"testing"
-
-	"github.com/ruvio/ruvio/codec"
 )
 
 // One collection grown large and written to by every request, the way
@@ -34,25 +31,7 @@ func benchmarkBigCollection(b *testing.B, setup, cmd func(i int) []string) {
 		// collection, as random members do.
 		reqs[j] = resp(cmd((j * 40503) % bigCollectionMembers)...)
 	}
-	buf := make([]byte, 0, 256)
-	argv := make([][]byte, 0, 16)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		buf = append(buf[:0], reqs[i%distinct]...)
-		var n int
-		var err error
-		argv, n, err = codec.ParseCommand(buf, argv[:0], codec.Limits{})
-		if err != nil || n != len(buf) {
-			b.Fatalf("parse: n=%d err=%v", n, err)
-		}
-		sh.ctx.W.Reset()
-		sh.exec(&sh.ctx, argv)
-	}
-	b.StopTimer()
-	if strings.HasPrefix(string(sh.ctx.W.Buf), "-") {
-		b.Fatalf("replied %q", sh.ctx.W.Buf)
-	}
+	timeRequests(b, sh, reqs)
 }
 
 func elementName(i int) string { return fmt.Sprintf("element:%012d", i) }

@@ -3,6 +3,7 @@ package persistence
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // soleCommitter is a Committer that names the one client it writes for.
@@ -13,6 +14,20 @@ type soleCommitter struct {
 }
 
 func (c soleCommitter) SoleWriter() (int64, bool) { return c.client, c.sole }
+
+// settle waits until the sync goroutine has finished with every queued
+// group: it tells a group's Committers before it drops the group from
+// inflight, so a recorded notification alone does not mean the WAL is idle.
+func settle(t *testing.T, w *WAL) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for w.inflight.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("sync goroutine still busy")
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
 
 // commitOne appends one record and commits it for client; it returns
 // whether the commit was durable at once.
@@ -38,6 +53,7 @@ func TestLoneClientSyncsInline(t *testing.T) {
 			t.Fatalf("commit %d durable at once before the run is long enough", i)
 		}
 		rec.wait(t, 1)
+		settle(t, w)
 	}
 	for i := loneRun; i < loneRun+5; i++ {
 		if !commitOne(w, rec, i, 7, true) {
@@ -140,6 +156,7 @@ func TestLoneClientInlineSyncFailure(t *testing.T) {
 	for i := 1; i < loneRun; i++ {
 		commitOne(w, rec, i, 7, true)
 		rec.wait(t, 1)
+		settle(t, w)
 	}
 	efs.Inject(Injection{Op: FSSync, PathContains: "-wal-", Nth: 1})
 	if commitOne(w, rec, loneRun, 7, true) {

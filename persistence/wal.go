@@ -132,7 +132,6 @@ type WAL struct {
 	// had several clients); see loneRun.
 	lastSole int64
 	soleRun  int
-	inline   [1]pending // the lone commit synced on the appending goroutine
 
 	// Group commit (FsyncAlways).
 	mu       sync.Mutex
@@ -720,9 +719,8 @@ func (w *WAL) lone(c Committer) bool {
 // orders its last file access before this one. It returns true when the
 // batch is durable; on failure it tells c and returns false.
 func (w *WAL) syncInline(c Committer) bool {
-	w.inline[0] = pending{buf: w.buf, recs: w.batchRecs, first: w.batchFirst, last: w.seq, writers: 1}
-	err := w.writeGroup(w.inline[:])
-	w.inline[0] = pending{}
+	group := [1]pending{{buf: w.buf, recs: w.batchRecs, first: w.batchFirst, last: w.seq, writers: 1}}
+	err := w.writeGroup(group[:]) // group stays on the stack: writeGroup keeps no items
 	w.resetBatch()
 	if err != nil {
 		w.setErr(err)
