@@ -14,8 +14,7 @@
 //
 // # Flow control
 //
-// A connection's input is left unread (gnet keeps buffering it, within
-// client-query-buffer-limit) while
+// A connection's input is left unread while
 //
 //   - its shard's ring is full: the shard wakes it after a drain;
 //   - it has four batches in flight, or one while its unsent replies are
@@ -25,6 +24,13 @@
 //     buffer without telling;
 //   - a request over the unauthenticated limits waits behind commands
 //     that may authenticate the client.
+//
+// gnet reads all a socket holds into the connection's inbound buffer
+// whether the handler consumes it or not. Once readAheadPause bytes wait
+// there the connection's read interest is taken out of its reactor's epoll
+// instance (readGate), and put back when fewer than readAheadResume wait:
+// TCP then holds the client back, and a client's unread input is bounded
+// by a few batches, not by client-query-buffer-limit.
 //
 // Unsent replies are counted in the client's keyspace.OutputMeter: the
 // batch replies and MONITOR lines handed to gnet and not yet written,

@@ -66,6 +66,9 @@ type Server struct {
 	throttled  map[*conn]struct{}
 	// protoLog rate-limits the log lines of protocol errors.
 	protoLog logLimiter
+	// gate pauses reading held connections; gateOnce logs its failure.
+	gate     readGate
+	gateOnce sync.Once
 }
 
 // New prepares a server; Serve runs it.
@@ -220,6 +223,13 @@ const (
 	// throttlePoll is how often a connection paused for its output is
 	// looked at again: the outbound buffer drains without telling.
 	throttlePoll = 10 * time.Millisecond
+	// readAheadPause is how much unparsed input a held connection may
+	// have before it stops being read (readGate): room for its batches in
+	// flight, so that a pipelining client runs at full speed.
+	readAheadPause = maxInflight * maxBatchInput
+	// readAheadResume is the unparsed input below which a paused
+	// connection is read again: one batch's worth left to parse.
+	readAheadResume = maxBatchInput
 )
 
 // pauseAt is the unsent reply size at which a connection stops being read:
@@ -241,14 +251,57 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	}
 	// Any received byte is activity, not only a complete command (a large
 	// upload in progress is not idle); a wake-up without new bytes is not.
-	if c.InboundBuffered() > cn.left {
+	read := c.InboundBuffered() > cn.left
+	if read {
 		if now := s.clock.Load(); now-cn.client.LastActive() > int64(throttlePoll) {
 			cn.client.Touch(now)
 		}
 	}
 	act := s.traffic(cn, c)
 	cn.left = c.InboundBuffered()
+	if act == gnet.None && !cn.closing {
+		s.gateReads(cn, c, read)
+	}
 	return act
+}
+
+// gateReads stops reading a connection whose unparsed input has reached
+// readAheadPause (it is held: batches in flight, unsent replies, a full
+// ring) and starts again once that input is below readAheadResume. read
+// says this call follows a read: gnet turned reading back on, so a paused
+// connection is paused again.
+func (s *Server) gateReads(cn *conn, c gnet.Conn, read bool) {
+	buffered := c.InboundBuffered()
+	switch {
+	case buffered >= readAheadPause && (!cn.readPaused || read):
+		if err := s.gate.pause(c); err != nil {
+			s.gateFailed(err)
+			return
+		}
+		if !cn.readPaused {
+			cn.readPaused = true
+			s.ks.CountReadPause()
+		}
+	case cn.readPaused && buffered < readAheadResume:
+		if err := s.gate.resume(c); err != nil {
+			s.gateFailed(err)
+			// Reading must not stay off: gnet's own ModRead, at its next
+			// write, is then the only way back. Close instead.
+			cn.closing = true
+			_ = c.Close()
+			return
+		}
+		cn.readPaused = false
+	}
+}
+
+// gateFailed logs, once, that reads cannot be paused: read-ahead is then
+// bounded by client-query-buffer-limit alone.
+func (s *Server) gateFailed(err error) {
+	s.gateOnce.Do(func() {
+		s.log.Warn("cannot pause reading a connection; unparsed input is bounded by client-query-buffer-limit alone",
+			zap.Error(err))
+	})
 }
 
 // traffic is OnTraffic for a live connection.
@@ -631,6 +684,8 @@ type conn struct {
 	authed bool
 	// left is the inbound bytes the last OnTraffic left unread.
 	left int
+	// readPaused is set while its reads are off (gateReads).
+	readPaused bool
 }
 
 // Close closes the connection from any goroutine.

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -318,4 +319,105 @@ func TestUnauthenticatedLimitsAfterReset(t *testing.T) {
 		t.Fatalf("after RESET: %q", got)
 	}
 	r.expectClosed(5 * time.Second)
+}
+
+// A client whose commands cannot run yet (the first one blocks) and that
+// keeps sending is not read ahead of them: once a few batches wait, the
+// server stops reading its socket and TCP holds the client back. Once the
+// block ends every command runs, in order, and the client's writes go on.
+func TestHeldClientIsNotReadAhead(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	r := dialRaw(t, s.Addr())
+	r.write(multibulk("BLPOP", "held:q", "0"))
+
+	// 64 MiB of SETs: without the read pause the server takes all of it.
+	const total, perChunk = 64 << 20, 1 << 20
+	val := strings.Repeat("v", 1000)
+	var chunk strings.Builder
+	cmds := 0
+	for chunk.Len() < perChunk {
+		chunk.WriteString(multibulk("SET", "held:k"+strconv.Itoa(cmds%1000), val))
+		cmds++
+	}
+	chunks := total / chunk.Len()
+	var written atomic.Int64
+	writeErr := make(chan error, 1)
+	go func() {
+		_ = r.conn.SetWriteDeadline(time.Now().Add(2 * time.Minute))
+		for i := 0; i < chunks; i++ {
+			if _, err := io.WriteString(r.conn, chunk.String()); err != nil {
+				writeErr <- err
+				return
+			}
+			written.Add(int64(chunk.Len()))
+		}
+		writeErr <- nil
+	}()
+	// The client reads its replies all along: it is its first command,
+	// not its output, that holds it.
+	want := int64(len(arr(bulk("held:q"), bulk("x")))) + int64(chunks*cmds)*int64(len("+OK\r\n"))
+	readDone := make(chan error, 1)
+	go func() {
+		_ = r.conn.SetReadDeadline(time.Now().Add(2 * time.Minute))
+		head := make([]byte, len(arr(bulk("held:q"), bulk("x"))))
+		if _, err := io.ReadFull(r.r, head); err != nil {
+			readDone <- err
+			return
+		}
+		if string(head) != arr(bulk("held:q"), bulk("x")) {
+			readDone <- errors.New("first reply " + strconv.Quote(string(head)))
+			return
+		}
+		got, err := io.CopyN(io.Discard, r.r, want-int64(len(head)))
+		if err == nil && got != want-int64(len(head)) {
+			err = io.ErrUnexpectedEOF
+		}
+		readDone <- err
+	}()
+
+	// Wait until the writer stops making progress.
+	last, still := int64(-1), 0
+	for deadline := time.Now().Add(10 * time.Second); still < 5 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		if w := written.Load(); w == last {
+			still++
+		} else {
+			last, still = w, 0
+		}
+	}
+	if w := written.Load(); w >= total/2 {
+		t.Fatalf("the server read %d MiB of a held client's input", w>>20)
+	}
+	if n := intField(t, value(t, c, "INFO", "stats").(string), "ruvio_client_read_pauses"); n < 1 {
+		t.Fatalf("ruvio_client_read_pauses = %d", n)
+	}
+	expect(t, c, "PONG", "PING")
+	t.Logf("held after %d MiB of %d", written.Load()>>20, total>>20)
+
+	expect(t, c, int64(1), "LPUSH", "held:q", "x")
+	if err := <-writeErr; err != nil {
+		t.Fatalf("writing: %v", err)
+	}
+	if err := <-readDone; err != nil {
+		t.Fatalf("reading the replies: %v", err)
+	}
+	expect(t, c, val, "GET", "held:k999")
+}
+
+// intField returns the integer value of an INFO field.
+func intField(t *testing.T, info, name string) int64 {
+	t.Helper()
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s in INFO", name)
+	return 0
 }

@@ -367,6 +367,7 @@ func infoStats(x *Ctx, ib *infoBuilder) {
 	ib.int("io_threaded_reads_processed", 0)
 	ib.int("io_threaded_writes_processed", 0)
 	ib.int("client_output_buffer_limit_disconnections", st.outputBufKilled.Load())
+	ib.int("ruvio_client_read_pauses", st.readPauses.Load())
 	ib.int("ruvio_shard_batches", x.S.stats.batches.Load())
 	ib.int("ruvio_shard_ring_full", x.S.stats.ringFull.Load())
 }

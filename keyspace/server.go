@@ -92,6 +92,7 @@ type serverStats struct {
 	netInputBytes   counter
 	netOutputBytes  counter
 	outputBufKilled counter
+	readPauses      counter
 }
 
 // NewServer builds the shards; Start runs them.
@@ -269,6 +270,10 @@ const MaxClientsError = errMaxClients
 // CountOutputBufferKill records a client closed for exceeding its output
 // buffer limit.
 func (s *Server) CountOutputBufferKill() { s.stats.outputBufKilled.Add(1) }
+
+// CountReadPause records a client whose reads were paused because its
+// unparsed input had reached the read-ahead bound.
+func (s *Server) CountReadPause() { s.stats.readPauses.Add(1) }
 
 // CountNetInput records bytes read from clients.
 func (s *Server) CountNetInput(n int) { s.stats.netInputBytes.Add(int64(n)) }

@@ -112,6 +112,7 @@ func (s *Server) resetInfoStats() {
 		&s.stats.connections, &s.stats.rejectedConns,
 		&s.stats.expiredKeys, &s.stats.keyspaceHits, &s.stats.keyspaceMisses,
 		&s.stats.netInputBytes, &s.stats.netOutputBytes, &s.stats.outputBufKilled,
+		&s.stats.readPauses,
 	} {
 		c.Store(0)
 	}
