@@ -49,6 +49,7 @@
 //
 // gnet calls the handler on the connection's event loop; the per-connection
 // state (conn) is owned by it. Shards deliver replies from their own
-// goroutines through AsyncWrite, whose callback runs on the event loop
-// again; off the loop only AsyncWrite, Wake and Close are used.
+// goroutines through the reactor's outbox, which the event loop empties in
+// one task (outbox.go); off the loop only the outbox, Wake and Close are
+// used.
 package eventloop

@@ -69,6 +69,9 @@ type Server struct {
 	// gate pauses reading held connections; gateOnce logs its failure.
 	gate     readGate
 	gateOnce sync.Once
+	// outboxes carry replies and pushes to each reactor (outbox.go).
+	outboxMu sync.Mutex
+	outboxes map[gnet.EventLoop]*outbox
 }
 
 // New prepares a server; Serve runs it.
@@ -87,6 +90,7 @@ func New(opts Options) (*Server, error) {
 		booted:    make(chan struct{}),
 		stopIdle:  make(chan struct{}),
 		throttled: make(map[*conn]struct{}),
+		outboxes:  make(map[gnet.EventLoop]*outbox),
 		protoLog:  logLimiter{per: time.Second, burst: protoErrLogBurst},
 	}
 	s.clock.Store(time.Now().UnixNano())
@@ -170,7 +174,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	if shard < 0 || shard >= s.ks.Shards() {
 		return nil, gnet.Close
 	}
-	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard)}
+	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: s.outboxOf(c.EventLoop())}
 	client, ok := s.ks.Connected(shard, remote.String(), local.String(), cn)
 	if !ok {
 		s.log.Warn("refused a client: maxclients reached", zap.String("remote", remote.String()))
@@ -184,6 +188,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 // OnClose forgets the connection.
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok && cn != nil {
+		cn.closed = true
 		s.ks.Disconnected(cn.client)
 		if cn.pending != nil {
 			s.putRequest(cn.pending)
@@ -686,6 +691,11 @@ type conn struct {
 	left int
 	// readPaused is set while its reads are off (gateReads).
 	readPaused bool
+	// outbox is its reactor's: replies and pushes go through it.
+	outbox *outbox
+	// closed is set by OnClose: deliveries still in the outbox are
+	// dropped (gnet may have given the fd to a new connection).
+	closed bool
 }
 
 // Close closes the connection from any goroutine.
@@ -724,23 +734,7 @@ func (cn *conn) writeAsync(b []byte, pooled bool) {
 		return
 	}
 	out.Queue(n)
-	err := cn.gc.AsyncWrite(b, func(gc gnet.Conn, err error) error {
-		if err != nil {
-			out.Unqueue(n)
-		} else {
-			out.Written(n, gc.OutboundBuffered())
-			ks.CountNetOutput(n)
-		}
-		// gnet has written b or copied what the socket did not take into
-		// its own buffer: b is free either way.
-		if pooled {
-			ks.PutPushBuffer(b)
-		}
-		return nil
-	})
-	if err != nil {
-		out.Unqueue(n)
-	}
+	cn.outbox.post(delivery{cn: cn, b: b, pooled: pooled})
 }
 
 // Wake asks the event loop to retry a batch the shard had no room for.
@@ -750,7 +744,6 @@ func (cn *conn) Wake() { _ = cn.gc.Wake(nil) }
 type request struct {
 	keyspace.Batch
 	conn *conn
-	done gnet.AsyncCallback
 	// partial is set when a command of the batch blocked and the rest
 	// moved to another request (Split): writing this one does not end
 	// the connection's turn.
@@ -771,7 +764,6 @@ func (r *request) Split() *keyspace.Batch {
 func newRequest() any {
 	r := &request{}
 	r.Sink = r
-	r.done = r.written
 	return r
 }
 
@@ -798,12 +790,8 @@ func (s *Server) putRequest(r *request) {
 // bytes count as the client's pending output until written runs.
 func (r *request) Deliver(_ *keyspace.Batch) {
 	cn := r.conn
-	n := len(r.Out.Buf)
-	cn.client.Out.Queue(n)
-	if err := cn.gc.AsyncWrite(r.Out.Buf, r.done); err != nil {
-		cn.client.Out.Unqueue(n)
-		cn.srv.putRequest(r)
-	}
+	cn.client.Out.Queue(len(r.Out.Buf))
+	cn.outbox.post(delivery{r: r})
 }
 
 // written runs on the event loop once the replies are in the socket or the

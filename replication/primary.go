@@ -52,6 +52,10 @@ type Primary struct {
 type feed struct {
 	mu sync.Mutex
 	ch chan struct{}
+	// taken is set once wait handed ch out: a notify with no sender
+	// waiting (no replica, the usual case) has nothing to close, and
+	// makes no new channel on the commit path.
+	taken bool
 }
 
 func newFeed() *feed { return &feed{ch: make(chan struct{})} }
@@ -60,13 +64,17 @@ func newFeed() *feed { return &feed{ch: make(chan struct{})} }
 func (f *feed) wait() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.taken = true
 	return f.ch
 }
 
 func (f *feed) notify() {
 	f.mu.Lock()
-	close(f.ch)
-	f.ch = make(chan struct{})
+	if f.taken {
+		close(f.ch)
+		f.ch = make(chan struct{})
+		f.taken = false
+	}
 	f.mu.Unlock()
 }
 

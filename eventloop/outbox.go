@@ -1,0 +1,143 @@
+package eventloop
+
+import (
+	"context"
+	"net"
+	"sync"
+
+	"github.com/panjf2000/gnet/v2"
+)
+
+// outbox carries what shards send to the connections of one reactor: the
+// replies of batches and pushed bytes (Pub/Sub messages, invalidations,
+// MONITOR lines, the replication stream). gnet's AsyncWrite costs two
+// allocations a call (its hook and a queue node), one per reply; an
+// outbox gathers the deliveries that arrive while the reactor is busy and
+// has it write them all in one task (EventLoop.Execute), so a reply costs
+// no allocation and a busy reactor one task per turn.
+//
+// Deliveries are written in the order they were posted. A delivery to a
+// connection that has closed is dropped the way AsyncWrite drops it.
+type outbox struct {
+	loop gnet.EventLoop
+
+	mu        sync.Mutex
+	queued    []delivery
+	scheduled bool // a Run is queued on the loop and has not taken queued yet
+
+	// spare is the slice a Run wrote last, kept for reuse; loop only.
+	spare []delivery
+}
+
+// delivery is one batch's replies (r) or pushed bytes (b for cn).
+type delivery struct {
+	r      *request
+	cn     *conn
+	b      []byte
+	pooled bool // b is from the keyspace's push pool
+}
+
+// post queues d for the reactor; any goroutine.
+func (o *outbox) post(d delivery) {
+	o.mu.Lock()
+	o.queued = append(o.queued, d)
+	kick := !o.scheduled
+	o.scheduled = true
+	o.mu.Unlock()
+	if !kick {
+		return
+	}
+	if err := o.loop.Execute(context.Background(), o); err != nil {
+		// The engine is shutting down: nothing will be written.
+		o.mu.Lock()
+		failed := o.queued
+		o.queued = nil
+		o.scheduled = false
+		o.mu.Unlock()
+		for i := range failed {
+			failed[i].abandon()
+		}
+	}
+}
+
+// Run writes every queued delivery; gnet calls it on the loop.
+func (o *outbox) Run(context.Context) error {
+	o.mu.Lock()
+	batch := o.queued
+	o.queued = o.spare[:0]
+	o.scheduled = false
+	o.mu.Unlock()
+	for i := range batch {
+		batch[i].write()
+	}
+	clear(batch)
+	o.spare = batch
+	return nil
+}
+
+// write puts the delivery in its connection's socket or outbound buffer;
+// loop only.
+func (d *delivery) write() {
+	cn := d.cn
+	if d.r != nil {
+		cn = d.r.conn
+	}
+	if cn.closed {
+		d.drop(net.ErrClosed)
+		return
+	}
+	c := cn.gc
+	if d.r != nil {
+		_, err := c.Write(d.r.Out.Buf)
+		_ = d.r.written(c, err)
+		return
+	}
+	n := len(d.b)
+	out := &cn.client.Out
+	if _, err := c.Write(d.b); err != nil {
+		out.Unqueue(n)
+	} else {
+		out.Written(n, c.OutboundBuffered())
+		cn.srv.ks.CountNetOutput(n)
+	}
+	// gnet has written b or copied what the socket did not take into its
+	// own buffer: b is free either way.
+	if d.pooled {
+		cn.srv.ks.PutPushBuffer(d.b)
+	}
+}
+
+// drop gives up a delivery to a closed connection; loop only.
+func (d *delivery) drop(err error) {
+	if d.r != nil {
+		_ = d.r.written(d.r.conn.gc, err)
+		return
+	}
+	d.abandon()
+}
+
+// abandon gives up a delivery off the loop: its bytes no longer count as
+// the client's pending output and its buffers are recycled.
+func (d *delivery) abandon() {
+	if r := d.r; r != nil {
+		r.conn.client.Out.Unqueue(len(r.Out.Buf))
+		r.conn.srv.putRequest(r)
+		return
+	}
+	d.cn.client.Out.Unqueue(len(d.b))
+	if d.pooled {
+		d.cn.srv.ks.PutPushBuffer(d.b)
+	}
+}
+
+// outboxOf returns the outbox of reactor el, made on first use.
+func (s *Server) outboxOf(el gnet.EventLoop) *outbox {
+	s.outboxMu.Lock()
+	defer s.outboxMu.Unlock()
+	o, ok := s.outboxes[el]
+	if !ok {
+		o = &outbox{loop: el}
+		s.outboxes[el] = o
+	}
+	return o
+}
