@@ -126,6 +126,9 @@ type snapshotResult struct {
 	keys     uint64
 	err      error
 	duration time.Duration
+	// removeErr is the failure to delete the WAL segments the snapshot
+	// covers (the snapshot itself is good).
+	removeErr error
 }
 
 // snapshotInfo is the snapshot status INFO persistence reports.
@@ -262,6 +265,10 @@ func (sh *Shard) endSnapshotScan() {
 			res.size, res.err = run.w.Finish()
 		}
 		res.duration = sh.srv.now().Sub(run.started)
+		if j, ok := sh.journal.(*walJournal); ok && res.err == nil {
+			// Here, not on the shard: deleting segments is slow.
+			res.removeErr = j.wal.RemoveSegmentsBefore(res.seq)
+		}
 		sh.snapDone <- res
 		sh.ring.signal()
 	}()
@@ -309,10 +316,8 @@ func (sh *Shard) collectSnapshot(res snapshotResult) {
 	st.lastSeq = res.seq
 	log.Info("snapshot written", zap.String("file", persistence.SnapshotName(sh.idx, res.seq)), zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
 		zap.Int64("bytes", res.size), zap.Duration("duration", res.duration))
-	if j, ok := sh.journal.(*walJournal); ok {
-		if err := j.wal.RemoveSegmentsBefore(res.seq); err != nil {
-			log.Warn("removing WAL segments covered by the snapshot", zap.Error(err))
-		}
+	if res.removeErr != nil {
+		log.Warn("removing WAL segments covered by the snapshot", zap.Error(res.removeErr))
 	}
 }
 

@@ -110,9 +110,9 @@ type pending struct {
 }
 
 // WAL is one shard's write-ahead log. Append, AppendParts, Begin/Put*/End,
-// Commit, RemoveSegmentsBefore and Close must be called from one goroutine
-// (the shard's); Err, LastSequence, DurableSequence and Stats are safe from
-// any goroutine.
+// Commit and Close must be called from one goroutine (the shard's); Err,
+// LastSequence, DurableSequence, Stats and RemoveSegmentsBefore are safe
+// from any goroutine.
 type WAL struct {
 	fs    FS
 	dir   string
@@ -915,27 +915,37 @@ func (w *WAL) everySecLoop() {
 
 // RemoveSegmentsBefore deletes whole segments whose records all have
 // sequence <= seq (typically the sequence of a finished snapshot) and
-// fsyncs the directory. The current segment is never removed.
+// fsyncs the directory. The current segment is never removed. It may run
+// on any goroutine, beside appends: the segments leave the list under its
+// lock, and the files are deleted after it is released, since deleting a
+// 64 MB file can take tens of milliseconds (a filesystem mounted with
+// discard trims its extents).
 func (w *WAL) RemoveSegmentsBefore(seq uint64) error {
 	w.segMu.Lock()
-	defer w.segMu.Unlock()
 	k := 0
 	for k+1 < len(w.segs) && w.segs[k+1].firstSeq <= seq+1 {
 		k++
 	}
+	old := make([]segmentInfo, k)
+	copy(old, w.segs[:k])
+	w.segs = append(w.segs[:0], w.segs[k:]...)
+	w.m.segments.Store(int64(len(w.segs)))
+	w.segMu.Unlock()
 	if k == 0 {
 		return nil
 	}
-	for i := 0; i < k; i++ {
-		if err := w.fs.Remove(w.segs[i].path); err != nil {
-			w.segs = w.segs[i:]
+	for i, sg := range old {
+		if err := w.fs.Remove(sg.path); err != nil {
+			// Keep the rest listed: they are older than every segment
+			// still in the list.
+			w.segMu.Lock()
+			w.segs = append(old[i:len(old):len(old)], w.segs...)
 			w.m.segments.Store(int64(len(w.segs)))
-			return fmt.Errorf("persistence: remove segment %s: %w", w.segs[0].path, err)
+			w.segMu.Unlock()
+			return fmt.Errorf("persistence: remove segment %s: %w", sg.path, err)
 		}
-		w.log.Debug("persistence: removed WAL segment", zap.String("file", w.segs[i].path))
+		w.log.Debug("persistence: removed WAL segment", zap.String("file", sg.path))
 	}
-	w.segs = append(w.segs[:0], w.segs[k:]...)
-	w.m.segments.Store(int64(len(w.segs)))
 	if err := w.fs.SyncDir(w.dir); err != nil {
 		return fmt.Errorf("persistence: sync dir %s after removing segments: %w", w.dir, err)
 	}
