@@ -22,6 +22,23 @@ type File interface {
 	Name() string
 }
 
+// BackgroundSyncer is a File that can also make its data durable without
+// holding up the goroutines that run beside the sync (a file of NewOSFS,
+// on Linux). Such a sync takes longer than Sync, so it is for syncs
+// nothing waits on at once: fsync everysec or no, a segment synced after
+// its successor took over, a finished snapshot.
+type BackgroundSyncer interface {
+	SyncInBackground() error
+}
+
+// syncInBackground syncs f the BackgroundSyncer way where f offers it.
+func syncInBackground(f File) error {
+	if b, ok := f.(BackgroundSyncer); ok {
+		return b.SyncInBackground()
+	}
+	return f.Sync()
+}
+
 // FS is the file system used by the package; every file access goes
 // through it. Implementations: OSFS, MemFS, ErrorFS. Paths are slash- or
 // OS-separated paths as accepted by path/filepath. Implementations must be

@@ -6,12 +6,25 @@ import (
 )
 
 // OSFS is the FS backed by the operating system. It is the only code in
-// the package that calls the os package.
-type OSFS struct{}
+// the package that calls the os package. Files sync with fdatasync(2);
+// the files of NewOSFS also sync in the background through Linux AIO
+// where it works (BackgroundSyncer, osfs_aio_linux.go).
+type OSFS struct {
+	syncs *syncPool
+}
+
+// NewOSFS returns an OSFS whose files wait for their background data syncs
+// (BackgroundSyncer) without holding a P.
+func NewOSFS() OSFS { return OSFS{syncs: &syncPool{}} }
 
 var _ FS = OSFS{}
 
-type osFile struct{ *os.File }
+type osFile struct {
+	*os.File
+	// syncs makes the data of a file opened for writing durable; nil
+	// for a file opened read-only or by the zero OSFS.
+	syncs *syncPool
+}
 
 func (f osFile) Size() (int64, error) {
 	fi, err := f.Stat()
@@ -30,12 +43,12 @@ func (f osFile) Truncate(size int64) error {
 }
 
 // Create implements FS.
-func (OSFS) Create(name string) (File, error) {
+func (fs OSFS) Create(name string) (File, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return osFile{f}, nil
+	return osFile{File: f, syncs: fs.syncs}, nil
 }
 
 // Open implements FS.
@@ -44,11 +57,11 @@ func (OSFS) Open(name string) (File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return osFile{f}, nil
+	return osFile{File: f}, nil
 }
 
 // OpenReadWrite implements FS.
-func (OSFS) OpenReadWrite(name string) (File, error) {
+func (fs OSFS) OpenReadWrite(name string) (File, error) {
 	f, err := os.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
@@ -57,7 +70,7 @@ func (OSFS) OpenReadWrite(name string) (File, error) {
 		_ = f.Close()
 		return nil, err
 	}
-	return osFile{f}, nil
+	return osFile{File: f, syncs: fs.syncs}, nil
 }
 
 // Rename implements FS.

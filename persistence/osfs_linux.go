@@ -22,3 +22,12 @@ func (f osFile) Sync() error {
 		}
 	}
 }
+
+// SyncInBackground is Sync through Linux AIO for a file of NewOSFS opened
+// for writing, so that the waiting goroutine holds no P (osfs_aio_linux.go).
+func (f osFile) SyncInBackground() error {
+	if f.syncs == nil {
+		return f.Sync()
+	}
+	return f.syncs.fdatasync(int(f.Fd()))
+}

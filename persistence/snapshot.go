@@ -212,7 +212,7 @@ func (s *SnapshotWriter) Finish() (size int64, err error) {
 		return 0, fmt.Errorf("persistence: write snapshot trailer %s at offset %d: %w", s.tmpPath, s.written, err)
 	}
 	size = s.written + int64(len(t))
-	if err := s.f.Sync(); err != nil {
+	if err := syncInBackground(s.f); err != nil {
 		_ = s.f.Close()
 		return 0, fmt.Errorf("persistence: fsync snapshot %s: %w", s.tmpPath, err)
 	}

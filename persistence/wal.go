@@ -303,7 +303,7 @@ func (w *WAL) closeInBackground(f File, first, last uint64) {
 	w.background.Add(1)
 	go func() {
 		defer w.background.Done()
-		if err := f.Sync(); err != nil {
+		if err := w.syncFile(f); err != nil {
 			w.setErr(fmt.Errorf("persistence: fsync closed segment %s: %w", f.Name(), err))
 		} else if first <= last {
 			w.segmentSynced(r)
@@ -353,6 +353,17 @@ func (w *WAL) rotate(first uint64) error {
 	return w.openSegment(first)
 }
 
+// syncFile makes f's data durable. Under fsync always a commit waits on
+// every sync, and a direct fdatasync returns soonest; under everysec and
+// no nothing waits on it, and a background sync (BackgroundSyncer) leaves
+// the reactors and shards running meanwhile even on one P.
+func (w *WAL) syncFile(f File) error {
+	if w.opts.Policy == FsyncAlways {
+		return f.Sync()
+	}
+	return syncInBackground(f)
+}
+
 // syncFileLocked fsyncs the current segment if anything was written since
 // the last fsync. Caller holds fileMu or owns the file.
 func (w *WAL) syncFileLocked() error {
@@ -361,7 +372,7 @@ func (w *WAL) syncFileLocked() error {
 		return nil
 	}
 	t0 := w.clock.Now()
-	if err := w.f.Sync(); err != nil {
+	if err := w.syncFile(w.f); err != nil {
 		return fmt.Errorf("persistence: fsync %s (records through sequence %d): %w", w.f.Name(), written, err)
 	}
 	w.m.synced(w.clock.Now().Sub(t0))

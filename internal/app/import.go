@@ -46,7 +46,7 @@ func ImportRDB(cfg config.Config, path string, replace bool, out io.Writer) erro
 		return err
 	}
 	rep, err := keyspace.ImportRDB(f, keyspace.ImportOptions{
-		FS: persistence.OSFS{}, Dir: cfg.Persistence.Dir,
+		FS: persistence.NewOSFS(), Dir: cfg.Persistence.Dir,
 		Shards: cfg.Server.Shards, Databases: cfg.Server.Databases, Topology: topo,
 		Replace: replace, Now: time.Now, Logger: log,
 	})

@@ -27,7 +27,7 @@ func newPersistence(cfg config.Config, repair bool, log *zap.Logger) (keyspace.P
 		return nil, err
 	}
 	return keyspace.NewDisk(keyspace.DiskOptions{
-		FS:                 persistence.OSFS{},
+		FS:                 persistence.NewOSFS(),
 		Dir:                p.Dir,
 		Policy:             policy,
 		SegmentSize:        p.SegmentSize,

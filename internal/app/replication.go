@@ -28,7 +28,7 @@ type replicator struct {
 
 func newReplicator(dir string, shards, port int, user, pass string, log *zap.Logger) *replicator {
 	r := &replicator{dir: dir, user: user, pass: pass, port: port, log: log}
-	r.primary = replication.NewPrimary(persistence.OSFS{}, dir, shards, func(i int) uint64 { return r.ks.DurableSequence(i) },
+	r.primary = replication.NewPrimary(persistence.NewOSFS(), dir, shards, func(i int) uint64 { return r.ks.DurableSequence(i) },
 		func(i int) string { return r.ks.ReplID(i) }, log)
 	return r
 }
@@ -51,7 +51,7 @@ func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) 
 func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
 		Host: host, Port: port, User: r.user, Pass: r.pass, Epoch: epoch,
-		FS: persistence.OSFS{}, Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
+		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
 	}, r.ks)
 	r.mu.Lock()
 	old := r.follower
