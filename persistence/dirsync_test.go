@@ -25,7 +25,7 @@ func TestRotationDefersTheDirectorySync(t *testing.T) {
 	w := mustOpen(t, fs, 0, WALOptions{Policy: FsyncNo, SegmentSize: 200})
 	defer w.Close()
 	want := writeRecords(t, w, 40)
-	w.Commit(nil) // writeRecords commits every third record
+	w.Commit(nil)       // writeRecords commits every third record
 	w.background.Wait() // closed segments: synced with their directory entries
 	if w.Stats().Segments < 3 {
 		t.Fatalf("%d segments", w.Stats().Segments)
