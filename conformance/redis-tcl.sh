@@ -7,7 +7,8 @@
 #
 # Environment: REDIS_TESTS (a redis 7.0.15 tree with tests/; default /tmp/redis-7.0.15),
 # RUVIO_BIN (prebuilt binary; default: build), REFERENCE (the reference TSV), UNIT_TIMEOUT
-# (seconds per unit, default 300), SHARDS (default 1), KEEP=1 keeps logs.
+# (seconds per unit, default 300), SHARDS (default 1), RUVIO_EXTRA (more ruvio flags, e.g.
+# "--reactors 2"), KEEP=1 keeps logs.
 # Redis's tests are never committed here: fetch the tree outside the project.
 # shellcheck shell=bash
 set -euo pipefail
@@ -43,8 +44,9 @@ for unit in "${units[@]}"; do
 	base=$(free_port 1)
 	dir="$WORK/${unit//\//-}"
 	mkdir -p "$dir"
+	# shellcheck disable=SC2086
 	"$WORK/ruvio" --config "" --port "$port" --shards "$SHARDS" --dir "$dir/data" --fsync no \
-		--loglevel warn >"$dir/server.log" 2>&1 &
+		--loglevel warn ${RUVIO_EXTRA:-} >"$dir/server.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	wait_ready "$port" "$pid" ruvio
