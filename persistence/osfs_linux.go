@@ -25,9 +25,19 @@ func (f osFile) Sync() error {
 
 // SyncInBackground is Sync through Linux AIO for a file of NewOSFS opened
 // for writing, so that the waiting goroutine holds no P (osfs_aio_linux.go).
+// The descriptor is used under the file's reference (Control), so a Close
+// meanwhile waits instead of letting the number go to another file.
 func (f osFile) SyncInBackground() error {
 	if f.syncs == nil {
 		return f.Sync()
 	}
-	return f.syncs.fdatasync(int(f.Fd()))
+	rc, err := f.File.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var syncErr error
+	if err := rc.Control(func(fd uintptr) { syncErr = f.syncs.fdatasync(int(fd)) }); err != nil {
+		return err
+	}
+	return syncErr
 }
