@@ -390,7 +390,7 @@ func TestHeldClientIsNotReadAhead(t *testing.T) {
 	if w := written.Load(); w >= total/2 {
 		t.Fatalf("the server read %d MiB of a held client's input", w>>20)
 	}
-	if n := intField(t, value(t, c, "INFO", "stats").(string), "ruvio_client_read_pauses"); n < 1 {
+	if n := infoInt(t, c, "stats", "ruvio_client_read_pauses"); n < 1 {
 		t.Fatalf("ruvio_client_read_pauses = %d", n)
 	}
 	expect(t, c, "PONG", "PING")
@@ -404,20 +404,4 @@ func TestHeldClientIsNotReadAhead(t *testing.T) {
 		t.Fatalf("reading the replies: %v", err)
 	}
 	expect(t, c, val, "GET", "held:k999")
-}
-
-// intField returns the integer value of an INFO field.
-func intField(t *testing.T, info, name string) int64 {
-	t.Helper()
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("no %s in INFO", name)
-	return 0
 }

@@ -1,7 +1,6 @@
 package integration_test
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -70,7 +69,7 @@ func TestEvalCommands(t *testing.T) {
 	if err != nil || fmt.Sprint(ex) != "[true false]" {
 		t.Fatalf("SCRIPT EXISTS: %v %v", ex, err)
 	}
-	if n := infoField(t, c, "memory", "number_of_cached_scripts"); n < 2 {
+	if n := infoInt(t, c, "memory", "number_of_cached_scripts"); n < 2 {
 		t.Fatalf("number_of_cached_scripts = %d", n)
 	}
 	wantErr(t, "EVALSHA_RO of a writer", c.EvalShaRO(ctx, sha, []string{"n"}).Err(), "ERR Write commands are not allowed from read-only scripts.*")
@@ -124,23 +123,6 @@ func TestEvalCommands(t *testing.T) {
 	}
 }
 
-// infoField reads an integer INFO field.
-func infoField(t *testing.T, c *redis.Client, section, field string) int64 {
-	t.Helper()
-	s, err := c.Info(context.Background(), section).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(s, "\r\n") {
-		if v, ok := strings.CutPrefix(l, field+":"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	t.Fatalf("INFO %s has no %s", section, field)
-	return 0
-}
-
 // TestFunctionCommands covers FUNCTION and FCALL with their error paths.
 func TestFunctionCommands(t *testing.T) {
 	s := testserver.Start(t)
@@ -186,7 +168,7 @@ func TestFunctionCommands(t *testing.T) {
 	if err != nil || st.Engines[0].LibrariesCount != 1 || st.Engines[0].FunctionsCount != 2 || st.Running() {
 		t.Fatalf("FUNCTION STATS: %+v %v", st, err)
 	}
-	if n := infoField(t, c, "memory", "number_of_functions"); n != 2 {
+	if n := infoInt(t, c, "memory", "number_of_functions"); n != 2 {
 		t.Fatalf("number_of_functions = %d", n)
 	}
 
