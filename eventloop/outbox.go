@@ -17,7 +17,9 @@ import (
 // no allocation and a busy reactor one task per turn.
 //
 // Deliveries are written in the order they were posted. A delivery to a
-// connection that has closed is dropped the way AsyncWrite drops it.
+// connection that has closed, or whose Close the loop has queued (QUIT, an
+// output limit broken), is dropped, as gnet drops a write queued behind a
+// Close.
 type outbox struct {
 	loop gnet.EventLoop
 
@@ -82,7 +84,7 @@ func (d *delivery) write() {
 	if d.r != nil {
 		cn = d.r.conn
 	}
-	if cn.closed {
+	if cn.closed || cn.shut {
 		d.drop(net.ErrClosed)
 		return
 	}

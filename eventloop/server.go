@@ -696,6 +696,9 @@ type conn struct {
 	// closed is set by OnClose: deliveries still in the outbox are
 	// dropped (gnet may have given the fd to a new connection).
 	closed bool
+	// shut is set when the loop has queued the connection's Close: like
+	// gnet's writes queued behind a Close, later deliveries are dropped.
+	shut bool
 }
 
 // Close closes the connection from any goroutine.
@@ -813,11 +816,11 @@ func (r *request) written(c gnet.Conn, err error) error {
 	s.ks.CountNetOutput(n)
 	cn.client.Out.Written(n, c.OutboundBuffered())
 	if closeAfter {
-		cn.closing = true
+		cn.closing, cn.shut = true, true
 		return c.CloseWithCallback(nil)
 	}
 	if s.checkOutputBuffer(cn, c) == gnet.Close {
-		cn.closing = true
+		cn.closing, cn.shut = true, true
 		return c.CloseWithCallback(nil)
 	}
 	if cn.stalled {
