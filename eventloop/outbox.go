@@ -31,10 +31,11 @@ type outbox struct {
 	spare []delivery
 }
 
-// delivery is one batch's replies (r) or pushed bytes (b for cn).
+// delivery is, for connection cn, one batch's replies (r) or pushed
+// bytes (b).
 type delivery struct {
-	r      *request
 	cn     *conn
+	r      *request
 	b      []byte
 	pooled bool // b is from the keyspace's push pool
 }
@@ -81,9 +82,6 @@ func (o *outbox) Run(context.Context) error {
 // loop only.
 func (d *delivery) write() {
 	cn := d.cn
-	if d.r != nil {
-		cn = d.r.conn
-	}
 	if cn.closed || cn.shut {
 		d.drop(net.ErrClosed)
 		return
@@ -112,7 +110,7 @@ func (d *delivery) write() {
 // drop gives up a delivery to a closed connection; loop only.
 func (d *delivery) drop(err error) {
 	if d.r != nil {
-		_ = d.r.written(d.r.conn.gc, err)
+		_ = d.r.written(d.cn.gc, err)
 		return
 	}
 	d.abandon()
@@ -122,8 +120,8 @@ func (d *delivery) drop(err error) {
 // the client's pending output and its buffers are recycled.
 func (d *delivery) abandon() {
 	if r := d.r; r != nil {
-		r.conn.client.Out.Unqueue(len(r.Out.Buf))
-		r.conn.srv.putRequest(r)
+		d.cn.client.Out.Unqueue(len(r.Out.Buf))
+		d.cn.srv.putRequest(r)
 		return
 	}
 	d.cn.client.Out.Unqueue(len(d.b))

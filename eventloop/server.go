@@ -270,13 +270,13 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	return act
 }
 
-// gateReads stops reading a connection whose unparsed input has reached
-// readAheadPause (it is held: batches in flight, unsent replies, a full
-// ring) and starts again once that input is below readAheadResume. read
-// says this call follows a read: gnet turned reading back on, so a paused
-// connection is paused again.
+// gateReads stops reading a connection whose unparsed input (cn.left, as
+// OnTraffic left it) has reached readAheadPause (it is held: batches in
+// flight, unsent replies, a full ring) and starts again once that input is
+// below readAheadResume. read says this call follows a read: gnet turned
+// reading back on, so a paused connection is paused again.
 func (s *Server) gateReads(cn *conn, c gnet.Conn, read bool) {
-	buffered := c.InboundBuffered()
+	buffered := cn.left
 	switch {
 	case buffered >= readAheadPause && (!cn.readPaused || read):
 		if err := s.gate.pause(c); err != nil {
@@ -794,7 +794,7 @@ func (s *Server) putRequest(r *request) {
 func (r *request) Deliver(_ *keyspace.Batch) {
 	cn := r.conn
 	cn.client.Out.Queue(len(r.Out.Buf))
-	cn.outbox.post(delivery{r: r})
+	cn.outbox.post(delivery{cn: cn, r: r})
 }
 
 // written runs on the event loop once the replies are in the socket or the

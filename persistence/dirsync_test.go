@@ -53,4 +53,27 @@ func TestRotationDefersTheDirectorySync(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalRecs(t, got, want)
+
+	// The segment Sync covered needs no directory sync when it closes;
+	// the next one, created unsynced, does.
+	rotateOnce := func() {
+		t.Helper()
+		n := w.Stats().Segments
+		for i := 0; w.Stats().Segments == n; i++ {
+			if i > 1000 {
+				t.Fatal("no segment switch")
+			}
+			writeRecords(t, w, 3)
+		}
+		w.background.Wait()
+	}
+	before = fs.dirSyncs.Load()
+	rotateOnce()
+	if got := fs.dirSyncs.Load() - before; got != 0 {
+		t.Fatalf("closing a segment whose entry was synced made %d directory syncs", got)
+	}
+	rotateOnce()
+	if got := fs.dirSyncs.Load() - before; got != 1 {
+		t.Fatalf("closing a segment created unsynced made %d directory syncs, want 1", got)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -150,7 +149,6 @@ func (s *aioSyncer) fdatasync(fd int) error {
 	cbs := [1]*iocb{&s.cb}
 	for {
 		n, _, errno := unix.Syscall(unix.SYS_IO_SUBMIT, s.ctx, 1, uintptr(unsafe.Pointer(&cbs[0])))
-		runtime.KeepAlive(&cbs)
 		if errno == unix.EINTR || errno == unix.EAGAIN {
 			continue
 		}

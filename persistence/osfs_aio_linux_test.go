@@ -35,6 +35,12 @@ func TestAIODataSync(t *testing.T) {
 	if n := len(fs.syncs.free); n != 1 {
 		t.Fatalf("%d AIO contexts for one file syncing at a time", n)
 	}
+	// The wait parks in the poller only while the eventfd stays
+	// non-blocking (Fd of a File that NewFile got non-blocking keeps it so).
+	flags, err := unix.FcntlInt(fs.syncs.free[0].done.Fd(), unix.F_GETFL, 0)
+	if err != nil || flags&unix.O_NONBLOCK == 0 {
+		t.Fatalf("completion eventfd flags %#x (%v): not non-blocking", flags, err)
+	}
 	g, err := fs.OpenReadWrite(path)
 	if err != nil {
 		t.Fatal(err)

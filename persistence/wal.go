@@ -299,8 +299,10 @@ func (w *WAL) openSegment(first uint64, syncDir bool) error {
 
 // closeInBackground fsyncs and closes a finished segment holding records
 // first..last on its own goroutine; Close waits for it. Until its sync
-// is done SyncedSequence stays before first.
-func (w *WAL) closeInBackground(f File, first, last uint64) {
+// is done SyncedSequence stays before first. syncDir says the segment was
+// created without a directory sync that has not happened since
+// (dirUnsynced): its records count as durable once both are done.
+func (w *WAL) closeInBackground(f File, first, last uint64, syncDir bool) {
 	r := segmentRange{first: first, last: last}
 	if first <= last {
 		w.syncMu.Lock()
@@ -310,11 +312,9 @@ func (w *WAL) closeInBackground(f File, first, last uint64) {
 	w.background.Add(1)
 	go func() {
 		defer w.background.Done()
-		// The segment may have been created without a directory sync
-		// (openSegment): its records count as durable once both are done.
 		if err := w.syncFile(f); err != nil {
 			w.setErr(fmt.Errorf("persistence: fsync closed segment %s: %w", f.Name(), err))
-		} else if err := w.fs.SyncDir(w.dir); err != nil {
+		} else if err := w.syncDirIf(syncDir); err != nil {
 			w.setErr(fmt.Errorf("persistence: sync dir %s for closed segment %s: %w", w.dir, f.Name(), err))
 		} else if first <= last {
 			w.segmentSynced(r)
@@ -354,7 +354,7 @@ func (w *WAL) rotate(first uint64) error {
 		// journal, which in ordered mode first writes the data of the
 		// segment just closed (tens of milliseconds for 64 MB). The next
 		// periodic sync does it before it counts any record durable.
-		w.closeInBackground(w.f, w.curFirst, first-1)
+		w.closeInBackground(w.f, w.curFirst, first-1, w.dirUnsynced)
 		w.log.Debug("persistence: WAL segment rotated", zap.String("closed", w.f.Name()), zap.Int64("size", w.fSize))
 		return w.openSegment(first, false)
 	}
@@ -379,16 +379,22 @@ func (w *WAL) syncFile(f File) error {
 	return syncInBackground(f)
 }
 
+// syncDirIf fsyncs the WAL's directory when need is set.
+func (w *WAL) syncDirIf(need bool) error {
+	if !need {
+		return nil
+	}
+	return w.fs.SyncDir(w.dir)
+}
+
 // syncFileLocked fsyncs the directory if a segment was created without
 // (dirUnsynced), then the current segment if anything was written since
 // the last fsync. Caller holds fileMu or owns the file.
 func (w *WAL) syncFileLocked() error {
-	if w.dirUnsynced {
-		if err := w.fs.SyncDir(w.dir); err != nil {
-			return fmt.Errorf("persistence: sync dir %s after creating %s: %w", w.dir, w.f.Name(), err)
-		}
-		w.dirUnsynced = false
+	if err := w.syncDirIf(w.dirUnsynced); err != nil {
+		return fmt.Errorf("persistence: sync dir %s after creating %s: %w", w.dir, w.f.Name(), err)
 	}
+	w.dirUnsynced = false
 	written := w.m.writtenSeq.Load()
 	if written == w.m.lastSyncedSeq.Load() {
 		return nil
