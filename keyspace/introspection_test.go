@@ -228,3 +228,32 @@ func TestMonitor(t *testing.T) {
 		t.Errorf("fed after disconnection: %q", feed.got)
 	}
 }
+
+// MONITOR never shows a password: AUTH's arguments and HELLO's AUTH user
+// and password read "(redacted)", as in Redis; the rest of HELLO shows.
+func TestMonitorRedactsSecrets(t *testing.T) {
+	sh := newTestShard(t)
+	feed := &feedConn{}
+	mon, _ := sh.srv.Connected(0, "127.0.0.1:50009", "127.0.0.1:7000", feed)
+	user := connectTestClient(t, sh)
+
+	sh.ctx.C = mon
+	expect(t, sh, rOK, "MONITOR")
+	sh.ctx.C = user
+	run(t, sh, "AUTH", "s3cret")
+	run(t, sh, "auth", "alice", "s3cret")
+	run(t, sh, "HELLO", "2", "AUTH", "default", "s3cret", "SETNAME", "app")
+	run(t, sh, "HELLO", "2", "SETNAME", "AUTH")
+	want := []string{
+		`+1700000000.000000 [0 127.0.0.1:50001] "AUTH" "(redacted)"` + "\r\n",
+		`+1700000000.000000 [0 127.0.0.1:50001] "auth" "(redacted)" "(redacted)"` + "\r\n",
+		`+1700000000.000000 [0 127.0.0.1:50001] "HELLO" "2" "AUTH" "(redacted)" "(redacted)" "SETNAME" "app"` + "\r\n",
+		`+1700000000.000000 [0 127.0.0.1:50001] "HELLO" "2" "SETNAME" "AUTH"` + "\r\n",
+	}
+	if got := strings.Join(feed.got, ""); got != strings.Join(want, "") {
+		t.Errorf("feed:\n%q\nwant\n%q", feed.got, want)
+	}
+	if strings.Contains(strings.Join(feed.got, ""), "s3cret") {
+		t.Error("a password reached the MONITOR feed")
+	}
+}

@@ -100,7 +100,9 @@ func (sh *Shard) feedMonitors(x *Ctx, cmd *Command, args [][]byte) {
 
 // writeMonitors sends one monitor line for args run by c, whatever the
 // command's flags (EVAL and FCALL are skip_monitor but show themselves
-// before the commands of their script, as in Redis).
+// before the commands of their script, as in Redis). Secrets (AUTH's
+// password, HELLO's AUTH user and password) show as "(redacted)", the
+// arguments the slow log hides too.
 func (sh *Shard) writeMonitors(c *Client, args [][]byte) {
 	p := sh.srv.monitors.list.Load()
 	if p == nil || len(*p) == 0 {
@@ -121,9 +123,14 @@ func (sh *Shard) writeMonitors(c *Client, args [][]byte) {
 	b = append(b, ' ')
 	b = append(b, c.RemoteAddr...)
 	b = append(b, "] "...)
+	redact := redactedArgs(args)
 	for i, a := range args {
 		if i > 0 {
 			b = append(b, ' ')
+		}
+		if redact(i) {
+			b = append(b, `"(redacted)"`...)
+			continue
 		}
 		b = appendRepr(b, a)
 	}

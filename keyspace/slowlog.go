@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -98,11 +99,23 @@ func redactedArgs(args [][]byte) func(i int) bool {
 	case eqFold(args[0], "auth"):
 		return func(i int) bool { return i >= 1 }
 	case eqFold(args[0], "hello"):
+		// Walk the options as HELLO parses them, so that a SETNAME value
+		// spelled "auth" is not taken for the option and every AUTH pair
+		// is hidden.
+		var hide []int
 		for j := 2; j < len(args); j++ {
-			if eqFold(args[j], "auth") && j+2 < len(args) {
-				at := j
-				return func(i int) bool { return i == at+1 || i == at+2 }
+			switch {
+			case eqFold(args[j], "auth") && j+2 < len(args):
+				hide = append(hide, j+1, j+2)
+				j += 2
+			case eqFold(args[j], "setname") && j+1 < len(args):
+				j++
+			default:
+				j = len(args)
 			}
+		}
+		if len(hide) > 0 {
+			return func(i int) bool { return slices.Contains(hide, i) }
 		}
 	case eqFold(args[0], "acl") && eqFold(args[1], "setuser"):
 		return func(i int) bool { return i >= 2 }

@@ -30,6 +30,8 @@ func TestSlowlogArgs(t *testing.T) {
 		{[]string{"AUTH", "pw"}, []string{"AUTH", "(redacted)"}},
 		{[]string{"auth", "u", "pw"}, []string{"auth", "(redacted)", "(redacted)"}},
 		{[]string{"HELLO", "3", "AUTH", "u", "pw", "SETNAME", "n"}, []string{"HELLO", "3", "AUTH", "(redacted)", "(redacted)", "SETNAME", "n"}},
+		{[]string{"HELLO", "3", "SETNAME", "auth", "AUTH", "u", "pw"}, []string{"HELLO", "3", "SETNAME", "auth", "AUTH", "(redacted)", "(redacted)"}},
+		{[]string{"HELLO", "3", "AUTH", "u", "pw", "AUTH", "v", "pw2"}, []string{"HELLO", "3", "AUTH", "(redacted)", "(redacted)", "AUTH", "(redacted)", "(redacted)"}},
 		{[]string{"acl", "SETUSER", "u", "on", ">pw"}, []string{"acl", "SETUSER", "(redacted)", "(redacted)", "(redacted)"}},
 		{[]string{"acl", "getuser", "u"}, []string{"acl", "getuser", "u"}},
 		{[]string{"config", "set", "maxmemory", "1", "requirepass", "pw", "MASTERAUTH", "x"},
