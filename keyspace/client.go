@@ -83,6 +83,9 @@ type Client struct {
 	replPort int
 	// replNodeID is the node id a replica announced (REPLCONF).
 	replNodeID string
+	// replRunID is the run id a replica announced (REPLCONF
+	// ruvio-run-id), to refuse a replication loop.
+	replRunID string
 	// blk is the client's wait while it is parked, by a blocking command,
 	// WAIT or a CLIENT PAUSE (blocking.go); shard goroutine only. blocked
 	// mirrors it for CLIENT LIST and CLIENT UNBLOCK of other shards.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,9 @@ type LinkStatus struct {
 	PrimarySequence uint64
 	// DownSince is when the link went down (zero while up).
 	DownSince time.Time
+	// PrimaryChain is the run ids of the primary and of the primaries it
+	// replicates from, nearest first, as the last handshake learned them.
+	PrimaryChain []string
 }
 
 // Replication is what the keyspace needs of the replication package.
@@ -251,6 +255,18 @@ func replsyncCommand(x *Ctx) {
 		x.W.Error("ERR replication needs the write-ahead log (persistence.wal = true)")
 		return
 	}
+	if id := x.C.replRunID; id != "" && slices.Contains(sh.runChain(), id) {
+		sh.logger().Warn("replication: refused a replica that this server replicates from (a replication loop)", zap.String("replica", x.C.RemoteAddr))
+		x.W.Error("ERR replication loop: this server is a replica of the server asking to replicate from it")
+		return
+	}
+	if sh.srv.isReplica() && !sh.srv.link(sh.idx).Up {
+		// As Redis refuses SYNC: a replica serves replicas of its own only
+		// while it follows its primary. A server told to replicate from
+		// itself, or two replicating from each other, so never come up.
+		x.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")
+		return
+	}
 	for _, r := range sh.repl.replicas {
 		if r.c == x.C {
 			x.W.Error("ERR the connection is already a replica link")
@@ -279,6 +295,7 @@ func replconfCommand(x *Ctx) {
 		return
 	}
 	sh := x.S
+	answer := false
 	for i := 1; i < len(x.Args); i += 2 {
 		opt, val := strings.ToLower(string(x.Args[i])), x.Args[i+1]
 		switch opt {
@@ -320,14 +337,37 @@ func replconfCommand(x *Ctx) {
 		case "ruvio-node-id":
 			// The replica shard's node id, for CLUSTER SHARDS and NODES.
 			x.C.replNodeID = string(val)
+		case "ruvio-run-id":
+			// The replica's run id; the answer is this shard's chain
+			// (replication package), which the replica checks for itself.
+			x.C.replRunID = string(val)
+			answer = true
 		case "capa", "ip-address", "rdb-only":
 		default:
 			x.W.Error("ERR Unrecognized REPLCONF option: " + string(x.Args[i]))
 			return
 		}
 	}
+	if answer {
+		x.W.SimpleString(strings.Join(sh.runChain(), " "))
+		return
+	}
 	x.W.OK()
 }
+
+// runChain is the run ids a replica of this shard would follow: this
+// process's, then, on a replica, those its link learned of its primary
+// and the primaries above it.
+func (sh *Shard) runChain() []string {
+	chain := []string{sh.srv.runID}
+	if sh.srv.isReplica() {
+		chain = append(chain, sh.srv.link(sh.idx).PrimaryChain...)
+	}
+	return chain
+}
+
+// RunID is the process's run id (INFO server run_id).
+func (s *Server) RunID() string { return s.runID }
 
 // liveReplicas drops replicas whose connection closed and returns the
 // rest.
@@ -745,11 +785,7 @@ func (sh *Shard) installSnapshot(epoch uint64, path string, seq uint64) error {
 	sh.snapStatus.lastSeq = seq
 	// Replicas of this replica streamed the history just replaced: they
 	// reconnect and resync from the new one.
-	for _, r := range sh.repl.replicas {
-		if r.c.Conn != nil {
-			_ = r.c.Conn.Close()
-		}
-	}
+	sh.dropReplicas()
 	if path != "" {
 		sh.snapStatus.lastStatus = "ok"
 	}
@@ -809,24 +845,54 @@ func replicaofCommand(x *Ctx) {
 		x.W.Error("ERR Invalid master port")
 		return
 	}
+	// Shard i of a replica follows shard i of the primary, which listens
+	// on the primary's shard 0 port + i: sent to shard i, the port named
+	// is the primary's shard i, so every shard follows its counterpart
+	// whichever port the operator reached.
+	base := int(port) - sh.idx
+	if base < 0 {
+		x.W.Error(fmt.Sprintf("ERR Invalid master port: this is shard %d, so %d must be the port of the primary's shard %d, and its shard 0 would be at %d", sh.idx, port, sh.idx, base))
+		return
+	}
 	if srv.opts.Replication == nil {
 		x.W.Error("ERR replication needs the write-ahead log (persistence.wal = true)")
 		return
 	}
-	if h, p := srv.primaryAddr(); srv.isReplica() && h == host && p == int(port) {
+	if h, p := srv.primaryAddr(); srv.isReplica() && h == host && p == base {
 		x.W.SimpleString("OK Already connected to specified master")
 		return
 	}
 	srv.repl.mu.Lock()
-	srv.repl.host, srv.repl.port = host, int(port)
+	srv.repl.host, srv.repl.port = host, base
 	srv.repl.mu.Unlock()
 	srv.repl.replica.Store(true)
-	if err := srv.opts.Replication.Follow(host, int(port), srv.repl.epoch.Add(1)); err != nil {
+	// As Redis does on a new primary, the replicas of this process are
+	// disconnected: they reconnect and learn the new chain of primaries
+	// (and a loop back to them is refused at their handshake).
+	for _, o := range srv.shards {
+		if o == sh {
+			o.dropReplicas()
+		} else {
+			o.post(o.dropReplicas)
+		}
+	}
+	if err := srv.opts.Replication.Follow(host, base, srv.repl.epoch.Add(1)); err != nil {
 		x.W.Error("ERR " + err.Error())
 		return
 	}
-	sh.logger().Info("REPLICAOF: following a primary", zap.String("primary", net.JoinHostPort(host, portArg)))
+	sh.logger().Info("REPLICAOF: following a primary", zap.String("primary", net.JoinHostPort(host, portArg)),
+		zap.Int("shard", sh.idx), zap.String("primary_shard_0", net.JoinHostPort(host, strconv.Itoa(base))))
 	x.W.OK()
+}
+
+// dropReplicas closes the connections of the shard's replicas (shard
+// goroutine).
+func (sh *Shard) dropReplicas() {
+	for _, r := range sh.repl.replicas {
+		if r.c.Conn != nil {
+			_ = r.c.Conn.Close()
+		}
+	}
 }
 
 // ROLE: a primary shard reports its sequence and its replicas; a replica

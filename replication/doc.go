@@ -7,12 +7,18 @@
 //
 //	REPLSYNC <shards> <shard> <after-sequence> <history-id>
 //
-// naming its shard count (a mismatch is refused), its shard, the last
-// sequence its own log holds and the id of the history that log belongs
-// to. Each shard's log has a history id, random for a new data directory,
-// adopted from the primary by a full resync and renewed when a replica is
-// promoted: records are resumed from a sequence only within one history,
-// anything else gets a full resync. From then on the primary writes frames on
+// after REPLCONF ruvio-run-id <run-id>, which the primary answers with a
+// simple string of run ids: its own, then those of the primaries it
+// replicates from, nearest first. A replica that finds its own run id in
+// the list refuses the primary (a replication loop), and so does the
+// primary when it finds the replica's; a primary that is itself a replica
+// refuses REPLSYNC with NOMASTERLINK while its own link is down, as Redis
+// refuses SYNC. The REPLSYNC names its shard count (a mismatch is
+// refused), its shard, the last sequence its own log holds and the id of
+// the history that log belongs to. Each shard's log has a history id,
+// random for a new data directory, adopted from the primary by a full
+// resync and renewed when a replica is promoted: records are resumed from
+// a sequence only within one history, anything else gets a full resync. From then on the primary writes frames on
 // the connection and the replica sends REPLCONF ACK <sequence> commands,
 // each naming the last sequence its log has made durable (under its own
 // fsync policy); the primary's WAIT counts those.

@@ -61,6 +61,10 @@ type FollowerOptions struct {
 	// NodeIDs are the replica's node ids by shard, announced with
 	// REPLCONF ruvio-node-id so the primary's CLUSTER SHARDS lists them.
 	NodeIDs []string
+	// RunID is the replica process's run id, announced with REPLCONF
+	// ruvio-run-id: a primary that is this process, or that replicates
+	// from it, is a loop and refused ("" announces none).
+	RunID string
 }
 
 // Follower keeps every shard of a replica following its primary.
@@ -89,6 +93,9 @@ type link struct {
 
 	mu   sync.Mutex
 	conn net.Conn // mu guards
+	// chain is the run ids of the primary and of those it replicates
+	// from, as its answer to REPLCONF ruvio-run-id listed them; mu guards.
+	chain []string
 }
 
 // LinkStatus is a shard's link as INFO and ROLE report it.
@@ -97,7 +104,14 @@ type LinkStatus struct {
 	LastIO          time.Time
 	PrimarySequence uint64
 	DownSince       time.Time
+	// PrimaryChain is the run ids of the primary and of the primaries it
+	// replicates from, learned at the last handshake (nil: not known).
+	PrimaryChain []string
 }
+
+// ErrLoop refuses a primary that is the replica itself or replicates from
+// it: following it would make a replication loop.
+var ErrLoop = errors.New("replication loop")
 
 // NewFollower returns a follower of the primary in opts for target.
 func NewFollower(opts FollowerOptions, target Target) *Follower {
@@ -169,6 +183,9 @@ func (f *Follower) Status(shard int) LinkStatus {
 	if t := l.downSince.Load(); t != 0 && !st.Up {
 		st.DownSince = time.Unix(0, t)
 	}
+	l.mu.Lock()
+	st.PrimaryChain = l.chain
+	l.mu.Unlock()
 	return st
 }
 
@@ -183,6 +200,8 @@ func (f *Follower) stopped() bool {
 
 func (l *link) run() {
 	addr := net.JoinHostPort(l.f.opts.Host, strconv.Itoa(l.f.opts.Port+l.shard))
+	var lastErr string
+	var lastLogged time.Time
 	for !l.f.stopped() {
 		err := l.session(addr)
 		if l.up.Swap(false) || l.downSince.Load() == 0 {
@@ -192,7 +211,12 @@ func (l *link) run() {
 		if l.f.stopped() {
 			return
 		}
-		l.log.Warn("replication: link to the primary down", zap.String("primary", addr), zap.Error(err))
+		// A link retried every Retry logs the same failure (a loop, a
+		// primary not up yet) once, then again every 30 seconds.
+		if msg := err.Error(); msg != lastErr || time.Since(lastLogged) >= 30*time.Second {
+			l.log.Warn("replication: link to the primary down", zap.String("primary", addr), zap.Error(err))
+			lastErr, lastLogged = msg, time.Now()
+		}
 		select {
 		case <-l.f.stop:
 			return
@@ -250,6 +274,11 @@ func (l *link) session(addr string) error {
 		}
 		if !strings.HasPrefix(line, "+OK") {
 			return fmt.Errorf("REPLCONF refused by the primary: %s", strings.TrimSpace(line))
+		}
+	}
+	if o.RunID != "" {
+		if err := l.checkLoop(conn, br, addr); err != nil {
+			return err
 		}
 	}
 	after := l.f.target.LastSequence(l.shard)
@@ -325,6 +354,39 @@ func (l *link) session(addr string) error {
 			l.primarySeq.Store(applied)
 		}
 	}
+}
+
+// checkLoop announces the replica's run id and refuses a primary whose
+// answer (its own run id, then those of the primaries it replicates from)
+// holds it: the replica would follow itself. A primary that does not know
+// the option answers an error; the chain is then unknown and the
+// handshake goes on.
+func (l *link) checkLoop(conn net.Conn, br *bufio.Reader, addr string) error {
+	if _, err := conn.Write(command("REPLCONF", "ruvio-run-id", l.f.opts.RunID)); err != nil {
+		return err
+	}
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("REPLCONF ruvio-run-id: %w", err)
+	}
+	line = strings.TrimSpace(line)
+	var chain []string
+	if strings.HasPrefix(line, "+") {
+		chain = strings.Fields(line[1:])
+	}
+	l.mu.Lock()
+	l.chain = chain
+	l.mu.Unlock()
+	for i, id := range chain {
+		if id != l.f.opts.RunID {
+			continue
+		}
+		if i == 0 {
+			return fmt.Errorf("%w: the primary at %s is this server itself (REPLICAOF of its own address)", ErrLoop, addr)
+		}
+		return fmt.Errorf("%w: the primary at %s replicates from this server", ErrLoop, addr)
+	}
+	return nil
 }
 
 // receiveSnapshot writes the snapshot's 'D' frames to a file in the data

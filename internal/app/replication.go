@@ -52,6 +52,7 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
 		Host: host, Port: port, User: r.user, Pass: r.pass, Epoch: epoch,
 		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
+		RunID: r.ks.RunID(),
 	}, r.ks)
 	r.mu.Lock()
 	old := r.follower
@@ -95,5 +96,5 @@ func (r *replicator) Link(shard int) keyspace.LinkStatus {
 		return keyspace.LinkStatus{}
 	}
 	st := f.Status(shard)
-	return keyspace.LinkStatus{Up: st.Up, Syncing: st.Syncing, LastIO: st.LastIO, PrimarySequence: st.PrimarySequence, DownSince: st.DownSince}
+	return keyspace.LinkStatus{Up: st.Up, Syncing: st.Syncing, LastIO: st.LastIO, PrimarySequence: st.PrimarySequence, DownSince: st.DownSince, PrimaryChain: st.PrimaryChain}
 }
