@@ -21,7 +21,7 @@ func healthcheck(args []string, getenv func(string) string) error {
 	port := fs.Int("port", 6379, "port of the shard to check")
 	timeout := fs.Duration("timeout", 3*time.Second, "time allowed for the whole check")
 	password := fs.String("password", getenv(passwordEnv), "password of the default user (default: $"+passwordEnv+")")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -22,7 +22,7 @@ func importRDB(args []string, getenv func(string) string, out io.Writer) error {
 		fmt.Fprintln(fs.Output(), "usage: ruvio import-rdb [--config file] [--dir path] [--shards n] [--replace] dump.rdb")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

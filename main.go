@@ -5,8 +5,13 @@
 //	ruvio [--config config.toml] [--port 6379] [--bind 127.0.0.1] [--shards N]
 //	      [--reactors N] [--dir data] [--fsync always|everysec|no] [--loglevel info]
 //	      [--replicaof host:port]
-//	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s]
+//	      [--repair] [--cpuprofile file] [--trace file]
+//	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s] [--password p]
 //	ruvio import-rdb [--config config.toml] [--dir data] [--shards N] [--replace] dump.rdb
+//	ruvio help
+//
+// "ruvio --help" (or "ruvio help") prints the flags and the subcommands and
+// exits 0; "ruvio <subcommand> --help" prints a subcommand's flags.
 //
 // The environment variable RUVIO_PASSWORD, when not empty, sets
 // server.requirepass (over the file), and healthcheck authenticates with it;
@@ -17,6 +22,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -37,24 +43,71 @@ import (
 )
 
 func main() {
+	// A help request (--help, -h) has printed its text: exit 0.
 	if len(os.Args) > 1 && os.Args[1] == "healthcheck" {
-		if err := healthcheck(os.Args[2:], os.Getenv); err != nil {
+		if err := healthcheck(os.Args[2:], os.Getenv); err != nil && !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "ruvio healthcheck:", err)
 			os.Exit(1)
 		}
 		return
 	}
 	if len(os.Args) > 1 && os.Args[1] == "import-rdb" {
-		if err := importRDB(os.Args[2:], os.Getenv, os.Stdout); err != nil {
+		if err := importRDB(os.Args[2:], os.Getenv, os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "ruvio import-rdb:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "ruvio:", err)
 		os.Exit(1)
 	}
+}
+
+// subcommandsHelp lists the subcommands main dispatches, for "ruvio
+// --help": a line of synopsis, then what it does; a new subcommand adds its
+// lines here.
+const subcommandsHelp = `  healthcheck [--host h] [--port n] [--timeout d] [--password p]
+        send PING (after AUTH with $RUVIO_PASSWORD when set) to one shard;
+        exit 0 on PONG (the Docker image's health check)
+  import-rdb [--config file] [--dir path] [--shards n] [--replace] dump.rdb
+        load a Redis RDB file into the data directory, for the server's next start
+  help
+        print this text
+`
+
+// printUsage writes the help text of the server's flags and subcommands.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `Usage:
+  ruvio [flags]                serve; flags override the configuration file
+  ruvio <subcommand> [flags]
+
+Subcommands:
+`+subcommandsHelp+`
+"ruvio <subcommand> --help" prints a subcommand's flags.
+
+Flags:
+`)
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+}
+
+// parseArgs parses args into fs. A help request prints fs's usage on
+// stdout and returns flag.ErrHelp (main then exits 0); after a bad flag the
+// message and the usage go to stderr.
+func parseArgs(fs *flag.FlagSet, args []string) error {
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = os.Stdout.Write(buf.Bytes())
+	} else if err != nil {
+		_, _ = os.Stderr.Write(buf.Bytes())
+	}
+	return err
 }
 
 // overrides are the command-line flags that take precedence over the file.
@@ -76,12 +129,17 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.IntVar(&o.reactors, "reactors", -1, "number of network reactors, 0 = one per CPU (overrides server.reactors)")
 	fs.StringVar(&o.dir, "dir", "", "data directory (overrides persistence.dir)")
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
-	fs.StringVar(&o.replicaof, "replicaof", "", "host:port of the primary to follow as a replica (overrides replication.primary)")
+	fs.StringVar(&o.replicaof, "replicaof", "", "host:port of the primary's shard 0 to follow as a replica (overrides replication.primary)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
 	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
 	fs.StringVar(&o.execTrace, "trace", "", "write a Go execution trace of the whole run to this file (go tool trace; large: for short runs)")
-	err := fs.Parse(args)
+	fs.Usage = func() { printUsage(fs.Output(), fs) }
+	err := parseArgs(fs, args)
+	if err == nil && fs.NArg() > 0 {
+		// A mistyped subcommand must not start a server.
+		err = fmt.Errorf("unknown subcommand or argument %q (ruvio --help lists them)", fs.Arg(0))
+	}
 	return o, fs, err
 }
 
@@ -167,6 +225,9 @@ func loadConfig(o overrides, set map[string]bool, getenv func(string) string) (c
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "help" {
+		args = []string{"--help"}
+	}
 	o, fs, err := parseFlags(args)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"net"
 	"os"
@@ -285,5 +286,58 @@ func TestHealthcheck(t *testing.T) {
 	}
 	if err := healthcheck([]string{"--port", strconv.Itoa(port), "--timeout", "1s"}, noEnv); err == nil {
 		t.Error("closed port reported healthy")
+	}
+}
+
+// runBinary runs the ruvio binary with args and returns its exit code,
+// stdout and stderr.
+func runBinary(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testserver.Binary(t), args...)
+	cmd.Dir = t.TempDir() // no config.toml: nothing may start from it
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("ruvio %v: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// ruvio --help (and -h, and help) prints the flags and every subcommand on
+// stdout and exits 0; a subcommand's --help its own flags; a mistyped
+// subcommand or flag exits 1 with the reason, and starts nothing.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		code, out, errOut := runBinary(t, args...)
+		if code != 0 {
+			t.Errorf("ruvio %v: exit %d, stderr %q", args, code, errOut)
+		}
+		for _, want := range []string{"healthcheck", "import-rdb", "-replicaof", "-repair", "-config", "-shards", "-fsync"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("ruvio %v does not list %s:\n%s", args, want, out)
+			}
+		}
+	}
+	for _, sub := range []struct{ name, flag string }{{"healthcheck", "-timeout"}, {"import-rdb", "-replace"}} {
+		code, out, errOut := runBinary(t, sub.name, "--help")
+		if code != 0 || !strings.Contains(out, sub.flag) {
+			t.Errorf("ruvio %s --help: exit %d, stdout %q, stderr %q", sub.name, code, out, errOut)
+		}
+	}
+	code, _, errOut := runBinary(t, "healtcheck")
+	if code != 1 || !strings.Contains(errOut, `unknown subcommand or argument "healtcheck"`) {
+		t.Errorf("ruvio healtcheck: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runBinary(t, "--no-such-flag")
+	if code != 1 || !strings.Contains(errOut, "flag provided but not defined: -no-such-flag") {
+		t.Errorf("ruvio --no-such-flag: exit %d, stderr %q", code, errOut)
 	}
 }
