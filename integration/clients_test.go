@@ -22,8 +22,9 @@ import (
 // These tests run popular clients the way their users do, against one
 // shard (a standalone server) and four (a cluster): go-redis through
 // redis.NewUniversalClient and rueidis with its topology detection. The
-// rueidis clients turn client-side caching off (DisableCache), since it
-// needs CLIENT TRACKING, which the server does not have yet.
+// rueidis clients of the command tests turn client-side caching off
+// (DisableCache), so every call reaches the server;
+// TestRueidisClientSideCaching runs it on.
 
 // clientsTimeout bounds each client call.
 const clientsTimeout = 10 * time.Second
@@ -253,7 +254,7 @@ func checkSpread(t *testing.T, s *testserver.Server, n int) {
 // client-side caching.
 func newRueidis(t *testing.T, opt rueidis.ClientOption) rueidis.Client {
 	t.Helper()
-	opt.DisableCache = true // needs CLIENT TRACKING, which does not exist yet
+	opt.DisableCache = true // every call reaches the server
 	opt.Dialer.Timeout = clientsTimeout
 	opt.ConnWriteTimeout = clientsTimeout
 	c, err := rueidis.NewClient(opt)
@@ -349,5 +350,69 @@ func TestRoleOffsetIsWALSequence(t *testing.T) {
 		if len(role) != 3 || role[0] != "master" || role[1] != want || want < int64(3*(i+1)) || len(role[2].([]interface{})) != 0 {
 			t.Errorf("shard %d: ROLE %#v, wal_last_sequence %d", i, role, want)
 		}
+	}
+}
+
+// TestRueidisClientSideCaching: rueidis's client-side caching (on by
+// default) works against the server's CLIENT TRACKING, on one shard and
+// on a cluster: a cached read is served from the cache, and a write by
+// another client invalidates it.
+func TestRueidisClientSideCaching(t *testing.T) {
+	for _, shards := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d shards", shards), func(t *testing.T) {
+			s := testserver.Start(t, testserver.Shards(shards))
+			opt := rueidis.ClientOption{InitAddress: []string{s.Addr()}}
+			opt.Dialer.Timeout = clientsTimeout
+			opt.ConnWriteTimeout = clientsTimeout
+			c, err := rueidis.NewClient(opt)
+			if err != nil {
+				t.Fatalf("rueidis.NewClient: %v", err)
+			}
+			t.Cleanup(c.Close)
+			writer := s.UniversalClient(t)
+			cachedGet := func(key string) (string, bool) {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), clientsTimeout)
+				defer cancel()
+				r := c.DoCache(ctx, c.B().Get().Key(key).Cache(), time.Minute)
+				v, err := r.ToString()
+				if err != nil {
+					t.Fatalf("cached GET %s: %v", key, err)
+				}
+				return v, r.IsCacheHit()
+			}
+			for i := 0; i < 8; i++ {
+				key := fmt.Sprintf("cached:%d", i)
+				ctx, cancel := context.WithTimeout(context.Background(), clientsTimeout)
+				err := writer.Set(ctx, key, "v1", 0).Err()
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v, hit := cachedGet(key); v != "v1" || hit {
+					t.Fatalf("first cached GET %s: %q hit=%v", key, v, hit)
+				}
+				if v, hit := cachedGet(key); v != "v1" || !hit {
+					t.Fatalf("second cached GET %s: %q hit=%v, want a cache hit", key, v, hit)
+				}
+				ctx, cancel = context.WithTimeout(context.Background(), clientsTimeout)
+				err = writer.Set(ctx, key, "v2", 0).Err()
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for {
+					v, _ := cachedGet(key)
+					if v == "v2" {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("cached GET %s still %q 10 s after the write: no invalidation", key, v)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		})
 	}
 }
