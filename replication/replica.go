@@ -204,8 +204,9 @@ func (l *link) run() {
 	var lastLogged time.Time
 	for !l.f.stopped() {
 		err := l.session(addr)
-		if l.up.Swap(false) || l.downSince.Load() == 0 {
+		if wasUp := l.up.Swap(false); wasUp || l.downSince.Load() == 0 {
 			l.downSince.Store(time.Now().UnixNano())
+			lastErr = "" // a link that was up logs its drop
 		}
 		l.syncing.Store(false)
 		if l.f.stopped() {
