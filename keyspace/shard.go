@@ -64,10 +64,11 @@ type Shard struct {
 	ctx   Ctx
 	// keyIdx is scratch space for key positions.
 	keyIdx []int
-	// aclReq and aclKeyRefs are reused by every ACL check of a
-	// restricted user (acl.go).
+	// aclReq, aclKeyRefs and aclKeyIdx are reused by every ACL check of
+	// a restricted user (acl.go).
 	aclReq     acl.Request
 	aclKeyRefs []keyRef
+	aclKeyIdx  []int
 	// scratch is reusable space for formatting and WAL payloads.
 	scratch []byte
 
