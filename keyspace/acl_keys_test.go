@@ -396,6 +396,41 @@ func accessOf(names []string) acl.Access {
 	return a
 }
 
+// auditExpect gives the keys of the representative call args of name and
+// their flags: the "app:" arguments, which must be what Redis 7.0's key
+// specs (the reference summary) find, with the specs' flags or those of
+// keyAuditFlags.
+func auditExpect(t *testing.T, ref map[string]redisRefEntry, name string, args []string) (want []int, wantFlags []string, ok bool) {
+	t.Helper()
+	want = markedKeys(args)
+	line := strings.Join(args, " ")
+	if e, isRedis := ref[name]; isRedis {
+		specs := make([]refKeySpec, len(e.KeySpecs))
+		for i, m := range e.KeySpecs {
+			specs[i] = parseRefKeySpec(t, name, m)
+		}
+		pos, fl, ok := refKeys(specs, args)
+		if ok {
+			if !slices.Equal(pos, want) {
+				t.Errorf("%s: Redis 7.0's key specs find %v in %q, the call names %v", name, pos, line, want)
+			}
+			for _, f := range fl {
+				wantFlags = append(wantFlags, strings.Join(f, " "))
+			}
+		} else if keyAuditFlags[name] == nil {
+			t.Errorf("%s: Redis 7.0's key specs cannot be evaluated for %q and keyAuditFlags has no entry", name, line)
+		}
+	}
+	if f, ok := keyAuditFlags[name]; ok {
+		wantFlags = f
+	}
+	if len(wantFlags) != len(want) {
+		t.Errorf("%s: %d expected key flags for %d keys", name, len(wantFlags), len(want))
+		return nil, nil, false
+	}
+	return want, wantFlags, true
+}
+
 // TestKeyExtractionAudit checks, for a representative call of every
 // command in the table, that the keys the ACL check sees (with their
 // access), the keys COMMAND GETKEYSANDFLAGS reports (with their flags),
@@ -431,33 +466,8 @@ func TestKeyExtractionAudit(t *testing.T) {
 			t.Errorf("%s: %q does not fit arity %d", name, line, c.Arity)
 			continue
 		}
-		want := markedKeys(args)
-
-		// The key specs of the reference summary (Redis's commands) or
-		// the flags listed above.
-		var wantFlags []string
-		if e, isRedis := ref[name]; isRedis {
-			specs := make([]refKeySpec, len(e.KeySpecs))
-			for i, m := range e.KeySpecs {
-				specs[i] = parseRefKeySpec(t, name, m)
-			}
-			pos, fl, ok := refKeys(specs, args)
-			if ok {
-				if !slices.Equal(pos, want) {
-					t.Errorf("%s: Redis 7.0's key specs find %v in %q, the call names %v", name, pos, line, want)
-				}
-				for _, f := range fl {
-					wantFlags = append(wantFlags, strings.Join(f, " "))
-				}
-			} else if keyAuditFlags[name] == nil {
-				t.Errorf("%s: Redis 7.0's key specs cannot be evaluated for %q and keyAuditFlags has no entry", name, line)
-			}
-		}
-		if f, ok := keyAuditFlags[name]; ok {
-			wantFlags = f
-		}
-		if len(wantFlags) != len(want) {
-			t.Errorf("%s: %d expected key flags for %d keys", name, len(wantFlags), len(want))
+		want, wantFlags, ok := auditExpect(t, ref, name, args)
+		if !ok {
 			continue
 		}
 
@@ -531,5 +541,113 @@ func TestKeyExtractionAudit(t *testing.T) {
 		if len(req.Keys) != 1 || req.Keys[0].Access != accessOf(strings.Fields(v.flags)) {
 			t.Errorf("ACL keys of %q: %+v, want access of %q", v.call, req.Keys, v.flags)
 		}
+	}
+}
+
+// errKeyPerm is Redis's reply to a call that names a key its user may not
+// use, and keyPermScript the end of the error a script gets for such a
+// redis.call.
+const (
+	errKeyPerm    = "-NOPERM this user has no permissions to access one of the keys used as arguments\r\n"
+	keyPermScript = "can't access at least one of the keys mentioned in the command"
+)
+
+// TestKeyPermissionAudit runs the representative call of every command
+// that has keys as restricted users, with one key at a time moved out of
+// the user's patterns: "~app:*" must refuse any other key, and
+// "%R~r:* %W~w:*" must refuse an r: key exactly when the key is written
+// and a w: key exactly when it is read, both at top level, when queued in
+// MULTI, from EVAL (redis.call) and from FCALL. A refused call never runs.
+func TestKeyPermissionAudit(t *testing.T) {
+	ref := loadRedisRef(t)
+	sh := newTestShard(t)
+	for _, setup := range [][]string{
+		{"ACL", "SETUSER", "u1", "on", "nopass", "+@all", "~app:*"},
+		{"ACL", "SETUSER", "u2", "on", "nopass", "+@all", "%R~r:*", "%W~w:*", "~app:*"},
+		{"FUNCTION", "LOAD", "#!lua name=audit\nredis.register_function('call', function(keys, args) return redis.call(unpack(args)) end)"},
+	} {
+		if got := srvRun(sh, 2, setup...); strings.HasPrefix(got, "-") {
+			t.Fatalf("%q: %q", setup, got)
+		}
+	}
+	as := func(user string) {
+		t.Helper()
+		if got := srvRun(sh, 2, "AUTH", user, "x"); got != rOK {
+			t.Fatalf("AUTH %s: %q", user, got)
+		}
+	}
+	cmds := allCommands(sh.srv.cmds)
+	names := make([]string, 0, len(keyAuditCalls))
+	for name := range keyAuditCalls {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	checked := 0
+	for _, name := range names {
+		c := cmds[name]
+		args := strings.Fields(keyAuditCalls[name])
+		want, wantFlags, ok := auditExpect(t, ref, name, args)
+		if !ok {
+			continue
+		}
+		for i, pos := range want {
+			k := acl.KeyRef{Pos: pos, Access: accessOf(strings.Fields(wantFlags[i]))}
+			suffix := args[k.Pos][len("app:"):]
+			for _, v := range []struct {
+				user, key string
+				denied    bool
+			}{
+				{"u1", "app:" + suffix, false},
+				{"u1", "zz:" + suffix, true},
+				{"u2", "r:" + suffix, k.Access&acl.Write != 0},
+				{"u2", "w:" + suffix, k.Access&acl.Read != 0},
+			} {
+				call := slices.Clone(args)
+				call[k.Pos] = v.key
+				as(v.user)
+				checked++
+				if !v.denied {
+					// Allowed: ask the check only, so the command does not run.
+					r := sh.aclRequest(c, toArgv(call...))
+					d := sh.ctx.C.aclUser.Check(r)
+					r.Args = nil
+					if !d.OK() {
+						t.Errorf("%s as %s: %q refused (%v), want allowed", name, v.user, call, d.Reason)
+					}
+					continue
+				}
+				if got := srvRun(sh, 2, call...); got != errKeyPerm {
+					t.Errorf("%s as %s: %q replied %q, want NOPERM", name, v.user, call, got)
+				}
+				if c.Flags&FlagNoMulti == 0 && name != "multi" {
+					srvRun(sh, 2, "MULTI")
+					if got := srvRun(sh, 2, call...); got != errKeyPerm {
+						t.Errorf("%s as %s in MULTI: %q replied %q, want NOPERM", name, v.user, call, got)
+					}
+					if got := srvRun(sh, 2, "EXEC"); !strings.HasPrefix(got, "-EXECABORT") {
+						t.Errorf("%s as %s: EXEC after a refused command replied %q", name, v.user, got)
+					}
+				}
+				if c.Flags&FlagNoScript == 0 && c.Group != "scripting" {
+					for _, script := range [][]string{
+						{"EVAL", "return redis.call(unpack(ARGV))", "0"},
+						{"FCALL", "call", "0"},
+					} {
+						got := srvRun(sh, 2, append(script, call...)...)
+						if !strings.HasPrefix(got, "-") || !strings.Contains(got, keyPermScript) {
+							t.Errorf("%s as %s from %s: %q replied %q, want the script ACL error", name, v.user, script[0], call, got)
+						}
+					}
+				}
+			}
+		}
+		as("default")
+	}
+	if checked < 500 {
+		t.Errorf("only %d calls checked", checked)
+	}
+	// Nothing refused ran: no zz:, r: or w: key exists.
+	if got := srvRun(sh, 2, "DBSIZE"); got != ":0\r\n" {
+		t.Errorf("DBSIZE after refused calls: %q (%q)", got, srvRun(sh, 2, "KEYS", "*"))
 	}
 }
