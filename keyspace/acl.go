@@ -161,6 +161,11 @@ func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
 	if u := c.aclUser; u != nil && u.Unrestricted() {
 		return true
 	}
+	if c.tx.multi {
+		// Refused while being queued: logged in the transaction's
+		// context, as Redis does.
+		return sh.checkACLIn(x, cmd, args, acl.ContextMulti)
+	}
 	return sh.checkACLIn(x, cmd, args, acl.ContextTopLevel)
 }
 
