@@ -257,3 +257,44 @@ func TestACLKeyAuditThroughServer(t *testing.T) {
 	}
 	expect(t, admin, int64(0), "DBSIZE")
 }
+
+// TestACLChangesFiltered: a user restricted to app:* keys reads from
+// CHANGES only the notes of app:* keys, on every shard's feed; the
+// default user still reads them all. On 1 and 4 shards.
+func TestACLChangesFiltered(t *testing.T) {
+	t.Parallel()
+	for _, shards := range []int{1, 4} {
+		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
+			s := testserver.Start(t, testserver.Shards(shards))
+			admin := s.UniversalClient(t)
+			expect(t, s.Client(t), "OK", "ACL", "SETUSER", "app", "on", ">p", "~app:*", "+@all", "-@dangerous")
+			users := make([]*redis.Client, shards)
+			starts := make([]int64, shards)
+			for i := range users {
+				users[i] = userClient(t, s.Addrs[i], "app", "p")
+				starts[i] = intValue(t, users[i], "CHANGES", "START")
+			}
+			for i := 0; i < 20; i++ {
+				expect(t, admin, "OK", "SET", "app:"+strconv.Itoa(i), "v")
+				expect(t, admin, "OK", "SET", "admin:"+strconv.Itoa(i), "v")
+			}
+			seen := map[string]bool{}
+			all := 0
+			for i, u := range users {
+				notes, _ := value(t, u, "CHANGES", starts[i]).([]interface{})
+				for _, n := range notes {
+					key := n.([]interface{})[2].(string)
+					if !strings.HasPrefix(key, "app:") || seen[key] {
+						t.Errorf("shard %d: the restricted user read the note of %q", i, key)
+					}
+					seen[key] = true
+				}
+				full, _ := value(t, s.ClientOf(t, i), "CHANGES", starts[i]).([]interface{})
+				all += len(full)
+			}
+			if len(seen) != 20 || all != 40 {
+				t.Errorf("the restricted user read %d of 20 app: notes; the default user %d of 40 notes", len(seen), all)
+			}
+		})
+	}
+}

@@ -96,6 +96,9 @@ type Shard struct {
 
 	// changes is the CHANGES feed, nil until the first CHANGES START.
 	changes *changeFeed
+	// changesFound is scratch space for the cursors of the notes a
+	// filtered CHANGES reply shows.
+	changesFound []int64
 
 	// pubsub is the shard's subscription tables; deliverTo is scratch
 	// space for PUBLISH. groupGen numbers the commit group being built.
