@@ -65,6 +65,10 @@ func TestACLStreamReadKeys(t *testing.T) {
 			expect(t, c, []interface{}{"a", "b"}, "COMMAND", "GETKEYS", "xread", "count", "1", "streams", "a", "b", "0", "0")
 			expect(t, c, []interface{}{"s"}, "COMMAND", "GETKEYS", "XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">")
 
+			// ACL DRYRUN sees the same keys.
+			expect(t, admin, "This user has no permissions to access the '"+other+"' key", "ACL", "DRYRUN", "app", "XREAD", "STREAMS", own, other, "0", "0")
+			expect(t, admin, "OK", "ACL", "DRYRUN", "app", "XREAD", "STREAMS", own, "0")
+
 			// The user's own stream reads as before.
 			if got, err := c.Do(ctxT(t), "XREAD", "STREAMS", own, "0").Result(); err != nil || got == nil {
 				t.Errorf("XREAD own stream: %v %v", got, err)
@@ -193,13 +197,15 @@ func TestACLGeoRadiusStoreKeys(t *testing.T) {
 // (index, range with step, keynum, keyword, two specs of different
 // access) through a real server as "%R~r:* %W~w:* ~app:*": each key moved
 // to r: is refused exactly when it is written and moved to w: exactly
-// when it is read, at top level and in MULTI, and nothing refused ran.
+// when it is read, at top level, in MULTI, from EVAL and from FCALL, and
+// nothing refused ran.
 func TestACLKeyAuditThroughServer(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	admin := s.Client(t)
 	expect(t, admin, "OK", "ACL", "SETUSER", "u", "on", ">p", "+@all", "-@dangerous", "%R~r:*", "%W~w:*", "~app:*")
 	c := userClient(t, s.Addr(), "u", "p")
+	expect(t, admin, "audit", "FUNCTION", "LOAD", "#!lua name=audit\nredis.register_function('call', function(keys, args) return redis.call(unpack(args)) end)")
 	calls := []struct {
 		call   string
 		access []string // per "app:" key: r (read), w (write), rw, or - (neither)
@@ -249,6 +255,15 @@ func TestACLKeyAuditThroughServer(t *testing.T) {
 				expectErr(t, conn, errNoPermKeys, call...)
 				expectErr(t, conn, "EXECABORT Transaction discarded because of previous errors.", "EXEC")
 				_ = conn.Close()
+				for _, script := range [][]interface{}{
+					{"EVAL", "return redis.call(unpack(ARGV))", "0"},
+					{"FCALL", "call", "0"},
+				} {
+					_, err := c.Do(ctxT(t), append(script, call...)...).Result()
+					if err == nil || !strings.Contains(err.Error(), errScriptKeyPerm) {
+						t.Errorf("%s %s: %v, want the script ACL error", script[0], argv(call), err)
+					}
+				}
 			}
 		}
 		if n != len(tc.access) {
