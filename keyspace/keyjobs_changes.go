@@ -180,8 +180,8 @@ func changesReader(x *Ctx) *Client {
 }
 
 // changesSkip is what CHANGES remembers for a connection whose user reads
-// a filtered feed: the notes after cursor from up to and including to
-// held nothing it may read. Without it a reader whose keys are seldom
+// a filtered feed: the notes after cursor from, up to and including
+// cursor to, hold nothing it may read. Without it a reader whose keys are seldom
 // written could never move its cursor (it only ever learns the cursors of
 // notes it sees), would scan the same hidden notes at every call and
 // would fall out of the ring. users is the snapshot the permissions came
