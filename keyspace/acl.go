@@ -161,6 +161,11 @@ func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
 	if u := c.aclUser; u != nil && u.Unrestricted() {
 		return true
 	}
+	if c.tx.multi {
+		// Refused while being queued: logged in the transaction's
+		// context, as Redis does.
+		return sh.checkACLIn(x, cmd, args, acl.ContextMulti)
+	}
 	return sh.checkACLIn(x, cmd, args, acl.ContextTopLevel)
 }
 
@@ -221,6 +226,15 @@ func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context
 // reusable request: the command or subcommand run, its keys with the
 // access their key specs give (SET's resolved from its arguments), and
 // the channels it publishes or subscribes to.
+//
+// The keys are those COMMAND GETKEYS reports (callKeys, from the key
+// specs). A command whose handler finds its keys with its own parser
+// (movable keys) may, on unusual arguments, act on a key the specs do
+// not name: GEORADIUS … STORE a STORE b writes b, while the STORE spec
+// finds the first STORE only, and arguments that do not fit the specs
+// name no key at all. Those keys (the ones routing and the handler use)
+// are checked too, with every access the command's specs ask for, so no
+// argument list reaches a key the user may not touch.
 func (sh *Shard) aclRequest(cmd *Command, args [][]byte) *acl.Request {
 	called := cmd.called(args)
 	req := &sh.aclReq
@@ -236,11 +250,38 @@ func (sh *Shard) aclRequest(cmd *Command, args [][]byte) *acl.Request {
 				req.Keys = append(req.Keys, acl.KeyRef{Pos: k.pos, Access: keyAccess(called.callKeyFlags(args, k))})
 			}
 		}
+		if called.movableKeys != nil || called.NumKeysAt > 0 {
+			req.Keys = sh.aclRoutedKeys(called, args, req.Keys)
+		}
 	}
 	if called.Flags&FlagPubSub != 0 {
 		req.Channels = commandChannels(called.FullName(), args, req.Channels)
 	}
 	return req
+}
+
+// aclRoutedKeys appends to keys the keys of a call of c that its handler
+// and routing find (keyIndexes) and the key specs did not, each with the
+// union of the access of c's key specs.
+func (sh *Shard) aclRoutedKeys(c *Command, args [][]byte, keys []acl.KeyRef) []acl.KeyRef {
+	sh.aclKeyIdx = c.keyIndexes(args, sh.aclKeyIdx[:0])
+	var all acl.Access
+	for i := range c.KeySpecs {
+		if c.KeySpecs[i].Flags&KeyNotKey == 0 {
+			all |= keyAccess(c.KeySpecs[i].Flags)
+		}
+	}
+	n := len(keys)
+outer:
+	for _, pos := range sh.aclKeyIdx {
+		for _, k := range keys[:n] {
+			if k.Pos == pos {
+				continue outer
+			}
+		}
+		keys = append(keys, acl.KeyRef{Pos: pos, Access: all})
+	}
+	return keys
 }
 
 // keyAccess is what ACL key permissions a key of these flags needs, as

@@ -36,6 +36,9 @@ type Client struct {
 	// checkACL finds it again whenever the snapshot changes.
 	aclUser  *acl.User
 	aclUsers *acl.Users
+	// changesSkip lets a CHANGES reader whose key patterns hide notes
+	// move past them (keyjobs_changes.go); shard goroutine only.
+	changesSkip changesSkip
 	// replyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
 	// replySkip); 0 is CLIENT REPLY ON.
 	replyMode uint8

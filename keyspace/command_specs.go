@@ -441,24 +441,7 @@ func (c *Command) callKeys(args [][]byte, dst []keyRef) (_ []keyRef, ok bool) {
 		case s.Index > 0:
 			first = s.Index
 		case s.Keyword != "":
-			start, end := s.StartFrom, argc-1
-			if start <= 0 {
-				start, end = argc+s.StartFrom, 1
-			}
-			for i := start; i >= 1 && i < argc; {
-				if eqFold(args[i], s.Keyword) {
-					first = i + 1
-					break
-				}
-				if i == end {
-					break
-				}
-				if start <= end {
-					i++
-				} else {
-					i--
-				}
-			}
+			first = keywordKeys(args, s.Keyword, s.StartFrom)
 			if first == 0 {
 				continue // keyword absent: no keys from this spec
 			}
@@ -505,17 +488,79 @@ func (c *Command) callKeys(args [][]byte, dst []keyRef) (_ []keyRef, ok bool) {
 	return dst, true
 }
 
-// callKeyFlags returns the flags of the key at position pos of a call of
-// c, resolving variable flags from the arguments as Redis does: SET
-// overwrites its key without reading it unless GET asks for the old value.
-func (c *Command) callKeyFlags(args [][]byte, k keyRef) KeyFlag {
-	if k.flags&KeyVariableFlags == 0 || c.FullName() != "set" {
-		return k.flags
+// keywordKeys is the begin-search step of a keyword key spec: the
+// position after the first argument equal to keyword (ASCII case
+// ignored), searched from startFrom towards the end, or, when startFrom
+// is negative, from that far before the end towards the start; 0 when
+// absent. As in Redis, the search stops before the last argument (going
+// forward) or before argument 1 (going backward), so a keyword with no
+// argument after it, or the command's first argument, is never found.
+func keywordKeys(args [][]byte, keyword string, startFrom int) int {
+	argc := len(args)
+	start, end, step := startFrom, argc-1, 1
+	if startFrom <= 0 {
+		start, end, step = argc+startFrom, 1, -1
 	}
-	for _, a := range args[3:] {
-		if eqFold(a, "get") {
-			return KeyRW | KeyAccess | KeyUpdate
+	for i := start; i != end && i >= 1 && i < argc; i += step {
+		if equalFoldASCII(args[i], keyword) {
+			return i + 1
 		}
 	}
-	return KeyOW | KeyUpdate
+	return 0
+}
+
+// equalFoldASCII compares b and s ignoring ASCII case in both (eqFold
+// wants s in lower case; key-spec keywords are upper case, as COMMAND
+// shows them).
+func equalFoldASCII(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// callKeyFlags returns the flags of the key at position pos of a call of
+// c, resolving variable flags from the arguments as Redis does: SET
+// overwrites its key without reading it unless GET asks for the old value;
+// BITFIELD only reads when every operation is a GET (OVERFLOW aside), and
+// is taken to write when an operation is malformed.
+func (c *Command) callKeyFlags(args [][]byte, k keyRef) KeyFlag {
+	if k.flags&KeyVariableFlags == 0 {
+		return k.flags
+	}
+	switch c.FullName() {
+	case "set":
+		for _, a := range args[3:] {
+			if eqFold(a, "get") {
+				return KeyRW | KeyAccess | KeyUpdate
+			}
+		}
+		return KeyOW | KeyUpdate
+	case "bitfield":
+		for i := 2; i < len(args); i++ {
+			left := len(args) - i - 1
+			switch {
+			case eqFold(args[i], "get") && left >= 2:
+				i += 2
+			case eqFold(args[i], "overflow") && left >= 1:
+				i++
+			default:
+				return KeyRW | KeyAccess | KeyUpdate
+			}
+		}
+		return KeyRO | KeyAccess
+	}
+	return k.flags
 }

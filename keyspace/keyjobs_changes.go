@@ -1,6 +1,10 @@
 package keyspace
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/ruvio/ruvio/acl"
+)
 
 // CHANGES is a per-shard, in-memory feed of SET, SETV, LEASE and RELEASE
 // notes. It costs nothing until the first CHANGES START on a shard, which
@@ -19,6 +23,11 @@ var noteNames = [...]string{noteSet: "SET", noteSetV: "SETV", noteLease: "LEASE"
 
 // changesMaxReply bounds the notes one CHANGES call returns.
 const changesMaxReply = 1024
+
+// changesScanMax bounds the notes one CHANGES call of a filtered reader
+// looks at, so a reader whose keys are rare does not stall the shard on a
+// large ring; the next call goes on from where the scan stopped.
+const changesScanMax = 65536
 
 // changeNote is one note. Its key is a copy (entries live in the arena and
 // change in place), carved from the feed's key chunks and reused by the
@@ -114,22 +123,110 @@ func changesCommand(x *Ctx) {
 		x.W.Error("ERR CHANGES cursor " + strconv.FormatInt(cursor, 10) + " is ahead of this shard's feed (last " + strconv.FormatInt(f.last, 10) + "); resync and call CHANGES START")
 		return
 	}
-	if cursor < f.oldest()-1 {
+	r := changesReader(x)
+	from := cursor
+	if r != nil {
+		from = r.changesSkip.resume(cursor, r.aclUsers, f)
+	}
+	if from < f.oldest()-1 {
 		x.W.Error("ERR CHANGES cursor " + strconv.FormatInt(cursor, 10) + " has fallen out of the buffer (oldest held " + strconv.FormatInt(f.oldest(), 10) + "); resync and call CHANGES START")
+		return
+	}
+	if r != nil {
+		changesFiltered(x, f, cursor, from, r)
 		return
 	}
 	n := min(f.last-cursor, changesMaxReply)
 	x.W.ArrayHeader(int(n))
 	for c := cursor + 1; c <= cursor+n; c++ {
-		nt := &f.notes[uint64(c)%uint64(len(f.notes))]
-		x.W.ArrayHeader(4)
-		x.W.Int(c)
-		x.W.BulkString(noteNames[nt.cmd])
-		x.W.Bulk(nt.key)
-		if nt.hasDetail {
-			x.W.Int(nt.detail)
-		} else {
-			x.W.Null()
+		writeChangeNote(x, c, &f.notes[uint64(c)%uint64(len(f.notes))])
+	}
+}
+
+// writeChangeNote writes one note: [cursor, command, key, detail].
+func writeChangeNote(x *Ctx, c int64, nt *changeNote) {
+	x.W.ArrayHeader(4)
+	x.W.Int(c)
+	x.W.BulkString(noteNames[nt.cmd])
+	x.W.Bulk(nt.key)
+	if nt.hasDetail {
+		x.W.Int(nt.detail)
+	} else {
+		x.W.Null()
+	}
+}
+
+// changesReader returns the client whose user's key patterns filter what
+// CHANGES shows it, or nil when the user may read every key (the default
+// user, "~*", "%R~*", allkeys): a note names a key and what was done to
+// it, so a user sees only the notes of keys it may read. A script's call
+// reads with its caller's rights.
+func changesReader(x *Ctx) *Client {
+	c := x.C
+	if x.S.scr.caller != nil && c == x.S.scr.lua {
+		c = x.S.scr.caller
+	}
+	u := c.aclUser
+	if u == nil || u.Unrestricted() {
+		return nil
+	}
+	req := x.S.aclRequest(x.Cmd, x.Args)
+	all := u.CheckUnrestrictedKeys(req, acl.Read)
+	req.Args = nil
+	if all {
+		return nil
+	}
+	return c
+}
+
+// changesSkip is what CHANGES remembers for a connection whose user reads
+// a filtered feed: the notes after cursor from, up to and including
+// cursor to, hold nothing it may read. Without it a reader whose keys are seldom
+// written could never move its cursor (it only ever learns the cursors of
+// notes it sees), would scan the same hidden notes at every call and
+// would fall out of the ring. users is the snapshot the permissions came
+// from: a changed user scans again.
+type changesSkip struct {
+	from, to int64
+	users    *acl.Users
+}
+
+// resume is where a reader with cursor, permissions from users, goes on
+// scanning f: past the notes it was last found unable to read when it
+// comes back with the same cursor and permissions, else after cursor.
+func (sk changesSkip) resume(cursor int64, users *acl.Users, f *changeFeed) int64 {
+	if sk.users == users && sk.from == cursor && sk.to > cursor && sk.to <= f.last {
+		return sk.to
+	}
+	return cursor
+}
+
+// changesFiltered is CHANGES cursor for reader c: the notes after cursor
+// whose key c's user may read, at most changesMaxReply of them, scanned
+// from start (cursor, or past hidden notes), changesScanMax notes at most.
+func changesFiltered(x *Ctx, f *changeFeed, cursor, start int64, c *Client) {
+	u := c.aclUser
+	sh := x.S
+	found := sh.changesFound[:0]
+	scanned := start
+	for n := start + 1; n <= f.last && len(found) < changesMaxReply && n-start <= changesScanMax; n++ {
+		if u.CheckKey(f.notes[uint64(n)%uint64(len(f.notes))].key, acl.Read) {
+			found = append(found, n)
 		}
+		scanned = n
+	}
+	sh.changesFound = found
+	last := cursor
+	if len(found) > 0 {
+		last = found[len(found)-1]
+	}
+	if scanned > last {
+		c.changesSkip = changesSkip{from: last, to: scanned, users: c.aclUsers}
+	} else {
+		c.changesSkip = changesSkip{}
+	}
+	x.W.ArrayHeader(len(found))
+	for _, n := range found {
+		writeChangeNote(x, n, &f.notes[uint64(n)%uint64(len(f.notes))])
 	}
 }

@@ -64,10 +64,11 @@ type Shard struct {
 	ctx   Ctx
 	// keyIdx is scratch space for key positions.
 	keyIdx []int
-	// aclReq and aclKeyRefs are reused by every ACL check of a
-	// restricted user (acl.go).
+	// aclReq, aclKeyRefs and aclKeyIdx are reused by every ACL check of
+	// a restricted user (acl.go).
 	aclReq     acl.Request
 	aclKeyRefs []keyRef
+	aclKeyIdx  []int
 	// scratch is reusable space for formatting and WAL payloads.
 	scratch []byte
 
@@ -95,6 +96,9 @@ type Shard struct {
 
 	// changes is the CHANGES feed, nil until the first CHANGES START.
 	changes *changeFeed
+	// changesFound is scratch space for the cursors of the notes a
+	// filtered CHANGES reply shows.
+	changesFound []int64
 
 	// pubsub is the shard's subscription tables; deliverTo is scratch
 	// space for PUBLISH. groupGen numbers the commit group being built.
