@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ruvio/ruvio/persistence"
 )
@@ -353,5 +354,36 @@ func TestLogFailureDroppedRecord(t *testing.T) {
 	}
 	if got := string(bs[2].Out.Buf); !strings.HasPrefix(got, "-IOERR the write-ahead log of shard 0 failed: record dropped") {
 		t.Errorf("GET after the dropped write: %q", got)
+	}
+}
+
+// TestLogFailureEverySecBackgroundFsync: under fsync = everysec a failed
+// background fsync finds every write in memory acknowledged already: the
+// shard refuses writes from then on but goes on serving reads.
+func TestLogFailureEverySecBackgroundFsync(t *testing.T) {
+	efs := persistence.NewErrorFS(persistence.NewMemFS())
+	clock := newDurClock()
+	d := durOpen(t, efs, clock, 1, func(o *DiskOptions) { o.Policy = persistence.FsyncEverySec })
+	sh := d.shard(0)
+	a := lfClient(d, sh, 101)
+	efs.Inject(persistence.Injection{Op: persistence.FSSync, PathContains: "-wal-"})
+	if got := lfDo(d, sh, a, "SET", "n", "10"); got != rOK {
+		t.Fatalf("SET: %q", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for sh.journal.Err() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the background fsync did not fail")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := lfDo(d, sh, a, "GET", "n"); got != "$2\r\n10\r\n" {
+		t.Errorf("GET after the failed background fsync: %q, want the acknowledged 10", got)
+	}
+	if got := lfDo(d, sh, a, "INCR", "n"); !strings.HasPrefix(got, "-MISCONF ") {
+		t.Errorf("INCR after the failed background fsync: %q, want -MISCONF", got)
+	}
+	if got := lfDo(d, sh, a, "GET", "n"); got != "$2\r\n10\r\n" {
+		t.Errorf("GET after the refused INCR: %q", got)
 	}
 }
