@@ -38,6 +38,12 @@ type Batch struct {
 
 	// next links batches waiting for the same durability point.
 	next *Batch
+	// deps says which records the replies depend on, for a group whose
+	// log write fails (logfail.go); empty without persistence.
+	deps []replyDep
+	// depGen is the commit group (groupGen+1) of the last entry of deps
+	// made by a command that appended records.
+	depGen uint64
 }
 
 // Reset prepares a recycled batch for the next read of c.
@@ -51,6 +57,8 @@ func (b *Batch) Reset() {
 	b.Out.Limit = 0
 	b.CloseAfter = false
 	b.next = nil
+	b.deps = b.deps[:0]
+	b.depGen = 0
 }
 
 // Commands returns the number of commands in the batch.

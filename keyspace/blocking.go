@@ -490,6 +490,11 @@ func (sh *Shard) serveReady() {
 				sh.snapshotBeforeWrite(bc.cmd, bc.args, x.DB)
 			}
 			if bc.spec.Serve(x, key) {
+				if sh.journal != nil && sh.logFail == nil {
+					// The reply depends on the records of the write
+					// that made the key ready (logfail.go).
+					sh.noteDep(x.Batch, before, bc.cmd.Flags&FlagWrite != 0)
+				}
 				sh.slowlogUnblocked(x, bc, start)
 				sh.countBlockedError(bc, before)
 				bc.silence(x.W, before)
@@ -709,6 +714,9 @@ func (sh *Shard) parkBatch(b *Batch, i int) (kept bool) {
 	}
 	nb := sp.Split()
 	nb.Client = b.Client
+	// The parked command's reply starts nb's output: what it depends on
+	// is noted when it is served.
+	nb.deps, nb.depGen = nb.deps[:0], 0
 	nb.Data, b.Data = b.Data, nb.Data[:0]
 	nb.Argv, b.Argv = b.Argv, nb.Argv[:0]
 	nb.Ends, b.Ends = b.Ends, nb.Ends[:0]

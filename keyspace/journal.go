@@ -17,6 +17,7 @@ func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
 		return
 	}
 	sh.journal.Append(uint16(db), op, payload)
+	sh.appends++
 }
 
 // logged is the common start of the record helpers: it signals that key

@@ -120,6 +120,7 @@ type nopJournal struct{}
 
 func (nopJournal) Commit(interface{ Committed(error) }, int) bool { return true }
 func (nopJournal) Err() error                                     { return nil }
+func (nopJournal) Sequences() (last, durable uint64)              { return 0, 0 }
 func (nopJournal) Tick(*Shard)                                    {}
 func (nopJournal) Close() error                                   { return nil }
 

@@ -480,9 +480,11 @@ func (sh *Shard) flushUnit() {
 	case 1:
 		db, op, p := b.Single()
 		sh.journal.Append(db, op, p)
+		sh.appends++
 	default:
 		sh.tx.payload = b.AppendPayload(sh.tx.payload[:0])
 		sh.journal.Append(0, persistence.OpBatch, sh.tx.payload)
+		sh.appends++
 	}
 	b.Reset()
 }

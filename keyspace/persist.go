@@ -188,19 +188,42 @@ func (j *walJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
 
 // Commit closes the group of records appended since the last Commit. Once
 // the log has failed, a group without records (reads, refused writes) is
-// released at once: the shard stays readable while it refuses writes.
+// settled at once: its replies that depend only on durable records leave
+// now (Committed).
 func (j *walJournal) Commit(g interface{ Committed(error) }, commands int) bool {
 	n := j.appended
 	j.appended = 0
-	if n == 0 && j.wal.Err() != nil {
-		return true
+	if err := j.wal.Err(); n == 0 && err != nil {
+		g.Committed(err)
+		return false
 	}
 	j.groupedCommands.Add(int64(commands))
 	return j.wal.Commit(g)
 }
 
+// awaitDurable waits until the WAL has made every record up to seq
+// durable; it fails if the WAL fails first. The records must have been
+// committed (the shard commits at the end of every drain).
+func (j *walJournal) awaitDurable(seq uint64) error {
+	for j.wal.DurableSequence() < seq {
+		if err := j.wal.Err(); err != nil {
+			if j.wal.DurableSequence() >= seq {
+				return nil
+			}
+			return fmt.Errorf("%w: %w", errSnapshotLogFailed, err)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return nil
+}
+
 // Err is the WAL's sticky error.
 func (j *walJournal) Err() error { return j.wal.Err() }
+
+// Sequences are the WAL's last appended and durable sequences.
+func (j *walJournal) Sequences() (last, durable uint64) {
+	return j.wal.LastSequence(), j.wal.DurableSequence()
+}
 
 // Tick starts a scheduled snapshot when one is due.
 func (j *walJournal) Tick(sh *Shard) {

@@ -408,6 +408,10 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 			return refuse("ERR the script's writes would exceed one write-ahead log record (" + strconv.FormatInt(ss.unitLimit(), 10) + " bytes)")
 		}
 	}
+	if sh.tainted() && called.Flags&FlagStale == 0 {
+		// The shard's memory holds writes that were refused (logfail.go).
+		return refuse(sh.unservedError())
+	}
 	if flags&FlagDenyOOM != 0 && ss.flags&scripting.FlagAllowOOM == 0 && sh.scriptOverMemory() {
 		// A script without a shebang is refused only before its first
 		// write, as in Redis, so it never stops half-way.

@@ -74,6 +74,13 @@ type Shard struct {
 
 	// journal is the shard's durable log; nil when persistence is off.
 	journal Journal
+	// logFail is set once the shard has seen its log fail (logfail.go).
+	logFail *logFailure
+	// appends counts the records the shard appended to its log; ranWrite
+	// is set when a write command runs. runFrom reads both around each
+	// command to note what its reply depends on.
+	appends  uint64
+	ranWrite bool
 	// group collects the batches run in one drain that wait for the same
 	// durability point; groups recycles them.
 	group  *commitGroup
@@ -505,13 +512,38 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	// negative SRANDMEMBER count) cannot grow memory before the check
 	// below sees it.
 	sh.limitReplies(b)
+	// Until the shard has seen its log fail, the replies note the records
+	// they depend on: a failed group releases only those the log made
+	// durable (logfail.go).
+	track := sh.journal != nil && sh.observeLogFailure() == nil
+	if track {
+		sh.noteDep(b, len(b.Out.Buf), false)
+	}
 	for i := first; i < len(b.Ends); i++ {
 		args := b.Command(i)
 		if len(args) == 0 {
 			continue
 		}
 		b.Out.Proto = c.Proto
+		start, appends := len(b.Out.Buf), sh.appends
+		sh.ranWrite = false
 		sh.exec(x, args)
+		if track && sh.appends != appends {
+			if b.depGen != sh.groupGen+1 {
+				// The first records of this commit group: the replies
+				// from here on depend on them (a group is made durable
+				// whole).
+				sh.noteDep(b, start, sh.ranWrite)
+				b.depGen = sh.groupGen + 1
+			}
+			if sh.journal.Err() != nil {
+				// The log failed while the command ran (it may have
+				// dropped a record, ErrRecordTooLarge): what it did can
+				// never become durable.
+				sh.lostWrites(b, start)
+				track = false
+			}
+		}
 		if len(sh.blk.ready) > 0 {
 			sh.serveReady()
 			// Serving used its own context; this batch goes on.
@@ -665,6 +697,9 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 	sh.callDepth++
 	writing := sh.writing
 	sh.writing = cmd.Flags&FlagWrite != 0
+	if sh.writing {
+		sh.ranWrite = true
+	}
 	// A read-only command may read packed collections in place (packed.go).
 	acct := &sh.arena.objAcct
 	wasReadOnly := acct.readOnly
@@ -760,6 +795,11 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
+	if sh.tainted() && !servedWhileTainted(x.C, cmd, args) {
+		// Its memory holds writes that were refused (logfail.go).
+		w.Error(sh.unservedError())
+		return false
+	}
 	if sh.srv.opts.Live.MaxMemory() > 0 && !sh.pauseActive() {
 		// Every command evicts first, as in Redis: a read finds the
 		// invalidations of the keys evicted for it before its reply.
@@ -845,17 +885,22 @@ type commitGroup struct {
 }
 
 // Committed releases the group's replies (Journal calls it when the log
-// covering the group is durable). A failed log closes the connections
-// instead: their writes were never acknowledged.
+// covering the group is durable). When the log failed, each batch's
+// replies leave up to the first that depends on a record the log did not
+// make durable; that one becomes an error and the connection is closed
+// (settleFailed).
 func (g *commitGroup) Committed(err error) {
 	sh := g.sh
+	var durable uint64
+	if err != nil {
+		// Final: a failed log makes nothing more durable.
+		_, durable = sh.journal.Sequences()
+	}
 	for b := g.head; b != nil; {
 		next := b.next
 		b.next = nil
 		if err != nil {
-			b.Out.Buf = b.Out.Buf[:0]
-			b.Out.Error("ERR write-ahead log failed, the write was not acknowledged: " + err.Error())
-			b.CloseAfter = true
+			settleFailed(sh, b, durable, err)
 		}
 		c := b.Client
 		b.Sink.Deliver(b)
@@ -950,6 +995,10 @@ type Journal interface {
 	Commit(g interface{ Committed(error) }, commands int) bool
 	// Err is the sticky error after a failed write or fsync.
 	Err() error
+	// Sequences are the sequence of the last record appended and the last
+	// one made durable (every record up to it is); safe from any
+	// goroutine.
+	Sequences() (last, durable uint64)
 	// Tick runs periodic work (snapshot schedule) on the shard goroutine.
 	Tick(sh *Shard)
 	// Close flushes and closes the log.

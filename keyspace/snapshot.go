@@ -152,6 +152,9 @@ func (sh *Shard) startSnapshot() error {
 	if sh.snap != nil || sh.snapFinishing {
 		return errSnapshotRunning
 	}
+	if f := sh.observeLogFailure(); f != nil && f.tainted {
+		return fmt.Errorf("keyspace: shard %d: %w", sh.idx, errSnapshotLogFailed)
+	}
 	if sh.tx.recording {
 		// BGSAVE inside EXEC: the snapshot holds the unit's writes so far,
 		// so their records must come before its sequence.
@@ -258,6 +261,12 @@ func (sh *Shard) endSnapshotScan() {
 	sh.snapFinishing = true
 	go func() {
 		res := snapshotResult{seq: run.seq, keys: run.w.Count()}
+		if j, ok := sh.journal.(*walJournal); ok && run.err == nil {
+			// Published only once the log holds its records durably: a
+			// snapshot must never make a write durable that the log
+			// failed to, and whose client was told so.
+			run.err = j.awaitDurable(run.seq)
+		}
 		if run.err != nil {
 			run.w.Abort()
 			res.err = run.err
@@ -277,6 +286,11 @@ func (sh *Shard) endSnapshotScan() {
 // finishSnapshotNow completes a running snapshot synchronously, for
 // commands that cannot run while one is in progress and for SAVE.
 func (sh *Shard) finishSnapshotNow() {
+	if j, ok := sh.journal.(*walJournal); ok && j.appended > 0 && (sh.snap != nil || sh.snapFinishing) {
+		// The finisher waits for the log to make the snapshot's records
+		// durable: they must not wait for the end of this drain.
+		sh.commit()
+	}
 	if sh.snap != nil {
 		sh.snapshotStep(int(^uint(0) >> 1))
 	}

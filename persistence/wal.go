@@ -163,6 +163,12 @@ type WAL struct {
 	curFirst uint64
 	// preallocated is set while f has reserved space past fSize.
 	preallocated bool
+	// durableSize is, under FsyncAlways, how many bytes of f its last
+	// successful fsync covered; retired is set once f was handed to its
+	// close (rotation) and before its successor exists. Both are for
+	// dropUndurable.
+	durableSize int64
+	retired     bool
 	// dirUnsynced is set when a segment was created without fsyncing the
 	// directory (rotation under everysec and no): the next periodic sync,
 	// Sync or Close syncs it first. Set and cleared under fileMu.
@@ -290,6 +296,7 @@ func (w *WAL) openSegment(first uint64, syncDir bool) error {
 		return fmt.Errorf("persistence: sync dir %s after creating %s: %w", w.dir, path, err)
 	}
 	w.f, w.fSize, w.curFirst, w.preallocated = f, 0, first, preallocated
+	w.durableSize, w.retired = 0, false
 	w.segMu.Lock()
 	w.segs = append(w.segs, segmentInfo{path: path, firstSeq: first})
 	w.m.segments.Store(int64(len(w.segs)))
@@ -354,6 +361,7 @@ func (w *WAL) rotate(first uint64) error {
 		// journal, which in ordered mode first writes the data of the
 		// segment just closed (tens of milliseconds for 64 MB). The next
 		// periodic sync does it before it counts any record durable.
+		w.retired = true
 		w.closeInBackground(w.f, w.curFirst, first-1, w.dirUnsynced)
 		w.log.Debug("persistence: WAL segment rotated", zap.String("closed", w.f.Name()), zap.Int64("size", w.fSize))
 		return w.openSegment(first, false)
@@ -361,6 +369,11 @@ func (w *WAL) rotate(first uint64) error {
 	if err := w.syncFileLocked(); err != nil {
 		return err
 	}
+	// The closed segment's records are durable now, whatever happens to
+	// the rest of the group: a failure after this point must not count
+	// them as lost (dropUndurable keeps them, and so must the replies).
+	w.markDurable(w.m.writtenSeq.Load())
+	w.retired = true
 	if err := w.f.Close(); err != nil {
 		return fmt.Errorf("persistence: close segment %s: %w", w.f.Name(), err)
 	}
@@ -406,6 +419,46 @@ func (w *WAL) syncFileLocked() error {
 	w.m.synced(w.clock.Now().Sub(t0))
 	w.m.lastSyncedSeq.Store(written)
 	return nil
+}
+
+// dropUndurable cuts the current segment back to the records known to be
+// durable after a failed write or fsync, and syncs the cut: bytes handed
+// to the kernel before a failed fsync may still reach the disk later, and
+// a partial write may hold whole records, and none of those records may
+// come back at the next start, since their writes were refused. Under
+// FsyncAlways that is the size the last successful fsync covered; under
+// FsyncEverySec and FsyncNo every record written is acknowledged, so only
+// the tail of a failed write goes. The caller owns the file (the sync
+// goroutine, or the appending goroutine at a failed commit). A failure to
+// cut is logged: nothing more can be done from here.
+func (w *WAL) dropUndurable() {
+	w.fileMu.Lock()
+	defer w.fileMu.Unlock()
+	if w.retired || w.f == nil {
+		// The segment was synced whole (or is being synced by its
+		// background close) before it was closed; its successor was never
+		// created.
+		return
+	}
+	size := w.fSize
+	if w.opts.Policy == FsyncAlways {
+		size = w.durableSize
+	}
+	err := w.f.Truncate(size)
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if err != nil {
+		w.log.Error("persistence: cannot cut the WAL back to its durable records; records of refused writes may be replayed at the next start",
+			zap.Int("shard", w.shard), zap.String("file", w.f.Name()), zap.Int64("durable_size", size), zap.Error(err))
+		return
+	}
+	if size < w.fSize {
+		w.log.Warn("persistence: WAL cut back to its durable records after a failure",
+			zap.Int("shard", w.shard), zap.String("file", w.f.Name()), zap.Int64("from", w.fSize), zap.Int64("to", size),
+			zap.Uint64("durable_sequence", w.m.durableSeq.Load()))
+	}
+	w.fSize, w.preallocated = size, false
 }
 
 // write writes b (recs records ending at lastSeq) to the current segment.
@@ -650,6 +703,7 @@ func (w *WAL) Commit(c Committer) (immediate bool) {
 	err := w.writeBatch(b, recs, last-uint64(recs)+1, last)
 	if err != nil {
 		w.setErr(err)
+		w.dropUndurable()
 		if c != nil {
 			c.Committed(w.Err())
 		}
@@ -763,6 +817,7 @@ func (w *WAL) syncInline(c Committer) bool {
 	w.resetBatch()
 	if err != nil {
 		w.setErr(err)
+		w.dropUndurable()
 		c.Committed(w.Err())
 		return false
 	}
@@ -795,6 +850,7 @@ func (w *WAL) syncLoop() {
 			err = w.writeGroup(items)
 			if err != nil {
 				w.setErr(err)
+				w.dropUndurable()
 				err = w.Err()
 			}
 		}
@@ -922,6 +978,7 @@ func (w *WAL) writeGroup(items []pending) error {
 	if err := w.syncFileLocked(); err != nil {
 		return err
 	}
+	w.durableSize = w.fSize
 	w.markDurable(last)
 	return nil
 }

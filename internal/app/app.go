@@ -18,6 +18,7 @@ import (
 	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/eventloop"
 	"github.com/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/persistence"
 )
 
 // Options are what a process needs beyond its configuration.
@@ -30,6 +31,10 @@ type Options struct {
 	// ConfigNote says why no configuration file was read when cfg.File is
 	// empty (for example "config.toml not found"); the start line shows it.
 	ConfigNote string
+	// FS, when set, is the file system the shards' logs and snapshots are
+	// written through instead of the operating system's (tests inject disk
+	// failures with persistence.ErrorFS).
+	FS persistence.FS
 }
 
 // ErrShutdownTimeout is returned by Stop when its context ends before
@@ -96,7 +101,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 			}
 		},
 	}
-	ksOpts.Persistence, err = newPersistence(cfg, opts.Repair, log)
+	ksOpts.Persistence, err = newPersistence(cfg, opts.Repair, opts.FS, log)
 	if err != nil {
 		return nil, err
 	}

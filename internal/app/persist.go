@@ -15,8 +15,9 @@ import (
 )
 
 // newPersistence attaches the shards to their write-ahead logs and
-// snapshots under the data directory; nil when the WAL is off.
-func newPersistence(cfg config.Config, repair bool, log *zap.Logger) (keyspace.Persistence, error) {
+// snapshots under the data directory, through fs (nil: the operating
+// system's); nil when the WAL is off.
+func newPersistence(cfg config.Config, repair bool, fs persistence.FS, log *zap.Logger) (keyspace.Persistence, error) {
 	p := cfg.Persistence
 	if !p.WAL {
 		log.Info("persistence off: serving from memory only")
@@ -26,8 +27,11 @@ func newPersistence(cfg config.Config, repair bool, log *zap.Logger) (keyspace.P
 	if err != nil {
 		return nil, err
 	}
+	if fs == nil {
+		fs = persistence.NewOSFS()
+	}
 	return keyspace.NewDisk(keyspace.DiskOptions{
-		FS:                 persistence.NewOSFS(),
+		FS:                 fs,
 		Dir:                p.Dir,
 		Policy:             policy,
 		SegmentSize:        p.SegmentSize,
