@@ -58,6 +58,13 @@ func (d *Disk) Open(sh *Shard) error {
 		return fmt.Errorf("create data directory %s: %w", o.Dir, err)
 	}
 	begin := sh.srv.now()
+	// Temporaries of snapshots a killed process never finished: nothing
+	// reads them, and a crash loop would pile them up.
+	if n, size, err := persistence.RemoveSnapshotTemps(o.FS, o.Dir, sh.idx); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("removed unfinished snapshot files left by an earlier process", zap.Int("files", n), zap.Int64("bytes", size))
+	}
 	// The table of database 0 is sized for the whole snapshot at once:
 	// most data lives there, and the others grow as usual.
 	reserve := func(n uint64) { sh.dbs[0].reserve(int(min(n, 1<<31))) }
@@ -95,6 +102,10 @@ func (d *Disk) Open(sh *Shard) error {
 	j.recovery = sh.srv.now().Sub(begin)
 	j.recoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.srv.now()
+	// The size trigger counts the WAL since the snapshot, not since this
+	// process started: a server restarted more often than the trigger
+	// interval must still snapshot.
+	j.walBeforeStart = uint64(stats.Bytes)
 	sh.journal = j
 	if found {
 		sh.snapStatus.lastSeq = seq
@@ -173,6 +184,10 @@ type walJournal struct {
 	lastSnapshotAt   time.Time
 	// bytesAtSnapshot is the WAL byte count when the last snapshot began.
 	bytesAtSnapshot uint64
+	// walBeforeStart is the size of the records after the loaded snapshot
+	// that recovery replayed, until the first scheduled snapshot of this
+	// process.
+	walBeforeStart uint64
 	// appended counts the records of the current group.
 	appended int
 	// groupedCommands counts the commands released by WAL commits, for
@@ -213,7 +228,7 @@ func (j *walJournal) Tick(sh *Shard) {
 		due = true
 	}
 	if limit := snapshotWALThreshold(j.opts.SnapshotWALBytes, j.opts.SnapshotWALPercent, sh.snapStatus.lastSize); limit > 0 &&
-		int64(j.wal.Stats().Bytes-j.bytesAtSnapshot) >= limit {
+		int64(j.walBeforeStart+j.wal.Stats().Bytes-j.bytesAtSnapshot) >= limit {
 		due = true
 	}
 	if live := sh.srv.opts.Live; !due && live != nil {
@@ -227,6 +242,7 @@ func (j *walJournal) Tick(sh *Shard) {
 	}
 	j.lastSnapshotAt = sh.srv.now()
 	j.bytesAtSnapshot = j.wal.Stats().Bytes
+	j.walBeforeStart = 0
 }
 
 // savePointMet reports whether one of Redis's save points is met: elapsed
