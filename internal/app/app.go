@@ -18,6 +18,7 @@ import (
 	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/eventloop"
 	"github.com/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/persistence"
 )
 
 // Options are what a process needs beyond its configuration.
@@ -76,6 +77,11 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}()
 
+	if cfg.Persistence.WAL {
+		if err := checkLayout(persistence.NewOSFS(), cfg.Persistence.Dir, cfg.Server.Shards); err != nil {
+			return nil, err
+		}
+	}
 	ids, err := cluster.LoadOrCreateNodeIDs(cfg.Persistence.Dir, cfg.Server.Shards)
 	if err != nil {
 		return nil, fmt.Errorf("node ids: %w", err)
