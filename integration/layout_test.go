@@ -119,7 +119,14 @@ func TestShardCountChangeRefused(t *testing.T) {
 	e := testserver.StartBinary(t, testserver.BinaryConfig{Dir: empty, Shards: 4})
 	e.Kill(t)
 	e = testserver.StartBinary(t, testserver.BinaryConfig{Dir: empty, Shards: 2})
-	if err := e.Client(t, 0).Ping(callCtx(t)).Err(); err != nil {
-		t.Fatal(err)
+	writeClusterKeys(t, e, "two:", 100)
+	e.Kill(t)
+	// What those 2 shards wrote is taken as a 2-shard layout: the empty
+	// files of shards 2 and 3 went at the 2-shard start.
+	e = testserver.StartBinary(t, testserver.BinaryConfig{Dir: empty, Shards: 2})
+	checkClusterKeys(t, e, "two:", 100)
+	e.Kill(t)
+	if msg := finalError(t, refusedStart(t, empty, "--shards", "4")); !strings.Contains(msg, "holds the data of 2 shards") {
+		t.Fatalf("4 shards on a 2-shard directory: %s", msg)
 	}
 }

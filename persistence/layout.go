@@ -11,7 +11,9 @@ import (
 
 // Layout is what a data directory's file names say about the shards that
 // wrote it. A shard's files are named "shard-<iii>-...": its WAL segments,
-// snapshots, snapshot temporaries and replication id.
+// snapshots, snapshot temporaries and replication id ("shard-<iii>-replid",
+// written by the keyspace); what repair moved aside (".broken") does not
+// count.
 type Layout struct {
 	// Shards is one more than the highest shard index of any file (0
 	// when there is none): the shard count the directory was written with.
@@ -57,7 +59,7 @@ func ReadLayout(fs FS, dir string) (Layout, error) {
 	data := map[int]bool{}
 	for _, name := range names {
 		i, ok := shardIndexOf(name)
-		if !ok {
+		if !ok || !liveShardFile(name, i) {
 			continue
 		}
 		l.Shards = max(l.Shards, i+1)
@@ -99,4 +101,51 @@ func segmentHasRecord(fs FS, path string) (bool, error) {
 	var b [4]byte
 	n, _ := f.ReadAt(b[:], 0)
 	return n == len(b) && b != [4]byte{}, nil
+}
+
+// liveShardFile reports whether name is one of shard i's own files.
+func liveShardFile(name string, i int) bool {
+	if name == fmt.Sprintf("shard-%03d-replid", i) {
+		return true
+	}
+	_, wal := parseName(name, i, "wal", ".log")
+	_, snap := parseName(name, i, "snap", ".snap")
+	_, tmp := parseName(name, i, "snap", ".tmp")
+	return wal || snap || tmp
+}
+
+// RemoveShardsFrom deletes the files of shards from and above in dir, for
+// a directory whose layout holds no data (ReadLayout): a server started
+// there with fewer shards than before leaves no files of the shards it
+// does not run, so the layout the directory shows is the one its data
+// is written in. It refuses when one of those shards holds data.
+func RemoveShardsFrom(fs FS, dir string, from int) error {
+	l, err := ReadLayout(fs, dir)
+	if err != nil {
+		return err
+	}
+	for _, i := range l.WithData {
+		if i >= from {
+			return fmt.Errorf("persistence: shard %d of %s holds data", i, dir)
+		}
+	}
+	names, err := fs.List(dir)
+	if err != nil {
+		return fmt.Errorf("persistence: list %s: %w", dir, err)
+	}
+	removed := false
+	for _, name := range names {
+		if i, ok := shardIndexOf(name); ok && i >= from && liveShardFile(name, i) {
+			if err := fs.Remove(filepath.Join(dir, name)); err != nil {
+				return fmt.Errorf("persistence: remove %s: %w", filepath.Join(dir, name), err)
+			}
+			removed = true
+		}
+	}
+	if removed {
+		if err := fs.SyncDir(dir); err != nil {
+			return fmt.Errorf("persistence: sync dir %s: %w", dir, err)
+		}
+	}
+	return nil
 }

@@ -22,7 +22,16 @@ func checkLayout(fs persistence.FS, dir string, shards int) error {
 	if err != nil {
 		return err
 	}
-	if !l.HasData() || l.Shards == shards {
+	if !l.HasData() {
+		if l.Shards > shards {
+			// Files of shards this start does not run, without data: left,
+			// they would make the directory look written by more shards
+			// once the ones that run write.
+			return persistence.RemoveShardsFrom(fs, dir, shards)
+		}
+		return nil
+	}
+	if l.Shards == shards {
 		return nil
 	}
 	abs, aerr := filepath.Abs(dir)
