@@ -91,14 +91,16 @@ func (d *Disk) Open(sh *Shard) error {
 	if err != nil {
 		return fmt.Errorf("recover WAL: %w", err)
 	}
+	// The history id first: a start refused here leaves no new segment.
+	replID, newReplID, err := loadReplID(o.FS, o.Dir, sh.idx)
+	if err != nil {
+		return fmt.Errorf("replication id: %w", err)
+	}
 	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, sh.walOptions(o))
 	if err != nil {
 		return fmt.Errorf("open WAL: %w", err)
 	}
-	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o}
-	if j.replID, err = loadReplID(o.FS, o.Dir, sh.idx); err != nil {
-		return fmt.Errorf("replication id: %w", err)
-	}
+	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o, replID: replID, newReplID: newReplID}
 	j.recovery = sh.srv.now().Sub(begin)
 	j.recoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.srv.now()
@@ -178,6 +180,8 @@ type walJournal struct {
 	// replID names the history of the shard's log (replication.go): a
 	// replica resumes from its sequence only on a primary of the same id.
 	replID string
+	// newReplID says this start created the replID file.
+	newReplID bool
 
 	recovery         time.Duration
 	recoveredRecords int64
@@ -270,6 +274,21 @@ func snapshotWALThreshold(floor int64, percent int, lastSize int64) int64 {
 
 // Close flushes, syncs and closes the WAL.
 func (j *walJournal) Close() error { return j.wal.Close() }
+
+// abandon closes the WAL of a start that is refused, removing the segment
+// and the history id file the start created if nothing was written.
+func (j *walJournal) abandon(shard int) error {
+	if err := j.wal.Abandon(); err != nil {
+		return err
+	}
+	if j.newReplID {
+		if err := j.fs.Remove(j.dir + "/" + replIDName(shard)); err != nil {
+			return fmt.Errorf("remove the new history id of shard %d: %w", shard, err)
+		}
+		return j.fs.SyncDir(j.dir)
+	}
+	return nil
+}
 
 // persistenceInfo returns the lines of INFO persistence for sh: the Redis
 // fields clients and tools read, then the WAL and snapshot state.

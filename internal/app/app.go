@@ -129,7 +129,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	begin := time.Now()
 	if err := a.ks.Start(); err != nil {
-		return nil, explainStartError(err)
+		return nil, explainStartError(err, cfg.Persistence.Dir)
 	}
 
 	log.Info("keyspace ready", zap.Int("shards", a.ks.Shards()), zap.Duration("recovery", time.Since(begin)))
