@@ -7,6 +7,7 @@
 //	      [--replicaof host:port]
 //	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s]
 //	ruvio import-rdb [--config config.toml] [--dir data] [--shards N] [--replace] dump.rdb
+//	ruvio reshard [--config config.toml] [--dir data] --shards N
 //
 // The environment variable RUVIO_PASSWORD, when not empty, sets
 // server.requirepass (over the file), and healthcheck authenticates with it;
@@ -47,6 +48,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "import-rdb" {
 		if err := importRDB(os.Args[2:], os.Getenv, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "ruvio import-rdb:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "reshard" {
+		if err := reshard(os.Args[2:], os.Getenv, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "ruvio reshard:", err)
 			os.Exit(1)
 		}
 		return
