@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/internal/app"
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
@@ -294,5 +297,32 @@ func checkClusterKeysPlus(t *testing.T, p *testserver.Process, prefix string, n,
 		if err != nil || v != "val:"+strconv.Itoa(i) {
 			t.Fatalf("GET %s on %d shards: %q %v", key, p.Config.Shards, v, err)
 		}
+	}
+}
+
+// An import into a directory that a server with more shards used leaves
+// it in the import's layout: the files of the shards it does not have go.
+func TestImportAfterMoreShardsTakesItsLayout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary")
+	}
+	for _, replace := range []bool{false, true} {
+		dir := t.TempDir()
+		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 4})
+		if replace {
+			writeClusterKeys(t, p, "old:", 50)
+		}
+		p.Kill(t)
+		cfg := config.Default()
+		cfg.Persistence.Dir = dir
+		var out bytes.Buffer
+		if err := app.ImportRDB(cfg, "testdata/redis-7.0.15-dump.rdb", replace, &out); err != nil {
+			t.Fatalf("replace %v: %v", replace, err)
+		}
+		q := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1})
+		if n, err := q.Client(t, 0).DBSize(callCtx(t)).Result(); err != nil || n != 13 {
+			t.Fatalf("replace %v: DBSIZE %d %v, want the 13 keys of database 0", replace, n, err)
+		}
+		q.Kill(t)
 	}
 }
