@@ -130,3 +130,50 @@ func dirListing(t *testing.T, fs FS) string {
 	}
 	return b.String()
 }
+
+// A gap partly covered by the snapshot: the repair keeps the log up to
+// the snapshot, names only what neither holds as missing, and the log
+// continues after the snapshot.
+func TestRepairSegmentGapAfterSnapshot(t *testing.T) {
+	fs := NewMemFS()
+	w := mustOpen(t, fs, 0, WALOptions{Policy: FsyncAlways, SegmentSize: 150})
+	writeRecords(t, w, 60)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	segs := segFiles(t, fs)
+	data, _ := fs.ReadFile(segs[1])
+	first, n, err := DecodeRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.WriteFile(segs[1], data[:n])
+	third := uint64(parseSeq(t, segs[2]))
+	snap := first.Seq + 1 // the snapshot holds one record past the cut
+	if snap >= third-1 {
+		t.Fatalf("second segment too short for the test: %d..%d", first.Seq, third-1)
+	}
+	log, logs := observedLogger()
+	var got []recCopy
+	st, err := Recover(fs, testDir, 0, snap, true, log, func(r Record) error {
+		got = append(got, recCopy{r.Seq, r.DB, r.Op, string(r.Payload)})
+		return nil
+	})
+	if err != nil || len(got) != 0 || st.LastSeq != snap {
+		t.Fatalf("repair after snapshot %d: %d records, last %d, %v", snap, len(got), st.LastSeq, err)
+	}
+	m := logs.FilterMessageSnippet("persistence: repaired WAL").All()
+	if len(m) != 1 || !strings.Contains(m[0].Message, fmt.Sprintf("records %d to %d are missing", snap+1, third-1)) ||
+		!strings.Contains(m[0].Message, fmt.Sprintf("kept the records up to sequence %d", snap)) {
+		t.Fatalf("repair log: %v", logs.All())
+	}
+	w = mustOpen(t, fs, st.LastSeq, WALOptions{Policy: FsyncAlways})
+	w.Append(0, OpDel, []byte("k"))
+	w.Commit(nil)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, st, err := recoverAll(t, fs, snap, false); err != nil || len(got) != 1 || st.LastSeq != snap+1 {
+		t.Fatalf("start after repair: %d records, last %d, %v", len(got), st.LastSeq, err)
+	}
+}

@@ -343,7 +343,7 @@ func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, lo
 				// A gap (an earlier segment lost its last records) or an
 				// overlap: this segment is intact but cannot follow; it
 				// and every later one go aside whole.
-				err = repairGap(fs, dir, segs[i:], sc.bad, next, log, &st)
+				err = repairGap(fs, dir, segs[i:], sc.bad, max(next, afterSeq+1), log, &st)
 			} else {
 				err = repairFrom(fs, dir, segs[i:], sc.bad, next, log, &st)
 			}
@@ -413,9 +413,9 @@ func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, nex
 }
 
 // repairGap handles segs[0] not following the records before it (bad
-// says why): the records up to next-1 are kept, segs[0] and every later
-// segment are renamed to "<file>.broken" whole, after their intact
-// records are counted.
+// says why): the records up to next-1 (in the WAL or the snapshot) are
+// kept, segs[0] and every later segment are renamed to "<file>.broken"
+// whole, after their intact records are counted.
 func repairGap(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, next uint64, log *zap.Logger, st *RecoveryStats) error {
 	later, err := moveAside(fs, dir, segs, log)
 	if err != nil {
