@@ -278,10 +278,13 @@ func (j *walJournal) Close() error { return j.wal.Close() }
 // abandon closes the WAL of a start that is refused, removing the segment
 // and the history id file the start created if nothing was written.
 func (j *walJournal) abandon(shard int) error {
-	if err := j.wal.Abandon(); err != nil {
+	removed, err := j.wal.Abandon()
+	if err != nil {
 		return err
 	}
-	if j.newReplID {
+	// The history id goes with the log it was made for: kept when the
+	// start wrote records (expired keys deleted at load).
+	if removed && j.newReplID {
 		if err := j.fs.Remove(j.dir + "/" + replIDName(shard)); err != nil {
 			return fmt.Errorf("remove the new history id of shard %d: %w", shard, err)
 		}

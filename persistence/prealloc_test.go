@@ -148,3 +148,36 @@ func TestPreallocationThatDoesNotFit(t *testing.T) {
 	}
 	_ = w3.Close()
 }
+
+// TestAbandon: the log of a refused start removes the segment it created
+// when nothing was written to it, and keeps a reused one or one with
+// records.
+func TestAbandon(t *testing.T) {
+	mem := NewMemFS()
+	w := mustOpen(t, mem, 0, WALOptions{Policy: FsyncAlways})
+	if removed, err := w.Abandon(); err != nil || !removed {
+		t.Fatalf("Abandon of an unused new segment: %v %v", removed, err)
+	}
+	if segs := segFiles(t, mem); len(segs) != 0 {
+		t.Fatalf("left %v", segs)
+	}
+	w = mustOpen(t, mem, 0, WALOptions{Policy: FsyncAlways})
+	w.Append(0, OpDel, []byte("k"))
+	w.Commit(nil)
+	if removed, err := w.Abandon(); err != nil || removed {
+		t.Fatalf("Abandon with a record: %v %v", removed, err)
+	}
+	if got, _, err := recoverAll(t, mem, 0, false); err != nil || len(got) != 1 {
+		t.Fatalf("the record was lost: %d %v", len(got), err)
+	}
+	// An empty segment of that name was there before: it stays.
+	mem2 := NewMemFS()
+	mem2.WriteFile(testDir+"/"+SegmentName(0, 1), nil)
+	w = mustOpen(t, mem2, 0, WALOptions{Policy: FsyncAlways})
+	if removed, err := w.Abandon(); err != nil || removed {
+		t.Fatalf("Abandon of a reused segment: %v %v", removed, err)
+	}
+	if segs := segFiles(t, mem2); len(segs) != 1 {
+		t.Fatalf("reused segment removed: %v", segs)
+	}
+}

@@ -1035,11 +1035,11 @@ func (w *WAL) RemoveSegmentsBefore(seq uint64) error {
 
 // Abandon closes a log opened for a start that is then refused. When no
 // record was appended since OpenWAL, the segment OpenWAL created is
-// removed as well, so that the refused start leaves the directory as it
-// found it.
-func (w *WAL) Abandon() error {
+// removed as well (removed reports it), so that the refused start leaves
+// the directory as it found it.
+func (w *WAL) Abandon() (removed bool, err error) {
 	if w.closed {
-		return ErrClosed
+		return false, ErrClosed
 	}
 	w.fileMu.Lock()
 	path := w.f.Name()
@@ -1049,18 +1049,18 @@ func (w *WAL) Abandon() error {
 	w.segMu.Unlock()
 	remove := w.createdSegment && w.seq == w.openedSeq && current
 	if err := w.Close(); err != nil {
-		return err
+		return false, err
 	}
 	if !remove {
-		return nil
+		return false, nil
 	}
 	if err := w.fs.Remove(path); err != nil {
-		return fmt.Errorf("persistence: remove unused segment %s: %w", path, err)
+		return false, fmt.Errorf("persistence: remove unused segment %s: %w", path, err)
 	}
 	if err := w.fs.SyncDir(w.dir); err != nil {
-		return fmt.Errorf("persistence: sync dir %s after removing %s: %w", w.dir, path, err)
+		return true, fmt.Errorf("persistence: sync dir %s after removing %s: %w", w.dir, path, err)
 	}
-	return nil
+	return true, nil
 }
 
 // Close writes any uncommitted records, waits for the sync goroutine,
