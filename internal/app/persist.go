@@ -44,7 +44,7 @@ func newPersistence(cfg config.Config, repair bool, log *zap.Logger) (keyspace.P
 // operator can do about it, keeping it one line.
 func explainStartError(err error, dir string) error {
 	if errors.Is(err, syscall.ENOSPC) {
-		return fmt.Errorf("%w; the volume of the data directory %s is full: free space on it, or choose another --dir (the refused start left the directory as it was)", err, dir)
+		return fmt.Errorf("%w; the volume of the data directory %s is full: free space on it, or choose another --dir (the refused start removed the files it had created)", err, dir)
 	}
 	var ce *persistence.CorruptionError
 	if !errors.As(err, &ce) || !strings.HasSuffix(ce.File, ".log") {
