@@ -8,6 +8,7 @@
 //	      [--repair] [--cpuprofile file] [--trace file]
 //	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s] [--password p]
 //	ruvio import-rdb [--config config.toml] [--dir data] [--shards N] [--replace] dump.rdb
+//	ruvio reshard [--config config.toml] [--dir data] --shards N
 //	ruvio help
 //
 // "ruvio --help" (or "ruvio help") prints the flags and the subcommands and
@@ -58,6 +59,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "reshard" {
+		if err := reshard(os.Args[2:], os.Getenv, os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "ruvio reshard:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "ruvio:", err)
 		os.Exit(1)
@@ -72,6 +80,9 @@ const subcommandsHelp = `  healthcheck [--host h] [--port n] [--timeout d] [--pa
         exit 0 on PONG (the Docker image's health check)
   import-rdb [--config file] [--dir path] [--shards n] [--replace] dump.rdb
         load a Redis RDB file into the data directory, for the server's next start
+  reshard [--config file] [--dir path] --shards n
+        with the server stopped, rewrite the data directory into n shards
+        (docs/operations.md, "Changing the shard count")
   help
         print this text
 `

@@ -326,3 +326,76 @@ func TestDamagedSnapshotRefusesStart(t *testing.T) {
 		t.Fatalf("after repair and restart: %d keys, want %d", got, present)
 	}
 }
+
+// Hardening item 8: a non-final WAL segment cut at a record boundary (a
+// gap before the next one). The start is refused naming the segment that
+// cannot follow; --repair keeps every record before the gap, moves the
+// later segments aside whole and counts their records, and the starts
+// after it need no repair and take writes.
+func TestRepairWALGap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary")
+	}
+	const n = 2000
+	dir := t.TempDir()
+	cfgFile := filepath.Join(t.TempDir(), "small-segments.toml")
+	if err := os.WriteFile(cfgFile, []byte("[persistence]\nsegment_size = \"4kb\"\nsnapshot_wal_bytes = 0\nsnapshot_every = 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfgArgs := []string{"--config", cfgFile}
+	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Args: cfgArgs})
+	writeKeys(t, p, "key:", 0, n)
+	p.Kill(t)
+
+	segs, err := filepath.Glob(filepath.Join(dir, "shard-000-wal-*.log"))
+	if err != nil || len(segs) < 6 {
+		t.Fatalf("want several segments, got %d (%v)", len(segs), err)
+	}
+	sort.Strings(segs)
+	// Cut the third segment after its first record.
+	cut := segs[2]
+	data, err := os.ReadFile(cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := walRecords(t, data)
+	if len(offs) < 2 {
+		t.Fatalf("%s holds %d records", cut, len(offs))
+	}
+	if err := os.Truncate(cut, int64(offs[1])); err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := persistence.DecodeRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := int(first.Seq) // key:i is record i+1
+	next := segs[3]
+	msg := finalError(t, refusedStart(t, dir, cfgArgs...))
+	if !strings.Contains(msg, next) || !strings.Contains(msg, "--repair") {
+		t.Fatalf("refusal does not name %s: %s", next, msg)
+	}
+
+	r := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Args: append([]string{"--repair"}, cfgArgs...)})
+	if present, firstMissing := countKeys(t, r, "key:", n); present != kept || firstMissing != kept {
+		t.Fatalf("after repair: %d keys, first missing %d; want the %d before the gap", present, firstMissing, kept)
+	}
+	dropped := n - (kept + len(offs) - 1) // records after the lost ones
+	if !strings.Contains(r.Output(), fmt.Sprintf("%d intact records with sequences %d to %d) renamed to .broken", dropped, n-dropped+1, n)) {
+		t.Fatalf("the loss is not counted exactly (%d records) in the log:\n%s", dropped, r.Output())
+	}
+	for _, s := range segs[3:] {
+		if _, err := os.Stat(s + ".broken"); err != nil {
+			t.Fatalf("%s not moved aside: %v", s, err)
+		}
+	}
+	r.Kill(t)
+	for i := 0; i < 2; i++ {
+		q := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Args: cfgArgs})
+		if present, _ := countKeys(t, q, "key:", n); present != kept+i {
+			t.Fatalf("start %d after repair: %d keys, want %d", i+1, present, kept+i)
+		}
+		writeKeys(t, q, "key:", kept+i, kept+i+1)
+		q.Kill(t)
+	}
+}

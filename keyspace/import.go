@@ -105,7 +105,13 @@ func ImportRDB(r io.Reader, o ImportOptions) (ImportReport, error) {
 			existing = append(existing, n)
 		}
 	}
-	if len(existing) > 0 && !o.Replace {
+	// Empty or only preallocated segments (a server started and stopped
+	// without writes) are no data; they go with the rest at the end.
+	layout, err := persistence.ReadLayout(o.FS, o.Dir)
+	if err != nil {
+		return rep, fmt.Errorf("keyspace: import: %w", err)
+	}
+	if layout.HasData() && !o.Replace {
 		return rep, fmt.Errorf("%w (%s holds %d WAL and snapshot files)", ErrDataDirNotEmpty, o.Dir, len(existing))
 	}
 

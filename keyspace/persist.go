@@ -58,6 +58,13 @@ func (d *Disk) Open(sh *Shard) error {
 		return fmt.Errorf("create data directory %s: %w", o.Dir, err)
 	}
 	begin := sh.srv.now()
+	// Temporaries of snapshots a killed process never finished: nothing
+	// reads them, and a crash loop would pile them up.
+	if n, size, err := persistence.RemoveSnapshotTemps(o.FS, o.Dir, sh.idx); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("removed unfinished snapshot files left by an earlier process", zap.Int("files", n), zap.Int64("bytes", size))
+	}
 	// The table of database 0 is sized for the whole snapshot at once:
 	// most data lives there, and the others grow as usual.
 	reserve := func(n uint64) { sh.dbs[0].reserve(int(min(n, 1<<31))) }
@@ -84,17 +91,23 @@ func (d *Disk) Open(sh *Shard) error {
 	if err != nil {
 		return fmt.Errorf("recover WAL: %w", err)
 	}
+	// The history id first: a start refused here leaves no new segment.
+	replID, newReplID, err := loadReplID(o.FS, o.Dir, sh.idx)
+	if err != nil {
+		return fmt.Errorf("replication id: %w", err)
+	}
 	wal, err := persistence.OpenWAL(o.FS, o.Dir, sh.idx, stats.LastSeq, sh.walOptions(o))
 	if err != nil {
 		return fmt.Errorf("open WAL: %w", err)
 	}
-	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o}
-	if j.replID, err = loadReplID(o.FS, o.Dir, sh.idx); err != nil {
-		return fmt.Errorf("replication id: %w", err)
-	}
+	j := &walJournal{wal: wal, fs: o.FS, dir: o.Dir, opts: o, replID: replID, newReplID: newReplID}
 	j.recovery = sh.srv.now().Sub(begin)
 	j.recoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.srv.now()
+	// The size trigger counts the WAL since the snapshot, not since this
+	// process started: a server restarted more often than the trigger
+	// interval must still snapshot.
+	j.walBeforeStart = uint64(stats.Bytes)
 	sh.journal = j
 	if found {
 		sh.snapStatus.lastSeq = seq
@@ -167,12 +180,18 @@ type walJournal struct {
 	// replID names the history of the shard's log (replication.go): a
 	// replica resumes from its sequence only on a primary of the same id.
 	replID string
+	// newReplID says this start created the replID file.
+	newReplID bool
 
 	recovery         time.Duration
 	recoveredRecords int64
 	lastSnapshotAt   time.Time
 	// bytesAtSnapshot is the WAL byte count when the last snapshot began.
 	bytesAtSnapshot uint64
+	// walBeforeStart is the size of the records after the loaded snapshot
+	// that recovery replayed, until the first scheduled snapshot of this
+	// process.
+	walBeforeStart uint64
 	// appended counts the records of the current group.
 	appended int
 	// groupedCommands counts the commands released by WAL commits, for
@@ -236,7 +255,7 @@ func (j *walJournal) Tick(sh *Shard) {
 		due = true
 	}
 	if limit := snapshotWALThreshold(j.opts.SnapshotWALBytes, j.opts.SnapshotWALPercent, sh.snapStatus.lastSize); limit > 0 &&
-		int64(j.wal.Stats().Bytes-j.bytesAtSnapshot) >= limit {
+		int64(j.walBeforeStart+j.wal.Stats().Bytes-j.bytesAtSnapshot) >= limit {
 		due = true
 	}
 	if live := sh.srv.opts.Live; !due && live != nil {
@@ -250,6 +269,7 @@ func (j *walJournal) Tick(sh *Shard) {
 	}
 	j.lastSnapshotAt = sh.srv.now()
 	j.bytesAtSnapshot = j.wal.Stats().Bytes
+	j.walBeforeStart = 0
 }
 
 // savePointMet reports whether one of Redis's save points is met: elapsed
@@ -277,6 +297,24 @@ func snapshotWALThreshold(floor int64, percent int, lastSize int64) int64 {
 
 // Close flushes, syncs and closes the WAL.
 func (j *walJournal) Close() error { return j.wal.Close() }
+
+// abandon closes the WAL of a start that is refused, removing the segment
+// and the history id file the start created if nothing was written.
+func (j *walJournal) abandon(shard int) error {
+	removed, err := j.wal.Abandon()
+	if err != nil {
+		return err
+	}
+	// The history id goes with the log it was made for: kept when the
+	// start wrote records (expired keys deleted at load).
+	if removed && j.newReplID {
+		if err := j.fs.Remove(j.dir + "/" + replIDName(shard)); err != nil {
+			return fmt.Errorf("remove the new history id of shard %d: %w", shard, err)
+		}
+		return j.fs.SyncDir(j.dir)
+	}
+	return nil
+}
 
 // persistenceInfo returns the lines of INFO persistence for sh: the Redis
 // fields clients and tools read, then the WAL and snapshot state.

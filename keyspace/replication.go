@@ -1047,18 +1047,19 @@ func replIDName(shard int) string { return fmt.Sprintf("shard-%03d-replid", shar
 
 // loadReplID reads shard's history id, creating a random one for a shard
 // that has none (a new data directory starts a new history).
-func loadReplID(fs persistence.FS, dir string, shard int) (string, error) {
+// created says the id is new (the file was written now).
+func loadReplID(fs persistence.FS, dir string, shard int) (id string, created bool, err error) {
 	path := dir + "/" + replIDName(shard)
 	if f, err := fs.Open(path); err == nil {
 		buf := make([]byte, 64)
 		n, _ := f.ReadAt(buf, 0)
 		_ = f.Close()
 		if id := strings.TrimSpace(string(buf[:n])); len(id) == 40 {
-			return id, nil
+			return id, false, nil
 		}
 	}
-	id := randomHex(40)
-	return id, storeReplID(fs, dir, shard, id)
+	id = randomHex(40)
+	return id, true, storeReplID(fs, dir, shard, id)
 }
 
 // storeReplID writes shard's history id durably (tmp, fsync, rename, dir
@@ -1081,6 +1082,8 @@ func storeReplID(fs persistence.FS, dir string, shard int, id string) error {
 	}
 	if err == nil {
 		err = fs.SyncDir(dir)
+	} else {
+		_ = fs.Remove(tmp) // a failed write leaves no temporary behind
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -143,6 +143,7 @@ func (s *Server) Start() error {
 	for _, sh := range s.shards {
 		if s.opts.Persistence != nil {
 			if err := s.opts.Persistence.Open(sh); err != nil {
+				s.abandonJournals()
 				return fmt.Errorf("keyspace: shard %d: %w", sh.idx, err)
 			}
 		}
@@ -151,6 +152,20 @@ func (s *Server) Start() error {
 		sh.start()
 	}
 	return nil
+}
+
+// abandonJournals closes the logs of the shards a refused start opened,
+// removing the segments it created and wrote nothing to: the directory is
+// left as the start found it.
+func (s *Server) abandonJournals() {
+	for _, sh := range s.shards {
+		if j, ok := sh.journal.(*walJournal); ok {
+			if err := j.abandon(sh.idx); err != nil {
+				s.log.Warn("closing the log of a refused start", zap.Int("shard", sh.idx), zap.Error(err))
+			}
+			sh.journal = nil
+		}
+	}
 }
 
 // Close stops every shard after it has run what it already accepted, and

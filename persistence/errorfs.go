@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,17 +12,18 @@ type FSOp uint8
 
 // Operation kinds matched by Injection.
 const (
-	FSCreate   FSOp = iota + 1 // FS.Create
-	FSOpen                     // FS.Open and FS.OpenReadWrite
-	FSWrite                    // File.Write
-	FSSync                     // File.Sync
-	FSTruncate                 // File.Truncate
-	FSRename                   // FS.Rename (path is the old name)
-	FSRemove                   // FS.Remove
-	FSSyncDir                  // FS.SyncDir
+	FSCreate      FSOp = iota + 1 // FS.Create
+	FSOpen                        // FS.Open and FS.OpenReadWrite
+	FSWrite                       // File.Write
+	FSSync                        // File.Sync
+	FSTruncate                    // File.Truncate
+	FSRename                      // FS.Rename (path is the old name)
+	FSRemove                      // FS.Remove
+	FSSyncDir                     // FS.SyncDir
+	FSPreallocate                 // Preallocator.Preallocate of a File
 )
 
-var fsOpNames = [...]string{"", "create", "open", "write", "sync", "truncate", "rename", "remove", "syncdir"}
+var fsOpNames = [...]string{"", "create", "open", "write", "sync", "truncate", "rename", "remove", "syncdir", "preallocate"}
 
 // String returns the operation's lower-case name.
 func (op FSOp) String() string {
@@ -179,4 +181,16 @@ func (f *errFile) Truncate(size int64) error {
 		return err
 	}
 	return f.File.Truncate(size)
+}
+
+// Preallocate implements Preallocator: the wrapped file's, or
+// errors.ErrUnsupported when it has none.
+func (f *errFile) Preallocate(size int64) error {
+	if err := f.e.check(FSPreallocate, f.Name()); err != nil {
+		return err
+	}
+	if p, ok := f.File.(Preallocator); ok {
+		return p.Preallocate(size)
+	}
+	return errors.ErrUnsupported
 }

@@ -1,12 +1,14 @@
 package persistence
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -23,6 +25,10 @@ type MemFS struct {
 
 	syncDelay atomic.Int64 // nanoseconds each File.Sync sleeps
 	syncs     atomic.Int64 // File.Sync calls
+
+	// capacity bounds the bytes of all files together (0: unbounded);
+	// mu guards. With it set, files also preallocate (Preallocator).
+	capacity int64
 }
 
 type memNode struct {
@@ -56,6 +62,27 @@ func NewMemFS() *MemFS {
 // disk). Safe to call concurrently.
 func (m *MemFS) SetSyncDelay(d time.Duration) { m.syncDelay.Store(int64(d)) }
 
+// SetCapacity makes the file system hold at most n bytes in all its
+// files, as a small volume does (0: unbounded, the default). Once set,
+// a write that does not fit fails with syscall.ENOSPC and writes nothing,
+// and files preallocate the way Linux ext4 does: what fits is allocated
+// (the file grows with zeros, its write position stays), and the call
+// fails with ENOSPC when not all of it did.
+func (m *MemFS) SetCapacity(n int64) {
+	m.mu.Lock()
+	m.capacity = n
+	m.mu.Unlock()
+}
+
+// freeLocked is the space left under the capacity; m.mu held.
+func (m *MemFS) freeLocked() int64 {
+	used := int64(0)
+	for _, n := range m.files {
+		used += int64(len(n.data))
+	}
+	return m.capacity - used
+}
+
 // SyncCount returns the number of File.Sync calls started so far.
 func (m *MemFS) SyncCount() int64 { return m.syncs.Load() }
 
@@ -66,6 +93,7 @@ func (m *MemFS) CrashClone() *MemFS {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := NewMemFS()
+	c.capacity = m.capacity
 	for d := range m.dirs {
 		c.dirs[d] = true
 	}
@@ -273,8 +301,11 @@ func (f *memFile) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("write %s: read-only file", f.name)
 	}
 	n := f.node
-	n.diverge(int(f.pos))
 	end := int(f.pos) + len(p)
+	if grow := int64(end - len(n.data)); f.fs.capacity > 0 && grow > 0 && grow > f.fs.freeLocked() {
+		return 0, fmt.Errorf("write %s: %w", f.name, syscall.ENOSPC)
+	}
+	n.diverge(int(f.pos))
 	if end > len(n.data) {
 		if end > cap(n.data) {
 			nd := make([]byte, len(n.data), max(end, 2*cap(n.data)))
@@ -317,6 +348,31 @@ func (f *memFile) Truncate(size int64) error {
 		n.data = append(n.data, make([]byte, int(size)-len(n.data))...)
 	}
 	f.pos = size
+	return nil
+}
+
+// Preallocate implements Preallocator once the file system has a capacity
+// (SetCapacity); without one it reports errors.ErrUnsupported, so that
+// the many tests on an unbounded MemFS see no zero tails.
+func (f *memFile) Preallocate(size int64) error {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.fs.capacity == 0 {
+		return errors.ErrUnsupported
+	}
+	if f.closed {
+		return ErrClosed
+	}
+	n := f.node
+	grow := size - int64(len(n.data))
+	if grow <= 0 {
+		return nil
+	}
+	free := max(f.fs.freeLocked(), 0)
+	n.data = append(n.data, make([]byte, min(grow, free))...)
+	if grow > free {
+		return fmt.Errorf("fallocate %s: %w", f.name, syscall.ENOSPC)
+	}
 	return nil
 }
 

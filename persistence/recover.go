@@ -249,8 +249,12 @@ func scanSegment(r *segReader, last bool, next *uint64, afterSeq uint64, st *Rec
 // is true: then the damaged segment is truncated at the bad offset (the
 // cut bytes are kept in "<file>.broken"), every later segment is renamed to
 // "<file>.broken", the directory is fsynced, and recovery succeeds with the
-// records before the damage. Missing segments (a first segment starting
-// after afterSeq+1) are an error even with repair.
+// records before the damage. A segment whose name does not follow the
+// records before it (an earlier segment lost its last records: a gap) is
+// moved aside whole with every later one, leaving the log ending at the
+// last record before the gap. What repair drops is counted (bytes, intact
+// records and their sequences) and logged. Missing segments (a first
+// segment starting after afterSeq+1) are an error even with repair.
 //
 // The returned stats carry the last sequence seen (afterSeq if larger or
 // if there were no records) in LastSeq; pass it to OpenWAL.
@@ -295,7 +299,8 @@ func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, lo
 			next = seg.firstSeq
 		}
 		var sc segmentScan
-		if seg.firstSeq != next {
+		gap := seg.firstSeq != next
+		if gap {
 			sc = segmentScan{bad: &CorruptionError{File: seg.path, Reason: fmt.Sprintf("segment name says first sequence %d, expected %d", seg.firstSeq, next)}}
 		} else {
 			f, err := fs.Open(seg.path)
@@ -334,7 +339,15 @@ func recoverShard(fs FS, dir string, shard int, afterSeq uint64, repair bool, lo
 			if !repair {
 				return st, sc.bad
 			}
-			if err := repairFrom(fs, dir, segs[i:], sc.bad, next, log, &st); err != nil {
+			if gap {
+				// A gap (an earlier segment lost its last records) or an
+				// overlap: this segment is intact but cannot follow; it
+				// and every later one go aside whole.
+				err = repairGap(fs, dir, segs[i:], sc.bad, max(next, afterSeq+1), log, &st)
+			} else {
+				err = repairFrom(fs, dir, segs[i:], sc.bad, next, log, &st)
+			}
+			if err != nil {
 				return st, err
 			}
 			break
@@ -380,31 +393,132 @@ func repairFrom(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, nex
 		return err
 	}
 	st.TruncatedBytes += size - bad.Offset
-	var laterBytes int64
-	for _, s := range segs[1:] {
-		sz, _ := fs.Stat(s.path)
-		if err := fs.Rename(s.path, s.path+".broken"); err != nil {
-			return fmt.Errorf("persistence: repair: move aside %s: %w", s.path, err)
-		}
-		st.TruncatedBytes += sz
-		laterBytes += sz
-		log.Error("persistence: repair: moved WAL segment aside", zap.String("file", s.path), zap.String("to", s.path+".broken"))
+	later, err := moveAside(fs, dir, segs[1:], log)
+	if err != nil {
+		return err
 	}
-	if err := fs.SyncDir(dir); err != nil {
-		return fmt.Errorf("persistence: repair: sync dir %s: %w", dir, err)
-	}
+	st.TruncatedBytes += later.bytes
 	msg := fmt.Sprintf("persistence: repaired WAL: cut %s at offset %d (%s); dropped %d bytes of records from there (kept in %s.broken)",
 		bad.File, bad.Offset, bad.Reason, lost.bytes, bad.File)
 	if lost.records > 0 {
 		msg += fmt.Sprintf(", among them %d intact records with sequences %d to %d", lost.records, lost.first, lost.last)
 	}
 	if len(segs) > 1 {
-		msg += fmt.Sprintf(", and %d later segments (%d bytes) renamed to .broken", len(segs)-1, laterBytes)
+		msg += ", and " + later.String()
 	}
 	log.Error(msg, zap.String("file", bad.File), zap.Int64("offset", bad.Offset),
-		zap.Int64("lost_bytes", lost.bytes+laterBytes), zap.Int64("lost_intact_records", lost.records))
+		zap.Int64("lost_bytes", lost.bytes+later.bytes), zap.Int64("lost_intact_records", lost.records+later.records))
 	st.Repaired = true
 	return nil
+}
+
+// repairGap handles segs[0] not following the records before it (bad
+// says why): the records up to next-1 (in the WAL or the snapshot) are
+// kept, segs[0] and every later segment are renamed to "<file>.broken"
+// whole, after their intact records are counted.
+func repairGap(fs FS, dir string, segs []segmentInfo, bad *CorruptionError, next uint64, log *zap.Logger, st *RecoveryStats) error {
+	later, err := moveAside(fs, dir, segs, log)
+	if err != nil {
+		return err
+	}
+	st.TruncatedBytes += later.bytes
+	msg := fmt.Sprintf("persistence: repaired WAL: %s: %s", bad.File, bad.Reason)
+	if first := segs[0].firstSeq; first > next {
+		msg += fmt.Sprintf(" (records %d to %d are missing: the segment before it was cut short)", next, first-1)
+	}
+	msg += fmt.Sprintf("; kept the records up to sequence %d; dropped %s", next-1, later.String())
+	log.Error(msg, zap.String("file", bad.File), zap.Uint64("kept_through_sequence", next-1),
+		zap.Int64("lost_bytes", later.bytes), zap.Int64("lost_intact_records", later.records))
+	st.Repaired = true
+	return nil
+}
+
+// movedSegments counts what moveAside took out of the log.
+type movedSegments struct {
+	segments    int
+	bytes       int64
+	records     int64  // intact records, counted from each segment's start
+	first, last uint64 // sequences of the first and last of them
+}
+
+func (m movedSegments) String() string {
+	s := fmt.Sprintf("%d later segments (%d bytes", m.segments, m.bytes)
+	if m.records > 0 {
+		s += fmt.Sprintf(", %d intact records with sequences %d to %d", m.records, m.first, m.last)
+	}
+	return s + ") renamed to .broken"
+}
+
+// moveAside counts the intact records of segs, renames each to
+// "<file>.broken" and fsyncs the directory (also when segs is empty: the
+// caller may have created a .broken file).
+func moveAside(fs FS, dir string, segs []segmentInfo, log *zap.Logger) (movedSegments, error) {
+	var m movedSegments
+	for _, s := range segs {
+		n, first, last, size, err := countSegment(fs, s.path)
+		if err != nil {
+			return m, err
+		}
+		if n > 0 {
+			if m.records == 0 {
+				m.first = first
+			}
+			m.records += n
+			m.last = last
+		}
+		m.bytes += size
+		m.segments++
+	}
+	for _, s := range segs {
+		if err := fs.Rename(s.path, s.path+".broken"); err != nil {
+			return m, fmt.Errorf("persistence: repair: move aside %s: %w", s.path, err)
+		}
+		log.Error("persistence: repair: moved WAL segment aside", zap.String("file", s.path), zap.String("to", s.path+".broken"))
+	}
+	if err := fs.SyncDir(dir); err != nil {
+		return m, fmt.Errorf("persistence: repair: sync dir %s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// countSegment counts the intact records of the segment at path from its
+// start, up to the first damage or its end: their number, the sequences
+// of the first and last, and the file's size.
+func countSegment(fs FS, path string) (n int64, first, last uint64, size int64, err error) {
+	f, err := fs.Open(path)
+	if err != nil {
+		return 0, 0, 0, 0, fmt.Errorf("persistence: repair: open %s: %w", path, err)
+	}
+	defer func() { _ = f.Close() }()
+	if size, err = f.Size(); err != nil {
+		return 0, 0, 0, 0, fmt.Errorf("persistence: repair: size of %s: %w", path, err)
+	}
+	r := segReader{f: f, path: path, size: size}
+	for off := int64(0); off+RecordHeaderSize <= size; {
+		hdr, err := r.window(off, RecordHeaderSize)
+		if err != nil {
+			return n, first, last, size, err
+		}
+		l := binary.LittleEndian.Uint32(hdr)
+		if l < minRecordLength || l > MaxRecordLength || off+int64(l)+8 > size {
+			break
+		}
+		rec, err := r.window(off, int(l)+8)
+		if err != nil {
+			return n, first, last, size, err
+		}
+		seq := binary.LittleEndian.Uint64(rec[8:])
+		if recordCRC(rec) != binary.LittleEndian.Uint32(rec[4:]) || (n > 0 && seq != last+1) {
+			break
+		}
+		if n == 0 {
+			first = seq
+		}
+		n++
+		last = seq
+		off += int64(l) + 8
+	}
+	return n, first, last, size, nil
 }
 
 // cutRecords describes what repair cuts from a segment.

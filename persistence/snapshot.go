@@ -278,3 +278,34 @@ func (s *SnapshotWriter) Abort() {
 	_ = s.f.Close()
 	_ = s.fs.Remove(s.tmpPath)
 }
+
+// RemoveSnapshotTemps deletes shard's snapshot temporary files in dir
+// ("shard-<iii>-snap-<seq>.tmp"): a process killed while writing a
+// snapshot leaves one behind, and a process that keeps being killed would
+// otherwise pile them up until a snapshot finally succeeds. Only a process
+// holding the data directory may call it (no snapshot of it is being
+// written). It returns the number of files and bytes removed.
+func RemoveSnapshotTemps(fs FS, dir string, shard int) (files int, bytes int64, err error) {
+	names, err := fs.List(dir)
+	if err != nil {
+		return 0, 0, fmt.Errorf("persistence: list %s: %w", dir, err)
+	}
+	for _, name := range names {
+		if _, ok := parseName(name, shard, "snap", ".tmp"); !ok {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		size, _ := fs.Stat(p)
+		if err := fs.Remove(p); err != nil {
+			return files, bytes, fmt.Errorf("persistence: remove stale snapshot temporary %s: %w", p, err)
+		}
+		files++
+		bytes += size
+	}
+	if files > 0 {
+		if err := fs.SyncDir(dir); err != nil {
+			return files, bytes, fmt.Errorf("persistence: sync dir %s after removing stale snapshot temporaries: %w", dir, err)
+		}
+	}
+	return files, bytes, nil
+}

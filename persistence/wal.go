@@ -2,11 +2,13 @@ package persistence
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -190,6 +192,12 @@ type WAL struct {
 	segMu sync.Mutex
 	segs  []segmentInfo // segMu guards; the last one is the current segment
 
+	// openedSeq is the last sequence at OpenWAL; createdSegment says
+	// OpenWAL created the segment it opened (no empty file of that name
+	// was there). Abandon uses them.
+	openedSeq      uint64
+	createdSegment bool
+
 	errOnce sync.Once
 	err     atomic.Pointer[error]
 
@@ -221,6 +229,7 @@ func OpenWAL(fs FS, dir string, shard int, lastSeq uint64, opts WALOptions) (*WA
 	if err != nil {
 		return nil, err
 	}
+	reused := false
 	for i, s := range segs {
 		if s.firstSeq > lastSeq+1 {
 			return nil, fmt.Errorf("%w: segment %s starts after last sequence %d", ErrSequence, s.path, lastSeq)
@@ -234,6 +243,7 @@ func OpenWAL(fs FS, dir string, shard int, lastSeq uint64, opts WALOptions) (*WA
 				return nil, fmt.Errorf("%w: segment %s holds records after last sequence %d", ErrSequence, s.path, lastSeq)
 			}
 			segs = append(segs[:i], segs[i+1:]...)
+			reused = true
 			break
 		}
 	}
@@ -258,6 +268,7 @@ func OpenWAL(fs FS, dir string, shard int, lastSeq uint64, opts WALOptions) (*WA
 	if err := w.openSegment(lastSeq+1, true); err != nil {
 		return nil, err
 	}
+	w.openedSeq, w.createdSegment = lastSeq, !reused
 	switch opts.Policy {
 	case FsyncAlways:
 		go w.syncLoop()
@@ -280,20 +291,20 @@ func (w *WAL) openSegment(first uint64, syncDir bool) error {
 	if err != nil {
 		return fmt.Errorf("persistence: create segment %s: %w", path, err)
 	}
-	preallocated := false
-	if p, ok := f.(Preallocator); ok && w.opts.SegmentSize > 0 {
-		if err := p.Preallocate(w.opts.SegmentSize); err != nil {
-			// Not every file system supports it; appends work regardless.
-			w.log.Debug("persistence: segment not preallocated", zap.String("file", path), zap.Error(err))
-		} else {
-			preallocated = true
+	preallocated, err := w.preallocate(f)
+	if err == nil && syncDir {
+		if err = w.fs.SyncDir(w.dir); err != nil {
+			err = fmt.Errorf("persistence: sync dir %s after creating %s: %w", w.dir, path, err)
 		}
+	}
+	if err != nil {
+		// The segment holds nothing yet: leave no file behind.
+		_ = f.Close()
+		_ = w.fs.Remove(path)
+		return err
 	}
 	if !syncDir {
 		w.dirUnsynced = true
-	} else if err := w.fs.SyncDir(w.dir); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("persistence: sync dir %s after creating %s: %w", w.dir, path, err)
 	}
 	w.f, w.fSize, w.curFirst, w.preallocated = f, 0, first, preallocated
 	w.durableSize, w.retired = 0, false
@@ -302,6 +313,37 @@ func (w *WAL) openSegment(first uint64, syncDir bool) error {
 	w.m.segments.Store(int64(len(w.segs)))
 	w.segMu.Unlock()
 	return nil
+}
+
+// preallocate reserves the segment size for the new, empty segment f
+// where the file system can. Appends grow the file regardless, so a
+// failure only costs the cheaper syncs; but a file system that cannot
+// hold the whole reservation may have allocated part of it before
+// failing (ext4 does, and keeps it), taking the space every other file
+// of the directory needs. The file is then cut back to empty, and the
+// segment grows as it is written.
+func (w *WAL) preallocate(f File) (bool, error) {
+	p, ok := f.(Preallocator)
+	if !ok || w.opts.SegmentSize <= 0 {
+		return false, nil
+	}
+	err := p.Preallocate(w.opts.SegmentSize)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS):
+		w.log.Debug("persistence: segment not preallocated: the file system does not support it", zap.String("file", f.Name()), zap.Error(err))
+		return false, nil
+	}
+	if terr := f.Truncate(0); terr != nil {
+		return false, fmt.Errorf("persistence: release the space of %s after a failed preallocation (%v): %w", f.Name(), err, terr)
+	}
+	msg := "persistence: segment not preallocated; it grows as it is written"
+	if errors.Is(err, syscall.ENOSPC) {
+		msg = fmt.Sprintf("persistence: segment not preallocated: the volume has less free space than persistence.segment_size (%d bytes); it grows as it is written, and writes fail once the volume is full", w.opts.SegmentSize)
+	}
+	w.log.Warn(msg, zap.String("file", f.Name()), zap.Error(err))
+	return false, nil
 }
 
 // closeInBackground fsyncs and closes a finished segment holding records
@@ -1046,6 +1088,36 @@ func (w *WAL) RemoveSegmentsBefore(seq uint64) error {
 		return fmt.Errorf("persistence: sync dir %s after removing segments: %w", w.dir, err)
 	}
 	return nil
+}
+
+// Abandon closes a log opened for a start that is then refused. When no
+// record was appended since OpenWAL, the segment OpenWAL created is
+// removed as well (removed reports it), so that the refused start leaves
+// the directory as it found it.
+func (w *WAL) Abandon() (removed bool, err error) {
+	if w.closed {
+		return false, ErrClosed
+	}
+	w.fileMu.Lock()
+	path := w.f.Name()
+	w.fileMu.Unlock()
+	w.segMu.Lock()
+	current := len(w.segs) > 0 && w.segs[len(w.segs)-1].path == path
+	w.segMu.Unlock()
+	remove := w.createdSegment && w.seq == w.openedSeq && current
+	if err := w.Close(); err != nil {
+		return false, err
+	}
+	if !remove {
+		return false, nil
+	}
+	if err := w.fs.Remove(path); err != nil {
+		return false, fmt.Errorf("persistence: remove unused segment %s: %w", path, err)
+	}
+	if err := w.fs.SyncDir(w.dir); err != nil {
+		return true, fmt.Errorf("persistence: sync dir %s after removing %s: %w", w.dir, path, err)
+	}
+	return true, nil
 }
 
 // Close writes any uncommitted records, waits for the sync goroutine,

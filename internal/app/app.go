@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -75,15 +76,27 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	a.lock = lock
 	started := false
+	// A refused start on a new directory takes back the node ids it made.
+	nodesFile := filepath.Join(cfg.Persistence.Dir, cluster.NodeIDsFile)
+	_, statErr := os.Stat(nodesFile)
+	newNodes := errors.Is(statErr, os.ErrNotExist)
 	defer func() {
 		if !started {
+			if newNodes {
+				_ = os.Remove(nodesFile)
+			}
 			lock.release()
 		}
 	}()
 
+	if cfg.Persistence.WAL {
+		if err := checkLayout(persistence.NewOSFS(), cfg.Persistence.Dir, cfg.Server.Shards); err != nil {
+			return nil, err
+		}
+	}
 	ids, err := cluster.LoadOrCreateNodeIDs(cfg.Persistence.Dir, cfg.Server.Shards)
 	if err != nil {
-		return nil, fmt.Errorf("node ids: %w", err)
+		return nil, explainStartError(fmt.Errorf("node ids: %w", err), cfg.Persistence.Dir)
 	}
 	topo, err := cluster.NewTopology(cfg.Server.Bind, cfg.Server.Port, cfg.Server.Shards, ids)
 	if err != nil {
@@ -128,7 +141,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	begin := time.Now()
 	if err := a.ks.Start(); err != nil {
-		return nil, explainStartError(err)
+		return nil, explainStartError(err, cfg.Persistence.Dir)
 	}
 
 	log.Info("keyspace ready", zap.Int("shards", a.ks.Shards()), zap.Duration("recovery", time.Since(begin)))

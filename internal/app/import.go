@@ -53,6 +53,12 @@ func ImportRDB(cfg config.Config, path string, replace bool, out io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	// What is left of shards the import's layout does not have (history
+	// ids, empty segments) would make the directory look written by more
+	// shards than it now is.
+	if err := persistence.RemoveShardsFrom(persistence.NewOSFS(), cfg.Persistence.Dir, cfg.Server.Shards); err != nil {
+		return fmt.Errorf("%s: imported, but: %w", path, err)
+	}
 	writeImportReport(out, path, cfg, &rep)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -45,7 +46,10 @@ func newPersistence(cfg config.Config, repair bool, fs persistence.FS, log *zap.
 
 // explainStartError adds to an error that stopped recovery what the
 // operator can do about it, keeping it one line.
-func explainStartError(err error) error {
+func explainStartError(err error, dir string) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w; the volume of the data directory %s is full: free space on it, or choose another --dir (the refused start removed the files it had created)", err, dir)
+	}
 	var ce *persistence.CorruptionError
 	if !errors.As(err, &ce) || !strings.HasSuffix(ce.File, ".log") {
 		return err
