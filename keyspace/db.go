@@ -161,6 +161,14 @@ func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 // addString inserts a new string entry for key, which must be absent,
 // with one allocation holding header, key and a copy of val.
 func (db *DB) addString(key, val []byte, at int64) *entry {
+	return db.addStringBuf(key, val, at, false)
+}
+
+// addStringBuf is addString; own says val is the caller's to give away
+// (a buffer nothing else refers to or writes), and a value too long to
+// live inline is then kept as it is instead of copied: a large value is
+// held once, not twice.
+func (db *DB) addStringBuf(key, val []byte, at int64, own bool) *entry {
 	var e *entry
 	if fitsInline(len(key), len(val)) {
 		e = db.alloc(key, len(val), true)
@@ -169,9 +177,19 @@ func (db *DB) addString(key, val []byte, at int64) *entry {
 	} else {
 		e = db.alloc(key, 0, false)
 		e.setKind(kindExt)
-		e.setVlen(db.a.putExt(copyBytes(val)))
+		e.setVlen(db.a.putExt(extBuf(val, own)))
 	}
 	return db.insertNew(key, e, at)
+}
+
+// extBuf is the out-of-line storage for val: val itself when the caller
+// gives it away (clipped, so that the accounting, which counts capacity,
+// sees what it holds), else a copy.
+func extBuf(val []byte, own bool) []byte {
+	if own {
+		return val[:len(val):len(val)]
+	}
+	return copyBytes(val)
 }
 
 // insertNew links a new entry into the table and the expiry index.
@@ -232,6 +250,11 @@ func (db *DB) free(e *entry) {
 // setString replaces e's value with a copy of val and returns the entry,
 // which moves when the value no longer fits its allocation.
 func (db *DB) setString(e *entry, val []byte) *entry {
+	return db.setStringBuf(e, val, false)
+}
+
+// setStringBuf is setString; own is as for addStringBuf.
+func (db *DB) setStringBuf(e *entry, val []byte, own bool) *entry {
 	if e.kind() == kindInline && len(val) <= e.inlineCap() {
 		// The hot case: the slot, and so the accounted size, stays.
 		e.setVlen(uint32(len(val)))
@@ -249,7 +272,7 @@ func (db *DB) setString(e *entry, val []byte) *entry {
 		copy(e.inlineVal(), val)
 	} else {
 		e.setKind(kindExt)
-		e.setVlen(db.a.putExt(copyBytes(val)))
+		e.setVlen(db.a.putExt(extBuf(val, own)))
 	}
 	db.mem += db.size(e)
 	return e
@@ -292,7 +315,7 @@ func (db *DB) resizeVal(e *entry, n int) *entry {
 		e.setVlen(uint32(n))
 		clear(e.inlineVal()[old:])
 	default:
-		b := make([]byte, n, n+n/2+8)
+		b := make([]byte, n, growCap(n))
 		copy(b, cur)
 		db.dropValue(e)
 		e.setKind(kindExt)
@@ -302,6 +325,15 @@ func (db *DB) resizeVal(e *entry, n int) *entry {
 	db.mem += db.size(e)
 	return e
 }
+
+// maxGrowSlack bounds the room resizeVal leaves past a grown string, as
+// Redis's greedy growth adds at most 1 MB: half again of a 512 MB bitmap
+// would be 256 MB nobody asked for.
+const maxGrowSlack = 1 << 20
+
+// growCap is the capacity for a string grown to n bytes: room for appends
+// to come, half of n again and at most maxGrowSlack.
+func growCap(n int) int { return n + min(n/2, maxGrowSlack) + 8 }
 
 // move reallocates e, an inline string, with room for a vlen-byte value,
 // keeping its header, key and value, and relinks it; it returns the new

@@ -1,0 +1,99 @@
+package keyspace
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// walBytes is the byte count the shard's WAL has written to its segments.
+func walBytes(sh *Shard) uint64 { return sh.journal.(*walJournal).wal.Stats().Bytes }
+
+// TestBitWritesLogWhatWasSent: a SETBIT, SETRANGE or BITFIELD far past the
+// end of a string grows it with zeros, but the log records the write, not
+// the zeros, and a restart rebuilds the same string from it. Logging the
+// whole value let one command write 512 MB to the WAL.
+func TestBitWritesLogWhatWasSent(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  []string // run first, logged freely
+		cmd    []string
+		reply  string
+		strlen int64
+		checks [][2]string // a command after the restart and its reply
+	}{
+		{
+			name:   "setbit at the last offset",
+			cmd:    []string{"SETBIT", "k", "4294967295", "1"},
+			reply:  rInt(0),
+			strlen: 536870912,
+			checks: [][2]string{{"GETBIT k 4294967295", rInt(1)}, {"GETBIT k 4294967294", rInt(0)}, {"GETBIT k 0", rInt(0)}},
+		},
+		{
+			name:   "setbit grows an existing string",
+			setup:  []string{"SET", "k", "ab"},
+			cmd:    []string{"SETBIT", "k", "268435455", "1"},
+			reply:  rInt(0),
+			strlen: 33554432,
+			checks: [][2]string{{"GETRANGE k 0 3", rBulk("ab\x00\x00")}, {"GETBIT k 268435455", rInt(1)}},
+		},
+		{
+			name:   "setrange far out",
+			cmd:    []string{"SETRANGE", "k", "33554430", "xy"},
+			reply:  rInt(33554432),
+			strlen: 33554432,
+			checks: [][2]string{{"GETRANGE k 33554428 -1", rBulk("\x00\x00xy")}, {"GETRANGE k 0 1", rBulk("\x00\x00")}},
+		},
+		{
+			name:   "bitfield far out",
+			cmd:    []string{"BITFIELD", "k", "SET", "u8", "0", "7", "SET", "u8", "268435448", "255"},
+			reply:  "*2\r\n" + rInt(0) + rInt(0),
+			strlen: 33554432,
+			checks: [][2]string{{"GETRANGE k 0 1", rBulk("\x07\x00")}, {"GETRANGE k -2 -1", rBulk("\x00\xff")}},
+		},
+		{
+			name:   "bitfield grows an existing string",
+			setup:  []string{"SET", "k", "ab"},
+			cmd:    []string{"BITFIELD", "k", "INCRBY", "u8", "268435448", "0"},
+			reply:  "*1\r\n" + rInt(0),
+			strlen: 33554432,
+			checks: [][2]string{{"GETRANGE k 0 2", rBulk("ab\x00")}, {"GETRANGE k -1 -1", rBulk("\x00")}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := persistence.NewMemFS()
+			clock := newDurClock()
+			d := durOpen(t, mem, clock, 1, nil)
+			sh := d.shard(0)
+			if tc.setup != nil {
+				d.do(sh, tc.setup...)
+			}
+			before := walBytes(sh)
+			if got := d.do(sh, tc.cmd...); got != tc.reply {
+				t.Fatalf("%q: %q, want %q", tc.cmd, got, tc.reply)
+			}
+			if grew := walBytes(sh) - before; grew > 1024 {
+				t.Errorf("%q wrote %d bytes to the WAL, want under 1 KB", tc.cmd, grew)
+			}
+			if err := d.close(); err != nil {
+				t.Fatal(err)
+			}
+			d = durOpen(t, mem, clock, 1, nil)
+			sh = d.shard(0)
+			expect(t, sh, rInt(tc.strlen), "STRLEN", "k")
+			for _, c := range tc.checks {
+				expect(t, sh, c[1], strings.Fields(c[0])...)
+			}
+			// Built at its length, as the command built it: no slack.
+			db := sh.dbs[0]
+			if e := db.find([]byte("k")); e == nil || int64(cap(db.val(e))) > tc.strlen+maxGrowSlack+8 {
+				t.Errorf("replayed string holds %d bytes for %d", cap(db.val(e)), tc.strlen)
+			}
+			if err := d.close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
