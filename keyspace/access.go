@@ -110,11 +110,17 @@ func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *e
 // storeStringIn is storeString for a caller that has already looked key up:
 // e is its live entry, or nil when the key is absent.
 func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
+	return sh.storeStringBuf(db, e, key, val, at, keepTTL, false)
+}
+
+// storeStringBuf is storeStringIn; own says val is the caller's to give
+// away (DB.addStringBuf), so a large value is kept rather than copied.
+func (sh *Shard) storeStringBuf(db *DB, e *entry, key, val []byte, at int64, keepTTL, own bool) *entry {
 	if e == nil {
-		e = db.addString(key, val, at)
+		e = db.addStringBuf(key, val, at, own)
 		sh.notify(evNew, "new", db.id, key)
 	} else {
-		e = db.setString(e, val)
+		e = db.setStringBuf(e, val, own)
 		if !keepTTL {
 			db.setDeadline(e, at)
 		}

@@ -170,7 +170,8 @@ func bitopCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	markRaw(x.S.storeString(x.DB, x.Args[2], res, 0, false))
+	// res is a new buffer: kept as the value, not copied.
+	markRaw(x.S.storeStringBuf(x.DB, x.S.lookup(x.DB, x.Args[2]), x.Args[2], res, 0, false, true))
 	x.W.Int(int64(len(res)))
 }
 

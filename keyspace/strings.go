@@ -200,7 +200,7 @@ func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
 			x.notify(evGeneric, "del", key)
 		}
 	} else {
-		e = sh.storeStringIn(x.DB, e, key, val, f.at, f.keepTTL)
+		e = sh.storeStringBuf(x.DB, e, key, val, f.at, f.keepTTL, x.ownedArg(val))
 		sh.noteChange(noteSet, e.keyView(), 0, false)
 		x.notify(evString, "set", key)
 		if f.at != 0 {
@@ -268,7 +268,8 @@ func msetCommand(x *Ctx) {
 		}
 	}
 	for i := 1; i < len(x.Args); i += 2 {
-		x.S.storeString(x.DB, x.Args[i], x.Args[i+1], 0, false)
+		v := x.Args[i+1]
+		x.S.storeStringBuf(x.DB, x.S.lookup(x.DB, x.Args[i]), x.Args[i], v, 0, false, x.ownedArg(v))
 		x.notify(evString, "set", x.Args[i])
 	}
 	if nx {

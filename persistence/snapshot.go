@@ -102,6 +102,11 @@ func (s *SnapshotWriter) writer() {
 				s.written += int64(len(b))
 			}
 		}
+		if cap(b) > 2*snapBufSize {
+			// Grown for one large value: dropped once written, not kept
+			// for the rest of the snapshot.
+			continue
+		}
 		select {
 		case s.free <- b[:0]:
 		default:
