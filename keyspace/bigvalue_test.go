@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ruvio/ruvio/persistence"
 )
@@ -171,4 +172,50 @@ func testBigSetHoldsOneCopy(t *testing.T, policy persistence.FsyncPolicy) {
 		t.Errorf("after DEL of a %d MB value, %d MB stay live", size>>20, live>>20)
 	}
 	runtime.KeepAlive(b)
+}
+
+// TestBigSetPurgesItsBuffersSoon: once a large value's record is written,
+// shard 0's next look at the heap returns the log buffer it used to the
+// OS, without waiting for the heap to stay idle: RSS otherwise held the
+// value twice until the runtime's next collection.
+func TestBigSetPurgesItsBuffersSoon(t *testing.T) {
+	const size = 64 << 20
+	clock := newDurClock()
+	dir := t.TempDir()
+	d := durOpen(t, persistence.NewOSFS(), clock, 1, func(o *DiskOptions) {
+		o.Dir = dir
+		o.Policy = persistence.FsyncEverySec
+	})
+	sh := d.shard(0)
+	tu := &sh.srv.memTuner
+	now := int64(1_000_000)
+	tu.purgeIdleHeap(now) // the first look records the collection count
+	val := make([]byte, size)
+	b := &Batch{Client: sh.ctx.C, Sink: d.sink, Argv: [][]byte{[]byte("SET"), []byte("k"), val}, Ends: []int{3}}
+	b.Out.Proto = 2
+	sh.nowMs = clock.now().UnixMilli()
+	sh.run(b)
+	sh.queue(b)
+	sh.commit()
+	d.wait(1)
+	if string(b.Out.Buf) != "+OK\r\n" {
+		t.Fatalf("SET: %q", b.Out.Buf)
+	}
+	tu.purgeIdleHeap(now + 1000) // well within the idle period
+	if !tu.purging.Load() && tu.heapAfter.Load() == 0 {
+		t.Fatal("no purge after a 64 MB value's log buffer was dropped")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for tu.purging.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("purge did not finish")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Small writes do not purge.
+	d.do(sh, "SET", "small", "v")
+	tu.purgeIdleHeap(now + 2000)
+	if tu.purging.Load() {
+		t.Fatal("purged again after a small write")
+	}
 }

@@ -72,6 +72,8 @@ func (sh *Shard) recordField(db int, op persistence.Opcode, head []byte, b []byt
 		sh.scratch = p[:0]
 	}
 	pj.AppendParts(uint16(db), op, p[:n], b, p[n:])
+	// The log's buffer for it is dropped once written.
+	sh.srv.memTuner.droppedBuffer(len(b))
 }
 
 // The payload shapes shared by several opcodes. Each starts with the key.
