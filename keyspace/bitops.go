@@ -171,7 +171,7 @@ func bitopCommand(x *Ctx) {
 		return
 	}
 	// res is a new buffer: kept as the value, not copied.
-	markRaw(x.S.storeStringBuf(x.DB, x.S.lookup(x.DB, x.Args[2]), x.Args[2], res, 0, false, true))
+	markRaw(x.S.storeStringOwned(x.DB, x.S.lookup(x.DB, x.Args[2]), x.Args[2], res, 0, false))
 	x.W.Int(int64(len(res)))
 }
 
@@ -309,7 +309,7 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 	oldLen := 0
 	switch {
 	case created:
-		e = db.addStringBuf(args[1], make([]byte, need), 0, true)
+		e = db.addStringOwned(args[1], make([]byte, need), 0)
 	default:
 		// resizeVal keeps the accounting exact and may move the entry;
 		// at the current length it only marks the string modified.

@@ -161,35 +161,38 @@ func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 // addString inserts a new string entry for key, which must be absent,
 // with one allocation holding header, key and a copy of val.
 func (db *DB) addString(key, val []byte, at int64) *entry {
-	return db.addStringBuf(key, val, at, false)
+	if fitsInline(len(key), len(val)) {
+		return db.addInline(key, val, at)
+	}
+	return db.addExt(key, copyBytes(val), at)
 }
 
-// addStringBuf is addString; own says val is the caller's to give away
-// (a buffer nothing else refers to or writes), and a value too long to
-// live inline is then kept as it is instead of copied: a large value is
-// held once, not twice.
-func (db *DB) addStringBuf(key, val []byte, at int64, own bool) *entry {
-	var e *entry
+// addStringOwned is addString for a val the caller gives away (a buffer
+// nothing else refers to or writes): a value too long to live inline is
+// kept as it is instead of copied, so a large value is held once. Separate
+// from addString so that the values addString copies do not escape.
+func (db *DB) addStringOwned(key, val []byte, at int64) *entry {
 	if fitsInline(len(key), len(val)) {
-		e = db.alloc(key, len(val), true)
-		e.setVlen(uint32(len(val)))
-		copy(e.inlineVal(), val)
-	} else {
-		e = db.alloc(key, 0, false)
-		e.setKind(kindExt)
-		e.setVlen(db.a.putExt(extBuf(val, own)))
+		return db.addInline(key, val, at)
 	}
+	// Clipped: the accounting counts capacity.
+	return db.addExt(key, val[:len(val):len(val)], at)
+}
+
+// addInline inserts a string entry holding a copy of val in its slot.
+func (db *DB) addInline(key, val []byte, at int64) *entry {
+	e := db.alloc(key, len(val), true)
+	e.setVlen(uint32(len(val)))
+	copy(e.inlineVal(), val)
 	return db.insertNew(key, e, at)
 }
 
-// extBuf is the out-of-line storage for val: val itself when the caller
-// gives it away (clipped, so that the accounting, which counts capacity,
-// sees what it holds), else a copy.
-func extBuf(val []byte, own bool) []byte {
-	if own {
-		return val[:len(val):len(val)]
-	}
-	return copyBytes(val)
+// addExt inserts a string entry whose value is buf, kept beside the arena.
+func (db *DB) addExt(key, buf []byte, at int64) *entry {
+	e := db.alloc(key, 0, false)
+	e.setKind(kindExt)
+	e.setVlen(db.a.putExt(buf))
+	return db.insertNew(key, e, at)
 }
 
 // insertNew links a new entry into the table and the expiry index.
@@ -250,11 +253,6 @@ func (db *DB) free(e *entry) {
 // setString replaces e's value with a copy of val and returns the entry,
 // which moves when the value no longer fits its allocation.
 func (db *DB) setString(e *entry, val []byte) *entry {
-	return db.setStringBuf(e, val, false)
-}
-
-// setStringBuf is setString; own is as for addStringBuf.
-func (db *DB) setStringBuf(e *entry, val []byte, own bool) *entry {
 	if e.kind() == kindInline && len(val) <= e.inlineCap() {
 		// The hot case: the slot, and so the accounted size, stays.
 		e.setVlen(uint32(len(val)))
@@ -272,8 +270,22 @@ func (db *DB) setStringBuf(e *entry, val []byte, own bool) *entry {
 		copy(e.inlineVal(), val)
 	} else {
 		e.setKind(kindExt)
-		e.setVlen(db.a.putExt(extBuf(val, own)))
+		e.setVlen(db.a.putExt(copyBytes(val)))
 	}
+	db.mem += db.size(e)
+	return e
+}
+
+// setStringOwned is setString for a val the caller gives away, as for
+// addStringOwned.
+func (db *DB) setStringOwned(e *entry, val []byte) *entry {
+	if len(val) <= e.inlineCap() || fitsInline(int(e.klen), len(val)) {
+		return db.setString(e, val) // inline: copied into the slot
+	}
+	db.mem -= db.size(e)
+	db.dropValue(e)
+	e.setKind(kindExt)
+	e.setVlen(db.a.putExt(val[:len(val):len(val)]))
 	db.mem += db.size(e)
 	return e
 }

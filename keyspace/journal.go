@@ -45,16 +45,13 @@ const maxKeptScratch = 64 << 10
 // log copies it once into its own buffer, which it drops after the write.
 const bigField = 64 << 10
 
-// partsJournal is a Journal that takes a payload in pieces.
-type partsJournal interface {
-	AppendParts(db uint16, op persistence.Opcode, parts ...[]byte)
-}
-
 // recordField writes a record whose payload is head, the bytes field b
 // (length prefix and bytes) then tail, where head and tail are built in
 // the scratch buffer. A large b is not copied into it.
 func (sh *Shard) recordField(db int, op persistence.Opcode, head []byte, b []byte, tail func([]byte) []byte) {
-	pj, ok := sh.journal.(partsJournal)
+	// The concrete type, not an interface: through an interface call b
+	// would escape, and every caller's stack buffer with it.
+	pj, ok := sh.journal.(*walJournal)
 	if len(b) < bigField || !ok || sh.tx.recording {
 		p := persistence.AppendBytes(head, b)
 		if tail != nil {

@@ -168,7 +168,7 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 				// create it: zeros up to off.
 				buf := make([]byte, end)
 				copy(buf[off:], b)
-				e = db.addStringBuf(key, buf, 0, true)
+				e = db.addStringOwned(key, buf, 0)
 				e.setKind(e.kind() | flagRaw)
 				break
 			}

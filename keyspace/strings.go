@@ -200,7 +200,11 @@ func setGeneric(x *Ctx, key, val []byte, f setFlags, okReply bool) {
 			x.notify(evGeneric, "del", key)
 		}
 	} else {
-		e = sh.storeStringBuf(x.DB, e, key, val, f.at, f.keepTTL, x.ownedArg(val))
+		if x.ownedArg(val) {
+			e = sh.storeStringOwned(x.DB, e, key, val, f.at, f.keepTTL)
+		} else {
+			e = sh.storeStringIn(x.DB, e, key, val, f.at, f.keepTTL)
+		}
 		sh.noteChange(noteSet, e.keyView(), 0, false)
 		x.notify(evString, "set", key)
 		if f.at != 0 {
@@ -268,8 +272,11 @@ func msetCommand(x *Ctx) {
 		}
 	}
 	for i := 1; i < len(x.Args); i += 2 {
-		v := x.Args[i+1]
-		x.S.storeStringBuf(x.DB, x.S.lookup(x.DB, x.Args[i]), x.Args[i], v, 0, false, x.ownedArg(v))
+		if v := x.Args[i+1]; x.ownedArg(v) {
+			x.S.storeStringOwned(x.DB, x.S.lookup(x.DB, x.Args[i]), x.Args[i], v, 0, false)
+		} else {
+			x.S.storeString(x.DB, x.Args[i], v, 0, false)
+		}
 		x.notify(evString, "set", x.Args[i])
 	}
 	if nx {
@@ -590,7 +597,7 @@ func setrangeCommand(x *Ctx) {
 	if e == nil {
 		buf := make([]byte, end)
 		copy(buf[off:], val)
-		e = x.DB.addStringBuf(x.Args[1], buf, 0, true)
+		e = x.DB.addStringOwned(x.Args[1], buf, 0)
 		markRaw(e) // Redis builds the new string raw
 		// Logged as the write, not the value: replay pads with zeros as
 		// the command did, and the log grows by what the client sent.
@@ -645,7 +652,7 @@ func setbitCommand(x *Ctx) {
 	if e == nil {
 		buf := make([]byte, byteIdx+1)
 		buf[byteIdx] = byte(on) << shift
-		e = x.DB.addStringBuf(x.Args[1], buf, 0, true)
+		e = x.DB.addStringOwned(x.Args[1], buf, 0)
 		markRaw(e) // Redis builds a bitmap as a raw string
 		// The last byte alone: replay pads the zeros before it, so a bit
 		// far out costs the log a few bytes, not the whole string.
