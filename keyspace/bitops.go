@@ -378,7 +378,10 @@ func (sh *Shard) logByteSpans(db int, key string, v []byte, spans []byteSpan) {
 	if own {
 		sh.beginUnit()
 	}
-	for _, s := range merged {
+	// The last first: replaying it creates or grows the string to its
+	// length at once, the others then write inside it.
+	for i := len(merged) - 1; i >= 0; i-- {
+		s := merged[i]
 		sh.logSetRange(db, key, int64(s.lo), v[s.lo:s.hi+1])
 	}
 	if own {
