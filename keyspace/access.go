@@ -111,13 +111,27 @@ func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *e
 // e is its live entry, or nil when the key is absent.
 func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
 	if e == nil {
-		e = db.addString(key, val, at)
+		return sh.storedString(db, db.addString(key, val, at), key, val, at, keepTTL, true)
+	}
+	return sh.storedString(db, db.setString(e, val), key, val, at, keepTTL, false)
+}
+
+// storeStringOwned is storeStringIn for a val the caller gives away
+// (DB.addStringOwned): a large value is kept rather than copied.
+func (sh *Shard) storeStringOwned(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
+	if e == nil {
+		return sh.storedString(db, db.addStringOwned(key, val, at), key, val, at, keepTTL, true)
+	}
+	return sh.storedString(db, db.setStringOwned(e, val), key, val, at, keepTTL, false)
+}
+
+// storedString completes a store into e (created, or replaced): the new
+// key's notification or the deadline, and the log record.
+func (sh *Shard) storedString(db *DB, e *entry, key, val []byte, at int64, keepTTL, created bool) *entry {
+	if created {
 		sh.notify(evNew, "new", db.id, key)
-	} else {
-		e = db.setString(e, val)
-		if !keepTTL {
-			db.setDeadline(e, at)
-		}
+	} else if !keepTTL {
+		db.setDeadline(e, at)
 	}
 	sh.logSet(db.id, e.keyView(), val, e.expireAt)
 	return e

@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/ruvio/ruvio/codec"
 )
@@ -21,7 +22,11 @@ type Batch struct {
 	Client *Client
 	Sink   Sink
 
-	// Data holds the copied request bytes; Argv's slices point into it.
+	// Data holds the copied request bytes; Argv's slices point into it,
+	// except those of bulks of codec.BigArgLen bytes or more, which the
+	// connection's parser read into buffers of their own: such a buffer
+	// belongs to the batch alone, nothing else refers to or writes it, and
+	// the command it is an argument of may keep it (Ctx.ownedArg).
 	Data []byte
 	Argv [][]byte
 	// Ends[i] is the end index in Argv of command i.
@@ -50,6 +55,9 @@ type Batch struct {
 func (b *Batch) Reset() {
 	b.Client = nil
 	b.Data = b.Data[:0]
+	// The recycled batch must not pin the arguments it carried: a 512 MB
+	// bulk would stay reachable from the pool until the slot is reused.
+	clear(b.Argv)
 	b.Argv = b.Argv[:0]
 	b.Ends = b.Ends[:0]
 	b.ProtoErr = ""
@@ -75,3 +83,35 @@ func (b *Batch) Command(i int) [][]byte {
 
 // counter is an atomic statistics counter.
 type counter = atomic.Int64
+
+// ownedArg reports whether arg, an argument of the command x runs, is a
+// buffer the command may keep as a value instead of copying it: a bulk
+// the batch carries in a buffer of its own (see Batch.Data), read there by
+// the connection's parser. Arguments from anywhere else (a transaction's
+// queue, a script, a re-run) are never owned.
+func (x *Ctx) ownedArg(arg []byte) bool {
+	b := x.Batch
+	if b == nil || len(arg) < codec.BigArgLen || len(arg) != cap(arg) || len(x.Args) == 0 || len(b.Argv) == 0 {
+		return false
+	}
+	// x.Args must be a command of b, not arguments built elsewhere.
+	if !within(unsafe.Pointer(unsafe.SliceData(x.Args)), unsafe.Pointer(unsafe.SliceData(b.Argv)), len(b.Argv), unsafe.Sizeof(arg)) {
+		return false
+	}
+	p := unsafe.Pointer(unsafe.SliceData(arg))
+	if len(b.Data) > 0 && within(p, unsafe.Pointer(unsafe.SliceData(b.Data)), len(b.Data), 1) {
+		return false
+	}
+	for _, a := range x.Args {
+		if unsafe.SliceData(a) == unsafe.SliceData(arg) && len(a) == len(arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p points into the n elements of size bytes each
+// starting at base.
+func within(p, base unsafe.Pointer, n int, size uintptr) bool {
+	return uintptr(p) >= uintptr(base) && uintptr(p) < uintptr(base)+uintptr(n)*size
+}

@@ -1,6 +1,9 @@
 package keyspace
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/ruvio/ruvio/types/bitfield"
 	"github.com/ruvio/ruvio/types/bitmap"
 )
@@ -167,7 +170,8 @@ func bitopCommand(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	markRaw(x.S.storeString(x.DB, x.Args[2], res, 0, false))
+	// res is a new buffer: kept as the value, not copied.
+	markRaw(x.S.storeStringOwned(x.DB, x.S.lookup(x.DB, x.Args[2]), x.Args[2], res, 0, false))
 	x.W.Int(int64(len(res)))
 }
 
@@ -305,7 +309,7 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 	oldLen := 0
 	switch {
 	case created:
-		e = db.add(args[1], make([]byte, need), nil, 0)
+		e = db.addStringOwned(args[1], make([]byte, need), 0)
 	default:
 		// resizeVal keeps the accounting exact and may move the entry;
 		// at the current length it only marks the string modified.
@@ -314,11 +318,12 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 	}
 	markRaw(e)
 	v := db.val(e)
-	// lo..hi is the byte range to log: what the writes touched, plus the
-	// zeros the string grew by.
-	lo, hi := len(v), -1
+	// The log gets the byte ranges the writes changed, plus the last
+	// byte when the string grew (replay pads with zeros up to it), never
+	// the zeros themselves: the record is as large as the request.
+	var spans []byteSpan
 	if len(v) > oldLen {
-		lo, hi = oldLen, len(v)-1
+		spans = append(spans, byteSpan{len(v) - 1, len(v) - 1})
 	}
 	x.W.ArrayHeader(len(ops))
 	for _, op := range ops {
@@ -343,15 +348,44 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 		x.W.Int(reply)
 		bitfield.Set(v, op.off, op.typ.Bits, uint64(nv))
 		if nv != old {
-			lo = min(lo, int(op.off>>3))
-			hi = max(hi, int((op.off+uint64(op.typ.Bits)-1)>>3))
+			spans = append(spans, byteSpan{int(op.off >> 3), int((op.off + uint64(op.typ.Bits) - 1) >> 3)})
 		}
 	}
-	switch {
-	case created:
-		sh.logSet(db.id, e.keyView(), v, 0)
-	case hi >= lo:
-		sh.logSetRange(db.id, e.keyView(), int64(lo), v[lo:hi+1])
+	sh.logByteSpans(db.id, e.keyView(), v, spans)
+}
+
+// byteSpan is the byte range lo..hi (inclusive) of a string.
+type byteSpan struct{ lo, hi int }
+
+// logByteSpans logs the bytes of v in spans as SetRange records, merging
+// spans that overlap or touch. Several records are written as one unit
+// (unless one is being collected already), so that they replay whole.
+func (sh *Shard) logByteSpans(db int, key string, v []byte, spans []byteSpan) {
+	if len(spans) == 0 {
+		return
+	}
+	slices.SortFunc(spans, func(a, b byteSpan) int { return cmp.Compare(a.lo, b.lo) })
+	merged := spans[:1]
+	for _, s := range spans[1:] {
+		last := &merged[len(merged)-1]
+		if s.lo <= last.hi+1 {
+			last.hi = max(last.hi, s.hi)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	own := len(merged) > 1 && sh.journal != nil && !sh.tx.recording
+	if own {
+		sh.beginUnit()
+	}
+	// The last first: replaying it creates or grows the string to its
+	// length at once, the others then write inside it.
+	for i := len(merged) - 1; i >= 0; i-- {
+		s := merged[i]
+		sh.logSetRange(db, key, int64(s.lo), v[s.lo:s.hi+1])
+	}
+	if own {
+		sh.endUnit()
 	}
 }
 

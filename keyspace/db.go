@@ -161,16 +161,37 @@ func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
 // addString inserts a new string entry for key, which must be absent,
 // with one allocation holding header, key and a copy of val.
 func (db *DB) addString(key, val []byte, at int64) *entry {
-	var e *entry
 	if fitsInline(len(key), len(val)) {
-		e = db.alloc(key, len(val), true)
-		e.setVlen(uint32(len(val)))
-		copy(e.inlineVal(), val)
-	} else {
-		e = db.alloc(key, 0, false)
-		e.setKind(kindExt)
-		e.setVlen(db.a.putExt(copyBytes(val)))
+		return db.addInline(key, val, at)
 	}
+	return db.addExt(key, copyBytes(val), at)
+}
+
+// addStringOwned is addString for a val the caller gives away (a buffer
+// nothing else refers to or writes): a value too long to live inline is
+// kept as it is instead of copied, so a large value is held once. Separate
+// from addString so that the values addString copies do not escape.
+func (db *DB) addStringOwned(key, val []byte, at int64) *entry {
+	if fitsInline(len(key), len(val)) {
+		return db.addInline(key, val, at)
+	}
+	// Clipped: the accounting counts capacity.
+	return db.addExt(key, val[:len(val):len(val)], at)
+}
+
+// addInline inserts a string entry holding a copy of val in its slot.
+func (db *DB) addInline(key, val []byte, at int64) *entry {
+	e := db.alloc(key, len(val), true)
+	e.setVlen(uint32(len(val)))
+	copy(e.inlineVal(), val)
+	return db.insertNew(key, e, at)
+}
+
+// addExt inserts a string entry whose value is buf, kept beside the arena.
+func (db *DB) addExt(key, buf []byte, at int64) *entry {
+	e := db.alloc(key, 0, false)
+	e.setKind(kindExt)
+	e.setVlen(db.a.putExt(buf))
 	return db.insertNew(key, e, at)
 }
 
@@ -255,6 +276,20 @@ func (db *DB) setString(e *entry, val []byte) *entry {
 	return e
 }
 
+// setStringOwned is setString for a val the caller gives away, as for
+// addStringOwned.
+func (db *DB) setStringOwned(e *entry, val []byte) *entry {
+	if len(val) <= e.inlineCap() || fitsInline(int(e.klen), len(val)) {
+		return db.setString(e, val) // inline: copied into the slot
+	}
+	db.mem -= db.size(e)
+	db.dropValue(e)
+	e.setKind(kindExt)
+	e.setVlen(db.a.putExt(val[:len(val):len(val)]))
+	db.mem += db.size(e)
+	return e
+}
+
 // setObj replaces e's value with obj. An entry holding an object never
 // moves.
 func (db *DB) setObj(e *entry, obj any) {
@@ -292,7 +327,7 @@ func (db *DB) resizeVal(e *entry, n int) *entry {
 		e.setVlen(uint32(n))
 		clear(e.inlineVal()[old:])
 	default:
-		b := make([]byte, n, n+n/2+8)
+		b := make([]byte, n, growCap(n))
 		copy(b, cur)
 		db.dropValue(e)
 		e.setKind(kindExt)
@@ -302,6 +337,15 @@ func (db *DB) resizeVal(e *entry, n int) *entry {
 	db.mem += db.size(e)
 	return e
 }
+
+// maxGrowSlack bounds the room resizeVal leaves past a grown string, as
+// Redis's greedy growth adds at most 1 MB: half again of a 512 MB bitmap
+// would be 256 MB nobody asked for.
+const maxGrowSlack = 1 << 20
+
+// growCap is the capacity for a string grown to n bytes: room for appends
+// to come, half of n again and at most maxGrowSlack.
+func growCap(n int) int { return n + min(n/2, maxGrowSlack) + 8 }
 
 // move reallocates e, an inline string, with room for a vlen-byte value,
 // keeping its header, key and value, and relinks it; it returns the new

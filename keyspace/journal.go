@@ -29,10 +29,49 @@ func (sh *Shard) logged(db int, key string) bool {
 }
 
 // recordScratch writes one record whose payload p was built in the
-// shard's scratch buffer, and keeps p's storage as that buffer.
+// shard's scratch buffer, and keeps p's storage as that buffer unless it
+// grew large: one big record must not pin its size for the shard's life.
 func (sh *Shard) recordScratch(db int, op persistence.Opcode, p []byte) {
-	sh.scratch = p
+	if cap(p) <= maxKeptScratch {
+		sh.scratch = p
+	}
 	sh.record(db, op, p)
+}
+
+// maxKeptScratch is the largest scratch buffer a shard keeps.
+const maxKeptScratch = 64 << 10
+
+// bigField is the length from which a record's bytes field is handed to
+// the log as it is rather than copied into the scratch payload first: the
+// log copies it once into its own buffer, which it drops after the write.
+const bigField = 64 << 10
+
+// recordField writes a record whose payload is head, the bytes field b
+// (length prefix and bytes) then tail, where head and tail are built in
+// the scratch buffer. A large b is not copied into it.
+func (sh *Shard) recordField(db int, op persistence.Opcode, head []byte, b []byte, tail func([]byte) []byte) {
+	// The concrete type, not an interface: through an interface call b
+	// would escape, and every caller's stack buffer with it.
+	pj, ok := sh.journal.(*walJournal)
+	if len(b) < bigField || !ok || sh.tx.recording {
+		p := persistence.AppendBytes(head, b)
+		if tail != nil {
+			p = tail(p)
+		}
+		sh.recordScratch(db, op, p)
+		return
+	}
+	p := binary.AppendUvarint(head, uint64(len(b)))
+	n := len(p)
+	if tail != nil {
+		p = tail(p)
+	}
+	if cap(p) <= maxKeptScratch {
+		sh.scratch = p[:0]
+	}
+	pj.AppendParts(uint16(db), op, p[:n], b, p[n:])
+	// The log's buffer for it is dropped once written.
+	sh.srv.memTuner.droppedBuffer(len(b))
 }
 
 // The payload shapes shared by several opcodes. Each starts with the key.
@@ -66,10 +105,7 @@ func (sh *Shard) logKeyBytesI64(db int, op persistence.Opcode, key string, b []b
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendBytes(p, b)
-	p = persistence.AppendI64(p, v)
-	sh.recordScratch(db, op, p)
+	sh.recordField(db, op, appendStr(sh.scratch[:0], key), b, func(p []byte) []byte { return persistence.AppendI64(p, v) })
 }
 
 func (sh *Shard) logSet(db int, key string, val []byte, at int64) {
@@ -92,9 +128,7 @@ func (sh *Shard) logAppend(db int, key string, suffix []byte) {
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
-	p = persistence.AppendBytes(p, suffix)
-	sh.recordScratch(db, persistence.OpAppend, p)
+	sh.recordField(db, persistence.OpAppend, appendStr(sh.scratch[:0], key), suffix, nil)
 }
 
 func (sh *Shard) logSetRange(db int, key string, off int64, b []byte) {
@@ -103,8 +137,7 @@ func (sh *Shard) logSetRange(db int, key string, off int64, b []byte) {
 	}
 	p := appendStr(sh.scratch[:0], key)
 	p = persistence.AppendU64(p, uint64(off))
-	p = persistence.AppendBytes(p, b)
-	sh.recordScratch(db, persistence.OpSetRange, p)
+	sh.recordField(db, persistence.OpSetRange, p, b, nil)
 }
 
 func (sh *Shard) logFlushDB(db int) {

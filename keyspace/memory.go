@@ -247,7 +247,13 @@ type memoryTuner struct {
 	// The purge itself runs on a goroutine of its own (purge).
 	purging   atomic.Bool   // a purge is running
 	heapAfter atomic.Uint64 // heap bytes right after the last purge
+	// dropped counts the bytes of large one-use buffers (the WAL buffer
+	// of a big value) let go since the last purge; any shard adds to it.
+	dropped atomic.Int64
 }
+
+// droppedBuffer notes that a buffer of n bytes, used once, is garbage now.
+func (t *memoryTuner) droppedBuffer(n int) { t.dropped.Add(int64(n)) }
 
 // Idle heap: a burst (a pipe of a million commands) leaves the Go heap
 // with tens or hundreds of megabytes of dead buffers. While the server is
@@ -274,6 +280,16 @@ func (t *memoryTuner) purgeIdleHeap(nowMs int64) {
 		t.samples = heapSamples()
 	}
 	cycles, heap := readHeap(t.samples)
+	if t.dropped.Load() >= idleHeapPurge {
+		// A big value's buffers went out of use: without a collection
+		// they would stay resident beside the value, twice its size,
+		// until the runtime's next one or the idle purge.
+		t.dropped.Store(0)
+		t.cycles, t.cyclesAt = cycles, nowMs
+		t.purging.Store(true)
+		go t.purge()
+		return
+	}
 	if cycles != t.cycles {
 		t.cycles, t.cyclesAt = cycles, nowMs
 		return

@@ -205,6 +205,14 @@ func (j *walJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
 	j.appended++
 }
 
+// AppendParts adds one record whose payload is parts concatenated, so a
+// large value goes into the log's buffer without first being copied into
+// a payload of its own.
+func (j *walJournal) AppendParts(db uint16, op persistence.Opcode, parts ...[]byte) {
+	j.wal.AppendParts(db, op, parts...)
+	j.appended++
+}
+
 // Commit closes the group of records appended since the last Commit. Once
 // the log has failed, a group without records (reads, refused writes) is
 // settled at once: its replies that depend only on durable records leave

@@ -161,11 +161,18 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 			if limit := uint64(sh.srv.opts.Live.ProtoMaxBulkLen()); uint64(len(b)) > limit || off > limit-uint64(len(b)) {
 				return fmt.Errorf("%w: seq %d: SETRANGE to offset %d + %d bytes exceeds proto-max-bulk-len %d", errReplay, r.Seq, off, len(b), limit)
 			}
+			end := int(off) + len(b)
 			e := db.find(key)
 			if e == nil {
-				e = db.add(key, nil, nil, 0)
+				// Created at its exact length, as SETRANGE and SETBIT
+				// create it: zeros up to off.
+				buf := make([]byte, end)
+				copy(buf[off:], b)
+				e = db.addStringOwned(key, buf, 0)
+				e.setKind(e.kind() | flagRaw)
+				break
 			}
-			if end := int(off) + len(b); end > len(db.val(e)) {
+			if end > len(db.val(e)) {
 				e = db.resizeVal(e, end)
 			}
 			copy(db.val(e)[off:], b)

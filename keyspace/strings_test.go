@@ -23,7 +23,7 @@ func TestStringsSetbitGetbit(t *testing.T) {
 	sh := newTestShard(t)
 	j := attachJournal(sh)
 	expect(t, sh, rInt(0), "setbit", "k", "1", "1")
-	expectOps(t, j, "setbit on a missing key", persistence.OpSet)
+	expectOps(t, j, "setbit on a missing key", persistence.OpSetRange)
 	expect(t, sh, rBulk("\x40"), "get", "k")
 	expect(t, sh, rInt(1), "setbit", "k", "1", "1")
 	expectOps(t, j, "setbit to the same value")

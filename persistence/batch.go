@@ -68,9 +68,16 @@ func (b *BatchBuilder) AppendPayload(dst []byte) []byte {
 	return append(dst, b.entries...)
 }
 
-// Reset empties the builder, keeping its buffer.
+// maxKeptBatchEntries is the largest entries buffer Reset keeps.
+const maxKeptBatchEntries = 1 << 20
+
+// Reset empties the builder, keeping its buffer unless a large unit grew
+// it past maxKeptBatchEntries.
 func (b *BatchBuilder) Reset() {
 	b.entries = b.entries[:0]
+	if cap(b.entries) > maxKeptBatchEntries {
+		b.entries = nil
+	}
 	b.n = 0
 }
 

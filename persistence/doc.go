@@ -66,6 +66,7 @@
 //	 9 Copy              src bytes, dst bytes, target db u16, replace u8
 //	10 Append            key bytes, suffix bytes
 //	11 SetRange          key bytes, offset u64, bytes
+//	                     (zero-pads to offset; creates a missing key)
 //	20 Lease             key bytes, token u64, hold deadline i64
 //	                     (LEASE grant; the key itself keeps its deadline)
 //	21 Release           key bytes, token u64 (RELEASE of a held lease)

@@ -28,6 +28,10 @@ const (
 const (
 	snapBufSize = 1 << 20 // entries are handed to the writer in buffers of this size
 	snapBacklog = 4       // buffers queued before Add waits for the writer
+	// snapBigValue is the value size from which AddRaw writes the value
+	// from where it lies instead of copying it into a buffer: a 512 MB
+	// string would otherwise cost 512 MB more for the snapshot's sake.
+	snapBigValue = 4 * snapBufSize
 )
 
 // SnapshotWriter writes one snapshot. Add and AddRaw encode entries into
@@ -50,10 +54,12 @@ type SnapshotWriter struct {
 	count uint64
 	work  chan []byte
 	free  chan []byte
+	idle  chan struct{} // the writer has written every buffer queued before a nil
 	done  chan struct{}
 	ended bool // Finish or Abort ran
 
-	// Written by the background goroutine; read after done is closed.
+	// Written by the background goroutine (and by AddRaw while it waits
+	// in drain); read after done is closed.
 	crc     uint32
 	written int64
 	err     atomic.Pointer[error]
@@ -79,6 +85,7 @@ func CreateSnapshot(fs FS, dir string, shard int, seq uint64, log *zap.Logger) (
 		buf:  make([]byte, 0, snapBufSize+snapBufSize/4),
 		work: make(chan []byte, snapBacklog),
 		free: make(chan []byte, snapBacklog+2),
+		idle: make(chan struct{}),
 		done: make(chan struct{}),
 	}
 	s.buf = append(s.buf, snapMagic...)
@@ -93,20 +100,46 @@ func CreateSnapshot(fs FS, dir string, shard int, seq uint64, log *zap.Logger) (
 func (s *SnapshotWriter) writer() {
 	defer close(s.done)
 	for b := range s.work {
-		if s.err.Load() == nil {
-			if _, err := s.f.Write(b); err != nil {
-				err = fmt.Errorf("persistence: write snapshot %s at offset %d: %w", s.tmpPath, s.written, err)
-				s.err.Store(&err)
-			} else {
-				s.crc = crc32.Update(s.crc, castagnoli, b)
-				s.written += int64(len(b))
-			}
+		if b == nil {
+			// AddRaw waits for the file (drain).
+			s.idle <- struct{}{}
+			continue
+		}
+		s.writeOut(b)
+		if cap(b) > 2*snapBufSize {
+			// Grown for one large value: dropped once written, not kept
+			// for the rest of the snapshot.
+			continue
 		}
 		select {
 		case s.free <- b[:0]:
 		default:
 		}
 	}
+}
+
+// writeOut writes b to the file and adds it to the file CRC; the writer
+// goroutine calls it, and AddRaw while the writer waits (drain).
+func (s *SnapshotWriter) writeOut(b []byte) {
+	if s.err.Load() != nil {
+		return
+	}
+	if _, err := s.f.Write(b); err != nil {
+		err = fmt.Errorf("persistence: write snapshot %s at offset %d: %w", s.tmpPath, s.written, err)
+		s.err.Store(&err)
+		return
+	}
+	s.crc = crc32.Update(s.crc, castagnoli, b)
+	s.written += int64(len(b))
+}
+
+// drain queues the current buffer and waits until the writer has written
+// everything queued: the file is then the caller's until its next hand
+// off (the channel operations order the two goroutines' use of it).
+func (s *SnapshotWriter) drain() {
+	s.handOff()
+	s.work <- nil
+	<-s.idle
 }
 
 func (s *SnapshotWriter) bgErr() error {
@@ -160,12 +193,26 @@ func (s *SnapshotWriter) AddRaw(db uint16, kind uint8, key []byte, deadlineMs in
 	s.buf = binary.LittleEndian.AppendUint64(s.buf, uint64(deadlineMs))
 	s.buf = AppendBytes(s.buf, key)
 	s.buf = binary.AppendUvarint(s.buf, uint64(n))
-	for _, p := range valueParts {
-		s.buf = append(s.buf, p...)
-	}
 	// Each entry carries its own CRC so that damage can be located (and
 	// the entries before it salvaged); the file CRC is still what the
 	// loader checks first.
+	if n >= snapBigValue {
+		// Written from where it lies, on this goroutine, once the writer
+		// has caught up: the caller may change the value once AddRaw
+		// returns, so it cannot be queued.
+		crc := crc32.Checksum(s.buf[start:], castagnoli)
+		s.drain()
+		for _, p := range valueParts {
+			crc = crc32.Update(crc, castagnoli, p)
+			s.writeOut(p)
+		}
+		s.buf = binary.LittleEndian.AppendUint32(s.buf, crc)
+		s.count++
+		return s.bgErr()
+	}
+	for _, p := range valueParts {
+		s.buf = append(s.buf, p...)
+	}
 	s.buf = binary.LittleEndian.AppendUint32(s.buf, crc32.Checksum(s.buf[start:], castagnoli))
 	s.count++
 	if len(s.buf) >= snapBufSize {

@@ -809,7 +809,10 @@ func (w *WAL) commitAlways(c Committer) bool {
 			w.free[n-1] = nil
 			w.free = w.free[:n-1]
 		} else {
-			w.buf = make([]byte, 0, cap(p.buf))
+			// As large as the last batch, up to what resetBatch keeps: a
+			// batch holding one 512 MB value must not cost another 512 MB
+			// for the next one.
+			w.buf = make([]byte, 0, min(cap(p.buf), maxKeptBatchBuf))
 		}
 	}
 	w.queue = append(w.queue, p)
