@@ -108,6 +108,7 @@ func newLuaEnv(e *Engine, function bool) *luaEnv {
 		return 0
 	})
 	s.installBase()
+	s.installCoroutine()
 	g.RawSetString("cjson", openCjson(L))
 	g.RawSetString("struct", openStruct(L))
 	g.RawSetString("cmsgpack", openCmsgpack(L))
