@@ -100,3 +100,19 @@ func TestScriptKillInCoroutine(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestScriptStringFormat: string.format refuses a width or precision of
+// more than two digits with Lua 5.1's error, instead of Go's "%!(NOVERB)"
+// text, and formats as C's printf.
+func TestScriptStringFormat(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	err := c.Eval(reqCtx(t), "return string.format('%2147483647d', 1)", nil).Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "ERR user_script:1: invalid format (width or precision too long) script: ") {
+		t.Fatalf("long width: %v", err)
+	}
+	v, err := c.Eval(reqCtx(t), "return string.format('%5.1f|%-4d|%x|%g|%s', 2.25, 7, -1, 1e20, 0/0)", nil).Text()
+	if err != nil || v != "  2.2|7   |ffffffffffffffff|1e+20|-nan" {
+		t.Fatalf("formatted: %q %v", v, err)
+	}
+}

@@ -75,13 +75,13 @@ func (s *luaEnv) installCoroutine() {
 		orig(L)
 	}
 	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
-		L.CheckFunction(1)
+		luaFunctionArg(L)
 		newThread(L, origCreate)
 		L.Get(-1).(*lua.LState).SetContext(s.e.killCtx)
 		return 1
 	}))
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
-		L.CheckFunction(1)
+		luaFunctionArg(L)
 		newThread(L, origWrap)
 		inner := L.Get(-1).(*lua.LFunction)
 		L.Pop(1)
@@ -101,7 +101,7 @@ func (s *luaEnv) installCoroutine() {
 		return 1
 	}))
 	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
-		th := L.CheckThread(1)
+		th := threadArg(L)
 		if msg := s.e.co.refuse(L, th); msg != "" {
 			L.Push(lua.LFalse)
 			L.Push(lua.LString(msg))
@@ -117,9 +117,26 @@ func (s *luaEnv) installCoroutine() {
 		return n
 	}))
 	co.RawSetString("status", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(s.e.co.status(L, L.CheckThread(1))))
+		L.Push(lua.LString(s.e.co.status(L, threadArg(L))))
 		return 1
 	}))
+}
+
+// luaFunctionArg checks the argument of create and wrap: like Lua 5.1, a
+// coroutine runs a Lua function, never a library one.
+func luaFunctionArg(L *lua.LState) {
+	if fn, ok := L.Get(1).(*lua.LFunction); !ok || fn.IsG {
+		argError(L, 1, "Lua function expected")
+	}
+}
+
+// threadArg is the coroutine argument of resume and status.
+func threadArg(L *lua.LState) *lua.LState {
+	th, ok := L.Get(1).(*lua.LState)
+	if !ok {
+		argError(L, 1, "coroutine expected")
+	}
+	return th
 }
 
 // coChain is the chain of coroutines being resumed, outermost first: the

@@ -91,7 +91,10 @@ func TestCoroutineTexts(t *testing.T) {
 		"local co = coroutine.create(function() coroutine.yield() end) local a = coroutine.status(co) coroutine.resume(co) local b = coroutine.status(co) coroutine.resume(co) return {a, b, coroutine.status(co)}": "*3\r\n$9\r\nsuspended\r\n$9\r\nsuspended\r\n$4\r\ndead\r\n",
 		// co1 resumes co2, which tries to resume co1.
 		"local co1 co1 = coroutine.create(function() local co2 = coroutine.create(function() return coroutine.status(co1), coroutine.resume(co1) end) return coroutine.resume(co2) end) return {coroutine.resume(co1)}": "*5\r\n:1\r\n:1\r\n$6\r\nnormal\r\n$-1\r\n$30\r\ncannot resume normal coroutine\r\n",
-		"return coroutine.resume(1)": "-ERR user_script:1: bad argument #1 to resume (thread expected, got number) script: ",
+		"return coroutine.resume(1)":              "-ERR user_script:1: bad argument #1 to 'resume' (coroutine expected) script: ",
+		"return coroutine.status({})":             "-ERR user_script:1: bad argument #1 to 'status' (coroutine expected) script: ",
+		"return coroutine.create(tostring)":       "-ERR user_script:1: bad argument #1 to 'create' (Lua function expected) script: ",
+		"return coroutine.wrap(coroutine.create)": "-ERR user_script:1: bad argument #1 to 'wrap' (Lua function expected) script: ",
 	} {
 		if got := evalReply(t, e, nil, 2, body, nil, nil); !strings.HasPrefix(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", body, got, want)

@@ -445,6 +445,7 @@ func (s *luaEnv) installBase() {
 		}
 		return callThrough(L, origRep)
 	}))
+	strTbl.RawSetString("format", L.NewFunction(luaFormat))
 	str0 := g.RawGetString("string").(*lua.LTable)
 	str0.RawSetString("gfind", str0.RawGetString("gmatch"))
 	// string.dump gives a binary chunk, which loadstring refuses, as the
