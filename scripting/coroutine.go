@@ -14,10 +14,11 @@ import (
 //     the kill context is not a cancelCtx, so every coroutine.create
 //     started a goroutine that waited for SCRIPT KILL and otherwise lived
 //     for ever: a loop of coroutine.create grew the process without bound.
-//     Threads get no derived context here; they share the engine's kill
-//     context, whose Done is also the instruction-count hook, so busy
-//     detection, SCRIPT KILL and the memory check work inside coroutines
-//     too (with a derived context the hook never ran there).
+//     Threads get no derived context here; each resume hands the thread
+//     its resumer's context, during a run the engine's kill context,
+//     whose Done is also the instruction-count hook, so busy detection,
+//     SCRIPT KILL and the memory check work inside coroutines too (with
+//     a derived context the hook never ran there).
 //   - Nested resumes had no limit: a coroutine resuming a new coroutine
 //     from inside itself, recursively, ran the goroutine out of stack,
 //     which the Go runtime does not recover from. Lua 5.1 allows 200 C
@@ -62,7 +63,7 @@ func (s *luaEnv) installCoroutine() {
 
 	// newThread runs gopher-lua's create or wrap with the coroutine
 	// options and no context on L, so the thread gets neither a derived
-	// context nor its goroutine, then gives it the engine's kill context.
+	// context nor its goroutine; follow gives it one when it runs.
 	newThread := func(L *lua.LState, orig lua.LGFunction) {
 		saved, ctx := L.Options, L.RemoveContext()
 		L.Options = opts
@@ -77,7 +78,6 @@ func (s *luaEnv) installCoroutine() {
 	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
 		luaFunctionArg(L)
 		newThread(L, origCreate)
-		L.Get(-1).(*lua.LState).SetContext(s.e.killCtx)
 		return 1
 	}))
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
@@ -86,7 +86,6 @@ func (s *luaEnv) installCoroutine() {
 		inner := L.Get(-1).(*lua.LFunction)
 		L.Pop(1)
 		th := inner.Upvalues[0].Value().(*lua.LState)
-		th.SetContext(s.e.killCtx)
 		aux := inner.GFunction
 		// The closure keeps the thread as its first upvalue, where
 		// gopher-lua's wrapper, called in its frame, looks for it.
@@ -94,6 +93,7 @@ func (s *luaEnv) installCoroutine() {
 			if msg := s.e.co.refuse(L, th); msg != "" {
 				raise(L, msg)
 			}
+			follow(L, th)
 			s.e.co.push(th)
 			defer s.e.co.pop()
 			return aux(L)
@@ -107,6 +107,7 @@ func (s *luaEnv) installCoroutine() {
 			L.Push(lua.LString(msg))
 			return 2
 		}
+		follow(L, th)
 		s.e.co.push(th)
 		defer s.e.co.pop()
 		n := origResume(L)
@@ -120,6 +121,18 @@ func (s *luaEnv) installCoroutine() {
 		L.Push(lua.LString(s.e.co.status(L, threadArg(L))))
 		return 1
 	}))
+}
+
+// follow gives th, about to be resumed, the context of the thread
+// resuming it: the engine's kill context during a run, FUNCTION LOAD's
+// deadline while a library loads. The interpreter reads a thread's
+// context afresh at each resume.
+func follow(L, th *lua.LState) {
+	if ctx := L.Context(); ctx != nil {
+		th.SetContext(ctx)
+	} else {
+		th.RemoveContext()
+	}
 }
 
 // luaFunctionArg checks the argument of create and wrap: like Lua 5.1, a

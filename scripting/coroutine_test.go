@@ -2,9 +2,12 @@ package scripting
 
 import (
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ruvio/ruvio/codec"
 )
 
 // TestCoroutineNoGoroutineLeak: a coroutine costs no goroutine. Each one
@@ -49,6 +52,46 @@ func TestCoroutineHook(t *testing.T) {
 	body = "local co = coroutine.create(function() while true do end end) while true do pcall(coroutine.resume, co) end"
 	if got := evalReply(t, e, nil, 2, body, nil, nil); !strings.HasPrefix(got, "-ERR Script killed by user") {
 		t.Fatalf("reply %q", got)
+	}
+}
+
+// TestCoroutineAcrossCalls: a coroutine a function keeps between calls
+// runs under each call's context when a later call resumes it, so the
+// hook and SCRIPT KILL reach it there.
+func TestCoroutineAcrossCalls(t *testing.T) {
+	var e *Engine
+	hook := false
+	e = New(Config{Interrupt: func(time.Duration) {
+		if hook {
+			if err := e.Monitor().Kill(false); err != nil {
+				t.Errorf("kill from the hook: %v", err)
+			}
+		}
+	}})
+	defer e.Close()
+	lib := "#!lua name=gen\nlocal state = {}\n" +
+		"redis.register_function('f1', function(keys, args)\n" +
+		"  state.co = state.co or coroutine.wrap(function() local n = 0 while true do n = n + 1 if n == 3 then while true do end end coroutine.yield(n) end end)\n" +
+		"  return state.co()\n" +
+		"end)"
+	if _, err := e.LoadLibrary([]byte(lib), false); err != nil {
+		t.Fatal(err)
+	}
+	call := func() string {
+		fn, _ := e.Function("f1")
+		w := codec.Writer{Proto: 2}
+		e.Fcall(&w, fn, &Invocation{})
+		return string(w.Buf)
+	}
+	for want := 1; want <= 2; want++ {
+		if got := call(); got != ":"+strconv.Itoa(want)+"\r\n" {
+			t.Fatalf("call %d: %q", want, got)
+		}
+	}
+	// The third call spins inside the coroutine made by the first one.
+	hook = true
+	if got := call(); !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL...") {
+		t.Fatalf("third call: %q", got)
 	}
 }
 
