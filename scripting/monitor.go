@@ -188,9 +188,12 @@ func (e stoppedError) Error() string { return e.m.stopReason() }
 // reachable after a collection counts. After a collection that found the
 // run within its limit, the next one waits until the heap has grown by an
 // eighth of the limit, so a run close to its limit does not collect on
-// every check. The figure is the process's heap: what other shards add
-// meanwhile counts too, and a run may hold, on top of the limit, as much
-// as the heap held in garbage when it started.
+// every check. string.rep, which can ask for hundreds of megabytes in one
+// call, asks the check before it allocates (wouldExceed). The figure is
+// the process's heap: what other shards add meanwhile counts too, and the
+// mark is the heap at the start of the run, garbage included, plus the
+// limit, so a run may hold, on top of the limit, as much as the heap held
+// in garbage when it started.
 
 // MemoryCheckEvery is how many Lua instructions run between two looks at
 // the heap, when a memory limit is set.
@@ -232,6 +235,23 @@ func (c *memCheck) read() (cycles, live, objects uint64) {
 		return c.samples[i].Value.Uint64()
 	}
 	return v(0), v(1), v(2)
+}
+
+// wouldExceed reports whether adding size bytes to the heap would take
+// the run past its limit, collecting the heap first when only its garbage
+// is in the way.
+func (c *memCheck) wouldExceed(size uint64) bool {
+	if c.limit == 0 {
+		return false
+	}
+	mark := c.base + c.limit
+	if _, _, objects := c.read(); objects+size <= mark {
+		return false
+	}
+	runtime.GC()
+	var live uint64
+	c.cycles, live, _ = c.read()
+	return live+size > mark
 }
 
 // tick counts an instruction and, every MemoryCheckEvery of them, reports

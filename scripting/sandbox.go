@@ -27,6 +27,10 @@ import (
 // proxies. The length operator on a proxy gives 0: no library table has an
 // array part, so nothing real depends on it.
 
+// repCheckAt is the size from which string.rep looks at the run's memory
+// limit before it builds its string.
+const repCheckAt = 1 << 20
+
 // MaxStringLen bounds the strings string.rep may build (512 MiB, the
 // largest bulk string a client may send).
 const MaxStringLen = 512 << 20
@@ -442,6 +446,12 @@ func (s *luaEnv) installBase() {
 		n := L.CheckInt(2)
 		if n > 0 && len(str) > 0 && int64(len(str))*int64(n) > MaxStringLen {
 			L.Error(lua.LString("not enough memory"), 0)
+		}
+		if size := int64(len(str)) * int64(n); size >= repCheckAt && s.e.mon.mem.wouldExceed(uint64(size)) {
+			// One call can ask for more than the run may hold: stop
+			// before allocating it, not at the next check.
+			s.e.mon.outOfMemory()
+			L.Error(lua.LString(msgScriptOOM), 0)
 		}
 		return callThrough(L, origRep)
 	}))
