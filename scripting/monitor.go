@@ -137,31 +137,28 @@ func (m *Monitor) markWritten() {
 	m.mu.Unlock()
 }
 
-func (m *Monitor) wasKilled() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.killed
-}
-
 // stopReason is the error text of a run that Kill or the memory check
 // stopped, "" otherwise.
 func (m *Monitor) stopReason() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
+	case m.oom: // set only when it came first
+		return msgScriptOOM
 	case m.killed:
 		return msgKilled
-	case m.oom:
-		return msgScriptOOM
 	}
 	return ""
 }
 
-// outOfMemory stops the run for having exceeded its memory limit.
+// outOfMemory stops the run for having exceeded its memory limit, unless
+// a kill stopped it first.
 func (m *Monitor) outOfMemory() {
 	m.mu.Lock()
-	m.oom = true
-	m.stop()
+	if !m.stopped {
+		m.oom = true
+		m.stop()
+	}
 	m.mu.Unlock()
 }
 
