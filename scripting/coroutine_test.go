@@ -109,6 +109,7 @@ func TestResumeDepth(t *testing.T) {
 		// that coroutine.
 		"local co = coroutine.create(function() local function r(n) if n == 0 then return 0 end return r(n - 1) + 1 end return r(1e6) end) local ok, err = coroutine.resume(co) return {ok, err}": "*2\r\n$-1\r\n$14\r\nstack overflow\r\n",
 		"local co = coroutine.create(function() local function r(n) if n == 0 then return 0 end return r(n - 1) + 1 end return r(900) end) return {coroutine.resume(co)}":                         "*2\r\n:1\r\n:900\r\n",
+		"return coroutine.wrap(function() local function r(n) return r(n + 1) + 1 end return r(1) end)()":                                                                                         "-ERR stack overflow script: ",
 	} {
 		if got := evalReply(t, e, nil, 2, body, nil, nil); !strings.HasPrefix(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", body, got, want)

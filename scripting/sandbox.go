@@ -673,6 +673,10 @@ var (
 // names the type indexed. Variable names, which gopher-lua does not
 // track, are left out, as the reference does for temporaries.
 func luaMessage(msg string) string {
+	if msg == "lua callstack overflow" {
+		// A coroutine's full frame table, raised through coroutine.wrap.
+		return "stack overflow"
+	}
 	if !strings.Contains(msg, "cannot perform") && !strings.Contains(msg, "non-table object") {
 		return msg
 	}
