@@ -232,6 +232,9 @@ var params = [...]param{
 	{name: "notify-keyspace-events", kind: kindSpecial, def: "", special: parseNotify,
 		apply: func(l *Live, v string, _ int64) { l.notify.Store(&v); l.notifyMask.Store(NotifyMask(v)) }},
 	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, min: 0, max: longMax, def: "5000"},
+	// How much a Lua script or function may add to the Go heap before it is stopped with an OOM
+	// error (capped by maxmemory when that is set); 0: no limit of its own.
+	{name: "ruvio-lua-memory-limit", kind: kindMemory, min: 0, max: longMax, def: "1073741824"},
 
 	// Redis's hidden testing knobs (stored only): left out of CONFIG GET patterns.
 	{name: "key-load-delay", kind: kindInt, hidden: true, min: intMin, max: intMax, def: "0"},

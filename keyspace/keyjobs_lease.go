@@ -1,7 +1,9 @@
 package keyspace
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/ruvio/ruvio/persistence"
 )
@@ -33,35 +35,57 @@ type semHolder struct {
 	until int64
 }
 
+// semIndexAt is the number of further holders from which a semaphore
+// indexes them (semIndex). Below it every operation is a scan of at most
+// that many holders, and the slice is exact.
+const semIndexAt = 256
+
 // semObj is the value of a semaphore key. The first holder lives in the
-// object; every further holder takes 16 bytes in more, which is always
-// exactly as long as it needs to be. last is the last token granted; the
-// first token of a key is the clock (unix ns) when the key is created, so
-// a token from an earlier incarnation of the key never matches a later
-// holder. Every grant and every release sets the key's deadline to the
-// latest live holder deadline (even on a key whose deadline a client
-// removed or moved), so the key goes away with its last holder even when
-// nobody touches it.
+// object; every further holder takes 16 bytes in more, in token order.
+// Up to semIndexAt further holders more is always exactly as long as it
+// needs to be. From there on copying it for every grant would make a
+// grant cost time linear in the holders, so more grows by a quarter at a
+// time instead, released and expired holders stay in it as tombstones
+// until they are half of it, and idx finds the earliest and the latest
+// deadline: a grant or a release costs O(log n) amortised.
+//
+// last is the last token granted; the first token of a key is the clock
+// (unix ns) when the key is created, so a token from an earlier
+// incarnation of the key never matches a later holder. Every grant and
+// every release sets the key's deadline to the latest live holder
+// deadline (even on a key whose deadline a client removed or moved), so
+// the key goes away with its last holder even when nobody touches it.
 type semObj struct {
 	last  int64
 	first semHolder // until == 0: no holder
 	more  []semHolder
+	idx   *semIndex // nil below semIndexAt further holders
+}
+
+// semIndex indexes the further holders of a large semaphore. A tombstone
+// in more keeps its token (more stays sorted for the binary search) and
+// the negated deadline, so the heaps, ordered by |until|, stay valid.
+type semIndex struct {
+	dead int     // tombstones in more
+	soon []int32 // min-heap of positions in more by deadline
+	late []int32 // max-heap of positions in more by deadline
 }
 
 func (s *semObj) typeName() string { return "semaphore" }
 func (s *semObj) encoding() string { return "semaphore" }
 func (s *semObj) clone() any {
 	c := *s
-	if s.more != nil {
-		// make, not append: append may round the capacity up, and every
-		// holder slice is exactly as long as it needs to be.
-		c.more = make([]semHolder, len(s.more))
-		copy(c.more, s.more)
-	}
+	c.setMore(s.first, s.liveMore(nil))
 	return &c
 }
-func (s *semObj) memoryUsage(int64) int64 { return 48 + 16*int64(len(s.more)) }
-func (s *semObj) snapshotKind() uint8     { return kindSemaphore }
+func (s *semObj) memoryUsage(int64) int64 {
+	n := 56 + 16*int64(cap(s.more))
+	if x := s.idx; x != nil {
+		n += 56 + 4*int64(cap(x.soon)+cap(x.late))
+	}
+	return n
+}
+func (s *semObj) snapshotKind() uint8 { return kindSemaphore }
 
 // appendSnapshot encodes last u64, holder count u64, then token u64 and
 // deadline i64 per holder.
@@ -73,48 +97,174 @@ func (s *semObj) appendSnapshot(dst []byte) []byte {
 		dst = persistence.AppendI64(dst, s.first.until)
 	}
 	for _, h := range s.more {
-		dst = persistence.AppendU64(dst, uint64(h.token))
-		dst = persistence.AppendI64(dst, h.until)
+		if h.until > 0 {
+			dst = persistence.AppendU64(dst, uint64(h.token))
+			dst = persistence.AppendI64(dst, h.until)
+		}
 	}
 	return dst
 }
 
 // count is the number of holders, expired ones not yet pruned included.
 func (s *semObj) count() int {
-	if s.first.until == 0 {
-		return 0
+	n := len(s.more)
+	if s.idx != nil {
+		n -= s.idx.dead
 	}
-	return 1 + len(s.more)
+	if s.first.until != 0 {
+		n++
+	}
+	return n
 }
 
-// setHolders replaces the holders with hs (which it does not keep).
+// liveMore appends the further holders, without tombstones, to dst.
+func (s *semObj) liveMore(dst []semHolder) []semHolder {
+	for _, h := range s.more {
+		if h.until > 0 {
+			dst = append(dst, h)
+		}
+	}
+	return dst
+}
+
+// setHolders replaces the holders with hs (which it does not keep), the
+// first of them in the object.
 func (s *semObj) setHolders(hs []semHolder) {
-	s.first, s.more = semHolder{}, nil
-	if len(hs) == 0 {
+	var first semHolder
+	if len(hs) > 0 {
+		first, hs = hs[0], hs[1:]
+	}
+	s.setMore(first, hs)
+}
+
+// setMore replaces the holders with first (until 0: none) and more (which
+// it does not keep).
+func (s *semObj) setMore(first semHolder, more []semHolder) {
+	s.first, s.more, s.idx = first, nil, nil
+	if len(more) == 0 {
 		return
 	}
-	s.first = hs[0]
-	if len(hs) > 1 {
-		s.more = append(make([]semHolder, 0, len(hs)-1), hs[1:]...)
+	s.more = append(make([]semHolder, 0, len(more)), more...)
+	if !slices.IsSortedFunc(s.more, cmpSemToken) {
+		slices.SortFunc(s.more, cmpSemToken)
+	}
+	if len(s.more) >= semIndexAt {
+		s.index()
 	}
 }
 
-// add appends a holder, growing more by exactly one element.
+func cmpSemToken(a, b semHolder) int { return cmp.Compare(a.token, b.token) }
+
+// index builds idx over more, which holds no tombstone.
+func (s *semObj) index() {
+	x := &semIndex{soon: make([]int32, len(s.more)), late: make([]int32, len(s.more))}
+	for i := range s.more {
+		x.soon[i], x.late[i] = int32(i), int32(i)
+	}
+	s.idx = x
+	for i := len(s.more)/2 - 1; i >= 0; i-- {
+		s.down(x.soon, i, false)
+		s.down(x.late, i, true)
+	}
+}
+
+// deadline is the deadline of more[i], tombstone or not.
+func (s *semObj) deadline(i int32) int64 {
+	if u := s.more[i].until; u < 0 {
+		return -u
+	}
+	return s.more[i].until
+}
+
+// before orders heap positions: earlier deadline first, or later with
+// late.
+func (s *semObj) before(a, b int32, late bool) bool {
+	if late {
+		return s.deadline(a) > s.deadline(b)
+	}
+	return s.deadline(a) < s.deadline(b)
+}
+
+func (s *semObj) up(h []int32, i int, late bool) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.before(h[i], h[p], late) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (s *semObj) down(h []int32, i int, late bool) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && s.before(h[c+1], h[c], late) {
+			c++
+		}
+		if !s.before(h[c], h[i], late) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// pop removes the top of heap h and returns the shortened heap.
+func (s *semObj) pop(h []int32, late bool) []int32 {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	s.down(h, 0, late)
+	return h
+}
+
+// add adds a holder: exactly one element more below semIndexAt further
+// holders, amortised O(log n) from there on.
 func (s *semObj) add(h semHolder) {
 	if s.first.until == 0 {
 		s.first = h
 		return
 	}
-	m := make([]semHolder, len(s.more)+1)
-	copy(m, s.more)
-	m[len(s.more)] = h
-	s.more = m
+	n := len(s.more)
+	if n > 0 && h.token < s.more[n-1].token {
+		// Out of token order (a replayed log never does this): rebuild.
+		s.setMore(s.first, append(s.liveMore(nil), h))
+		return
+	}
+	x := s.idx
+	if x == nil {
+		m := make([]semHolder, n+1)
+		copy(m, s.more)
+		m[n] = h
+		s.more = m
+		if n+1 >= semIndexAt {
+			s.index()
+		}
+		return
+	}
+	if n == cap(s.more) {
+		m := make([]semHolder, n, n+n/4)
+		copy(m, s.more)
+		s.more = m
+	}
+	s.more = append(s.more, h)
+	x.soon = append(x.soon, int32(n))
+	s.up(x.soon, len(x.soon)-1, false)
+	x.late = append(x.late, int32(n))
+	s.up(x.late, len(x.late)-1, true)
 }
 
 // remove drops the holder with token; false when there is none.
 func (s *semObj) remove(token int64) bool {
 	if s.first.until != 0 && s.first.token == token {
-		if n := len(s.more); n > 0 {
+		if s.idx != nil {
+			s.first = semHolder{}
+			s.settle()
+		} else if n := len(s.more); n > 0 {
 			s.first = s.more[n-1]
 			s.more = exactHolders(s.more[:n-1])
 		} else {
@@ -122,15 +272,45 @@ func (s *semObj) remove(token int64) bool {
 		}
 		return true
 	}
-	for i, h := range s.more {
-		if h.token == token {
-			m := make([]semHolder, 0, len(s.more)-1)
-			m = append(m, s.more[:i]...)
-			s.more = exactHolders(append(m, s.more[i+1:]...))
-			return true
+	i, found := slices.BinarySearchFunc(s.more, token, func(h semHolder, t int64) int { return cmp.Compare(h.token, t) })
+	if !found || s.more[i].until <= 0 {
+		return false
+	}
+	if s.idx != nil {
+		s.bury(i)
+		s.settle()
+		return true
+	}
+	m := make([]semHolder, 0, len(s.more)-1)
+	m = append(m, s.more[:i]...)
+	s.more = exactHolders(append(m, s.more[i+1:]...))
+	return true
+}
+
+// bury makes more[i] a tombstone.
+func (s *semObj) bury(i int) {
+	s.more[i].until = -s.more[i].until
+	s.idx.dead++
+}
+
+// settle compacts more once tombstones are half of it, back to an exact
+// slice without index when the holders left are few.
+func (s *semObj) settle() {
+	x := s.idx
+	if x.dead == 0 || x.dead < len(s.more)/2 {
+		return
+	}
+	live := make([]semHolder, 0, len(s.more)-x.dead)
+	for _, h := range s.more {
+		if h.until > 0 {
+			live = append(live, h)
 		}
 	}
-	return false
+	s.idx = nil
+	s.more = exactHolders(live)
+	if len(live) >= semIndexAt/2 {
+		s.index()
+	}
 }
 
 // exactHolders returns hs in a slice of exactly its length (nil if empty).
@@ -148,11 +328,27 @@ func exactHolders(hs []semHolder) []semHolder {
 // a holder's deadline is absolute, so a replayed expired holder is just as
 // dead and is pruned the next time the key is used.
 func (s *semObj) prune(now int64) {
-	if s.first.until == 0 {
+	if s.first.until == 0 && len(s.more) == 0 {
+		return
+	}
+	if x := s.idx; x != nil {
+		if s.first.until != 0 && s.first.until <= now {
+			s.first = semHolder{}
+		}
+		for len(x.soon) > 0 {
+			top := x.soon[0]
+			if u := s.more[top].until; u > now {
+				break
+			} else if u > 0 {
+				s.bury(int(top))
+			}
+			x.soon = s.pop(x.soon, false)
+		}
+		s.settle()
 		return
 	}
 	expired := 0
-	if s.first.until <= now {
+	if s.first.until != 0 && s.first.until <= now {
 		expired++
 	}
 	for _, h := range s.more {
@@ -178,8 +374,18 @@ func (s *semObj) prune(now int64) {
 // latest is the latest holder deadline, 0 without holders.
 func (s *semObj) latest() int64 {
 	at := s.first.until
-	for _, h := range s.more {
-		at = max(at, h.until)
+	x := s.idx
+	if x == nil {
+		for _, h := range s.more {
+			at = max(at, h.until)
+		}
+		return at
+	}
+	for len(x.late) > 0 && s.more[x.late[0]].until <= 0 {
+		x.late = s.pop(x.late, true)
+	}
+	if len(x.late) > 0 {
+		at = max(at, s.more[x.late[0]].until)
 	}
 	return at
 }

@@ -111,8 +111,9 @@ func (sh *Shard) scriptEngine() *scripting.Engine {
 	ss := &sh.scr
 	if ss.eng == nil {
 		ss.eng = scripting.New(scripting.Config{
-			Log:       sh.scriptLog,
-			Interrupt: sh.scriptInterrupt,
+			Log:         sh.scriptLog,
+			Interrupt:   sh.scriptInterrupt,
+			MemoryLimit: sh.scriptMemoryLimit,
 		})
 		ss.lua = NewClient(0, sh.idx, "lua", "", nil, time.Time{})
 		ss.lua.Authenticated = true
@@ -514,6 +515,20 @@ func (sh *Shard) busyThreshold() time.Duration {
 		ms = 5000
 	}
 	return time.Duration(ms) * time.Millisecond
+}
+
+// scriptMemoryLimit is how much one script may add to the heap:
+// ruvio-lua-memory-limit, at most maxmemory, 0 when neither is set.
+func (sh *Shard) scriptMemoryLimit() int64 {
+	live := sh.srv.opts.Live
+	limit := int64(0)
+	if v, ok := live.Value("ruvio-lua-memory-limit"); ok {
+		limit, _ = strconv.ParseInt(v, 10, 64)
+	}
+	if m := live.MaxMemory(); m > 0 && (limit <= 0 || m < limit) {
+		limit = m
+	}
+	return max(limit, 0)
 }
 
 // scriptInterrupt is the engine's instruction-count hook, on the shard

@@ -60,3 +60,39 @@ func TestScriptUnitLimit(t *testing.T) {
 		t.Fatalf("the log failed: %v", err)
 	}
 }
+
+// TestScriptMemoryLimitSetting: a script's memory limit is
+// ruvio-lua-memory-limit, capped by maxmemory, and none when both are 0.
+func TestScriptMemoryLimitSetting(t *testing.T) {
+	d := durOpen(t, persistence.NewMemFS(), newDurClock(), 1, nil)
+	sh := d.shard(0)
+	live := sh.srv.opts.Live
+	for _, c := range []struct {
+		limit, maxmemory string
+		want             int64
+	}{
+		{"1gb", "0", 1 << 30},
+		{"64mb", "0", 64 << 20},
+		{"64mb", "16mb", 16 << 20},
+		{"16mb", "64mb", 16 << 20},
+		{"0", "32mb", 32 << 20},
+		{"0", "0", 0},
+	} {
+		if err := live.Set([][2]string{{"ruvio-lua-memory-limit", c.limit}, {"maxmemory", c.maxmemory}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := sh.scriptMemoryLimit(); got != c.want {
+			t.Errorf("limit %s, maxmemory %s: %d, want %d", c.limit, c.maxmemory, got, c.want)
+		}
+	}
+	if err := live.Set([][2]string{{"ruvio-lua-memory-limit", "64mb"}, {"maxmemory", "0"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := d.do(sh, "EVAL", "local t = {} for i = 1, 1e8 do t[i] = {} end return #t", "0")
+	if !strings.HasPrefix(got, "-OOM Lua script exceeded the memory limit of scripts") {
+		t.Fatalf("EVAL over the limit: %q", got)
+	}
+	if got := d.do(sh, "EVAL", "return 1", "0"); got != ":1\r\n" {
+		t.Fatalf("EVAL after: %q", got)
+	}
+}

@@ -36,6 +36,11 @@ type Config struct {
 	// threshold, serve other clients (who must not use this engine) and
 	// process SCRIPT KILL, which may call Monitor().Kill right there.
 	Interrupt func(elapsed time.Duration)
+	// MemoryLimit, when set, is called at the start of every run and
+	// returns how many bytes the run may add to the Go heap before it is
+	// stopped with an OOM error (see MemoryCheckEvery); 0 or less means no
+	// limit.
+	MemoryLimit func() int64
 }
 
 // DefaultVersion is the version scripts see when Config leaves it empty.
@@ -104,6 +109,7 @@ type Engine struct {
 	run     *runState // the invocation in progress (&runBuf), nil when idle
 	runBuf  runState
 	killCtx context.Context // killContext{&mon}, boxed once
+	co      coChain         // the coroutines being resumed
 	loading *Library        // the library being loaded, nil otherwise
 
 	// Scratch reused by every redis.call.
@@ -268,7 +274,12 @@ func (e *Engine) invoke(w ReplyWriter, env *luaEnv, nargs int, eval bool, name s
 	e.runBuf = runState{inv: inv, resp: 2, eval: eval, name: name}
 	run := &e.runBuf
 	e.run = run
-	e.mon.begin(eval, name)
+	e.co.active = e.co.active[:0]
+	var memLimit int64
+	if e.cfg.MemoryLimit != nil {
+		memLimit = e.cfg.MemoryLimit()
+	}
+	e.mon.begin(eval, name, memLimit)
 	L.SetContext(e.killCtx)
 	err := L.PCall(nargs, 1, env.errHandler)
 	L.RemoveContext()
@@ -324,8 +335,11 @@ func (e *Engine) errorReply(err error, name string) string {
 func (s *luaEnv) handleError(L *lua.LState) int {
 	v := L.Get(1)
 	var t *lua.LTable
-	if s.e.mon.wasKilled() {
-		t = errorTable(L, "Script killed by user with SCRIPT KILL...")
+	if msg := s.e.mon.stopReason(); msg != "" {
+		if msg == msgScriptOOM {
+			msg = "-" + msg // its own error code
+		}
+		t = errorTable(L, msg)
 	} else if tt, ok := v.(*lua.LTable); ok {
 		if _, isProxy := s.proxies[tt]; !isProxy {
 			t = tt

@@ -27,6 +27,10 @@ import (
 // proxies. The length operator on a proxy gives 0: no library table has an
 // array part, so nothing real depends on it.
 
+// repCheckAt is the size from which string.rep looks at the run's memory
+// limit before it builds its string.
+const repCheckAt = 1 << 20
+
 // MaxStringLen bounds the strings string.rep may build (512 MiB, the
 // largest bulk string a client may send).
 const MaxStringLen = 512 << 20
@@ -108,6 +112,7 @@ func newLuaEnv(e *Engine, function bool) *luaEnv {
 		return 0
 	})
 	s.installBase()
+	s.installCoroutine()
 	g.RawSetString("cjson", openCjson(L))
 	g.RawSetString("struct", openStruct(L))
 	g.RawSetString("cmsgpack", openCmsgpack(L))
@@ -442,8 +447,15 @@ func (s *luaEnv) installBase() {
 		if n > 0 && len(str) > 0 && int64(len(str))*int64(n) > MaxStringLen {
 			L.Error(lua.LString("not enough memory"), 0)
 		}
+		if size := int64(len(str)) * int64(n); size >= repCheckAt && s.e.mon.mem.wouldExceed(uint64(size)) {
+			// One call can ask for more than the run may hold: stop
+			// before allocating it, not at the next check.
+			s.e.mon.outOfMemory()
+			L.Error(lua.LString(msgScriptOOM), 0)
+		}
 		return callThrough(L, origRep)
 	}))
+	strTbl.RawSetString("format", L.NewFunction(luaFormat))
 	str0 := g.RawGetString("string").(*lua.LTable)
 	str0.RawSetString("gfind", str0.RawGetString("gmatch"))
 	// string.dump gives a binary chunk, which loadstring refuses, as the
@@ -661,6 +673,10 @@ var (
 // names the type indexed. Variable names, which gopher-lua does not
 // track, are left out, as the reference does for temporaries.
 func luaMessage(msg string) string {
+	if msg == "lua callstack overflow" {
+		// A coroutine's full frame table, raised through coroutine.wrap.
+		return "stack overflow"
+	}
 	if !strings.Contains(msg, "cannot perform") && !strings.Contains(msg, "non-table object") {
 		return msg
 	}
