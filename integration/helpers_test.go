@@ -32,7 +32,10 @@ func errArity(cmd string) string {
 	return "ERR wrong number of arguments for '" + cmd + "' command"
 }
 
-// ctxT returns a context bounded to 20 seconds, cancelled when the test ends.
+// ctxT returns the context of one request: its own 20-second deadline from
+// now, cancelled at the latest when the test ends. Call it for each request,
+// never once for a loop of them: on a busy machine a shared budget runs out
+// however fast each request is.
 func ctxT(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
