@@ -43,7 +43,8 @@ func TestRequestDeadlinesArePerRequest(t *testing.T) {
 }
 
 // TestSharedDeadlineRuleFindsLoopsAndClosures checks the rule on the two
-// shapes it exists for, and that a context made per request passes.
+// shapes it exists for, and that a context made per request passes, also
+// where an inner one has the same name.
 func TestSharedDeadlineRuleFindsLoopsAndClosures(t *testing.T) {
 	const src = `package p
 
@@ -71,6 +72,22 @@ func perRequest(t *testing.T, c *redis.Client) {
 	ctx := ctxT(t)
 	c.Get(ctx, "once")
 }
+
+func shadowed(t *testing.T, c *redis.Client) {
+	ctx := ctxT(t)
+	c.Get(ctx, "once")
+	for i := 0; i < 3; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c.Get(ctx, "k")
+		cancel()
+	}
+	run := func(ctx context.Context) { c.Get(ctx, "k") }
+	run(ctxT(t))
+	go func() {
+		ctx := ctxT(t)
+		c.Get(ctx, "k")
+	}()
+}
 `
 	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
 	if err != nil {
@@ -92,50 +109,161 @@ type sharedDeadline struct {
 }
 
 // sharedDeadlines finds, in f, the variables assigned a context with a
-// deadline that are used inside a loop or function literal that does not
-// also contain the assignment.
+// deadline (name := ctxT(t), or context.WithTimeout or WithDeadline) that
+// are used, later in the same block, inside a loop or function literal.
+// Names are resolved by scope without type information: a nested
+// redeclaration of the name hides the variable for the rest of its block.
 func sharedDeadlines(f *ast.File) []sharedDeadline {
 	var out []sharedDeadline
-	// stack holds the enclosing nodes of the one being visited.
-	var stack []ast.Node
-	decls := map[*ast.Object]token.Pos{}
-	reported := map[*ast.Object]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		stack = append(stack, n)
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			if len(n.Rhs) == 1 && makesDeadline(n.Rhs[0]) && len(n.Lhs) >= 1 {
-				if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Obj != nil {
-					decls[id.Obj] = id.Pos()
+		for _, list := range stmtLists(n) {
+			for i, st := range list {
+				as, ok := st.(*ast.AssignStmt)
+				if !ok || as.Tok != token.DEFINE || len(as.Rhs) != 1 || !makesDeadline(as.Rhs[0]) {
+					continue
 				}
-			}
-		case *ast.Ident:
-			declPos, ok := decls[n.Obj]
-			if !ok || n.Obj == nil || n.Pos() == declPos || reported[n.Obj] {
-				return true
-			}
-			// Walk out from the use; a loop or closure met before the node
-			// that holds the declaration repeats the use under one deadline.
-			for i := len(stack) - 2; i >= 0; i-- {
-				s := stack[i]
-				if s.Pos() <= declPos && declPos < s.End() {
-					break
+				id, ok := as.Lhs[0].(*ast.Ident)
+				if !ok || id.Name == "_" {
+					continue
 				}
-				switch s.(type) {
-				case *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit:
-					reported[n.Obj] = true
-					out = append(out, sharedDeadline{name: n.Name, decl: declPos, use: n.Pos()})
-					return true
+				if use, found := repeatedUse(list[i+1:], id.Name, false); found {
+					out = append(out, sharedDeadline{name: id.Name, decl: id.Pos(), use: use})
 				}
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// stmtLists returns the statement lists n holds directly.
+func stmtLists(n ast.Node) [][]ast.Stmt {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return [][]ast.Stmt{n.List}
+	case *ast.CaseClause:
+		return [][]ast.Stmt{n.Body}
+	case *ast.CommClause:
+		return [][]ast.Stmt{n.Body}
+	}
+	return nil
+}
+
+// repeatedUse looks through list for a use of name that may run more than
+// once per creation: inside a loop or a function literal (repeated tells
+// whether list itself is). It stops where name is declared again.
+func repeatedUse(list []ast.Stmt, name string, repeated bool) (token.Pos, bool) {
+	for _, st := range list {
+		if pos, ok := repeatedUseIn(st, name, repeated); ok {
+			return pos, true
+		}
+		if declares(st, name) {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// repeatedUseIn is repeatedUse for one node.
+func repeatedUseIn(n ast.Node, name string, repeated bool) (pos token.Pos, found bool) {
+	ast.Inspect(n, func(c ast.Node) bool {
+		if found || c == nil {
+			return false
+		}
+		if lists := stmtLists(c); lists != nil {
+			pos, found = repeatedUse(lists[0], name, repeated)
+			return false
+		}
+		switch c := c.(type) {
+		case *ast.AssignStmt:
+			if c.Tok != token.DEFINE {
+				return true
+			}
+			// The names a := defines are not uses; its values may be.
+			for _, r := range c.Rhs {
+				if !found {
+					pos, found = repeatedUseIn(r, name, repeated)
+				}
+			}
+			return false
+		case *ast.Ident:
+			if c.Name == name && repeated {
+				pos, found = c.Pos(), true
+			}
+		case *ast.FuncLit:
+			if hasParam(c.Type, name) {
+				return false
+			}
+			pos, found = repeatedUseIn(c.Body, name, true)
+			return false
+		case *ast.ForStmt:
+			if declares(c.Init, name) {
+				return false
+			}
+			for _, part := range []ast.Node{c.Cond, c.Post, c.Body} {
+				if part != nil && !found {
+					pos, found = repeatedUseIn(part, name, true)
+				}
+			}
+			return false
+		case *ast.RangeStmt:
+			if p, ok := repeatedUseIn(c.X, name, repeated); ok {
+				pos, found = p, true
+				return false
+			}
+			if c.Tok == token.DEFINE && (isName(c.Key, name) || isName(c.Value, name)) {
+				return false
+			}
+			pos, found = repeatedUseIn(c.Body, name, true)
+			return false
+		}
+		return true
+	})
+	return pos, found
+}
+
+// declares reports whether st declares name with := or var.
+func declares(st ast.Node, name string) bool {
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		if st.Tok == token.DEFINE {
+			for _, l := range st.Lhs {
+				if isName(l, name) {
+					return true
+				}
+			}
+		}
+	case *ast.DeclStmt:
+		if g, ok := st.Decl.(*ast.GenDecl); ok {
+			for _, sp := range g.Specs {
+				if vs, ok := sp.(*ast.ValueSpec); ok {
+					for _, id := range vs.Names {
+						if id.Name == name {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isName(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// hasParam reports whether a function type has a parameter called name.
+func hasParam(ft *ast.FuncType, name string) bool {
+	for _, fl := range ft.Params.List {
+		for _, id := range fl.Names {
+			if id.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // makesDeadline reports whether e makes a context with a deadline.
