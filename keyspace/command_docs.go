@@ -1,6 +1,9 @@
 package keyspace
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // This file holds COMMAND DOCS: the documentation of every command in the
 // shape of Redis 7.0's reply, argument trees included, so a client (and
@@ -97,9 +100,10 @@ func strArg(name string) commandArg { return commandArg{name: name, typ: argStri
 func intArg(name string) commandArg { return commandArg{name: name, typ: argInteger} }
 func dblArg(name string) commandArg { return commandArg{name: name, typ: argDouble} }
 
-// pureToken is a token without a value; its name is the token in lower case.
-func pureToken(token string, lower string) commandArg {
-	return commandArg{name: lower, typ: argPureToken, token: token}
+// pureToken is a token without a value; its name is the token in lower
+// case, as Redis names them.
+func pureToken(token string) commandArg {
+	return commandArg{name: strings.ToLower(token), typ: argPureToken, token: token}
 }
 
 // withToken returns a with a leading token (EXPANSION expansion).
@@ -133,7 +137,7 @@ var nativeCommandDocs = map[string]*commandDoc{
 			block("complete", strArg("fingerprint"), strArg("owner"), strArg("result")).withToken("COMPLETE"),
 		),
 	}},
-	"changes": {args: []commandArg{oneOf("from", pureToken("START", "start"), intArg("cursor"))}},
+	"changes": {args: []commandArg{oneOf("from", pureToken("START"), intArg("cursor"))}},
 
 	"ruvio":       {},
 	"ruvio|help":  {},
@@ -142,7 +146,7 @@ var nativeCommandDocs = map[string]*commandDoc{
 		intArg("shards"), intArg("shard"), intArg("after-sequence"), strArg("history-id"),
 	}},
 
-	"client|no-touch": {args: []commandArg{oneOf("enabled", pureToken("ON", "on"), pureToken("OFF", "off"))}},
+	"client|no-touch": {args: []commandArg{oneOf("enabled", pureToken("ON"), pureToken("OFF"))}},
 	"client|setinfo": {args: []commandArg{oneOf("attr",
 		strArg("libname").withToken("LIB-NAME"),
 		strArg("libver").withToken("LIB-VER"),
@@ -154,21 +158,21 @@ var nativeCommandDocs = map[string]*commandDoc{
 	"bf.madd":    {args: []commandArg{keyArg("key", 0), strArg("item").with(argMultiple)}},
 	"bf.mexists": {args: []commandArg{keyArg("key", 0), strArg("item").with(argMultiple)}},
 	"bf.info": {args: []commandArg{keyArg("key", 0), oneOf("single_value",
-		pureToken("CAPACITY", "capacity"), pureToken("SIZE", "size"), pureToken("FILTERS", "filters"),
-		pureToken("ITEMS", "items"), pureToken("EXPANSION", "expansion"),
+		pureToken("CAPACITY"), pureToken("SIZE"), pureToken("FILTERS"),
+		pureToken("ITEMS"), pureToken("EXPANSION"),
 	).with(argOptional)}},
 	"bf.reserve": {args: []commandArg{
 		keyArg("key", 0), dblArg("error_rate"), intArg("capacity"),
 		intArg("expansion").withToken("EXPANSION").with(argOptional),
-		pureToken("NONSCALING", "nonscaling").with(argOptional),
+		pureToken("NONSCALING").with(argOptional),
 	}},
 	"bf.insert": {args: []commandArg{
 		keyArg("key", 0),
 		intArg("capacity").withToken("CAPACITY").with(argOptional),
 		dblArg("error").withToken("ERROR").with(argOptional),
 		intArg("expansion").withToken("EXPANSION").with(argOptional),
-		pureToken("NOCREATE", "nocreate").with(argOptional),
-		pureToken("NONSCALING", "nonscaling").with(argOptional),
+		pureToken("NOCREATE").with(argOptional),
+		pureToken("NONSCALING").with(argOptional),
 		strArg("item").withToken("ITEMS").with(argMultiple),
 	}},
 }
