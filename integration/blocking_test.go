@@ -451,7 +451,7 @@ func TestBlockingCluster(t *testing.T) {
 		}
 		done <- v
 	}()
-	_, sh := ownerOf(t, redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true}), "{q}a")
+	_, sh := ownerOf(t, redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true})), "{q}a")
 	owner := int(sh)
 	oc := s.ClientOf(t, owner)
 	waitBlocked(t, oc, 1)
@@ -529,7 +529,7 @@ func TestBlockingQueuePattern(t *testing.T) {
 		pwg.Add(1)
 		go func(p int) {
 			defer pwg.Done()
-			c := redis.NewClient(&redis.Options{Addr: s.Addr(), DisableIdentity: true, MaxRetries: -1})
+			c := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), DisableIdentity: true, MaxRetries: -1}))
 			defer c.Close()
 			for i := 0; i < perProducer; i++ {
 				if err := c.LPush(ctxT(t), "q:wait", fmt.Sprintf("job:%d:%d", p, i)).Err(); err != nil {

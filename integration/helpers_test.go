@@ -4,6 +4,7 @@ package integration_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,6 +42,28 @@ func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// requestTimeout is the socket deadline of one request of a test's own
+// client, as generous as the test servers' clients: go-redis's default read
+// deadline of 3 s is too short for a busy CI machine.
+const requestTimeout = 30 * time.Second
+
+// clientTimeouts sets the dial, read and write timeouts o leaves unset to
+// requestTimeout.
+func clientTimeouts(o *redis.Options) *redis.Options {
+	o.DialTimeout = cmp.Or(o.DialTimeout, requestTimeout)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, requestTimeout)
+	o.WriteTimeout = cmp.Or(o.WriteTimeout, requestTimeout)
+	return o
+}
+
+// clusterTimeouts is clientTimeouts for a cluster client.
+func clusterTimeouts(o *redis.ClusterOptions) *redis.ClusterOptions {
+	o.DialTimeout = cmp.Or(o.DialTimeout, requestTimeout)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, requestTimeout)
+	o.WriteTimeout = cmp.Or(o.WriteTimeout, requestTimeout)
+	return o
 }
 
 // cmdr is what both redis.Client and redis.Conn offer for raw commands.

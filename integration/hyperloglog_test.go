@@ -211,7 +211,7 @@ func startRedisServer(t *testing.T, bin string) *redis.Client {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)}))
 	t.Cleanup(func() { c.Close() })
 	deadline := time.Now().Add(10 * time.Second)
 	for c.Ping(context.Background()).Err() != nil {

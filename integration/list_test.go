@@ -20,9 +20,9 @@ func TestLists(t *testing.T) {
 			t.Run("shards"+strconv.Itoa(shards)+"/resp"+strconv.Itoa(proto), func(t *testing.T) {
 				var c redis.UniversalClient
 				if shards == 1 {
-					c = redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true})
+					c = redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true}))
 				} else {
-					c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addr()}, Protocol: proto, MaxRetries: -1, DisableIdentity: true})
+					c = redis.NewClusterClient(clusterTimeouts(&redis.ClusterOptions{Addrs: []string{s.Addr()}, Protocol: proto, MaxRetries: -1, DisableIdentity: true}))
 				}
 				t.Cleanup(func() { _ = c.Close() })
 				listChecks(t, c, "{l"+strconv.Itoa(proto)+"}:")

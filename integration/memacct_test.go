@@ -49,7 +49,7 @@ func datasetByUsage(t *testing.T, c *redis.Client) (sum int64, keys int) {
 func expectDatasetMatches(t *testing.T, c *redis.Client, what string) {
 	t.Helper()
 	sum, _ := datasetByUsage(t, c)
-	other := redis.NewClient(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true})
+	other := redis.NewClient(clientTimeouts(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true}))
 	defer other.Close()
 	sum1, _ := datasetByUsage(t, other)
 	sum += sum1
@@ -153,7 +153,7 @@ func checkCollectionAccounting(t *testing.T, c *redis.Client) {
 	expect(t, c, "OK", "SWAPDB", 0, 1)
 	expectDatasetMatches(t, c, "after SWAPDB")
 	// FLUSHDB of the other database, which holds the moved sets.
-	other := redis.NewClient(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true})
+	other := redis.NewClient(clientTimeouts(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true}))
 	defer other.Close()
 	if n := other.DBSize(ctxT(t)).Val(); n == 0 {
 		t.Fatal("nothing was moved to database 1")

@@ -295,7 +295,7 @@ func TestEvictionSurvivesKill(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testserver.BinaryConfig{Dir: dir, Fsync: "always", Args: []string{"--loglevel", "warn"}}
 	p := testserver.StartBinary(t, cfg)
-	c := redis.NewClient(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true}))
 	defer c.Close()
 	limit, _ := evictionFixture(t, c, "allkeys-random")
 	if refused := writeMore(t, c, 600); refused != 0 {
@@ -309,7 +309,7 @@ func TestEvictionSurvivesKill(t *testing.T) {
 	_ = c.Close()
 
 	p = testserver.StartBinary(t, cfg)
-	c = redis.NewClient(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true})
+	c = redis.NewClient(clientTimeouts(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true}))
 	after := allKeys(t, c)
 	if strings.Join(before, ",") != strings.Join(after, ",") {
 		t.Fatalf("%d keys before SIGKILL, %d after restart", len(before), len(after))

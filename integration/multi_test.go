@@ -296,7 +296,7 @@ func TestMultiWatch(t *testing.T) {
 func TestMultiConcurrentWatchIncrements(t *testing.T) {
 	s := testserver.Start(t)
 	const clients, each = 50, 20
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), PoolSize: clients})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), PoolSize: clients}))
 	defer c.Close()
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)

@@ -159,7 +159,7 @@ func TestPubSubRESP3PushInterleaved(t *testing.T) {
 	rc.expect(">3\r\n$11\r\nunsubscribe\r\n$2\r\nch\r\n:0\r\n", "UNSUBSCRIBE")
 
 	// go-redis with RESP3 receives the same messages.
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true}))
 	t.Cleanup(func() { _ = c.Close() })
 	ps := c.Subscribe(ctxT(t), "r3")
 	t.Cleanup(func() { _ = ps.Close() })

@@ -294,7 +294,7 @@ func TestReplicationWaitSurvivesPrimaryCrash(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c := redis.NewClient(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true})
+				c := redis.NewClient(clientTimeouts(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true}))
 				defer c.Close()
 				key := "w:" + strconv.Itoa(w)
 				for !killed.Load() {
@@ -486,7 +486,7 @@ func TestReplicationDatabases(t *testing.T) {
 	rc0 := r.Client(t, 0)
 	waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc0) })
 	db := func(proc *testserver.Process, n int) *redis.Client {
-		c := redis.NewClient(&redis.Options{Addr: proc.Addrs[0], DB: n, MaxRetries: -1, DisableIdentity: true})
+		c := redis.NewClient(clientTimeouts(&redis.Options{Addr: proc.Addrs[0], DB: n, MaxRetries: -1, DisableIdentity: true}))
 		t.Cleanup(func() { _ = c.Close() })
 		return c
 	}

@@ -22,9 +22,9 @@ func TestStreams(t *testing.T) {
 			t.Run("shards"+strconv.Itoa(shards)+"/resp"+strconv.Itoa(proto), func(t *testing.T) {
 				var c redis.UniversalClient
 				if shards == 1 {
-					c = redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true})
+					c = redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true}))
 				} else {
-					c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addr()}, Protocol: proto, MaxRetries: -1, DisableIdentity: true})
+					c = redis.NewClusterClient(clusterTimeouts(&redis.ClusterOptions{Addrs: []string{s.Addr()}, Protocol: proto, MaxRetries: -1, DisableIdentity: true}))
 				}
 				t.Cleanup(func() { _ = c.Close() })
 				p := "{st" + strconv.Itoa(proto) + "}:"

@@ -86,7 +86,7 @@ func TestWaitParksAsBlockedClient(t *testing.T) {
 			}
 
 			// Beside a client blocked in BLPOP; both counted.
-			_, owner := ownerOf(t, redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true}), "{w}list")
+			_, owner := ownerOf(t, redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true})), "{w}list")
 			bl := dialRaw(t, s.Addrs[owner])
 			bl.send("BLPOP", "{w}list", "0")
 			rc.send("WAIT", "1", "0")
