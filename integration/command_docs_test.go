@@ -2,7 +2,9 @@ package integration_test
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -169,4 +171,85 @@ func TestRedisCliHelpShowsArguments(t *testing.T) {
 			t.Errorf("redis-cli help lacks %q:\n%s", line, text)
 		}
 	}
+}
+
+// TestCommandDocsMatchRedis compares COMMAND DOCS with a real Redis 7.0
+// server's for every command both have: doc flags, deprecation, history
+// and the whole argument tree must be Redis's, field for field and in
+// order (RESP2 keeps the order), subcommands included. Summary, since,
+// group and complexity are the project's own and are not compared; the
+// commands with native options must differ.
+func TestCommandDocsMatchRedis(t *testing.T) {
+	t.Parallel()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	ref := startRedisServer(t, bin)
+	s := testserver.Start(t)
+	docsOf := func(addr string) map[string][]any {
+		c := redis.NewClient(clientTimeouts(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, DisableIdentity: true}))
+		defer c.Close()
+		flat, ok := value(t, c, "COMMAND", "DOCS").([]any)
+		if !ok || len(flat)%2 != 0 {
+			t.Fatalf("COMMAND DOCS from %s: %#v", addr, flat)
+		}
+		out := map[string][]any{}
+		for i := 0; i < len(flat); i += 2 {
+			out[flat[i].(string)] = flat[i+1].([]any)
+		}
+		return out
+	}
+	want, got := docsOf(ref.Options().Addr), docsOf(s.Addr())
+	native := map[string]bool{"incrby": true, "getex": true, "xadd": true}
+	compared := 0
+	var compare func(name string, g, w []any)
+	compare = func(name string, g, w []any) {
+		gRest, gSubs := docsWithoutProse(g)
+		wRest, wSubs := docsWithoutProse(w)
+		switch {
+		case native[name]:
+			if reflect.DeepEqual(gRest, wRest) {
+				t.Errorf("%s: has Redis's docs; the native option is missing", name)
+			}
+		case !reflect.DeepEqual(gRest, wRest):
+			t.Errorf("%s:\n got %v\nwant %v", name, gRest, wRest)
+		}
+		compared++
+		for sub, gs := range gSubs {
+			if ws, ok := wSubs[sub]; ok {
+				compare(sub, gs, ws)
+			}
+		}
+	}
+	for name, g := range got {
+		if w, ok := want[name]; ok {
+			compare(name, g, w)
+		}
+	}
+	t.Logf("compared the docs of %d commands and subcommands with Redis 7.0", compared)
+	if compared < 300 {
+		t.Errorf("compared %d commands with Redis; expected the whole table", compared)
+	}
+}
+
+// docsWithoutProse splits a RESP2 docs map into its fields other than the
+// prose ones (summary, since, group, complexity), in order, and its
+// subcommands' docs by name.
+func docsWithoutProse(docs []any) ([]any, map[string][]any) {
+	var rest []any
+	subs := map[string][]any{}
+	for i := 0; i+1 < len(docs); i += 2 {
+		switch k := fmt.Sprint(docs[i]); k {
+		case "summary", "since", "group", "complexity":
+		case "subcommands":
+			flat, _ := docs[i+1].([]any)
+			for j := 0; j+1 < len(flat); j += 2 {
+				subs[fmt.Sprint(flat[j])], _ = flat[j+1].([]any)
+			}
+		default:
+			rest = append(rest, k, docs[i+1])
+		}
+	}
+	return rest, subs
 }
