@@ -174,11 +174,11 @@ func TestRedisCliHelpShowsArguments(t *testing.T) {
 }
 
 // TestCommandDocsMatchRedis compares COMMAND DOCS with a real Redis 7.0
-// server's for every command both have: doc flags, deprecation, history
-// and the whole argument tree must be Redis's, field for field and in
-// order (RESP2 keeps the order), subcommands included. Summary, since,
-// group and complexity are the project's own and are not compared; the
-// commands with native options must differ.
+// server's for every command both have: since, group, doc flags,
+// deprecation, history and the whole argument tree must be Redis's, field
+// for field and in order (RESP2 keeps the order), subcommands included.
+// Summary and complexity are the project's own words and are not compared;
+// the commands with native options must differ.
 func TestCommandDocsMatchRedis(t *testing.T) {
 	t.Parallel()
 	bin, err := exec.LookPath("redis-server")
@@ -234,14 +234,14 @@ func TestCommandDocsMatchRedis(t *testing.T) {
 }
 
 // docsWithoutProse splits a RESP2 docs map into its fields other than the
-// prose ones (summary, since, group, complexity), in order, and its
-// subcommands' docs by name.
+// prose ones (summary, complexity), in order, and its subcommands' docs by
+// name.
 func docsWithoutProse(docs []any) ([]any, map[string][]any) {
 	var rest []any
 	subs := map[string][]any{}
 	for i := 0; i+1 < len(docs); i += 2 {
 		switch k := fmt.Sprint(docs[i]); k {
-		case "summary", "since", "group", "complexity":
+		case "summary", "complexity":
 		case "subcommands":
 			flat, _ := docs[i+1].([]any)
 			for j := 0; j+1 < len(flat); j += 2 {
