@@ -1,7 +1,6 @@
 package integration_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -53,7 +52,6 @@ func TestBlockingPops(t *testing.T) {
 
 func blockingPopChecks(t *testing.T, s *testserver.Server) {
 	c := s.Client(t)
-	ctx := ctxT(t)
 
 	t.Run("fifo", func(t *testing.T) {
 		var rcs []*rawConn
@@ -196,10 +194,10 @@ func blockingPopChecks(t *testing.T, s *testserver.Server) {
 		waitBlocked(t, c, 1)
 		conn := c.Conn()
 		defer conn.Close()
-		cmds, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.RPush(ctx, "mq", "a")
-			p.LPush(ctx, "mq", "b", "c")
-			p.LLen(ctx, "mq")
+		cmds, err := conn.TxPipelined(ctxT(t), func(p redis.Pipeliner) error {
+			p.RPush(ctxT(t), "mq", "a")
+			p.LPush(ctxT(t), "mq", "b", "c")
+			p.LLen(ctxT(t), "mq")
 			return nil
 		})
 		if err != nil || cmds[2].(*redis.IntCmd).Val() != 3 {
@@ -214,9 +212,9 @@ func blockingPopChecks(t *testing.T, s *testserver.Server) {
 		// A push undone in the same transaction wakes nobody.
 		rc.send("BLPOP", "mq", "0")
 		waitBlocked(t, c, 1)
-		if _, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.RPush(ctx, "mq", "a")
-			p.Del(ctx, "mq")
+		if _, err := conn.TxPipelined(ctxT(t), func(p redis.Pipeliner) error {
+			p.RPush(ctxT(t), "mq", "a")
+			p.Del(ctxT(t), "mq")
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -396,10 +394,10 @@ func blockingPopChecks(t *testing.T, s *testserver.Server) {
 
 	t.Run("notifications", func(t *testing.T) {
 		expect(t, c, "OK", "CONFIG", "SET", "notify-keyspace-events", "KEA")
-		defer c.Do(ctx, "CONFIG", "SET", "notify-keyspace-events", "")
-		sub := c.PSubscribe(ctx, "__keyevent@0__:*")
+		defer c.Do(ctxT(t), "CONFIG", "SET", "notify-keyspace-events", "")
+		sub := c.PSubscribe(ctxT(t), "__keyevent@0__:*")
 		defer sub.Close()
-		if _, err := sub.Receive(ctx); err != nil {
+		if _, err := sub.Receive(ctxT(t)); err != nil {
 			t.Fatal(err)
 		}
 		rc := dialRaw(t, s.Addr())
@@ -409,7 +407,7 @@ func blockingPopChecks(t *testing.T, s *testserver.Server) {
 		rc.read()
 		var got []string
 		for len(got) < 3 {
-			m, err := sub.ReceiveMessage(ctx)
+			m, err := sub.ReceiveMessage(ctxT(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -429,7 +427,6 @@ func TestBlockingCluster(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, testserver.Shards(4))
 	cc := s.ClusterClient(t)
-	ctx := ctxT(t)
 	for _, args := range [][]interface{}{
 		{"BLPOP", "{a}1", "{b}2", "0"},
 		{"BLMOVE", "{a}1", "{b}2", "LEFT", "LEFT", "0"},
@@ -440,7 +437,7 @@ func TestBlockingCluster(t *testing.T) {
 	} {
 		for i := range s.Addrs {
 			c := s.ClientOf(t, i)
-			err := c.Do(ctx, args...).Err()
+			err := c.Do(ctxT(t), args...).Err()
 			if err == nil || err.Error() != "CROSSSLOT Keys in request don't hash to the same slot" {
 				t.Fatalf("%v on shard %d: %v", args, i, err)
 			}
@@ -448,17 +445,17 @@ func TestBlockingCluster(t *testing.T) {
 	}
 	done := make(chan []string, 1)
 	go func() {
-		v, err := cc.BLPop(ctx, 0, "{q}a", "{q}b").Result()
+		v, err := cc.BLPop(ctxT(t), 0, "{q}a", "{q}b").Result()
 		if err != nil {
 			v = []string{err.Error()}
 		}
 		done <- v
 	}()
-	_, sh := ownerOf(t, redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true}), "{q}a")
+	_, sh := ownerOf(t, redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true})), "{q}a")
 	owner := int(sh)
 	oc := s.ClientOf(t, owner)
 	waitBlocked(t, oc, 1)
-	if n := cc.RPush(ctx, "{q}b", "x").Val(); n != 1 {
+	if n := cc.RPush(ctxT(t), "{q}b", "x").Val(); n != 1 {
 		t.Fatalf("RPUSH: %d", n)
 	}
 	if v := <-done; !reflect.DeepEqual(v, []string{"{q}b", "x"}) {
@@ -484,8 +481,6 @@ func TestBlockingCluster(t *testing.T) {
 func TestBlockingQueuePattern(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	const producers, workers, perProducer = 20, 5, 200
 	var seenMu sync.Mutex
 	seen := make(map[string]int)
@@ -503,9 +498,9 @@ func TestBlockingQueuePattern(t *testing.T) {
 				var err error
 				// Sub-second timeouts, as job libraries use them.
 				if w%2 == 0 {
-					job, err = c.Do(ctx, "BLMOVE", "q:wait", "q:active", "RIGHT", "LEFT", "0.1").Text()
+					job, err = c.Do(ctxT(t), "BLMOVE", "q:wait", "q:active", "RIGHT", "LEFT", "0.1").Text()
 				} else {
-					job, err = c.Do(ctx, "BRPOPLPUSH", "q:wait", "q:active", "0.1").Text()
+					job, err = c.Do(ctxT(t), "BRPOPLPUSH", "q:wait", "q:active", "0.1").Text()
 				}
 				if errors.Is(err, redis.Nil) {
 					select {
@@ -522,7 +517,7 @@ func TestBlockingQueuePattern(t *testing.T) {
 				seenMu.Lock()
 				seen[job]++
 				seenMu.Unlock()
-				if n, err := c.LRem(ctx, "q:active", 1, job).Result(); err != nil || n != 1 {
+				if n, err := c.LRem(ctxT(t), "q:active", 1, job).Result(); err != nil || n != 1 {
 					errs <- fmt.Errorf("worker %d: LREM %s: %d %v", w, job, n, err)
 					return
 				}
@@ -534,10 +529,10 @@ func TestBlockingQueuePattern(t *testing.T) {
 		pwg.Add(1)
 		go func(p int) {
 			defer pwg.Done()
-			c := redis.NewClient(&redis.Options{Addr: s.Addr(), DisableIdentity: true, MaxRetries: -1})
+			c := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), DisableIdentity: true, MaxRetries: -1}))
 			defer c.Close()
 			for i := 0; i < perProducer; i++ {
-				if err := c.LPush(ctx, "q:wait", fmt.Sprintf("job:%d:%d", p, i)).Err(); err != nil {
+				if err := c.LPush(ctxT(t), "q:wait", fmt.Sprintf("job:%d:%d", p, i)).Err(); err != nil {
 					errs <- err
 					return
 				}
@@ -547,8 +542,8 @@ func TestBlockingQueuePattern(t *testing.T) {
 	pwg.Wait()
 	c := s.Client(t)
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		n, _ := c.LLen(ctx, "q:wait").Result()
-		a, _ := c.LLen(ctx, "q:active").Result()
+		n, _ := c.LLen(ctxT(t), "q:wait").Result()
+		a, _ := c.LLen(ctxT(t), "q:active").Result()
 		if n == 0 && a == 0 {
 			break
 		}
@@ -582,7 +577,6 @@ func TestBlockingCrash(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
-	ctx := ctxT(t)
 	c := p.Client(t, 0)
 	type res struct {
 		v   []string
@@ -593,19 +587,19 @@ func TestBlockingCrash(t *testing.T) {
 	b1 := p.Client(t, 0)
 	b2 := p.Client(t, 0)
 	go func() {
-		v, err := b1.BLPop(ctx, 0, "cq").Result()
+		v, err := b1.BLPop(ctxT(t), 0, "cq").Result()
 		popped <- res{v, err}
 	}()
 	waitBlocked(t, c, 1)
 	go func() {
-		v, err := b2.BLMove(ctx, "cm", "cdst", "LEFT", "RIGHT", 0).Result()
+		v, err := b2.BLMove(ctxT(t), "cm", "cdst", "LEFT", "RIGHT", 0).Result()
 		moved <- res{[]string{v}, err}
 	}()
 	waitBlocked(t, c, 2)
-	if err := c.RPush(ctx, "cq", "a", "b").Err(); err != nil {
+	if err := c.RPush(ctxT(t), "cq", "a", "b").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.RPush(ctx, "cm", "m1", "m2").Err(); err != nil {
+	if err := c.RPush(ctxT(t), "cm", "m1", "m2").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-popped; r.err != nil || !reflect.DeepEqual(r.v, []string{"cq", "a"}) {

@@ -38,37 +38,35 @@ var crossSlotKeys = []string{"alpha", "bravo", "charlie", "delta"}
 // refused with Redis's error.
 func TestGoRedisUniversalClientOneShard(t *testing.T) {
 	s := testserver.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	uc := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: s.Addrs, DB: 2, MaxRetries: -1,
 		DialTimeout: clientsTimeout, ReadTimeout: clientsTimeout, WriteTimeout: clientsTimeout})
 	defer uc.Close()
 	if _, ok := uc.(*redis.Client); !ok {
 		t.Fatalf("NewUniversalClient of one shard is %T, want *redis.Client", uc)
 	}
-	if err := uc.Do(ctx, "CLUSTER", "SLOTS").Err(); err == nil || err.Error() != "ERR This instance has cluster support disabled" {
+	if err := uc.Do(ctxT(t), "CLUSTER", "SLOTS").Err(); err == nil || err.Error() != "ERR This instance has cluster support disabled" {
 		t.Errorf("CLUSTER SLOTS: %v", err)
 	}
-	role, err := uc.Do(ctx, "ROLE").Slice()
+	role, err := uc.Do(ctxT(t), "ROLE").Slice()
 	if err != nil || len(role) != 3 || role[0] != "master" {
 		t.Errorf("ROLE: %#v %v", role, err)
 	}
-	multiKeyCommands(t, goRedisOps(ctx, uc, 2))
+	multiKeyCommands(t, goRedisOps(t, uc, 2))
 	// The keys went to database 2 only.
 	if n := intValue(t, s.Client(t), "DBSIZE"); n != 0 {
 		t.Errorf("DBSIZE of database 0: %d", n)
 	}
-	if err := uc.FlushDB(ctx).Err(); err != nil {
+	if err := uc.FlushDB(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := uc.DBSize(ctx).Result(); n != 0 || err != nil {
+	if n, err := uc.DBSize(ctxT(t)).Result(); n != 0 || err != nil {
 		t.Errorf("DBSIZE after FLUSHDB: %d %v", n, err)
 	}
 
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addr()}, MaxRetries: -1,
 		DialTimeout: clientsTimeout, ReadTimeout: clientsTimeout, WriteTimeout: clientsTimeout})
 	defer cc.Close()
-	if err := cc.Set(ctx, "k", "v", 0).Err(); err == nil || !strings.Contains(err.Error(), "cluster support disabled") {
+	if err := cc.Set(ctxT(t), "k", "v", 0).Err(); err == nil || !strings.Contains(err.Error(), "cluster support disabled") {
 		t.Errorf("cluster client against one shard: %v", err)
 	}
 }
@@ -84,33 +82,33 @@ type multiKeyOps struct {
 	dbsize             func() (int64, error)
 }
 
-func goRedisOps(ctx context.Context, c redis.Cmdable, db int) multiKeyOps {
+func goRedisOps(t testing.TB, c redis.Cmdable, db int) multiKeyOps {
 	return multiKeyOps{
-		mset:   func(a ...any) error { return c.MSet(ctx, a...).Err() },
-		mget:   func(k ...string) ([]any, error) { return c.MGet(ctx, k...).Result() },
-		exists: func(k ...string) (int64, error) { return c.Exists(ctx, k...).Result() },
-		touch:  func(k ...string) (int64, error) { return c.Touch(ctx, k...).Result() },
-		del:    func(k ...string) (int64, error) { return c.Del(ctx, k...).Result() },
-		rename: func(a, b string) error { return c.Rename(ctx, a, b).Err() },
+		mset:   func(a ...any) error { return c.MSet(ctxT(t), a...).Err() },
+		mget:   func(k ...string) ([]any, error) { return c.MGet(ctxT(t), k...).Result() },
+		exists: func(k ...string) (int64, error) { return c.Exists(ctxT(t), k...).Result() },
+		touch:  func(k ...string) (int64, error) { return c.Touch(ctxT(t), k...).Result() },
+		del:    func(k ...string) (int64, error) { return c.Del(ctxT(t), k...).Result() },
+		rename: func(a, b string) error { return c.Rename(ctxT(t), a, b).Err() },
 		copyKey: func(a, b string) (int64, error) {
-			return c.Copy(ctx, a, b, db, false).Result()
+			return c.Copy(ctxT(t), a, b, db, false).Result()
 		},
-		dbsize: func() (int64, error) { return c.DBSize(ctx).Result() },
+		dbsize: func() (int64, error) { return c.DBSize(ctxT(t)).Result() },
 	}
 }
 
-func rueidisOps(ctx context.Context, c rueidiscompat.Cmdable, db int64) multiKeyOps {
+func rueidisOps(t testing.TB, c rueidiscompat.Cmdable, db int64) multiKeyOps {
 	return multiKeyOps{
-		mset:   func(a ...any) error { return c.MSet(ctx, a...).Err() },
-		mget:   func(k ...string) ([]any, error) { return c.MGet(ctx, k...).Result() },
-		exists: func(k ...string) (int64, error) { return c.Exists(ctx, k...).Result() },
-		touch:  func(k ...string) (int64, error) { return c.Touch(ctx, k...).Result() },
-		del:    func(k ...string) (int64, error) { return c.Del(ctx, k...).Result() },
-		rename: func(a, b string) error { return c.Rename(ctx, a, b).Err() },
+		mset:   func(a ...any) error { return c.MSet(ctxT(t), a...).Err() },
+		mget:   func(k ...string) ([]any, error) { return c.MGet(ctxT(t), k...).Result() },
+		exists: func(k ...string) (int64, error) { return c.Exists(ctxT(t), k...).Result() },
+		touch:  func(k ...string) (int64, error) { return c.Touch(ctxT(t), k...).Result() },
+		del:    func(k ...string) (int64, error) { return c.Del(ctxT(t), k...).Result() },
+		rename: func(a, b string) error { return c.Rename(ctxT(t), a, b).Err() },
 		copyKey: func(a, b string) (int64, error) {
-			return c.Copy(ctx, a, b, db, false).Result()
+			return c.Copy(ctxT(t), a, b, db, false).Result()
 		},
-		dbsize: func() (int64, error) { return c.DBSize(ctx).Result() },
+		dbsize: func() (int64, error) { return c.DBSize(ctxT(t)).Result() },
 	}
 }
 
@@ -159,8 +157,6 @@ func multiKeyCommands(t *testing.T, c multiKeyOps) {
 // whatever the server.
 func TestGoRedisUniversalClientFourShards(t *testing.T) {
 	s := testserver.Start(t, testserver.Shards(4))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	uc := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: s.Addrs, MaxRetries: -1,
 		DialTimeout: clientsTimeout, ReadTimeout: clientsTimeout, WriteTimeout: clientsTimeout})
 	defer uc.Close()
@@ -168,7 +164,7 @@ func TestGoRedisUniversalClientFourShards(t *testing.T) {
 	if !ok {
 		t.Fatalf("NewUniversalClient of four shards is %T, want *redis.ClusterClient", uc)
 	}
-	infos, err := cc.Command(ctx).Result()
+	infos, err := cc.Command(ctxT(t)).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,15 +181,15 @@ func TestGoRedisUniversalClientFourShards(t *testing.T) {
 	}
 	cc.SetCommandInfoResolver(cc.NewDynamicResolver())
 
-	keys := fillKeys(ctx, t, func(k string) error { return uc.Set(ctx, k, "v", 0).Err() })
+	keys := fillKeys(ctxT(t), t, func(k string) error { return uc.Set(ctxT(t), k, "v", 0).Err() })
 	checkSpread(t, s, len(keys))
-	if n, err := uc.DBSize(ctx).Result(); n != int64(len(keys)) || err != nil {
+	if n, err := uc.DBSize(ctxT(t)).Result(); n != int64(len(keys)) || err != nil {
 		t.Errorf("DBSIZE through the cluster client: %d %v, want %d", n, err, len(keys))
 	}
 	var mu sync.Mutex
 	var got []string
-	err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
-		ks, err := c.Keys(ctx, "*").Result()
+	err = cc.ForEachMaster(ctxT(t), func(ctx context.Context, c *redis.Client) error {
+		ks, err := c.Keys(ctxT(t), "*").Result()
 		mu.Lock()
 		got = append(got, ks...)
 		mu.Unlock()
@@ -203,16 +199,16 @@ func TestGoRedisUniversalClientFourShards(t *testing.T) {
 	if err != nil || !slices.Equal(got, keys) {
 		t.Errorf("KEYS * on every master: %d keys %v, want %d", len(got), err, len(keys))
 	}
-	if err := uc.MSet(ctx, "alpha", "1", "bravo", "2", "charlie", "3").Err(); err != nil {
+	if err := uc.MSet(ctxT(t), "alpha", "1", "bravo", "2", "charlie", "3").Err(); err != nil {
 		t.Errorf("MSET across slots: %v", err)
 	}
-	if v, err := uc.MGet(ctx, "alpha", "bravo", "charlie").Result(); err != nil || len(v) != 3 || v[2] != "3" {
+	if v, err := uc.MGet(ctxT(t), "alpha", "bravo", "charlie").Result(); err != nil || len(v) != 3 || v[2] != "3" {
 		t.Errorf("MGET across slots: %#v %v", v, err)
 	}
-	if err := uc.FlushDB(ctx).Err(); err != nil {
+	if err := uc.FlushDB(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := uc.DBSize(ctx).Result(); n != 0 || err != nil {
+	if n, err := uc.DBSize(ctxT(t)).Result(); n != 0 || err != nil {
 		t.Errorf("DBSIZE after FLUSHDB: %d %v", n, err)
 	}
 }
@@ -270,29 +266,27 @@ func newRueidis(t *testing.T, opt rueidis.ClientOption) rueidis.Client {
 // layer (which asks ROLE before DBSIZE and FLUSHDB) works.
 func TestRueidisOneShard(t *testing.T) {
 	s := testserver.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	c := newRueidis(t, rueidis.ClientOption{InitAddress: []string{s.Addr()}, SelectDB: 3})
 	if m := c.Mode(); m != rueidis.ClientModeStandalone {
 		t.Fatalf("rueidis mode %q, want standalone", m)
 	}
 	// Multi-key commands across slots: a cluster client's command builder
 	// would refuse (panic on) these.
-	if err := c.Do(ctx, c.B().Mset().KeyValue().KeyValue("alpha", "1").KeyValue("bravo", "2").KeyValue("charlie", "3").Build()).Error(); err != nil {
+	if err := c.Do(ctxT(t), c.B().Mset().KeyValue().KeyValue("alpha", "1").KeyValue("bravo", "2").KeyValue("charlie", "3").Build()).Error(); err != nil {
 		t.Fatalf("MSET: %v", err)
 	}
-	if n, err := c.Do(ctx, c.B().Exists().Key("alpha", "bravo", "charlie").Build()).AsInt64(); n != 3 || err != nil {
+	if n, err := c.Do(ctxT(t), c.B().Exists().Key("alpha", "bravo", "charlie").Build()).AsInt64(); n != 3 || err != nil {
 		t.Errorf("EXISTS: %d %v", n, err)
 	}
 	compat := rueidiscompat.NewAdapter(c)
-	multiKeyCommands(t, rueidisOps(ctx, compat, 3))
+	multiKeyCommands(t, rueidisOps(t, compat, 3))
 	if n := intValue(t, s.Client(t), "DBSIZE"); n != 0 {
 		t.Errorf("DBSIZE of database 0: %d", n)
 	}
-	if err := compat.FlushDB(ctx).Err(); err != nil {
+	if err := compat.FlushDB(ctxT(t)).Err(); err != nil {
 		t.Fatalf("FLUSHDB: %v", err)
 	}
-	if n, err := compat.DBSize(ctx).Result(); n != 0 || err != nil {
+	if n, err := compat.DBSize(ctxT(t)).Result(); n != 0 || err != nil {
 		t.Errorf("DBSIZE after FLUSHDB: %d %v", n, err)
 	}
 }
@@ -302,27 +296,25 @@ func TestRueidisOneShard(t *testing.T) {
 // it finds with ROLE.
 func TestRueidisFourShards(t *testing.T) {
 	s := testserver.Start(t, testserver.Shards(4))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	c := newRueidis(t, rueidis.ClientOption{InitAddress: []string{s.Addr()}})
 	if m := c.Mode(); m != rueidis.ClientModeCluster {
 		t.Fatalf("rueidis mode %q, want cluster", m)
 	}
 	compat := rueidiscompat.NewAdapter(c)
-	keys := fillKeys(ctx, t, func(k string) error { return compat.Set(ctx, k, "v", 0).Err() })
+	keys := fillKeys(ctxT(t), t, func(k string) error { return compat.Set(ctxT(t), k, "v", 0).Err() })
 	checkSpread(t, s, len(keys))
-	if n, err := compat.DBSize(ctx).Result(); n != int64(len(keys)) || err != nil {
+	if n, err := compat.DBSize(ctxT(t)).Result(); n != int64(len(keys)) || err != nil {
 		t.Errorf("DBSIZE: %d %v, want %d", n, err, len(keys))
 	}
-	got, err := compat.Keys(ctx, "*").Result()
+	got, err := compat.Keys(ctxT(t), "*").Result()
 	slices.Sort(got)
 	if err != nil || !slices.Equal(got, keys) {
 		t.Errorf("KEYS *: %d keys %v, want %d", len(got), err, len(keys))
 	}
-	if err := compat.FlushDB(ctx).Err(); err != nil {
+	if err := compat.FlushDB(ctxT(t)).Err(); err != nil {
 		t.Fatalf("FLUSHDB: %v", err)
 	}
-	if n, err := compat.DBSize(ctx).Result(); n != 0 || err != nil {
+	if n, err := compat.DBSize(ctxT(t)).Result(); n != 0 || err != nil {
 		t.Errorf("DBSIZE after FLUSHDB: %d %v", n, err)
 	}
 }

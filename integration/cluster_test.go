@@ -53,32 +53,31 @@ func TestCluster(t *testing.T) {
 	base := s.Port()
 	c0 := s.Client(t)
 	cc := s.ClusterClient(t)
-	ctx := ctxT(t)
 
 	t.Run("ClusterClient across shards", func(t *testing.T) {
 		tags := tagsPerShard(t, c0, shards)
 		for i, tag := range tags {
 			a, b, n := "{"+tag+"}:a", "{"+tag+"}:b", "{"+tag+"}:n"
-			if err := cc.Set(ctx, a, "A"+strconv.Itoa(i), 0).Err(); err != nil {
+			if err := cc.Set(ctxT(t), a, "A"+strconv.Itoa(i), 0).Err(); err != nil {
 				t.Fatalf("SET %s: %v", a, err)
 			}
-			if err := cc.MSet(ctx, b, "B"+strconv.Itoa(i), n, "10").Err(); err != nil {
+			if err := cc.MSet(ctxT(t), b, "B"+strconv.Itoa(i), n, "10").Err(); err != nil {
 				t.Fatalf("MSET %s %s: %v", b, n, err)
 			}
-			if got, err := cc.Get(ctx, a).Result(); err != nil || got != "A"+strconv.Itoa(i) {
+			if got, err := cc.Get(ctxT(t), a).Result(); err != nil || got != "A"+strconv.Itoa(i) {
 				t.Errorf("GET %s: %q %v", a, got, err)
 			}
-			got, err := cc.MGet(ctx, a, b, "{"+tag+"}:missing").Result()
+			got, err := cc.MGet(ctxT(t), a, b, "{"+tag+"}:missing").Result()
 			if err != nil || len(got) != 3 || got[0] != "A"+strconv.Itoa(i) || got[1] != "B"+strconv.Itoa(i) || got[2] != nil {
 				t.Errorf("MGET on shard %d: %#v %v", i, got, err)
 			}
-			if v, err := cc.Incr(ctx, n).Result(); err != nil || v != 11 {
+			if v, err := cc.Incr(ctxT(t), n).Result(); err != nil || v != 11 {
 				t.Errorf("INCR %s: %d %v", n, v, err)
 			}
-			if v, err := cc.Del(ctx, a, b).Result(); err != nil || v != 2 {
+			if v, err := cc.Del(ctxT(t), a, b).Result(); err != nil || v != 2 {
 				t.Errorf("DEL %s %s: %d %v", a, b, v, err)
 			}
-			if v, err := cc.Exists(ctx, a).Result(); err != nil || v != 0 {
+			if v, err := cc.Exists(ctxT(t), a).Result(); err != nil || v != 0 {
 				t.Errorf("EXISTS %s after DEL: %d %v", a, v, err)
 			}
 			// The key really lives on shard i: its own client sees it, shard i's DBSIZE counts it.
@@ -88,7 +87,7 @@ func TestCluster(t *testing.T) {
 		// Plain keys spread over the shards through MOVED redirections.
 		for i := 0; i < 100; i++ {
 			k := "plain:" + strconv.Itoa(i)
-			if err := cc.Set(ctx, k, i, 0).Err(); err != nil {
+			if err := cc.Set(ctxT(t), k, i, 0).Err(); err != nil {
 				t.Fatalf("SET %s: %v", k, err)
 			}
 		}
@@ -105,7 +104,7 @@ func TestCluster(t *testing.T) {
 		}
 		for i := 0; i < 100; i++ {
 			k := "plain:" + strconv.Itoa(i)
-			if got, err := cc.Get(ctx, k).Result(); err != nil || got != strconv.Itoa(i) {
+			if got, err := cc.Get(ctxT(t), k).Result(); err != nil || got != strconv.Itoa(i) {
 				t.Errorf("GET %s: %q %v", k, got, err)
 			}
 		}
@@ -178,7 +177,7 @@ func TestCluster(t *testing.T) {
 	})
 
 	t.Run("CLUSTER SHARDS", func(t *testing.T) {
-		sh, err := cc.ClusterShards(ctx).Result()
+		sh, err := cc.ClusterShards(ctxT(t)).Result()
 		if err != nil {
 			t.Fatal(err)
 		}

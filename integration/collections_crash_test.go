@@ -35,10 +35,9 @@ func TestDurabilityCrashCollections(t *testing.T) {
 		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 		c := p.Client(t, 0)
 		if cycle > 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			for id := range st {
 				s := &st[id]
-				got, err := c.LRange(ctx, "lst:"+strconv.Itoa(id), 0, -1).Result()
+				got, err := c.LRange(ctxT(t), "lst:"+strconv.Itoa(id), 0, -1).Result()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,12 +58,12 @@ func TestDurabilityCrashCollections(t *testing.T) {
 				if last < s.pushAcked || last > s.pushSent || (len(got) > 0 && (first-1 < s.popAcked || first-1 > s.popSent)) {
 					t.Fatalf("worker %d: list %d..%d, pushes acked %d sent %d, pops acked %d sent %d", id, first, last, s.pushAcked, s.pushSent, s.popAcked, s.popSent)
 				}
-				n, err := c.HLen(ctx, "hs:"+strconv.Itoa(id)).Result()
+				n, err := c.HLen(ctxT(t), "hs:"+strconv.Itoa(id)).Result()
 				if err != nil || int(n) < s.hAcked || int(n) > s.hSent {
 					t.Fatalf("worker %d: hash of %d fields, acked %d sent %d (%v)", id, n, s.hAcked, s.hSent, err)
 				}
 				if n > 0 {
-					v, err := c.HGet(ctx, "hs:"+strconv.Itoa(id), "f"+strconv.Itoa(int(n))).Result()
+					v, err := c.HGet(ctxT(t), "hs:"+strconv.Itoa(id), "f"+strconv.Itoa(int(n))).Result()
 					if err != nil || v != strconv.Itoa(int(n)) {
 						t.Fatalf("worker %d: field f%d = %q (%v)", id, n, v, err)
 					}
@@ -77,7 +76,6 @@ func TestDurabilityCrashCollections(t *testing.T) {
 				}
 				s.hSent, s.hAcked = int(n), int(n)
 			}
-			cancel()
 		}
 		if cycle == 3 {
 			// The last start only verifies the third crash.

@@ -20,11 +20,10 @@ import (
 // (explicit ids, so both servers hold the same) and returns their keys.
 func fillStreams(t testing.TB, c kvClient, prefix string) []string {
 	t.Helper()
-	ctx := ctxT(t)
 	k := func(s string) string { return "{" + prefix + "}" + s }
 	do := func(args ...any) {
 		t.Helper()
-		if err := c.Do(ctx, args...).Err(); err != nil {
+		if err := c.Do(ctxT(t), args...).Err(); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
 	}
@@ -134,7 +133,6 @@ func TestDumpRestoreStreamWithRedisServer(t *testing.T) {
 			} else {
 				c = s.ClusterClient(t)
 			}
-			ctx := ctxT(t)
 			prefix := "s" + strconv.Itoa(shards)
 			fillStreams(t, ref, prefix+"redis")
 			fillStreams(t, c, prefix+"ruvio")
@@ -144,12 +142,12 @@ func TestDumpRestoreStreamWithRedisServer(t *testing.T) {
 			}{{prefix + "redis", ref, c}, {prefix + "ruvio", c, ref}} {
 				for _, key := range []string{"simple", "empty", "big"} {
 					key = "{" + dir.name + "}" + key
-					p, err := dir.from.Dump(ctx, key).Result()
+					p, err := dir.from.Dump(ctxT(t), key).Result()
 					if err != nil {
 						t.Fatal(err)
 					}
 					copyKey := key + ":copy"
-					if err := dir.to.Do(ctx, "RESTORE", copyKey, 0, p).Err(); err != nil {
+					if err := dir.to.Do(ctxT(t), "RESTORE", copyKey, 0, p).Err(); err != nil {
 						t.Fatalf("%s %s: %v", dir.name, key, err)
 					}
 					a, b := streamFull(t, dir.from, key), streamFull(t, dir.to, copyKey)
@@ -160,12 +158,12 @@ func TestDumpRestoreStreamWithRedisServer(t *testing.T) {
 						t.Fatalf("XINFO STREAM FULL misses groups or entries: %.500s", a)
 					}
 					// The restored stream works on: a group reads, XADD goes on.
-					if err := dir.to.Do(ctx, "XADD", copyKey, "*", "after", "restore").Err(); err != nil {
+					if err := dir.to.Do(ctxT(t), "XADD", copyKey, "*", "after", "restore").Err(); err != nil {
 						t.Fatal(err)
 					}
 					if key == "{"+dir.name+"}big" {
-						a := dir.from.XPending(ctx, key, "g1").Val()
-						b := dir.to.XPending(ctx, copyKey, "g1").Val()
+						a := dir.from.XPending(ctxT(t), key, "g1").Val()
+						b := dir.to.XPending(ctxT(t), copyKey, "g1").Val()
 						if fmt.Sprint(a) != fmt.Sprint(b) {
 							t.Fatalf("XPENDING %v, want %v", b, a)
 						}
@@ -174,8 +172,8 @@ func TestDumpRestoreStreamWithRedisServer(t *testing.T) {
 			}
 			// Ruvio's DUMP of a Ruvio-built stream is byte for byte
 			// redis-server's when the stream has no deleted entries.
-			theirs := ref.Dump(ctx, "{"+prefix+"redis}simple").Val()
-			mine := c.Dump(ctx, "{"+prefix+"ruvio}simple").Val()
+			theirs := ref.Dump(ctxT(t), "{"+prefix+"redis}simple").Val()
+			mine := c.Dump(ctxT(t), "{"+prefix+"ruvio}simple").Val()
 			if mine != theirs {
 				t.Errorf("DUMP differs from redis-server's:\n%q\n%q", mine, theirs)
 			}
@@ -189,21 +187,20 @@ func TestDumpStreamWithHolds(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	c := s.UniversalClient(t)
-	ctx := ctxT(t)
-	if err := c.Do(ctx, "XADD", "held", "1-0", "a", "1").Err(); err != nil {
+	if err := c.Do(ctxT(t), "XADD", "held", "1-0", "a", "1").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Do(ctx, "XADD", "held", "DELAY", "300", "2-0", "a", "2").Err(); err != nil {
+	if err := c.Do(ctxT(t), "XADD", "held", "DELAY", "300", "2-0", "a", "2").Err(); err != nil {
 		t.Fatal(err)
 	}
 	const msg = "ERR DUMP of a stream with delayed entries (XADD DELAY) is not supported: Redis's serialization cannot hold them back; retry once they are due"
-	_, err := c.Dump(ctx, "held").Result()
+	_, err := c.Dump(ctxT(t), "held").Result()
 	if err == nil || err.Error() != msg {
 		t.Fatalf("DUMP of a held stream: %v", err)
 	}
 	time.Sleep(350 * time.Millisecond)
-	p := c.Dump(ctx, "held").Val()
-	if err := c.Do(ctx, "RESTORE", "copy", 0, p).Err(); err != nil {
+	p := c.Dump(ctxT(t), "held").Val()
+	if err := c.Do(ctxT(t), "RESTORE", "copy", 0, p).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := streamFull(t, c, "held"), streamFull(t, c, "copy"); a != b {
@@ -217,19 +214,18 @@ func TestRestoreStreamErrors(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	c := s.UniversalClient(t)
-	ctx := ctxT(t)
-	if err := c.Do(ctx, "XADD", "s", "1-0", "a", "1").Err(); err != nil {
+	if err := c.Do(ctxT(t), "XADD", "s", "1-0", "a", "1").Err(); err != nil {
 		t.Fatal(err)
 	}
-	p := []byte(c.Dump(ctx, "s").Val())
+	p := []byte(c.Dump(ctxT(t), "s").Val())
 	// Cut the value short and fix the footer.
 	body := p[:len(p)-10-3]
 	bad := rdb.AppendFooter(bytes.Clone(body), 0)
-	err := c.Do(ctx, "RESTORE", "t", 0, string(bad)).Err()
+	err := c.Do(ctxT(t), "RESTORE", "t", 0, string(bad)).Err()
 	if err == nil || err.Error() != "ERR Bad data format" {
 		t.Fatalf("RESTORE of a truncated stream: %v", err)
 	}
-	if n := c.Exists(ctx, "t").Val(); n != 0 {
+	if n := c.Exists(ctxT(t), "t").Val(); n != 0 {
 		t.Fatal("a failed RESTORE created the key")
 	}
 }

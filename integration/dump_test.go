@@ -30,8 +30,7 @@ type kvClient interface {
 // equal whatever the order of their hash tables.
 func keyContents(t testing.TB, c kvClient, key string) string {
 	t.Helper()
-	ctx := ctxT(t)
-	typ, err := c.Type(ctx, key).Result()
+	typ, err := c.Type(ctxT(t), key).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,19 +39,19 @@ func keyContents(t testing.TB, c kvClient, key string) string {
 	case "none":
 		return "none"
 	case "string":
-		parts = []string{c.Get(ctx, key).Val()}
+		parts = []string{c.Get(ctxT(t), key).Val()}
 	case "list":
-		parts = c.LRange(ctx, key, 0, -1).Val()
+		parts = c.LRange(ctxT(t), key, 0, -1).Val()
 	case "set":
-		parts = c.SMembers(ctx, key).Val()
+		parts = c.SMembers(ctxT(t), key).Val()
 		slices.Sort(parts)
 	case "hash":
-		for f, v := range c.HGetAll(ctx, key).Val() {
+		for f, v := range c.HGetAll(ctxT(t), key).Val() {
 			parts = append(parts, f+"="+v)
 		}
 		slices.Sort(parts)
 	case "zset":
-		for _, z := range c.ZRangeWithScores(ctx, key, 0, -1).Val() {
+		for _, z := range c.ZRangeWithScores(ctxT(t), key, 0, -1).Val() {
 			parts = append(parts, fmt.Sprintf("%v=%v", z.Member, z.Score))
 		}
 	case "stream":
@@ -66,10 +65,9 @@ func keyContents(t testing.TB, c kvClient, key string) string {
 // fillEveryType writes keys of every type and encoding under prefix.
 func fillEveryType(t testing.TB, c kvClient, prefix string) []string {
 	t.Helper()
-	ctx := ctxT(t)
 	var keys []string
 	do := func(key string, args ...any) {
-		if err := c.Do(ctx, append([]any{args[0], key}, args[1:]...)...).Err(); err != nil {
+		if err := c.Do(ctxT(t), append([]any{args[0], key}, args[1:]...)...).Err(); err != nil {
 			t.Fatalf("%v %s: %v", args[0], key, err)
 		}
 		if !slices.Contains(keys, key) {
@@ -111,16 +109,15 @@ func TestDumpRestore(t *testing.T) {
 		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
 			s := testserver.Start(t, testserver.Shards(shards))
 			c := s.UniversalClient(t)
-			ctx := ctxT(t)
 			keys := fillEveryType(t, c, "d")
 			for _, key := range keys {
 				want := keyContents(t, c, key)
-				p, err := c.Dump(ctx, key).Result()
+				p, err := c.Dump(ctxT(t), key).Result()
 				if err != nil {
 					t.Fatal(err)
 				}
 				expectErr(t, c, "BUSYKEY Target key name already exists.", "RESTORE", key, 0, p)
-				if err := c.Del(ctx, key).Err(); err != nil {
+				if err := c.Del(ctxT(t), key).Err(); err != nil {
 					t.Fatal(err)
 				}
 				expect(t, c, "OK", "RESTORE", key, 0, p)
@@ -129,7 +126,7 @@ func TestDumpRestore(t *testing.T) {
 				}
 				expect(t, c, int64(-1), "TTL", key)
 				expect(t, c, "OK", "RESTORE", key, 5000, p, "REPLACE")
-				if ttl := c.PTTL(ctx, key).Val(); ttl <= 0 || ttl > 5*time.Second {
+				if ttl := c.PTTL(ctxT(t), key).Val(); ttl <= 0 || ttl > 5*time.Second {
 					t.Fatalf("%s: pttl %v", key, ttl)
 				}
 				if got := keyContents(t, c, key); got != want {
@@ -137,7 +134,7 @@ func TestDumpRestore(t *testing.T) {
 				}
 			}
 			key := keys[0]
-			p := c.Dump(ctx, key).Val()
+			p := c.Dump(ctxT(t), key).Val()
 			// ABSTTL: a deadline in the past deletes a replaced key and
 			// creates nothing.
 			at := time.Now().Add(time.Hour).UnixMilli()
@@ -150,7 +147,7 @@ func TestDumpRestore(t *testing.T) {
 			expect(t, c, nil, "DUMP", key)
 			// IDLETIME and FREQ.
 			expect(t, c, "OK", "RESTORE", key, 0, p, "IDLETIME", 1000)
-			if idle := c.ObjectIdleTime(ctx, key).Val(); idle < 1000*time.Second || idle > 1010*time.Second {
+			if idle := c.ObjectIdleTime(ctxT(t), key).Val(); idle < 1000*time.Second || idle > 1010*time.Second {
 				t.Fatalf("idle time %v", idle)
 			}
 			expectErr(t, c, "ERR Invalid IDLETIME value, must be >= 0", "RESTORE", key, 0, p, "REPLACE", "IDLETIME", -1)
@@ -191,7 +188,6 @@ func TestRestoreRedisPayloads(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	c := s.UniversalClient(t)
-	ctx := ctxT(t)
 	files, err := filepath.Glob("../types/rdb/testdata/dumps/*.bin")
 	if err != nil || len(files) < 20 {
 		t.Fatalf("%d payloads (%v)", len(files), err)
@@ -204,7 +200,7 @@ func TestRestoreRedisPayloads(t *testing.T) {
 		key := filepath.Base(f)
 		expect(t, c, "OK", "RESTORE", key, 0, string(p))
 		// Ruvio's DUMP of it decodes to the same contents.
-		mine, err := c.Dump(ctx, key).Result()
+		mine, err := c.Dump(ctxT(t), key).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,14 +253,13 @@ func TestDumpRestoreWithRedisServer(t *testing.T) {
 	ref := startRedisServer(t, bin)
 	s := testserver.Start(t)
 	c := s.UniversalClient(t)
-	ctx := ctxT(t)
 	for _, dir := range []struct {
 		name     string
 		from, to redis.UniversalClient
 	}{{"redis-to-ruvio", ref, c}, {"ruvio-to-redis", c, ref}} {
 		keys := fillEveryType(t, dir.from, dir.name)
 		for _, key := range keys {
-			p, err := dir.from.Dump(ctx, key).Result()
+			p, err := dir.from.Dump(ctxT(t), key).Result()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,17 +269,17 @@ func TestDumpRestoreWithRedisServer(t *testing.T) {
 				// Where the encoding has one order, the bytes are Redis's.
 				theirs := p
 				key2 := key + ":copy"
-				if err := dir.from.Do(ctx, "RESTORE", key2, 0, theirs).Err(); err != nil {
+				if err := dir.from.Do(ctxT(t), "RESTORE", key2, 0, theirs).Err(); err != nil {
 					t.Fatal(err)
 				}
-				if err := c.Do(ctx, "RESTORE", key2, 0, theirs).Err(); err != nil {
+				if err := c.Do(ctxT(t), "RESTORE", key2, 0, theirs).Err(); err != nil {
 					t.Fatal(err)
 				}
-				if mine := c.Dump(ctx, key2).Val(); mine != theirs {
+				if mine := c.Dump(ctxT(t), key2).Val(); mine != theirs {
 					t.Errorf("%s: DUMP differs from redis-server's (%d bytes, %d)", key, len(mine), len(theirs))
 				}
 			}
-			if err := dir.to.Do(ctx, "RESTORE", key, 0, p).Err(); err != nil {
+			if err := dir.to.Do(ctxT(t), "RESTORE", key, 0, p).Err(); err != nil {
 				t.Fatalf("%s %s: %v", dir.name, key, err)
 			}
 			if a, b := keyContents(t, dir.from, key), keyContents(t, dir.to, key); a != b {
@@ -292,13 +287,13 @@ func TestDumpRestoreWithRedisServer(t *testing.T) {
 			}
 			if strings.HasSuffix(key, "hll") {
 				// A HyperLogLog moved either way counts the same.
-				a, b := dir.from.PFCount(ctx, key).Val(), dir.to.PFCount(ctx, key).Val()
+				a, b := dir.from.PFCount(ctxT(t), key).Val(), dir.to.PFCount(ctxT(t), key).Val()
 				if a != b || a != 4 {
 					t.Fatalf("%s: PFCOUNT %d, want %d", dir.name, b, a)
 				}
 			}
-			enc1 := dir.from.ObjectEncoding(ctx, key).Val()
-			enc2 := dir.to.ObjectEncoding(ctx, key).Val()
+			enc1 := dir.from.ObjectEncoding(ctxT(t), key).Val()
+			enc2 := dir.to.ObjectEncoding(ctxT(t), key).Val()
 			if enc1 != enc2 && !strings.HasPrefix(key, "{"+dir.name+"}str") && !strings.HasSuffix(key, "hll") && !strings.HasSuffix(key, "long") {
 				t.Errorf("%s %s: encoding %s became %s", dir.name, key, enc1, enc2)
 			}

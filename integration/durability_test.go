@@ -149,7 +149,8 @@ func crashCycles(t *testing.T, shards, cycles int) {
 			defer close(saves)
 			for !killed.Load() {
 				time.Sleep(time.Duration(30+srng.IntN(120)) * time.Millisecond)
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				// One budget for one BGSAVE per shard, sent in parallel.
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // lint:allow-shared-deadline
 				_ = crashForEachShard(ctx, c, func(m *redis.Client) error { return m.BgSave(ctx).Err() })
 				cancel()
 			}
@@ -202,8 +203,6 @@ func crashCycles(t *testing.T, shards, cycles int) {
 // and resets their per-cycle counters to the verified values.
 func crashVerify(t *testing.T, c redis.UniversalClient, workers []*crashWorker, p *testserver.Process) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	fail := func(format string, args ...any) {
 		t.Helper()
 		t.Errorf(format, args...)
@@ -222,8 +221,8 @@ func crashVerify(t *testing.T, c redis.UniversalClient, workers []*crashWorker, 
 	}
 	var mu sync.Mutex
 	var present []string
-	err := crashForEachShard(ctx, c, func(m *redis.Client) error {
-		keys, err := m.Keys(ctx, "*").Result()
+	err := crashForEachShard(ctxT(t), c, func(m *redis.Client) error {
+		keys, err := m.Keys(ctxT(t), "*").Result()
 		mu.Lock()
 		present = append(present, keys...)
 		mu.Unlock()
@@ -259,9 +258,9 @@ func crashVerify(t *testing.T, c redis.UniversalClient, workers []*crashWorker, 
 		pipe := c.Pipeline()
 		cmds := make([]*redis.StringCmd, len(part))
 		for i, k := range part {
-			cmds[i] = pipe.Get(ctx, k)
+			cmds[i] = pipe.Get(ctxT(t), k)
 		}
-		_, _ = pipe.Exec(ctx)
+		_, _ = pipe.Exec(ctxT(t))
 		for i, k := range part {
 			w := sentBy[k]
 			v, err := cmds[i].Result()
@@ -288,7 +287,7 @@ func crashVerify(t *testing.T, c redis.UniversalClient, workers []*crashWorker, 
 	}
 
 	for _, w := range workers {
-		n, err := c.Get(ctx, w.ctrKey()).Int64()
+		n, err := c.Get(ctxT(t), w.ctrKey()).Int64()
 		if errors.Is(err, redis.Nil) {
 			n, err = 0, nil
 		}
@@ -300,7 +299,7 @@ func crashVerify(t *testing.T, c redis.UniversalClient, workers []*crashWorker, 
 		}
 		w.base, w.incrs, w.ackedMax = n, 0, n
 
-		o, err := c.Get(ctx, w.owKey()).Int64()
+		o, err := c.Get(ctxT(t), w.owKey()).Int64()
 		if errors.Is(err, redis.Nil) {
 			o, err = 0, nil
 		}
@@ -339,11 +338,10 @@ func TestGroupCommitDelay(t *testing.T) {
 	dir := t.TempDir()
 	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 	c := p.Client(t, 0)
-	ctx := ctxT(t)
-	if got, err := c.ConfigGet(ctx, "ruvio-commit-delay-max-us").Result(); err != nil || got["ruvio-commit-delay-max-us"] != "100" {
+	if got, err := c.ConfigGet(ctxT(t), "ruvio-commit-delay-max-us").Result(); err != nil || got["ruvio-commit-delay-max-us"] != "100" {
 		t.Fatalf("CONFIG GET ruvio-commit-delay-max-us: %v %v", got, err)
 	}
-	if err := c.ConfigSet(ctx, "ruvio-commit-delay-max-us", "300").Err(); err != nil {
+	if err := c.ConfigSet(ctxT(t), "ruvio-commit-delay-max-us", "300").Err(); err != nil {
 		t.Fatal(err)
 	}
 	const writers, perWriter = 16, 100
@@ -354,7 +352,7 @@ func TestGroupCommitDelay(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < perWriter; i++ {
-				if err := c.Set(ctx, fmt.Sprintf("gc:%d:%d", w, i), i, 0).Err(); err != nil {
+				if err := c.Set(ctxT(t), fmt.Sprintf("gc:%d:%d", w, i), i, 0).Err(); err != nil {
 					errs <- err
 					return
 				}
@@ -366,7 +364,7 @@ func TestGroupCommitDelay(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	info := c.Info(ctx, "persistence").Val()
+	info := c.Info(ctxT(t), "persistence").Val()
 	for _, f := range []string{"wal_commit_delay_max_us:300\r\n", "wal_commit_delays:", "wal_commit_delays_early:",
 		"wal_commit_delay_total_us:", "wal_commit_delay_avg_us:", "wal_avg_fsync_latency_us:", "wal_commands_per_fsync:"} {
 		if !strings.Contains(info, f) {
@@ -376,7 +374,7 @@ func TestGroupCommitDelay(t *testing.T) {
 	p.Kill(t)
 	p = testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 	c = p.Client(t, 0)
-	if n := c.DBSize(ctx).Val(); n != writers*perWriter {
+	if n := c.DBSize(ctxT(t)).Val(); n != writers*perWriter {
 		t.Fatalf("%d keys after SIGKILL and restart, want %d", n, writers*perWriter)
 	}
 }
@@ -389,10 +387,9 @@ func TestLoneClientSyncsInline(t *testing.T) {
 	dir := t.TempDir()
 	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 	c := p.Client(t, 0)
-	ctx := ctxT(t)
 	const lone = 200
 	for i := 0; i < lone; i++ {
-		if err := c.Set(ctx, fmt.Sprintf("lone:%d", i), i, 0).Err(); err != nil {
+		if err := c.Set(ctxT(t), fmt.Sprintf("lone:%d", i), i, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -404,15 +401,15 @@ func TestLoneClientSyncsInline(t *testing.T) {
 	// Two connections writing in turn: neither is alone (the run of the
 	// first client ends with the second's first write).
 	c2 := p.Client(t, 0)
-	if err := c2.Set(ctx, "b:start", 1, 0).Err(); err != nil {
+	if err := c2.Set(ctxT(t), "b:start", 1, 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	before := infoInt(t, c, "persistence", "wal_inline_syncs")
 	for i := 0; i < 50; i++ {
-		if err := c.Set(ctx, fmt.Sprintf("a:%d", i), i, 0).Err(); err != nil {
+		if err := c.Set(ctxT(t), fmt.Sprintf("a:%d", i), i, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if err := c2.Set(ctx, fmt.Sprintf("b:%d", i), i, 0).Err(); err != nil {
+		if err := c2.Set(ctxT(t), fmt.Sprintf("b:%d", i), i, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -422,10 +419,10 @@ func TestLoneClientSyncsInline(t *testing.T) {
 	p.Kill(t)
 	p = testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 	c = p.Client(t, 0)
-	if n := c.DBSize(ctx).Val(); n != lone+101 {
+	if n := c.DBSize(ctxT(t)).Val(); n != lone+101 {
 		t.Fatalf("%d keys after SIGKILL and restart, want %d", n, lone+101)
 	}
-	if v := c.Get(ctx, fmt.Sprintf("lone:%d", lone-1)).Val(); v != fmt.Sprint(lone-1) {
+	if v := c.Get(ctxT(t), fmt.Sprintf("lone:%d", lone-1)).Val(); v != fmt.Sprint(lone-1) {
 		t.Fatalf("last lone write after restart: %q", v)
 	}
 }

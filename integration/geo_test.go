@@ -221,14 +221,13 @@ func TestGeoMatchesRedis(t *testing.T) {
 	}
 	ref := startRedisServer(t, bin)
 	c := testserver.Start(t).Client(t)
-	ctx := ctxT(t)
 	rng := rand.New(rand.NewPCG(14, 9))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	units := []string{"m", "km", "ft", "mi", "KM"}
 	compare := func(args ...interface{}) {
 		t.Helper()
-		want, werr := ref.Do(ctx, args...).Result()
-		got, gerr := c.Do(ctx, args...).Result()
+		want, werr := ref.Do(ctxT(t), args...).Result()
+		got, gerr := c.Do(ctxT(t), args...).Result()
 		if fmt.Sprint(want, werr) != fmt.Sprint(got, gerr) {
 			t.Fatalf("%s:\nredis-server %v (%v)\nruvio        %v (%v)", argv(args), want, werr, got, gerr)
 		}
@@ -239,7 +238,7 @@ func TestGeoMatchesRedis(t *testing.T) {
 	steps := 0
 	for round := 0; round < 12; round++ {
 		for _, cl := range []*redis.Client{ref, c} {
-			if err := cl.FlushAll(ctx).Err(); err != nil {
+			if err := cl.FlushAll(ctxT(t)).Err(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -335,9 +334,8 @@ func TestGeoMatchesRedis(t *testing.T) {
 // difference in sin can grow by a few ulps through the haversine).
 func compareScores(t *testing.T, ref, c *redis.Client, key string) {
 	t.Helper()
-	ctx := ctxT(t)
-	want, werr := ref.ZRangeWithScores(ctx, key, 0, -1).Result()
-	got, gerr := c.ZRangeWithScores(ctx, key, 0, -1).Result()
+	want, werr := ref.ZRangeWithScores(ctxT(t), key, 0, -1).Result()
+	got, gerr := c.ZRangeWithScores(ctxT(t), key, 0, -1).Result()
 	if werr != nil || gerr != nil || len(want) != len(got) {
 		t.Fatalf("ZRANGE %s: redis-server %v (%v), ruvio %v (%v)", key, want, werr, got, gerr)
 	}

@@ -27,9 +27,8 @@ func TestDurabilityCrashSortStoreAndGeo(t *testing.T) {
 	for cycle := 0; cycle < 3; cycle++ {
 		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 		c := p.Client(t, 0)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if cycle > 0 {
-			got, err := c.LRange(ctx, "sorted", 0, -1).Result()
+			got, err := c.LRange(ctxT(t), "sorted", 0, -1).Result()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,25 +43,25 @@ func TestDurabilityCrashSortStoreAndGeo(t *testing.T) {
 			}
 			// Round n stored the list before its GEOADD: the geo set and
 			// its copy hold at least round n-1.
-			geo, err := c.ZCard(ctx, "geo").Result()
+			geo, err := c.ZCard(ctxT(t), "geo").Result()
 			if err != nil || int(geo) < n-1 || int(geo) > sent {
 				t.Fatalf("geo set of %d members (%v), list of %d, %d sent", geo, err, n, sent)
 			}
-			cp, err := c.ZCard(ctx, "geocopy").Result()
+			cp, err := c.ZCard(ctxT(t), "geocopy").Result()
 			if err != nil || int(cp) < n-1 || int(cp) > int(geo) {
 				t.Fatalf("geo copy of %d members (%v), list of %d, geo %d", cp, err, n, geo)
 			}
 			sent, acked = n, n
 			// Bring the sources back in step with the stored list.
-			if err := c.Del(ctx, "src").Err(); err != nil {
+			if err := c.Del(ctxT(t), "src").Err(); err != nil {
 				t.Fatal(err)
 			}
 			for i := 1; i <= n; i++ {
-				if err := c.RPush(ctx, "src", i).Err(); err != nil {
+				if err := c.RPush(ctxT(t), "src", i).Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := c.Del(ctx, "geo").Err(); err != nil {
+			if err := c.Del(ctxT(t), "geo").Err(); err != nil {
 				t.Fatal(err)
 			}
 			if n > 0 {
@@ -70,12 +69,11 @@ func TestDurabilityCrashSortStoreAndGeo(t *testing.T) {
 				for i := 1; i <= n; i++ {
 					args = append(args, geoCrashLon(i), "10", "m"+strconv.Itoa(i))
 				}
-				if err := c.Do(ctx, args...).Err(); err != nil {
+				if err := c.Do(ctxT(t), args...).Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		cancel()
 		if cycle == 2 {
 			_ = c.Close()
 			p.Kill(t)

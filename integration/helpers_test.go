@@ -4,6 +4,7 @@ package integration_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,12 +33,37 @@ func errArity(cmd string) string {
 	return "ERR wrong number of arguments for '" + cmd + "' command"
 }
 
-// ctxT returns a context bounded to 20 seconds, cancelled when the test ends.
+// ctxT returns the context of one request: its own 20-second deadline from
+// now, cancelled at the latest when the test ends. Call it for each request,
+// never once for a loop of them: on a busy machine a shared budget runs out
+// however fast each request is.
 func ctxT(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// requestTimeout is the socket deadline of one request of a test's own
+// client, as generous as the test servers' clients: go-redis's default read
+// deadline of 3 s is too short for a busy CI machine.
+const requestTimeout = 30 * time.Second
+
+// clientTimeouts sets the dial, read and write timeouts o leaves unset to
+// requestTimeout.
+func clientTimeouts(o *redis.Options) *redis.Options {
+	o.DialTimeout = cmp.Or(o.DialTimeout, requestTimeout)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, requestTimeout)
+	o.WriteTimeout = cmp.Or(o.WriteTimeout, requestTimeout)
+	return o
+}
+
+// clusterTimeouts is clientTimeouts for a cluster client.
+func clusterTimeouts(o *redis.ClusterOptions) *redis.ClusterOptions {
+	o.DialTimeout = cmp.Or(o.DialTimeout, requestTimeout)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, requestTimeout)
+	o.WriteTimeout = cmp.Or(o.WriteTimeout, requestTimeout)
+	return o
 }
 
 // cmdr is what both redis.Client and redis.Conn offer for raw commands.

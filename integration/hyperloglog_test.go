@@ -24,7 +24,6 @@ func TestHyperLogLog(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	c := s.Client(t)
-	ctx := ctxT(t)
 
 	t.Run("PFADD and PFCOUNT", func(t *testing.T) {
 		expect(t, c, int64(1), "PFADD", "h") // creates the key
@@ -119,7 +118,7 @@ func TestHyperLogLog(t *testing.T) {
 
 	t.Run("sparse limit", func(t *testing.T) {
 		expect(t, c, "OK", "CONFIG", "SET", "hll-sparse-max-bytes", "30")
-		t.Cleanup(func() { c.Do(ctx, "CONFIG", "SET", "hll-sparse-max-bytes", "3000") })
+		t.Cleanup(func() { c.Do(ctxT(t), "CONFIG", "SET", "hll-sparse-max-bytes", "3000") })
 		for i := 0; i < 10; i++ {
 			value(t, c, "PFADD", "lim", strconv.Itoa(i))
 		}
@@ -148,14 +147,12 @@ func TestHyperLogLogBytesMatchRedis(t *testing.T) {
 		// one for the whole test: under -race on a loaded 2-CPU machine
 		// the 30 rounds together take longer than a single 20 s budget,
 		// while a stuck server still fails within one round's.
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
 		limit := []string{"3000", "200", "40", "12000"}[round%4]
 		for _, cl := range []*redis.Client{ref, c} {
-			if err := cl.Do(ctx, "FLUSHALL").Err(); err != nil {
+			if err := cl.Do(ctxT(t), "FLUSHALL").Err(); err != nil {
 				t.Fatal(err)
 			}
-			if err := cl.Do(ctx, "CONFIG", "SET", "hll-sparse-max-bytes", limit).Err(); err != nil {
+			if err := cl.Do(ctxT(t), "CONFIG", "SET", "hll-sparse-max-bytes", limit).Err(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -175,14 +172,14 @@ func TestHyperLogLogBytesMatchRedis(t *testing.T) {
 			default:
 				args = []interface{}{"PFCOUNT", "a", "b", "c"}
 			}
-			want, werr := ref.Do(ctx, args...).Result()
-			got, gerr := c.Do(ctx, args...).Result()
+			want, werr := ref.Do(ctxT(t), args...).Result()
+			got, gerr := c.Do(ctxT(t), args...).Result()
 			if fmt.Sprint(want, werr) != fmt.Sprint(got, gerr) {
 				t.Fatalf("%s: redis-server %v (%v), ruvio %v (%v)", argv(args), want, werr, got, gerr)
 			}
 			for _, key := range keys {
-				w, _ := ref.Get(ctx, key).Result()
-				g, _ := c.Get(ctx, key).Result()
+				w, _ := ref.Get(ctxT(t), key).Result()
+				g, _ := c.Get(ctxT(t), key).Result()
 				if w != g {
 					t.Fatalf("after %s (limit %s): value of %s differs (%d bytes vs %d)", argv(args), limit, key, len(w), len(g))
 				}
@@ -214,7 +211,7 @@ func startRedisServer(t *testing.T, bin string) *redis.Client {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)}))
 	t.Cleanup(func() { c.Close() })
 	deadline := time.Now().Add(10 * time.Second)
 	for c.Ping(context.Background()).Err() != nil {

@@ -30,17 +30,16 @@ func redisRDB(t *testing.T, dbs []int) (string, *redis.Client) {
 		t.Skip("redis-server not installed")
 	}
 	ref := startRedisServer(t, bin)
-	ctx := ctxT(t)
 	for _, db := range dbs {
 		c := ref.Conn()
-		if err := c.Select(ctx, db).Err(); err != nil {
+		if err := c.Select(ctxT(t), db).Err(); err != nil {
 			t.Fatal(err)
 		}
 		keys := fillEveryType(t, redisConn{c}, "db"+strconv.Itoa(db))
 		keys = append(keys, fillStreams(t, redisConn{c}, "db"+strconv.Itoa(db))...)
 		for i, k := range keys {
 			if i%3 == 0 {
-				if err := c.Expire(ctx, k, time.Duration(1000+i)*time.Second).Err(); err != nil {
+				if err := c.Expire(ctxT(t), k, time.Duration(1000+i)*time.Second).Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -49,7 +48,7 @@ func redisRDB(t *testing.T, dbs []int) (string, *redis.Client) {
 	}
 	expect(t, ref, "mylib", "FUNCTION", "LOAD", functionDumpLib)
 	expect(t, ref, "OK", "SAVE")
-	dir := ref.ConfigGet(ctx, "dir").Val()["dir"]
+	dir := ref.ConfigGet(ctxT(t), "dir").Val()["dir"]
 	return filepath.Join(dir, "dump.rdb"), ref
 }
 
@@ -102,24 +101,23 @@ func TestImportRDBOneShard(t *testing.T) {
 // other keys.
 func compareAllDBs(t *testing.T, ref, c *redis.Client, dbs []int) {
 	t.Helper()
-	ctx := ctxT(t)
 	for _, db := range dbs {
 		rc, cc := ref.Conn(), c.Conn()
-		if err := rc.Select(ctx, db).Err(); err != nil {
+		if err := rc.Select(ctxT(t), db).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if err := cc.Select(ctx, db).Err(); err != nil {
+		if err := cc.Select(ctxT(t), db).Err(); err != nil {
 			t.Fatal(err)
 		}
-		keys := rc.Keys(ctx, "*").Val()
-		if n := cc.DBSize(ctx).Val(); n != int64(len(keys)) || len(keys) == 0 {
+		keys := rc.Keys(ctxT(t), "*").Val()
+		if n := cc.DBSize(ctxT(t)).Val(); n != int64(len(keys)) || len(keys) == 0 {
 			t.Fatalf("db %d: %d keys, redis-server %d", db, n, len(keys))
 		}
 		for _, k := range keys {
 			if a, b := keyContents(t, redisConn{rc}, k), keyContents(t, redisConn{cc}, k); a != b {
 				t.Fatalf("db %d key %s: %.200s, want %.200s", db, k, b, a)
 			}
-			want, got := rc.PExpireTime(ctx, k).Val(), cc.PExpireTime(ctx, k).Val()
+			want, got := rc.PExpireTime(ctxT(t), k).Val(), cc.PExpireTime(ctxT(t), k).Val()
 			if want != got {
 				t.Fatalf("db %d key %s: deadline %v, want %v", db, k, got, want)
 			}
@@ -149,11 +147,10 @@ func TestImportRDBFourShards(t *testing.T) {
 		c.Server.Shards = 4
 	}))
 	cc := s.ClusterClient(t)
-	ctx := ctxT(t)
-	keys := ref.Keys(ctx, "*").Val()
+	keys := ref.Keys(ctxT(t), "*").Val()
 	total := 0
 	for i := range 4 {
-		total += int(s.ClientOf(t, i).DBSize(ctx).Val())
+		total += int(s.ClientOf(t, i).DBSize(ctxT(t)).Val())
 	}
 	if total != len(keys) {
 		t.Fatalf("%d keys over the shards, redis-server %d", total, len(keys))
@@ -204,7 +201,6 @@ func TestImportCommittedRDB(t *testing.T) {
 		c.Persistence.WAL = true
 	}))
 	c := s.Client(t)
-	ctx := ctxT(t)
 	expect(t, c, "hello", "GET", "str")
 	expect(t, c, "-12345", "GET", "int")
 	expect(t, c, strings.Repeat("compressible ", 50), "GET", "long")
@@ -234,13 +230,13 @@ func TestImportCommittedRDB(t *testing.T) {
 	}
 	conn := c.Conn()
 	defer conn.Close()
-	if err := conn.Select(ctx, 5).Err(); err != nil {
+	if err := conn.Select(ctxT(t), 5).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if v := conn.Get(ctx, "db5key").Val(); v != "v5" {
+	if v := conn.Get(ctxT(t), "db5key").Val(); v != "v5" {
 		t.Fatalf("db5key = %q", v)
 	}
-	if v := conn.LRange(ctx, "db5list", 0, -1).Val(); strings.Join(v, ",") != "x,y" {
+	if v := conn.LRange(ctxT(t), "db5list", 0, -1).Val(); strings.Join(v, ",") != "x,y" {
 		t.Fatalf("db5list = %q", v)
 	}
 }

@@ -42,14 +42,13 @@ func TestInlineExecution(t *testing.T) {
 				wg.Add(1)
 				go func(w int) {
 					defer wg.Done()
-					ctx := ctxT(t)
 					for i := 0; i < rounds; i++ {
 						key := fmt.Sprintf("{w%d}:k%d", w, i)
 						pipe := c.Pipeline()
-						set := pipe.Set(ctx, key, i, 0)
-						get := pipe.Get(ctx, key)
-						incr := pipe.Incr(ctx, fmt.Sprintf("{w%d}:n", w))
-						if _, err := pipe.Exec(ctx); err != nil {
+						set := pipe.Set(ctxT(t), key, i, 0)
+						get := pipe.Get(ctxT(t), key)
+						incr := pipe.Incr(ctxT(t), fmt.Sprintf("{w%d}:n", w))
+						if _, err := pipe.Exec(ctxT(t)); err != nil {
 							errs <- err
 							return
 						}

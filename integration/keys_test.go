@@ -70,7 +70,7 @@ func scanAll(t *testing.T, c cmdr, extra ...interface{}) ([]string, int) {
 
 // newDBClient returns a go-redis client of db on shard 0 of s.
 func newDBClient(t *testing.T, s *testserver.Server, db int) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), DB: db, MaxRetries: -1, DisableIdentity: true})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), DB: db, MaxRetries: -1, DisableIdentity: true}))
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }

@@ -20,9 +20,9 @@ func TestLists(t *testing.T) {
 			t.Run("shards"+strconv.Itoa(shards)+"/resp"+strconv.Itoa(proto), func(t *testing.T) {
 				var c redis.UniversalClient
 				if shards == 1 {
-					c = redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true})
+					c = redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true}))
 				} else {
-					c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addr()}, Protocol: proto, MaxRetries: -1, DisableIdentity: true})
+					c = redis.NewClusterClient(clusterTimeouts(&redis.ClusterOptions{Addrs: []string{s.Addr()}, Protocol: proto, MaxRetries: -1, DisableIdentity: true}))
 				}
 				t.Cleanup(func() { _ = c.Close() })
 				listChecks(t, c, "{l"+strconv.Itoa(proto)+"}:")
@@ -32,49 +32,48 @@ func TestLists(t *testing.T) {
 }
 
 func listChecks(t *testing.T, c redis.UniversalClient, p string) {
-	ctx := ctxT(t)
 	l, d := p+"l", p+"d"
-	if n, err := c.RPush(ctx, l, "a", "b", "c").Result(); err != nil || n != 3 {
+	if n, err := c.RPush(ctxT(t), l, "a", "b", "c").Result(); err != nil || n != 3 {
 		t.Fatalf("RPUSH: %d %v", n, err)
 	}
-	if n, err := c.LPush(ctx, l, "z").Result(); err != nil || n != 4 {
+	if n, err := c.LPush(ctxT(t), l, "z").Result(); err != nil || n != 4 {
 		t.Fatalf("LPUSH: %d %v", n, err)
 	}
-	if got, err := c.LRange(ctx, l, 0, -1).Result(); err != nil || !reflect.DeepEqual(got, []string{"z", "a", "b", "c"}) {
+	if got, err := c.LRange(ctxT(t), l, 0, -1).Result(); err != nil || !reflect.DeepEqual(got, []string{"z", "a", "b", "c"}) {
 		t.Fatalf("LRANGE: %v %v", got, err)
 	}
-	if got, err := c.LPopCount(ctx, l, 2).Result(); err != nil || !reflect.DeepEqual(got, []string{"z", "a"}) {
+	if got, err := c.LPopCount(ctxT(t), l, 2).Result(); err != nil || !reflect.DeepEqual(got, []string{"z", "a"}) {
 		t.Fatalf("LPOP 2: %v %v", got, err)
 	}
-	if _, err := c.LPopCount(ctx, p+"missing", 2).Result(); err != redis.Nil {
+	if _, err := c.LPopCount(ctxT(t), p+"missing", 2).Result(); err != redis.Nil {
 		t.Fatalf("LPOP count on a missing key: %v", err)
 	}
-	if got, err := c.LMove(ctx, l, d, "RIGHT", "LEFT").Result(); err != nil || got != "c" {
+	if got, err := c.LMove(ctxT(t), l, d, "RIGHT", "LEFT").Result(); err != nil || got != "c" {
 		t.Fatalf("LMOVE: %q %v", got, err)
 	}
-	if pos, err := c.LPos(ctx, l, "b", redis.LPosArgs{}).Result(); err != nil || pos != 0 {
+	if pos, err := c.LPos(ctxT(t), l, "b", redis.LPosArgs{}).Result(); err != nil || pos != 0 {
 		t.Fatalf("LPOS: %d %v", pos, err)
 	}
-	key, vals, err := c.LMPop(ctx, "left", 5, p+"none", l).Result()
+	key, vals, err := c.LMPop(ctxT(t), "left", 5, p+"none", l).Result()
 	if err != nil || key != l || !reflect.DeepEqual(vals, []string{"b"}) {
 		t.Fatalf("LMPOP: %q %v %v", key, vals, err)
 	}
-	if n, err := c.Exists(ctx, l).Result(); err != nil || n != 0 {
+	if n, err := c.Exists(ctxT(t), l).Result(); err != nil || n != 0 {
 		t.Fatalf("emptied list exists: %d %v", n, err)
 	}
-	if err := c.LSet(ctx, l, 0, "x").Err(); err == nil || err.Error() != "ERR no such key" {
+	if err := c.LSet(ctxT(t), l, 0, "x").Err(); err == nil || err.Error() != "ERR no such key" {
 		t.Fatalf("LSET missing: %v", err)
 	}
-	if n, err := c.LInsertBefore(ctx, d, "c", "b").Result(); err != nil || n != 2 {
+	if n, err := c.LInsertBefore(ctxT(t), d, "c", "b").Result(); err != nil || n != 2 {
 		t.Fatalf("LINSERT: %d %v", n, err)
 	}
-	if n, err := c.LLen(ctx, d).Result(); err != nil || n != 2 {
+	if n, err := c.LLen(ctxT(t), d).Result(); err != nil || n != 2 {
 		t.Fatalf("LLEN: %d %v", n, err)
 	}
-	if err := c.HSet(ctx, p+"h", "f", "v").Err(); err != nil {
+	if err := c.HSet(ctxT(t), p+"h", "f", "v").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.LPush(ctx, p+"h", "a").Err(); err == nil || err.Error() != "WRONGTYPE Operation against a key holding the wrong kind of value" {
+	if err := c.LPush(ctxT(t), p+"h", "a").Err(); err == nil || err.Error() != "WRONGTYPE Operation against a key holding the wrong kind of value" {
 		t.Fatalf("LPUSH on a hash: %v", err)
 	}
 }

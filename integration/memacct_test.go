@@ -16,8 +16,7 @@ import (
 // the expiring index (4 bytes). It also returns the key count.
 func datasetByUsage(t *testing.T, c *redis.Client) (sum int64, keys int) {
 	t.Helper()
-	ctx := ctxT(t)
-	all, err := c.Keys(ctx, "*").Result()
+	all, err := c.Keys(ctxT(t), "*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +24,10 @@ func datasetByUsage(t *testing.T, c *redis.Client) (sum int64, keys int) {
 	usage := make([]*redis.IntCmd, len(all))
 	ttl := make([]*redis.DurationCmd, len(all))
 	for i, k := range all {
-		usage[i] = p.MemoryUsage(ctx, k)
-		ttl[i] = p.PTTL(ctx, k)
+		usage[i] = p.MemoryUsage(ctxT(t), k)
+		ttl[i] = p.PTTL(ctxT(t), k)
 	}
-	if _, err := p.Exec(ctx); err != nil && err != redis.Nil {
+	if _, err := p.Exec(ctxT(t)); err != nil && err != redis.Nil {
 		t.Fatal(err)
 	}
 	for i := range all {
@@ -50,7 +49,7 @@ func datasetByUsage(t *testing.T, c *redis.Client) (sum int64, keys int) {
 func expectDatasetMatches(t *testing.T, c *redis.Client, what string) {
 	t.Helper()
 	sum, _ := datasetByUsage(t, c)
-	other := redis.NewClient(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true})
+	other := redis.NewClient(clientTimeouts(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true}))
 	defer other.Close()
 	sum1, _ := datasetByUsage(t, other)
 	sum += sum1
@@ -67,12 +66,11 @@ func expectDatasetMatches(t *testing.T, c *redis.Client, what string) {
 // (a random workload hits WRONGTYPE and empty keys on purpose).
 func pipe(t *testing.T, c *redis.Client, cmds [][]interface{}) {
 	t.Helper()
-	ctx := ctxT(t)
 	p := c.Pipeline()
 	for _, a := range cmds {
-		p.Do(ctx, a...)
+		p.Do(ctxT(t), a...)
 	}
-	_, _ = p.Exec(ctx)
+	_, _ = p.Exec(ctxT(t))
 }
 
 // checkCollectionAccounting loads every collection type, small and large,
@@ -80,7 +78,6 @@ func pipe(t *testing.T, c *redis.Client, cmds [][]interface{}) {
 // rename, move, copy and flush them, checking after each phase that the
 // running used_memory is the sum of MEMORY USAGE.
 func checkCollectionAccounting(t *testing.T, c *redis.Client) {
-	ctx := ctxT(t)
 	var load [][]interface{}
 	for i := 0; i < 40; i++ {
 		n := 3 + i*i*2 // small ones stay compact, large ones convert
@@ -156,12 +153,12 @@ func checkCollectionAccounting(t *testing.T, c *redis.Client) {
 	expect(t, c, "OK", "SWAPDB", 0, 1)
 	expectDatasetMatches(t, c, "after SWAPDB")
 	// FLUSHDB of the other database, which holds the moved sets.
-	other := redis.NewClient(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true})
+	other := redis.NewClient(clientTimeouts(&redis.Options{Addr: c.Options().Addr, DB: 1, MaxRetries: -1, DisableIdentity: true}))
 	defer other.Close()
-	if n := other.DBSize(ctx).Val(); n == 0 {
+	if n := other.DBSize(ctxT(t)).Val(); n == 0 {
 		t.Fatal("nothing was moved to database 1")
 	}
-	if err := other.FlushDB(ctx).Err(); err != nil {
+	if err := other.FlushDB(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
 	expectDatasetMatches(t, c, "after FLUSHDB")
@@ -177,8 +174,7 @@ func TestEvictionOfLargeCollections(t *testing.T) {
 	const limit = 2 << 20
 	for _, policy := range []string{"allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"} {
 		t.Run(policy, func(t *testing.T) {
-			ctx := ctxT(t)
-			if err := c.FlushAll(ctx).Err(); err != nil {
+			if err := c.FlushAll(ctxT(t)).Err(); err != nil {
 				t.Fatal(err)
 			}
 			expect(t, c, "OK", "CONFIG", "SET", "maxmemory", limit, "maxmemory-policy", policy)
@@ -208,12 +204,12 @@ func TestEvictionOfLargeCollections(t *testing.T) {
 							a = append(a, k, fmt.Sprint("member:", k, val))
 						}
 					}
-					cmds = append(cmds, p.Do(ctx, a...))
+					cmds = append(cmds, p.Do(ctxT(t), a...))
 					if j == 0 && i%2 == 1 {
-						p.Expire(ctx, key, time.Duration(1000+i)*time.Second)
+						p.Expire(ctxT(t), key, time.Duration(1000+i)*time.Second)
 					}
 				}
-				_, _ = p.Exec(ctx)
+				_, _ = p.Exec(ctxT(t))
 				for j, cmd := range cmds {
 					switch err := cmd.Err(); {
 					case err == nil:
@@ -240,7 +236,7 @@ func TestEvictionOfLargeCollections(t *testing.T) {
 			}
 			if strings.HasPrefix(policy, "volatile-") {
 				for k := range created {
-					if c.Exists(ctx, k).Val() != 1 {
+					if c.Exists(ctxT(t), k).Val() != 1 {
 						t.Errorf("%s has no deadline but was evicted", k)
 					}
 				}

@@ -47,18 +47,17 @@ func infoInt(t testing.TB, c *redis.Client, section, field string) int64 {
 // starts evicting at once).
 func evictionFixture(t *testing.T, c *redis.Client, policy string) (limit, evictedBefore int64) {
 	t.Helper()
-	ctx := ctxT(t)
-	if err := c.FlushAll(ctx).Err(); err != nil {
+	if err := c.FlushAll(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, c, "OK", "CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", policy)
 	val := strings.Repeat("v", 100)
 	p := c.Pipeline()
 	for i := 0; i < 600; i++ {
-		p.Set(ctx, fmt.Sprint("vol:", i), val, time.Duration(1000+i)*time.Second)
-		p.Set(ctx, fmt.Sprint("keep:", i), val, 0)
+		p.Set(ctxT(t), fmt.Sprint("vol:", i), val, time.Duration(1000+i)*time.Second)
+		p.Set(ctxT(t), fmt.Sprint("keep:", i), val, 0)
 	}
-	if _, err := p.Exec(ctx); err != nil {
+	if _, err := p.Exec(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	evictedBefore = infoInt(t, c, "stats", "evicted_keys")
@@ -77,11 +76,10 @@ func limitToTwoThirds(t *testing.T, c *redis.Client) int64 {
 // with -OOM.
 func writeMore(t *testing.T, c *redis.Client, n int) int {
 	t.Helper()
-	ctx := ctxT(t)
 	val := strings.Repeat("n", 100)
 	refused := 0
 	for i := 0; i < n; i++ {
-		err := c.Set(ctx, fmt.Sprint("new:", i), val, 0).Err()
+		err := c.Set(ctxT(t), fmt.Sprint("new:", i), val, 0).Err()
 		switch {
 		case err == nil:
 		case err.Error() == errOOM:
@@ -95,13 +93,12 @@ func writeMore(t *testing.T, c *redis.Client, n int) int {
 
 func exists(t *testing.T, c *redis.Client, prefix string, n int) int {
 	t.Helper()
-	ctx := ctxT(t)
 	p := c.Pipeline()
 	cmds := make([]*redis.IntCmd, n)
 	for i := range cmds {
-		cmds[i] = p.Exists(ctx, fmt.Sprint(prefix, i))
+		cmds[i] = p.Exists(ctxT(t), fmt.Sprint(prefix, i))
 	}
-	if _, err := p.Exec(ctx); err != nil {
+	if _, err := p.Exec(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	found := 0
@@ -166,7 +163,6 @@ func TestEvictionKeepsHotKeys(t *testing.T) {
 	c := s.Client(t)
 	for _, policy := range []string{"allkeys-lfu", "allkeys-lru"} {
 		t.Run(policy, func(t *testing.T) {
-			ctx := ctxT(t)
 			// No decay: a minute boundary between the reads and OBJECT FREQ
 			// below would take one off the counter (lfu-decay-time 1).
 			expect(t, c, "OK", "CONFIG", "SET", "lfu-decay-time", "0")
@@ -183,9 +179,9 @@ func TestEvictionKeepsHotKeys(t *testing.T) {
 			for round := 0; round < 30; round++ {
 				p := c.Pipeline()
 				for i := 0; i < 60; i++ {
-					p.Get(ctx, fmt.Sprint("keep:", i))
+					p.Get(ctxT(t), fmt.Sprint("keep:", i))
 				}
-				if _, err := p.Exec(ctx); err != nil && err != redis.Nil {
+				if _, err := p.Exec(ctxT(t)); err != nil && err != redis.Nil {
 					t.Fatal(err)
 				}
 			}
@@ -204,7 +200,7 @@ func TestEvictionKeepsHotKeys(t *testing.T) {
 			if policy == "allkeys-lfu" {
 				for i := 0; i < 60; i++ {
 					k := fmt.Sprint("keep:", i)
-					if c.Exists(ctx, k).Val() == 1 {
+					if c.Exists(ctxT(t), k).Val() == 1 {
 						if f := intValue(t, c, "OBJECT", "FREQ", k); f <= 5 {
 							t.Errorf("OBJECT FREQ of a hot key is %d", f)
 						}
@@ -220,15 +216,14 @@ func TestEvictionNoeviction(t *testing.T) {
 	s := testserver.Start(t)
 	c := s.Client(t)
 	evictionFixture(t, c, "noeviction")
-	ctx := ctxT(t)
 	if refused := writeMore(t, c, 600); refused == 0 {
 		t.Fatal("noeviction accepted every write over maxmemory")
 	}
-	dbsize := c.DBSize(ctx).Val()
+	dbsize := c.DBSize(ctxT(t)).Val()
 	expectErr(t, c, errOOM, "SET", "another", "v")
 	expectErr(t, c, errOOM, "APPEND", "keep:1", "more")
 	expect(t, c, strings.Repeat("v", 100), "GET", "keep:1")
-	if got := c.DBSize(ctx).Val(); got != dbsize {
+	if got := c.DBSize(ctxT(t)).Val(); got != dbsize {
 		t.Errorf("DBSIZE %d after refused writes, want %d", got, dbsize)
 	}
 	if n := infoInt(t, c, "stats", "evicted_keys"); n != 0 {
@@ -249,15 +244,14 @@ func TestEvictionNoeviction(t *testing.T) {
 func TestMemoryUsageMatchesAccounting(t *testing.T) {
 	s := testserver.Start(t)
 	c := s.Client(t)
-	ctx := ctxT(t)
 	for i := 0; i < 500; i++ {
 		v := strings.Repeat("x", i*97%5000)
-		if err := c.Set(ctx, fmt.Sprint("k", i), v, 0).Err(); err != nil {
+		if err := c.Set(ctxT(t), fmt.Sprint("k", i), v, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A large value lives beside the arena.
-	if err := c.Set(ctx, "big", strings.Repeat("b", 100000), 0).Err(); err != nil {
+	if err := c.Set(ctxT(t), "big", strings.Repeat("b", 100000), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	var sum int64
@@ -275,7 +269,7 @@ func TestMemoryUsageMatchesAccounting(t *testing.T) {
 	if used != ds+over {
 		t.Errorf("used_memory %d != dataset %d + overhead %d", used, ds, over)
 	}
-	stats, err := c.Do(ctx, "MEMORY", "STATS").Result()
+	stats, err := c.Do(ctxT(t), "MEMORY", "STATS").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +295,7 @@ func TestEvictionSurvivesKill(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testserver.BinaryConfig{Dir: dir, Fsync: "always", Args: []string{"--loglevel", "warn"}}
 	p := testserver.StartBinary(t, cfg)
-	c := redis.NewClient(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true}))
 	defer c.Close()
 	limit, _ := evictionFixture(t, c, "allkeys-random")
 	if refused := writeMore(t, c, 600); refused != 0 {
@@ -315,7 +309,7 @@ func TestEvictionSurvivesKill(t *testing.T) {
 	_ = c.Close()
 
 	p = testserver.StartBinary(t, cfg)
-	c = redis.NewClient(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true})
+	c = redis.NewClient(clientTimeouts(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true}))
 	after := allKeys(t, c)
 	if strings.Join(before, ",") != strings.Join(after, ",") {
 		t.Fatalf("%d keys before SIGKILL, %d after restart", len(before), len(after))
@@ -341,10 +335,9 @@ func allKeys(t *testing.T, c *redis.Client) []string {
 // Redis: a WATCH on it makes the next EXEC fail.
 func TestEvictionBreaksWatch(t *testing.T) {
 	s := testserver.Start(t)
-	ctx := ctxT(t)
 	c := s.Client(t)
 	watcher := dialRaw(t, s.Addr())
-	if err := c.FlushAll(ctx).Err(); err != nil {
+	if err := c.FlushAll(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
 	// volatile-ttl with w the only key that has a deadline: w is the one
@@ -353,10 +346,10 @@ func TestEvictionBreaksWatch(t *testing.T) {
 	val := strings.Repeat("v", 100)
 	p := c.Pipeline()
 	for i := 0; i < 600; i++ {
-		p.Set(ctx, fmt.Sprint("keep:", i), val, 0)
+		p.Set(ctxT(t), fmt.Sprint("keep:", i), val, 0)
 	}
-	p.Set(ctx, "w", val, time.Hour)
-	if _, err := p.Exec(ctx); err != nil {
+	p.Set(ctxT(t), "w", val, time.Hour)
+	if _, err := p.Exec(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	watcher.expect("+OK\r\n", "WATCH", "w")
@@ -365,11 +358,11 @@ func TestEvictionBreaksWatch(t *testing.T) {
 	// The background tick or the next write evicts w; the write itself is
 	// then refused (nothing else may go).
 	deadline := time.Now().Add(10 * time.Second)
-	for c.Exists(ctx, "w").Val() == 1 {
+	for c.Exists(ctxT(t), "w").Val() == 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("w was not evicted")
 		}
-		_ = c.Set(ctx, "new", val, 0).Err()
+		_ = c.Set(ctxT(t), "new", val, 0).Err()
 	}
 	if got := infoInt(t, c, "stats", "evicted_keys") - before; got != 1 {
 		t.Fatalf("evicted_keys grew by %d, want 1 (w alone)", got)
@@ -379,7 +372,7 @@ func TestEvictionBreaksWatch(t *testing.T) {
 	watcher.expect("+OK\r\n", "MULTI")
 	watcher.expect("+QUEUED\r\n", "SET", "w", "mine")
 	watcher.expect("*-1\r\n", "EXEC")
-	if err := c.Get(ctx, "w").Err(); err == nil {
+	if err := c.Get(ctxT(t), "w").Err(); err == nil {
 		t.Error("the failed EXEC set w")
 	}
 	// A fresh WATCH of the now absent key is not broken by the eviction.

@@ -113,17 +113,16 @@ func atomicCrashCycles(t *testing.T, shards int, what string, write func(ctx con
 // after; last is at least the acknowledged number and at most the sent one.
 func multiCrashVerify(t *testing.T, c redis.UniversalClient, acked, sent, next []int64) {
 	t.Helper()
-	ctx := ctxT(t)
 	for w := range acked {
 		id := multiCrashID(w)
-		last, err := c.Get(ctx, "last:"+id).Int64()
+		last, err := c.Get(ctxT(t), "last:"+id).Int64()
 		if err == redis.Nil {
 			last = -1
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		count, _ := c.Get(ctx, "count:"+id).Int64()
-		logLen, _ := c.StrLen(ctx, "log:"+id).Result()
+		count, _ := c.Get(ctxT(t), "count:"+id).Int64()
+		logLen, _ := c.StrLen(ctxT(t), "log:"+id).Result()
 		if count != last+1 || logLen != last+1 {
 			t.Fatalf("worker %d: last=%d count=%d log=%d: a transaction was applied in part", w, last, count, logLen)
 		}
@@ -134,8 +133,8 @@ func multiCrashVerify(t *testing.T, c redis.UniversalClient, acked, sent, next [
 			if n < 0 {
 				continue
 			}
-			a := c.Exists(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":a").Val()
-			b := c.Exists(ctx, "t:"+id+":"+strconv.FormatInt(n, 10)+":b").Val()
+			a := c.Exists(ctxT(t), "t:"+id+":"+strconv.FormatInt(n, 10)+":a").Val()
+			b := c.Exists(ctxT(t), "t:"+id+":"+strconv.FormatInt(n, 10)+":b").Val()
 			want := int64(0)
 			if n <= last {
 				want = 1

@@ -1,7 +1,6 @@
 package integration_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -145,7 +144,6 @@ func TestMultiQueuedInfoIsCommand(t *testing.T) {
 // go-redis.
 func TestMultiWatch(t *testing.T) {
 	s := testserver.Start(t)
-	ctx := ctxT(t)
 	c := s.Client(t)
 	other := s.Client(t)
 
@@ -153,10 +151,10 @@ func TestMultiWatch(t *testing.T) {
 	// runs a transaction; it returns whether EXEC ran.
 	run := func(t *testing.T, key string, change func()) bool {
 		t.Helper()
-		err := c.Watch(ctx, func(tx *redis.Tx) error {
+		err := c.Watch(ctxT(t), func(tx *redis.Tx) error {
 			change()
-			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Ping(ctx)
+			_, err := tx.TxPipelined(ctxT(t), func(p redis.Pipeliner) error {
+				p.Ping(ctxT(t))
 				return nil
 			})
 			return err
@@ -173,52 +171,52 @@ func TestMultiWatch(t *testing.T) {
 		}
 	}
 	breaks := map[string]func(){
-		"SET from another client": func() { must(other.Set(ctx, "k", "v2", 0).Err()) },
-		"DEL":                     func() { must(other.Del(ctx, "k").Err()) },
-		"EXPIRE":                  func() { must(other.Expire(ctx, "k", time.Hour).Err()) },
-		"INCR":                    func() { must(other.Set(ctx, "k", "1", 0).Err()) },
-		"APPEND":                  func() { must(other.Append(ctx, "k", "x").Err()) },
-		"RENAME away":             func() { must(other.Rename(ctx, "k", "k2").Err()) },
-		"RENAME onto":             func() { must(other.Set(ctx, "k3", "z", 0).Err()); must(other.Rename(ctx, "k3", "k").Err()) },
-		"FLUSHDB":                 func() { must(other.FlushDB(ctx).Err()) },
-		"FLUSHALL":                func() { must(other.FlushAll(ctx).Err()) },
-		"SWAPDB":                  func() { must(other.Do(ctx, "SWAPDB", "0", "1").Err()) },
-		"MOVE":                    func() { must(other.Move(ctx, "k", 2).Err()) },
-		"SET by the watcher":      func() { must(c.Set(ctx, "k", "mine", 0).Err()) },
+		"SET from another client": func() { must(other.Set(ctxT(t), "k", "v2", 0).Err()) },
+		"DEL":                     func() { must(other.Del(ctxT(t), "k").Err()) },
+		"EXPIRE":                  func() { must(other.Expire(ctxT(t), "k", time.Hour).Err()) },
+		"INCR":                    func() { must(other.Set(ctxT(t), "k", "1", 0).Err()) },
+		"APPEND":                  func() { must(other.Append(ctxT(t), "k", "x").Err()) },
+		"RENAME away":             func() { must(other.Rename(ctxT(t), "k", "k2").Err()) },
+		"RENAME onto":             func() { must(other.Set(ctxT(t), "k3", "z", 0).Err()); must(other.Rename(ctxT(t), "k3", "k").Err()) },
+		"FLUSHDB":                 func() { must(other.FlushDB(ctxT(t)).Err()) },
+		"FLUSHALL":                func() { must(other.FlushAll(ctxT(t)).Err()) },
+		"SWAPDB":                  func() { must(other.Do(ctxT(t), "SWAPDB", "0", "1").Err()) },
+		"MOVE":                    func() { must(other.Move(ctxT(t), "k", 2).Err()) },
+		"SET by the watcher":      func() { must(c.Set(ctxT(t), "k", "mine", 0).Err()) },
 		"expiry after WATCH": func() {
-			must(other.PExpire(ctx, "k", 20*time.Millisecond).Err())
+			must(other.PExpire(ctxT(t), "k", 20*time.Millisecond).Err())
 			time.Sleep(60 * time.Millisecond)
 		},
 	}
 	for name, change := range breaks {
 		t.Run("breaks/"+name, func(t *testing.T) {
-			must(c.FlushAll(ctx).Err())
-			must(c.Set(ctx, "k", "v", 0).Err())
+			must(c.FlushAll(ctxT(t)).Err())
+			must(c.Set(ctxT(t), "k", "v", 0).Err())
 			if run(t, "k", change) {
 				t.Errorf("%s did not break the WATCH", name)
 			}
 		})
 	}
 	keeps := map[string]func(){
-		"GET":                func() { must(other.Get(ctx, "k").Err()) },
-		"DEL of another key": func() { must(other.Del(ctx, "other").Err()) },
+		"GET":                func() { must(other.Get(ctxT(t), "k").Err()) },
+		"DEL of another key": func() { must(other.Del(ctxT(t), "other").Err()) },
 		"SET of the name in db 1": func() {
-			must(other.Do(ctx, "SELECT", "1").Err())
-			must(other.Set(ctx, "k", "x", 0).Err())
-			must(other.Do(ctx, "SELECT", "0").Err())
+			must(other.Do(ctxT(t), "SELECT", "1").Err())
+			must(other.Set(ctxT(t), "k", "x", 0).Err())
+			must(other.Do(ctxT(t), "SELECT", "0").Err())
 		},
 		"FLUSHDB of an empty db": func() {
-			must(other.Do(ctx, "SELECT", "3").Err())
-			must(other.FlushDB(ctx).Err())
-			must(other.Do(ctx, "SELECT", "0").Err())
+			must(other.Do(ctxT(t), "SELECT", "3").Err())
+			must(other.FlushDB(ctxT(t)).Err())
+			must(other.Do(ctxT(t), "SELECT", "0").Err())
 		},
-		"EXPIRE of a missing key":     func() { must(other.Expire(ctx, "nokey", time.Hour).Err()) },
-		"PERSIST of a persistent key": func() { must(other.Persist(ctx, "k").Err()) },
+		"EXPIRE of a missing key":     func() { must(other.Expire(ctxT(t), "nokey", time.Hour).Err()) },
+		"PERSIST of a persistent key": func() { must(other.Persist(ctxT(t), "k").Err()) },
 	}
 	for name, change := range keeps {
 		t.Run("keeps/"+name, func(t *testing.T) {
-			must(c.FlushAll(ctx).Err())
-			must(c.Set(ctx, "k", "v", 0).Err())
+			must(c.FlushAll(ctxT(t)).Err())
+			must(c.Set(ctxT(t), "k", "v", 0).Err())
 			if !run(t, "k", change) {
 				t.Errorf("%s broke the WATCH", name)
 			}
@@ -231,59 +229,59 @@ func TestMultiWatch(t *testing.T) {
 		keeps  bool
 	}{{"a", true}, {"b", false}} {
 		t.Run("SMOVE into a watched set of "+tc.member, func(t *testing.T) {
-			must(c.FlushAll(ctx).Err())
-			must(c.SAdd(ctx, "src", "a", "b").Err())
-			must(c.SAdd(ctx, "k", "a").Err())
-			if got := run(t, "k", func() { must(other.SMove(ctx, "src", "k", tc.member).Err()) }); got != tc.keeps {
+			must(c.FlushAll(ctxT(t)).Err())
+			must(c.SAdd(ctxT(t), "src", "a", "b").Err())
+			must(c.SAdd(ctxT(t), "k", "a").Err())
+			if got := run(t, "k", func() { must(other.SMove(ctxT(t), "src", "k", tc.member).Err()) }); got != tc.keeps {
 				t.Errorf("EXEC ran: %v, want %v", got, tc.keeps)
 			}
 		})
 	}
 	t.Run("keeps/DEL of a missing watched key", func(t *testing.T) {
-		must(c.FlushAll(ctx).Err())
-		if !run(t, "absent", func() { must(other.Del(ctx, "absent").Err()) }) {
+		must(c.FlushAll(ctxT(t)).Err())
+		if !run(t, "absent", func() { must(other.Del(ctxT(t), "absent").Err()) }) {
 			t.Error("DEL of a missing key broke the WATCH")
 		}
 	})
 	t.Run("keeps/stale key deleted by expiry", func(t *testing.T) {
-		must(c.FlushAll(ctx).Err())
-		must(c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
-		defer c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
-		must(c.Set(ctx, "stale", "v", time.Millisecond).Err())
+		must(c.FlushAll(ctxT(t)).Err())
+		must(c.Do(ctxT(t), "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
+		defer c.Do(ctxT(t), "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+		must(c.Set(ctxT(t), "stale", "v", time.Millisecond).Err())
 		time.Sleep(10 * time.Millisecond)
-		if !run(t, "stale", func() { _ = other.Get(ctx, "stale").Err() }) {
+		if !run(t, "stale", func() { _ = other.Get(ctxT(t), "stale").Err() }) {
 			t.Error("the lazy deletion of a key already expired at WATCH broke it")
 		}
 	})
 	t.Run("breaks/SET of a key already expired at WATCH", func(t *testing.T) {
 		// The write's lazy deletion of the stale key changes nothing; the
 		// new value does, as in Redis 7.0.
-		must(c.FlushAll(ctx).Err())
-		must(c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
-		defer c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
-		must(c.Set(ctx, "stale", "v", time.Millisecond).Err())
+		must(c.FlushAll(ctxT(t)).Err())
+		must(c.Do(ctxT(t), "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
+		defer c.Do(ctxT(t), "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+		must(c.Set(ctxT(t), "stale", "v", time.Millisecond).Err())
 		time.Sleep(10 * time.Millisecond)
-		if run(t, "stale", func() { must(other.Set(ctx, "stale", "new", 0).Err()) }) {
+		if run(t, "stale", func() { must(other.Set(ctxT(t), "stale", "new", 0).Err()) }) {
 			t.Error("a new value of a key expired at WATCH did not break it")
 		}
 	})
 	t.Run("breaks/key with a TTL expiring between WATCH and EXEC", func(t *testing.T) {
 		// Nothing deletes the key before EXEC (no access, active expiry
 		// off): EXEC itself sees that it expired.
-		must(c.FlushAll(ctx).Err())
-		must(c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
-		defer c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
-		must(c.Set(ctx, "ttl", "v", 30*time.Millisecond).Err())
+		must(c.FlushAll(ctxT(t)).Err())
+		must(c.Do(ctxT(t), "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
+		defer c.Do(ctxT(t), "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+		must(c.Set(ctxT(t), "ttl", "v", 30*time.Millisecond).Err())
 		if run(t, "ttl", func() { time.Sleep(60 * time.Millisecond) }) {
 			t.Error("a watched key that expired before EXEC did not fail it")
 		}
 	})
 	t.Run("TxPipelined", func(t *testing.T) {
-		must(c.FlushAll(ctx).Err())
-		cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.Set(ctx, "a", "1", 0)
-			p.Incr(ctx, "a")
-			p.Get(ctx, "a")
+		must(c.FlushAll(ctxT(t)).Err())
+		cmds, err := c.TxPipelined(ctxT(t), func(p redis.Pipeliner) error {
+			p.Set(ctxT(t), "a", "1", 0)
+			p.Incr(ctxT(t), "a")
+			p.Get(ctxT(t), "a")
 			return nil
 		})
 		must(err)
@@ -297,10 +295,8 @@ func TestMultiWatch(t *testing.T) {
 // optimistic WATCH/MULTI/EXEC retry loops; no increment is lost or doubled.
 func TestMultiConcurrentWatchIncrements(t *testing.T) {
 	s := testserver.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	const clients, each = 50, 20
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), PoolSize: clients})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), PoolSize: clients}))
 	defer c.Close()
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
@@ -310,13 +306,13 @@ func TestMultiConcurrentWatchIncrements(t *testing.T) {
 			defer wg.Done()
 			for n := 0; n < each; n++ {
 				for {
-					err := c.Watch(ctx, func(tx *redis.Tx) error {
-						v, err := tx.Get(ctx, "counter").Int()
+					err := c.Watch(ctxT(t), func(tx *redis.Tx) error {
+						v, err := tx.Get(ctxT(t), "counter").Int()
 						if err != nil && err != redis.Nil {
 							return err
 						}
-						_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-							p.Set(ctx, "counter", v+1, 0)
+						_, err = tx.TxPipelined(ctxT(t), func(p redis.Pipeliner) error {
+							p.Set(ctxT(t), "counter", v+1, 0)
 							return nil
 						})
 						return err
@@ -337,7 +333,7 @@ func TestMultiConcurrentWatchIncrements(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if got, err := c.Get(ctx, "counter").Int(); err != nil || got != clients*each {
+	if got, err := c.Get(ctxT(t), "counter").Int(); err != nil || got != clients*each {
 		t.Fatalf("counter = %d, %v; want %d", got, err, clients*each)
 	}
 }
@@ -375,16 +371,15 @@ func TestMultiCluster(t *testing.T) {
 
 	// go-redis's cluster client sends a TxPipeline to the slot's node.
 	cc := s.ClusterClient(t)
-	ctx := ctxT(t)
-	_, err := cc.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, "{a}1", "x", 0)
-		p.Incr(ctx, "{a}2")
+	_, err := cc.TxPipelined(ctxT(t), func(p redis.Pipeliner) error {
+		p.Set(ctxT(t), "{a}1", "x", 0)
+		p.Incr(ctxT(t), "{a}2")
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := cc.Get(ctx, "{a}2").Val(); v != "1" {
+	if v := cc.Get(ctxT(t), "{a}2").Val(); v != "1" {
 		t.Errorf("{a}2 = %q", v)
 	}
 }

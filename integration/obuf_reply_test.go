@@ -132,7 +132,7 @@ func TestCountReplyUnderLimitIsExact(t *testing.T) {
 	expect(t, c, "OK", "CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0")
 	fillRandomKeys(t, c)
 	for _, proto := range []int{2, 3} {
-		rc := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true})
+		rc := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: proto, MaxRetries: -1, DisableIdentity: true}))
 		t.Cleanup(func() { _ = rc.Close() })
 		// 100,000 members of 1 byte: 700 KB.
 		ms, err := rc.Do(ctxT(t), "SRANDMEMBER", "s", "-100000").StringSlice()

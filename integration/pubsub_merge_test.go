@@ -14,9 +14,8 @@ import (
 // that tracks it, as Redis does.
 func TestEvictionNotifiesAndInvalidates(t *testing.T) {
 	s := testserver.Start(t)
-	ctx := ctxT(t)
 	c := s.Client(t)
-	if err := c.FlushAll(ctx).Err(); err != nil {
+	if err := c.FlushAll(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
 	// volatile-ttl with w the only key that has a deadline: w is the one
@@ -25,10 +24,10 @@ func TestEvictionNotifiesAndInvalidates(t *testing.T) {
 	val := strings.Repeat("v", 100)
 	p := c.Pipeline()
 	for i := 0; i < 600; i++ {
-		p.Set(ctx, fmt.Sprint("keep:", i), val, 0)
+		p.Set(ctxT(t), fmt.Sprint("keep:", i), val, 0)
 	}
-	p.Set(ctx, "w", val, time.Hour)
-	if _, err := p.Exec(ctx); err != nil {
+	p.Set(ctxT(t), "w", val, time.Hour)
+	if _, err := p.Exec(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	tr := resp3(t, s.Addr())
@@ -39,11 +38,11 @@ func TestEvictionNotifiesAndInvalidates(t *testing.T) {
 	sub.expect("*3\r\n$9\r\nsubscribe\r\n$22\r\n__keyevent@0__:evicted\r\n:1\r\n", "SUBSCRIBE", "__keyevent@0__:evicted")
 	limitToTwoThirds(t, c)
 	deadline := time.Now().Add(10 * time.Second)
-	for c.Exists(ctx, "w").Val() == 1 {
+	for c.Exists(ctxT(t), "w").Val() == 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("w was not evicted")
 		}
-		_ = c.Set(ctx, "new", val, 0).Err()
+		_ = c.Set(ctxT(t), "new", val, 0).Err()
 	}
 	expect(t, c, "OK", "CONFIG", "SET", "maxmemory", "0")
 	if got, want := sub.read(), "*3\r\n$7\r\nmessage\r\n$22\r\n__keyevent@0__:evicted\r\n$1\r\nw\r\n"; got != want {

@@ -1,7 +1,6 @@
 package integration_test
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,13 +14,12 @@ import (
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
-// receive reads one message from a go-redis subscription, failing after 5s.
+// receive reads one message from a go-redis subscription, skipping
+// subscription confirmations; each frame has its own deadline.
 func receive(t *testing.T, ps *redis.PubSub) *redis.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	for {
-		m, err := ps.Receive(ctx)
+		m, err := ps.Receive(ctxT(t))
 		if err != nil {
 			t.Fatalf("receive: %v", err)
 		}
@@ -38,24 +36,23 @@ func receive(t *testing.T, ps *redis.PubSub) *redis.Message {
 func TestPubSubFanOutAndPatterns(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
-	ctx := ctxT(t)
 	pub := s.Client(t)
 	const n = 40
 	subs := make([]*redis.PubSub, n)
 	for i := range subs {
 		c := s.Client(t)
-		subs[i] = c.Subscribe(ctx, "news")
-		if _, err := subs[i].Receive(ctx); err != nil { // the confirmation
+		subs[i] = c.Subscribe(ctxT(t), "news")
+		if _, err := subs[i].Receive(ctxT(t)); err != nil { // the confirmation
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = subs[i].Close() })
 	}
 	pats := []string{"n*s", "ne?s", "n[a-f]ws", "x*"}
 	pc := s.Client(t)
-	pps := pc.PSubscribe(ctx, pats...)
+	pps := pc.PSubscribe(ctxT(t), pats...)
 	t.Cleanup(func() { _ = pps.Close() })
 	for range pats {
-		if _, err := pps.Receive(ctx); err != nil {
+		if _, err := pps.Receive(ctxT(t)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -162,12 +159,11 @@ func TestPubSubRESP3PushInterleaved(t *testing.T) {
 	rc.expect(">3\r\n$11\r\nunsubscribe\r\n$2\r\nch\r\n:0\r\n", "UNSUBSCRIBE")
 
 	// go-redis with RESP3 receives the same messages.
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true})
+	c := redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true}))
 	t.Cleanup(func() { _ = c.Close() })
-	ctx := ctxT(t)
-	ps := c.Subscribe(ctx, "r3")
+	ps := c.Subscribe(ctxT(t), "r3")
 	t.Cleanup(func() { _ = ps.Close() })
-	if _, err := ps.Receive(ctx); err != nil {
+	if _, err := ps.Receive(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, pub, int64(1), "PUBLISH", "r3", "v")
@@ -276,7 +272,6 @@ func TestPubSubScopedToShard(t *testing.T) {
 func TestShardedPubSub(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, testserver.Shards(4))
-	ctx := ctxT(t)
 	cc := s.ClusterClient(t)
 	// Channels spread over the shards; go-redis finds each owner from one seed.
 	var chans []string
@@ -285,15 +280,15 @@ func TestShardedPubSub(t *testing.T) {
 	}
 	var pss []*redis.PubSub
 	for _, ch := range chans {
-		ps := cc.SSubscribe(ctx, ch)
+		ps := cc.SSubscribe(ctxT(t), ch)
 		t.Cleanup(func() { _ = ps.Close() })
-		if _, err := ps.Receive(ctx); err != nil {
+		if _, err := ps.Receive(ctxT(t)); err != nil {
 			t.Fatal(err)
 		}
 		pss = append(pss, ps)
 	}
 	for i, ch := range chans {
-		n, err := cc.SPublish(ctx, ch, "v"+ch).Result()
+		n, err := cc.SPublish(ctxT(t), ch, "v"+ch).Result()
 		if err != nil || n != 1 {
 			t.Fatalf("SPUBLISH %s: %d, %v", ch, n, err)
 		}
@@ -306,7 +301,7 @@ func TestShardedPubSub(t *testing.T) {
 	moved, owner := 0, -1
 	for i := range s.Addrs {
 		c := s.ClientOf(t, i)
-		err := c.Do(ctx, "SPUBLISH", "chan:0", "x").Err()
+		err := c.Do(ctxT(t), "SPUBLISH", "chan:0", "x").Err()
 		if err != nil && strings.HasPrefix(err.Error(), "MOVED ") {
 			moved++
 		} else {
@@ -321,13 +316,13 @@ func TestShardedPubSub(t *testing.T) {
 		t.Fatalf("%d shards answered MOVED, want 3", moved)
 	}
 	// Like a Redis Cluster node, each shard counts its own subscribers.
-	cnt, err := s.ClientOf(t, owner).PubSubShardNumSub(ctx, "chan:0").Result()
+	cnt, err := s.ClientOf(t, owner).PubSubShardNumSub(ctxT(t), "chan:0").Result()
 	if err != nil || cnt["chan:0"] != 1 {
 		t.Fatalf("SHARDNUMSUB: %v %v", cnt, err)
 	}
 	total := 0
 	for i := range s.Addrs {
-		list, err := s.ClientOf(t, i).PubSubShardChannels(ctx, "*").Result()
+		list, err := s.ClientOf(t, i).PubSubShardChannels(ctxT(t), "*").Result()
 		if err != nil {
 			t.Fatal(err)
 		}

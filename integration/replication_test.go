@@ -70,20 +70,19 @@ func linkUp(c *redis.Client) bool {
 // flag), for comparing a replica with its primary.
 func contents(t *testing.T, c *redis.Client) map[string]string {
 	t.Helper()
-	ctx := ctxT(t)
 	out := map[string]string{}
-	keys, err := c.Keys(ctx, "*").Result()
+	keys, err := c.Keys(ctxT(t), "*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range keys {
-		typ := c.Type(ctx, k).Val()
+		typ := c.Type(ctxT(t), k).Val()
 		var v string
 		switch typ {
 		case "string":
-			v = c.Get(ctx, k).Val()
+			v = c.Get(ctxT(t), k).Val()
 		case "hash":
-			m := c.HGetAll(ctx, k).Val()
+			m := c.HGetAll(ctxT(t), k).Val()
 			var fs []string
 			for f, x := range m {
 				fs = append(fs, f+"="+x)
@@ -91,13 +90,13 @@ func contents(t *testing.T, c *redis.Client) map[string]string {
 			sort.Strings(fs)
 			v = strings.Join(fs, ",")
 		case "list":
-			v = strings.Join(c.LRange(ctx, k, 0, -1).Val(), ",")
+			v = strings.Join(c.LRange(ctxT(t), k, 0, -1).Val(), ",")
 		case "set":
-			ms := c.SMembers(ctx, k).Val()
+			ms := c.SMembers(ctxT(t), k).Val()
 			sort.Strings(ms)
 			v = strings.Join(ms, ",")
 		case "zset":
-			for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {
+			for _, z := range c.ZRangeWithScores(ctxT(t), k, 0, -1).Val() {
 				v += fmt.Sprintf("%v:%v,", z.Member, z.Score)
 			}
 		case "none":
@@ -105,7 +104,7 @@ func contents(t *testing.T, c *redis.Client) map[string]string {
 		default:
 			v = "?"
 		}
-		ttl := c.PTTL(ctx, k).Val() > 0
+		ttl := c.PTTL(ctxT(t), k).Val() > 0
 		out[k] = typ + ":" + v + ":" + strconv.FormatBool(ttl)
 	}
 	return out
@@ -130,7 +129,6 @@ func sameContents(t *testing.T, primary, replica *redis.Client) {
 // collections, deadlines, a transaction, a script, an idempotency record.
 func writeMix(t *testing.T, c *redis.Client, prefix string, n int) {
 	t.Helper()
-	ctx := ctxT(t)
 	for i := 0; i < n; i++ {
 		k := fmt.Sprintf("%s:%d", prefix, i)
 		must := func(err error) {
@@ -139,24 +137,24 @@ func writeMix(t *testing.T, c *redis.Client, prefix string, n int) {
 				t.Fatalf("%s: %v", k, err)
 			}
 		}
-		must(c.Set(ctx, k+":s", strings.Repeat("v", i%50), 0).Err())
-		must(c.Incr(ctx, prefix+":ctr").Err())
-		must(c.HSet(ctx, k+":h", "f", i, "g", "x").Err())
-		must(c.RPush(ctx, prefix+":l", i).Err())
-		must(c.SAdd(ctx, prefix+":set", i).Err())
-		must(c.ZAdd(ctx, prefix+":z", redis.Z{Score: float64(i), Member: k}).Err())
-		must(c.Set(ctx, k+":ttl", "t", time.Hour).Err())
+		must(c.Set(ctxT(t), k+":s", strings.Repeat("v", i%50), 0).Err())
+		must(c.Incr(ctxT(t), prefix+":ctr").Err())
+		must(c.HSet(ctxT(t), k+":h", "f", i, "g", "x").Err())
+		must(c.RPush(ctxT(t), prefix+":l", i).Err())
+		must(c.SAdd(ctxT(t), prefix+":set", i).Err())
+		must(c.ZAdd(ctxT(t), prefix+":z", redis.Z{Score: float64(i), Member: k}).Err())
+		must(c.Set(ctxT(t), k+":ttl", "t", time.Hour).Err())
 		if i%5 == 0 {
-			must(c.Del(ctx, fmt.Sprintf("%s:%d:s", prefix, i/2)).Err())
-			_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Set(ctx, k+":tx1", "a", 0)
-				p.Append(ctx, k+":tx1", "b")
-				p.LPush(ctx, k+":tx2", "x", "y")
+			must(c.Del(ctxT(t), fmt.Sprintf("%s:%d:s", prefix, i/2)).Err())
+			_, err := c.TxPipelined(ctxT(t), func(p redis.Pipeliner) error {
+				p.Set(ctxT(t), k+":tx1", "a", 0)
+				p.Append(ctxT(t), k+":tx1", "b")
+				p.LPush(ctxT(t), k+":tx2", "x", "y")
 				return nil
 			})
 			must(err)
-			must(c.Eval(ctx, "redis.call('set', KEYS[1], ARGV[1]); return redis.call('incr', KEYS[2])", []string{k + ":lua", prefix + ":luactr"}, i).Err())
-			must(c.Do(ctx, "IDEM", k+":idem", "BEGIN", strings.Repeat("a", 64), strings.Repeat("b", 32), 3600000).Err())
+			must(c.Eval(ctxT(t), "redis.call('set', KEYS[1], ARGV[1]); return redis.call('incr', KEYS[2])", []string{k + ":lua", prefix + ":luactr"}, i).Err())
+			must(c.Do(ctxT(t), "IDEM", k+":idem", "BEGIN", strings.Repeat("a", 64), strings.Repeat("b", 32), 3600000).Err())
 		}
 	}
 }
@@ -167,7 +165,6 @@ func writeMix(t *testing.T, c *redis.Client, prefix string, n int) {
 func TestReplicationSync(t *testing.T) {
 	p := startPrimary(t, 1)
 	pc := p.Client(t, 0)
-	ctx := ctxT(t)
 	writeMix(t, pc, "a", 60)
 	expect(t, pc, "OK", "SAVE")
 	writeMix(t, pc, "b", 20)
@@ -184,9 +181,9 @@ func TestReplicationSync(t *testing.T) {
 	// Live records, an expiry deletion and a flush of another kind.
 	writeMix(t, pc, "c", 20)
 	expect(t, pc, "OK", "SET", "short", "x", "PX", "50")
-	waitFor(t, 5*time.Second, "the primary's expiry of short", func() bool { return pc.Exists(ctx, "short").Val() == 0 })
+	waitFor(t, 5*time.Second, "the primary's expiry of short", func() bool { return pc.Exists(ctxT(t), "short").Val() == 0 })
 	expect(t, pc, int64(1), "WAIT", "1", "0")
-	if pd, rd := pc.DBSize(ctx).Val(), rc.DBSize(ctx).Val(); pd != rd {
+	if pd, rd := pc.DBSize(ctxT(t)).Val(), rc.DBSize(ctxT(t)).Val(); pd != rd {
 		t.Errorf("DBSIZE primary %d, replica %d: the expiry deletion did not reach the replica", pd, rd)
 	}
 	sameContents(t, pc, rc)
@@ -194,21 +191,21 @@ func TestReplicationSync(t *testing.T) {
 	// A replica is read-only, answers WAIT with 0 and says what it is.
 	expectErr(t, rc, "READONLY You can't write against a read only replica.", "SET", "x", "1")
 	expectErr(t, rc, "READONLY You can't write against a read only replica.", "INCR", "a:ctr")
-	if err := rc.Eval(ctx, "return redis.call('set', 'x', '1')", nil).Err(); err == nil || !strings.Contains(err.Error(), "READONLY") {
+	if err := rc.Eval(ctxT(t), "return redis.call('set', 'x', '1')", nil).Err(); err == nil || !strings.Contains(err.Error(), "READONLY") {
 		t.Errorf("EVAL writing on a replica: %v", err)
 	}
 	expect(t, rc, int64(0), "WAIT", "1", "0")
-	role := rc.Do(ctx, "ROLE").Val().([]interface{})
+	role := rc.Do(ctxT(t), "ROLE").Val().([]interface{})
 	if role[0] != "slave" || role[2] != int64(p.Port) || role[3] != "connected" {
 		t.Errorf("replica ROLE: %v", role)
 	}
-	prole := pc.Do(ctx, "ROLE").Val().([]interface{})
+	prole := pc.Do(ctxT(t), "ROLE").Val().([]interface{})
 	if prole[0] != "master" || len(prole[2].([]interface{})) != 1 {
 		t.Errorf("primary ROLE: %v", prole)
 	} else if rep := prole[2].([]interface{})[0].([]interface{}); rep[1] != strconv.Itoa(r.Port) {
 		t.Errorf("primary ROLE lists the replica as %v, want port %d", rep, r.Port)
 	}
-	info := pc.Info(ctx, "replication").Val()
+	info := pc.Info(ctxT(t), "replication").Val()
 	if !strings.Contains(info, "connected_slaves:1") || !strings.Contains(info, "slave0:ip=127.0.0.1,port="+strconv.Itoa(r.Port)+",state=online") {
 		t.Errorf("primary INFO replication:\n%s", info)
 	}
@@ -217,13 +214,13 @@ func TestReplicationSync(t *testing.T) {
 	expect(t, pc, "OK", "CONFIG", "SET", "maxmemory-policy", "allkeys-random")
 	expect(t, pc, "OK", "CONFIG", "SET", "maxmemory", "3mb")
 	for i := 0; i < 3000; i++ {
-		if err := pc.Set(ctx, fmt.Sprintf("big:%d", i), strings.Repeat("z", 1000), 0).Err(); err != nil {
+		if err := pc.Set(ctxT(t), fmt.Sprintf("big:%d", i), strings.Repeat("z", 1000), 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !strings.Contains(pc.Info(ctx, "stats").Val(), "evicted_keys:0\r") {
+	if !strings.Contains(pc.Info(ctxT(t), "stats").Val(), "evicted_keys:0\r") {
 		expect(t, pc, int64(1), "WAIT", "1", "0")
-		if pd, rd := pc.DBSize(ctx).Val(), rc.DBSize(ctx).Val(); pd != rd {
+		if pd, rd := pc.DBSize(ctxT(t)).Val(), rc.DBSize(ctxT(t)).Val(); pd != rd {
 			t.Errorf("after evictions DBSIZE primary %d, replica %d", pd, rd)
 		}
 	} else {
@@ -297,7 +294,7 @@ func TestReplicationWaitSurvivesPrimaryCrash(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c := redis.NewClient(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true})
+				c := redis.NewClient(clientTimeouts(&redis.Options{Addr: p.Addrs[0], MaxRetries: -1, DisableIdentity: true}))
 				defer c.Close()
 				key := "w:" + strconv.Itoa(w)
 				for !killed.Load() {
@@ -336,9 +333,8 @@ func TestReplicationWaitSurvivesPrimaryCrash(t *testing.T) {
 		if waits.Load() == 0 {
 			t.Fatalf("cycle %d: no WAIT returned before the kill", cycle)
 		}
-		ctx := ctxT(t)
 		for w := 0; w < workers; w++ {
-			got, err := rc.Get(ctx, "w:"+strconv.Itoa(w)).Int64()
+			got, err := rc.Get(ctxT(t), "w:"+strconv.Itoa(w)).Int64()
 			if err != nil || got < confirmed[w] {
 				t.Fatalf("cycle %d: replica has w:%d = %d (%v), but WAIT confirmed %d", cycle, w, got, err, confirmed[w])
 			}
@@ -346,7 +342,7 @@ func TestReplicationWaitSurvivesPrimaryCrash(t *testing.T) {
 		}
 		p = p.Restart(t)
 		waitFor(t, 10*time.Second, "the link after the primary's restart", func() bool {
-			return linkUp(rc) && p.Client(t, 0).Do(ctx, "WAIT", "1", "100").Val() == int64(1)
+			return linkUp(rc) && p.Client(t, 0).Do(ctxT(t), "WAIT", "1", "100").Val() == int64(1)
 		})
 	}
 }
@@ -360,7 +356,6 @@ func TestReplicationWaitStoppedReplica(t *testing.T) {
 	r := startReplica(t, p, 1)
 	rc := r.Client(t, 0)
 	waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc) })
-	ctx := ctxT(t)
 	expect(t, pc, "OK", "SET", "a", "1")
 	expect(t, pc, int64(1), "WAIT", "1", "0")
 
@@ -373,7 +368,7 @@ func TestReplicationWaitStoppedReplica(t *testing.T) {
 	// Others are served while the WAIT is parked.
 	for i := 0; i < 20; i++ {
 		t0 := time.Now()
-		if err := other.Incr(ctx, "ctr").Err(); err != nil {
+		if err := other.Incr(ctxT(t), "ctr").Err(); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(t0); d > 200*time.Millisecond {
@@ -385,9 +380,9 @@ func TestReplicationWaitStoppedReplica(t *testing.T) {
 		t.Errorf("WAIT 1 400 with the replica stopped: %d after %v, want 0 after about 400ms", n, el)
 	}
 	// Pipelined commands behind a WAIT wait for it and keep their order.
-	cmds, _ := pc.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.Do(ctx, "WAIT", "1", "200")
-		pl.Get(ctx, "a")
+	cmds, _ := pc.Pipelined(ctxT(t), func(pl redis.Pipeliner) error {
+		pl.Do(ctxT(t), "WAIT", "1", "200")
+		pl.Get(ctxT(t), "a")
 		return nil
 	})
 	if len(cmds) != 2 || cmds[0].(*redis.Cmd).Val() != int64(0) || cmds[1].(*redis.StringCmd).Val() != "2" {
@@ -395,7 +390,7 @@ func TestReplicationWaitStoppedReplica(t *testing.T) {
 	}
 	r.Signal(t, syscall.SIGCONT)
 	expect(t, pc, int64(1), "WAIT", "1", "0")
-	if got := rc.Get(ctx, "a").Val(); got != "2" {
+	if got := rc.Get(ctxT(t), "a").Val(); got != "2" {
 		t.Errorf("replica a = %q after SIGCONT", got)
 	}
 	// min-replicas-to-write refuses writes without enough good replicas.
@@ -423,11 +418,10 @@ func TestReplicaofNoOne(t *testing.T) {
 
 	expect(t, rc, "OK", "REPLICAOF", "NO", "ONE")
 	expect(t, rc, "OK", "SET", "after", "1")
-	ctx := ctxT(t)
-	if got := rc.Get(ctx, "a:ctr").Val(); got != "20" {
+	if got := rc.Get(ctxT(t), "a:ctr").Val(); got != "20" {
 		t.Errorf("promoted replica a:ctr = %q", got)
 	}
-	if role := rc.Do(ctx, "ROLE").Val().([]interface{}); role[0] != "master" {
+	if role := rc.Do(ctxT(t), "ROLE").Val().([]interface{}); role[0] != "master" {
 		t.Errorf("ROLE after REPLICAOF NO ONE: %v", role)
 	}
 	expect(t, rc, "OK", "SLAVEOF", "NO", "ONE")
@@ -445,10 +439,9 @@ func TestReplicaofNoOne(t *testing.T) {
 func TestReplicationShards(t *testing.T) {
 	p := startPrimary(t, 2)
 	r := startReplica(t, p, 2)
-	ctx := ctxT(t)
 	cc := p.ClusterClient(t)
 	for i := 0; i < 200; i++ {
-		if err := cc.Set(ctx, "k"+strconv.Itoa(i), i, 0).Err(); err != nil {
+		if err := cc.Set(ctxT(t), "k"+strconv.Itoa(i), i, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -460,7 +453,7 @@ func TestReplicationShards(t *testing.T) {
 	}
 	// CLUSTER SHARDS and NODES list each shard's replica.
 	pc := p.Client(t, 0)
-	shards := pc.ClusterShards(ctx).Val()
+	shards := pc.ClusterShards(ctxT(t)).Val()
 	if len(shards) != 2 {
 		t.Fatalf("CLUSTER SHARDS: %v", shards)
 	}
@@ -469,7 +462,7 @@ func TestReplicationShards(t *testing.T) {
 			t.Errorf("CLUSTER SHARDS shard %d: %+v", i, s.Nodes)
 		}
 	}
-	nodes := pc.ClusterNodes(ctx).Val()
+	nodes := pc.ClusterNodes(ctxT(t)).Val()
 	for i := 0; i < 2; i++ {
 		// The bus port is 0 when port+10000 is not a port: ephemeral test
 		// ports above 55535 have none.
@@ -492,9 +485,8 @@ func TestReplicationDatabases(t *testing.T) {
 	r := startReplica(t, p, 1)
 	rc0 := r.Client(t, 0)
 	waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc0) })
-	ctx := ctxT(t)
 	db := func(proc *testserver.Process, n int) *redis.Client {
-		c := redis.NewClient(&redis.Options{Addr: proc.Addrs[0], DB: n, MaxRetries: -1, DisableIdentity: true})
+		c := redis.NewClient(clientTimeouts(&redis.Options{Addr: proc.Addrs[0], DB: n, MaxRetries: -1, DisableIdentity: true}))
 		t.Cleanup(func() { _ = c.Close() })
 		return c
 	}
@@ -504,23 +496,23 @@ func TestReplicationDatabases(t *testing.T) {
 	expect(t, p0, "OK", "SWAPDB", "0", "3")
 	expect(t, p5, "OK", "FLUSHDB")
 	expect(t, p0, "OK", "SET", "after-swap", "1")
-	if err := p0.Do(ctx, "LEASE", "lease", "60000").Err(); err != nil {
+	if err := p0.Do(ctxT(t), "LEASE", "lease", "60000").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := p0.Do(ctx, "SETV", "sv", "x").Err(); err != nil {
+	if err := p0.Do(ctxT(t), "SETV", "sv", "x").Err(); err != nil {
 		t.Fatalf("SETV: %v", err)
 	}
 	expect(t, p0, int64(1), "WAIT", "1", "0")
 	for _, n := range []int{0, 3, 5} {
 		sameContents(t, db(p, n), db(r, n))
 	}
-	if got, want := db(r, 0).Type(ctx, "lease").Val(), p0.Type(ctx, "lease").Val(); got != want {
+	if got, want := db(r, 0).Type(ctxT(t), "lease").Val(), p0.Type(ctxT(t), "lease").Val(); got != want {
 		t.Errorf("lease on the replica: %q, primary %q", got, want)
 	}
 	expect(t, p0, "OK", "FLUSHALL")
 	expect(t, p0, int64(1), "WAIT", "1", "0")
 	for _, n := range []int{0, 3, 5} {
-		if k := db(r, n).DBSize(ctx).Val(); k != 0 {
+		if k := db(r, n).DBSize(ctxT(t)).Val(); k != 0 {
 			t.Errorf("replica database %d has %d keys after FLUSHALL", n, k)
 		}
 	}
@@ -567,7 +559,6 @@ func TestReplicationWaitReplicaFsync(t *testing.T) {
 				Args: []string{"--fsync", policy, "--replicaof", p.Addrs[0]}})
 			rc := r.Client(t, 0)
 			waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc) })
-			ctx := ctxT(t)
 			for i := 0; i < 3; i++ {
 				expect(t, pc, "OK", "SET", "k", strconv.Itoa(i))
 				start := time.Now()
@@ -575,7 +566,7 @@ func TestReplicationWaitReplicaFsync(t *testing.T) {
 				if el := time.Since(start); el > 5*time.Second {
 					t.Fatalf("WAIT 1 with a replica under fsync %s took %v", policy, el)
 				}
-				if got := rc.Get(ctx, "k").Val(); got != strconv.Itoa(i) {
+				if got := rc.Get(ctxT(t), "k").Val(); got != strconv.Itoa(i) {
 					t.Fatalf("replica k = %q after WAIT, want %d", got, i)
 				}
 			}

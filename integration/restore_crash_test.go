@@ -59,7 +59,6 @@ func TestDurabilityCrashRestore(t *testing.T) {
 	for cycle := 0; cycle < 3; cycle++ {
 		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 		c := p.Client(t, 0)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		if cycle > 0 {
 			for i := 1; i <= sent+1; i++ {
 				got := keyContents(t, c, "r:"+strconv.Itoa(i))
@@ -72,7 +71,7 @@ func TestDurabilityCrashRestore(t *testing.T) {
 					t.Fatalf("cycle %d: r:%d holds %q", cycle, i, got)
 				}
 				if i <= acked && i%5 == 0 {
-					if ttl := c.TTL(ctx, "r:"+strconv.Itoa(i)).Val(); ttl < 100*time.Hour {
+					if ttl := c.TTL(ctxT(t), "r:"+strconv.Itoa(i)).Val(); ttl < 100*time.Hour {
 						t.Fatalf("r:%d lost its deadline (ttl %v)", i, ttl)
 					}
 				}
@@ -94,7 +93,6 @@ func TestDurabilityCrashRestore(t *testing.T) {
 			}
 			acked = sent
 		}
-		cancel()
 		if cycle == 2 {
 			_ = c.Close()
 			p.Kill(t)

@@ -40,12 +40,11 @@ func waitBusy(t *testing.T, c *redis.Client, want string) {
 // mismatched kills.
 func TestScriptBusyKill(t *testing.T) {
 	s := testserver.Start(t)
-	ctx := ctxT(t)
 	a, b := s.Client(t), s.Client(t)
-	if err := b.ConfigSet(ctx, "busy-reply-threshold", "100").Err(); err != nil {
+	if err := b.ConfigSet(ctxT(t), "busy-reply-threshold", "100").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ScriptKill(ctx).Err(); err == nil || err.Error() != "NOTBUSY No scripts in execution right now." {
+	if err := b.ScriptKill(ctxT(t)).Err(); err == nil || err.Error() != "NOTBUSY No scripts in execution right now." {
 		t.Fatalf("SCRIPT KILL while idle: %v", err)
 	}
 	done := make(chan error, 1)
@@ -55,21 +54,21 @@ func TestScriptBusyKill(t *testing.T) {
 	ra.send("EVAL", "while true do end", "0")
 	waitBusy(t, b, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 	ra.send("INCR", "behind")
-	if err := b.Set(ctx, "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
+	if err := b.Set(ctxT(t), "k", "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
 		t.Fatalf("SET while busy: %v", err)
 	}
-	if err := b.FunctionKill(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
+	if err := b.FunctionKill(ctxT(t)).Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
 		t.Fatalf("FUNCTION KILL on a script: %v", err)
 	}
 	// MULTI is allowed while busy; a refused command aborts the EXEC.
-	if err := b.Do(ctx, "MULTI").Err(); err != nil {
+	if err := b.Do(ctxT(t), "MULTI").Err(); err != nil {
 		t.Fatalf("MULTI while busy: %v", err)
 	}
-	if err := b.Incr(ctx, "xx").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
+	if err := b.Incr(ctxT(t), "xx").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
 		t.Fatalf("INCR in MULTI while busy: %v", err)
 	}
-	wantErr(t, "EXEC while busy", b.Do(ctx, "EXEC").Err(), "EXECABORT Transaction discarded because of: BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
-	if err := b.ScriptKill(ctx).Err(); err != nil {
+	wantErr(t, "EXEC while busy", b.Do(ctxT(t), "EXEC").Err(), "EXECABORT Transaction discarded because of: BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+	if err := b.ScriptKill(ctxT(t)).Err(); err != nil {
 		t.Fatalf("SCRIPT KILL: %v", err)
 	}
 	if got := ra.read(); !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL") {
@@ -78,28 +77,28 @@ func TestScriptBusyKill(t *testing.T) {
 	if got := ra.read(); got != ":1\r\n" {
 		t.Fatalf("command pipelined behind the script: %q", got)
 	}
-	if v, err := b.Ping(ctx).Result(); err != nil || v != "PONG" {
+	if v, err := b.Ping(ctxT(t)).Result(); err != nil || v != "PONG" {
 		t.Fatalf("after kill: %v %v", v, err)
 	}
-	if v, err := a.Incr(ctx, "n").Result(); err != nil || v != 1 {
+	if v, err := a.Incr(ctxT(t), "n").Result(); err != nil || v != 1 {
 		t.Fatalf("the killed script's client: %v %v", v, err)
 	}
 
 	// A function, killed with FUNCTION KILL.
 	lib := "#!lua name=spin\nredis.register_function('spin', function() while true do end end)"
-	if err := b.FunctionLoad(ctx, lib).Err(); err != nil {
+	if err := b.FunctionLoad(ctxT(t), lib).Err(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { done <- a.FCall(context.Background(), "spin", nil).Err() }()
 	waitBusy(t, b, "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.")
-	st, err := b.Do(ctx, "FUNCTION", "STATS").Result()
+	st, err := b.Do(ctxT(t), "FUNCTION", "STATS").Result()
 	if err != nil || !strings.Contains(strings.ToLower(fmtReply(st)), "spin") {
 		t.Fatalf("FUNCTION STATS while busy: %v %v", st, err)
 	}
-	if err := b.ScriptKill(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
+	if err := b.ScriptKill(ctxT(t)).Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY") {
 		t.Fatalf("SCRIPT KILL on a function: %v", err)
 	}
-	if err := b.FunctionKill(ctx).Err(); err != nil {
+	if err := b.FunctionKill(ctxT(t)).Err(); err != nil {
 		t.Fatalf("FUNCTION KILL: %v", err)
 	}
 	select {
@@ -110,7 +109,7 @@ func TestScriptBusyKill(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("function not stopped 10s after FUNCTION KILL")
 	}
-	if err := b.Ping(ctx).Err(); err != nil {
+	if err := b.Ping(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -146,20 +145,19 @@ func TestScriptUnkillableShutdown(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir})
-	ctx := ctxT(t)
 	a, b := p.Client(t, 0), p.Client(t, 0)
-	if err := b.ConfigSet(ctx, "lua-time-limit", "100").Err(); err != nil {
+	if err := b.ConfigSet(ctxT(t), "lua-time-limit", "100").Err(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
 		_ = a.Eval(context.Background(), "redis.call('set', KEYS[1], 'partial') while true do end", []string{"w"}).Err()
 	}()
 	waitBusy(t, b, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
-	err := b.ScriptKill(ctx).Err()
+	err := b.ScriptKill(ctxT(t)).Err()
 	if err == nil || !strings.HasPrefix(err.Error(), "UNKILLABLE") {
 		t.Fatalf("SCRIPT KILL after a write: %v", err)
 	}
-	_ = b.Do(ctx, "SHUTDOWN", "NOSAVE").Err()
+	_ = b.Do(ctxT(t), "SHUTDOWN", "NOSAVE").Err()
 	select {
 	case <-p.Exited():
 	case <-time.After(15 * time.Second):
@@ -167,7 +165,7 @@ func TestScriptUnkillableShutdown(t *testing.T) {
 	}
 	p2 := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir})
 	c := p2.Client(t, 0)
-	if n := c.Exists(ctx, "w").Val(); n != 0 {
+	if n := c.Exists(ctxT(t), "w").Val(); n != 0 {
 		t.Fatalf("the aborted script's write was recovered")
 	}
 	p2.Kill(t)

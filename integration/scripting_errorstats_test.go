@@ -11,11 +11,10 @@ import (
 // the error statistics (at the command), while the script's call still
 // counts as failed, as Redis 7.0 reports it.
 func TestScriptErrorCountedOnce(t *testing.T) {
-	ctx := ctxT(t)
 	c := testserver.Start(t).Client(t)
 	stats := func() string {
 		t.Helper()
-		s, err := c.Info(ctx, "errorstats", "stats", "commandstats").Result()
+		s, err := c.Info(ctxT(t), "errorstats", "stats", "commandstats").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,14 +46,14 @@ func TestScriptErrorCountedOnce(t *testing.T) {
 			if strings.HasPrefix(tc.wantErr, "OOM") {
 				maxmem = "1"
 			}
-			if err := c.ConfigSet(ctx, "maxmemory", maxmem).Err(); err != nil {
+			if err := c.ConfigSet(ctxT(t), "maxmemory", maxmem).Err(); err != nil {
 				t.Fatal(err)
 			}
-			defer c.ConfigSet(ctx, "maxmemory", "0")
-			if err := c.ConfigResetStat(ctx).Err(); err != nil {
+			defer c.ConfigSet(ctxT(t), "maxmemory", "0")
+			if err := c.ConfigResetStat(ctxT(t)).Err(); err != nil {
 				t.Fatal(err)
 			}
-			err := c.Eval(ctx, tc.script, []string{"x"}).Err()
+			err := c.Eval(ctxT(t), tc.script, []string{"x"}).Err()
 			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
 				t.Fatalf("EVAL: %v, want %s…", err, tc.wantErr)
 			}

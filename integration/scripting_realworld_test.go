@@ -50,23 +50,22 @@ return id`)
 // NOSCRIPT, go-redis's Script.Run) under concurrency.
 func TestRealWorldScripts(t *testing.T) {
 	s := testserver.Start(t)
-	ctx := ctxT(t)
 	c := s.Client(t)
 
 	// Locks.
-	if ok := c.SetNX(ctx, "lock:a", "tok1", 0).Val(); !ok {
+	if ok := c.SetNX(ctxT(t), "lock:a", "tok1", 0).Val(); !ok {
 		t.Fatal("SETNX lock")
 	}
-	if n := lockRelease.Run(ctx, c, []string{"lock:a"}, "other").Val(); n != int64(0) {
+	if n := lockRelease.Run(ctxT(t), c, []string{"lock:a"}, "other").Val(); n != int64(0) {
 		t.Fatalf("release by a non-owner: %v", n)
 	}
-	if n := lockExtend.Run(ctx, c, []string{"lock:a"}, "tok1", 5000).Val(); n != int64(1) {
+	if n := lockExtend.Run(ctxT(t), c, []string{"lock:a"}, "tok1", 5000).Val(); n != int64(1) {
 		t.Fatalf("extend by the owner: %v", n)
 	}
-	if ttl := c.PTTL(ctx, "lock:a").Val(); ttl <= 0 {
+	if ttl := c.PTTL(ctxT(t), "lock:a").Val(); ttl <= 0 {
 		t.Fatalf("extended lock has no TTL: %v", ttl)
 	}
-	if n := lockRelease.Run(ctx, c, []string{"lock:a"}, "tok1").Val(); n != int64(1) {
+	if n := lockRelease.Run(ctxT(t), c, []string{"lock:a"}, "tok1").Val(); n != int64(1) {
 		t.Fatalf("release by the owner: %v", n)
 	}
 
@@ -78,7 +77,7 @@ func TestRealWorldScripts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				r, err := rateLimit.Run(ctx, c, []string{"rl:user1"}, 100, 60000).Slice()
+				r, err := rateLimit.Run(ctxT(t), c, []string{"rl:user1"}, 100, 60000).Slice()
 				if err != nil {
 					t.Error(err)
 					return
@@ -97,7 +96,7 @@ func TestRealWorldScripts(t *testing.T) {
 	// Token bucket: capacity 5, no refill at a fixed clock.
 	got := 0
 	for i := 0; i < 8; i++ {
-		n, err := tokenBucket.Run(ctx, c, []string{"tb:x"}, 5, 1, 1000).Int()
+		n, err := tokenBucket.Run(ctxT(t), c, []string{"tb:x"}, 5, 1, 1000).Int()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +105,7 @@ func TestRealWorldScripts(t *testing.T) {
 	if got != 5 {
 		t.Fatalf("token bucket granted %d, want 5", got)
 	}
-	if n, _ := tokenBucket.Run(ctx, c, []string{"tb:x"}, 5, 1, 1003).Int(); n != 1 {
+	if n, _ := tokenBucket.Run(ctxT(t), c, []string{"tb:x"}, 5, 1, 1003).Int(); n != 1 {
 		t.Fatal("token bucket did not refill")
 	}
 
@@ -117,7 +116,7 @@ func TestRealWorldScripts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 25; i++ {
-				id, err := addJob.Run(ctx, c, []string{"q:id", "q:job:"}, "", fmt.Sprint(w, i)).Text()
+				id, err := addJob.Run(ctxT(t), c, []string{"q:id", "q:job:"}, "", fmt.Sprint(w, i)).Text()
 				if err != nil {
 					t.Error(err)
 					return
@@ -129,8 +128,8 @@ func TestRealWorldScripts(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if _, err := addJob.Run(ctx, c, []string{"q:id", "q:job:"}, "custom", "x").Result(); err != nil {
+	if _, err := addJob.Run(ctxT(t), c, []string{"q:id", "q:job:"}, "custom", "x").Result(); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "duplicate job", addJob.Run(ctx, c, []string{"q:id", "q:job:"}, "custom", "x").Err(), "ERR duplicate job custom")
+	wantErr(t, "duplicate job", addJob.Run(ctxT(t), c, []string{"q:id", "q:job:"}, "custom", "x").Err(), "ERR duplicate job custom")
 }

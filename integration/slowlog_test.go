@@ -1,7 +1,6 @@
 package integration_test
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -142,15 +141,14 @@ func TestSlowlogPerShard(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, testserver.Shards(2))
 	a, b := s.ClientOf(t, 0), s.ClientOf(t, 1)
-	ctx := context.Background()
 	expect(t, a, "OK", "CONFIG", "SET", "slowlog-log-slower-than", "0")
 	expect(t, a, "OK", "SLOWLOG", "RESET")
 	expect(t, b, "OK", "SLOWLOG", "RESET")
 	expect(t, a, "PONG", "PING")
-	if n := a.Do(ctx, "SLOWLOG", "LEN").Val(); n != int64(2) {
+	if n := a.Do(ctxT(t), "SLOWLOG", "LEN").Val(); n != int64(2) {
 		t.Errorf("shard 0 LEN %v", n)
 	}
-	if n := b.Do(ctx, "SLOWLOG", "LEN").Val(); n != int64(1) {
+	if n := b.Do(ctxT(t), "SLOWLOG", "LEN").Val(); n != int64(1) {
 		t.Errorf("shard 1 LEN %v", n)
 	}
 }

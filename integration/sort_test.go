@@ -225,17 +225,16 @@ func TestSortMatchesRedis(t *testing.T) {
 	}
 	ref := startRedisServer(t, bin)
 	c := testserver.Start(t).Client(t)
-	ctx := ctxT(t)
 	rng := rand.New(rand.NewPCG(9, 14))
 	compare := func(args ...interface{}) {
 		t.Helper()
-		want, werr := ref.Do(ctx, args...).Result()
-		got, gerr := c.Do(ctx, args...).Result()
+		want, werr := ref.Do(ctxT(t), args...).Result()
+		got, gerr := c.Do(ctxT(t), args...).Result()
 		if fmt.Sprint(want, werr) != fmt.Sprint(got, gerr) {
-			keys, _ := ref.Keys(ctx, "*").Result()
+			keys, _ := ref.Keys(ctxT(t), "*").Result()
 			var dump []string
 			for _, k := range keys {
-				v, _ := ref.Do(ctx, "DUMP", k).Result()
+				v, _ := ref.Do(ctxT(t), "DUMP", k).Result()
 				dump = append(dump, fmt.Sprintf("%q=%q", k, v))
 			}
 			t.Fatalf("%s:\nredis-server %v (%v)\nruvio        %v (%v)\n%v", argv(args), want, werr, got, gerr, dump)
@@ -250,7 +249,7 @@ func TestSortMatchesRedis(t *testing.T) {
 	steps := 0
 	for round := 0; round < 40; round++ {
 		for _, cl := range []*redis.Client{ref, c} {
-			if err := cl.FlushAll(ctx).Err(); err != nil {
+			if err := cl.FlushAll(ctxT(t)).Err(); err != nil {
 				t.Fatal(err)
 			}
 		}

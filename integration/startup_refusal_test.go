@@ -91,13 +91,12 @@ func newestSegment(t *testing.T, dir string) string {
 func writeKeys(t *testing.T, p *testserver.Process, prefix string, from, to int) {
 	t.Helper()
 	c := p.Client(t, 0)
-	ctx := ctxT(t)
 	for i := from; i < to; i += 100 {
 		pipe := c.Pipeline()
 		for j := i; j < min(i+100, to); j++ {
-			pipe.Set(ctx, prefix+strconv.Itoa(j), "val:"+strconv.Itoa(j), 0)
+			pipe.Set(ctxT(t), prefix+strconv.Itoa(j), "val:"+strconv.Itoa(j), 0)
 		}
-		if _, err := pipe.Exec(ctx); err != nil {
+		if _, err := pipe.Exec(ctxT(t)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -107,10 +106,9 @@ func writeKeys(t *testing.T, p *testserver.Process, prefix string, from, to int)
 func countKeys(t *testing.T, p *testserver.Process, prefix string, n int) (present int, firstMissing int) {
 	t.Helper()
 	c := p.Client(t, 0)
-	ctx := ctxT(t)
 	firstMissing = -1
 	for i := 0; i < n; i++ {
-		v, err := c.Get(ctx, prefix+strconv.Itoa(i)).Result()
+		v, err := c.Get(ctxT(t), prefix+strconv.Itoa(i)).Result()
 		switch {
 		case err == nil && v == "val:"+strconv.Itoa(i):
 			present++
@@ -237,8 +235,7 @@ func TestSecondProcessOnDataDirRefused(t *testing.T) {
 	dir := t.TempDir()
 	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir})
 	c := p.Client(t, 0)
-	ctx := ctxT(t)
-	if err := c.Set(ctx, "before", "1", 0).Err(); err != nil {
+	if err := c.Set(ctxT(t), "before", "1", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	msg := finalError(t, refusedStart(t, dir))
@@ -247,16 +244,16 @@ func TestSecondProcessOnDataDirRefused(t *testing.T) {
 			t.Fatalf("error lacks %q: %s", s, msg)
 		}
 	}
-	if err := c.Set(ctx, "after", "2", 0).Err(); err != nil {
+	if err := c.Set(ctxT(t), "after", "2", 0).Err(); err != nil {
 		t.Fatalf("the first process stopped serving: %v", err)
 	}
-	if v, err := c.Get(ctx, "before").Result(); err != nil || v != "1" {
+	if v, err := c.Get(ctxT(t), "before").Result(); err != nil || v != "1" {
 		t.Fatalf("GET before: %q %v", v, err)
 	}
 	// Once the holder is gone, the directory is free again.
 	p.Kill(t)
 	q := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir})
-	if v, err := q.Client(t, 0).Get(ctx, "after").Result(); err != nil || v != "2" {
+	if v, err := q.Client(t, 0).Get(ctxT(t), "after").Result(); err != nil || v != "2" {
 		t.Fatalf("after restart: %q %v", v, err)
 	}
 }

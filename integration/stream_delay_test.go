@@ -225,10 +225,9 @@ func TestStreamCrossSlot(t *testing.T) {
 		r.expect("-CROSSSLOT Keys in request don't hash to the same slot\r\n", "XREADGROUP", "GROUP", "g", "c", "STREAMS", "a", "b", ">", ">")
 	}
 	c := s.ClusterClient(t)
-	ctx := ctxT(t)
-	c.XAdd(ctx, &redis.XAddArgs{Stream: "{x}a", ID: "1", Values: []string{"f", "1"}})
-	c.XAdd(ctx, &redis.XAddArgs{Stream: "{x}b", ID: "2", Values: []string{"f", "2"}})
-	xs, err := c.XRead(ctx, &redis.XReadArgs{Streams: []string{"{x}a", "{x}b", "0", "0"}, Block: -1}).Result()
+	c.XAdd(ctxT(t), &redis.XAddArgs{Stream: "{x}a", ID: "1", Values: []string{"f", "1"}})
+	c.XAdd(ctxT(t), &redis.XAddArgs{Stream: "{x}b", ID: "2", Values: []string{"f", "2"}})
+	xs, err := c.XRead(ctxT(t), &redis.XReadArgs{Streams: []string{"{x}a", "{x}b", "0", "0"}, Block: -1}).Result()
 	if err != nil || len(xs) != 2 || xs[1].Messages[0].ID != "2-0" {
 		t.Fatalf("XREAD of one slot: %v %v", xs, err)
 	}
@@ -258,17 +257,16 @@ func TestDurabilityCrashStreams(t *testing.T) {
 	for cycle := 0; cycle < 3; cycle++ {
 		p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "always"})
 		c := p.Client(t, 0)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		for id := range st {
 			key := "str:" + strconv.Itoa(id)
 			s := &st[id]
 			if cycle == 0 {
-				if err := c.XGroupCreateMkStream(ctx, key, "g", "0").Err(); err != nil {
+				if err := c.XGroupCreateMkStream(ctxT(t), key, "g", "0").Err(); err != nil {
 					t.Fatal(err)
 				}
 				continue
 			}
-			msgs, err := c.XRange(ctx, key, "-", "+").Result()
+			msgs, err := c.XRange(ctxT(t), key, "-", "+").Result()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,7 +278,7 @@ func TestDurabilityCrashStreams(t *testing.T) {
 			if len(msgs) < s.acked || len(msgs) > s.sent {
 				t.Fatalf("worker %d: %d entries, %d acked, %d sent", id, len(msgs), s.acked, s.sent)
 			}
-			groups, err := c.XInfoGroups(ctx, key).Result()
+			groups, err := c.XInfoGroups(ctxT(t), key).Result()
 			if err != nil || len(groups) != 1 {
 				t.Fatalf("worker %d: groups %v %v", id, groups, err)
 			}
@@ -288,7 +286,7 @@ func TestDurabilityCrashStreams(t *testing.T) {
 			if last < s.delivered || last > len(msgs) {
 				t.Fatalf("worker %d: last delivered %d, reads acknowledged up to %d, %d entries", id, last, s.delivered, len(msgs))
 			}
-			pend, err := c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: key, Group: "g", Start: "-", End: "+", Count: 1 << 20}).Result()
+			pend, err := c.XPendingExt(ctxT(t), &redis.XPendingExtArgs{Stream: key, Group: "g", Start: "-", End: "+", Count: 1 << 20}).Result()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,13 +309,12 @@ func TestDurabilityCrashStreams(t *testing.T) {
 			s.sent, s.acked = len(msgs), len(msgs)
 			s.delivered = last
 			if ids := onlyPending(idRange(1, last), isPending); len(ids) > 0 {
-				if err := c.XAck(ctx, key, "g", ids...).Err(); err != nil {
+				if err := c.XAck(ctxT(t), key, "g", ids...).Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			s.ackSent, s.ackAcked = last, last
 		}
-		cancel()
 		if cycle == 2 {
 			_ = c.Close()
 			p.Kill(t)
@@ -437,14 +434,13 @@ func TestStreamBlocking(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	c := s.Client(t)
-	ctx := ctxT(t)
-	c.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "1", Values: []string{"f", "1"}})
+	c.XAdd(ctxT(t), &redis.XAddArgs{Stream: "b", ID: "1", Values: []string{"f", "1"}})
 	rd := dialRaw(t, s.Addr())
 	entry := func(id, v string) string { return arr(bulk(id), arr(bulk("f"), bulk(v))) }
 	waitBlocked := func(n int64) {
 		t.Helper()
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if strings.Contains(c.Info(ctx, "clients").Val(), "blocked_clients:"+strconv.FormatInt(n, 10)+"\r\n") {
+			if strings.Contains(c.Info(ctxT(t), "clients").Val(), "blocked_clients:"+strconv.FormatInt(n, 10)+"\r\n") {
 				return
 			}
 		}
@@ -453,7 +449,7 @@ func TestStreamBlocking(t *testing.T) {
 	// XREAD BLOCK with $, woken by XADD.
 	rd.send("XREAD", "BLOCK", "0", "STREAMS", "b", "$")
 	waitBlocked(1)
-	c.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "2", Values: []string{"f", "2"}})
+	c.XAdd(ctxT(t), &redis.XAddArgs{Stream: "b", ID: "2", Values: []string{"f", "2"}})
 	if got := rd.read(); got != arr(arr(bulk("b"), arr(entry("2-0", "2")))) {
 		t.Fatalf("XREAD BLOCK woken: %q", got)
 	}
@@ -461,9 +457,9 @@ func TestStreamBlocking(t *testing.T) {
 	rd.send("XREAD", "BLOCK", "0", "STREAMS", "b", "2-0")
 	waitBlocked(1)
 	tx := c.TxPipeline()
-	tx.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "3", Values: []string{"f", "3"}})
-	tx.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "4", Values: []string{"f", "4"}})
-	if _, err := tx.Exec(ctx); err != nil {
+	tx.XAdd(ctxT(t), &redis.XAddArgs{Stream: "b", ID: "3", Values: []string{"f", "3"}})
+	tx.XAdd(ctxT(t), &redis.XAddArgs{Stream: "b", ID: "4", Values: []string{"f", "4"}})
+	if _, err := tx.Exec(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	if got := rd.read(); got != arr(arr(bulk("b"), arr(entry("3-0", "3"), entry("4-0", "4")))) {
@@ -477,12 +473,12 @@ func TestStreamBlocking(t *testing.T) {
 	}
 	rd.expect("-ERR timeout is negative\r\n", "XREAD", "BLOCK", "-1", "STREAMS", "b", "$")
 	// XREADGROUP BLOCK, woken by XADD, then a DELAY hold.
-	if err := c.XGroupCreate(ctx, "b", "g", "$").Err(); err != nil {
+	if err := c.XGroupCreate(ctxT(t), "b", "g", "$").Err(); err != nil {
 		t.Fatal(err)
 	}
 	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
 	waitBlocked(1)
-	c.XAdd(ctx, &redis.XAddArgs{Stream: "b", ID: "5", Values: []string{"f", "5"}})
+	c.XAdd(ctxT(t), &redis.XAddArgs{Stream: "b", ID: "5", Values: []string{"f", "5"}})
 	if got := rd.read(); got != arr(arr(bulk("b"), arr(entry("5-0", "5")))) {
 		t.Fatalf("XREADGROUP BLOCK woken: %q", got)
 	}
@@ -497,20 +493,20 @@ func TestStreamBlocking(t *testing.T) {
 	// A blocked XREADGROUP whose key is deleted, or whose group is destroyed.
 	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
 	waitBlocked(1)
-	c.Del(ctx, "b")
+	c.Del(ctxT(t), "b")
 	if got := rd.read(); got != "-UNBLOCKED the stream key no longer exists\r\n" {
 		t.Fatalf("XREADGROUP BLOCK on a deleted key: %q", got)
 	}
-	c.XGroupCreateMkStream(ctx, "b", "g", "$")
-	c.ConfigResetStat(ctx)
+	c.XGroupCreateMkStream(ctxT(t), "b", "g", "$")
+	c.ConfigResetStat(ctxT(t))
 	rd.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "b", ">")
 	waitBlocked(1)
-	c.XGroupDestroy(ctx, "b", "g")
+	c.XGroupDestroy(ctxT(t), "b", "g")
 	if got := rd.read(); got != "-NOGROUP the consumer group this client was blocked on no longer exists\r\n" {
 		t.Fatalf("XREADGROUP BLOCK on a destroyed group: %q", got)
 	}
 	// The failed blocked call counts once, as one error.
-	if info := c.Info(ctx, "errorstats", "stats").Val(); !strings.Contains(info, "errorstat_NOGROUP:count=1\r\n") || !strings.Contains(info, "total_error_replies:1\r\n") {
+	if info := c.Info(ctxT(t), "errorstats", "stats").Val(); !strings.Contains(info, "errorstat_NOGROUP:count=1\r\n") || !strings.Contains(info, "total_error_replies:1\r\n") {
 		t.Fatalf("error statistics after the unblocking error:\n%s", info)
 	}
 	// Inside MULTI BLOCK does not block.

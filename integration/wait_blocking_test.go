@@ -25,7 +25,6 @@ func TestWaitParksAsBlockedClient(t *testing.T) {
 			s := testserver.Start(t, testserver.Shards(shards))
 			c := s.ClientOf(t, 0)
 			other := s.ClientOf(t, shards-1) // another shard with four
-			ctx := ctxT(t)
 			id := func(rc *rawConn) string {
 				return strings.TrimSuffix(strings.TrimPrefix(rc.do("CLIENT", "ID"), ":"), "\r\n")
 			}
@@ -34,9 +33,9 @@ func TestWaitParksAsBlockedClient(t *testing.T) {
 			expect(t, c, int64(0), "WAIT", "0", "0")
 			expectErr(t, c, "ERR timeout is negative", "WAIT", "1", "-1")
 			conn := c.Conn()
-			conn.Do(ctx, "MULTI")
-			conn.Do(ctx, "WAIT", "1", "0")
-			if v, err := conn.Do(ctx, "EXEC").Slice(); err != nil || len(v) != 1 || v[0] != int64(0) {
+			conn.Do(ctxT(t), "MULTI")
+			conn.Do(ctxT(t), "WAIT", "1", "0")
+			if v, err := conn.Do(ctxT(t), "EXEC").Slice(); err != nil || len(v) != 1 || v[0] != int64(0) {
 				t.Fatalf("WAIT inside MULTI: %v %v", v, err)
 			}
 			conn.Close()
@@ -87,7 +86,7 @@ func TestWaitParksAsBlockedClient(t *testing.T) {
 			}
 
 			// Beside a client blocked in BLPOP; both counted.
-			_, owner := ownerOf(t, redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true}), "{w}list")
+			_, owner := ownerOf(t, redis.NewClient(clientTimeouts(&redis.Options{Addr: s.Addr(), Protocol: 3, DisableIdentity: true})), "{w}list")
 			bl := dialRaw(t, s.Addrs[owner])
 			bl.send("BLPOP", "{w}list", "0")
 			rc.send("WAIT", "1", "0")

@@ -493,7 +493,7 @@ func registerServerFamily(t commandTable) {
 	const grp = "server"
 	stale := FlagLoading | FlagStale
 	admin := FlagAdmin | FlagNoScript | stale
-	t.add(&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.0.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand})
+	t.add(&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Since: "2.6.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand})
 	t.add(
 		commandFamily(),
 		aclFamily(),

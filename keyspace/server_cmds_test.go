@@ -138,13 +138,15 @@ func TestCommandCountAndInfo(t *testing.T) {
 func TestCommandDocs(t *testing.T) {
 	sh, _ := srvTestShard(t, 1, 0, nil)
 	get := sh.srv.cmds["get"]
-	docs := "%1\r\n$3\r\nget\r\n%4\r\n" +
+	docs := "%1\r\n$3\r\nget\r\n%5\r\n" +
 		"$7\r\nsummary\r\n" + rBulk(get.Summary) +
 		"$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
 		"$5\r\ngroup\r\n$6\r\nstring\r\n" +
-		"$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"
+		"$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+		"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n"
 	srvExpect3(t, sh, docs, "COMMAND", "DOCS", "get", "nosuch")
-	srvExpect(t, sh, "*2"+strings.TrimPrefix(strings.ReplaceAll(docs, "%4", "*8"), "%1"), "COMMAND", "DOCS", "get")
+	docs2 := strings.NewReplacer("%1", "*2", "%5", "*10", "%3", "*6").Replace(docs)
+	srvExpect(t, sh, docs2, "COMMAND", "DOCS", "get")
 	srvExpect3(t, sh, "%0\r\n", "COMMAND", "DOCS", "nosuch")
 
 	got := srvRun(sh, 3, "COMMAND", "DOCS", "ruvio")

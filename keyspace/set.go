@@ -667,7 +667,10 @@ func registerSetFamily(t commandTable) {
 	c := func(name string, arity int, flags Flag, first, last, step int, summary, complexity string, h HandlerFunc) *Command {
 		return &Command{Name: name, Arity: arity, Flags: flags, FirstKey: first, LastKey: last, Step: step, Group: "set", Since: "1.0.0", Summary: summary, Complexity: complexity, Handler: h}
 	}
-	sintercard := c("sintercard", -3, ro, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sintercardCommand)
+	// since sets the Redis version a command first appeared in, where it is
+	// not the family's 1.0.0.
+	since := func(cmd *Command, v string) *Command { cmd.Since = v; return cmd }
+	sintercard := since(c("sintercard", -3, ro, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sintercardCommand), "7.0.0")
 	sintercard.movableKeys = numkeysAt(1)
 	t.add(
 		sintercard,
@@ -675,7 +678,7 @@ func registerSetFamily(t commandTable) {
 		c("srem", -3, rw|fast, 1, 1, 1, "Remove one or more members from a set", "O(N) where N is the number of members to be removed.", sremCommand),
 		c("smove", 4, rw|fast, 1, 2, 1, "Move a member from one set to another", "O(1)", smoveCommand),
 		c("sismember", 3, ro|fast, 1, 1, 1, "Determine if a given value is a member of a set", "O(1)", sismemberCommand),
-		c("smismember", -3, ro|fast, 1, 1, 1, "Returns the membership associated with the given elements for a set", "O(N) where N is the number of elements being checked for membership", smismemberCommand),
+		since(c("smismember", -3, ro|fast, 1, 1, 1, "Returns the membership associated with the given elements for a set", "O(N) where N is the number of elements being checked for membership", smismemberCommand), "6.2.0"),
 		c("scard", 2, ro|fast, 1, 1, 1, "Get the number of members in a set", "O(1)", scardCommand),
 		c("smembers", 2, ro, 1, 1, 1, "Get all the members in a set", "O(N) where N is the set cardinality.", smembersCommand),
 		c("spop", -2, rw|fast, 1, 1, 1, "Remove and return one or multiple random members from a set", "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", spopCommand),
@@ -686,6 +689,6 @@ func registerSetFamily(t commandTable) {
 		c("sunionstore", -3, rw|deny, 1, -1, 1, "Add multiple sets and store the resulting set in a key", "O(N) where N is the total number of elements in all given sets.", sunionstoreCommand),
 		c("sdiff", -2, ro, 1, -1, 1, "Subtract multiple sets", "O(N) where N is the total number of elements in all given sets.", sdiffCommand),
 		c("sdiffstore", -3, rw|deny, 1, -1, 1, "Subtract multiple sets and store the resulting set in a key", "O(N) where N is the total number of elements in all given sets.", sdiffstoreCommand),
-		c("sscan", -3, ro, 1, 1, 1, "Incrementally iterate Set elements", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", sscanCommand),
+		since(c("sscan", -3, ro, 1, 1, 1, "Incrementally iterate Set elements", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", sscanCommand), "2.8.0"),
 	)
 }
