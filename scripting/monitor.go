@@ -310,7 +310,7 @@ func (c killContext) Value(any) any { return nil }
 func (c killContext) Err() error {
 	select {
 	case <-c.m.done:
-		return stoppedError{c.m}
+		return stoppedError(c)
 	default:
 		return nil
 	}
