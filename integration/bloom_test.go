@@ -3,8 +3,10 @@ package integration_test
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/internal/testserver"
 )
@@ -39,7 +41,7 @@ func TestBloomCommands(t *testing.T) {
 		expect(t, c, []interface{}{int64(3)}, "BF.INFO", "b1", "ITEMS")
 		expect(t, c, []interface{}{int64(1)}, "BF.INFO", "b1", "FILTERS")
 		expect(t, c, []interface{}{int64(2)}, "BF.INFO", "b1", "EXPANSION")
-		expectErr(t, c, "ERR Invalid information value", "BF.INFO", "b1", "BOGUS")
+		expectErr(t, c, "Invalid information value", "BF.INFO", "b1", "BOGUS")
 		expectErr(t, c, "ERR not found", "BF.INFO", "none")
 		info := value(t, c, "BF.INFO", "b1").(map[interface{}]interface{})
 		if info["Capacity"] != int64(1000) || info["Number of items inserted"] != int64(3) || info["Expansion rate"] != int64(2) || info["Number of filters"] != int64(1) {
@@ -73,7 +75,7 @@ func TestBloomCommands(t *testing.T) {
 		// WRONGTYPE both ways; key commands.
 		expect(t, c, "OK", "SET", "str", "v")
 		for _, args := range [][]interface{}{
-			{"BF.ADD", "str", "a"}, {"BF.MADD", "str", "a"}, {"BF.EXISTS", "str", "a"}, {"BF.MEXISTS", "str", "a"},
+			{"BF.ADD", "str", "a"}, {"BF.MADD", "str", "a"},
 			{"BF.INFO", "str"}, {"BF.CARD", "str"}, {"BF.INSERT", "str", "ITEMS", "a"}, {"BF.RESERVE", "str", 0.1, 10},
 			{"GET", "b1"}, {"SADD", "b1", "a"},
 		} {
@@ -144,5 +146,71 @@ func TestBloomScanType(t *testing.T) {
 	expect(t, c, int64(1), "ZADD", "zs", 1, "x")
 	for typ, key := range map[string]string{"MBbloom--": "bf", "mbbloom--": "bf", "set": "st", "ZSET": "zs"} {
 		expect(t, c, []interface{}{"0", []interface{}{key}}, "SCAN", 0, "TYPE", typ, "COUNT", 100)
+	}
+}
+
+// TestBloomReplyShapes pins each BF.* reply to the shape RedisBloom gives:
+// the wire bytes through a raw connection, and go-redis's typed commands,
+// which parse those shapes and fail on any other. BF.INFO with one field
+// is a one-element array (RedisBloom's BFInfo_RedisCommand and its
+// documented example), BF.EXISTS and BF.MEXISTS answer 0 for a key of
+// another type, and an unknown BF.INFO field is an error without a code.
+func TestBloomReplyShapes(t *testing.T) {
+	s := testserver.Start(t)
+	rc := dialRaw(t, s.Addr())
+	rc.expect("+OK\r\n", "BF.RESERVE", "shape", "0.01", "1000")
+	rc.expect(":1\r\n", "BF.ADD", "shape", "a")
+	rc.expect(":0\r\n", "BF.ADD", "shape", "a")
+	rc.expect("*2\r\n:0\r\n:1\r\n", "BF.MADD", "shape", "a", "b")
+	rc.expect("*2\r\n:1\r\n:1\r\n", "BF.INSERT", "shape", "ITEMS", "c", "d")
+	rc.expect(":1\r\n", "BF.EXISTS", "shape", "a")
+	rc.expect("*3\r\n:1\r\n:0\r\n:1\r\n", "BF.MEXISTS", "shape", "b", "zz", "c")
+	rc.expect(":4\r\n", "BF.CARD", "shape")
+	rc.expect("*1\r\n:1000\r\n", "BF.INFO", "shape", "CAPACITY")
+	rc.expect("*1\r\n:4\r\n", "BF.INFO", "shape", "items")
+	rc.expect("*1\r\n:1\r\n", "BF.INFO", "shape", "FILTERS")
+	rc.expect("*1\r\n:2\r\n", "BF.INFO", "shape", "EXPANSION")
+	size := rc.do("BF.INFO", "shape", "SIZE")
+	if !strings.HasPrefix(size, "*1\r\n:") {
+		t.Errorf("BF.INFO SIZE: %q, want a one-element array of an integer", size)
+	}
+	all := rc.do("BF.INFO", "shape")
+	if !strings.HasPrefix(all, "*10\r\n+Capacity\r\n:1000\r\n+Size\r\n:") ||
+		!strings.HasSuffix(all, "+Number of filters\r\n:1\r\n+Number of items inserted\r\n:4\r\n+Expansion rate\r\n:2\r\n") {
+		t.Errorf("BF.INFO: %q", all)
+	}
+	rc.expect("-Invalid information value\r\n", "BF.INFO", "shape", "BOGUS")
+	rc.expect("-ERR not found\r\n", "BF.INFO", "missing")
+	rc.expect("*1\r\n:1\r\n", "BF.INSERT", "ns", "CAPACITY", "1", "NONSCALING", "ITEMS", "x")
+	rc.expect("*1\r\n$-1\r\n", "BF.INFO", "ns", "EXPANSION")
+	rc.expect("*2\r\n:0\r\n-ERR non scaling filter is full\r\n", "BF.INSERT", "ns", "ITEMS", "x", "y", "z")
+	rc.expect("+OK\r\n", "SET", "str", "v")
+	rc.expect(":0\r\n", "BF.EXISTS", "str", "a")
+	rc.expect("*2\r\n:0\r\n:0\r\n", "BF.MEXISTS", "str", "a", "b")
+	rc.expect(":0\r\n", "BF.EXISTS", "missing", "a")
+	rc.expect("-"+errWrongType+"\r\n", "BF.CARD", "str")
+	rc.expect("-"+errWrongType+"\r\n", "BF.INFO", "str", "CAPACITY")
+
+	c := s.Client(t)
+	check := func(name string, cmd *redis.BFInfoCmd, want redis.BFInfo) {
+		t.Helper()
+		got, err := cmd.Result()
+		if err != nil || got != want {
+			t.Errorf("%s: %+v, %v; want %+v", name, got, err, want)
+		}
+	}
+	check("BFInfoCapacity", c.BFInfoCapacity(ctxT(t), "shape"), redis.BFInfo{Capacity: 1000})
+	check("BFInfoItems", c.BFInfoItems(ctxT(t), "shape"), redis.BFInfo{ItemsInserted: 4})
+	check("BFInfoFilters", c.BFInfoFilters(ctxT(t), "shape"), redis.BFInfo{Filters: 1})
+	check("BFInfoExpansion", c.BFInfoExpansion(ctxT(t), "shape"), redis.BFInfo{ExpansionRate: 2})
+	full, err := c.BFInfo(ctxT(t), "shape").Result()
+	if err != nil || full.Capacity != 1000 || full.ItemsInserted != 4 || full.Filters != 1 || full.ExpansionRate != 2 || full.Size <= 0 {
+		t.Errorf("BFInfo: %+v, %v", full, err)
+	}
+	if got, err := c.BFMExists(ctxT(t), "str", "a").Result(); err != nil || len(got) != 1 || got[0] {
+		t.Errorf("BFMExists on a string key: %v, %v; want [false]", got, err)
+	}
+	if got, err := c.BFCard(ctxT(t), "shape").Result(); err != nil || got != 4 {
+		t.Errorf("BFCard: %d, %v", got, err)
 	}
 }

@@ -360,11 +360,13 @@ func bfInsertCommand(x *Ctx) {
 	bfInsertCommon(x, args[1], args[items:], prm, autocreate, true)
 }
 
-// BF.EXISTS key item, BF.MEXISTS key item [item ...]
+// BF.EXISTS key item, BF.MEXISTS key item [item ...]. As in RedisBloom,
+// a key that holds no filter, whatever its type, contains no item: the
+// answer is 0, not WRONGTYPE.
 func bfExistsGeneric(x *Ctx, multi bool) {
-	_, o, ok := lookupBloom(x, x.Args[1], false)
-	if !ok {
-		return
+	var o *bloomObj
+	if e := x.S.lookupRead(x.DB, x.Args[1]); e != nil && e.isObj() {
+		o, _ = x.DB.obj(e).(*bloomObj)
 	}
 	if multi {
 		x.W.ArrayHeader(len(x.Args) - 2)
@@ -381,7 +383,9 @@ func bfExistsGeneric(x *Ctx, multi bool) {
 func bfExistsCommand(x *Ctx)  { bfExistsGeneric(x, false) }
 func bfMexistsCommand(x *Ctx) { bfExistsGeneric(x, true) }
 
-// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]. One field
+// is answered as a one-element array, as RedisBloom does (and go-redis's
+// BFInfoArg parses); no field, all five as a map.
 func bfInfoCommand(x *Ctx) {
 	if len(x.Args) > 3 {
 		x.W.Error(errWrongArgs(x.Cmd.FullName()))
@@ -422,7 +426,8 @@ func bfInfoCommand(x *Ctx) {
 			x.W.ArrayHeader(1)
 			expansion()
 		default:
-			x.W.Error("ERR Invalid information value")
+			// RedisBloom's text, without an error code.
+			x.W.Error("Invalid information value")
 		}
 		return
 	}

@@ -251,6 +251,7 @@ func newCommandTable() commandTable {
 	registerGeoFamily(t)
 	registerSortFamily(t)
 	registerBloomFamily(t)
+	registerAdminFamily(t)
 	applyCommandSpecs(t)
 	return t
 }

@@ -48,6 +48,7 @@ var redisCommandDocs = map[string]*commandDoc{
 		{name: "username", typ: argString, since: "6.0.0", flags: argOptional},
 		{name: "password", typ: argString},
 	}},
+	"bgrewriteaof": {},
 	"bgsave": {history: [][2]string{{"3.2.2", "Added the `SCHEDULE` option."}}, args: []commandArg{
 		{name: "schedule", typ: argPureToken, token: "SCHEDULE", since: "3.2.2", flags: argOptional},
 	}},
@@ -821,6 +822,9 @@ var redisCommandDocs = map[string]*commandDoc{
 		}},
 		{name: "count", typ: argInteger, token: "COUNT", flags: argOptional},
 	}},
+	"lolwut": {args: []commandArg{
+		{name: "version", typ: argInteger, token: "VERSION", flags: argOptional},
+	}},
 	"lpop": {history: [][2]string{{"6.2.0", "Added the `count` argument."}}, args: []commandArg{
 		{name: "key", typ: argKey, keySpec: 1},
 		{name: "count", typ: argInteger, since: "6.2.0", flags: argOptional},
@@ -860,16 +864,37 @@ var redisCommandDocs = map[string]*commandDoc{
 		{name: "start", typ: argInteger},
 		{name: "stop", typ: argInteger},
 	}},
-	"memory":       {},
-	"memory|help":  {},
-	"memory|purge": {},
-	"memory|stats": {},
+	"memory":              {},
+	"memory|help":         {},
+	"memory|malloc-stats": {},
+	"memory|purge":        {},
+	"memory|stats":        {},
 	"memory|usage": {args: []commandArg{
 		{name: "key", typ: argKey, keySpec: 1},
 		{name: "count", typ: argInteger, token: "SAMPLES", flags: argOptional},
 	}},
 	"mget": {args: []commandArg{
 		{name: "key", typ: argKey, keySpec: 1, flags: argMultiple},
+	}},
+	"module":      {},
+	"module|help": {},
+	"module|list": {},
+	"module|load": {args: []commandArg{
+		{name: "path", typ: argString},
+		{name: "arg", typ: argString, flags: argOptional | argMultiple},
+	}},
+	"module|loadex": {args: []commandArg{
+		{name: "path", typ: argString},
+		{name: "configs", typ: argBlock, token: "CONFIG", flags: argOptional | argMultiple | argMultipleToken, args: []commandArg{
+			{name: "name", typ: argString},
+			{name: "value", typ: argString},
+		}},
+		{name: "args", typ: argBlock, token: "ARGS", flags: argOptional | argMultiple, args: []commandArg{
+			{name: "arg", typ: argString},
+		}},
+	}},
+	"module|unload": {args: []commandArg{
+		{name: "name", typ: argString},
 	}},
 	"monitor": {},
 	"move": {args: []commandArg{

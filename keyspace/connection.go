@@ -312,7 +312,9 @@ func clientListCommand(x *Ctx) {
 	now := x.S.srv.now()
 	var sb strings.Builder
 	for _, c := range x.S.srv.Clients() {
-		if ids != nil && !ids[c.ID] {
+		// Each shard's port is one cluster node: it lists its own
+		// connections (shard_clients.go).
+		if ids != nil && !ids[c.ID] || c.Shard != x.S.idx {
 			continue
 		}
 		running := 0

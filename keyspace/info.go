@@ -178,7 +178,8 @@ func multiplexingAPI() string {
 
 func infoClients(x *Ctx, ib *infoBuilder) {
 	srv := x.S.srv
-	ib.int("connected_clients", int64(srv.ClientCount()))
+	ib.int("connected_clients", int64(srv.clients.shardLen(x.S.idx)))
+	ib.int("ruvio_process_connected_clients", int64(srv.ClientCount()))
 	ib.int("cluster_connections", 0)
 	ib.int("maxclients", int64(srv.opts.Live.MaxClients()))
 	ib.int("client_recent_max_input_buffer", 0)

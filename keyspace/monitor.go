@@ -136,6 +136,11 @@ func (sh *Shard) writeMonitors(c *Client, args [][]byte) {
 	}
 	b = append(b, "\r\n"...)
 	for _, m := range *p {
+		if m.Shard != sh.idx {
+			// A monitor sees the commands of its own shard, as a
+			// cluster node's MONITOR does.
+			continue
+		}
 		if w, ok := m.Conn.(AsyncWriter); ok {
 			w.WriteAsync(b)
 		}

@@ -192,6 +192,9 @@ type walJournal struct {
 	// that recovery replayed, until the first scheduled snapshot of this
 	// process.
 	walBeforeStart uint64
+	// rewriteScheduled is set by a BGREWRITEAOF that found a snapshot
+	// running: the next tick after it ends starts another.
+	rewriteScheduled bool
 	// appended counts the records of the current group.
 	appended int
 	// groupedCommands counts the commands released by WAL commits, for
@@ -258,7 +261,8 @@ func (j *walJournal) Tick(sh *Shard) {
 	if sh.snap != nil || sh.snapFinishing || j.wal.Err() != nil {
 		return
 	}
-	due := false
+	due := j.rewriteScheduled
+	j.rewriteScheduled = false
 	if j.opts.SnapshotEvery > 0 && sh.srv.now().Sub(j.lastSnapshotAt) >= j.opts.SnapshotEvery {
 		due = true
 	}
@@ -366,8 +370,9 @@ func persistenceInfo(sh *Shard) []infoField {
 		{"rdb_last_bgsave_time_sec", i64(lastDur)},
 		{"rdb_current_bgsave_time_sec", i64(cur)},
 		{"aof_enabled", boolDigit(ok)},
-		{"aof_rewrite_in_progress", "0"},
-		{"aof_rewrite_scheduled", "0"},
+		// The WAL's rewrite is a snapshot (BGREWRITEAOF).
+		{"aof_rewrite_in_progress", boolDigit(inProgress)},
+		{"aof_rewrite_scheduled", boolDigit(ok && j.rewriteScheduled)},
 		{"aof_last_write_status", writeStatus},
 	}
 	if !ok {

@@ -478,6 +478,8 @@ func memoryUsageCommand(x *Ctx) {
 // MEMORY HELP
 func memoryHelpCommand(x *Ctx) {
 	writeHelp(x, "MEMORY",
+		"MALLOC-STATS",
+		"    Return the Go runtime allocator's statistics and the shards' arena sizes.",
 		"PURGE",
 		"    Return memory the Go runtime no longer uses to the operating system.",
 		"STATS",
@@ -518,6 +520,7 @@ func registerServerFamily(t commandTable) {
 				{Name: "usage", Arity: -3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand},
 				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand},
 				{Name: "stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand},
+				{Name: "malloc-stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns the Go runtime allocator's statistics and the shards' arena sizes.", Complexity: "O(1); the runtime briefly stops the world to read its statistics", Handler: memoryMallocStatsCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},
 	)
