@@ -158,10 +158,14 @@ func (m *OutputMeter) Unqueue(n int) { m.queued.Add(-int64(n)) }
 
 // OutputCutOff counts a client cut off for breaking its output buffer limit
 // lim (or, with why OverReply, the largest reply) and logs it in one line:
-// its address, class, the limit it broke and the bytes it had pending. The
+// its address, class, the limit it broke and the bytes it had pending, and
+// detaches c (Server.detach) so that nothing counts it from now on. The
 // caller has won c.Kill.
 func (s *Server) OutputCutOff(log *zap.Logger, c *Client, why Breach, lim config.OutputLimit, pending int64) {
 	s.CountOutputBufferKill()
+	// Gone at once: no later PUBLISH counts it, CLIENT LIST does not show
+	// it; its shard releases the rest.
+	s.detach(c)
 	fields := []zap.Field{zap.String("remote", c.RemoteAddr), zap.Stringer("class", c.OutputClass())}
 	switch why {
 	case OverSoft:
