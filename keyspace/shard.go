@@ -342,8 +342,9 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 		return false, false
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
-	sh.reapClosed() // the closed before anything runs, as drain does
-	sh.run(b)       // nothing here can park: see above
+	// Closed clients are released before anything runs, as in drain.
+	sh.reapClosed()
+	sh.run(b) // nothing here can park: see above
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
