@@ -112,10 +112,12 @@ func numsubReply(t *testing.T, v any) map[string]int64 {
 // waitZero polls counts until they are all zero, then checks they stay so.
 func (ls *lifetimeServer) waitZero(t *testing.T, channels ...string) {
 	t.Helper()
-	deadline := time.Now().Add(lifetimePoll)
+	start := time.Now()
+	deadline := start.Add(lifetimePoll)
 	for {
 		g := ls.counts(t, channels...)
 		if g.zero() {
+			t.Logf("released within %v", time.Since(start).Round(time.Millisecond))
 			break
 		}
 		if time.Now().After(deadline) {

@@ -121,10 +121,11 @@ func (m *OutputMeter) notePeak(p int64) {
 	}
 }
 
-// Kill marks the client as cut off (over its output buffer limit): the
-// commands it still has queued at its shard are dropped unrun. The caller
-// closes the connection. It reports whether this call cut the client off,
-// so that only one of several goroutines logs and counts it.
+// Kill marks the client as cut off (over its output buffer limit, or ended
+// by CLIENT KILL or QUIT): the commands it still has queued at its shard
+// are dropped unrun and nothing more is pushed to it. The caller closes
+// the connection. It reports whether this call cut the client off, so that
+// only one of several goroutines logs and counts it.
 func (c *Client) Kill() bool { return c.killed.CompareAndSwap(false, true) }
 
 // SetOutputClass puts the client in output buffer limit class k, whose
