@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
@@ -37,6 +37,14 @@ func (g ghostCounts) zero() bool {
 	return true
 }
 
+// lifetimeVariants are the servers the lifetime tests run on: one shard
+// and four, and one where reactors run batches of idle shards inline.
+var lifetimeVariants = []struct {
+	name   string
+	shards int
+	inline bool
+}{{"1shard", 1, false}, {"4shards", 4, false}, {"1shard-inline", 1, true}}
+
 // lifetimeServer is a server of n shards with one checking client per
 // shard, and the shard owning the {gs} hash tag.
 type lifetimeServer struct {
@@ -45,9 +53,10 @@ type lifetimeServer struct {
 	owner int
 }
 
-func startLifetime(t *testing.T, shards int) *lifetimeServer {
+func startLifetime(t *testing.T, shards int, inline bool) *lifetimeServer {
 	t.Helper()
-	s := testserver.Start(t, testserver.Shards(shards))
+	s := testserver.Start(t, testserver.Shards(shards),
+		testserver.Config(func(c *config.Config) { c.Server.InlineExecution = inline }))
 	ls := &lifetimeServer{s: s}
 	for i := range shards {
 		ls.cs = append(ls.cs, s.ClientOf(t, i))
@@ -163,9 +172,9 @@ func writeAndClose(t *testing.T, addr string, b []byte, rst bool) {
 // subscribe (SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE) or block (BLPOP) and close
 // at once leave nothing counted, on one shard and on four.
 func TestGhostSubscriptionsAfterClose(t *testing.T) {
-	for _, shards := range []int{1, 4} {
-		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
-			ls := startLifetime(t, shards)
+	for _, v := range lifetimeVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ls := startLifetime(t, v.shards, v.inline)
 			owner := ls.s.Addrs[ls.owner]
 			sub := []byte(multibulk("SUBSCRIBE", "gs:ch") + multibulk("PSUBSCRIBE", "gs:ch*") + multibulk("SSUBSCRIBE", "{gs}s"))
 			var wg sync.WaitGroup
@@ -214,9 +223,9 @@ var lifetimeScripts = [][]string{
 // and more; then nothing of them may be counted: subscriptions, waits,
 // tracking and names are all released.
 func TestConnectionStateReleasedAtEveryClosePoint(t *testing.T) {
-	for _, shards := range []int{1, 4} {
-		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
-			ls := startLifetime(t, shards)
+	for _, v := range lifetimeVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ls := startLifetime(t, v.shards, v.inline)
 			owner := ls.s.Addrs[ls.owner]
 			const workers, rounds = 8, 1000
 			var wg sync.WaitGroup
@@ -321,12 +330,12 @@ func closeAtRandomPoint(t *testing.T, addr string, rng *rand.Rand) {
 // reply. The victim subscribes or blocks, on the killer's shard or
 // another.
 func TestClientKillTakesEffectAtOnce(t *testing.T) {
-	for _, shards := range []int{1, 4} {
-		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
-			ls := startLifetime(t, shards)
+	for _, v := range lifetimeVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ls := startLifetime(t, v.shards, v.inline)
 			killer := dialRaw(t, ls.s.Addrs[0])
 			for round := range 200 {
-				vShard := round % shards
+				vShard := round % v.shards
 				if round%4 == 3 {
 					vShard = ls.owner
 				}
