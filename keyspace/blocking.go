@@ -248,8 +248,9 @@ type blocking struct {
 	nextDeadline int64
 	timer        *time.Timer
 	timerAt      int64
-	// n mirrors len(clients) for INFO of any shard; timed counts those
-	// with a deadline (INFO's clients_in_timeout_table).
+	// n mirrors len(clients) for other goroutines; timed counts those
+	// with a deadline. INFO counts the registry instead (blockedClients):
+	// a detached client still parked here until its release is not one.
 	n, timed atomic.Int64
 	// keyed counts the clients waiting on keys (not WAIT): while there
 	// are any, every batch runs on the shard goroutine, where waiters are
@@ -299,6 +300,20 @@ type Splitter interface {
 func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	bs := &sh.blk
 	c := x.C
+	if c.isClosed() {
+		// The connection is gone (its close overtook this batch): a wait
+		// would never end. It times out at once, for nobody to read.
+		before := len(x.W.Buf)
+		if spec.Timeout != nil {
+			spec.Timeout(x)
+		} else {
+			x.W.NullArray()
+		}
+		if c.replyMode&(replyOff|replySkip) != 0 {
+			x.W.Buf = x.W.Buf[:before]
+		}
+		return
+	}
 	bs.init()
 	bc := &blockedClient{c: c, db: x.DB.id, spec: spec, args: x.Args, cmd: x.Cmd,
 		silent: c.replyMode&(replyOff|replySkip) != 0}
@@ -345,10 +360,8 @@ func (sh *Shard) park(bc *blockedClient) {
 	if len(bc.keys) > 0 {
 		bs.keyed.Add(1)
 	}
+	c.blockTimed.Store(bc.spec.DeadlineMs > 0)
 	c.blocked.Store(true)
-	c.mu.Lock()
-	c.blockReg = true
-	c.mu.Unlock()
 }
 
 // maxTimerWaitMs bounds one wait of the block timer: a later deadline is
@@ -406,6 +419,7 @@ func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 		bs.timed.Add(-1)
 	}
 	bc.c.blocked.Store(false)
+	bc.c.blockTimed.Store(false)
 }
 
 // unblocked ends the wait of bc, whose reply has been written: its
@@ -771,11 +785,20 @@ func (sh *Shard) resumeBlocked() int {
 }
 
 // blockedClients is the number of blocked clients of every shard, and
-// how many of them have a deadline.
+// how many of them have a deadline. It counts the open connections of the
+// registry, so a client closed or killed stops counting at once, before
+// its shard has released its wait.
 func (s *Server) blockedClients() (n, timed int64) {
-	for _, sh := range s.shards {
-		n += sh.blk.n.Load()
-		timed += sh.blk.timed.Load()
+	r := s.clients
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.clients {
+		if c.blocked.Load() {
+			n++
+			if c.blockTimed.Load() {
+				timed++
+			}
+		}
 	}
 	return n, timed
 }

@@ -94,6 +94,9 @@ type Client struct {
 	// mirrors it for CLIENT LIST and CLIENT UNBLOCK of other shards.
 	blk     *blockedClient
 	blocked atomic.Bool
+	// blockTimed is set while the wait has a deadline (INFO
+	// clients_in_timeout_table).
+	blockTimed atomic.Bool
 	// postponed is set while the wait is a CLIENT PAUSE's (blocked is
 	// set too), which CLIENT UNBLOCK does not end.
 	postponed atomic.Bool
@@ -111,13 +114,9 @@ type Client struct {
 	name    string
 	libName string
 	libVer  string
-	closed  bool
-	// watching: the client has watched keys, so its shard must drop them
-	// when the connection closes.
-	watching bool
-	// blockReg: the client has blocked once, so its shard must forget its
-	// wait when the connection closes.
-	blockReg bool
+	// closed is set once the connection is gone or cut off (detach):
+	// nothing registers the client again.
+	closed bool
 
 	// qmu guards the query buffer model below, written by the
 	// connection's reactor and by the resize cron.

@@ -38,6 +38,8 @@ func echoCommand(x *Ctx) { x.W.Bulk(x.Args[1]) }
 func quitCommand(x *Ctx) {
 	x.W.OK()
 	x.Batch.CloseAfter = true
+	// Gone for every later command at once, not when the close is seen.
+	x.endClient(x.C)
 }
 
 // SELECT index
@@ -407,16 +409,15 @@ func clientKillCommand(x *Ctx) {
 	x.W.Int(int64(killed))
 }
 
-// killClient closes c; when c is the caller the reply is written first.
+// killClient ends c for every command that runs after this one (it is
+// gone from CLIENT LIST, its subscriptions and wait are released, its
+// queued commands are dropped) and closes its connection; when c is the
+// caller its replies so far are written first.
 func (x *Ctx) killClient(c *Client) {
+	x.endClient(c)
 	if c == x.C {
 		x.Batch.CloseAfter = true
 		return
-	}
-	if c.Shard == x.S.idx && c.blk != nil {
-		// Forget its wait at once: a push before the connection's close
-		// is seen must not serve it.
-		x.S.dropBlocked(c)
 	}
 	if c.Conn != nil {
 		_ = c.Conn.Close()

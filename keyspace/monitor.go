@@ -71,8 +71,12 @@ func monitorCommand(x *Ctx) {
 		x.W.Error("ERR this connection cannot receive a MONITOR feed")
 		return
 	}
-	c.monitor.Store(true)
-	x.S.srv.monitors.add(c)
+	if !c.isClosed() {
+		// A closed client is not added: detach has taken it out already
+		// or its shard's release will (forget).
+		c.monitor.Store(true)
+		x.S.srv.monitors.add(c)
+	}
 	x.W.OK()
 }
 

@@ -299,11 +299,8 @@ func watchCommand(x *Ctx) {
 		x.W.OK()
 		return
 	}
-	c.mu.Lock()
-	closed := c.closed
-	c.watching = !closed
-	c.mu.Unlock()
-	if closed {
+	if c.isClosed() {
+		// Gone already: its shard has released it, or will.
 		x.W.OK()
 		return
 	}
@@ -358,9 +355,6 @@ func (sh *Shard) unwatchAll(c *Client) {
 		c.tx.watched[i] = nil
 	}
 	c.tx.watched = c.tx.watched[:0]
-	c.mu.Lock()
-	c.watching = false
-	c.mu.Unlock()
 }
 
 // watchedKeyExpired reports whether a key c watched while it was live has
@@ -517,8 +511,8 @@ func (sh *Shard) applyBatch(r persistence.Record) error {
 	return nil
 }
 
-// forgetClosed hands a disconnected client with watches to its shard.
-// Called from any goroutine.
+// forgetClosed hands a detached client to its shard, which releases it at
+// its next drain or wake-up (reapClosed). Called from any goroutine.
 func (sh *Shard) forgetClosed(c *Client) {
 	sh.tx.closedMu.Lock()
 	sh.tx.closed = append(sh.tx.closed, c)
@@ -526,7 +520,8 @@ func (sh *Shard) forgetClosed(c *Client) {
 	sh.tx.closedMu.Unlock()
 }
 
-// reapClosed removes the watches of disconnected clients; shard goroutine.
+// reapClosed releases the clients detached since the last call; shard
+// goroutine.
 func (sh *Shard) reapClosed() {
 	if sh.tx.closedN.Load() == 0 {
 		return
@@ -537,8 +532,35 @@ func (sh *Shard) reapClosed() {
 	sh.tx.closedN.Store(0)
 	sh.tx.closedMu.Unlock()
 	for _, c := range cs {
-		sh.discardTx(c)
-		sh.dropBlocked(c)
+		sh.forget(c)
+	}
+}
+
+// forget releases what a detached client c of this shard holds here: its
+// transaction and watched keys, its wait and held batches, subscriptions
+// a command registered before it saw the client closed, its tracking and
+// MONITOR registrations. It may run more than once for c. Shard goroutine
+// only.
+func (sh *Shard) forget(c *Client) {
+	sh.discardTx(c)
+	sh.dropBlocked(c)
+	sh.resetPubSub(c)
+	sh.trackOff(c)
+	sh.srv.stopMonitor(c)
+}
+
+// endClient ends c, a client of any shard, for every command that runs on
+// this shard from now on (CLIENT KILL, QUIT): its queued commands are
+// dropped unrun, it leaves CLIENT LIST, its subscriptions are gone, and
+// its wait and other registrations are released now for another client of
+// this shard, and for the caller itself (whose command is still running)
+// or a client of another shard before that shard runs anything else. Its
+// connection is closed once the replies already made are written.
+func (x *Ctx) endClient(c *Client) {
+	c.Kill()
+	x.S.srv.detach(c)
+	if c.Shard == x.S.idx && c != x.C {
+		x.S.forget(c)
 	}
 }
 

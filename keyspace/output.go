@@ -121,10 +121,11 @@ func (m *OutputMeter) notePeak(p int64) {
 	}
 }
 
-// Kill marks the client as cut off (over its output buffer limit): the
-// commands it still has queued at its shard are dropped unrun. The caller
-// closes the connection. It reports whether this call cut the client off,
-// so that only one of several goroutines logs and counts it.
+// Kill marks the client as cut off (over its output buffer limit, or ended
+// by CLIENT KILL or QUIT): the commands it still has queued at its shard
+// are dropped unrun and nothing more is pushed to it. The caller closes
+// the connection. It reports whether this call cut the client off, so that
+// only one of several goroutines logs and counts it.
 func (c *Client) Kill() bool { return c.killed.CompareAndSwap(false, true) }
 
 // SetOutputClass puts the client in output buffer limit class k, whose
@@ -158,10 +159,14 @@ func (m *OutputMeter) Unqueue(n int) { m.queued.Add(-int64(n)) }
 
 // OutputCutOff counts a client cut off for breaking its output buffer limit
 // lim (or, with why OverReply, the largest reply) and logs it in one line:
-// its address, class, the limit it broke and the bytes it had pending. The
+// its address, class, the limit it broke and the bytes it had pending, and
+// detaches c (Server.detach) so that nothing counts it from now on. The
 // caller has won c.Kill.
 func (s *Server) OutputCutOff(log *zap.Logger, c *Client, why Breach, lim config.OutputLimit, pending int64) {
 	s.CountOutputBufferKill()
+	// Gone at once: no later PUBLISH counts it, CLIENT LIST does not show
+	// it; its shard releases the rest.
+	s.detach(c)
 	fields := []zap.Field{zap.String("remote", c.RemoteAddr), zap.Stringer("class", c.OutputClass())}
 	switch why {
 	case OverSoft:

@@ -137,6 +137,11 @@ func (sh *Shard) effectiveFlags(cmd *Command, args [][]byte) Flag {
 // the command runs; run then parks its batch at that command.
 func (sh *Shard) postpone(x *Ctx) {
 	c := x.C
+	if c.isClosed() {
+		// Gone: nothing would ever resume it; the command is dropped, as
+		// a freed client's would be.
+		return
+	}
 	if c.replyMode&replySkip != 0 {
 		// CLIENT REPLY SKIP concerns the held command, run later.
 		c.replyMode |= replySkipNext

@@ -83,7 +83,8 @@ func (s *Server) Subscriptions(c *Client) (channels, patterns, shardChannels []s
 	return slices.Clone(c.subs.lists[subChannel]), slices.Clone(c.subs.lists[subPattern]), slices.Clone(c.subs.lists[subShard])
 }
 
-// dropSubscriptions removes a closed client from its shard's tables.
+// dropSubscriptions removes c from its shard's tables (a closed client,
+// RESET); any goroutine, under the tables' mutex.
 func (s *Server) dropSubscriptions(c *Client) {
 	if c.Shard < 0 || c.Shard >= len(s.shards) {
 		return
@@ -121,6 +122,11 @@ func (sh *Shard) subscribe(c *Client, k pubsubKind, name string) bool {
 	p := &sh.pubsub
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if c.isClosed() {
+		// detach sets the flag before it drops the subscriptions under
+		// this mutex: none is added after that drop.
+		return false
+	}
 	if c.subs == nil {
 		c.subs = &clientSubs{}
 	}

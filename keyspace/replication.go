@@ -512,6 +512,9 @@ func waitCommand(x *Ctx) {
 		Serve:    func(*Ctx, []byte) bool { return false },
 		handOver: func(b *Batch) bool { return sh.deliverNow(b, target) },
 	})
+	if x.C.blk == nil {
+		return // a closed client: Block replied at once
+	}
 	// Entries of WAITs that ended otherwise go first: without ACKs
 	// (no replica) resumeWaits would never drop them.
 	sh.repl.waits = sh.liveWaits()

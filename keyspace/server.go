@@ -254,23 +254,41 @@ func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Clien
 	return c, true
 }
 
-// Disconnected forgets a closed connection.
-func (s *Server) Disconnected(c *Client) {
+// Disconnected forgets a closed connection; its reactor calls it once the
+// connection is gone, whatever of its batches is still in flight.
+func (s *Server) Disconnected(c *Client) { s.detach(c) }
+
+// detach ends c as a connection of the server, from any goroutine: c is
+// marked closed, leaves the client registry (CLIENT LIST, INFO clients)
+// and the MONITOR set, loses its subscriptions, and is handed to its
+// shard, which releases the rest (forget). It reports whether this call
+// did it (false: c was already detached).
+//
+// Nothing registers a closed client again: every registration (SUBSCRIBE
+// and its kin, a blocking command's wait, WATCH, CLIENT TRACKING, MONITOR)
+// checks the flag on the shard goroutine, and the shard's release runs on
+// that goroutine after the flag is set. A registration that ran before
+// the release is undone by it; one after it sees the flag. So a batch
+// still on its way to the shard when the connection closes can run its
+// commands (what it writes stays written, as in Redis) but leaves nothing
+// of the connection behind.
+func (s *Server) detach(c *Client) bool {
 	c.mu.Lock()
-	c.closed = true
-	watching := c.watching || c.blockReg
-	blocked := c.blockReg
-	c.mu.Unlock()
-	if watching && c.Shard < len(s.shards) {
-		s.shards[c.Shard].forgetClosed(c)
-		if blocked {
-			// Forget its wait now rather than at the next tick.
-			s.shards[c.Shard].ring.signal()
-		}
+	if c.closed {
+		c.mu.Unlock()
+		return false
 	}
+	c.closed = true
+	c.mu.Unlock()
+	s.clients.remove(c.ID)
 	s.stopMonitor(c)
 	s.dropSubscriptions(c)
-	s.clients.remove(c.ID)
+	if c.Shard >= 0 && c.Shard < len(s.shards) {
+		sh := s.shards[c.Shard]
+		sh.forgetClosed(c)
+		sh.ring.signal()
+	}
+	return true
 }
 
 // Clients returns the open connections ordered by id.

@@ -277,7 +277,7 @@ func (sh *Shard) loop() {
 			continue
 		}
 		sh.ring.sleeping.Store(1)
-		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() || sh.repl.hasTasks.Load() || sh.repl.due.Load() {
+		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() || sh.repl.hasTasks.Load() || sh.repl.due.Load() || sh.tx.closedN.Load() != 0 {
 			sh.ring.sleeping.Store(0)
 			if sh.waiting.Load() {
 				sh.wakeWaiters()
@@ -287,6 +287,9 @@ func (sh *Shard) loop() {
 		select {
 		case <-sh.ring.wake:
 			sh.acquire()
+			// A closed connection is released at once, not at the next
+			// batch or tick (Server.detach signals).
+			sh.reapClosed()
 			sh.blockTick()
 			sh.release()
 		case <-sh.blk.timerC():
@@ -339,6 +342,8 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 		return false, false
 	}
 	sh.nowMs = sh.srv.now().UnixMilli()
+	// Closed clients are released before anything runs, as in drain.
+	sh.reapClosed()
 	sh.run(b) // nothing here can park: see above
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
@@ -407,6 +412,11 @@ func (sh *Shard) drain() int {
 			sh.queue(b)
 		}
 		n++
+		if sh.tx.closedN.Load() != 0 {
+			// A client ended by this batch or closed meanwhile is
+			// released before the next batch runs.
+			sh.reapClosed()
+		}
 		if len(sh.blk.resume) > 0 {
 			n += sh.resumeBlocked()
 		}

@@ -185,6 +185,9 @@ func prefixCollision(cur *clientTracking, prefixes []string) string {
 
 // trackOn enables tracking for c, or changes its options.
 func (sh *Shard) trackOn(c *Client, opts clientTracking, prefixes []string) {
+	if c.isClosed() {
+		return // gone: its shard has released it, or will
+	}
 	t := sh.trk
 	if t == nil {
 		t = &shardTracking{clients: map[int64]*Client{}, keys: map[string]map[int64]struct{}{}, prefixes: map[string]*bcastPrefix{}}
