@@ -203,3 +203,7 @@ func (r *PayloadReader) Rest() []byte {
 
 // Done is End: an error if a read failed or unread bytes remain.
 func (r *PayloadReader) Done() error { return r.End() }
+
+// NextRaw reads n bytes as they are (n >= 0); the result aliases the
+// payload.
+func (r *PayloadReader) NextRaw(n int) []byte { return r.take("raw bytes", n) }
