@@ -179,6 +179,19 @@ func TestPayloadReaderNextFields(t *testing.T) {
 	}
 }
 
+func TestPayloadReaderNextRaw(t *testing.T) {
+	r := NewPayloadReader([]byte("abcdef"))
+	if b := r.NextRaw(0); len(b) != 0 || r.Err() != nil {
+		t.Fatalf("NextRaw(0) = %q, %v", b, r.Err())
+	}
+	if b := r.NextRaw(4); string(b) != "abcd" || cap(b) != 4 || r.Len() != 2 {
+		t.Fatalf("NextRaw(4) = %q (cap %d), Len %d", b, cap(b), r.Len())
+	}
+	if b := r.NextRaw(3); b != nil || !errors.Is(r.Err(), ErrCorrupt) || r.Len() != 2 {
+		t.Fatalf("NextRaw past the end = %q, %v, Len %d", b, r.Err(), r.Len())
+	}
+}
+
 func TestPayloadReaderNextDoesNotAllocate(t *testing.T) {
 	buf := make([]byte, 0, 256)
 	key := []byte("key")
