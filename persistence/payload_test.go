@@ -224,7 +224,7 @@ func FuzzPayloadReader(f *testing.F) {
 			before := a.Len()
 			var va, vb any
 			var errB error
-			switch op % 7 {
+			switch op % 8 {
 			case 0:
 				va = string(a.NextBytes())
 				var x []byte
@@ -243,7 +243,7 @@ func FuzzPayloadReader(f *testing.F) {
 				va = a.NextI64()
 				vb, errB = b.I64()
 			case 5:
-				size := int(op/7%16) + 1
+				size := int(op/8%16) + 1
 				va = a.NextCount(size)
 				vb = b.NextCount(size)
 				errB = b.Err()
@@ -251,11 +251,15 @@ func FuzzPayloadReader(f *testing.F) {
 					t.Fatalf("count %d of %d bytes in %d bytes accepted", va, size, a.Len())
 				}
 			case 6:
-				n := uint64(op / 7 % 4)
+				n := uint64(op / 8 % 4)
 				fa := a.NextFields(n)
 				fb := b.NextFields(n)
 				errB = b.Err()
 				va, vb = string(fa.Rest()), string(fb.Rest())
+			case 7:
+				n := int(op / 8 % 16)
+				va, vb = string(a.NextRaw(n)), string(b.NextRaw(n))
+				errB = b.Err()
 			}
 			if a.Len() > before {
 				t.Fatalf("op %d: Len grew from %d to %d", op, before, a.Len())
