@@ -444,22 +444,17 @@ func hscanCommand(x *Ctx) {
 	}
 }
 
-// applyHashRecord replays a HashSet or HashDel record into db.
+// applyHashRecord replays a HashSet or HashDel record into db. The whole
+// payload is checked before the hash changes.
 func applyHashRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.PayloadReader) error {
-	key, err := p.Bytes()
-	if err != nil {
-		return err
-	}
-	n, err := p.U64()
-	if err != nil {
-		return err
-	}
-	per := 1
+	per := uint64(1)
 	if op == persistence.OpHashSet {
 		per = 2
 	}
-	if n > uint64(p.Len()/per) {
-		return fmt.Errorf("%w: %s claims %d fields in %d bytes", persistence.ErrCorrupt, op, n, p.Len())
+	key, n := p.NextBytes(), p.NextCount(int(per))
+	fields := p.NextFields(n * per)
+	if err := p.End(); err != nil {
+		return err
 	}
 	e := db.find(key)
 	var o *hashObj
@@ -480,19 +475,12 @@ func applyHashRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.Pa
 		e = db.add(key, nil, o, 0)
 	}
 	cfg := sh.hashConfig()
-	for range n {
-		f, err := p.Bytes()
-		if err != nil {
-			return err
-		}
+	for fields.Len() > 0 {
 		if op == persistence.OpHashDel {
-			o.h.Delete(f)
+			o.h.Delete(fields.NextBytes())
 			continue
 		}
-		v, err := p.Bytes()
-		if err != nil {
-			return err
-		}
+		f, v := fields.NextBytes(), fields.NextBytes()
 		o.h.Set(cfg, f, v)
 	}
 	if o.h.Len() == 0 {

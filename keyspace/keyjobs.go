@@ -146,125 +146,113 @@ func (sh *Shard) logIdemPut(db int, key string, rec []byte, at int64) {
 }
 
 // applyKeyJobRecord replays one key-job WAL record into db. Like every
-// replay it sets state physically: no command logic, no clock.
+// replay it sets state physically: no command logic, no clock. Each step
+// reads its fields, checks the payload once, and only then changes db.
 func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadReader) error {
-	key, err := p.Bytes()
-	if err != nil {
-		return err
-	}
+	key := p.NextBytes()
 	switch op {
 	case persistence.OpLease:
-		var token uint64
-		var until int64
-		if token, err = p.U64(); err == nil {
-			until, err = p.I64()
-		}
-		if err != nil {
-			return err
-		}
-		if e := db.find(key); e != nil {
-			if l, ok := db.obj(e).(*leaseObj); ok {
-				l.token, l.until = int64(token), until
-			} else {
-				db.setObj(e, &leaseObj{token: int64(token), until: until})
-			}
-		} else {
-			db.add(key, nil, &leaseObj{token: int64(token), until: until}, 0)
-		}
+		return replayLease(db, key, p)
 	case persistence.OpRelease:
-		var token uint64
-		if token, err = p.U64(); err != nil {
-			return err
-		}
-		if e := db.find(key); e != nil {
-			if l, ok := db.obj(e).(*leaseObj); ok && l.token == int64(token) {
-				l.until = 0
-			}
-		}
+		return replayRelease(db, key, p)
 	case persistence.OpSemaphoreAcquire:
-		var token uint64
-		var until, keyAt int64
-		if token, err = p.U64(); err == nil {
-			if until, err = p.I64(); err == nil {
-				keyAt, err = p.I64()
-			}
-		}
-		if err != nil {
-			return err
-		}
-		e := db.find(key)
-		var s *semObj
-		if e != nil {
-			var ok bool
-			if s, ok = db.obj(e).(*semObj); !ok {
-				s = &semObj{}
-				db.setObj(e, s)
-			}
-			db.setDeadline(e, keyAt)
-		} else {
-			s = &semObj{}
-			db.add(key, nil, s, keyAt)
-		}
-		s.add(semHolder{token: int64(token), until: until})
-		s.last = max(s.last, int64(token))
+		return replaySemAcquire(db, key, p)
 	case persistence.OpSemaphoreRelease:
-		var token uint64
-		var keyAt int64
-		if token, err = p.U64(); err == nil {
-			keyAt, err = p.I64()
-		}
-		if err != nil {
-			return err
-		}
-		if e := db.find(key); e != nil {
-			if s, ok := db.obj(e).(*semObj); ok {
-				s.remove(int64(token))
-				db.setDeadline(e, keyAt)
-			}
-		}
+		return replaySemRelease(db, key, p)
 	case persistence.OpSetV:
-		var val []byte
-		var version uint64
-		var at int64
-		if val, err = p.Bytes(); err == nil {
-			if version, err = p.U64(); err == nil {
-				at, err = p.I64()
-			}
-		}
-		if err != nil {
+		val, version, at := p.NextBytes(), p.NextU64(), p.NextI64()
+		if err := p.End(); err != nil {
 			return err
 		}
 		replaySet(db, key, nil, &setvObj{version: int64(version), val: copyBytes(val)}, at)
 	case persistence.OpLimit:
-		var count uint64
-		var at int64
-		if count, err = p.U64(); err == nil {
-			at, err = p.I64()
-		}
-		if err != nil {
+		count, at := p.NextU64(), p.NextI64()
+		if err := p.End(); err != nil {
 			return err
 		}
 		replaySet(db, key, nil, &limitObj{count: int64(count)}, at)
 	case persistence.OpOnce:
-		var at int64
-		if at, err = p.I64(); err != nil {
+		at := p.NextI64()
+		if err := p.End(); err != nil {
 			return err
 		}
 		replaySet(db, key, nil, onceObj{}, at)
 	case persistence.OpIdempotencyPut:
-		var rec []byte
-		var at int64
-		if rec, err = p.Bytes(); err == nil {
-			at, err = p.I64()
-		}
-		if err != nil {
+		rec, at := p.NextBytes(), p.NextI64()
+		if err := p.End(); err != nil {
 			return err
 		}
 		replaySet(db, key, copyBytes(rec), nil, at)
 	default:
 		return fmt.Errorf("opcode %s is not a key-job record", op)
 	}
-	return p.Done()
+	return nil
+}
+
+func replayLease(db *DB, key []byte, p *persistence.PayloadReader) error {
+	token, until := int64(p.NextU64()), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	e := db.find(key)
+	if e == nil {
+		db.add(key, nil, &leaseObj{token: token, until: until}, 0)
+	} else if l, ok := db.obj(e).(*leaseObj); ok {
+		l.token, l.until = token, until
+	} else {
+		db.setObj(e, &leaseObj{token: token, until: until})
+	}
+	return nil
+}
+
+func replayRelease(db *DB, key []byte, p *persistence.PayloadReader) error {
+	token := int64(p.NextU64())
+	if err := p.End(); err != nil {
+		return err
+	}
+	if e := db.find(key); e != nil {
+		if l, ok := db.obj(e).(*leaseObj); ok && l.token == token {
+			l.until = 0
+		}
+	}
+	return nil
+}
+
+func replaySemAcquire(db *DB, key []byte, p *persistence.PayloadReader) error {
+	token, until, keyAt := int64(p.NextU64()), p.NextI64(), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	e := db.find(key)
+	var s *semObj
+	if e != nil {
+		var ok bool
+		if s, ok = db.obj(e).(*semObj); !ok {
+			s = &semObj{}
+			db.setObj(e, s)
+		}
+		db.setDeadline(e, keyAt)
+	} else {
+		s = &semObj{}
+		db.add(key, nil, s, keyAt)
+	}
+	s.add(semHolder{token: token, until: until})
+	s.last = max(s.last, token)
+	return nil
+}
+
+func replaySemRelease(db *DB, key []byte, p *persistence.PayloadReader) error {
+	token, keyAt := int64(p.NextU64()), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if e := db.find(key); e != nil {
+		if s, ok := db.obj(e).(*semObj); ok {
+			s.remove(token)
+			db.setDeadline(e, keyAt)
+		}
+	}
+	return nil
 }
 
 // decodeKeyJobValue rebuilds a key-job value from its snapshot encoding.

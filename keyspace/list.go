@@ -627,172 +627,181 @@ func lmoveDo(x *Ctx, src, dstKey []byte, from, to uint8) {
 	x.W.Bulk(v)
 }
 
-// applyListRecord replays a list record into db.
+// listReplay is the state one list record's replay shares between its
+// steps: the database and the record's first key.
+type listReplay struct {
+	sh  *Shard
+	db  *DB
+	op  persistence.Opcode
+	key []byte
+}
+
+// get returns the list at k. A missing key, or one holding another type, is
+// an error unless create is set, when it becomes an empty list.
+func (x *listReplay) get(k []byte, create bool) (*listObj, error) {
+	e := x.db.find(k)
+	if e == nil {
+		if !create {
+			return nil, fmt.Errorf("%s on a missing key", x.op)
+		}
+		o := &listObj{l: list.New(x.sh.listFill())}
+		x.db.add(k, nil, o, 0)
+		return o, nil
+	}
+	o, ok := x.db.obj(e).(*listObj)
+	if !ok {
+		if !create {
+			return nil, fmt.Errorf("%s on a key that is not a list", x.op)
+		}
+		o = &listObj{l: list.New(x.sh.listFill())}
+		x.db.setObj(e, o)
+	}
+	return o, nil
+}
+
+// dropIfEmpty deletes the key k of an emptied list.
+func (x *listReplay) dropIfEmpty(k []byte, o *listObj) {
+	if o.l.Len() == 0 {
+		if e := x.db.find(k); e != nil {
+			removeEmpty(x.db, e)
+		}
+	}
+}
+
+// applyListRecord replays a list record into db. Each opcode's step reads
+// its fields, checks the payload once, and only then changes the list.
 func applyListRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.PayloadReader) error {
-	key, err := p.Bytes()
+	x := &listReplay{sh: sh, db: db, op: op, key: p.NextBytes()}
+	switch op {
+	case persistence.OpListPush:
+		return x.push(p)
+	case persistence.OpListPop:
+		return x.pop(p)
+	case persistence.OpListSet:
+		return x.set(p)
+	case persistence.OpListInsert:
+		return x.insert(p)
+	case persistence.OpListRem:
+		return x.rem(p)
+	case persistence.OpListTrim:
+		return x.trim(p)
+	case persistence.OpListMove:
+		return x.move(p)
+	}
+	return fmt.Errorf("opcode %s is not a list record", op)
+}
+
+func (x *listReplay) push(p *persistence.PayloadReader) error {
+	where := p.NextU8()
+	elems := p.NextFields(p.NextCount(1))
+	if err := p.End(); err != nil {
+		return err
+	}
+	o, err := x.get(x.key, true)
 	if err != nil {
 		return err
 	}
-	get := func(k []byte, create bool) (*entry, *listObj, error) {
-		e := db.find(k)
-		if e == nil {
-			if !create {
-				return nil, nil, fmt.Errorf("%s on a missing key", op)
-			}
-			o := &listObj{l: list.New(sh.listFill())}
-			return db.add(k, nil, o, 0), o, nil
-		}
-		o, ok := db.obj(e).(*listObj)
-		if !ok {
-			if !create {
-				return nil, nil, fmt.Errorf("%s on a key that is not a list", op)
-			}
-			o = &listObj{l: list.New(sh.listFill())}
-			db.setObj(e, o)
-		}
-		return e, o, nil
+	for elems.Len() > 0 {
+		o.push(where, elems.NextBytes())
 	}
-	dropIfEmpty := func(k []byte, o *listObj) {
-		if o.l.Len() == 0 {
-			if e := db.find(k); e != nil {
-				removeEmpty(db, e)
-			}
+	x.dropIfEmpty(x.key, o)
+	return nil
+}
+
+func (x *listReplay) pop(p *persistence.PayloadReader) error {
+	where, n := p.NextU8(), p.NextU64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	o, err := x.get(x.key, false)
+	if err != nil {
+		return err
+	}
+	for range min(n, uint64(o.l.Len())) {
+		o.pop(where)
+	}
+	x.dropIfEmpty(x.key, o)
+	return nil
+}
+
+func (x *listReplay) set(p *persistence.PayloadReader) error {
+	i, v := p.NextI64(), p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	o, err := x.get(x.key, false)
+	if err != nil {
+		return err
+	}
+	if !o.l.Set(int(i), v) {
+		return fmt.Errorf("%s index %d out of range", x.op, i)
+	}
+	return nil
+}
+
+func (x *listReplay) insert(p *persistence.PayloadReader) error {
+	after, pivot, v := p.NextU8(), p.NextBytes(), p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	o, err := x.get(x.key, false)
+	if err != nil {
+		return err
+	}
+	o.l.Insert(pivot, v, after == 1)
+	return nil
+}
+
+func (x *listReplay) rem(p *persistence.PayloadReader) error {
+	count, v := p.NextI64(), p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	o, err := x.get(x.key, false)
+	if err != nil {
+		return err
+	}
+	o.l.Remove(v, int(count))
+	x.dropIfEmpty(x.key, o)
+	return nil
+}
+
+func (x *listReplay) trim(p *persistence.PayloadReader) error {
+	start, stop := p.NextI64(), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	o, err := x.get(x.key, false)
+	if err != nil {
+		return err
+	}
+	o.l.Trim(int(start), int(stop))
+	x.dropIfEmpty(x.key, o)
+	return nil
+}
+
+func (x *listReplay) move(p *persistence.PayloadReader) error {
+	dst, from, to := p.NextBytes(), p.NextU8(), p.NextU8()
+	if err := p.End(); err != nil {
+		return err
+	}
+	so, err := x.get(x.key, false)
+	if err != nil {
+		return err
+	}
+	v, ok := so.pop(from)
+	if !ok {
+		return fmt.Errorf("%s from an empty list", x.op)
+	}
+	v = slices.Clone(v)
+	do := so
+	if string(dst) != string(x.key) {
+		if do, err = x.get(dst, true); err != nil {
+			return err
 		}
 	}
-	switch op {
-	case persistence.OpListPush:
-		var where uint8
-		var n uint64
-		if where, err = p.U8(); err == nil {
-			n, err = p.U64()
-		}
-		if err != nil {
-			return err
-		}
-		if n > uint64(p.Len()) {
-			return fmt.Errorf("%w: %s claims %d elements in %d bytes", persistence.ErrCorrupt, op, n, p.Len())
-		}
-		_, o, err := get(key, true)
-		if err != nil {
-			return err
-		}
-		for range n {
-			v, err := p.Bytes()
-			if err != nil {
-				return err
-			}
-			o.push(where, v)
-		}
-		dropIfEmpty(key, o)
-	case persistence.OpListPop:
-		var where uint8
-		var n uint64
-		if where, err = p.U8(); err == nil {
-			n, err = p.U64()
-		}
-		if err != nil {
-			return err
-		}
-		_, o, err := get(key, false)
-		if err != nil {
-			return err
-		}
-		for range min(n, uint64(o.l.Len())) {
-			o.pop(where)
-		}
-		dropIfEmpty(key, o)
-	case persistence.OpListSet:
-		var i int64
-		var v []byte
-		if i, err = p.I64(); err == nil {
-			v, err = p.Bytes()
-		}
-		if err != nil {
-			return err
-		}
-		_, o, err := get(key, false)
-		if err != nil {
-			return err
-		}
-		if !o.l.Set(int(i), v) {
-			return fmt.Errorf("%s index %d out of range", op, i)
-		}
-	case persistence.OpListInsert:
-		var after uint8
-		var pivot, v []byte
-		if after, err = p.U8(); err == nil {
-			if pivot, err = p.Bytes(); err == nil {
-				v, err = p.Bytes()
-			}
-		}
-		if err != nil {
-			return err
-		}
-		_, o, err := get(key, false)
-		if err != nil {
-			return err
-		}
-		o.l.Insert(pivot, v, after == 1)
-	case persistence.OpListRem:
-		var count int64
-		var v []byte
-		if count, err = p.I64(); err == nil {
-			v, err = p.Bytes()
-		}
-		if err != nil {
-			return err
-		}
-		_, o, err := get(key, false)
-		if err != nil {
-			return err
-		}
-		o.l.Remove(v, int(count))
-		dropIfEmpty(key, o)
-	case persistence.OpListTrim:
-		var start, stop int64
-		if start, err = p.I64(); err == nil {
-			stop, err = p.I64()
-		}
-		if err != nil {
-			return err
-		}
-		_, o, err := get(key, false)
-		if err != nil {
-			return err
-		}
-		o.l.Trim(int(start), int(stop))
-		dropIfEmpty(key, o)
-	case persistence.OpListMove:
-		var dst []byte
-		var from, to uint8
-		if dst, err = p.Bytes(); err == nil {
-			if from, err = p.U8(); err == nil {
-				to, err = p.U8()
-			}
-		}
-		if err != nil {
-			return err
-		}
-		_, so, err := get(key, false)
-		if err != nil {
-			return err
-		}
-		v, ok := so.pop(from)
-		if !ok {
-			return fmt.Errorf("%s from an empty list", op)
-		}
-		v = slices.Clone(v)
-		do := so
-		if string(dst) != string(key) {
-			if _, do, err = get(dst, true); err != nil {
-				return err
-			}
-		}
-		do.push(to, v)
-		dropIfEmpty(key, so)
-	default:
-		return fmt.Errorf("opcode %s is not a list record", op)
-	}
+	do.push(to, v)
+	x.dropIfEmpty(x.key, so)
 	return nil
 }
 

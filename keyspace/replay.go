@@ -21,196 +21,294 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 	if int(r.DB) >= len(sh.dbs) {
 		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", errReplay, r.Seq, r.DB, len(sh.dbs))
 	}
-	db := sh.dbs[r.DB]
+	apply := replayOps[r.Op]
+	if apply == nil {
+		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
+	}
 	p := persistence.NewPayloadReader(r.Payload)
 	// A record changes collections in place, as a command does.
 	defer sh.settleMem()
-	var err error
-	switch r.Op {
-	case persistence.OpSet:
-		var key, val []byte
-		var at int64
-		if key, err = p.Bytes(); err == nil {
-			if val, err = p.Bytes(); err == nil {
-				at, err = p.I64()
-			}
-		}
-		if err == nil {
-			if e := db.find(key); e != nil {
-				e = db.setString(e, val)
-				db.setDeadline(e, at)
-			} else {
-				db.addString(key, val, at)
-			}
-		}
-	case persistence.OpDel:
-		var key []byte
-		if key, err = p.Bytes(); err == nil {
-			db.delete(key)
-		}
-	case persistence.OpExpire:
-		var key []byte
-		var at int64
-		if key, err = p.Bytes(); err == nil {
-			if at, err = p.I64(); err == nil {
-				if e := db.find(key); e != nil {
-					db.setDeadline(e, at)
-				}
-			}
-		}
-	case persistence.OpFlushDB:
-		db.flush()
-	case persistence.OpFlushAll:
-		for _, d := range sh.dbs {
-			d.flush()
-		}
-	case persistence.OpSwapDB:
-		var a, b uint16
-		if a, err = p.U16(); err == nil {
-			if b, err = p.U16(); err == nil {
-				if int(a) >= len(sh.dbs) || int(b) >= len(sh.dbs) {
-					return fmt.Errorf("%w: seq %d: SWAPDB %d %d out of range", errReplay, r.Seq, a, b)
-				}
-				sh.swapDB(int(a), int(b))
-			}
-		}
-	case persistence.OpMove:
-		var key []byte
-		var target uint16
-		if key, err = p.Bytes(); err == nil {
-			if target, err = p.U16(); err == nil {
-				if int(target) >= len(sh.dbs) {
-					return fmt.Errorf("%w: seq %d: MOVE to database %d", errReplay, r.Seq, target)
-				}
-				if e := db.find(key); e != nil {
-					if old := sh.dbs[target].find(key); old != nil {
-						sh.dbs[target].remove(old)
-					}
-					db.transfer(e, sh.dbs[target], key)
-				}
-			}
-		}
-	case persistence.OpRename:
-		var src, dst []byte
-		if src, err = p.Bytes(); err == nil {
-			if dst, err = p.Bytes(); err == nil {
-				if e := db.find(src); e != nil && string(src) != string(dst) {
-					if old := db.find(dst); old != nil {
-						db.remove(old)
-					}
-					db.transfer(e, db, dst)
-				}
-			}
-		}
-	case persistence.OpCopy:
-		var src, dst []byte
-		var target uint16
-		var replace uint8
-		if src, err = p.Bytes(); err == nil {
-			if dst, err = p.Bytes(); err == nil {
-				if target, err = p.U16(); err == nil {
-					replace, err = p.U8()
-				}
-			}
-		}
-		if err == nil {
-			if int(target) >= len(sh.dbs) {
-				return fmt.Errorf("%w: seq %d: COPY to database %d", errReplay, r.Seq, target)
-			}
-			e := db.find(src)
-			if e == nil {
-				break
-			}
-			tdb := sh.dbs[target]
-			if tdb.find(dst) != nil && replace == 0 {
-				break
-			}
-			val, obj, ok := cloneValue(db, e)
-			if !ok {
-				return fmt.Errorf("%w: seq %d: value of type %T cannot be copied", errReplay, r.Seq, db.obj(e))
-			}
-			if tdb == db && string(src) == string(dst) {
-				break
-			}
-			replaySet(tdb, dst, val, obj, e.expireAt)
-		}
-	case persistence.OpAppend:
-		var key, suffix []byte
-		if key, err = p.Bytes(); err == nil {
-			if suffix, err = p.Bytes(); err == nil {
-				if e := db.find(key); e != nil {
-					n := len(db.val(e))
-					e = db.resizeVal(e, n+len(suffix))
-					copy(db.val(e)[n:], suffix)
-				} else {
-					db.add(key, suffix, nil, 0)
-				}
-			}
-		}
-	case persistence.OpSetRange:
-		var key, b []byte
-		var off uint64
-		if key, err = p.Bytes(); err == nil {
-			if off, err = p.U64(); err == nil {
-				b, err = p.Bytes()
-			}
-		}
-		if err == nil {
-			// The command refused strings longer than proto-max-bulk-len,
-			// so a larger end is damage; it must not overflow or panic.
-			if limit := uint64(sh.srv.opts.Live.ProtoMaxBulkLen()); uint64(len(b)) > limit || off > limit-uint64(len(b)) {
-				return fmt.Errorf("%w: seq %d: SETRANGE to offset %d + %d bytes exceeds proto-max-bulk-len %d", errReplay, r.Seq, off, len(b), limit)
-			}
-			end := int(off) + len(b)
-			e := db.find(key)
-			if e == nil {
-				// Created at its exact length, as SETRANGE and SETBIT
-				// create it: zeros up to off.
-				buf := make([]byte, end)
-				copy(buf[off:], b)
-				e = db.addStringOwned(key, buf, 0)
-				e.setKind(e.kind() | flagRaw)
-				break
-			}
-			if end > len(db.val(e)) {
-				e = db.resizeVal(e, end)
-			}
-			copy(db.val(e)[off:], b)
-		}
-	case persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreRelease,
-		persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut:
-		err = applyKeyJobRecord(db, r.Op, &p)
-	case persistence.OpHashSet, persistence.OpHashDel:
-		err = applyHashRecord(sh, db, r.Op, &p)
-	case persistence.OpListPush, persistence.OpListPop, persistence.OpListSet, persistence.OpListInsert,
-		persistence.OpListRem, persistence.OpListTrim, persistence.OpListMove:
-		err = applyListRecord(sh, db, r.Op, &p)
-	case persistence.OpListStore:
-		err = sh.applyListStore(db, &p)
-	case persistence.OpSetAdd, persistence.OpSetRemove, persistence.OpSetStore, persistence.OpSetMove:
-		err = sh.applySetRecord(db, r.Op, &p)
-	case persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore:
-		err = sh.applyZSetRecord(db, r.Op, &p)
-	case persistence.OpBloomAdd:
-		err = applyBloomRecord(db, &p)
-	case persistence.OpRestore:
-		err = applyRestoreRecord(sh.valueConfig(), db, &p)
-	case persistence.OpStreamAdd, persistence.OpStreamDel, persistence.OpStreamTrim, persistence.OpStreamSetID,
-		persistence.OpStreamGroupCreate, persistence.OpStreamGroupSetID, persistence.OpStreamGroupDestroy,
-		persistence.OpStreamConsumerCreate, persistence.OpStreamConsumerDel, persistence.OpStreamGroupRead,
-		persistence.OpStreamClaim, persistence.OpStreamAck:
-		err = sh.applyStreamRecord(db, r.Op, &p)
-	default:
-		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
-	}
+	err := apply(sh, sh.dbs[r.DB], r, &p)
 	if err == nil {
 		// Bytes after the last field mean the writer and this reader
 		// disagree on the layout: never guess.
-		err = p.Done()
+		err = p.End()
 	}
-	if err != nil {
-		return fmt.Errorf("%w: seq %d (%s): %v", errReplay, r.Seq, r.Op, err)
+	if err != nil && !errors.Is(err, errReplay) {
+		err = fmt.Errorf("%w: seq %d (%s): %v", errReplay, r.Seq, r.Op, err)
 	}
+	return err
+}
+
+// replayFunc applies the payload of record r to db, its database. The
+// record-level decoders read every field, check p.End once and only then
+// change anything, so a malformed record leaves the keyspace as it was.
+type replayFunc func(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error
+
+// replayOps maps each opcode the keyspace replays to its decoder; nil is
+// an unknown opcode. OpBatch is handled by applyRecord itself.
+var replayOps = [256]replayFunc{
+	persistence.OpSet:      replaySetRecord,
+	persistence.OpDel:      replayDelRecord,
+	persistence.OpExpire:   replayExpireRecord,
+	persistence.OpFlushDB:  replayFlushDBRecord,
+	persistence.OpFlushAll: replayFlushAllRecord,
+	persistence.OpSwapDB:   replaySwapDBRecord,
+	persistence.OpMove:     replayMoveRecord,
+	persistence.OpRename:   replayRenameRecord,
+	persistence.OpCopy:     replayCopyRecord,
+	persistence.OpAppend:   replayAppendRecord,
+	persistence.OpSetRange: replaySetRangeRecord,
+
+	persistence.OpLease:            replayKeyJobRecord,
+	persistence.OpRelease:          replayKeyJobRecord,
+	persistence.OpSemaphoreAcquire: replayKeyJobRecord,
+	persistence.OpSemaphoreRelease: replayKeyJobRecord,
+	persistence.OpSetV:             replayKeyJobRecord,
+	persistence.OpLimit:            replayKeyJobRecord,
+	persistence.OpOnce:             replayKeyJobRecord,
+	persistence.OpIdempotencyPut:   replayKeyJobRecord,
+
+	persistence.OpHashSet: replayHashRecord,
+	persistence.OpHashDel: replayHashRecord,
+
+	persistence.OpListPush:   replayListRecord,
+	persistence.OpListPop:    replayListRecord,
+	persistence.OpListSet:    replayListRecord,
+	persistence.OpListInsert: replayListRecord,
+	persistence.OpListRem:    replayListRecord,
+	persistence.OpListTrim:   replayListRecord,
+	persistence.OpListMove:   replayListRecord,
+	persistence.OpListStore:  replayListStoreRecord,
+
+	persistence.OpSetAdd:    replaySetFamilyRecord,
+	persistence.OpSetRemove: replaySetFamilyRecord,
+	persistence.OpSetStore:  replaySetFamilyRecord,
+	persistence.OpSetMove:   replaySetFamilyRecord,
+
+	persistence.OpZAdd:    replayZSetRecord,
+	persistence.OpZRemove: replayZSetRecord,
+	persistence.OpZStore:  replayZSetRecord,
+
+	persistence.OpBloomAdd: replayBloomRecord,
+	persistence.OpRestore:  replayRestoreRecord,
+
+	persistence.OpStreamAdd:            replayStreamRecord,
+	persistence.OpStreamDel:            replayStreamRecord,
+	persistence.OpStreamTrim:           replayStreamRecord,
+	persistence.OpStreamSetID:          replayStreamRecord,
+	persistence.OpStreamGroupCreate:    replayStreamRecord,
+	persistence.OpStreamGroupSetID:     replayStreamRecord,
+	persistence.OpStreamGroupDestroy:   replayStreamRecord,
+	persistence.OpStreamConsumerCreate: replayStreamRecord,
+	persistence.OpStreamConsumerDel:    replayStreamRecord,
+	persistence.OpStreamGroupRead:      replayStreamRecord,
+	persistence.OpStreamClaim:          replayStreamRecord,
+	persistence.OpStreamAck:            replayStreamRecord,
+}
+
+// Adapters from the table's signature to the family decoders.
+
+func replayKeyJobRecord(_ *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyKeyJobRecord(db, r.Op, p)
+}
+
+func replayHashRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyHashRecord(sh, db, r.Op, p)
+}
+
+func replayListRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyListRecord(sh, db, r.Op, p)
+}
+
+func replayListStoreRecord(sh *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyListStore(db, p)
+}
+
+func replaySetFamilyRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applySetRecord(db, r.Op, p)
+}
+
+func replayZSetRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyZSetRecord(db, r.Op, p)
+}
+
+func replayBloomRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	return applyBloomRecord(db, p)
+}
+
+func replayRestoreRecord(sh *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	return applyRestoreRecord(sh.valueConfig(), db, p)
+}
+
+func replayStreamRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyStreamRecord(db, r.Op, p)
+}
+
+// The keyspace records (opcodes 1–11).
+
+func replaySetRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	key, val, at := p.NextBytes(), p.NextBytes(), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if e := db.find(key); e != nil {
+		e = db.setString(e, val)
+		db.setDeadline(e, at)
+	} else {
+		db.addString(key, val, at)
+	}
+	return nil
+}
+
+func replayDelRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	key := p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	db.delete(key)
+	return nil
+}
+
+func replayExpireRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	key, at := p.NextBytes(), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if e := db.find(key); e != nil {
+		db.setDeadline(e, at)
+	}
+	return nil
+}
+
+func replayFlushDBRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	if err := p.End(); err != nil {
+		return err
+	}
+	db.flush()
+	return nil
+}
+
+func replayFlushAllRecord(sh *Shard, _ *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	if err := p.End(); err != nil {
+		return err
+	}
+	for _, d := range sh.dbs {
+		d.flush()
+	}
+	return nil
+}
+
+func replaySwapDBRecord(sh *Shard, _ *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	a, b := p.NextU16(), p.NextU16()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if int(a) >= len(sh.dbs) || int(b) >= len(sh.dbs) {
+		return fmt.Errorf("%w: seq %d: SWAPDB %d %d out of range", errReplay, r.Seq, a, b)
+	}
+	sh.swapDB(int(a), int(b))
+	return nil
+}
+
+func replayMoveRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	key, target := p.NextBytes(), p.NextU16()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if int(target) >= len(sh.dbs) {
+		return fmt.Errorf("%w: seq %d: MOVE to database %d", errReplay, r.Seq, target)
+	}
+	if e := db.find(key); e != nil {
+		if old := sh.dbs[target].find(key); old != nil {
+			sh.dbs[target].remove(old)
+		}
+		db.transfer(e, sh.dbs[target], key)
+	}
+	return nil
+}
+
+func replayRenameRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	src, dst := p.NextBytes(), p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if e := db.find(src); e != nil && string(src) != string(dst) {
+		if old := db.find(dst); old != nil {
+			db.remove(old)
+		}
+		db.transfer(e, db, dst)
+	}
+	return nil
+}
+
+func replayCopyRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	src, dst, target, replace := p.NextBytes(), p.NextBytes(), p.NextU16(), p.NextU8()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if int(target) >= len(sh.dbs) {
+		return fmt.Errorf("%w: seq %d: COPY to database %d", errReplay, r.Seq, target)
+	}
+	e := db.find(src)
+	if e == nil {
+		return nil
+	}
+	tdb := sh.dbs[target]
+	if tdb.find(dst) != nil && replace == 0 {
+		return nil
+	}
+	val, obj, ok := cloneValue(db, e)
+	if !ok {
+		return fmt.Errorf("%w: seq %d: value of type %T cannot be copied", errReplay, r.Seq, db.obj(e))
+	}
+	if tdb == db && string(src) == string(dst) {
+		return nil
+	}
+	replaySet(tdb, dst, val, obj, e.expireAt)
+	return nil
+}
+
+func replayAppendRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	key, suffix := p.NextBytes(), p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if e := db.find(key); e != nil {
+		n := len(db.val(e))
+		e = db.resizeVal(e, n+len(suffix))
+		copy(db.val(e)[n:], suffix)
+	} else {
+		db.add(key, suffix, nil, 0)
+	}
+	return nil
+}
+
+func replaySetRangeRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	key, off, b := p.NextBytes(), p.NextU64(), p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	// The command refused strings longer than proto-max-bulk-len, so a
+	// larger end is damage; it must not overflow or panic.
+	if limit := uint64(sh.srv.opts.Live.ProtoMaxBulkLen()); uint64(len(b)) > limit || off > limit-uint64(len(b)) {
+		return fmt.Errorf("%w: seq %d: SETRANGE to offset %d + %d bytes exceeds proto-max-bulk-len %d", errReplay, r.Seq, off, len(b), limit)
+	}
+	end := int(off) + len(b)
+	e := db.find(key)
+	if e == nil {
+		// Created at its exact length, as SETRANGE and SETBIT create it:
+		// zeros up to off.
+		buf := make([]byte, end)
+		copy(buf[off:], b)
+		e = db.addStringOwned(key, buf, 0)
+		e.setKind(e.kind() | flagRaw)
+		return nil
+	}
+	if end > len(db.val(e)) {
+		e = db.resizeVal(e, end)
+	}
+	copy(db.val(e)[off:], b)
 	return nil
 }
 

@@ -111,21 +111,16 @@ func (sh *Shard) logSetMove(db int, src, dst string, member []byte, dstChanged b
 	sh.recordScratch(db, persistence.OpSetMove, p)
 }
 
-// applySetRecord replays one set WAL record into db.
+// applySetRecord replays one set WAL record into db. The whole payload is
+// checked before the set changes.
 func (sh *Shard) applySetRecord(db *DB, op persistence.Opcode, p *persistence.PayloadReader) error {
 	cfg := sh.setConfig()
-	key, err := p.Bytes()
-	if err != nil {
-		return err
-	}
+	key := p.NextBytes()
 	switch op {
 	case persistence.OpSetAdd, persistence.OpSetRemove:
-		n, err := p.U64()
-		if err != nil {
+		members := p.NextFields(p.NextCount(1))
+		if err := p.End(); err != nil {
 			return err
-		}
-		if n > uint64(p.Len()) {
-			return fmt.Errorf("member count %d exceeds the payload", n)
 		}
 		e := db.find(key)
 		var o *setObj
@@ -140,58 +135,59 @@ func (sh *Shard) applySetRecord(db *DB, op persistence.Opcode, p *persistence.Pa
 				e = db.add(key, nil, o, 0)
 			}
 		}
-		for range n {
-			m, err := p.Bytes()
-			if err != nil {
-				return err
-			}
-			if o == nil {
-				continue
-			}
+		if o == nil {
+			return nil
+		}
+		for members.Len() > 0 {
 			if op == persistence.OpSetAdd {
-				o.s.Add(cfg, m)
+				o.s.Add(cfg, members.NextBytes())
 			} else {
-				o.s.Remove(m)
+				o.s.Remove(members.NextBytes())
 			}
 		}
-		if o != nil && o.s.Len() == 0 {
+		if o.s.Len() == 0 {
 			db.remove(e)
 		}
 	case persistence.OpSetStore:
+		if err := p.Err(); err != nil {
+			return err
+		}
 		o, err := decodeSet(cfg, p.Rest())
 		if err != nil {
 			return err
 		}
 		storeObj(db, db.find(key), key, o)
 	case persistence.OpSetMove:
-		dst, err := p.Bytes()
-		if err != nil {
+		dst, m := p.NextBytes(), p.NextBytes()
+		if err := p.End(); err != nil {
 			return err
 		}
-		m, err := p.Bytes()
-		if err != nil {
-			return err
-		}
-		if e := db.find(key); e != nil {
-			if o, ok := db.obj(e).(*setObj); ok {
-				o.s.Remove(m)
-				if o.s.Len() == 0 {
-					db.remove(e)
-				}
-			}
-		}
-		e := db.find(dst)
-		o, ok := (*setObj)(nil), false
-		if e != nil {
-			o, ok = db.obj(e).(*setObj)
-		}
-		if !ok {
-			o = &setObj{}
-			storeObj(db, e, dst, o)
-		}
-		o.s.Add(cfg, m)
+		sh.replaySetMove(db, key, dst, m)
 	}
 	return nil
+}
+
+// replaySetMove moves member m from the set at src (when it is one) to the
+// set at dst, creating or replacing it.
+func (sh *Shard) replaySetMove(db *DB, src, dst, m []byte) {
+	if e := db.find(src); e != nil {
+		if o, ok := db.obj(e).(*setObj); ok {
+			o.s.Remove(m)
+			if o.s.Len() == 0 {
+				db.remove(e)
+			}
+		}
+	}
+	e := db.find(dst)
+	o, ok := (*setObj)(nil), false
+	if e != nil {
+		o, ok = db.obj(e).(*setObj)
+	}
+	if !ok {
+		o = &setObj{}
+		storeObj(db, e, dst, o)
+	}
+	o.s.Add(sh.setConfig(), m)
 }
 
 // Replies.

@@ -13,265 +13,258 @@ import (
 
 var errStreamReplay = errors.New("stream record does not fit the keyspace")
 
-func readStreamID(p *persistence.PayloadReader) (stream.ID, error) {
-	ms, err := p.U64()
-	if err != nil {
-		return stream.ID{}, err
-	}
-	seq, err := p.U64()
-	return stream.ID{Ms: ms, Seq: seq}, err
+// nextStreamID reads a stream id (ms u64, seq u64).
+func nextStreamID(p *persistence.PayloadReader) stream.ID {
+	return stream.ID{Ms: p.NextU64(), Seq: p.NextU64()}
 }
 
-func readStreamIDs(p *persistence.PayloadReader) ([]stream.ID, error) {
-	n, err := p.U64()
-	if err != nil {
-		return nil, err
-	}
-	if n > uint64(p.Len()/16) {
-		return nil, fmt.Errorf("%w: %d ids in %d bytes", persistence.ErrCorrupt, n, p.Len())
-	}
-	ids := make([]stream.ID, n)
+// nextStreamIDs reads a list of ids: count u64, then the ids.
+func nextStreamIDs(p *persistence.PayloadReader) []stream.ID {
+	ids := make([]stream.ID, p.NextCount(16))
 	for i := range ids {
-		if ids[i], err = readStreamID(p); err != nil {
-			return nil, err
-		}
+		ids[i] = nextStreamID(p)
 	}
-	return ids, nil
+	return ids
 }
 
-// applyStreamRecord replays one stream record into db.
+// streamReplay is the state one stream record's replay shares between its
+// steps: the record's key and the stream it holds (nil when missing).
+type streamReplay struct {
+	sh  *Shard
+	db  *DB
+	op  persistence.Opcode
+	key []byte
+	o   *streamObj
+}
+
+// create makes the key an empty stream when it is missing.
+func (x *streamReplay) create() {
+	if x.o == nil {
+		x.o = &streamObj{s: stream.New()}
+		x.db.add(x.key, nil, x.o, 0)
+	}
+}
+
+// group returns the stream's consumer group called name.
+func (x *streamReplay) group(name []byte) (*stream.Group, error) {
+	g := x.o.s.Group(name)
+	if g == nil {
+		return nil, fmt.Errorf("%w: %s names a missing group %q", errStreamReplay, x.op, name)
+	}
+	return g, nil
+}
+
+// applyStreamRecord replays one stream record into db. Each opcode's step
+// reads its fields, checks the payload once, and only then changes the
+// stream.
 func (sh *Shard) applyStreamRecord(db *DB, op persistence.Opcode, p *persistence.PayloadReader) error {
-	key, err := p.Bytes()
-	if err != nil {
+	x := &streamReplay{sh: sh, db: db, op: op, key: p.NextBytes()}
+	if err := p.Err(); err != nil {
 		return err
 	}
-	var o *streamObj
-	if e := db.find(key); e != nil {
+	if e := db.find(x.key); e != nil {
 		var ok bool
-		if o, ok = db.obj(e).(*streamObj); !ok {
+		if x.o, ok = db.obj(e).(*streamObj); !ok {
 			return fmt.Errorf("%w: %s on a key that is not a stream", errStreamReplay, op)
 		}
 	}
-	create := func() {
-		if o == nil {
-			o = &streamObj{s: stream.New()}
-			db.add(key, nil, o, 0)
-		}
-	}
-	if o == nil && op != persistence.OpStreamAdd && op != persistence.OpStreamGroupCreate {
+	if x.o == nil && op != persistence.OpStreamAdd && op != persistence.OpStreamGroupCreate {
 		return fmt.Errorf("%w: %s on a missing key", errStreamReplay, op)
-	}
-	group := func() (*stream.Group, error) {
-		name, err := p.Bytes()
-		if err != nil {
-			return nil, err
-		}
-		g := o.s.Group(name)
-		if g == nil {
-			return nil, fmt.Errorf("%w: %s names a missing group %q", errStreamReplay, op, name)
-		}
-		return g, nil
 	}
 	switch op {
 	case persistence.OpStreamAdd:
-		id, err := readStreamID(p)
-		if err != nil {
-			return err
-		}
-		due, err := p.I64()
-		if err != nil {
-			return err
-		}
-		trim, err := readStreamID(p)
-		if err != nil {
-			return err
-		}
-		n, err := p.U64()
-		if err != nil {
-			return err
-		}
-		if n == 0 || n > uint64(p.Len()/2) {
-			return fmt.Errorf("%w: %s claims %d pairs in %d bytes", persistence.ErrCorrupt, op, n, p.Len())
-		}
-		fields := make([][]byte, 2*n)
-		for i := range fields {
-			if fields[i], err = p.Bytes(); err != nil {
-				return err
-			}
-		}
-		create()
-		if err := o.s.Add(sh.streamConfig(), id, fields); err != nil {
-			return fmt.Errorf("%w: %s %v: %v", errStreamReplay, op, id, err)
-		}
-		if due != 0 {
-			o.s.AddHold(id, due)
-		}
-		if !trim.IsZero() {
-			o.s.RemoveThrough(trim)
-		}
+		return x.add(p)
 	case persistence.OpStreamDel:
-		ids, err := readStreamIDs(p)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			o.s.Delete(id)
-		}
+		return x.del(p)
 	case persistence.OpStreamTrim:
-		id, err := readStreamID(p)
-		if err != nil {
-			return err
-		}
-		o.s.RemoveThrough(id)
+		return x.trim(p)
 	case persistence.OpStreamSetID:
-		last, err := readStreamID(p)
-		if err != nil {
-			return err
-		}
-		added, err := p.U64()
-		if err != nil {
-			return err
-		}
-		md, err := readStreamID(p)
-		if err != nil {
-			return err
-		}
-		o.s.SetMeta(last, added, md)
+		return x.setID(p)
 	case persistence.OpStreamGroupCreate, persistence.OpStreamGroupSetID:
-		name, err := p.Bytes()
-		if err != nil {
-			return err
-		}
-		id, err := readStreamID(p)
-		if err != nil {
-			return err
-		}
-		er, err := p.I64()
-		if err != nil {
-			return err
-		}
-		if op == persistence.OpStreamGroupCreate {
-			create()
-			if o.s.CreateGroup(name, id, er) == nil {
-				return fmt.Errorf("%w: group %q exists", errStreamReplay, name)
-			}
-			break
-		}
-		g := o.s.Group(name)
-		if g == nil {
-			return fmt.Errorf("%w: %s names a missing group %q", errStreamReplay, op, name)
-		}
-		g.SetLastID(id, er)
+		return x.groupSetID(p)
 	case persistence.OpStreamGroupDestroy:
-		name, err := p.Bytes()
-		if err != nil {
-			return err
-		}
-		o.s.DestroyGroup(name)
-	case persistence.OpStreamConsumerCreate, persistence.OpStreamConsumerDel:
-		g, err := group()
-		if err != nil {
-			return err
-		}
-		name, err := p.Bytes()
-		if err != nil {
-			return err
-		}
-		if op == persistence.OpStreamConsumerDel {
-			g.DeleteConsumer(name)
-			break
-		}
-		seen, err := p.I64()
-		if err != nil {
-			return err
-		}
-		if c := g.CreateConsumer(name, seen); c == nil {
-			return fmt.Errorf("%w: consumer %q exists", errStreamReplay, name)
-		}
+		return x.groupDestroy(p)
+	case persistence.OpStreamConsumerCreate:
+		return x.consumerCreate(p)
+	case persistence.OpStreamConsumerDel:
+		return x.consumerDel(p)
 	case persistence.OpStreamGroupRead:
-		g, err := group()
-		if err != nil {
-			return err
-		}
-		name, err := p.Bytes()
-		if err != nil {
-			return err
-		}
-		now, err := p.I64()
-		if err != nil {
-			return err
-		}
-		noack, err := p.U8()
-		if err != nil {
-			return err
-		}
-		last, err := readStreamID(p)
-		if err != nil {
-			return err
-		}
-		er, err := p.I64()
-		if err != nil {
-			return err
-		}
-		var lists [3][]stream.ID
-		for i := range lists {
-			if lists[i], err = readStreamIDs(p); err != nil {
-				return err
-			}
-		}
-		o.s.PruneHolds(now)
-		c := replayConsumer(g, name, now)
-		g.ApplyRead(c, lists[0], lists[1], lists[2], last, er, now, noack != 0)
+		return x.groupRead(p)
 	case persistence.OpStreamClaim:
-		g, err := group()
-		if err != nil {
-			return err
-		}
-		name, err := p.Bytes()
-		if err != nil {
-			return err
-		}
-		seen, err := p.I64()
-		if err != nil {
-			return err
-		}
-		n, err := p.U64()
-		if err != nil {
-			return err
-		}
-		if n > uint64(p.Len()/32) {
-			return fmt.Errorf("%w: %s claims %d records in %d bytes", persistence.ErrCorrupt, op, n, p.Len())
-		}
-		c := replayConsumer(g, name, seen)
-		for range n {
-			id, err := readStreamID(p)
-			if err != nil {
-				return err
-			}
-			at, err := p.I64()
-			if err != nil {
-				return err
-			}
-			dc, err := p.U64()
-			if err != nil {
-				return err
-			}
-			g.SetPending(id, c, at, dc)
-		}
+		return x.claim(p)
 	case persistence.OpStreamAck:
-		g, err := group()
-		if err != nil {
-			return err
+		return x.ack(p)
+	}
+	return fmt.Errorf("%w: opcode %s", errStreamReplay, op)
+}
+
+func (x *streamReplay) add(p *persistence.PayloadReader) error {
+	id, due, trim := nextStreamID(p), p.NextI64(), nextStreamID(p)
+	// Each pair is at least two length prefixes.
+	n := p.NextCount(2)
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: %s claims no pairs", persistence.ErrCorrupt, x.op)
+	}
+	fields := make([][]byte, 2*n)
+	for i := range fields {
+		fields[i] = p.NextBytes()
+	}
+	if err := p.End(); err != nil {
+		return err
+	}
+	x.create()
+	if err := x.o.s.Add(x.sh.streamConfig(), id, fields); err != nil {
+		return fmt.Errorf("%w: %s %v: %v", errStreamReplay, x.op, id, err)
+	}
+	if due != 0 {
+		x.o.s.AddHold(id, due)
+	}
+	if !trim.IsZero() {
+		x.o.s.RemoveThrough(trim)
+	}
+	return nil
+}
+
+func (x *streamReplay) del(p *persistence.PayloadReader) error {
+	ids := nextStreamIDs(p)
+	if err := p.End(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		x.o.s.Delete(id)
+	}
+	return nil
+}
+
+func (x *streamReplay) trim(p *persistence.PayloadReader) error {
+	id := nextStreamID(p)
+	if err := p.End(); err != nil {
+		return err
+	}
+	x.o.s.RemoveThrough(id)
+	return nil
+}
+
+func (x *streamReplay) setID(p *persistence.PayloadReader) error {
+	last, added, md := nextStreamID(p), p.NextU64(), nextStreamID(p)
+	if err := p.End(); err != nil {
+		return err
+	}
+	x.o.s.SetMeta(last, added, md)
+	return nil
+}
+
+// groupSetID replays OpStreamGroupCreate (creating the stream when
+// missing) and OpStreamGroupSetID, which share a layout.
+func (x *streamReplay) groupSetID(p *persistence.PayloadReader) error {
+	name, id, er := p.NextBytes(), nextStreamID(p), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	if x.op == persistence.OpStreamGroupCreate {
+		x.create()
+		if x.o.s.CreateGroup(name, id, er) == nil {
+			return fmt.Errorf("%w: group %q exists", errStreamReplay, name)
 		}
-		ids, err := readStreamIDs(p)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			g.Ack(id)
-		}
-	default:
-		return fmt.Errorf("%w: opcode %s", errStreamReplay, op)
+		return nil
+	}
+	g, err := x.group(name)
+	if err != nil {
+		return err
+	}
+	g.SetLastID(id, er)
+	return nil
+}
+
+func (x *streamReplay) groupDestroy(p *persistence.PayloadReader) error {
+	name := p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	x.o.s.DestroyGroup(name)
+	return nil
+}
+
+func (x *streamReplay) consumerCreate(p *persistence.PayloadReader) error {
+	group, name, seen := p.NextBytes(), p.NextBytes(), p.NextI64()
+	if err := p.End(); err != nil {
+		return err
+	}
+	g, err := x.group(group)
+	if err != nil {
+		return err
+	}
+	if c := g.CreateConsumer(name, seen); c == nil {
+		return fmt.Errorf("%w: consumer %q exists", errStreamReplay, name)
+	}
+	return nil
+}
+
+func (x *streamReplay) consumerDel(p *persistence.PayloadReader) error {
+	group, name := p.NextBytes(), p.NextBytes()
+	if err := p.End(); err != nil {
+		return err
+	}
+	g, err := x.group(group)
+	if err != nil {
+		return err
+	}
+	g.DeleteConsumer(name)
+	return nil
+}
+
+func (x *streamReplay) groupRead(p *persistence.PayloadReader) error {
+	group, name, now, noack := p.NextBytes(), p.NextBytes(), p.NextI64(), p.NextU8()
+	last, er := nextStreamID(p), p.NextI64()
+	delivered, deferred, resolved := nextStreamIDs(p), nextStreamIDs(p), nextStreamIDs(p)
+	if err := p.End(); err != nil {
+		return err
+	}
+	g, err := x.group(group)
+	if err != nil {
+		return err
+	}
+	x.o.s.PruneHolds(now)
+	c := replayConsumer(g, name, now)
+	g.ApplyRead(c, delivered, deferred, resolved, last, er, now, noack != 0)
+	return nil
+}
+
+func (x *streamReplay) claim(p *persistence.PayloadReader) error {
+	group, name, seen := p.NextBytes(), p.NextBytes(), p.NextI64()
+	// Each claim is an id, a delivery time and a delivery count: 32 bytes.
+	const claimSize = 32
+	n := p.NextCount(claimSize)
+	claims := persistence.NewPayloadReader(p.NextRaw(int(n) * claimSize))
+	if err := p.End(); err != nil {
+		return err
+	}
+	g, err := x.group(group)
+	if err != nil {
+		return err
+	}
+	c := replayConsumer(g, name, seen)
+	for range n {
+		id, at, dc := nextStreamID(&claims), claims.NextI64(), claims.NextU64()
+		g.SetPending(id, c, at, dc)
+	}
+	return nil
+}
+
+func (x *streamReplay) ack(p *persistence.PayloadReader) error {
+	group, ids := p.NextBytes(), nextStreamIDs(p)
+	if err := p.End(); err != nil {
+		return err
+	}
+	g, err := x.group(group)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		g.Ack(id)
 	}
 	return nil
 }

@@ -108,14 +108,15 @@ func (sh *Shard) logZStore(db int, key string, o *zsetObj) {
 	sh.recordScratch(db, persistence.OpZStore, p)
 }
 
-// applyZSetRecord replays one sorted set WAL record into db.
+// applyZSetRecord replays one sorted set WAL record into db. The whole
+// payload is checked before the sorted set changes.
 func (sh *Shard) applyZSetRecord(db *DB, op persistence.Opcode, p *persistence.PayloadReader) error {
 	cfg := sh.zsetConfig()
-	key, err := p.Bytes()
-	if err != nil {
-		return err
-	}
+	key := p.NextBytes()
 	if op == persistence.OpZStore {
+		if err := p.Err(); err != nil {
+			return err
+		}
 		o, err := decodeZSet(cfg, p.Rest())
 		if err != nil {
 			return err
@@ -123,12 +124,18 @@ func (sh *Shard) applyZSetRecord(db *DB, op persistence.Opcode, p *persistence.P
 		storeObj(db, db.find(key), key, o)
 		return nil
 	}
-	n, err := p.U64()
-	if err != nil {
-		return err
+	n := p.NextCount(1)
+	// A first pass checks the entries; the second, from this copy of the
+	// reader, applies them.
+	entries := *p
+	for range n {
+		if op == persistence.OpZAdd {
+			p.NextU64()
+		}
+		p.NextBytes()
 	}
-	if n > uint64(p.Len()) {
-		return fmt.Errorf("member count %d exceeds the payload", n)
+	if err := p.End(); err != nil {
+		return err
 	}
 	e := db.find(key)
 	var o *zsetObj
@@ -143,29 +150,20 @@ func (sh *Shard) applyZSetRecord(db *DB, op persistence.Opcode, p *persistence.P
 			e = db.add(key, nil, o, 0)
 		}
 	}
+	if o == nil {
+		return nil
+	}
 	for range n {
-		var bits uint64
-		if op == persistence.OpZAdd {
-			if bits, err = p.U64(); err != nil {
-				return err
-			}
-		}
-		m, err := p.Bytes()
-		if err != nil {
-			return err
-		}
-		if o == nil {
+		if op == persistence.OpZRemove {
+			o.z.Remove(entries.NextBytes())
 			continue
 		}
-		if op == persistence.OpZAdd {
-			if _, _, err := o.z.Add(cfg, m, math.Float64frombits(bits), 0); err != nil {
-				return err
-			}
-		} else {
-			o.z.Remove(m)
+		bits, m := entries.NextU64(), entries.NextBytes()
+		if _, _, err := o.z.Add(cfg, m, math.Float64frombits(bits), 0); err != nil {
+			return err
 		}
 	}
-	if o != nil && o.z.Len() == 0 {
+	if o.z.Len() == 0 {
 		db.remove(e)
 	}
 	return nil

@@ -1,0 +1,213 @@
+package lint
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is the import path of the repository's module.
+const module = "github.com/ruvio/ruvio"
+
+// layer is one row of the layout table of the design (DESIGN.md, "Layout"):
+// the packages matching pkg may import, from this module, only those
+// matching one of may. A pattern is a package directory relative to the
+// module root ("." is main), or a directory followed by "/..." for it and
+// every package below it; "*" is any package.
+type layer struct {
+	pkg string
+	may []string
+}
+
+// layers is the design's table as tests can read it. Every package of the
+// module must match a row, so a new package is placed in the table before
+// it can import anything.
+var layers = []layer{
+	// main and its start-up code (the process's wiring, split out of
+	// main.go so tests can start a server): "everything below".
+	{".", []string{"*"}},
+	{"internal/app", []string{"*"}},
+	{"internal/testserver", []string{"*"}},
+	// Generators of docs/ from the command table run as main does.
+	{"cmd/...", []string{"*"}},
+
+	{"config", nil},
+	{"codec", nil},
+	{"eventloop", []string{"codec", "keyspace", "cluster", "acl", "config"}},
+	// The data structures are the keyspace's ("data structures live apart
+	// from the commands that use them").
+	{"keyspace", []string{"codec", "persistence", "acl", "types/..."}},
+	// types/* are pure: they may use each other and their internal
+	// helpers, nothing else (no codec, no shards).
+	{"types/...", []string{"types/..."}},
+	{"persistence", nil},
+	{"acl", nil},
+	{"cluster", nil},
+	{"replication", []string{"persistence"}},
+	{"scripting", nil},
+	{"client", nil},
+	{"idempotency", []string{"client"}},
+
+	// Test and benchmark programs talk to a server over the network.
+	{"bench/...", nil},
+	{"conformance/...", nil},
+	{"integration", nil},
+	{"internal/lint", nil},
+}
+
+// knownViolations are imports that break the table today. Each stays
+// listed until the code is changed; the test fails when one disappears,
+// so the list only ever shrinks.
+var knownViolations = map[string][]string{
+	// The keyspace reads the live configuration (config.Live) and the
+	// topology (slot → shard, CLUSTER replies), and runs EVAL/FUNCTION
+	// through scripting: the table's keyspace row does not list them.
+	"keyspace": {"cluster", "config", "scripting"},
+}
+
+// matches reports whether pattern covers the package directory dir.
+func matches(pattern, dir string) bool {
+	if pattern == "*" {
+		return true
+	}
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return dir == base || strings.HasPrefix(dir, base+"/")
+	}
+	return pattern == dir
+}
+
+// moduleImports returns, for every package directory of the module (relative
+// to root, "." for main), the module packages its non-test files import.
+func moduleImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if p != root {
+				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+					return filepath.SkipDir // another module
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(rel)
+		imports := out[dir]
+		for _, imp := range f.Imports {
+			ip, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			if ip == module || strings.HasPrefix(ip, module+"/") {
+				target := strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")
+				if target == "" {
+					target = "."
+				}
+				if !slices.Contains(imports, target) {
+					imports = append(imports, target)
+				}
+			}
+		}
+		out[dir] = imports
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestLayers checks the layout table of the design: which package may
+// import which, types/* never imports codec, and nothing but main's
+// start-up imports eventloop.
+func TestLayers(t *testing.T) {
+	pkgs := moduleImports(t, repoRoot(t))
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d packages: wrong root?", len(pkgs))
+	}
+	seen := map[string]map[string]bool{}
+	for dir, imports := range pkgs {
+		i := slices.IndexFunc(layers, func(l layer) bool { return matches(l.pkg, dir) })
+		if i < 0 {
+			t.Errorf("package %s is in no row of the layer table: add it (and to DESIGN.md)", dir)
+			continue
+		}
+		for _, imp := range imports {
+			if slices.ContainsFunc(layers[i].may, func(m string) bool { return matches(m, imp) }) {
+				continue
+			}
+			if slices.Contains(knownViolations[dir], imp) {
+				if seen[dir] == nil {
+					seen[dir] = map[string]bool{}
+				}
+				seen[dir][imp] = true
+				continue
+			}
+			t.Errorf("%s imports %s: its row (%s) allows only %v", dir, imp, layers[i].pkg, layers[i].may)
+		}
+	}
+	for dir, imps := range knownViolations {
+		for _, imp := range imps {
+			if !seen[dir][imp] {
+				t.Errorf("%s no longer imports %s: remove it from knownViolations", dir, imp)
+			}
+		}
+	}
+	// The two rules the design spells out, checked apart so that a
+	// loosened row above cannot hide them.
+	for dir, imports := range pkgs {
+		for _, imp := range imports {
+			if imp == "eventloop" && dir != "." && dir != "internal/app" {
+				t.Errorf("%s imports eventloop: nothing but main's start-up does", dir)
+			}
+			if imp == "codec" && matches("types/...", dir) {
+				t.Errorf("%s imports codec: types know nothing of RESP", dir)
+			}
+		}
+	}
+}
+
+// TestLayerMatching checks the pattern rules the table is written in.
+func TestLayerMatching(t *testing.T) {
+	for _, c := range []struct {
+		pattern, dir string
+		want         bool
+	}{
+		{"*", "keyspace", true},
+		{"keyspace", "keyspace", true},
+		{"keyspace", "keyspace/x", false},
+		{"types/...", "types", true},
+		{"types/...", "types/hash", true},
+		{"types/...", "types/internal/lp", true},
+		{"types/...", "typesx", false},
+		{".", ".", true},
+		{".", "codec", false},
+	} {
+		if got := matches(c.pattern, c.dir); got != c.want {
+			t.Errorf("matches(%q, %q) = %v, want %v", c.pattern, c.dir, got, c.want)
+		}
+	}
+}
