@@ -35,6 +35,8 @@ var layers = []layer{
 	{"internal/testserver", []string{"*"}},
 	// Generators of docs/ from the command table run as main does.
 	{"cmd/...", []string{"*"}},
+	// The generators' shared reading of Redis's command descriptions.
+	{"internal/redisref", nil},
 
 	{"config", nil},
 	{"codec", nil},
