@@ -40,6 +40,15 @@ func (o *bloomObj) appendSnapshot(dst []byte) []byte {
 	return out
 }
 
+// bloomValueType describes Bloom filters to the engine (value.go).
+var bloomValueType = valueType{
+	name:  "bloom",
+	kinds: []uint8{kindBloom},
+	decodeSnapshot: func(_ valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeBloom(val)
+	},
+}
+
 func decodeBloom(b []byte) (*bloomObj, error) {
 	f, err := bloom.Unmarshal(b)
 	if err != nil {

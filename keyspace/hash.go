@@ -489,6 +489,15 @@ func applyHashRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.Pa
 	return nil
 }
 
+// hashValueType describes hashes to the engine (value.go).
+var hashValueType = valueType{
+	name:  "hash",
+	kinds: []uint8{kindHash},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeHashValue(cfg.hash, val)
+	},
+}
+
 // decodeHashValue rebuilds a hash from its snapshot encoding.
 func decodeHashValue(cfg hash.Config, val []byte) (any, error) {
 	h, err := hash.Unmarshal(cfg, val)

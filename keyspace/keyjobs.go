@@ -255,6 +255,16 @@ func replaySemRelease(db *DB, key []byte, p *persistence.PayloadReader) error {
 	return nil
 }
 
+// keyJobValueType describes the key-job values (leases, semaphores,
+// versioned values, rate limits, once-markers) to the engine (value.go).
+var keyJobValueType = valueType{
+	name:  "key job",
+	kinds: []uint8{kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce},
+	decodeSnapshot: func(_ valueConfig, kind uint8, val []byte) (any, error) {
+		return decodeKeyJobValue(kind, val)
+	},
+}
+
 // decodeKeyJobValue rebuilds a key-job value from its snapshot encoding.
 // val aliases the reader's buffer.
 func decodeKeyJobValue(kind uint8, val []byte) (any, error) {

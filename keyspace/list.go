@@ -805,6 +805,15 @@ func (x *listReplay) move(p *persistence.PayloadReader) error {
 	return nil
 }
 
+// listValueType describes lists to the engine (value.go).
+var listValueType = valueType{
+	name:  "list",
+	kinds: []uint8{kindList},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeListValue(cfg.listFill, val)
+	},
+}
+
 // decodeListValue rebuilds a list from its snapshot encoding.
 func decodeListValue(fill int, val []byte) (any, error) {
 	l, err := list.Unmarshal(val, fill)

@@ -46,6 +46,15 @@ func (sh *Shard) setConfig() set.Config {
 	return cfg
 }
 
+// setValueType describes sets to the engine (value.go).
+var setValueType = valueType{
+	name:  "set",
+	kinds: []uint8{kindSet},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeSet(cfg.set, val)
+	},
+}
+
 // decodeSet rebuilds a set from its snapshot or STORE encoding.
 func decodeSet(cfg set.Config, b []byte) (*setObj, error) {
 	s, err := set.Unmarshal(cfg, b)

@@ -280,6 +280,15 @@ func replayConsumer(g *stream.Group, name []byte, seen int64) *stream.Consumer {
 	return c
 }
 
+// streamValueType describes streams to the engine (value.go).
+var streamValueType = valueType{
+	name:  "stream",
+	kinds: []uint8{kindStream},
+	decodeSnapshot: func(_ valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeStream(val)
+	},
+}
+
 // decodeStream rebuilds a stream from its snapshot encoding.
 func decodeStream(val []byte) (any, error) {
 	s, err := stream.Unmarshal(val)

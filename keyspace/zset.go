@@ -49,6 +49,15 @@ func (sh *Shard) zsetConfig() zset.Config {
 	return cfg
 }
 
+// zsetValueType describes sorted sets to the engine (value.go).
+var zsetValueType = valueType{
+	name:  "zset",
+	kinds: []uint8{kindZSet},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeZSet(cfg.zset, val)
+	},
+}
+
 func decodeZSet(cfg zset.Config, b []byte) (*zsetObj, error) {
 	z, err := zset.Unmarshal(cfg, b)
 	if err != nil {
