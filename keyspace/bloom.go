@@ -7,6 +7,7 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/bloom"
 	"github.com/ruvio/ruvio/types/num"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // The Bloom filter commands with RedisBloom's surface (BF.RESERVE, BF.ADD,
@@ -47,6 +48,11 @@ var bloomValueType = valueType{
 	decodeSnapshot: func(_ valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeBloom(val)
 	},
+}
+
+// rdbValue refuses DUMP: RedisBloom's module encoding is not written.
+func (o *bloomObj) rdbValue(int64) (rdb.Value, string) {
+	return rdb.Value{}, "ERR DUMP of Bloom filters is not supported (RedisBloom's module encoding is not implemented)"
 }
 
 func decodeBloom(b []byte) (*bloomObj, error) {

@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/hash"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // The hash family (HSET, HGET, HGETALL, …) on types/hash. Every mutation
@@ -496,6 +498,24 @@ var hashValueType = valueType{
 	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeHashValue(cfg.hash, val)
 	},
+	rdbKind: rdb.KindHash,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &hashObj{}
+		for i := 0; i+1 < len(v.Pairs); i += 2 {
+			o.h.Set(cfg.hash, v.Pairs[i], v.Pairs[i+1])
+		}
+		return o
+	},
+}
+
+// rdbValue is the hash's plain contents, for DUMP.
+func (o *hashObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindHash, Pairs: make([][]byte, 0, 2*o.h.Len())}
+	o.h.Each(func(f, val []byte) bool {
+		v.Pairs = append(v.Pairs, bytes.Clone(f), bytes.Clone(val))
+		return true
+	})
+	return v, ""
 }
 
 // decodeHashValue rebuilds a hash from its snapshot encoding.

@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/list"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // The list family (LPUSH, LRANGE, LMOVE, …) on types/list. Every mutation
@@ -812,6 +814,24 @@ var listValueType = valueType{
 	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeListValue(cfg.listFill, val)
 	},
+	rdbKind: rdb.KindList,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &listObj{l: list.New(cfg.listFill)}
+		for _, el := range v.Elems {
+			o.l.PushBack(el)
+		}
+		return o
+	},
+}
+
+// rdbValue is the list's plain contents, for DUMP.
+func (o *listObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindList, Elems: make([][]byte, 0, o.l.Len())}
+	o.l.Range(0, o.l.Len()-1, func(b []byte) bool {
+		v.Elems = append(v.Elems, bytes.Clone(b))
+		return true
+	})
+	return v, ""
 }
 
 // decodeListValue rebuilds a list from its snapshot encoding.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/rdb"
 	"github.com/ruvio/ruvio/types/set"
 )
 
@@ -53,6 +54,24 @@ var setValueType = valueType{
 	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeSet(cfg.set, val)
 	},
+	rdbKind: rdb.KindSet,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &setObj{}
+		for _, m := range v.Elems {
+			o.s.Add(cfg.set, m)
+		}
+		return o
+	},
+}
+
+// rdbValue is the set's plain contents, for DUMP.
+func (o *setObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindSet, Elems: make([][]byte, 0, o.s.Len())}
+	o.s.Each(func(m []byte) bool {
+		v.Elems = append(v.Elems, bytes.Clone(m))
+		return true
+	})
+	return v, ""
 }
 
 // decodeSet rebuilds a set from its snapshot or STORE encoding.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/rdb"
 	"github.com/ruvio/ruvio/types/stream"
 )
 
@@ -286,6 +287,10 @@ var streamValueType = valueType{
 	kinds: []uint8{kindStream},
 	decodeSnapshot: func(_ valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeStream(val)
+	},
+	rdbKind: rdb.KindStream,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		return &streamObj{s: streamFromRDB(cfg.stream, v.Stream)}
 	},
 }
 

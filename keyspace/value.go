@@ -1,6 +1,10 @@
 package keyspace
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ruvio/ruvio/types/rdb"
+)
 
 // Value types other than plain strings are described to the engine by a
 // valueType each, defined in the type's family file beside the code it
@@ -27,6 +31,12 @@ type valueType struct {
 	// snapshot encoding, in the encodings cfg's thresholds give. val
 	// aliases the reader's buffer and must be copied when kept.
 	decodeSnapshot func(cfg valueConfig, kind uint8, val []byte) (any, error)
+	// fromRDB, nil for types without a Redis serialization, builds a
+	// value from the plain contents of a DUMP payload of kind rdbKind,
+	// in the encodings cfg's thresholds give. The type's values then
+	// implement rdbValuer for DUMP itself.
+	fromRDB func(cfg valueConfig, v *rdb.Value) any
+	rdbKind rdb.Kind
 }
 
 // valueTypeList is every value type other than plain strings.
@@ -46,6 +56,8 @@ func valueTypeList() []*valueType {
 type valueTables struct {
 	// bySnapshotKind maps a snapshot value kind to its type.
 	bySnapshotKind [256]*valueType
+	// byRDBKind maps a Redis serialization kind to its type.
+	byRDBKind [256]*valueType
 }
 
 // values is built once at package initialization and never written after.
@@ -65,6 +77,16 @@ func buildValueTables(types []*valueType) *valueTables {
 			}
 			t.bySnapshotKind[k] = vt
 		}
+		if vt.fromRDB == nil {
+			continue
+		}
+		if vt.rdbKind == rdb.KindString {
+			panic(fmt.Sprintf("keyspace: value type %s claims the string DUMP kind", vt.name))
+		}
+		if prev := t.byRDBKind[vt.rdbKind]; prev != nil {
+			panic(fmt.Sprintf("keyspace: DUMP kind %d claimed by both %s and %s", vt.rdbKind, prev.name, vt.name))
+		}
+		t.byRDBKind[vt.rdbKind] = vt
 	}
 	return t
 }

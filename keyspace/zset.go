@@ -8,6 +8,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/num"
+	"github.com/ruvio/ruvio/types/rdb"
 	"github.com/ruvio/ruvio/types/zset"
 )
 
@@ -56,6 +57,25 @@ var zsetValueType = valueType{
 	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeZSet(cfg.zset, val)
 	},
+	rdbKind: rdb.KindZSet,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &zsetObj{}
+		for _, z := range v.Z {
+			// Scores were checked (no NaN) by the decoder.
+			_, _, _ = o.z.Add(cfg.zset, z.Member, z.Score, 0)
+		}
+		return o
+	},
+}
+
+// rdbValue is the sorted set's plain contents, for DUMP.
+func (o *zsetObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindZSet, Z: make([]rdb.ZEntry, 0, o.z.Len())}
+	o.z.Each(func(m []byte, score float64) bool {
+		v.Z = append(v.Z, rdb.ZEntry{Member: bytes.Clone(m), Score: score})
+		return true
+	})
+	return v, ""
 }
 
 func decodeZSet(cfg zset.Config, b []byte) (*zsetObj, error) {
