@@ -30,6 +30,11 @@ func (o *hashObj) typeName() string { return "hash" }
 func (o *hashObj) encoding() string { return o.h.Encoding() }
 func (o *hashObj) clone() any       { return &hashObj{h: o.h.Clone()} }
 
+// packTag, compact and reset make a hash packable (packed.go).
+func (o *hashObj) packTag() byte   { return packedHash }
+func (o *hashObj) compact() []byte { return o.h.Compact() }
+func (o *hashObj) reset()          { *o = hashObj{} }
+
 // memoryUsage is the heap the hash holds; the types measure it exactly, so
 // samples is not needed.
 func (o *hashObj) memoryUsage(int64) int64 { return int64(o.h.MemoryUsage()) }
@@ -493,8 +498,17 @@ func applyHashRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.Pa
 
 // hashValueType describes hashes to the engine (value.go).
 var hashValueType = valueType{
-	name:  "hash",
-	kinds: []uint8{kindHash},
+	name:    "hash",
+	kinds:   []uint8{kindHash},
+	packTag: packedHash,
+	unpack: func(spare *spareObjs, b []byte) any {
+		o, _ := spare.take(packedHash).(*hashObj)
+		if o == nil {
+			o = new(hashObj)
+		}
+		o.h = hash.FromCompact(b)
+		return o
+	},
 	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeHashValue(cfg.hash, val)
 	},

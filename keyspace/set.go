@@ -26,6 +26,11 @@ type setObj struct{ s set.Set }
 func (o *setObj) typeName() string { return "set" }
 func (o *setObj) encoding() string { return o.s.Encoding() }
 func (o *setObj) clone() any       { return &setObj{s: o.s.Clone()} }
+
+// packTag, compact and reset make a set packable (packed.go).
+func (o *setObj) packTag() byte   { return packedSet }
+func (o *setObj) compact() []byte { return o.s.Compact() }
+func (o *setObj) reset()          { *o = setObj{} }
 func (o *setObj) memoryUsage(int64) int64 {
 	return int64(o.s.MemoryUsage())
 }
@@ -49,8 +54,17 @@ func (sh *Shard) setConfig() set.Config {
 
 // setValueType describes sets to the engine (value.go).
 var setValueType = valueType{
-	name:  "set",
-	kinds: []uint8{kindSet},
+	name:    "set",
+	kinds:   []uint8{kindSet},
+	packTag: packedSet,
+	unpack: func(spare *spareObjs, b []byte) any {
+		o, _ := spare.take(packedSet).(*setObj)
+		if o == nil {
+			o = new(setObj)
+		}
+		o.s = set.FromCompact(b)
+		return o
+	},
 	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeSet(cfg.set, val)
 	},

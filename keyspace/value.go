@@ -37,6 +37,12 @@ type valueType struct {
 	// implement rdbValuer for DUMP itself.
 	fromRDB func(cfg valueConfig, v *rdb.Value) any
 	rdbKind rdb.Kind
+	// unpack, nil for types never packed into their entry, rebuilds a
+	// collection from the compact encoding after a packed entry's tag
+	// packTag, reusing a spare wrapper when there is one (packed.go).
+	// Its values then implement packable.
+	unpack  func(spare *spareObjs, b []byte) any
+	packTag byte
 }
 
 // valueTypeList is every value type other than plain strings.
@@ -58,6 +64,8 @@ type valueTables struct {
 	bySnapshotKind [256]*valueType
 	// byRDBKind maps a Redis serialization kind to its type.
 	byRDBKind [256]*valueType
+	// byPackTag maps a packed entry's type tag to its type.
+	byPackTag [256]*valueType
 }
 
 // values is built once at package initialization and never written after.
@@ -77,16 +85,24 @@ func buildValueTables(types []*valueType) *valueTables {
 			}
 			t.bySnapshotKind[k] = vt
 		}
-		if vt.fromRDB == nil {
-			continue
+		if vt.fromRDB != nil {
+			if vt.rdbKind == rdb.KindString {
+				panic(fmt.Sprintf("keyspace: value type %s claims the string DUMP kind", vt.name))
+			}
+			if prev := t.byRDBKind[vt.rdbKind]; prev != nil {
+				panic(fmt.Sprintf("keyspace: DUMP kind %d claimed by both %s and %s", vt.rdbKind, prev.name, vt.name))
+			}
+			t.byRDBKind[vt.rdbKind] = vt
 		}
-		if vt.rdbKind == rdb.KindString {
-			panic(fmt.Sprintf("keyspace: value type %s claims the string DUMP kind", vt.name))
+		if vt.unpack != nil {
+			if vt.packTag == 0 || vt.packTag >= packedTags {
+				panic(fmt.Sprintf("keyspace: value type %s has packed tag %d, outside 1..%d", vt.name, vt.packTag, packedTags-1))
+			}
+			if prev := t.byPackTag[vt.packTag]; prev != nil {
+				panic(fmt.Sprintf("keyspace: packed tag %d claimed by both %s and %s", vt.packTag, prev.name, vt.name))
+			}
+			t.byPackTag[vt.packTag] = vt
 		}
-		if prev := t.byRDBKind[vt.rdbKind]; prev != nil {
-			panic(fmt.Sprintf("keyspace: DUMP kind %d claimed by both %s and %s", vt.rdbKind, prev.name, vt.name))
-		}
-		t.byRDBKind[vt.rdbKind] = vt
 	}
 	return t
 }

@@ -31,6 +31,11 @@ type zsetObj struct{ z zset.ZSet }
 func (o *zsetObj) typeName() string { return "zset" }
 func (o *zsetObj) encoding() string { return o.z.Encoding() }
 func (o *zsetObj) clone() any       { return &zsetObj{z: o.z.Clone()} }
+
+// packTag, compact and reset make a sorted set packable (packed.go).
+func (o *zsetObj) packTag() byte   { return packedZSet }
+func (o *zsetObj) compact() []byte { return o.z.Compact() }
+func (o *zsetObj) reset()          { *o = zsetObj{} }
 func (o *zsetObj) memoryUsage(int64) int64 {
 	return int64(o.z.MemoryUsage())
 }
@@ -52,8 +57,17 @@ func (sh *Shard) zsetConfig() zset.Config {
 
 // zsetValueType describes sorted sets to the engine (value.go).
 var zsetValueType = valueType{
-	name:  "zset",
-	kinds: []uint8{kindZSet},
+	name:    "zset",
+	kinds:   []uint8{kindZSet},
+	packTag: packedZSet,
+	unpack: func(spare *spareObjs, b []byte) any {
+		o, _ := spare.take(packedZSet).(*zsetObj)
+		if o == nil {
+			o = new(zsetObj)
+		}
+		o.z = zset.FromCompact(b)
+		return o
+	},
 	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeZSet(cfg.zset, val)
 	},
