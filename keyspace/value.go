@@ -11,10 +11,10 @@ import (
 // points to. The engine files (snapshot, DUMP and RESTORE, packed
 // entries) consult the tables built from them and name no family's
 // functions, so a new value type touches its family file and the list in
-// valueTypeList, not the engine.
+// valueTypeList (families.go), not the engine.
 //
 // The tables are package-level but immutable: they are built once, when
-// the package is initialized, from the fixed list below, and nothing
+// the package is initialized, from valueTypeList, and nothing
 // writes them afterwards. A table held by each Server would have to be
 // threaded into code that runs without one (snapshot and WAL decoding in
 // tests and tools) and would buy nothing, since the set of types is fixed
@@ -43,19 +43,6 @@ type valueType struct {
 	// Its values then implement packable.
 	unpack  func(spare *spareObjs, b []byte) any
 	packTag byte
-}
-
-// valueTypeList is every value type other than plain strings.
-func valueTypeList() []*valueType {
-	return []*valueType{
-		&hashValueType,
-		&listValueType,
-		&setValueType,
-		&zsetValueType,
-		&bloomValueType,
-		&streamValueType,
-		&keyJobValueType,
-	}
 }
 
 // valueTables are the lookups the engine makes by type.
