@@ -50,6 +50,17 @@ var bloomValueType = valueType{
 	},
 }
 
+// bloomReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var bloomReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpBloomAdd}, apply: replayBloomRecord},
+}
+
+// replayBloomRecord adapts the family decoder to the replay table.
+func replayBloomRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	return applyBloomRecord(db, p)
+}
+
 // rdbValue refuses DUMP: RedisBloom's module encoding is not written.
 func (o *bloomObj) rdbValue(int64) (rdb.Value, string) {
 	return rdb.Value{}, "ERR DUMP of Bloom filters is not supported (RedisBloom's module encoding is not implemented)"

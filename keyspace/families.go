@@ -55,3 +55,19 @@ func valueTypeList() []*valueType {
 		&keyJobValueType,
 	}
 }
+
+// replayRouteList is every family's WAL opcode routes. They are apart
+// from valueTypeList because the decoders reach the packed-entry table
+// (through DB.obj), which is built from valueTypeList: in one list the
+// tables would depend on themselves.
+func replayRouteList() [][]replayRoute {
+	return [][]replayRoute{
+		keyJobReplayRoutes,
+		hashReplayRoutes,
+		listReplayRoutes,
+		setReplayRoutes,
+		zsetReplayRoutes,
+		bloomReplayRoutes,
+		streamReplayRoutes,
+	}
+}

@@ -522,6 +522,17 @@ var hashValueType = valueType{
 	},
 }
 
+// hashReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var hashReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpHashSet, persistence.OpHashDel}, apply: replayHashRecord},
+}
+
+// replayHashRecord adapts the family decoder to the replay table.
+func replayHashRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyHashRecord(sh, db, r.Op, p)
+}
+
 // rdbValue is the hash's plain contents, for DUMP.
 func (o *hashObj) rdbValue(int64) (rdb.Value, string) {
 	v := rdb.Value{Kind: rdb.KindHash, Pairs: make([][]byte, 0, 2*o.h.Len())}

@@ -265,6 +265,17 @@ var keyJobValueType = valueType{
 	},
 }
 
+// keyJobReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var keyJobReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreRelease, persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut}, apply: replayKeyJobRecord},
+}
+
+// replayKeyJobRecord adapts the family decoder to the replay table.
+func replayKeyJobRecord(_ *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyKeyJobRecord(db, r.Op, p)
+}
+
 // decodeKeyJobValue rebuilds a key-job value from its snapshot encoding.
 // val aliases the reader's buffer.
 func decodeKeyJobValue(kind uint8, val []byte) (any, error) {

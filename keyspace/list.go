@@ -824,6 +824,23 @@ var listValueType = valueType{
 	},
 }
 
+// listReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var listReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpListPush, persistence.OpListPop, persistence.OpListSet, persistence.OpListInsert, persistence.OpListRem, persistence.OpListTrim, persistence.OpListMove}, apply: replayListRecord},
+	{ops: []persistence.Opcode{persistence.OpListStore}, apply: replayListStoreRecord},
+}
+
+// replayListRecord adapts the family decoder to the replay table.
+func replayListRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyListRecord(sh, db, r.Op, p)
+}
+
+// replayListStoreRecord adapts the family decoder to the replay table.
+func replayListStoreRecord(sh *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyListStore(db, p)
+}
+
 // rdbValue is the list's plain contents, for DUMP.
 func (o *listObj) rdbValue(int64) (rdb.Value, string) {
 	v := rdb.Value{Kind: rdb.KindList, Elems: make([][]byte, 0, o.l.Len())}

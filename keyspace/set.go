@@ -78,6 +78,17 @@ var setValueType = valueType{
 	},
 }
 
+// setReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var setReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpSetAdd, persistence.OpSetRemove, persistence.OpSetStore, persistence.OpSetMove}, apply: replaySetFamilyRecord},
+}
+
+// replaySetFamilyRecord adapts the family decoder to the replay table.
+func replaySetFamilyRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applySetRecord(db, r.Op, p)
+}
+
 // rdbValue is the set's plain contents, for DUMP.
 func (o *setObj) rdbValue(int64) (rdb.Value, string) {
 	v := rdb.Value{Kind: rdb.KindSet, Elems: make([][]byte, 0, o.s.Len())}

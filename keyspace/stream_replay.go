@@ -294,6 +294,17 @@ var streamValueType = valueType{
 	},
 }
 
+// streamReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var streamReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpStreamAdd, persistence.OpStreamDel, persistence.OpStreamTrim, persistence.OpStreamSetID, persistence.OpStreamGroupCreate, persistence.OpStreamGroupSetID, persistence.OpStreamGroupDestroy, persistence.OpStreamConsumerCreate, persistence.OpStreamConsumerDel, persistence.OpStreamGroupRead, persistence.OpStreamClaim, persistence.OpStreamAck}, apply: replayStreamRecord},
+}
+
+// replayStreamRecord adapts the family decoder to the replay table.
+func replayStreamRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyStreamRecord(db, r.Op, p)
+}
+
 // decodeStream rebuilds a stream from its snapshot encoding.
 func decodeStream(val []byte) (any, error) {
 	s, err := stream.Unmarshal(val)

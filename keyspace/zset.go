@@ -82,6 +82,17 @@ var zsetValueType = valueType{
 	},
 }
 
+// zsetReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var zsetReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore}, apply: replayZSetRecord},
+}
+
+// replayZSetRecord adapts the family decoder to the replay table.
+func replayZSetRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyZSetRecord(db, r.Op, p)
+}
+
 // rdbValue is the sorted set's plain contents, for DUMP.
 func (o *zsetObj) rdbValue(int64) (rdb.Value, string) {
 	v := rdb.Value{Kind: rdb.KindZSet, Z: make([]rdb.ZEntry, 0, o.z.Len())}
