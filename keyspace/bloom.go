@@ -7,6 +7,7 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/bloom"
 	"github.com/ruvio/ruvio/types/num"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // The Bloom filter commands with RedisBloom's surface (BF.RESERVE, BF.ADD,
@@ -38,6 +39,31 @@ func (o *bloomObj) appendSnapshot(dst []byte) []byte {
 		panic(fmt.Sprintf("keyspace: encoding a Bloom filter: %v", err))
 	}
 	return out
+}
+
+// bloomValueType describes Bloom filters to the engine (value.go).
+var bloomValueType = valueType{
+	name:  "bloom",
+	kinds: []uint8{kindBloom},
+	decodeSnapshot: func(_ valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeBloom(val)
+	},
+}
+
+// bloomReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var bloomReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpBloomAdd}, apply: replayBloomRecord},
+}
+
+// replayBloomRecord adapts the family decoder to the replay table.
+func replayBloomRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	return applyBloomRecord(db, p)
+}
+
+// rdbValue refuses DUMP: RedisBloom's module encoding is not written.
+func (o *bloomObj) rdbValue(int64) (rdb.Value, string) {
+	return rdb.Value{}, "ERR DUMP of Bloom filters is not supported (RedisBloom's module encoding is not implemented)"
 }
 
 func decodeBloom(b []byte) (*bloomObj, error) {

@@ -224,34 +224,14 @@ func (c *Command) sub(name []byte) *Command {
 	return nil
 }
 
-// newCommandTable registers every command family.
+// newCommandTable builds the command table: every family in
+// commandFamilies registers its commands, in order, then the specs are
+// applied.
 func newCommandTable() commandTable {
 	t := commandTable{}
-	registerConnectionFamily(t)
-	registerServerFamily(t)
-	registerSlowlogFamily(t)
-	registerStringFamily(t)
-	registerBitmapFamily(t)
-	registerHyperLogLogFamily(t)
-	registerKeyFamily(t)
-	registerClusterFamily(t)
-	registerPersistenceFamily(t)
-	registerFunctionFamily(t)
-	registerScriptingFamily(t)
-	registerKeyJobFamily(t)
-	registerReplicationCommands(t)
-	registerPubSubFamily(t)
-	registerTransactionFamily(t)
-	registerHashFamily(t)
-	registerStreamFamily(t)
-	registerListFamily(t)
-	registerBlockingPops(t)
-	registerSetFamily(t)
-	registerZSetFamily(t)
-	registerGeoFamily(t)
-	registerSortFamily(t)
-	registerBloomFamily(t)
-	registerAdminFamily(t)
+	for _, register := range commandFamilies() {
+		register(t)
+	}
 	applyCommandSpecs(t)
 	return t
 }

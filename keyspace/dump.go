@@ -1,13 +1,11 @@
 package keyspace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 
 	"github.com/ruvio/ruvio/persistence"
-	"github.com/ruvio/ruvio/types/list"
 	"github.com/ruvio/ruvio/types/rdb"
 )
 
@@ -34,80 +32,35 @@ const (
 	errBadDataFormat = "ERR Bad data format"
 )
 
-// rdbValueOf converts the value of e to its plain contents (copies:
-// iterators may reuse their buffers). msg is the
+// rdbValuer is implemented by the value types DUMP serializes (and by
+// those it refuses with their own message).
+type rdbValuer interface {
+	// rdbValue returns the value's plain contents (copies: iterators may
+	// reuse their buffers), or the error to reply when it has none.
+	rdbValue(now int64) (rdb.Value, string)
+}
+
+// rdbValueOf converts the value of e to its plain contents. msg is the
 // error to reply when the type has no Redis serialization.
 func rdbValueOf(db *DB, e *entry, now int64) (v rdb.Value, msg string) {
-	switch o := db.obj(e).(type) {
-	case nil:
+	o := db.obj(e)
+	if o == nil {
 		return rdb.Value{Kind: rdb.KindString, Str: db.val(e)}, ""
-	case *listObj:
-		v = rdb.Value{Kind: rdb.KindList, Elems: make([][]byte, 0, o.l.Len())}
-		o.l.Range(0, o.l.Len()-1, func(b []byte) bool {
-			v.Elems = append(v.Elems, bytes.Clone(b))
-			return true
-		})
-	case *setObj:
-		v = rdb.Value{Kind: rdb.KindSet, Elems: make([][]byte, 0, o.s.Len())}
-		o.s.Each(func(m []byte) bool {
-			v.Elems = append(v.Elems, bytes.Clone(m))
-			return true
-		})
-	case *hashObj:
-		v = rdb.Value{Kind: rdb.KindHash, Pairs: make([][]byte, 0, 2*o.h.Len())}
-		o.h.Each(func(f, val []byte) bool {
-			v.Pairs = append(v.Pairs, bytes.Clone(f), bytes.Clone(val))
-			return true
-		})
-	case *zsetObj:
-		v = rdb.Value{Kind: rdb.KindZSet, Z: make([]rdb.ZEntry, 0, o.z.Len())}
-		o.z.Each(func(m []byte, score float64) bool {
-			v.Z = append(v.Z, rdb.ZEntry{Member: bytes.Clone(m), Score: score})
-			return true
-		})
-	case *streamObj:
-		return rdbStreamOf(o.s, now)
-	case *bloomObj:
-		return v, "ERR DUMP of Bloom filters is not supported (RedisBloom's module encoding is not implemented)"
-	default:
-		return v, "ERR DUMP of this value type is not supported"
 	}
-	return v, ""
+	if rv, ok := o.(rdbValuer); ok {
+		return rv.rdbValue(now)
+	}
+	return v, "ERR DUMP of this value type is not supported"
 }
 
 // objectFromRDB builds a keyspace value from plain contents: a string
 // (obj nil) or a collection in the given encodings.
 func objectFromRDB(cfg valueConfig, v *rdb.Value) (val []byte, obj any) {
-	switch v.Kind {
-	case rdb.KindString:
+	if v.Kind == rdb.KindString {
 		return v.Str, nil
-	case rdb.KindList:
-		o := &listObj{l: list.New(cfg.listFill)}
-		for _, el := range v.Elems {
-			o.l.PushBack(el)
-		}
-		return nil, o
-	case rdb.KindSet:
-		o := &setObj{}
-		for _, m := range v.Elems {
-			o.s.Add(cfg.set, m)
-		}
-		return nil, o
-	case rdb.KindHash:
-		o := &hashObj{}
-		for i := 0; i+1 < len(v.Pairs); i += 2 {
-			o.h.Set(cfg.hash, v.Pairs[i], v.Pairs[i+1])
-		}
-		return nil, o
-	case rdb.KindZSet:
-		o := &zsetObj{}
-		for _, z := range v.Z {
-			// Scores were checked (no NaN) by the decoder.
-			_, _, _ = o.z.Add(cfg.zset, z.Member, z.Score, 0)
-		}
-		return nil, o
-	case rdb.KindStream:
-		return nil, &streamObj{s: streamFromRDB(cfg.stream, v.Stream)}
+	}
+	if vt := values.byRDBKind[v.Kind]; vt != nil {
+		return nil, vt.fromRDB(cfg, v)
 	}
 	return nil, nil
 }

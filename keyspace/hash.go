@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/hash"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // The hash family (HSET, HGET, HGETALL, …) on types/hash. Every mutation
@@ -27,6 +29,11 @@ type hashObj struct{ h hash.Hash }
 func (o *hashObj) typeName() string { return "hash" }
 func (o *hashObj) encoding() string { return o.h.Encoding() }
 func (o *hashObj) clone() any       { return &hashObj{h: o.h.Clone()} }
+
+// packTag, compact and reset make a hash packable (packed.go).
+func (o *hashObj) packTag() byte   { return packedHash }
+func (o *hashObj) compact() []byte { return o.h.Compact() }
+func (o *hashObj) reset()          { *o = hashObj{} }
 
 // memoryUsage is the heap the hash holds; the types measure it exactly, so
 // samples is not needed.
@@ -487,6 +494,53 @@ func applyHashRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.Pa
 		removeEmpty(db, e)
 	}
 	return nil
+}
+
+// hashValueType describes hashes to the engine (value.go).
+var hashValueType = valueType{
+	name:    "hash",
+	kinds:   []uint8{kindHash},
+	packTag: packedHash,
+	unpack: func(spare *spareObjs, b []byte) any {
+		o, _ := spare.take(packedHash).(*hashObj)
+		if o == nil {
+			o = new(hashObj)
+		}
+		o.h = hash.FromCompact(b)
+		return o
+	},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeHashValue(cfg.hash, val)
+	},
+	rdbKind: rdb.KindHash,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &hashObj{}
+		for i := 0; i+1 < len(v.Pairs); i += 2 {
+			o.h.Set(cfg.hash, v.Pairs[i], v.Pairs[i+1])
+		}
+		return o
+	},
+}
+
+// hashReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var hashReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpHashSet, persistence.OpHashDel}, apply: replayHashRecord},
+}
+
+// replayHashRecord adapts the family decoder to the replay table.
+func replayHashRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyHashRecord(sh, db, r.Op, p)
+}
+
+// rdbValue is the hash's plain contents, for DUMP.
+func (o *hashObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindHash, Pairs: make([][]byte, 0, 2*o.h.Len())}
+	o.h.Each(func(f, val []byte) bool {
+		v.Pairs = append(v.Pairs, bytes.Clone(f), bytes.Clone(val))
+		return true
+	})
+	return v, ""
 }
 
 // decodeHashValue rebuilds a hash from its snapshot encoding.

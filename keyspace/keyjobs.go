@@ -255,6 +255,27 @@ func replaySemRelease(db *DB, key []byte, p *persistence.PayloadReader) error {
 	return nil
 }
 
+// keyJobValueType describes the key-job values (leases, semaphores,
+// versioned values, rate limits, once-markers) to the engine (value.go).
+var keyJobValueType = valueType{
+	name:  "key job",
+	kinds: []uint8{kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce},
+	decodeSnapshot: func(_ valueConfig, kind uint8, val []byte) (any, error) {
+		return decodeKeyJobValue(kind, val)
+	},
+}
+
+// keyJobReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var keyJobReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpLease, persistence.OpRelease, persistence.OpSemaphoreAcquire, persistence.OpSemaphoreRelease, persistence.OpSetV, persistence.OpLimit, persistence.OpOnce, persistence.OpIdempotencyPut}, apply: replayKeyJobRecord},
+}
+
+// replayKeyJobRecord adapts the family decoder to the replay table.
+func replayKeyJobRecord(_ *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyKeyJobRecord(db, r.Op, p)
+}
+
 // decodeKeyJobValue rebuilds a key-job value from its snapshot encoding.
 // val aliases the reader's buffer.
 func decodeKeyJobValue(kind uint8, val []byte) (any, error) {

@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/list"
+	"github.com/ruvio/ruvio/types/rdb"
 )
 
 // The list family (LPUSH, LRANGE, LMOVE, …) on types/list. Every mutation
@@ -803,6 +805,50 @@ func (x *listReplay) move(p *persistence.PayloadReader) error {
 	do.push(to, v)
 	x.dropIfEmpty(x.key, so)
 	return nil
+}
+
+// listValueType describes lists to the engine (value.go).
+var listValueType = valueType{
+	name:  "list",
+	kinds: []uint8{kindList},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeListValue(cfg.listFill, val)
+	},
+	rdbKind: rdb.KindList,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &listObj{l: list.New(cfg.listFill)}
+		for _, el := range v.Elems {
+			o.l.PushBack(el)
+		}
+		return o
+	},
+}
+
+// listReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var listReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpListPush, persistence.OpListPop, persistence.OpListSet, persistence.OpListInsert, persistence.OpListRem, persistence.OpListTrim, persistence.OpListMove}, apply: replayListRecord},
+	{ops: []persistence.Opcode{persistence.OpListStore}, apply: replayListStoreRecord},
+}
+
+// replayListRecord adapts the family decoder to the replay table.
+func replayListRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return applyListRecord(sh, db, r.Op, p)
+}
+
+// replayListStoreRecord adapts the family decoder to the replay table.
+func replayListStoreRecord(sh *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyListStore(db, p)
+}
+
+// rdbValue is the list's plain contents, for DUMP.
+func (o *listObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindList, Elems: make([][]byte, 0, o.l.Len())}
+	o.l.Range(0, o.l.Len()-1, func(b []byte) bool {
+		v.Elems = append(v.Elems, bytes.Clone(b))
+		return true
+	})
+	return v, ""
 }
 
 // decodeListValue rebuilds a list from its snapshot encoding.

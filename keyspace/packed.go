@@ -1,11 +1,5 @@
 package keyspace
 
-import (
-	"github.com/ruvio/ruvio/types/hash"
-	"github.com/ruvio/ruvio/types/set"
-	"github.com/ruvio/ruvio/types/zset"
-)
-
 // Small collections live in their entry's arena slot, in their compact
 // encoding, like strings: a type tag byte, then the bytes the type's
 // Compact returns (a hash's listpack, a set's intset or listpack, a sorted
@@ -29,41 +23,47 @@ import (
 // it twice.
 const maxPacked = 2048
 
-// Type tags of packed entries.
+// Type tags of packed entries: the first byte of a packed value, naming
+// the type whose valueType.unpack reads the rest.
 const (
 	packedHash byte = 1 + iota
 	packedSet
 	packedZSet
+	// packedTags bounds the tags.
+	packedTags
 )
+
+// packable is implemented by the collections that can be packed into
+// their entry.
+type packable interface {
+	// packTag is the type tag of the packed form.
+	packTag() byte
+	// compact returns the compact encoding, or nothing when the
+	// collection is not in one.
+	compact() []byte
+	// reset empties the wrapper, for reuse by a later unpack.
+	reset()
+}
 
 // packedBytes returns o's compact encoding and tag when o can be packed.
 func packedBytes(o any) (byte, []byte, bool) {
-	var tag byte
-	var b []byte
-	switch v := o.(type) {
-	case *hashObj:
-		tag, b = packedHash, v.h.Compact()
-	case *setObj:
-		tag, b = packedSet, v.s.Compact()
-	case *zsetObj:
-		tag, b = packedZSet, v.z.Compact()
-	default:
+	p, ok := o.(packable)
+	if !ok {
 		return 0, nil, false
 	}
+	b := p.compact()
 	if len(b) == 0 || len(b) > maxPacked {
 		return 0, nil, false
 	}
-	return tag, b, true
+	return p.packTag(), b, true
 }
 
 // spareObjs keeps the wrappers of collections packed back into their
-// slots, so that unpacking one allocates no wrapper. Nothing keeps a
-// wrapper past the settle that packs its collection: replies copy what
-// they send, snapshots encode at once, COPY clones.
+// slots, per packed tag, so that unpacking one allocates no wrapper.
+// Nothing keeps a wrapper past the settle that packs its collection:
+// replies copy what they send, snapshots encode at once, COPY clones.
 type spareObjs struct {
-	hashes []*hashObj
-	sets   []*setObj
-	zsets  []*zsetObj
+	byTag [packedTags][]packable
 }
 
 // maxSpare bounds each list of spare wrappers.
@@ -71,33 +71,28 @@ const maxSpare = 64
 
 // put keeps o's wrapper for reuse.
 func (s *spareObjs) put(o any) {
-	switch v := o.(type) {
-	case *hashObj:
-		if len(s.hashes) < maxSpare {
-			*v = hashObj{}
-			s.hashes = append(s.hashes, v)
-		}
-	case *setObj:
-		if len(s.sets) < maxSpare {
-			*v = setObj{}
-			s.sets = append(s.sets, v)
-		}
-	case *zsetObj:
-		if len(s.zsets) < maxSpare {
-			*v = zsetObj{}
-			s.zsets = append(s.zsets, v)
-		}
+	p, ok := o.(packable)
+	if !ok {
+		return
+	}
+	list := &s.byTag[p.packTag()]
+	if len(*list) < maxSpare {
+		p.reset()
+		*list = append(*list, p)
 	}
 }
 
-// take returns a spare wrapper from list, or a new one.
-func take[T any](list *[]*T) *T {
-	if n := len(*list); n > 0 {
-		o := (*list)[n-1]
-		*list = (*list)[:n-1]
-		return o
+// take returns a spare wrapper of tag's type, or nil when there is none.
+func (s *spareObjs) take(tag byte) packable {
+	list := &s.byTag[tag]
+	n := len(*list)
+	if n == 0 {
+		return nil
 	}
-	return new(T)
+	o := (*list)[n-1]
+	(*list)[n-1] = nil
+	*list = (*list)[:n-1]
+	return o
 }
 
 // unpack turns packed entry e into an object entry in place (the slot
@@ -113,20 +108,9 @@ func (db *DB) unpack(e *entry) any {
 		b = append([]byte(nil), b...)
 	}
 	var o any
-	switch v[0] {
-	case packedHash:
-		h := take(&acct.spare.hashes)
-		h.h = hash.FromCompact(b)
-		o = h
-	case packedSet:
-		s := take(&acct.spare.sets)
-		s.s = set.FromCompact(b)
-		o = s
-	case packedZSet:
-		z := take(&acct.spare.zsets)
-		z.z = zset.FromCompact(b)
-		o = z
-	default:
+	if vt := values.byPackTag[v[0]]; vt != nil {
+		o = vt.unpack(&acct.spare, b)
+	} else {
 		panic("keyspace: packed entry of unknown type")
 	}
 	i := db.a.putObj(o)

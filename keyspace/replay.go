@@ -46,103 +46,49 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 type replayFunc func(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error
 
 // replayOps maps each opcode the keyspace replays to its decoder; nil is
-// an unknown opcode. OpBatch is handled by applyRecord itself.
-var replayOps = [256]replayFunc{
-	persistence.OpSet:      replaySetRecord,
-	persistence.OpDel:      replayDelRecord,
-	persistence.OpExpire:   replayExpireRecord,
-	persistence.OpFlushDB:  replayFlushDBRecord,
-	persistence.OpFlushAll: replayFlushAllRecord,
-	persistence.OpSwapDB:   replaySwapDBRecord,
-	persistence.OpMove:     replayMoveRecord,
-	persistence.OpRename:   replayRenameRecord,
-	persistence.OpCopy:     replayCopyRecord,
-	persistence.OpAppend:   replayAppendRecord,
-	persistence.OpSetRange: replaySetRangeRecord,
+// an unknown opcode. OpBatch is handled by applyRecord itself. It is
+// built once at package initialization and never written after.
+var replayOps = buildReplayOps(replayRouteList())
 
-	persistence.OpLease:            replayKeyJobRecord,
-	persistence.OpRelease:          replayKeyJobRecord,
-	persistence.OpSemaphoreAcquire: replayKeyJobRecord,
-	persistence.OpSemaphoreRelease: replayKeyJobRecord,
-	persistence.OpSetV:             replayKeyJobRecord,
-	persistence.OpLimit:            replayKeyJobRecord,
-	persistence.OpOnce:             replayKeyJobRecord,
-	persistence.OpIdempotencyPut:   replayKeyJobRecord,
-
-	persistence.OpHashSet: replayHashRecord,
-	persistence.OpHashDel: replayHashRecord,
-
-	persistence.OpListPush:   replayListRecord,
-	persistence.OpListPop:    replayListRecord,
-	persistence.OpListSet:    replayListRecord,
-	persistence.OpListInsert: replayListRecord,
-	persistence.OpListRem:    replayListRecord,
-	persistence.OpListTrim:   replayListRecord,
-	persistence.OpListMove:   replayListRecord,
-	persistence.OpListStore:  replayListStoreRecord,
-
-	persistence.OpSetAdd:    replaySetFamilyRecord,
-	persistence.OpSetRemove: replaySetFamilyRecord,
-	persistence.OpSetStore:  replaySetFamilyRecord,
-	persistence.OpSetMove:   replaySetFamilyRecord,
-
-	persistence.OpZAdd:    replayZSetRecord,
-	persistence.OpZRemove: replayZSetRecord,
-	persistence.OpZStore:  replayZSetRecord,
-
-	persistence.OpBloomAdd: replayBloomRecord,
-	persistence.OpRestore:  replayRestoreRecord,
-
-	persistence.OpStreamAdd:            replayStreamRecord,
-	persistence.OpStreamDel:            replayStreamRecord,
-	persistence.OpStreamTrim:           replayStreamRecord,
-	persistence.OpStreamSetID:          replayStreamRecord,
-	persistence.OpStreamGroupCreate:    replayStreamRecord,
-	persistence.OpStreamGroupSetID:     replayStreamRecord,
-	persistence.OpStreamGroupDestroy:   replayStreamRecord,
-	persistence.OpStreamConsumerCreate: replayStreamRecord,
-	persistence.OpStreamConsumerDel:    replayStreamRecord,
-	persistence.OpStreamGroupRead:      replayStreamRecord,
-	persistence.OpStreamClaim:          replayStreamRecord,
-	persistence.OpStreamAck:            replayStreamRecord,
+// buildReplayOps is the keyspace's own records (the string and key
+// records, RESTORE) and the routes each family contributes; an opcode
+// claimed twice is a programming error and panics at startup.
+func buildReplayOps(families [][]replayRoute) [256]replayFunc {
+	t := [256]replayFunc{
+		persistence.OpSet:      replaySetRecord,
+		persistence.OpDel:      replayDelRecord,
+		persistence.OpExpire:   replayExpireRecord,
+		persistence.OpFlushDB:  replayFlushDBRecord,
+		persistence.OpFlushAll: replayFlushAllRecord,
+		persistence.OpSwapDB:   replaySwapDBRecord,
+		persistence.OpMove:     replayMoveRecord,
+		persistence.OpRename:   replayRenameRecord,
+		persistence.OpCopy:     replayCopyRecord,
+		persistence.OpAppend:   replayAppendRecord,
+		persistence.OpSetRange: replaySetRangeRecord,
+		persistence.OpRestore:  replayRestoreRecord,
+	}
+	for _, routes := range families {
+		for _, r := range routes {
+			for _, op := range r.ops {
+				if t[op] != nil {
+					panic(fmt.Sprintf("keyspace: opcode %s routed twice", op))
+				}
+				t[op] = r.apply
+			}
+		}
+	}
+	return t
 }
 
-// Adapters from the table's signature to the family decoders.
-
-func replayKeyJobRecord(_ *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
-	return applyKeyJobRecord(db, r.Op, p)
-}
-
-func replayHashRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
-	return applyHashRecord(sh, db, r.Op, p)
-}
-
-func replayListRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
-	return applyListRecord(sh, db, r.Op, p)
-}
-
-func replayListStoreRecord(sh *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
-	return sh.applyListStore(db, p)
-}
-
-func replaySetFamilyRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
-	return sh.applySetRecord(db, r.Op, p)
-}
-
-func replayZSetRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
-	return sh.applyZSetRecord(db, r.Op, p)
-}
-
-func replayBloomRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
-	return applyBloomRecord(db, p)
+// replayRoute sends a value type's opcodes to its decoder.
+type replayRoute struct {
+	ops   []persistence.Opcode
+	apply replayFunc
 }
 
 func replayRestoreRecord(sh *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
 	return applyRestoreRecord(sh.valueConfig(), db, p)
-}
-
-func replayStreamRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
-	return sh.applyStreamRecord(db, r.Op, p)
 }
 
 // The keyspace records (opcodes 1–11).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/rdb"
 	"github.com/ruvio/ruvio/types/set"
 )
 
@@ -25,6 +26,11 @@ type setObj struct{ s set.Set }
 func (o *setObj) typeName() string { return "set" }
 func (o *setObj) encoding() string { return o.s.Encoding() }
 func (o *setObj) clone() any       { return &setObj{s: o.s.Clone()} }
+
+// packTag, compact and reset make a set packable (packed.go).
+func (o *setObj) packTag() byte   { return packedSet }
+func (o *setObj) compact() []byte { return o.s.Compact() }
+func (o *setObj) reset()          { *o = setObj{} }
 func (o *setObj) memoryUsage(int64) int64 {
 	return int64(o.s.MemoryUsage())
 }
@@ -44,6 +50,53 @@ func (sh *Shard) setConfig() set.Config {
 	cfg := set.DefaultConfig
 	cfg.MaxIntsetEntries = clampThreshold(sh.srv.opts.Live.SetMaxIntsetEntries())
 	return cfg
+}
+
+// setValueType describes sets to the engine (value.go).
+var setValueType = valueType{
+	name:    "set",
+	kinds:   []uint8{kindSet},
+	packTag: packedSet,
+	unpack: func(spare *spareObjs, b []byte) any {
+		o, _ := spare.take(packedSet).(*setObj)
+		if o == nil {
+			o = new(setObj)
+		}
+		o.s = set.FromCompact(b)
+		return o
+	},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeSet(cfg.set, val)
+	},
+	rdbKind: rdb.KindSet,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &setObj{}
+		for _, m := range v.Elems {
+			o.s.Add(cfg.set, m)
+		}
+		return o
+	},
+}
+
+// setReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var setReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpSetAdd, persistence.OpSetRemove, persistence.OpSetStore, persistence.OpSetMove}, apply: replaySetFamilyRecord},
+}
+
+// replaySetFamilyRecord adapts the family decoder to the replay table.
+func replaySetFamilyRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applySetRecord(db, r.Op, p)
+}
+
+// rdbValue is the set's plain contents, for DUMP.
+func (o *setObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindSet, Elems: make([][]byte, 0, o.s.Len())}
+	o.s.Each(func(m []byte) bool {
+		v.Elems = append(v.Elems, bytes.Clone(m))
+		return true
+	})
+	return v, ""
 }
 
 // decodeSet rebuilds a set from its snapshot or STORE encoding.

@@ -67,32 +67,15 @@ func defaultValueConfig() valueConfig {
 // in the encodings cfg's thresholds give them. val aliases the reader's
 // buffer and must be copied when kept.
 func decodeSnapshotValue(cfg valueConfig, kind uint8, val []byte) ([]byte, any, error) {
-	switch kind {
-	case kindString:
+	if kind == kindString {
 		return copyBytes(val), nil, nil
-	case kindSet:
-		obj, err := decodeSet(cfg.set, val)
-		return nil, obj, err
-	case kindZSet:
-		obj, err := decodeZSet(cfg.zset, val)
-		return nil, obj, err
-	case kindBloom:
-		obj, err := decodeBloom(val)
-		return nil, obj, err
-	case kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce:
-		obj, err := decodeKeyJobValue(kind, val)
-		return nil, obj, err
-	case kindHash:
-		obj, err := decodeHashValue(cfg.hash, val)
-		return nil, obj, err
-	case kindList:
-		obj, err := decodeListValue(cfg.listFill, val)
-		return nil, obj, err
-	case kindStream:
-		obj, err := decodeStream(val)
-		return nil, obj, err
 	}
-	return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
+	vt := values.bySnapshotKind[kind]
+	if vt == nil {
+		return nil, nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
+	}
+	obj, err := vt.decodeSnapshot(cfg, kind, val)
+	return nil, obj, err
 }
 
 // snapshotBucketsPerStep bounds the work of one incremental step.

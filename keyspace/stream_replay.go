@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ruvio/ruvio/persistence"
+	"github.com/ruvio/ruvio/types/rdb"
 	"github.com/ruvio/ruvio/types/stream"
 )
 
@@ -278,6 +279,30 @@ func replayConsumer(g *stream.Group, name []byte, seen int64) *stream.Consumer {
 	}
 	c.SeenTime = seen
 	return c
+}
+
+// streamValueType describes streams to the engine (value.go).
+var streamValueType = valueType{
+	name:  "stream",
+	kinds: []uint8{kindStream},
+	decodeSnapshot: func(_ valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeStream(val)
+	},
+	rdbKind: rdb.KindStream,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		return &streamObj{s: streamFromRDB(cfg.stream, v.Stream)}
+	},
+}
+
+// streamReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var streamReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpStreamAdd, persistence.OpStreamDel, persistence.OpStreamTrim, persistence.OpStreamSetID, persistence.OpStreamGroupCreate, persistence.OpStreamGroupSetID, persistence.OpStreamGroupDestroy, persistence.OpStreamConsumerCreate, persistence.OpStreamConsumerDel, persistence.OpStreamGroupRead, persistence.OpStreamClaim, persistence.OpStreamAck}, apply: replayStreamRecord},
+}
+
+// replayStreamRecord adapts the family decoder to the replay table.
+func replayStreamRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyStreamRecord(db, r.Op, p)
 }
 
 // decodeStream rebuilds a stream from its snapshot encoding.

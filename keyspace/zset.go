@@ -8,6 +8,7 @@ import (
 
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/num"
+	"github.com/ruvio/ruvio/types/rdb"
 	"github.com/ruvio/ruvio/types/zset"
 )
 
@@ -30,6 +31,11 @@ type zsetObj struct{ z zset.ZSet }
 func (o *zsetObj) typeName() string { return "zset" }
 func (o *zsetObj) encoding() string { return o.z.Encoding() }
 func (o *zsetObj) clone() any       { return &zsetObj{z: o.z.Clone()} }
+
+// packTag, compact and reset make a sorted set packable (packed.go).
+func (o *zsetObj) packTag() byte   { return packedZSet }
+func (o *zsetObj) compact() []byte { return o.z.Compact() }
+func (o *zsetObj) reset()          { *o = zsetObj{} }
 func (o *zsetObj) memoryUsage(int64) int64 {
 	return int64(o.z.MemoryUsage())
 }
@@ -47,6 +53,54 @@ func (sh *Shard) zsetConfig() zset.Config {
 	cfg.MaxListpackEntries = clampThreshold(sh.srv.opts.Live.ZSetMaxListpackEntries())
 	cfg.MaxListpackValue = clampThreshold(sh.srv.opts.Live.ZSetMaxListpackValue())
 	return cfg
+}
+
+// zsetValueType describes sorted sets to the engine (value.go).
+var zsetValueType = valueType{
+	name:    "zset",
+	kinds:   []uint8{kindZSet},
+	packTag: packedZSet,
+	unpack: func(spare *spareObjs, b []byte) any {
+		o, _ := spare.take(packedZSet).(*zsetObj)
+		if o == nil {
+			o = new(zsetObj)
+		}
+		o.z = zset.FromCompact(b)
+		return o
+	},
+	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+		return decodeZSet(cfg.zset, val)
+	},
+	rdbKind: rdb.KindZSet,
+	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
+		o := &zsetObj{}
+		for _, z := range v.Z {
+			// Scores were checked (no NaN) by the decoder.
+			_, _, _ = o.z.Add(cfg.zset, z.Member, z.Score, 0)
+		}
+		return o
+	},
+}
+
+// zsetReplayRoutes sends the family's WAL opcodes to their decoders
+// (replay.go's table).
+var zsetReplayRoutes = []replayRoute{
+	{ops: []persistence.Opcode{persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore}, apply: replayZSetRecord},
+}
+
+// replayZSetRecord adapts the family decoder to the replay table.
+func replayZSetRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error {
+	return sh.applyZSetRecord(db, r.Op, p)
+}
+
+// rdbValue is the sorted set's plain contents, for DUMP.
+func (o *zsetObj) rdbValue(int64) (rdb.Value, string) {
+	v := rdb.Value{Kind: rdb.KindZSet, Z: make([]rdb.ZEntry, 0, o.z.Len())}
+	o.z.Each(func(m []byte, score float64) bool {
+		v.Z = append(v.Z, rdb.ZEntry{Member: bytes.Clone(m), Score: score})
+		return true
+	})
+	return v, ""
 }
 
 func decodeZSet(cfg zset.Config, b []byte) (*zsetObj, error) {

@@ -1,0 +1,73 @@
+package keyspace
+
+// This file is where the families plug into the engine: the only place
+// that names them all. The engine files (command.go, value.go and the
+// snapshot, DUMP and packed-entry code that consults value.go's tables)
+// name none, so a new family or value type is added here and in its own
+// files.
+//
+// Both lists are functions returning a fresh slice, not package variables
+// the families append to from init(): nothing can change them at run time,
+// and the order stays the one written here rather than the order of file
+// names, which init() would give.
+
+// commandFamilies is every command family's registration, in the order
+// they fill the command table.
+func commandFamilies() []func(commandTable) {
+	return []func(commandTable){
+		registerConnectionFamily,
+		registerServerFamily,
+		registerSlowlogFamily,
+		registerStringFamily,
+		registerBitmapFamily,
+		registerHyperLogLogFamily,
+		registerKeyFamily,
+		registerClusterFamily,
+		registerPersistenceFamily,
+		registerFunctionFamily,
+		registerScriptingFamily,
+		registerKeyJobFamily,
+		registerReplicationCommands,
+		registerPubSubFamily,
+		registerTransactionFamily,
+		registerHashFamily,
+		registerStreamFamily,
+		registerListFamily,
+		registerBlockingPops,
+		registerSetFamily,
+		registerZSetFamily,
+		registerGeoFamily,
+		registerSortFamily,
+		registerBloomFamily,
+		registerAdminFamily,
+	}
+}
+
+// valueTypeList is every value type other than plain strings.
+func valueTypeList() []*valueType {
+	return []*valueType{
+		&hashValueType,
+		&listValueType,
+		&setValueType,
+		&zsetValueType,
+		&bloomValueType,
+		&streamValueType,
+		&keyJobValueType,
+	}
+}
+
+// replayRouteList is every family's WAL opcode routes. They are apart
+// from valueTypeList because the decoders reach the packed-entry table
+// (through DB.obj), which is built from valueTypeList: in one list the
+// tables would depend on themselves.
+func replayRouteList() [][]replayRoute {
+	return [][]replayRoute{
+		keyJobReplayRoutes,
+		hashReplayRoutes,
+		listReplayRoutes,
+		setReplayRoutes,
+		zsetReplayRoutes,
+		bloomReplayRoutes,
+		streamReplayRoutes,
+	}
+}
