@@ -360,6 +360,21 @@ func NewLive(c Config) *Live {
 			p.apply(l, v, n)
 		}
 	}
+	// Values from a Redis configuration file were parsed by the parameters' own rules.
+	for _, rs := range c.Runtime {
+		i, ok := lookupParam(rs.Name)
+		if !ok {
+			continue
+		}
+		v, n, reason := params[i].parse(rs.Value, l.vals[i])
+		if reason != "" {
+			continue
+		}
+		l.vals[i] = v
+		if params[i].apply != nil {
+			params[i].apply(l, v, n)
+		}
+	}
 	return l
 }
 
