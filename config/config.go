@@ -39,7 +39,7 @@ type Config struct {
 	// File is the absolute path of the file the configuration was read from, "" when it is
 	// the built-in defaults. It is not a key of the file: the loader sets it (INFO config_file).
 	File string `toml:"-"`
-	// FileFormat is the format File was read in: [FormatTOML], [FormatRedis], or "" for none.
+	// FileFormat is [FormatRedis] when File is a Redis configuration file, "" for TOML or none.
 	FileFormat string `toml:"-"`
 	// Runtime are start values of runtime parameters the TOML file has no key for, given by
 	// a Redis configuration file; [NewLive] applies them.
@@ -455,7 +455,6 @@ func Load(path string) (Config, error) {
 	if c.File, err = filepath.Abs(path); err != nil {
 		c.File = path
 	}
-	c.FileFormat = FormatTOML
 	return c, nil
 }
 

@@ -238,8 +238,5 @@ func LoadRedisConf(path string, extra []RedisDirective) (Config, []string, error
 	return cfg, notes, nil
 }
 
-// Formats of the file a configuration was read from ([Config.FileFormat]).
-const (
-	FormatTOML  = "toml"
-	FormatRedis = "redis"
-)
+// FormatRedis is [Config.FileFormat] for a configuration read from a Redis file.
+const FormatRedis = "redis"
