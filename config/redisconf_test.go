@@ -251,3 +251,65 @@ func FuzzParseRedisConf(f *testing.F) {
 		}
 	})
 }
+
+// CONFIG REWRITE keeps comments and order, updates changed directives in place (dropping
+// their repeats), appends new ones, and the result reads back to the same values.
+func TestRewriteRedisConf(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.conf")
+	orig := "# top comment\nport 7000\nmaxmemory 1mb\n# keep me\nsave 900 1\nsave 60 5\nhash-max-ziplist-entries 10\ntimeout 5\n"
+	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := LoadRedisConf(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLive(c)
+	if err := l.RewriteRedisConf(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != orig {
+		t.Fatalf("nothing changed, yet the file became\n%s", b)
+	}
+	if err := l.Set([][2]string{{"maxmemory", "2mb"}, {"save", "10 1"}, {"hash-max-listpack-entries", "20"},
+		{"requirepass", "a \"b\""}, {"notify-keyspace-events", "KEA"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.RewriteRedisConf(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	want := "# top comment\nport 7000\nmaxmemory 2097152\n# keep me\nsave 10 1\nhash-max-listpack-entries 20\ntimeout 5\n" +
+		rewriteMarker + "\nrequirepass \"a \\\"b\\\"\"\nnotify-keyspace-events AKE\n"
+	if string(b) != want {
+		t.Fatalf("rewritten file:\n%s\nwant:\n%s", b, want)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", st.Mode().Perm())
+	}
+	c2, _, err := LoadRedisConf(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2 := NewLive(c2)
+	for _, name := range []string{"maxmemory", "save", "hash-max-listpack-entries", "requirepass", "notify-keyspace-events", "port", "timeout"} {
+		v1, _ := l.Value(name)
+		v2, _ := l2.Value(name)
+		if v1 != v2 {
+			t.Errorf("%s: %q after rewrite and reload, %q before", name, v2, v1)
+		}
+	}
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+func TestQuoteRedisArgRoundTrip(t *testing.T) {
+	for _, v := range []string{"", "plain", "a b", `q"uote`, "it's", "back\\slash", "nl\n\x01\xff", "#hash"} {
+		w, err := SplitRedisArgs("x " + quoteRedisArg(v))
+		if err != nil || len(w) != 2 || w[1] != v {
+			t.Errorf("%q: quoted %s, read back %q, %v", v, quoteRedisArg(v), w, err)
+		}
+	}
+}
