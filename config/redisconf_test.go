@@ -313,3 +313,35 @@ func TestQuoteRedisArgRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Every directive docs/redis-conf.md lists is one the loader knows: none is answered
+// "Bad directive" (which would mean the table and the code disagree).
+func TestRedisConfDocTableKnown(t *testing.T) {
+	b, err := os.ReadFile("../docs/redis-conf.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ln := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(ln, "| `") {
+			continue
+		}
+		name := strings.SplitN(strings.TrimPrefix(ln, "| `"), "`", 2)[0]
+		if name == "include" {
+			continue // read by the parser, never a directive
+		}
+		n++
+		c := Default()
+		_, err := ApplyRedisDirectives(&c, []RedisDirective{{File: "d.conf", Line: 1, Name: name}})
+		if err != nil && strings.Contains(err.Error(), "Bad directive") {
+			t.Errorf("%s is in the table but unknown to the loader", name)
+		}
+		refused := strings.Contains(ln, "| refused |")
+		if refused && err == nil {
+			t.Errorf("%s: the table says refused, the loader accepted it", name)
+		}
+	}
+	if n < 170 {
+		t.Fatalf("only %d directives in the table", n)
+	}
+}
