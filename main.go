@@ -100,6 +100,9 @@ const subcommandsHelp = `  healthcheck [--host h] [--port n] [--timeout d] [--pa
 func printUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage:
   ruvio [flags]                serve; flags override the configuration file
+  ruvio [flags] redis.conf [--directive value ...]
+                               serve from a Redis 7.0 configuration file
+                               (as redis-server; or --redis-conf redis.conf)
   ruvio <subcommand> [flags]
 
 Subcommands:
