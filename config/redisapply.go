@@ -25,7 +25,7 @@ var configSetters = map[string]func(c *Config, v string, n int64){
 	"protected-mode":       func(c *Config, v string, _ int64) { c.Server.ProtectedMode = v == "yes" },
 	"enable-debug-command": func(c *Config, v string, _ int64) { c.Server.EnableDebugCommand = v },
 	"cluster-enabled": func(c *Config, v string, _ int64) {
-		c.Cluster.Enabled = map[bool]Switch{true: On, false: Off}[v == "yes"]
+		c.Cluster.Enabled = switchOf(v == "yes")
 	},
 	"proto-max-bulk-len":        func(c *Config, _ string, n int64) { c.Limits.ProtoMaxBulkLen = n },
 	"client-query-buffer-limit": func(c *Config, _ string, n int64) { c.Limits.ClientQueryBufferLimit = n },
@@ -348,7 +348,7 @@ func ApplyRedisDirectives(c *Config, dirs []RedisDirective) ([]string, error) {
 			set(c, canon, n)
 			continue
 		}
-		if p.immutable && p.initial == nil && canon != p.def {
+		if p.immutable && p.initial == nil && canon != p.def && !redisIgnored[name] {
 			return nil, fail("not supported by this server (docs/redis-conf.md)")
 		}
 		if j, ok := runtime[p.name]; ok {
@@ -426,4 +426,11 @@ func containsFold(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+func switchOf(on bool) Switch {
+	if on {
+		return On
+	}
+	return Off
 }

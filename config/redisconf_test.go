@@ -345,3 +345,11 @@ func TestRedisConfDocTableKnown(t *testing.T) {
 		t.Fatalf("only %d directives in the table", n)
 	}
 }
+
+// An ignored directive is accepted whatever its value, with its notice.
+func TestApplyRedisIgnoredAnyValue(t *testing.T) {
+	_, notes, err := applyRedis(t, "appendfilename other.aof\nio-threads 4\ncluster-enabled no\n")
+	if err != nil || len(notes) != 2 || !strings.Contains(notes[0], "r.conf:1: appendfilename ignored") {
+		t.Fatalf("%q %v", notes, err)
+	}
+}
