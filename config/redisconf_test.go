@@ -242,6 +242,16 @@ func FuzzParseRedisConf(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// What CONFIG REWRITE writes reads back to the same words.
+		for _, d := range dirs {
+			line := "x"
+			for _, a := range d.Args {
+				line += " " + quoteRedisArg(a)
+			}
+			if w, err := SplitRedisArgs(line); err != nil || len(w) != len(d.Args)+1 || len(d.Args) > 0 && !reflect.DeepEqual(w[1:], d.Args) {
+				t.Fatalf("%q: written as %q, read back %q, %v", d.Args, line, w, err)
+			}
+		}
 		c := Default()
 		if _, err := ApplyRedisDirectives(&c, dirs); err != nil {
 			return
