@@ -138,3 +138,18 @@ func TestRedisConfRewriteRoundTrip(t *testing.T) {
 	expect(t, c, map[interface{}]interface{}{"notify-keyspace-events": "xE"}, "CONFIG", "GET", "notify-keyspace-events")
 	expect(t, c, map[interface{}]interface{}{"slowlog-max-len": "10"}, "CONFIG", "GET", "slowlog-max-len")
 }
+
+// user directives become ACL users at start.
+func TestRedisConfUserDirective(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "u.conf")
+	if err := os.WriteFile(conf, []byte("user alice on >s3cret ~app:* +get +set\nuser default on nopass ~* &* +@all\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Args: []string{conf}})
+	c := p.Client(t, 0)
+	expect(t, c, "OK", "AUTH", "alice", "s3cret")
+	expect(t, c, "OK", "SET", "app:1", "v")
+	expectErr(t, c, "NOPERM this user has no permissions to access one of the keys used as arguments", "SET", "other", "v")
+	expectErr(t, c, "NOPERM this user has no permissions to run the 'del' command", "DEL", "app:1")
+}
