@@ -2,10 +2,11 @@
 //
 // Usage:
 //
-//	ruvio [--config config.toml] [--port 6379] [--bind 127.0.0.1] [--shards N]
+//	ruvio [--config config.toml | --redis-conf redis.conf] [--port 6379] [--bind 127.0.0.1] [--shards N]
 //	      [--reactors N] [--dir data] [--fsync always|everysec|no] [--loglevel info]
 //	      [--replicaof host:port]
 //	      [--repair] [--cpuprofile file] [--trace file]
+//	ruvio [flags] redis.conf [--directive value ...]
 //	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s] [--password p]
 //	ruvio import-rdb [--config config.toml] [--dir data] [--shards N] [--replace] dump.rdb
 //	ruvio reshard [--config config.toml] [--dir data] --shards N
@@ -13,6 +14,12 @@
 //
 // "ruvio --help" (or "ruvio help") prints the flags and the subcommands and
 // exits 0; "ruvio <subcommand> --help" prints a subcommand's flags.
+//
+// A Redis 7.0 configuration file is read with --redis-conf, or given as the
+// first argument when its name ends in ".conf", as redis-server takes it; the
+// "--directive value" options after that argument are applied after the file,
+// as redis-server applies them (docs/redis-conf.md). The flags before it still
+// take precedence over both.
 //
 // The environment variable RUVIO_PASSWORD, when not empty, sets
 // server.requirepass (over the file), and healthcheck authenticates with it;
@@ -34,6 +41,8 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -91,6 +100,9 @@ const subcommandsHelp = `  healthcheck [--host h] [--port n] [--timeout d] [--pa
 func printUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage:
   ruvio [flags]                serve; flags override the configuration file
+  ruvio [flags] redis.conf [--directive value ...]
+                               serve from a Redis 7.0 configuration file
+                               (as redis-server; or --redis-conf redis.conf)
   ruvio <subcommand> [flags]
 
 Subcommands:
@@ -124,16 +136,21 @@ func parseArgs(fs *flag.FlagSet, args []string) error {
 // overrides are the command-line flags that take precedence over the file.
 type overrides struct {
 	config, bind, dir, fsync, loglevel string
-	replicaof                          string
-	port, shards, reactors             int
-	repair                             bool
-	cpuProfile, execTrace              string
+	// redisConf is a Redis configuration file (--redis-conf, or the ".conf"
+	// argument); redisArgs are the directives that followed that argument.
+	redisConf              string
+	redisArgs              []config.RedisDirective
+	replicaof              string
+	port, shards, reactors int
+	repair                 bool
+	cpuProfile, execTrace  string
 }
 
 func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	var o overrides
 	fs := flag.NewFlagSet("ruvio", flag.ContinueOnError)
 	fs.StringVar(&o.config, "config", "config.toml", "path of the TOML configuration file (\"\" for built-in defaults)")
+	fs.StringVar(&o.redisConf, "redis-conf", "", "path of a Redis 7.0 configuration file to read instead of the TOML one (a first argument ending in .conf is read the same way)")
 	fs.StringVar(&o.bind, "bind", "", "address to listen on (overrides server.bind)")
 	fs.IntVar(&o.port, "port", 0, "port of shard 0; shard i listens on port+i (overrides server.port)")
 	fs.IntVar(&o.shards, "shards", 0, "number of shards (overrides server.shards)")
@@ -147,6 +164,18 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.execTrace, "trace", "", "write a Go execution trace of the whole run to this file (go tool trace; large: for short runs)")
 	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	err := parseArgs(fs, args)
+	if err == nil && fs.NArg() > 0 && strings.HasSuffix(fs.Arg(0), ".conf") {
+		// redis-server's form: the file, then options written as directives.
+		if o.redisConf != "" {
+			return o, fs, fmt.Errorf("two Redis configuration files: --redis-conf %q and %q", o.redisConf, fs.Arg(0))
+		}
+		o.redisConf = fs.Arg(0)
+		o.redisArgs, err = config.RedisOptionArgs(fs.Args()[1:])
+		if err != nil {
+			err = fmt.Errorf("%w (ruvio --help lists the flags)", err)
+		}
+		return o, fs, err
+	}
 	if err == nil && fs.NArg() > 0 {
 		// A mistyped subcommand must not start a server.
 		err = fmt.Errorf("unknown subcommand or argument %q (ruvio --help lists them)", fs.Arg(0))
@@ -186,19 +215,41 @@ const primaryAuthEnv = "RUVIO_PRIMARYAUTH"
 // the flags. note says why no file was read, when none was: the default
 // ./config.toml may be missing, an explicit --config may not.
 func loadConfig(o overrides, set map[string]bool, getenv func(string) string) (cfg config.Config, note string, err error) {
+	cfg, note, _, err = loadConfigNotices(o, set, getenv)
+	return cfg, note, err
+}
+
+// loadConfigNotices is loadConfig that also returns what a Redis
+// configuration file's directives said to log (those accepted without effect).
+func loadConfigNotices(o overrides, set map[string]bool, getenv func(string) string) (cfg config.Config, note string, notices []string, err error) {
 	cfg = config.Default()
-	if o.config == "" {
+	if o.redisConf != "" {
+		if set["config"] && o.config != "" {
+			return cfg, "", nil, fmt.Errorf("--config %q and the Redis configuration file %q: give one", o.config, o.redisConf)
+		}
+		cfg, notices, err = config.LoadRedisConf(o.redisConf, o.redisArgs)
+		if err != nil {
+			return cfg, "", nil, err
+		}
+	} else if o.config == "" {
 		note = `--config ""`
 	} else {
 		cfg, err = config.Load(o.config)
 		if err != nil {
 			if !(errors.Is(err, os.ErrNotExist) && !set["config"]) {
-				return cfg, "", err
+				return cfg, "", nil, err
 			}
 			cfg = config.Default()
 			note = o.config + " not found"
 		}
 	}
+	cfg, err = applyOverrides(cfg, o, set, getenv)
+	return cfg, note, notices, err
+}
+
+// applyOverrides applies the environment, then the flags, over cfg and
+// validates the result.
+func applyOverrides(cfg config.Config, o overrides, set map[string]bool, getenv func(string) string) (config.Config, error) {
 	if pass := getenv(passwordEnv); pass != "" {
 		cfg.Server.RequirePass = pass
 	}
@@ -230,9 +281,9 @@ func loadConfig(o overrides, set map[string]bool, getenv func(string) string) (c
 		cfg.Log.Level = o.loglevel
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, note, err
+		return cfg, err
 	}
-	return cfg, note, nil
+	return cfg, nil
 }
 
 func run(args []string) error {
@@ -245,7 +296,7 @@ func run(args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	cfg, note, err := loadConfig(o, set, os.Getenv)
+	cfg, note, notices, err := loadConfigNotices(o, set, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -262,13 +313,16 @@ func run(args []string) error {
 	// Recovery builds the whole keyspace and frees almost nothing: the
 	// collector is paused while it runs and restored once serving starts.
 	gcPercent := debug.SetGCPercent(-1)
-	a, err := app.Start(cfg, app.Options{Repair: o.repair, ConfigNote: note})
+	a, err := app.Start(cfg, app.Options{Repair: o.repair, ConfigNote: note, ConfigNotices: notices})
 	debug.SetGCPercent(gcPercent)
 	if err != nil {
 		return err
 	}
 	log := a.Logger()
 	defer func() { _ = log.Sync() }()
+	if removePid := writePidFile(cfg.Server.PidFile, log); removePid != nil {
+		defer removePid()
+	}
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
@@ -306,4 +360,18 @@ func run(args []string) error {
 	}
 	log.Info("bye")
 	return nil
+}
+
+// writePidFile writes the process id into path, as Redis's pidfile, and
+// returns the function that removes it at exit; nil when path is "" or the
+// file could not be written, which is logged and not fatal, as in Redis.
+func writePidFile(path string, log *zap.Logger) func() {
+	if path == "" {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		log.Warn("failed to write the pid file", zap.String("pidfile", path), zap.Error(err))
+		return nil
+	}
+	return func() { _ = os.Remove(path) }
 }

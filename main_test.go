@@ -259,6 +259,52 @@ func TestLoadConfigNoteAndPasswordEnv(t *testing.T) {
 	}
 }
 
+// A Redis configuration file is read from --redis-conf or a first argument ending in
+// ".conf", whose trailing options are directives; flags before it and RUVIO_PASSWORD win.
+func TestLoadConfigRedisConf(t *testing.T) {
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	if err := os.WriteFile("r.conf", []byte("port 7000\nmaxclients 5\nrequirepass file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(env func(string) string, args ...string) (config.Config, []string, error) {
+		o, fs, err := parseFlags(args)
+		if err != nil {
+			return config.Config{}, nil, err
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		cfg, _, notices, err := loadConfigNotices(o, set, env)
+		return cfg, notices, err
+	}
+	noEnv := func(string) string { return "" }
+	cfg, _, err := load(noEnv, "--port", "7100", "r.conf", "--maxclients", "9", "--jemalloc-bg-thread", "yes")
+	if err != nil || cfg.Server.Port != 7100 || cfg.Server.MaxClients != 9 || cfg.FileFormat != config.FormatRedis || cfg.File != filepath.Join(cwd, "r.conf") {
+		t.Errorf("positional form: %+v %v", cfg.Server, err)
+	}
+	pass := func(k string) string {
+		if k == "RUVIO_PASSWORD" {
+			return "env"
+		}
+		return ""
+	}
+	cfg, notices, err := load(pass, "--redis-conf", "r.conf")
+	if err != nil || cfg.Server.Port != 7000 || cfg.Server.RequirePass != "env" || len(notices) != 0 {
+		t.Errorf("--redis-conf: %+v %q %v", cfg.Server, notices, err)
+	}
+	for _, args := range [][]string{
+		{"--config", "x.toml", "--redis-conf", "r.conf"},
+		{"--redis-conf", "r.conf", "other.conf"},
+		{"r.conf", "stray"},
+		{"r.conf", "--no-such-directive", "1"},
+		{"r.txt"},
+	} {
+		if _, _, err := load(noEnv, args...); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}
+
 // ruvio healthcheck succeeds on PONG, authenticates with RUVIO_PASSWORD,
 // and fails on a closed port or a refused PING.
 func TestHealthcheck(t *testing.T) {

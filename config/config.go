@@ -39,6 +39,11 @@ type Config struct {
 	// File is the absolute path of the file the configuration was read from, "" when it is
 	// the built-in defaults. It is not a key of the file: the loader sets it (INFO config_file).
 	File string `toml:"-"`
+	// FileFormat is [FormatRedis] when File is a Redis configuration file, "" for TOML or none.
+	FileFormat string `toml:"-"`
+	// Runtime are start values of runtime parameters the TOML file has no key for, given by
+	// a Redis configuration file; [NewLive] applies them.
+	Runtime []RuntimeSetting `toml:"-"`
 
 	Server      ServerConfig      `toml:"server"`      // [server]
 	Limits      LimitsConfig      `toml:"limits"`      // [limits]
@@ -97,6 +102,9 @@ type ServerConfig struct {
 	// ShutdownTimeout bounds a graceful shutdown, in seconds, 1..3600 (10). A shard still
 	// busy when it expires (for example in DEBUG SLEEP) is left as a crash would leave it.
 	ShutdownTimeout int `toml:"shutdown_timeout"`
+	// PidFile, when set, is a file the process writes its pid into at start and removes at
+	// exit, as Redis's pidfile; failing to write it is logged, not fatal, as in Redis ("").
+	PidFile string `toml:"pidfile"`
 }
 
 // LimitsConfig is the [limits] section: per-client and protocol limits, in bytes.
@@ -123,6 +131,9 @@ type LogConfig struct {
 	Level string `toml:"level"`
 	// Format is "console" (human-readable) or "json" ("console").
 	Format string `toml:"format"`
+	// File, when set, is a file the log is appended to instead of stderr, as Redis's
+	// logfile ("").
+	File string `toml:"file"`
 }
 
 // PersistenceConfig is the [persistence] section: write-ahead log and snapshots.

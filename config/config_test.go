@@ -312,7 +312,7 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestNewLogger(t *testing.T) {
-	for _, lc := range []LogConfig{{"debug", "console"}, {"info", "json"}, {"warn", "console"}, {"error", "json"}} {
+	for _, lc := range []LogConfig{{Level: "debug", Format: "console"}, {Level: "info", Format: "json"}, {Level: "warn", Format: "console"}, {Level: "error", Format: "json"}} {
 		lg, err := NewLogger(lc)
 		if err != nil {
 			t.Fatalf("%+v: %v", lc, err)
@@ -322,10 +322,10 @@ func TestNewLogger(t *testing.T) {
 			t.Errorf("%+v: wrong level", lc)
 		}
 	}
-	if _, err := NewLogger(LogConfig{"loud", "console"}); err == nil || !strings.Contains(err.Error(), "log.level") {
+	if _, err := NewLogger(LogConfig{Level: "loud", Format: "console"}); err == nil || !strings.Contains(err.Error(), "log.level") {
 		t.Errorf("bad level: %v", err)
 	}
-	if _, err := NewLogger(LogConfig{"info", "xml"}); err == nil || !strings.Contains(err.Error(), "log.format") {
+	if _, err := NewLogger(LogConfig{Level: "info", Format: "xml"}); err == nil || !strings.Contains(err.Error(), "log.format") {
 		t.Errorf("bad format: %v", err)
 	}
 }

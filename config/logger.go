@@ -23,7 +23,7 @@ func ParseLogLevel(s string) (zapcore.Level, error) {
 	return 0, fmt.Errorf("config: log.level: %q is not one of debug, info, warn, error", s)
 }
 
-// NewLogger builds a zap logger writing to stderr at c.Level in c.Format ("console" or
+// NewLogger builds a zap logger writing to stderr (or c.File) at c.Level in c.Format ("console" or
 // "json"). Its level is fixed; use [NewLoggerAt] for one that CONFIG SET loglevel can change.
 func NewLogger(c LogConfig) (*zap.Logger, error) {
 	lvl, err := ParseLogLevel(c.Level)
@@ -37,6 +37,14 @@ func NewLogger(c LogConfig) (*zap.Logger, error) {
 // for example [Live.LogLevel], so that changing that level takes effect at once. c.Level is
 // ignored.
 func NewLoggerAt(c LogConfig, level zap.AtomicLevel) (*zap.Logger, error) {
+	if c.File != "" {
+		// Kept open for the life of the process, as Redis keeps its logfile.
+		f, err := os.OpenFile(c.File, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("config: can't open the log file: %w", err)
+		}
+		return newLogger(c, level, zapcore.Lock(f))
+	}
 	return newLogger(c, level, zapcore.Lock(os.Stderr))
 }
 

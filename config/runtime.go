@@ -322,10 +322,13 @@ type Live struct {
 	streamNodeBytes   atomic.Int64
 	streamNodeEntries atomic.Int64
 
-	databases  int    // immutable
-	dir        string // immutable, as configured
-	debugCmd   string // immutable: enable-debug-command
-	configFile string // immutable: the file read at start, "" for none
+	databases  int        // immutable
+	dir        string     // immutable, as configured
+	debugCmd   string     // immutable: enable-debug-command
+	configFile string     // immutable: the file read at start, "" for none
+	fileFormat string     // immutable: Config.FileFormat
+	startVals  []string   // immutable: vals once NewLive has built them
+	rewriteMu  sync.Mutex // serialises CONFIG REWRITE
 }
 
 // NewLive returns the runtime parameters initialised from c, which should have passed
@@ -338,6 +341,7 @@ func NewLive(c Config) *Live {
 		dir:        c.Persistence.Dir,
 		debugCmd:   c.Server.EnableDebugCommand,
 		configFile: c.File,
+		fileFormat: c.FileFormat,
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -360,6 +364,22 @@ func NewLive(c Config) *Live {
 			p.apply(l, v, n)
 		}
 	}
+	// Values from a Redis configuration file were parsed by the parameters' own rules.
+	for _, rs := range c.Runtime {
+		i, ok := lookupParam(rs.Name)
+		if !ok {
+			continue
+		}
+		v, n, reason := params[i].parse(rs.Value, l.vals[i])
+		if reason != "" {
+			continue
+		}
+		l.vals[i] = v
+		if params[i].apply != nil {
+			params[i].apply(l, v, n)
+		}
+	}
+	l.startVals = append([]string(nil), l.vals...)
 	return l
 }
 
@@ -745,6 +765,10 @@ func (l *Live) EnableDebugCommand() string { return l.debugCmd }
 // ConfigFile is the absolute path of the configuration file read at start, "" when the server
 // runs on built-in defaults (INFO config_file).
 func (l *Live) ConfigFile() string { return l.configFile }
+
+// ConfigFileFormat is [FormatRedis] when the configuration file is a Redis one, "" for a
+// TOML file or none (CONFIG REWRITE rewrites only the former).
+func (l *Live) ConfigFileFormat() string { return l.fileFormat }
 
 // NotifyKeyspaceEvents is notify-keyspace-events in Redis's canonical form, "" when off.
 func (l *Live) NotifyKeyspaceEvents() string { return *l.notify.Load() }

@@ -207,6 +207,16 @@ func configRewriteCommand(x *Ctx) {
 		x.W.Error("ERR The server is running without a config file")
 		return
 	}
+	if x.S.srv.opts.Live.ConfigFileFormat() == config.FormatRedis {
+		if err := x.S.srv.opts.Live.RewriteRedisConf(); err != nil {
+			x.S.srv.log.Warn("CONFIG REWRITE failed", zap.Error(err))
+			x.W.Error("ERR Rewriting config file: " + err.Error())
+			return
+		}
+		x.S.srv.log.Info("CONFIG REWRITE executed with success")
+		x.W.OK()
+		return
+	}
 	x.W.Error("ERR CONFIG REWRITE is not supported: the configuration file " + file + " belongs to the operator; edit it and restart the server")
 }
 

@@ -32,6 +32,9 @@ type Options struct {
 	// ConfigNote says why no configuration file was read when cfg.File is
 	// empty (for example "config.toml not found"); the start line shows it.
 	ConfigNote string
+	// ConfigNotices are lines the start-up log carries after the start line:
+	// the directives of a Redis configuration file accepted without effect.
+	ConfigNotices []string
 	// FS, when set, is the file system the shards' logs and snapshots are
 	// written through instead of the operating system's (tests inject disk
 	// failures with persistence.ErrorFS).
@@ -70,6 +73,9 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	a := &App{log: log, serveErr: make(chan error, 1), shutdown: make(chan struct{}, 1)}
 	logStart(log, cfg, opts.ConfigNote)
+	for _, n := range opts.ConfigNotices {
+		log.Info("configuration: " + n)
+	}
 	lock, err := lockDataDir(cfg.Persistence.Dir, log)
 	if err != nil {
 		return nil, err
