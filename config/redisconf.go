@@ -89,6 +89,8 @@ func parseRedisConf(name string, data []byte, readFile func(string) ([]byte, err
 }
 
 // errUnbalanced is Redis's message for a line whose quotes do not close.
+//
+//lint:ignore ST1005 Redis's own wording, capital included
 var errUnbalanced = errors.New("Unbalanced quotes in configuration line")
 
 // SplitRedisArgs splits one line into words as Redis's sdssplitargs does: words are
