@@ -167,6 +167,17 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.minReplicas.Store(n) }},
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10",
 		apply: func(l *Live, _ string, n int64) { l.minReplicasLag.Store(n) }},
+	// Sentinel reads replica-priority (INFO slave_priority; 0: never promoted) and
+	// replica-announced; a replica announces replica-announce-ip/-port to its primary
+	// at its next handshake (shard i announces port+i).
+	{name: "replica-priority", alias: "slave-priority", kind: kindInt, min: 0, max: intMax, def: "100",
+		apply: func(l *Live, _ string, n int64) { l.replicaPriority.Store(n) }},
+	{name: "replica-announced", kind: kindBool, def: "yes",
+		apply: func(l *Live, v string, _ int64) { l.replicaAnnounced.Store(v == "yes") }},
+	{name: "replica-announce-ip", alias: "slave-announce-ip", kind: kindString, def: "",
+		apply: func(l *Live, v string, _ int64) { l.announceIP.Store(&v) }},
+	{name: "replica-announce-port", alias: "slave-announce-port", kind: kindInt, min: 0, max: 65535, def: "0",
+		apply: func(l *Live, _ string, n int64) { l.announcePort.Store(n) }},
 	// A replica always refuses writes: its log must hold only its primary's records.
 	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes"}, // stored only
 	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kindBool, def: "yes",
@@ -300,10 +311,15 @@ type Live struct {
 	minReplicas    atomic.Int64
 	minReplicasLag atomic.Int64
 	serveStale     atomic.Bool
-	notify         atomic.Pointer[string]
-	notifyMask     atomic.Uint32
-	savePoints     atomic.Pointer[[]SavePoint]
-	level          zap.AtomicLevel
+	// Sentinel-facing replica settings.
+	replicaPriority  atomic.Int64
+	replicaAnnounced atomic.Bool
+	announceIP       atomic.Pointer[string]
+	announcePort     atomic.Int64
+	notify           atomic.Pointer[string]
+	notifyMask       atomic.Uint32
+	savePoints       atomic.Pointer[[]SavePoint]
+	level            zap.AtomicLevel
 
 	maxMemory        atomic.Int64
 	maxMemoryPolicy  atomic.Pointer[string]
@@ -748,6 +764,24 @@ func (l *Live) MinReplicasToWrite() int64 { return l.minReplicas.Load() }
 
 // MinReplicasMaxLag is min-replicas-max-lag in seconds.
 func (l *Live) MinReplicasMaxLag() int64 { return l.minReplicasLag.Load() }
+
+// ReplicaPriority is replica-priority: Sentinel promotes the replica with
+// the lowest non-zero value and never one with 0.
+func (l *Live) ReplicaPriority() int64 { return l.replicaPriority.Load() }
+
+// ReplicaAnnounced is replica-announced: "no" hides this replica from
+// Sentinel's list of its primary's replicas.
+func (l *Live) ReplicaAnnounced() bool { return l.replicaAnnounced.Load() }
+
+// ReplicaAnnounce is replica-announce-ip and replica-announce-port: the
+// address a replica gives its primary at the handshake ("" and 0: the
+// connection's own host and the listening port).
+func (l *Live) ReplicaAnnounce() (ip string, port int) {
+	if p := l.announceIP.Load(); p != nil {
+		ip = *p
+	}
+	return ip, int(l.announcePort.Load())
+}
 
 // ReplicaServeStaleData is replica-serve-stale-data.
 func (l *Live) ReplicaServeStaleData() bool { return l.serveStale.Load() }

@@ -84,6 +84,11 @@ type Client struct {
 	undelivered atomic.Int32
 	// replPort is the port a replica announced (REPLCONF listening-port).
 	replPort int
+	// replIP is the address a replica announced (REPLCONF ip-address).
+	replIP string
+	// replica is set once the connection streams a shard's log to a
+	// replica (REPLSYNC): CLIENT KILL TYPE replica matches it, normal not.
+	replica atomic.Bool
 	// replNodeID is the node id a replica announced (REPLCONF).
 	replNodeID string
 	// replRunID is the run id a replica announced (REPLCONF
@@ -392,4 +397,17 @@ func (r *clientRegistry) snapshot() []*Client {
 	r.mu.Unlock()
 	slices.SortFunc(out, func(a, b *Client) int { return cmp.Compare(a.ID, b.ID) })
 	return out
+}
+
+// killType is the client's type as CLIENT KILL TYPE matches it, as Redis
+// 7.0 classes clients: a replica's stream is "replica", a subscriber
+// (not a MONITOR) "pubsub", anything else "normal".
+func (c *Client) killType() string {
+	switch {
+	case c.replica.Load():
+		return "replica"
+	case c.subCount.Load() != 0 && !c.monitor.Load():
+		return "pubsub"
+	}
+	return "normal"
 }

@@ -373,6 +373,9 @@ func clientKillCommand(x *Ctx) {
 			user = string(v)
 		case eqFold(args[i], "type"):
 			typ = strings.ToLower(string(v))
+			if typ == "slave" {
+				typ = "replica"
+			}
 			if typ != "normal" && typ != "master" && typ != "replica" && typ != "slave" && typ != "pubsub" {
 				x.W.Error("ERR Unknown client type '" + string(v) + "'")
 				return
@@ -397,7 +400,7 @@ func clientKillCommand(x *Ctx) {
 		if id != 0 && c.ID != id || addr != "" && c.RemoteAddr != addr || laddr != "" && c.LocalAddr != laddr {
 			continue
 		}
-		if user != "" && user != c.UserName() || typ != "" && typ != "normal" {
+		if user != "" && user != c.UserName() || typ != "" && typ != c.killType() {
 			continue
 		}
 		if skipMe && c == x.C {

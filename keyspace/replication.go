@@ -136,6 +136,7 @@ type replicaLink struct {
 	addr       string
 	nodeID     string
 	listenPort int
+	announceIP string
 	ack        uint64
 	ackAtMs    int64
 	sinceMs    int64
@@ -146,6 +147,9 @@ type ReplicaInfo struct {
 	Addr       string
 	NodeID     string
 	ListenPort int
+	// AnnounceIP is the address the replica announced ("": its
+	// connection's host).
+	AnnounceIP string
 	Ack        uint64
 	AckAtMs    int64
 }
@@ -274,7 +278,8 @@ func replsyncCommand(x *Ctx) {
 		}
 	}
 	x.C.SetOutputClass(config.OutputReplica)
-	sh.repl.replicas = append(sh.repl.replicas, &replicaLink{c: x.C, addr: x.C.RemoteAddr, listenPort: x.C.replPort, nodeID: x.C.replNodeID, ackAtMs: sh.nowMs, sinceMs: sh.nowMs})
+	x.C.replica.Store(true)
+	sh.repl.replicas = append(sh.repl.replicas, &replicaLink{c: x.C, addr: x.C.RemoteAddr, listenPort: x.C.replPort, announceIP: x.C.replIP, nodeID: x.C.replNodeID, ackAtMs: sh.nowMs, sinceMs: sh.nowMs})
 	sh.publishReplicas()
 	j := sh.journal.(*walJournal)
 	if string(x.Args[4]) != j.replID {
@@ -334,6 +339,13 @@ func replconfCommand(x *Ctx) {
 					r.listenPort = int(p)
 				}
 			}
+		case "ip-address":
+			x.C.replIP = string(val)
+			for _, r := range sh.repl.replicas {
+				if r.c == x.C {
+					r.announceIP = string(val)
+				}
+			}
 		case "ruvio-node-id":
 			// The replica shard's node id, for CLUSTER SHARDS and NODES.
 			x.C.replNodeID = string(val)
@@ -342,7 +354,7 @@ func replconfCommand(x *Ctx) {
 			// (replication package), which the replica checks for itself.
 			x.C.replRunID = string(val)
 			answer = true
-		case "capa", "ip-address", "rdb-only":
+		case "capa", "rdb-only":
 		default:
 			x.W.Error("ERR Unrecognized REPLCONF option: " + string(x.Args[i]))
 			return
@@ -392,7 +404,7 @@ func (sh *Shard) liveReplicas() []*replicaLink {
 func (sh *Shard) publishReplicas() {
 	v := make([]ReplicaInfo, 0, len(sh.repl.replicas))
 	for _, r := range sh.repl.replicas {
-		v = append(v, ReplicaInfo{Addr: r.addr, NodeID: r.nodeID, ListenPort: r.listenPort, Ack: r.ack, AckAtMs: r.ackAtMs})
+		v = append(v, ReplicaInfo{Addr: r.addr, NodeID: r.nodeID, ListenPort: r.listenPort, AnnounceIP: r.announceIP, Ack: r.ack, AckAtMs: r.ackAtMs})
 	}
 	sh.repl.viewMu.Lock()
 	sh.repl.view = v
@@ -918,15 +930,26 @@ func roleCommand(x *Ctx) {
 	x.W.Int(int64(sh.replOffset()))
 	x.W.ArrayHeader(len(rs))
 	for _, r := range rs {
-		host, port := splitAddr(r.addr)
-		if r.listenPort > 0 {
-			port = strconv.Itoa(r.listenPort)
-		}
+		host, port := r.hostPort()
 		x.W.ArrayHeader(3)
 		x.W.BulkString(host)
 		x.W.BulkString(port)
 		x.W.BulkString(strconv.FormatUint(r.ack, 10))
 	}
+}
+
+// hostPort is the address the replica is reached on, as Sentinel and ROLE
+// report it: what it announced (REPLCONF ip-address and listening-port),
+// else its connection's.
+func (r *replicaLink) hostPort() (string, string) {
+	host, port := splitAddr(r.addr)
+	if r.listenPort > 0 {
+		port = strconv.Itoa(r.listenPort)
+	}
+	if r.announceIP != "" {
+		host = r.announceIP
+	}
+	return host, port
 }
 
 // link is shard's link status ("" host: not following).
@@ -992,9 +1015,9 @@ func infoReplication(x *Ctx, ib *infoBuilder) {
 		if !l.Up && !l.DownSince.IsZero() {
 			ib.int("master_link_down_since_seconds", int64(sh.srv.now().Sub(l.DownSince)/time.Second))
 		}
-		ib.int("slave_priority", 100)
+		ib.int("slave_priority", sh.srv.opts.Live.ReplicaPriority())
 		ib.int("slave_read_only", 1)
-		ib.int("replica_announced", 1)
+		ib.int("replica_announced", int64(boolInt(sh.srv.opts.Live.ReplicaAnnounced())))
 		ib.int("connected_slaves", int64(len(sh.liveReplicas())))
 	} else {
 		ib.str("role", "master")
@@ -1004,10 +1027,7 @@ func infoReplication(x *Ctx, ib *infoBuilder) {
 			ib.int("min_slaves_good_slaves", sh.goodReplicas())
 		}
 		for i, r := range rs {
-			host, port := splitAddr(r.addr)
-			if r.listenPort > 0 {
-				port = strconv.Itoa(r.listenPort)
-			}
+			host, port := r.hostPort()
 			ib.str("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%s,state=online,offset=%d,lag=%d,ruvio_seq_lag=%d",
 				host, port, r.ack, (sh.nowMs-r.ackAtMs)/1000, off-min(off, r.ack)))
 		}
@@ -1127,6 +1147,9 @@ func (r ReplicaInfo) HostPort() (string, int) {
 	p, _ := strconv.Atoi(port)
 	if r.ListenPort > 0 {
 		p = r.ListenPort
+	}
+	if r.AnnounceIP != "" {
+		host = r.AnnounceIP
 	}
 	return host, p
 }

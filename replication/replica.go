@@ -58,6 +58,11 @@ type FollowerOptions struct {
 	// ListenPort is the replica's own shard 0 port, announced with
 	// REPLCONF listening-port (shard i announces ListenPort+i); 0: none.
 	ListenPort int
+	// Announce, when set, is read at every handshake: a non-empty ip is
+	// announced with REPLCONF ip-address, a non-zero port replaces
+	// ListenPort (shard i announces port+i), as replica-announce-ip and
+	// replica-announce-port.
+	Announce func() (ip string, port int)
 	// NodeIDs are the replica's node ids by shard, announced with
 	// REPLCONF ruvio-node-id so the primary's CLUSTER SHARDS lists them.
 	NodeIDs []string
@@ -261,8 +266,19 @@ func (l *link) session(addr string) error {
 		}
 	}
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if o.ListenPort > 0 {
-		args := []string{"REPLCONF", "listening-port", strconv.Itoa(o.ListenPort + l.shard)}
+	listenPort, announceIP := o.ListenPort, ""
+	if o.Announce != nil {
+		ip, port := o.Announce()
+		announceIP = ip
+		if port > 0 {
+			listenPort = port
+		}
+	}
+	if listenPort > 0 {
+		args := []string{"REPLCONF", "listening-port", strconv.Itoa(listenPort + l.shard)}
+		if announceIP != "" {
+			args = append(args, "ip-address", announceIP)
+		}
 		if l.shard < len(o.NodeIDs) {
 			args = append(args, "ruvio-node-id", o.NodeIDs[l.shard])
 		}

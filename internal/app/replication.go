@@ -52,7 +52,8 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
 		Host: host, Port: port, User: r.user, Pass: r.pass, Epoch: epoch,
 		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
-		RunID: r.ks.RunID(),
+		Announce: r.ks.Live().ReplicaAnnounce,
+		RunID:    r.ks.RunID(),
 	}, r.ks)
 	r.mu.Lock()
 	old := r.follower
