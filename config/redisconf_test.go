@@ -115,6 +115,8 @@ enable-debug-command yes
 jemalloc-bg-thread yes
 tls-port 0
 user alice on >pw ~app:* +@read
+slave-priority 10
+replica-announce-ip 10.0.0.9
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +149,7 @@ user alice on >pw ~app:* +@read
 	for name, want := range map[string]string{
 		"notify-keyspace-events": "xE", "slowlog-max-len": "64", "busy-reply-threshold": "100",
 		"hash-max-listpack-entries": "99", "maxmemory": "1073741824", "save": "900 1 60 100",
+		"replica-priority": "10", "replica-announce-ip": "10.0.0.9",
 		"client-output-buffer-limit": "normal 268435456 0 0 slave 268435456 67108864 60 pubsub 67108864 16777216 90",
 	} {
 		if v, _ := l.Value(name); v != want {
@@ -172,7 +175,8 @@ func TestApplyRedisDirectivesRefused(t *testing.T) {
 		{"bind 10.0.0.1 10.0.0.2\n", "r.conf:1: 'bind': this server listens on one address"},
 		{"port 1 2\n", "r.conf:1: 'port': wrong number of arguments"},
 		{"save 10\n", "r.conf:1: 'save': Invalid save parameters"},
-		{"replica-priority 10\n", "r.conf:1: 'replica-priority': not supported"},
+		{"replica-priority -1\n", "r.conf:1: 'replica-priority'"},
+		{"syslog-enabled yes\n", "r.conf:1: 'syslog-enabled': not supported"},
 		{"enable-module-command yes\n", "r.conf:1: 'enable-module-command': not supported"},
 		{"user bob (+get)\n", "r.conf:1: 'user': user bob: rule"},
 	} {
