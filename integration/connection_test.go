@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,6 +169,21 @@ func TestConnectionCommands(t *testing.T) {
 			t.Errorf("CLIENT LIST lacks self (%v) or other (%v): %q", sawSelf, sawOther, list)
 		}
 		r.expect("-ERR Unknown client type 'bogus'\r\n", "CLIENT", "LIST", "TYPE", "bogus")
+		// TYPE filters by the client's class, as CLIENT KILL TYPE does: a
+		// subscriber is pubsub, not normal.
+		sub := dialRaw(t, s.Addr())
+		subID := strings.TrimSuffix(sub.do("CLIENT", "ID")[1:], "\r\n")
+		sub.do("SUBSCRIBE", "list-type")
+		for typ, want := range map[string][]string{"normal": {id, otherID}, "pubsub": {subID}, "replica": nil, "slave": nil, "master": nil} {
+			got := r.do("CLIENT", "LIST", "TYPE", typ)
+			for _, cid := range []string{id, otherID, subID} {
+				if listed, wanted := strings.Contains(got, "id="+cid+" "), slices.Contains(want, cid); listed != wanted {
+					t.Errorf("CLIENT LIST TYPE %s: client %s listed %v, want %v: %q", typ, cid, listed, wanted, got)
+				}
+			}
+		}
+		r.expect(":1\r\n", "CLIENT", "KILL", "ID", subID)
+		sub.expectClosed(3 * time.Second)
 		if got := r.do("CLIENT", "LIST", "ID", otherID); !strings.Contains(got, "id="+otherID+" ") || strings.Contains(got, "id="+id+" ") {
 			t.Errorf("CLIENT LIST ID %s: %q", otherID, got)
 		}

@@ -280,6 +280,7 @@ func clientReplyCommand(x *Ctx) {
 // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]]
 func clientListCommand(x *Ctx) {
 	var ids map[int64]bool
+	typ := "" // "": every type; otherwise killType's classes ("master": a primary's link, never a listed client here)
 	args := x.Args[2:]
 	for len(args) > 0 {
 		switch {
@@ -289,9 +290,10 @@ func clientListCommand(x *Ctx) {
 				x.W.Error("ERR Unknown client type '" + string(args[1]) + "'")
 				return
 			}
-			if t != "normal" {
-				ids = map[int64]bool{}
+			if t == "slave" {
+				t = "replica"
 			}
+			typ = t
 			args = args[2:]
 		case eqFold(args[0], "id") && len(args) >= 2:
 			if ids == nil {
@@ -316,7 +318,7 @@ func clientListCommand(x *Ctx) {
 	for _, c := range x.S.srv.Clients() {
 		// Each shard's port is one cluster node: it lists its own
 		// connections (shard_clients.go).
-		if ids != nil && !ids[c.ID] || c.Shard != x.S.idx {
+		if ids != nil && !ids[c.ID] || c.Shard != x.S.idx || typ != "" && c.killType() != typ {
 			continue
 		}
 		running := 0
