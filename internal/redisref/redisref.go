@@ -13,10 +13,38 @@ import (
 	"strings"
 )
 
-// Descriptions reads every description file in dir and returns each
-// command's raw JSON by its full lower-case name ("get", "client|kill"),
-// for the caller to decode into the fields it needs.
-func Descriptions(dir string) (map[string]json.RawMessage, error) {
+// Load reads every description file in dir and decodes each command's
+// description into T, the fields its caller needs, by the command's full
+// lower-case name ("get", "client|kill").
+func Load[T any](dir string) (map[string]T, error) {
+	descs, err := descriptions(dir)
+	if err != nil {
+		return nil, err
+	}
+	all := make(map[string]T, len(descs))
+	for name, raw := range descs {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("parse %s: %w", name, err)
+		}
+		all[name] = v
+	}
+	return all, nil
+}
+
+// WriteOutput writes a generator's output to path, or to standard output
+// when path is empty.
+func WriteOutput(path string, data []byte) error {
+	if path == "" {
+		_, err := os.Stdout.Write(data)
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// descriptions returns each command's raw JSON description by its full
+// lower-case name.
+func descriptions(dir string) (map[string]json.RawMessage, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("no command descriptions in %s", dir)
