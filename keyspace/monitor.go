@@ -109,8 +109,8 @@ func (sh *Shard) feedMonitors(x *Ctx, cmd *Command, args [][]byte) {
 // arguments the slow log hides too.
 func (sh *Shard) writeMonitors(c *Client, args [][]byte) {
 	p := sh.srv.monitors.list.Load()
-	if p == nil || len(*p) == 0 {
-		return
+	if p == nil || !hasShardMonitor(*p, sh.idx) {
+		return // the line is built only when a monitor of this shard reads it
 	}
 	us := sh.srv.now().UnixMicro()
 	b := make([]byte, 0, 64)
@@ -178,4 +178,14 @@ func appendRepr(b, s []byte) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// hasShardMonitor reports whether a monitor in ms watches shard idx.
+func hasShardMonitor(ms []*Client, idx int) bool {
+	for _, m := range ms {
+		if m.Shard == idx {
+			return true
+		}
+	}
+	return false
 }
