@@ -1,32 +1,32 @@
 package keyspace
 
-// lookup returns the live entry for key, or nil, and records the access
+// Lookup returns the live entry for key, or nil, and records the access
 // (OBJECT IDLETIME). A key whose deadline has passed is deleted here (lazy
 // expiry) and the deletion is logged, so a replay of the log sees the same
 // sequence of states.
-func (sh *Shard) lookup(db *DB, key []byte) *entry {
-	e := sh.lookupNoTouch(db, key)
+func (sh *Shard) Lookup(db *DB, key []byte) *Entry {
+	e := sh.LookupNoTouch(db, key)
 	if e != nil {
-		if sh.srv.opts.Live.LFU() {
+		if sh.Srv.Opts.Live.LFU() {
 			sh.lfuTouch(e)
 		} else {
-			e.touch(accessTime(sh.nowMs))
+			e.Touch(AccessTime(sh.NowMs))
 		}
 	}
 	return e
 }
 
-// lookupNoTouch is lookup without recording an access, for the commands
+// LookupNoTouch is lookup without recording an access, for the commands
 // that Redis looks keys up for with LOOKUP_NOTOUCH: EXISTS, TYPE, TTL and
 // its kin, OBJECT.
-func (sh *Shard) lookupNoTouch(db *DB, key []byte) *entry {
-	e := db.find(key)
+func (sh *Shard) LookupNoTouch(db *DB, key []byte) *Entry {
+	e := db.Find(key)
 	if e == nil {
 		return nil
 	}
-	if e.expired(sh.nowMs) {
+	if e.Expired(sh.NowMs) {
 		if !sh.expiryPaused() {
-			sh.expireEntry(db, e)
+			sh.ExpireEntry(db, e)
 		}
 		return nil
 	}
@@ -37,159 +37,159 @@ func (sh *Shard) lookupNoTouch(db *DB, key []byte) *entry {
 // record removes it (the replica's log holds nothing of its own), and
 // lookups treat it as absent meanwhile.
 
-// accessTime converts a clock reading (unix milliseconds) to an entry's
+// AccessTime converts a clock reading (unix milliseconds) to an entry's
 // access time.
-func accessTime(ms int64) uint32 { return uint32(ms/1000) & clockMask }
+func AccessTime(ms int64) uint32 { return uint32(ms/1000) & ClockMask }
 
-// idleSeconds is how long ago, in seconds, e was last accessed.
-func (sh *Shard) idleSeconds(e *entry) int64 {
-	return int64((accessTime(sh.nowMs) - e.accessed()) & clockMask)
+// IdleSeconds is how long ago, in seconds, e was last accessed.
+func (sh *Shard) IdleSeconds(e *Entry) int64 {
+	return int64((AccessTime(sh.NowMs) - e.accessed()) & ClockMask)
 }
 
-// lookupRead is lookup for reads: it counts hits and misses.
-func (sh *Shard) lookupRead(db *DB, key []byte) *entry {
-	e := sh.countRead(sh.lookup(db, key))
+// LookupRead is lookup for reads: it counts hits and misses.
+func (sh *Shard) LookupRead(db *DB, key []byte) *Entry {
+	e := sh.countRead(sh.Lookup(db, key))
 	if e == nil {
-		sh.notify(evKeyMiss, "keymiss", db.id, key)
+		sh.Notify(evKeyMiss, "keymiss", db.Id, key)
 	}
 	return e
 }
 
-// lookupReadNoTouch is lookupRead without recording an access.
-func (sh *Shard) lookupReadNoTouch(db *DB, key []byte) *entry {
-	e := sh.countRead(sh.lookupNoTouch(db, key))
+// LookupReadNoTouch is lookupRead without recording an access.
+func (sh *Shard) LookupReadNoTouch(db *DB, key []byte) *Entry {
+	e := sh.countRead(sh.LookupNoTouch(db, key))
 	if e == nil {
-		sh.notify(evKeyMiss, "keymiss", db.id, key)
+		sh.Notify(evKeyMiss, "keymiss", db.Id, key)
 	}
 	return e
 }
 
 // countRead counts a read lookup's hit or miss and returns e.
-func (sh *Shard) countRead(e *entry) *entry {
+func (sh *Shard) countRead(e *Entry) *Entry {
 	if e == nil {
-		sh.srv.stats.keyspaceMisses.Add(1)
+		sh.Srv.Stats.KeyspaceMisses.Add(1)
 	} else {
-		sh.srv.stats.keyspaceHits.Add(1)
+		sh.Srv.Stats.KeyspaceHits.Add(1)
 	}
 	return e
 }
 
-// expireEntry deletes an entry whose deadline passed.
-func (sh *Shard) expireEntry(db *DB, e *entry) {
-	if sh.srv.isReplica() {
+// ExpireEntry deletes an entry whose deadline passed.
+func (sh *Shard) ExpireEntry(db *DB, e *Entry) {
+	if sh.Srv.IsReplica() {
 		return
 	}
-	if sh.snap != nil {
-		sh.snapshotTouch(db, e.key())
+	if sh.Snap != nil {
+		sh.SnapshotTouch(db, e.Key())
 	}
-	sh.logDel(db.id, e.keyView())
+	sh.LogDel(db.Id, e.KeyView())
 	// The key lives in the entry's slot: announce it before the slot is freed.
-	sh.notify(evExpired, "expired", db.id, e.key())
-	if sh.trk != nil {
-		sh.trackRemoved(e.keyString())
+	sh.Notify(evExpired, "expired", db.Id, e.Key())
+	if sh.Trk != nil {
+		sh.trackRemoved(e.KeyString())
 	}
-	db.remove(e)
-	sh.stats.expiredKeys.Add(1)
-	sh.srv.stats.expiredKeys.Add(1)
+	db.Remove(e)
+	sh.Stats.ExpiredKeys.Add(1)
+	sh.Srv.Stats.ExpiredKeys.Add(1)
 }
 
-// copyBytes returns a private copy of b: arguments alias the batch's
+// CopyBytes returns a private copy of b: arguments alias the batch's
 // buffer, which is reused after the reply is written.
-func copyBytes(b []byte) []byte {
+func CopyBytes(b []byte) []byte {
 	out := make([]byte, len(b))
 	copy(out, b)
 	return out
 }
 
-// storeString sets key to a string value with deadline at (keepTTL keeps
+// StoreString sets key to a string value with deadline at (keepTTL keeps
 // the current deadline instead) and logs it. It returns the entry.
-func (sh *Shard) storeString(db *DB, key, val []byte, at int64, keepTTL bool) *entry {
-	return sh.storeStringIn(db, sh.lookup(db, key), key, val, at, keepTTL)
+func (sh *Shard) StoreString(db *DB, key, val []byte, at int64, keepTTL bool) *Entry {
+	return sh.StoreStringIn(db, sh.Lookup(db, key), key, val, at, keepTTL)
 }
 
-// storeStringIn is storeString for a caller that has already looked key up:
+// StoreStringIn is storeString for a caller that has already looked key up:
 // e is its live entry, or nil when the key is absent.
-func (sh *Shard) storeStringIn(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
+func (sh *Shard) StoreStringIn(db *DB, e *Entry, key, val []byte, at int64, keepTTL bool) *Entry {
 	if e == nil {
-		return sh.storedString(db, db.addString(key, val, at), key, val, at, keepTTL, true)
+		return sh.storedString(db, db.AddString(key, val, at), key, val, at, keepTTL, true)
 	}
-	return sh.storedString(db, db.setString(e, val), key, val, at, keepTTL, false)
+	return sh.storedString(db, db.SetString(e, val), key, val, at, keepTTL, false)
 }
 
-// storeStringOwned is storeStringIn for a val the caller gives away
+// StoreStringOwned is storeStringIn for a val the caller gives away
 // (DB.addStringOwned): a large value is kept rather than copied.
-func (sh *Shard) storeStringOwned(db *DB, e *entry, key, val []byte, at int64, keepTTL bool) *entry {
+func (sh *Shard) StoreStringOwned(db *DB, e *Entry, key, val []byte, at int64, keepTTL bool) *Entry {
 	if e == nil {
-		return sh.storedString(db, db.addStringOwned(key, val, at), key, val, at, keepTTL, true)
+		return sh.storedString(db, db.AddStringOwned(key, val, at), key, val, at, keepTTL, true)
 	}
 	return sh.storedString(db, db.setStringOwned(e, val), key, val, at, keepTTL, false)
 }
 
 // storedString completes a store into e (created, or replaced): the new
 // key's notification or the deadline, and the log record.
-func (sh *Shard) storedString(db *DB, e *entry, key, val []byte, at int64, keepTTL, created bool) *entry {
+func (sh *Shard) storedString(db *DB, e *Entry, key, val []byte, at int64, keepTTL, created bool) *Entry {
 	if created {
-		sh.notify(evNew, "new", db.id, key)
+		sh.Notify(EvNew, "new", db.Id, key)
 	} else if !keepTTL {
-		db.setDeadline(e, at)
+		db.SetDeadline(e, at)
 	}
-	sh.logSet(db.id, e.keyView(), val, e.expireAt)
+	sh.LogSet(db.Id, e.KeyView(), val, e.ExpireAt)
 	return e
 }
 
-// setDeadline changes a live entry's deadline and logs it. A deadline in
+// SetDeadline changes a live entry's deadline and logs it. A deadline in
 // the past deletes the key (and logs the deletion), as Redis does.
-func (sh *Shard) setDeadline(db *DB, e *entry, at int64) {
-	if at != 0 && at <= sh.nowMs {
-		sh.logDel(db.id, e.keyView())
-		db.remove(e)
+func (sh *Shard) SetDeadline(db *DB, e *Entry, at int64) {
+	if at != 0 && at <= sh.NowMs {
+		sh.LogDel(db.Id, e.KeyView())
+		db.Remove(e)
 		return
 	}
-	db.setDeadline(e, at)
-	sh.logExpire(db.id, e.keyView(), at)
+	db.SetDeadline(e, at)
+	sh.LogExpire(db.Id, e.KeyView(), at)
 }
 
-// deleteKey removes a live key and logs it; false when it was absent.
-func (sh *Shard) deleteKey(db *DB, key []byte) bool {
-	e := sh.lookup(db, key)
+// DeleteKey removes a live key and logs it; false when it was absent.
+func (sh *Shard) DeleteKey(db *DB, key []byte) bool {
+	e := sh.Lookup(db, key)
 	if e == nil {
 		return false
 	}
-	sh.logDel(db.id, e.keyView())
-	db.remove(e)
+	sh.LogDel(db.Id, e.KeyView())
+	db.Remove(e)
 	return true
 }
 
-// activeExpireCycle samples keys with deadlines and deletes the expired
+// ActiveExpireCycle samples keys with deadlines and deletes the expired
 // ones, within a time budget, like Redis's active expiry: it repeats while
 // more than a quarter of a sample was expired.
-func (sh *Shard) activeExpireCycle() {
-	effort := sh.srv.opts.Live.ActiveExpireEffort()
+func (sh *Shard) ActiveExpireCycle() {
+	effort := sh.Srv.Opts.Live.ActiveExpireEffort()
 	perLoop := 20 + 5*(effort-1)
 	budget := int64(25+2*(effort-1)) * 1000 // microseconds per second of CPU at hz
-	hz := int64(max(sh.srv.opts.Live.Hz(), 1))
-	deadline := sh.srv.now().UnixMicro() + budget/hz
-	for range sh.dbs {
-		db := sh.dbs[sh.expireCursor%len(sh.dbs)]
+	hz := int64(max(sh.Srv.Opts.Live.Hz(), 1))
+	deadline := sh.Srv.Now().UnixMicro() + budget/hz
+	for range sh.Dbs {
+		db := sh.Dbs[sh.expireCursor%len(sh.Dbs)]
 		sh.expireCursor++
 		for iter := 0; ; iter++ {
-			n := len(db.expiring)
+			n := len(db.Expiring)
 			if n == 0 {
 				break
 			}
 			sample := min(perLoop, n)
 			expired := 0
-			for i := 0; i < sample && len(db.expiring) > 0; i++ {
-				e := db.entryAt(db.expiring[randIndex(len(db.expiring))])
-				if e.expired(sh.nowMs) {
-					sh.expireEntry(db, e)
+			for i := 0; i < sample && len(db.Expiring) > 0; i++ {
+				e := db.EntryAt(db.Expiring[randIndex(len(db.Expiring))])
+				if e.Expired(sh.NowMs) {
+					sh.ExpireEntry(db, e)
 					expired++
 				}
 			}
 			if expired*4 <= sample {
 				break
 			}
-			if iter%16 == 15 && sh.srv.now().UnixMicro() > deadline {
+			if iter%16 == 15 && sh.Srv.Now().UnixMicro() > deadline {
 				return
 			}
 		}

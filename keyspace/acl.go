@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -22,21 +21,21 @@ import (
 
 // aclState is the server's access control.
 type aclState struct {
-	store    *acl.Store
-	universe *acl.Universe
-	// file is acl.file: where ACL SAVE writes and ACL LOAD reads ("": none).
-	file string
+	Store    *acl.Store
+	Universe *acl.Universe
+	// File is acl.file: where ACL SAVE writes and ACL LOAD reads ("": none).
+	File string
 
-	logMu sync.Mutex // guards log
-	log   *acl.Log
-	// fileMu serialises ACL SAVE and ACL LOAD, which shards may run at once.
-	fileMu sync.Mutex
+	LogMu sync.Mutex // guards log
+	Log   *acl.Log
+	// FileMu serialises ACL SAVE and ACL LOAD, which shards may run at once.
+	FileMu sync.Mutex
 }
 
 // newACLState builds the command universe from t (whose ids assignIDs has
 // set) and the start-up users: the ACL file or the [[acl.user]] tables,
 // then requirepass for the default user.
-func newACLState(t commandTable, cfg config.Config, now func() time.Time) (*aclState, error) {
+func newACLState(t CommandTable, cfg config.Config, now func() time.Time) (*aclState, error) {
 	u, err := acl.NewUniverse(aclSpecs(t))
 	if err != nil {
 		return nil, fmt.Errorf("keyspace: acl command universe: %w", err)
@@ -69,22 +68,22 @@ func newACLState(t commandTable, cfg config.Config, now func() time.Time) (*aclS
 		users = users.WithRequirePass(cfg.Server.RequirePass)
 	}
 	return &aclState{
-		store:    acl.NewStore(users),
-		universe: u,
-		file:     cfg.ACL.File,
-		log:      acl.NewLog(acl.DefaultLogMaxLen, now),
+		Store:    acl.NewStore(users),
+		Universe: u,
+		File:     cfg.ACL.File,
+		Log:      acl.NewLog(acl.DefaultLogMaxLen, now),
 	}, nil
 }
 
 // aclSpecs describes the command table to the acl package, in the order
 // of the command ids (assignIDs), so that a command's id is its
 // acl.CommandID.
-func aclSpecs(t commandTable) []acl.CommandSpec {
+func aclSpecs(t CommandTable) []acl.CommandSpec {
 	cmds := make([]*Command, 0, len(t))
 	for _, c := range t {
 		cmds = append(cmds, c)
 	}
-	slices.SortFunc(cmds, func(a, b *Command) int { return cmp.Compare(a.id, b.id) })
+	slices.SortFunc(cmds, func(a, b *Command) int { return cmp.Compare(a.Id, b.Id) })
 	specs := make([]acl.CommandSpec, 0, len(cmds))
 	for _, c := range cmds {
 		sp := aclSpec(c)
@@ -100,29 +99,29 @@ func aclSpec(c *Command) acl.CommandSpec {
 	return acl.CommandSpec{Name: c.Name, Categories: c.ACLCategories(), NoAuth: c.Flags&FlagNoAuth != 0}
 }
 
-// users returns the current users snapshot.
-func (s *Server) users() *acl.Users { return s.acl.store.Load() }
+// Users returns the current users snapshot.
+func (s *Server) Users() *acl.Users { return s.Acl.Store.Load() }
 
-// authRequired reports whether a connection that has not authenticated
+// AuthRequired reports whether a connection that has not authenticated
 // must do so before running commands: the default user has passwords or
 // is off (Redis's authRequired).
-func (s *Server) authRequired() bool {
-	d := s.users().Default()
+func (s *Server) AuthRequired() bool {
+	d := s.Users().Default()
 	return !d.NoPass() || !d.Enabled()
 }
 
-// addACLLog records a denial in the ACL log.
-func (s *Server) addACLLog(ev acl.LogEvent) {
-	s.acl.logMu.Lock()
-	s.acl.log.SetMaxLen(int(min(s.opts.Live.ACLLogMaxLen(), 1<<30)))
-	s.acl.log.Add(ev)
-	s.acl.logMu.Unlock()
+// AddACLLog records a denial in the ACL log.
+func (s *Server) AddACLLog(ev acl.LogEvent) {
+	s.Acl.LogMu.Lock()
+	s.Acl.Log.SetMaxLen(int(min(s.Opts.Live.ACLLogMaxLen(), 1<<30)))
+	s.Acl.Log.Add(ev)
+	s.Acl.LogMu.Unlock()
 }
 
-// setUser makes c run as u, taken from snapshot users.
-func (c *Client) setUser(users *acl.Users, u *acl.User) {
-	c.aclUsers = users
-	c.aclUser = u
+// SetUser makes c run as u, taken from snapshot users.
+func (c *Client) SetUser(users *acl.Users, u *acl.User) {
+	c.AclUsers = users
+	c.AclUser = u
 	name := u.Name()
 	c.userName.Store(&name)
 }
@@ -140,12 +139,12 @@ func (c *Client) UserName() string {
 // once. A user that was deleted or turned off leaves aclUser nil: every
 // command is refused until the connection is closed.
 func (c *Client) resolveUser(users *acl.Users) {
-	c.aclUsers = users
+	c.AclUsers = users
 	u := users.Get(c.UserName())
 	if u != nil && !u.Enabled() {
 		u = nil
 	}
-	c.aclUser = u
+	c.AclUser = u
 }
 
 // checkACL is the permission check of a call of cmd, run before it
@@ -155,13 +154,13 @@ func (c *Client) resolveUser(users *acl.Users) {
 // default user's "+@all ~* &*") costs an atomic load and a flag test.
 func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
 	c := x.C
-	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
 		c.resolveUser(users)
 	}
-	if u := c.aclUser; u != nil && u.Unrestricted() {
+	if u := c.AclUser; u != nil && u.Unrestricted() {
 		return true
 	}
-	if c.tx.multi {
+	if c.Tx.Multi {
 		// Refused while being queued: logged in the transaction's
 		// context, as Redis does.
 		return sh.checkACLIn(x, cmd, args, acl.ContextMulti)
@@ -169,14 +168,14 @@ func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
 	return sh.checkACLIn(x, cmd, args, acl.ContextTopLevel)
 }
 
-// checkACLQueued is checkACL for a queued command run by EXEC, logged in
+// CheckACLQueued is checkACL for a queued command run by EXEC, logged in
 // the transaction's context.
-func (sh *Shard) checkACLQueued(x *Ctx, cmd *Command, args [][]byte) bool {
+func (sh *Shard) CheckACLQueued(x *Ctx, cmd *Command, args [][]byte) bool {
 	c := x.C
-	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
 		c.resolveUser(users)
 	}
-	if u := c.aclUser; u != nil && u.Unrestricted() {
+	if u := c.AclUser; u != nil && u.Unrestricted() {
 		return true
 	}
 	return sh.checkACLIn(x, cmd, args, acl.ContextMulti)
@@ -187,10 +186,10 @@ func (sh *Shard) checkACLQueued(x *Ctx, cmd *Command, args [][]byte) bool {
 // Redis).
 func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context) bool {
 	c := x.C
-	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
 		c.resolveUser(users)
 	}
-	u := c.aclUser
+	u := c.AclUser
 	if cmd.Flags&FlagNoAuth != 0 {
 		// AUTH and HELLO: no command rule applies, and they name no key.
 		return true
@@ -198,31 +197,31 @@ func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context
 	if u == nil {
 		// The user was deleted or turned off; its connections are being
 		// closed by the ACL command that did it.
-		x.W.Error("NOPERM this user has no permissions to run the '" + cmd.called(args).FullName() + "' command")
+		x.W.Error("NOPERM this user has no permissions to run the '" + cmd.Called(args).FullName() + "' command")
 		if x.Batch != nil {
 			x.Batch.CloseAfter = true
 		}
 		return false
 	}
-	req := sh.aclRequest(cmd, args)
+	req := sh.ACLRequest(cmd, args)
 	d := u.Check(req)
 	if d.OK() {
 		req.Args = nil
 		return true
 	}
-	univ := sh.srv.acl.universe
+	univ := sh.Srv.Acl.Universe
 	// The log's client-info names the refused command, as Redis's does.
-	if name := &cmd.called(args).fullName; c.lastCmd.Load() != name {
+	if name := &cmd.Called(args).fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
 	}
-	sh.srv.addACLLog(acl.LogEvent{Reason: d.Reason, Context: ctx, Object: d.Object(univ, req),
-		Username: u.Name(), ClientInfo: c.info(sh.srv.now(), 0)})
+	sh.Srv.AddACLLog(acl.LogEvent{Reason: d.Reason, Context: ctx, Object: d.Object(univ, req),
+		Username: u.Name(), ClientInfo: c.Info(sh.Srv.Now(), 0)})
 	x.W.Error(d.Error(univ, req))
 	req.Args = nil
 	return false
 }
 
-// aclRequest describes a call of cmd to the acl package, in the shard's
+// ACLRequest describes a call of cmd to the acl package, in the shard's
 // reusable request: the command or subcommand run, its keys with the
 // access their key specs give (SET's resolved from its arguments), and
 // the channels it publishes or subscribes to.
@@ -235,27 +234,27 @@ func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context
 // name no key at all. Those keys (the ones routing and the handler use)
 // are checked too, with every access the command's specs ask for, so no
 // argument list reaches a key the user may not touch.
-func (sh *Shard) aclRequest(cmd *Command, args [][]byte) *acl.Request {
-	called := cmd.called(args)
+func (sh *Shard) ACLRequest(cmd *Command, args [][]byte) *acl.Request {
+	called := cmd.Called(args)
 	req := &sh.aclReq
-	req.Cmd = acl.CommandID(called.id)
+	req.Cmd = acl.CommandID(called.Id)
 	req.Args = args
 	req.Keys = req.Keys[:0]
 	req.Channels = req.Channels[:0]
 	if len(called.KeySpecs) > 0 {
-		refs, ok := called.callKeys(args, sh.aclKeyRefs[:0])
+		refs, ok := called.CallKeys(args, sh.aclKeyRefs[:0])
 		sh.aclKeyRefs = refs
 		if ok {
 			for _, k := range refs {
-				req.Keys = append(req.Keys, acl.KeyRef{Pos: k.pos, Access: keyAccess(called.callKeyFlags(args, k))})
+				req.Keys = append(req.Keys, acl.KeyRef{Pos: k.Pos, Access: keyAccess(called.CallKeyFlags(args, k))})
 			}
 		}
-		if called.movableKeys != nil || called.NumKeysAt > 0 {
+		if called.MovableKeys != nil || called.NumKeysAt > 0 {
 			req.Keys = sh.aclRoutedKeys(called, args, req.Keys)
 		}
 	}
 	if called.Flags&FlagPubSub != 0 {
-		req.Channels = commandChannels(called.FullName(), args, req.Channels)
+		req.Channels = CommandChannels(called.FullName(), args, req.Channels)
 	}
 	return req
 }
@@ -264,7 +263,7 @@ func (sh *Shard) aclRequest(cmd *Command, args [][]byte) *acl.Request {
 // and routing find (keyIndexes) and the key specs did not, each with the
 // union of the access of c's key specs.
 func (sh *Shard) aclRoutedKeys(c *Command, args [][]byte, keys []acl.KeyRef) []acl.KeyRef {
-	sh.aclKeyIdx = c.keyIndexes(args, sh.aclKeyIdx[:0])
+	sh.aclKeyIdx = c.KeyIndexes(args, sh.aclKeyIdx[:0])
 	var all acl.Access
 	for i := range c.KeySpecs {
 		if c.KeySpecs[i].Flags&KeyNotKey == 0 {
@@ -299,10 +298,10 @@ func keyAccess(f KeyFlag) acl.Access {
 	return a
 }
 
-// commandChannels appends the Pub/Sub channels a call publishes or
+// CommandChannels appends the Pub/Sub channels a call publishes or
 // subscribes to, which channel rules ("&pattern") govern. Unsubscribing
 // needs no permission, as in Redis.
-func commandChannels(name string, args [][]byte, dst []acl.ChannelRef) []acl.ChannelRef {
+func CommandChannels(name string, args [][]byte, dst []acl.ChannelRef) []acl.ChannelRef {
 	switch name {
 	case "publish", "spublish":
 		if len(args) > 1 {
@@ -320,27 +319,27 @@ func commandChannels(name string, args [][]byte, dst []acl.ChannelRef) []acl.Cha
 	return dst
 }
 
-// aclChanged closes the connections that a change of the users (old to
+// ACLChanged closes the connections that a change of the users (old to
 // users) took away: those of deleted or disabled users, after ACL LOAD
 // (all) those of every user but the default one, as Redis does, and, as
 // Redis 7.0 does, subscribers whose user no longer grants one of their
 // channels or patterns. The caller's own connection is closed after its
 // reply.
-func (x *Ctx) aclChanged(old, users *acl.Users, all bool) {
-	for _, c := range x.S.srv.clients.snapshot() {
+func (x *Ctx) ACLChanged(old, users *acl.Users, all bool) {
+	for _, c := range x.S.Srv.Clients() {
 		name := c.UserName()
 		u := users.Get(name)
-		if u != nil && u.Enabled() && !(all && name != acl.DefaultUserName) && !x.S.srv.lostChannels(c, old.Get(name), u) {
+		if u != nil && u.Enabled() && !(all && name != acl.DefaultUserName) && !x.S.Srv.lostChannels(c, old.Get(name), u) {
 			continue
 		}
-		x.killClient(c)
+		x.KillClient(c)
 	}
 }
 
 // lostChannels reports whether c, a client of a user changed from old to
 // u, is subscribed to a channel or pattern that u does not grant.
 func (s *Server) lostChannels(c *Client, old, u *acl.User) bool {
-	if c.subCount.Load() == 0 || old == nil || u.KeepsChannels(old) {
+	if c.SubCount.Load() == 0 || old == nil || u.KeepsChannels(old) {
 		return false
 	}
 	channels, patterns, shardChannels := s.Subscriptions(c)
@@ -357,34 +356,4 @@ func (s *Server) lostChannels(c *Client, old, u *acl.User) bool {
 		}
 	}
 	return false
-}
-
-// saveACLFile writes data to path atomically: a temporary file in the
-// same directory, synced, renamed over path, then the directory synced.
-func saveACLFile(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("acl save: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("acl save: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
 }

@@ -28,16 +28,16 @@ const (
 	offBits   = pageShift - unitShift
 	offMask   = 1<<offBits - 1
 	maxPages  = 1 << (32 - offBits)
-	// maxSmall is the largest allocation served by a size class.
-	maxSmall = 32 << 10
-	// numClasses is the number of size classes up to maxSmall.
-	numClasses = 32 + (15-8)*8
-	// classDedicated marks an allocation with a page of its own.
-	classDedicated = 255
+	// MaxSmall is the largest allocation served by a size class.
+	MaxSmall = 32 << 10
+	// NumClasses is the number of size classes up to maxSmall.
+	NumClasses = 32 + (15-8)*8
+	// ClassDedicated marks an allocation with a page of its own.
+	ClassDedicated = 255
 )
 
-// sizeClass returns the class of an n-byte allocation (n <= maxSmall).
-func sizeClass(n int) uint8 {
+// SizeClass returns the class of an n-byte allocation (n <= maxSmall).
+func SizeClass(n int) uint8 {
 	if n <= 256 {
 		return uint8(max(n+7, 8)>>3 - 1)
 	}
@@ -46,8 +46,8 @@ func sizeClass(n int) uint8 {
 	return uint8(32 + (k-9)*8 + sub)
 }
 
-// classSize is the size in bytes of class c's slots.
-func classSize(c uint8) int {
+// ClassSize is the size in bytes of class c's slots.
+func ClassSize(c uint8) int {
 	if c < 32 {
 		return (int(c) + 1) << 3
 	}
@@ -68,54 +68,54 @@ type arena struct {
 	// sizes is the usable length of each page (0: unmapped, reusable).
 	sizes     []int
 	freePages []uint32
-	free      [numClasses]uint32
+	free      [NumClasses]uint32
 	// cur and off are the page and byte offset of the bump allocator.
 	cur, off int
-	// used is the bytes of live allocations (slot sizes), mapped the
+	// Used is the bytes of live allocations (slot sizes), mapped the
 	// bytes of mapped pages.
-	used, mapped int64
+	Used, Mapped int64
 
 	ext      [][]byte
 	extFree  []uint32
-	extBytes int64
-	objs     []any
-	objFree  []uint32
-	// objAcct keeps the accounting of objs (memacct.go).
-	objAcct objAccounts
+	ExtBytes int64
+	Objs     []any
+	ObjFree  []uint32
+	// ObjAcct keeps the accounting of objs (memacct.go).
+	ObjAcct objAccounts
 }
 
-func newArena() *arena { return &arena{cur: -1} }
+func NewArena() *arena { return &arena{cur: -1} }
 
-// ptr returns the address of allocation h.
-func (a *arena) ptr(h uint32) unsafe.Pointer {
+// Ptr returns the address of allocation h.
+func (a *arena) Ptr(h uint32) unsafe.Pointer {
 	return unsafe.Add(a.pages[h>>offBits], int(h&offMask)<<unitShift)
 }
 
-// handleOf returns the handle of the allocation at p. Pages are aligned
+// HandleOf returns the handle of the allocation at p. Pages are aligned
 // to pageSize and hold their own index in their first 4 bytes, so this
 // needs no lookup table.
-func (a *arena) handleOf(p unsafe.Pointer) uint32 {
+func (a *arena) HandleOf(p unsafe.Pointer) uint32 {
 	off := uintptr(p) & (pageSize - 1)
 	pi := *(*uint32)(unsafe.Add(p, -int(off)))
 	return pi<<offBits | uint32(off>>unitShift)
 }
 
-// alloc returns a fresh allocation of at least n bytes, its handle and
+// Alloc returns a fresh allocation of at least n bytes, its handle and
 // its class. Its contents are undefined.
-func (a *arena) alloc(n int) (uint32, unsafe.Pointer, uint8) {
-	if n > maxSmall {
+func (a *arena) Alloc(n int) (uint32, unsafe.Pointer, uint8) {
+	if n > MaxSmall {
 		// Like every page, a dedicated one keeps its index at offset 0.
 		size := (n + 8 + 4095) &^ 4095
 		pi := a.mapPage(size)
-		a.used += int64(size)
+		a.Used += int64(size)
 		h := uint32(pi)<<offBits | 8>>unitShift
-		return h, a.ptr(h), classDedicated
+		return h, a.Ptr(h), ClassDedicated
 	}
-	c := sizeClass(n)
-	size := classSize(c)
-	a.used += int64(size)
+	c := SizeClass(n)
+	size := ClassSize(c)
+	a.Used += int64(size)
 	if h := a.free[c]; h != 0 {
-		p := a.ptr(h)
+		p := a.Ptr(h)
 		a.free[c] = *(*uint32)(p)
 		return h, p, c
 	}
@@ -126,19 +126,19 @@ func (a *arena) alloc(n int) (uint32, unsafe.Pointer, uint8) {
 	}
 	h := uint32(a.cur)<<offBits | uint32(a.off>>unitShift)
 	a.off += size
-	return h, a.ptr(h), c
+	return h, a.Ptr(h), c
 }
 
-// release returns allocation h of class c.
-func (a *arena) release(h uint32, c uint8) {
-	if c == classDedicated {
+// Release returns allocation h of class c.
+func (a *arena) Release(h uint32, c uint8) {
+	if c == ClassDedicated {
 		pi := h >> offBits
-		a.used -= int64(a.sizes[pi])
+		a.Used -= int64(a.sizes[pi])
 		a.unmapPage(int(pi))
 		return
 	}
-	a.used -= int64(classSize(c))
-	*(*uint32)(a.ptr(h)) = a.free[c]
+	a.Used -= int64(ClassSize(c))
+	*(*uint32)(a.Ptr(h)) = a.free[c]
 	a.free[c] = h
 }
 
@@ -149,7 +149,7 @@ func (a *arena) mapPage(size int) int {
 		panic(fmt.Sprintf("keyspace: cannot map %d bytes for the keyspace: %v", size, err))
 	}
 	page := unsafe.Add(mem, int(-uintptr(mem)&(pageSize-1)))
-	a.mapped += int64(size)
+	a.Mapped += int64(size)
 	var pi int
 	if n := len(a.freePages); n > 0 {
 		pi = int(a.freePages[n-1])
@@ -173,14 +173,14 @@ func (a *arena) unmapPage(pi int) {
 	if err := unmapMemory(a.raw[pi], a.rawSizes[pi]); err != nil {
 		panic(fmt.Sprintf("keyspace: unmapping keyspace memory: %v", err))
 	}
-	a.mapped -= int64(a.sizes[pi])
+	a.Mapped -= int64(a.sizes[pi])
 	a.pages[pi], a.raw[pi], a.rawSizes[pi], a.sizes[pi] = nil, nil, 0, 0
 	a.freePages = append(a.freePages, uint32(pi))
 }
 
 // putExt stores a large value and returns its index.
 func (a *arena) putExt(b []byte) uint32 {
-	a.extBytes += int64(cap(b))
+	a.ExtBytes += int64(cap(b))
 	if n := len(a.extFree); n > 0 {
 		i := a.extFree[n-1]
 		a.extFree = a.extFree[:n-1]
@@ -195,41 +195,41 @@ func (a *arena) putExt(b []byte) uint32 {
 }
 
 func (a *arena) dropExt(i uint32) {
-	a.extBytes -= int64(cap(a.ext[i]))
+	a.ExtBytes -= int64(cap(a.ext[i]))
 	a.ext[i] = nil
 	a.extFree = append(a.extFree, i)
 }
 
 // putObj stores an object and returns its index.
 func (a *arena) putObj(o any) uint32 {
-	if n := len(a.objFree); n > 0 {
-		i := a.objFree[n-1]
-		a.objFree = a.objFree[:n-1]
-		a.objs[i] = o
-		a.objAcct.sizes[i] = objectSize(o)
+	if n := len(a.ObjFree); n > 0 {
+		i := a.ObjFree[n-1]
+		a.ObjFree = a.ObjFree[:n-1]
+		a.Objs[i] = o
+		a.ObjAcct.sizes[i] = ObjectSize(o)
 		return i
 	}
-	if len(a.objs) >= maxSideIndex {
+	if len(a.Objs) >= maxSideIndex {
 		panic("keyspace: too many objects in one shard")
 	}
-	a.objs = append(a.objs, o)
-	a.objAcct.sizes = append(a.objAcct.sizes, objectSize(o))
-	return uint32(len(a.objs) - 1)
+	a.Objs = append(a.Objs, o)
+	a.ObjAcct.sizes = append(a.ObjAcct.sizes, ObjectSize(o))
+	return uint32(len(a.Objs) - 1)
 }
 
 func (a *arena) dropObj(i uint32) {
-	a.objs[i] = nil
-	if a.objAcct.sizes[i]&objDirty != 0 {
+	a.Objs[i] = nil
+	if a.ObjAcct.sizes[i]&objDirty != 0 {
 		// A pending settle still names i: the index is reused only after it.
-		a.objAcct.freeAfterSettle = append(a.objAcct.freeAfterSettle, i)
+		a.ObjAcct.freeAfterSettle = append(a.ObjAcct.freeAfterSettle, i)
 	} else {
-		a.objFree = append(a.objFree, i)
+		a.ObjFree = append(a.ObjFree, i)
 	}
-	a.objAcct.sizes[i] = 0
+	a.ObjAcct.sizes[i] = 0
 }
 
 // overhead is the memory of the side tables themselves.
 func (a *arena) overhead() int64 {
-	return int64(cap(a.ext))*24 + int64(cap(a.objs))*16 + int64(cap(a.objAcct.sizes))*8 + int64(cap(a.extFree)+cap(a.objFree))*4 +
+	return int64(cap(a.ext))*24 + int64(cap(a.Objs))*16 + int64(cap(a.ObjAcct.sizes))*8 + int64(cap(a.extFree)+cap(a.ObjFree))*4 +
 		int64(cap(a.pages)+cap(a.raw))*8 + int64(cap(a.sizes)+cap(a.rawSizes))*8
 }

@@ -81,15 +81,15 @@ func (b *Batch) Command(i int) [][]byte {
 	return b.Argv[start:b.Ends[i]]
 }
 
-// counter is an atomic statistics counter.
-type counter = atomic.Int64
+// Counter is an atomic statistics counter.
+type Counter = atomic.Int64
 
-// ownedArg reports whether arg, an argument of the command x runs, is a
+// OwnedArg reports whether arg, an argument of the command x runs, is a
 // buffer the command may keep as a value instead of copying it: a bulk
 // the batch carries in a buffer of its own (see Batch.Data), read there by
 // the connection's parser. Arguments from anywhere else (a transaction's
 // queue, a script, a re-run) are never owned.
-func (x *Ctx) ownedArg(arg []byte) bool {
+func (x *Ctx) OwnedArg(arg []byte) bool {
 	b := x.Batch
 	if b == nil || len(arg) < codec.BigArgLen || len(arg) != cap(arg) || len(x.Args) == 0 || len(b.Argv) == 0 {
 		return false

@@ -76,11 +76,11 @@ type BlockSpec struct {
 	// null array.
 	Timeout func(x *Ctx)
 
-	// handOver, when set, may deliver the resumed batch itself instead
+	// HandOver, when set, may deliver the resumed batch itself instead
 	// of queueing it for the commit group, and reports whether it did;
 	// it is asked only when the blocked command was the batch's last and
 	// no later batch of the client is held (WAIT: deliverNow).
-	handOver func(b *Batch) bool
+	HandOver func(b *Batch) bool
 }
 
 // Block parks the client of x as spec says. The handler calling it must
@@ -109,8 +109,8 @@ func (x *Ctx) ParseBlockTimeout(arg []byte) (deadlineMs int64, ok bool) {
 	if ms == 0 {
 		return 0, true
 	}
-	d := x.S.nowMs + int64(ms)
-	if d < x.S.nowMs {
+	d := x.S.NowMs + int64(ms)
+	if d < x.S.NowMs {
 		d = math.MaxInt64
 	}
 	return d, true
@@ -120,7 +120,7 @@ func (x *Ctx) ParseBlockTimeout(arg []byte) (deadlineMs int64, ok bool) {
 // BLOCK) and returns the unix millisecond deadline, 0 for none. On a bad
 // value it replies Redis's error and returns false.
 func (x *Ctx) ParseBlockTimeoutMs(arg []byte) (deadlineMs int64, ok bool) {
-	ms, good := parseInt(arg)
+	ms, good := ParseInt(arg)
 	if !good {
 		x.W.Error("ERR timeout is not an integer or out of range")
 		return 0, false
@@ -132,8 +132,8 @@ func (x *Ctx) ParseBlockTimeoutMs(arg []byte) (deadlineMs int64, ok bool) {
 	if ms == 0 {
 		return 0, true
 	}
-	d := x.S.nowMs + ms
-	if d < x.S.nowMs {
+	d := x.S.NowMs + ms
+	if d < x.S.NowMs {
 		d = math.MaxInt64
 	}
 	return d, true
@@ -168,10 +168,10 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// blockKey names a key of one database.
-type blockKey struct {
-	db  int
-	key string
+// BlockKey names a key of one database.
+type BlockKey struct {
+	Db  int
+	Key string
 }
 
 // Parking. One mechanism holds a client inside its shard, whatever it
@@ -208,12 +208,12 @@ type blockedClient struct {
 	spec  BlockSpec
 	args  [][]byte
 	cmd   *Command
-	keys  []blockKey
+	keys  []BlockKey
 	elems []*list.Element
-	// batch holds the rest of the client's commands (and the reply of
+	// Batch holds the rest of the client's commands (and the reply of
 	// the blocked one); next is the index of the first not run yet.
-	batch *Batch
-	next  int
+	Batch *Batch
+	Next  int
 	// held are the client's batches that arrived while it was blocked.
 	held []*Batch
 	// done is set once the client was served or timed out: its batch
@@ -221,7 +221,7 @@ type blockedClient struct {
 	done bool
 	// postponed: held by CLIENT PAUSE before its command ran; the batch
 	// resumes at that command, which runs again.
-	postponed bool
+	Postponed bool
 	// callDur is how long the command ran before it parked, for the slow
 	// log (slowlogUnblocked).
 	callDur time.Duration
@@ -232,30 +232,30 @@ type blockedClient struct {
 
 // blocking is a shard's table of blocked clients.
 type blocking struct {
-	// waiting lists, per key, the clients blocked on it in arrival order.
-	waiting map[blockKey]*list.List
-	// clients are the parked clients (not yet resumed).
-	clients map[*Client]*blockedClient
+	// Waiting lists, per key, the clients blocked on it in arrival order.
+	Waiting map[BlockKey]*list.List
+	// Clients are the parked clients (not yet resumed).
+	Clients map[*Client]*blockedClient
 	// ready are the keys written since they were last served.
-	ready    []blockKey
-	readySet map[blockKey]struct{}
-	// resume are the unblocked clients whose commands run next.
-	resume []*blockedClient
-	// postponed are the clients held by CLIENT PAUSE, in the order they
+	ready    []BlockKey
+	readySet map[BlockKey]struct{}
+	// Resume are the unblocked clients whose commands run next.
+	Resume []*blockedClient
+	// Postponed are the clients held by CLIENT PAUSE, in the order they
 	// were held (pause.go); they are in clients too.
-	postponed []*blockedClient
+	Postponed []*blockedClient
 	// nextDeadline is a lower bound of the earliest deadline (0: none).
 	nextDeadline int64
 	timer        *time.Timer
-	timerAt      int64
-	// n mirrors len(clients) for other goroutines; timed counts those
+	TimerAt      int64
+	// N mirrors len(clients) for other goroutines; timed counts those
 	// with a deadline. INFO counts the registry instead (blockedClients):
 	// a detached client still parked here until its release is not one.
-	n, timed atomic.Int64
-	// keyed counts the clients waiting on keys (not WAIT): while there
+	N, timed atomic.Int64
+	// Keyed counts the clients waiting on keys (not WAIT): while there
 	// are any, every batch runs on the shard goroutine, where waiters are
 	// served and resumed.
-	keyed atomic.Int64
+	Keyed atomic.Int64
 	// x is the context Serve and Timeout run with.
 	x Ctx
 
@@ -272,10 +272,10 @@ type unblockReq struct {
 
 // init makes the tables on first use.
 func (bs *blocking) init() {
-	if bs.waiting == nil {
-		bs.waiting = make(map[blockKey]*list.List)
-		bs.clients = make(map[*Client]*blockedClient)
-		bs.readySet = make(map[blockKey]struct{})
+	if bs.Waiting == nil {
+		bs.Waiting = make(map[BlockKey]*list.List)
+		bs.Clients = make(map[*Client]*blockedClient)
+		bs.readySet = make(map[BlockKey]struct{})
 	}
 }
 
@@ -298,9 +298,9 @@ type Splitter interface {
 }
 
 func (sh *Shard) block(x *Ctx, spec BlockSpec) {
-	bs := &sh.blk
+	bs := &sh.Blk
 	c := x.C
-	if c.isClosed() {
+	if c.IsClosed() {
 		// The connection is gone (its close overtook this batch): a wait
 		// would never end. It times out at once, for nobody to read.
 		before := len(x.W.Buf)
@@ -309,17 +309,17 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 		} else {
 			x.W.NullArray()
 		}
-		if c.replyMode&(replyOff|replySkip) != 0 {
+		if c.ReplyMode&(ReplyOff|replySkip) != 0 {
 			x.W.Buf = x.W.Buf[:before]
 		}
 		return
 	}
 	bs.init()
-	bc := &blockedClient{c: c, db: x.DB.id, spec: spec, args: x.Args, cmd: x.Cmd,
-		silent: c.replyMode&(replyOff|replySkip) != 0}
+	bc := &blockedClient{c: c, db: x.DB.Id, spec: spec, args: x.Args, cmd: x.Cmd,
+		silent: c.ReplyMode&(ReplyOff|replySkip) != 0}
 	bc.spec.Keys = nil
 	for _, k := range spec.Keys {
-		bk := blockKey{db: bc.db, key: string(k)}
+		bk := BlockKey{Db: bc.db, Key: string(k)}
 		dup := false
 		for _, o := range bc.keys {
 			if o == bk {
@@ -331,10 +331,10 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 			continue
 		}
 		bc.keys = append(bc.keys, bk)
-		q := bs.waiting[bk]
+		q := bs.Waiting[bk]
 		if q == nil {
 			q = list.New()
-			bs.waiting[bk] = q
+			bs.Waiting[bk] = q
 		}
 		bc.elems = append(bc.elems, q.PushBack(bc))
 	}
@@ -344,24 +344,24 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 		if bs.nextDeadline == 0 || d < bs.nextDeadline {
 			bs.nextDeadline = d
 		}
-		sh.armBlockTimer(d)
+		sh.ArmBlockTimer(d)
 	}
 }
 
 // park registers bc as its client's wait: the command running now parks
 // the client (run then calls parkBatch).
 func (sh *Shard) park(bc *blockedClient) {
-	bs := &sh.blk
+	bs := &sh.Blk
 	bs.init()
 	c := bc.c
-	c.blk = bc
-	bs.clients[c] = bc
-	bs.n.Store(int64(len(bs.clients)))
+	c.Blk = bc
+	bs.Clients[c] = bc
+	bs.N.Store(int64(len(bs.Clients)))
 	if len(bc.keys) > 0 {
-		bs.keyed.Add(1)
+		bs.Keyed.Add(1)
 	}
 	c.blockTimed.Store(bc.spec.DeadlineMs > 0)
-	c.blocked.Store(true)
+	c.Blocked.Store(true)
 }
 
 // maxTimerWaitMs bounds one wait of the block timer: a later deadline is
@@ -370,13 +370,13 @@ func (sh *Shard) park(bc *blockedClient) {
 // a time.Duration.
 const maxTimerWaitMs = 24 * 3600 * 1000
 
-// armBlockTimer makes the keyspace loop wake at deadline d (unix ms).
-func (sh *Shard) armBlockTimer(d int64) {
-	bs := &sh.blk
-	if bs.timerAt != 0 && bs.timerAt <= d {
+// ArmBlockTimer makes the keyspace loop wake at deadline d (unix ms).
+func (sh *Shard) ArmBlockTimer(d int64) {
+	bs := &sh.Blk
+	if bs.TimerAt != 0 && bs.TimerAt <= d {
 		return
 	}
-	ms := d - sh.srv.now().UnixMilli() + 1
+	ms := d - sh.Srv.Now().UnixMilli() + 1
 	ms = max(min(ms, maxTimerWaitMs), 1)
 	wait := time.Duration(ms) * time.Millisecond
 	if bs.timer == nil {
@@ -384,41 +384,41 @@ func (sh *Shard) armBlockTimer(d int64) {
 	} else {
 		bs.timer.Reset(wait)
 	}
-	bs.timerAt = d
+	bs.TimerAt = d
 }
 
 // unlinkBlocked removes bc from the key queues and the client table.
 func (sh *Shard) unlinkBlocked(bc *blockedClient) {
-	bs := &sh.blk
+	bs := &sh.Blk
 	if len(bc.keys) > 0 {
-		bs.keyed.Add(-1)
+		bs.Keyed.Add(-1)
 	}
 	for i, k := range bc.keys {
-		q := bs.waiting[k]
+		q := bs.Waiting[k]
 		if q == nil {
 			continue
 		}
 		q.Remove(bc.elems[i])
 		if q.Len() == 0 {
-			delete(bs.waiting, k)
+			delete(bs.Waiting, k)
 		}
 	}
 	bc.keys, bc.elems = nil, nil
-	if bc.postponed {
-		for i, p := range bs.postponed {
+	if bc.Postponed {
+		for i, p := range bs.Postponed {
 			if p == bc {
-				bs.postponed = slices.Delete(bs.postponed, i, i+1)
+				bs.Postponed = slices.Delete(bs.Postponed, i, i+1)
 				break
 			}
 		}
-		bc.c.postponed.Store(false)
+		bc.c.Postponed.Store(false)
 	}
-	delete(bs.clients, bc.c)
-	bs.n.Store(int64(len(bs.clients)))
+	delete(bs.Clients, bc.c)
+	bs.N.Store(int64(len(bs.Clients)))
 	if bc.spec.DeadlineMs > 0 {
 		bs.timed.Add(-1)
 	}
-	bc.c.blocked.Store(false)
+	bc.c.Blocked.Store(false)
 	bc.c.blockTimed.Store(false)
 }
 
@@ -427,26 +427,26 @@ func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 func (sh *Shard) unblocked(bc *blockedClient) {
 	sh.unlinkBlocked(bc)
 	bc.done = true
-	sh.blk.resume = append(sh.blk.resume, bc)
+	sh.Blk.Resume = append(sh.Blk.Resume, bc)
 }
 
 // signalKey marks key of database db ready when clients wait on it; the
 // touchKey hook calls it for every mutation.
-func (sh *Shard) signalKey(db int, key string) { sh.blk.signalKey(db, key) }
+func (sh *Shard) signalKey(db int, key string) { sh.Blk.signalKey(db, key) }
 
-// signal is signalKey for a new key (DB.insertNew: every key created,
+// Signal is signalKey for a new key (DB.insertNew: every key created,
 // renamed or moved into place).
-func (bs *blocking) signal(db int, key []byte) { bs.signalKey(db, string(key)) }
+func (bs *blocking) Signal(db int, key []byte) { bs.signalKey(db, string(key)) }
 
 func (bs *blocking) signalKey(db int, key string) {
-	bk := blockKey{db: db, key: key}
-	if _, ok := bs.waiting[bk]; !ok {
+	bk := BlockKey{Db: db, Key: key}
+	if _, ok := bs.Waiting[bk]; !ok {
 		return
 	}
 	if _, ok := bs.readySet[bk]; ok {
 		return
 	}
-	bk.key = string([]byte(key)) // the caller's string may alias a buffer
+	bk.Key = string([]byte(key)) // the caller's string may alias a buffer
 	bs.readySet[bk] = struct{}{}
 	bs.ready = append(bs.ready, bk)
 }
@@ -454,19 +454,19 @@ func (bs *blocking) signalKey(db int, key string) {
 // signalDB marks every waited-on key of database db ready (FLUSHDB,
 // FLUSHALL, SWAPDB).
 func (sh *Shard) signalDB(db int) {
-	for bk := range sh.blk.waiting {
-		if bk.db == db {
-			sh.signalKey(bk.db, bk.key)
+	for bk := range sh.Blk.Waiting {
+		if bk.Db == db {
+			sh.signalKey(bk.Db, bk.Key)
 		}
 	}
 }
 
 // blockCtx prepares the serving context for bc.
 func (sh *Shard) blockCtx(bc *blockedClient) *Ctx {
-	x := &sh.blk.x
-	b := bc.batch
+	x := &sh.Blk.x
+	b := bc.Batch
 	b.Out.Proto = bc.c.Proto
-	*x = Ctx{S: sh, C: bc.c, DB: sh.dbs[bc.db], Args: bc.args, W: &b.Out, Cmd: bc.cmd, Batch: b}
+	*x = Ctx{S: sh, C: bc.c, DB: sh.Dbs[bc.db], Args: bc.args, W: &b.Out, Cmd: bc.cmd, Batch: b}
 	return x
 }
 
@@ -474,19 +474,19 @@ func (sh *Shard) blockCtx(bc *blockedClient) *Ctx {
 // order they blocked, until no key is ready. Called after each top-level
 // command, so pushes inside EXEC or a script are seen only once they end.
 func (sh *Shard) serveReady() {
-	bs := &sh.blk
+	bs := &sh.Blk
 	for i := 0; i < len(bs.ready); i++ {
 		bk := bs.ready[i]
 		delete(bs.readySet, bk)
-		q := bs.waiting[bk]
+		q := bs.Waiting[bk]
 		if q == nil {
 			continue
 		}
-		key := []byte(bk.key)
+		key := []byte(bk.Key)
 		for el := q.Front(); el != nil; {
 			next := el.Next()
 			bc := el.Value.(*blockedClient)
-			if bc.c.Killed() || bc.c.isClosed() {
+			if bc.c.Killed() || bc.c.IsClosed() {
 				// Its connection is gone: the reaper forgets it.
 				el = next
 				continue
@@ -494,17 +494,17 @@ func (sh *Shard) serveReady() {
 			x := sh.blockCtx(bc)
 			before := len(x.W.Buf)
 			var start time.Time
-			if sh.srv.opts.Live.SlowlogSlowerThan() >= 0 {
-				start = sh.srv.now()
+			if sh.Srv.Opts.Live.SlowlogSlowerThan() >= 0 {
+				start = sh.Srv.Now()
 			}
-			if sh.snap != nil && bc.cmd.Flags&FlagWrite != 0 {
+			if sh.Snap != nil && bc.cmd.Flags&FlagWrite != 0 {
 				// Serving writes outside a command: a running snapshot
 				// writes the buckets of the command's keys before they
 				// change, as call does for a write command.
 				sh.snapshotBeforeWrite(bc.cmd, bc.args, x.DB)
 			}
 			if bc.spec.Serve(x, key) {
-				if sh.journal != nil && sh.logFail == nil {
+				if sh.Journal != nil && sh.logFail == nil {
 					// The reply depends on the records of the write
 					// that made the key ready (logfail.go).
 					sh.noteDep(x.Batch, before, bc.cmd.Flags&FlagWrite != 0)
@@ -512,14 +512,14 @@ func (sh *Shard) serveReady() {
 				sh.slowlogUnblocked(x, bc, start)
 				sh.countBlockedError(bc, before)
 				bc.silence(x.W, before)
-				if sh.trk != nil {
+				if sh.Trk != nil {
 					// Clients caching the keys it wrote are told now.
 					sh.trackAfter(x, bc.cmd, bc.args, before)
 				}
 				sh.unblocked(bc)
 			}
 			*x = Ctx{}
-			if bs.waiting[bk] != q {
+			if bs.Waiting[bk] != q {
 				break // the queue emptied and was dropped
 			}
 			el = next
@@ -532,12 +532,12 @@ func (sh *Shard) serveReady() {
 // as a failed call of its command (INFO commandstats, errorstats), as the
 // call itself was counted when it blocked.
 func (sh *Shard) countBlockedError(bc *blockedClient, before int) {
-	buf := bc.batch.Out.Buf
+	buf := bc.Batch.Out.Buf
 	if len(buf) <= before || buf[before] != '-' {
 		return
 	}
-	sh.cmdStats.byID[bc.cmd.called(bc.args).id].failed++
-	sh.cmdStats.countError(buf[before+1:])
+	sh.CmdStats.ByID[bc.cmd.Called(bc.args).Id].Failed++
+	sh.CmdStats.countError(buf[before+1:])
 }
 
 // timeoutBlocked replies to bc as timed out and unblocks it.
@@ -562,26 +562,26 @@ func (bc *blockedClient) silence(w *codec.Writer, before int) {
 	}
 }
 
-// expireBlocked times out the clients whose deadline has passed.
-func (sh *Shard) expireBlocked() {
-	bs := &sh.blk
+// ExpireBlocked times out the clients whose deadline has passed.
+func (sh *Shard) ExpireBlocked() {
+	bs := &sh.Blk
 	if bs.nextDeadline == 0 {
 		return
 	}
-	if sh.nowMs < bs.nextDeadline {
-		if bs.timerAt == 0 {
-			sh.armBlockTimer(bs.nextDeadline)
+	if sh.NowMs < bs.nextDeadline {
+		if bs.TimerAt == 0 {
+			sh.ArmBlockTimer(bs.nextDeadline)
 		}
 		return
 	}
 	next := int64(0)
 	var due []*blockedClient
-	for _, bc := range bs.clients {
+	for _, bc := range bs.Clients {
 		d := bc.spec.DeadlineMs
 		if d == 0 {
 			continue
 		}
-		if d <= sh.nowMs {
+		if d <= sh.NowMs {
 			due = append(due, bc)
 			continue
 		}
@@ -591,14 +591,14 @@ func (sh *Shard) expireBlocked() {
 	}
 	bs.nextDeadline = next
 	for _, bc := range due {
-		if bc.c.Killed() || bc.c.isClosed() {
+		if bc.c.Killed() || bc.c.IsClosed() {
 			continue
 		}
 		sh.timeoutBlocked(bc)
 	}
 	if next != 0 {
-		bs.timerAt = 0
-		sh.armBlockTimer(next)
+		bs.TimerAt = 0
+		sh.ArmBlockTimer(next)
 	}
 }
 
@@ -607,12 +607,12 @@ func (sh *Shard) expireBlocked() {
 // fires or it is woken, cron and drain call it too. It commits what it
 // queued.
 func (sh *Shard) blockTick() {
-	bs := &sh.blk
-	if len(bs.clients) == 0 && bs.mailN.Load() == 0 && len(bs.ready) == 0 {
+	bs := &sh.Blk
+	if len(bs.Clients) == 0 && bs.mailN.Load() == 0 && len(bs.ready) == 0 {
 		return
 	}
-	sh.nowMs = sh.srv.now().UnixMilli()
-	sh.reapClosed()
+	sh.NowMs = sh.Srv.Now().UnixMilli()
+	sh.ReapClosed()
 	if bs.mailN.Load() != 0 {
 		bs.mu.Lock()
 		mail := bs.mail
@@ -620,33 +620,33 @@ func (sh *Shard) blockTick() {
 		bs.mailN.Store(0)
 		bs.mu.Unlock()
 		for _, m := range mail {
-			sh.unblockClient(m.c, m.errReply)
+			sh.UnblockClient(m.c, m.errReply)
 		}
 	}
 	if len(bs.ready) > 0 {
 		// Keys written outside a command (expiry, eviction).
 		sh.serveReady()
 	}
-	sh.expireBlocked()
+	sh.ExpireBlocked()
 	sh.streamDueTick()
-	if len(bs.postponed) > 0 {
-		sh.releasePostponed() // resumed and committed below
+	if len(bs.Postponed) > 0 {
+		sh.ReleasePostponed() // resumed and committed below
 	}
-	if len(bs.resume) > 0 {
-		sh.resumeBlocked()
+	if len(bs.Resume) > 0 {
+		sh.ResumeBlocked()
 		if len(sh.pushPending) > 0 {
 			sh.flushPushes()
 		}
-		sh.commit()
+		sh.Commit()
 	}
 }
 
-// unblockClient is CLIENT UNBLOCK on the client's own shard: it reports
+// UnblockClient is CLIENT UNBLOCK on the client's own shard: it reports
 // whether c was blocked. A client held by CLIENT PAUSE is not: only the
 // end of the pause releases it.
-func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
-	bc := c.blk
-	if bc == nil || bc.done || bc.postponed {
+func (sh *Shard) UnblockClient(c *Client, errReply bool) bool {
+	bc := c.Blk
+	if bc == nil || bc.done || bc.Postponed {
 		return false
 	}
 	x := sh.blockCtx(bc)
@@ -672,34 +672,34 @@ func (sh *Shard) unblockClient(c *Client, errReply bool) bool {
 // first run's and the serving's since start (zero: none), not the time
 // spent waiting. A command that timed out is not logged, as in Redis 7.0.
 func (sh *Shard) slowlogUnblocked(x *Ctx, bc *blockedClient, start time.Time) {
-	slowUs := sh.srv.opts.Live.SlowlogSlowerThan()
+	slowUs := sh.Srv.Opts.Live.SlowlogSlowerThan()
 	if slowUs < 0 {
 		return
 	}
 	d := bc.callDur
 	if !start.IsZero() {
-		d += sh.srv.now().Sub(start)
+		d += sh.Srv.Now().Sub(start)
 	}
-	sh.slowlogAfter(x, bc.cmd.called(bc.args), bc.args, d, slowUs)
+	sh.slowlogAfter(x, bc.cmd.Called(bc.args), bc.args, d, slowUs)
 }
 
 // dropBlocked forgets a disconnected client's wait and its batches.
 func (sh *Shard) dropBlocked(c *Client) {
-	bc := c.blk
+	bc := c.Blk
 	if bc == nil {
 		return
 	}
 	if !bc.done {
 		sh.unlinkBlocked(bc)
 	}
-	c.blk = nil
-	bc.batch, bc.held = nil, nil
+	c.Blk = nil
+	bc.Batch, bc.held = nil, nil
 }
 
 // holdIfBlocked sets b aside when its client is blocked; it reports
 // whether it did.
 func (sh *Shard) holdIfBlocked(b *Batch) bool {
-	bc := b.Client.blk
+	bc := b.Client.Blk
 	if bc == nil {
 		return false
 	}
@@ -712,18 +712,18 @@ func (sh *Shard) holdIfBlocked(b *Batch) bool {
 // after it) wait with the client. It reports whether b itself was kept (it
 // must then not be queued for delivery).
 func (sh *Shard) parkBatch(b *Batch, i int) (kept bool) {
-	bc := b.Client.blk
+	bc := b.Client.Blk
 	next := i + 1
-	if bc.postponed {
+	if bc.Postponed {
 		next = i
 	}
 	if len(b.Out.Buf) == 0 {
-		bc.batch, bc.next = b, next
+		bc.Batch, bc.Next = b, next
 		return true
 	}
 	sp, ok := b.Sink.(Splitter)
 	if !ok {
-		bc.batch, bc.next = b, next
+		bc.Batch, bc.Next = b, next
 		return true
 	}
 	nb := sp.Split()
@@ -735,65 +735,65 @@ func (sh *Shard) parkBatch(b *Batch, i int) (kept bool) {
 	nb.Argv, b.Argv = b.Argv, nb.Argv[:0]
 	nb.Ends, b.Ends = b.Ends, nb.Ends[:0]
 	nb.ProtoErr, b.ProtoErr = b.ProtoErr, ""
-	bc.batch, bc.next = nb, next
+	bc.Batch, bc.Next = nb, next
 	// The parked command's arguments live in the batch's data, which
 	// moved with them.
 	return false
 }
 
-// resumeBlocked runs the waiting commands of the clients unblocked since
+// ResumeBlocked runs the waiting commands of the clients unblocked since
 // the last call, and queues their batches for delivery.
-func (sh *Shard) resumeBlocked() int {
-	bs := &sh.blk
+func (sh *Shard) ResumeBlocked() int {
+	bs := &sh.Blk
 	n := 0
-	for len(bs.resume) > 0 {
-		bc := bs.resume[0]
-		copy(bs.resume, bs.resume[1:])
-		bs.resume[len(bs.resume)-1] = nil
-		bs.resume = bs.resume[:len(bs.resume)-1]
+	for len(bs.Resume) > 0 {
+		bc := bs.Resume[0]
+		copy(bs.Resume, bs.Resume[1:])
+		bs.Resume[len(bs.Resume)-1] = nil
+		bs.Resume = bs.Resume[:len(bs.Resume)-1]
 		c := bc.c
-		if c.blk != bc || bc.batch == nil {
+		if c.Blk != bc || bc.Batch == nil {
 			continue // dropped meanwhile
 		}
-		c.blk = nil
-		b := bc.batch
-		last := bc.next >= len(b.Ends) && len(bc.held) == 0
-		if !sh.runFrom(b, bc.next) && !(last && bc.spec.handOver != nil && bc.spec.handOver(b)) {
-			sh.queue(b)
+		c.Blk = nil
+		b := bc.Batch
+		last := bc.Next >= len(b.Ends) && len(bc.held) == 0
+		if !sh.runFrom(b, bc.Next) && !(last && bc.spec.HandOver != nil && bc.spec.HandOver(b)) {
+			sh.Queue(b)
 		}
 		n++
 		for i, h := range bc.held {
-			if c.blk != nil {
-				c.blk.held = append(c.blk.held, bc.held[i:]...)
+			if c.Blk != nil {
+				c.Blk.held = append(c.Blk.held, bc.held[i:]...)
 				break
 			}
 			if !sh.runFrom(h, 0) {
-				sh.queue(h)
+				sh.Queue(h)
 			}
 			n++
 		}
 		if len(bs.ready) > 0 {
 			sh.serveReady()
 		}
-		if len(bs.postponed) > 0 {
+		if len(bs.Postponed) > 0 {
 			// A resumed batch may have ended a pause (CLIENT UNPAUSE):
 			// its clients resume in this same loop.
-			sh.releasePostponed()
+			sh.ReleasePostponed()
 		}
 	}
 	return n
 }
 
-// blockedClients is the number of blocked clients of every shard, and
+// BlockedClients is the number of blocked clients of every shard, and
 // how many of them have a deadline. It counts the open connections of the
 // registry, so a client closed or killed stops counting at once, before
 // its shard has released its wait.
-func (s *Server) blockedClients() (n, timed int64) {
-	r := s.clients
+func (s *Server) BlockedClients() (n, timed int64) {
+	r := s.ClientRegistry
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range r.clients {
-		if c.blocked.Load() {
+		if c.Blocked.Load() {
 			n++
 			if c.blockTimed.Load() {
 				timed++
@@ -803,64 +803,15 @@ func (s *Server) blockedClients() (n, timed int64) {
 	return n, timed
 }
 
-// requestUnblock is CLIENT UNBLOCK for a client of another shard: the
+// RequestUnblock is CLIENT UNBLOCK for a client of another shard: the
 // request is handed to that shard.
-func (sh *Shard) requestUnblock(c *Client, errReply bool) {
-	bs := &sh.blk
+func (sh *Shard) RequestUnblock(c *Client, errReply bool) {
+	bs := &sh.Blk
 	bs.mu.Lock()
 	bs.mail = append(bs.mail, unblockReq{c: c, errReply: errReply})
 	bs.mailN.Store(int32(len(bs.mail)))
 	bs.mu.Unlock()
-	sh.ring.signal()
-}
-
-// CLIENT UNBLOCK client-id [TIMEOUT|ERROR]
-func clientUnblockCommand(x *Ctx) {
-	if len(x.Args) > 4 {
-		x.W.Error(errWrongArgs("client|unblock"))
-		return
-	}
-	errReply := false
-	if len(x.Args) == 4 {
-		switch {
-		case eqFold(x.Args[3], "timeout"):
-		case eqFold(x.Args[3], "error"):
-			errReply = true
-		default:
-			x.W.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
-			return
-		}
-	}
-	id, ok := parseInt(x.Args[2])
-	if !ok {
-		x.W.Error(errNotInt)
-		return
-	}
-	var target *Client
-	for _, c := range x.S.srv.Clients() {
-		if c.ID == id {
-			target = c
-			break
-		}
-	}
-	if target == nil {
-		x.W.Int(0)
-		return
-	}
-	if target.Shard == x.S.idx {
-		if x.S.unblockClient(target, errReply) {
-			x.W.Int(1)
-		} else {
-			x.W.Int(0)
-		}
-		return
-	}
-	if !target.blocked.Load() || target.postponed.Load() || target.Shard >= len(x.S.srv.shards) {
-		x.W.Int(0)
-		return
-	}
-	x.S.srv.shards[target.Shard].requestUnblock(target, errReply)
-	x.W.Int(1)
+	sh.Ring.Signal()
 }
 
 // batchMayBlock reports whether b holds a command that may park its
@@ -876,20 +827,20 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 		switch args[0][0] {
 		case 'b', 'B', 'x', 'X':
 		case 'c', 'C':
-			if len(args) > 1 && eqFold(args[0], "client") && eqFold(args[1], "pause") {
+			if len(args) > 1 && EqFold(args[0], "client") && EqFold(args[1], "pause") {
 				return true
 			}
 			continue
 		case 'w', 'W':
 			// WAIT parks with this facility too (replication.go).
-			if len(args[0]) == 4 && eqFold(args[0], "wait") {
+			if len(args[0]) == 4 && EqFold(args[0], "wait") {
 				return true
 			}
 			continue
 		default:
 			continue
 		}
-		if cmd := sh.srv.cmds.lookup(args[0]); cmd != nil && cmd.Flags&FlagBlocking != 0 {
+		if cmd := sh.Srv.Cmds.Lookup(args[0]); cmd != nil && cmd.Flags&FlagBlocking != 0 {
 			return true
 		}
 	}

@@ -31,17 +31,17 @@ type Client struct {
 	DB            int
 	Proto         int
 	Authenticated bool
-	// aclUser is the user the connection runs as, as found in the
+	// AclUser is the user the connection runs as, as found in the
 	// snapshot aclUsers; nil when that user was deleted or turned off.
 	// checkACL finds it again whenever the snapshot changes.
-	aclUser  *acl.User
-	aclUsers *acl.Users
-	// changesSkip lets a CHANGES reader whose key patterns hide notes
+	AclUser  *acl.User
+	AclUsers *acl.Users
+	// ChangesSkip lets a CHANGES reader whose key patterns hide notes
 	// move past them (keyjobs_changes.go); shard goroutine only.
-	changesSkip changesSkip
-	// replyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
+	ChangesSkip ChangesSkip
+	// ReplyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
 	// replySkip); 0 is CLIENT REPLY ON.
-	replyMode uint8
+	ReplyMode uint8
 
 	// db mirrors DB for other goroutines.
 	db atomic.Int32
@@ -52,8 +52,8 @@ type Client struct {
 	// userName is aclUser's name, for CLIENT LIST and the ACL commands
 	// of other shards.
 	userName atomic.Pointer[string]
-	// monitor is set while the client is in MONITOR mode.
-	monitor atomic.Bool
+	// Monitor is set while the client is in MONITOR mode.
+	Monitor atomic.Bool
 	// killed is set once the client is cut off; see Kill.
 	killed atomic.Bool
 
@@ -61,7 +61,7 @@ type Client struct {
 	// guarded by its shard's pubsub mutex. subCount counts them all and
 	// subN those of each kind (written by the shard goroutine).
 	subs     *clientSubs
-	subCount atomic.Int32
+	SubCount atomic.Int32
 	subN     [3]atomic.Int32
 	// queued is the client's last batch added to its shard's commit group
 	// numbered queuedGen: frames for the client go after its replies while
@@ -73,8 +73,8 @@ type Client struct {
 	// Shard goroutine only.
 	pushBuf  []byte
 	pushHint int
-	// trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
-	trk *clientTracking
+	// Trk is the CLIENT TRACKING mode, nil when off; shard goroutine only.
+	Trk *ClientTracking
 	// trkFlags and trkRedir mirror trk for CLIENT LIST (trackFlag*).
 	trkFlags atomic.Int32
 	trkRedir atomic.Int64
@@ -82,38 +82,38 @@ type Client struct {
 	// whose replies are not handed to the connection yet: a finished WAIT
 	// may skip the commit group only when none is (replication.go).
 	undelivered atomic.Int32
-	// replPort is the port a replica announced (REPLCONF listening-port).
-	replPort int
-	// replIP is the address a replica announced (REPLCONF ip-address).
-	replIP string
-	// replica is set once the connection streams a shard's log to a
+	// ReplPort is the port a replica announced (REPLCONF listening-port).
+	ReplPort int
+	// ReplIP is the address a replica announced (REPLCONF ip-address).
+	ReplIP string
+	// Replica is set once the connection streams a shard's log to a
 	// replica (REPLSYNC): CLIENT KILL TYPE replica matches it, normal not.
-	replica atomic.Bool
-	// replNodeID is the node id a replica announced (REPLCONF).
-	replNodeID string
-	// replRunID is the run id a replica announced (REPLCONF
+	Replica atomic.Bool
+	// ReplNodeID is the node id a replica announced (REPLCONF).
+	ReplNodeID string
+	// ReplRunID is the run id a replica announced (REPLCONF
 	// ruvio-run-id), to refuse a replication loop.
-	replRunID string
-	// blk is the client's wait while it is parked, by a blocking command,
+	ReplRunID string
+	// Blk is the client's wait while it is parked, by a blocking command,
 	// WAIT or a CLIENT PAUSE (blocking.go); shard goroutine only. blocked
 	// mirrors it for CLIENT LIST and CLIENT UNBLOCK of other shards.
-	blk     *blockedClient
-	blocked atomic.Bool
+	Blk     *blockedClient
+	Blocked atomic.Bool
 	// blockTimed is set while the wait has a deadline (INFO
 	// clients_in_timeout_table).
 	blockTimed atomic.Bool
-	// postponed is set while the wait is a CLIENT PAUSE's (blocked is
+	// Postponed is set while the wait is a CLIENT PAUSE's (blocked is
 	// set too), which CLIENT UNBLOCK does not end.
-	postponed atomic.Bool
+	Postponed atomic.Bool
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter
-	// tx is the MULTI/WATCH state (multi.go).
-	tx txState
-	// multiCount is the number of queued commands in MULTI, -1 outside;
+	// Tx is the MULTI/WATCH state (multi.go).
+	Tx txState
+	// MultiCount is the number of queued commands in MULTI, -1 outside;
 	// dirtyCAS mirrors tx.dirtyCAS; both for CLIENT LIST.
-	multiCount atomic.Int32
-	dirtyCAS   atomic.Bool
+	MultiCount atomic.Int32
+	DirtyCAS   atomic.Bool
 
 	mu      sync.Mutex // guards the fields below
 	name    string
@@ -131,34 +131,34 @@ type Client struct {
 
 // CLIENT REPLY flags.
 const (
-	replyOff      uint8 = 1 << iota // CLIENT REPLY OFF: no replies at all
-	replySkipNext                   // CLIENT REPLY SKIP: skip the next command's reply
+	ReplyOff      uint8 = 1 << iota // CLIENT REPLY OFF: no replies at all
+	ReplySkipNext                   // CLIENT REPLY SKIP: skip the next command's reply
 	replySkip                       // the running command's reply is skipped
 )
 
 // startReply runs before a command of a client whose reply mode is not ON:
 // a SKIP given by the previous command applies to this one.
 func (c *Client) startReply() {
-	if c.replyMode&replySkipNext != 0 {
-		c.replyMode = c.replyMode&^replySkipNext | replySkip
+	if c.ReplyMode&ReplySkipNext != 0 {
+		c.ReplyMode = c.ReplyMode&^ReplySkipNext | replySkip
 	}
 }
 
 // afterReply drops the reply a command appended from before on when the
 // client asked not to get it, and ends a one-command SKIP.
 func (c *Client) afterReply(w *codec.Writer, before int) {
-	if c.replyMode&(replyOff|replySkip) != 0 && len(w.Buf) > before {
+	if c.ReplyMode&(ReplyOff|replySkip) != 0 && len(w.Buf) > before {
 		w.Buf = w.Buf[:before]
 	}
-	c.replyMode &^= replySkip
+	c.ReplyMode &^= replySkip
 }
 
 // Query buffer sizes of Redis's networking layer, which the query buffer
 // model below follows so that CLIENT LIST's qbuf and qbuf-free mean what
 // they mean in Redis.
 const (
-	// protoIOBufLen is how much room each read makes (PROTO_IOBUF_LEN).
-	protoIOBufLen = 16 * 1024
+	// ProtoIOBufLen is how much room each read makes (PROTO_IOBUF_LEN).
+	ProtoIOBufLen = 16 * 1024
 	// protoResizeThreshold is the capacity above which an active client's
 	// buffer shrinks to its recent peak (PROTO_RESIZE_THRESHOLD).
 	protoResizeThreshold = 32 * 1024
@@ -176,7 +176,7 @@ type queryBuf struct {
 // and pending of them are left over (an incomplete command). Called by the
 // connection's reactor.
 func (c *Client) NoteQueryBuffer(buffered, pending int) {
-	need := max(buffered, protoIOBufLen)
+	need := max(buffered, ProtoIOBufLen)
 	c.qmu.Lock()
 	q := &c.qb
 	q.capacity = max(q.capacity, need)
@@ -206,10 +206,10 @@ func (c *Client) ResizeQueryBuffer(now int64) {
 	c.qmu.Unlock()
 }
 
-// queryBuffer returns the query buffer's used and free bytes; running is
+// QueryBuffer returns the query buffer's used and free bytes; running is
 // the size of the request data of a batch of c being run (counted in the
 // buffer, as Redis trims its buffer only after running what it read).
-func (c *Client) queryBuffer(running int) (used, free int) {
+func (c *Client) QueryBuffer(running int) (used, free int) {
 	c.qmu.Lock()
 	q := c.qb
 	c.qmu.Unlock()
@@ -221,7 +221,7 @@ func (c *Client) queryBuffer(running int) (used, free int) {
 func NewClient(id int64, shard int, remote, local string, conn Conn, now time.Time) *Client {
 	c := &Client{ID: id, Shard: shard, RemoteAddr: remote, LocalAddr: local, Conn: conn, Created: now, Proto: 2}
 	c.lastActive.Store(now.UnixNano())
-	c.multiCount.Store(-1)
+	c.MultiCount.Store(-1)
 	return c
 }
 
@@ -238,13 +238,13 @@ func (c *Client) Name() string {
 	return c.name
 }
 
-func (c *Client) setName(n string) {
+func (c *Client) SetName(n string) {
 	c.mu.Lock()
 	c.name = n
 	c.mu.Unlock()
 }
 
-func (c *Client) setLib(name, ver string) {
+func (c *Client) SetLib(name, ver string) {
 	c.mu.Lock()
 	if name != "" {
 		c.libName = name
@@ -255,14 +255,14 @@ func (c *Client) setLib(name, ver string) {
 	c.mu.Unlock()
 }
 
-func (c *Client) selectDB(db int) {
+func (c *Client) SelectDB(db int) {
 	c.DB = db
 	c.db.Store(int32(db))
 }
 
-// info formats the CLIENT LIST / CLIENT INFO line of the client. running
+// Info formats the CLIENT LIST / CLIENT INFO line of the client. running
 // is the size of the request data being run when c is the caller.
-func (c *Client) info(now time.Time, running int) string {
+func (c *Client) Info(now time.Time, running int) string {
 	c.mu.Lock()
 	name, lib, ver := c.name, c.libName, c.libVer
 	c.mu.Unlock()
@@ -288,18 +288,18 @@ func (c *Client) info(now time.Time, running int) string {
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, idle, 10)
 	b = append(b, " flags="...)
-	multi := c.multiCount.Load()
+	multi := c.MultiCount.Load()
 	n := len(b)
-	if c.monitor.Load() {
+	if c.Monitor.Load() {
 		b = append(b, 'O')
 	}
-	if c.subCount.Load() != 0 {
+	if c.SubCount.Load() != 0 {
 		b = append(b, 'P')
 	}
 	if multi >= 0 {
 		b = append(b, 'x')
 	}
-	if c.blocked.Load() {
+	if c.Blocked.Load() {
 		b = append(b, 'b')
 	}
 	tf := c.trkFlags.Load()
@@ -312,7 +312,7 @@ func (c *Client) info(now time.Time, running int) string {
 	if tf&trackFlagBcast != 0 {
 		b = append(b, 'B')
 	}
-	if c.dirtyCAS.Load() {
+	if c.DirtyCAS.Load() {
 		b = append(b, 'd')
 	}
 	if len(b) == n {
@@ -320,13 +320,13 @@ func (c *Client) info(now time.Time, running int) string {
 	}
 	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(c.db.Load()), 10)
-	qbuf, qfree := c.queryBuffer(running)
+	qbuf, qfree := c.QueryBuffer(running)
 	b = append(b, " sub="...)
-	b = strconv.AppendInt(b, int64(c.subN[subChannel].Load()), 10)
+	b = strconv.AppendInt(b, int64(c.subN[SubChannel].Load()), 10)
 	b = append(b, " psub="...)
-	b = strconv.AppendInt(b, int64(c.subN[subPattern].Load()), 10)
+	b = strconv.AppendInt(b, int64(c.subN[SubPattern].Load()), 10)
 	b = append(b, " ssub="...)
-	b = strconv.AppendInt(b, int64(c.subN[subShard].Load()), 10)
+	b = strconv.AppendInt(b, int64(c.subN[SubShard].Load()), 10)
 	b = append(b, " multi="...)
 	b = strconv.AppendInt(b, int64(multi), 10)
 	b = append(b, " qbuf="...)
@@ -369,13 +369,13 @@ func newClientRegistry() *clientRegistry {
 	return &clientRegistry{clients: make(map[int64]*Client)}
 }
 
-func (r *clientRegistry) add(c *Client) {
+func (r *clientRegistry) Add(c *Client) {
 	r.mu.Lock()
 	r.clients[c.ID] = c
 	r.mu.Unlock()
 }
 
-func (r *clientRegistry) remove(id int64) {
+func (r *clientRegistry) Remove(id int64) {
 	r.mu.Lock()
 	delete(r.clients, id)
 	r.mu.Unlock()
@@ -399,14 +399,14 @@ func (r *clientRegistry) snapshot() []*Client {
 	return out
 }
 
-// killType is the client's type as CLIENT KILL TYPE matches it, as Redis
+// KillType is the client's type as CLIENT KILL TYPE matches it, as Redis
 // 7.0 classes clients: a replica's stream is "replica", a subscriber
 // (not a MONITOR) "pubsub", anything else "normal".
-func (c *Client) killType() string {
+func (c *Client) KillType() string {
 	switch {
-	case c.replica.Load():
+	case c.Replica.Load():
 		return "replica"
-	case c.subCount.Load() != 0 && !c.monitor.Load():
+	case c.SubCount.Load() != 0 && !c.Monitor.Load():
 		return "pubsub"
 	}
 	return "normal"

@@ -2,28 +2,27 @@ package keyspace
 
 import (
 	"slices"
-	"strconv"
 	"time"
 )
 
 // cmdStat counts the calls of one command on one shard, for INFO
 // commandstats. Only the shard goroutine touches it.
 type cmdStat struct {
-	calls, failed, rejected int64
-	elapsed                 time.Duration
+	Calls, Failed, Rejected int64
+	Elapsed                 time.Duration
 }
 
 // commandStats is a shard's per-command and per-error-code counters.
 type commandStats struct {
-	byID   []cmdStat
-	errors map[string]int64
-	// errorReplies counts every error reply (total_error_replies).
-	errorReplies int64
+	ByID   []cmdStat
+	Errors map[string]int64
+	// ErrorReplies counts every error reply (total_error_replies).
+	ErrorReplies int64
 }
 
 // assignIDs numbers every command and subcommand, for per-command
 // counters indexed without a map lookup. It returns the count.
-func (t commandTable) assignIDs() int {
+func (t CommandTable) assignIDs() int {
 	names := make([]string, 0, len(t))
 	for n := range t {
 		names = append(names, n)
@@ -32,10 +31,10 @@ func (t commandTable) assignIDs() int {
 	id := 0
 	for _, n := range names {
 		c := t[n]
-		c.id = id
+		c.Id = id
 		id++
 		for _, sc := range c.Subcommands {
-			sc.id = id
+			sc.Id = id
 			id++
 		}
 	}
@@ -44,7 +43,7 @@ func (t commandTable) assignIDs() int {
 
 // countError records an error reply; reply is the message after '-'.
 func (st *commandStats) countError(reply []byte) {
-	st.errorReplies++
+	st.ErrorReplies++
 	code := reply
 	for i, c := range reply {
 		if c == ' ' || c == '\r' {
@@ -52,70 +51,25 @@ func (st *commandStats) countError(reply []byte) {
 			break
 		}
 	}
-	if st.errors == nil {
-		st.errors = map[string]int64{}
+	if st.Errors == nil {
+		st.Errors = map[string]int64{}
 	}
 	// Redis caps the distinct codes it tracks; so does this.
-	if _, ok := st.errors[string(code)]; !ok && len(st.errors) >= 128 {
+	if _, ok := st.Errors[string(code)]; !ok && len(st.Errors) >= 128 {
 		return
 	}
-	st.errors[string(code)]++
+	st.Errors[string(code)]++
 }
 
 // reject counts a known command refused before it ran.
 func (sh *Shard) reject(cmd *Command, args [][]byte, reply []byte) {
-	sh.cmdStats.byID[cmd.called(args).id].rejected++
-	sh.cmdStats.countError(reply)
+	sh.CmdStats.ByID[cmd.Called(args).Id].Rejected++
+	sh.CmdStats.countError(reply)
 }
 
-// infoCommandstats writes the cmdstat_<name> lines of this shard.
-func infoCommandstats(x *Ctx, ib *infoBuilder) {
-	sh := x.S
-	names := make([]string, 0, len(sh.srv.cmds))
-	for n := range sh.srv.cmds {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	line := func(c *Command) {
-		st := sh.cmdStats.byID[c.id]
-		if st.calls == 0 && st.rejected == 0 && st.failed == 0 {
-			return
-		}
-		usec := st.elapsed.Microseconds()
-		per := 0.0
-		if st.calls > 0 {
-			per = float64(st.elapsed.Nanoseconds()) / 1000 / float64(st.calls)
-		}
-		ib.str("cmdstat_"+c.FullName(), "calls="+strconv.FormatInt(st.calls, 10)+
-			",usec="+strconv.FormatInt(usec, 10)+
-			",usec_per_call="+strconv.FormatFloat(per, 'f', 2, 64)+
-			",rejected_calls="+strconv.FormatInt(st.rejected, 10)+
-			",failed_calls="+strconv.FormatInt(st.failed, 10))
-	}
-	for _, n := range names {
-		c := sh.srv.cmds[n]
-		line(c)
-		for _, sc := range c.Subcommands {
-			line(sc)
-		}
-	}
-}
-
-// infoErrorstats writes the errorstat_<CODE> lines of this shard.
-func infoErrorstats(x *Ctx, ib *infoBuilder) {
-	codes := make([]string, 0, len(x.S.cmdStats.errors))
-	for c := range x.S.cmdStats.errors {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
-	for _, c := range codes {
-		ib.str("errorstat_"+c, "count="+strconv.FormatInt(x.S.cmdStats.errors[c], 10))
-	}
-}
-
-// resetCommandStats zeroes the counters (CONFIG RESETSTAT).
-func (sh *Shard) resetCommandStats() {
-	clear(sh.cmdStats.byID)
-	sh.cmdStats.errors = nil
-	sh.cmdStats.errorReplies = 0
+// ResetCommandStats zeroes the counters (CONFIG RESETSTAT).
+func (sh *Shard) ResetCommandStats() {
+	clear(sh.CmdStats.ByID)
+	sh.CmdStats.Errors = nil
+	sh.CmdStats.ErrorReplies = 0
 }

@@ -100,14 +100,14 @@ type Command struct {
 	// fullName is FullName, computed once by commandTable.add, for CLIENT
 	// LIST's cmd= field.
 	fullName string
-	// id indexes per-shard counters (assignIDs).
-	id int
-	// movableKeys finds the keys of a call whose keys the legacy triple
+	// Id indexes per-shard counters (assignIDs).
+	Id int
+	// MovableKeys finds the keys of a call whose keys the legacy triple
 	// cannot name (Redis's movablekeys: a numkeys argument).
-	movableKeys func(args [][]byte, dst []int) []int
-	// getKeys finds the keys and their flags of a call whose key specs
+	MovableKeys func(args [][]byte, dst []int) []int
+	// GetKeys finds the keys and their flags of a call whose key specs
 	// cannot (SORT's are "unknown"), as Redis's getkeys procedures do.
-	getKeys func(args [][]byte, dst []keyRef) []keyRef
+	GetKeys func(args [][]byte, dst []KeyRef) []KeyRef
 }
 
 // FullName is "container|sub" for a subcommand, else the name.
@@ -173,11 +173,11 @@ func (c *Command) ACLCategories() []string {
 	return out
 }
 
-// commandTable maps lower-case names to commands. It is built once at start
+// CommandTable maps lower-case names to commands. It is built once at start
 // and never changed.
-type commandTable map[string]*Command
+type CommandTable map[string]*Command
 
-func (t commandTable) add(cmds ...*Command) {
+func (t CommandTable) Add(cmds ...*Command) {
 	for _, c := range cmds {
 		c.fullName = c.Name
 		for _, sc := range c.Subcommands {
@@ -188,8 +188,8 @@ func (t commandTable) add(cmds ...*Command) {
 	}
 }
 
-// lookup finds a command by name, case-insensitively, without allocating.
-func (t commandTable) lookup(name []byte) *Command {
+// Lookup finds a command by name, case-insensitively, without allocating.
+func (t CommandTable) Lookup(name []byte) *Command {
 	var buf [32]byte
 	if len(name) > len(buf) {
 		return nil
@@ -203,36 +203,35 @@ func (t commandTable) lookup(name []byte) *Command {
 	return t[string(buf[:len(name)])]
 }
 
-// called is the command a call of c with args runs, for statistics and
+// Called is the command a call of c with args runs, for statistics and
 // CLIENT LIST: the subcommand named by args[1] when c is a container, else c.
-func (c *Command) called(args [][]byte) *Command {
+func (c *Command) Called(args [][]byte) *Command {
 	if len(c.Subcommands) > 0 && len(args) > 1 {
-		if sc := c.sub(args[1]); sc != nil {
+		if sc := c.Sub(args[1]); sc != nil {
 			return sc
 		}
 	}
 	return c
 }
 
-// sub finds a subcommand of c by name.
-func (c *Command) sub(name []byte) *Command {
+// Sub finds a subcommand of c by name.
+func (c *Command) Sub(name []byte) *Command {
 	for _, sc := range c.Subcommands {
-		if eqFold(name, sc.Name) {
+		if EqFold(name, sc.Name) {
 			return sc
 		}
 	}
 	return nil
 }
 
-// newCommandTable builds the command table: every family in
-// commandFamilies registers its commands, in order, then the specs are
-// applied.
-func newCommandTable() commandTable {
-	t := commandTable{}
-	for _, register := range commandFamilies() {
+// BuildCommandTable builds a command table from registrations, run in
+// order. The engine registers no command: the families package hands its
+// registrations here and the table to NewServer (Options.Commands).
+func BuildCommandTable(registrations ...func(CommandTable)) CommandTable {
+	t := CommandTable{}
+	for _, register := range registrations {
 		register(t)
 	}
-	applyCommandSpecs(t)
 	return t
 }
 
@@ -254,21 +253,21 @@ type Ctx struct {
 	NoBlock bool
 }
 
-// arityOK reports whether n arguments satisfy arity.
-func arityOK(arity, n int) bool {
+// ArityOK reports whether n arguments satisfy arity.
+func ArityOK(arity, n int) bool {
 	if arity >= 0 {
 		return n == arity
 	}
 	return n >= -arity
 }
 
-// keyIndexes appends the argument indexes of the keys of a command call.
-func (c *Command) keyIndexes(args [][]byte, dst []int) []int {
-	if c.movableKeys != nil {
-		return c.movableKeys(args, dst)
+// KeyIndexes appends the argument indexes of the keys of a command call.
+func (c *Command) KeyIndexes(args [][]byte, dst []int) []int {
+	if c.MovableKeys != nil {
+		return c.MovableKeys(args, dst)
 	}
 	if c.NumKeysAt > 0 && c.NumKeysAt < len(args) {
-		n, ok := parseInt(args[c.NumKeysAt])
+		n, ok := ParseInt(args[c.NumKeysAt])
 		if !ok || n < 1 {
 			return dst
 		}

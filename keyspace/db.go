@@ -9,169 +9,166 @@ import (
 // shard's arena plus the list of keys that have a deadline, for the active
 // expiry cycle.
 type DB struct {
-	id int
-	a  *arena
-	t  table
-	// expiring holds the handles of the entries with a deadline.
-	expiring []uint32
+	Id int
+	A  *arena
+	T  table
+	// Expiring holds the handles of the entries with a deadline.
+	Expiring []uint32
 	// clockMs, when set, is the shard's clock (unix milliseconds); new
 	// entries take their access time from it.
 	clockMs *int64
 	// lfu, when set, reports whether an LFU policy is selected: new
 	// entries then start an LFU counter instead of an access clock.
 	lfu func() bool
-	// mem is the bytes the database's entries take in the arena and its
+	// Mem is the bytes the database's entries take in the arena and its
 	// side tables (exact, kept as entries change).
-	mem int64
+	Mem int64
 	// blk, when set, is told of every new key clients may wait on.
 	blk *blocking
 }
 
-// newDB returns a database with an arena of its own.
-func newDB(id int) *DB { return newDBIn(id, newArena()) }
-
-// newDBIn returns a database whose entries live in a.
-func newDBIn(id int, a *arena) *DB {
-	return &DB{id: id, a: a, t: newTable()}
+// NewDBIn returns a database whose entries live in a.
+func NewDBIn(id int, a *arena) *DB {
+	return &DB{Id: id, A: a, T: newTable()}
 }
 
 // Len is the number of keys, expired ones not yet collected included.
-func (db *DB) Len() int { return db.t.count }
+func (db *DB) Len() int { return db.T.Count }
 
 // Expires is the number of keys with a deadline.
-func (db *DB) Expires() int { return len(db.expiring) }
+func (db *DB) Expires() int { return len(db.Expiring) }
 
-// handle is e's arena handle.
-func (db *DB) handle(e *entry) uint32 { return db.a.handleOf(unsafe.Pointer(e)) }
+// Handle is e's arena handle.
+func (db *DB) Handle(e *Entry) uint32 { return db.A.HandleOf(unsafe.Pointer(e)) }
 
-// entryAt returns the entry of handle h.
-func (db *DB) entryAt(h uint32) *entry { return (*entry)(db.a.ptr(h)) }
+// EntryAt returns the entry of handle h.
+func (db *DB) EntryAt(h uint32) *Entry { return (*Entry)(db.A.Ptr(h)) }
 
-// find returns the entry for key, or nil.
-func (db *DB) find(key []byte) *entry {
-	_, e := db.t.find(db.a, key)
+// Find returns the entry for key, or nil.
+func (db *DB) Find(key []byte) *Entry {
+	_, e := db.T.Find(db.A, key)
 	return e
 }
 
-// findString is find for a string key.
-func (db *DB) findString(key string) *entry {
-	return db.find(unsafe.Slice(unsafe.StringData(key), len(key)))
+// FindString is find for a string key.
+func (db *DB) FindString(key string) *Entry {
+	return db.Find(unsafe.Slice(unsafe.StringData(key), len(key)))
 }
 
-// val returns e's string bytes (nil for an object). They alias the
+// Val returns e's string bytes (nil for an object). They alias the
 // keyspace: copy them before the entry can change.
-func (db *DB) val(e *entry) []byte {
-	switch e.kind() & kindMask {
+func (db *DB) Val(e *Entry) []byte {
+	switch e.Kind() & KindMask {
 	case kindInline:
 		return e.inlineVal()
 	case kindExt:
-		return db.a.ext[e.vlen()]
+		return db.A.ext[e.Vlen()]
 	}
 	return nil
 }
 
-// obj returns e's object, or nil for a string. Every access to an object
+// Obj returns e's object, or nil for a string. Every access to an object
 // goes through here, so the object is marked for the settle that brings
 // the database's accounted bytes up to date after the command (memacct.go).
-func (db *DB) obj(e *entry) any {
-	switch e.kind() & kindMask {
-	case kindObj:
-		i := e.vlen()
-		db.a.objAcct.mark(db, e, i)
-		return db.a.objs[i]
-	case kindPacked:
+func (db *DB) Obj(e *Entry) any {
+	switch e.Kind() & KindMask {
+	case KindObj:
+		i := e.Vlen()
+		db.A.ObjAcct.mark(db, e, i)
+		return db.A.Objs[i]
+	case KindPacked:
 		return db.unpack(e)
 	}
 	return nil
 }
 
-// size is the bytes e takes: its allocation and any side value.
-func (db *DB) size(e *entry) int64 {
-	n := int64(classSize(e.class()))
-	if e.class() == classDedicated {
-		n = int64(db.a.sizes[db.handle(e)>>offBits])
+// Size is the bytes e takes: its allocation and any side value.
+func (db *DB) Size(e *Entry) int64 {
+	n := int64(ClassSize(e.class()))
+	if e.class() == ClassDedicated {
+		n = int64(db.A.sizes[db.Handle(e)>>offBits])
 	}
-	switch e.kind() & kindMask {
+	switch e.Kind() & KindMask {
 	case kindExt:
-		n += int64(cap(db.a.ext[e.vlen()]))
-	case kindObj:
-		n += db.a.objAcct.accounted(e.vlen())
+		n += int64(cap(db.A.ext[e.Vlen()]))
+	case KindObj:
+		n += db.A.ObjAcct.Accounted(e.Vlen())
 	}
 	return n
 }
 
-// setDeadline gives e a deadline (0 removes it), keeping the expiring
+// SetDeadline gives e a deadline (0 removes it), keeping the expiring
 // index in step.
-func (db *DB) setDeadline(e *entry, at int64) {
-	e.expireAt = at
-	if at != 0 && e.expIdx == 0 {
-		db.expiring = append(db.expiring, db.handle(e))
-		e.expIdx = uint32(len(db.expiring))
-	} else if at == 0 && e.expIdx != 0 {
+func (db *DB) SetDeadline(e *Entry, at int64) {
+	e.ExpireAt = at
+	if at != 0 && e.ExpIdx == 0 {
+		db.Expiring = append(db.Expiring, db.Handle(e))
+		e.ExpIdx = uint32(len(db.Expiring))
+	} else if at == 0 && e.ExpIdx != 0 {
 		db.unindex(e)
 	}
 }
 
-func (db *DB) unindex(e *entry) {
-	i := int(e.expIdx) - 1
-	last := len(db.expiring) - 1
+func (db *DB) unindex(e *Entry) {
+	i := int(e.ExpIdx) - 1
+	last := len(db.Expiring) - 1
 	if i != last {
-		moved := db.expiring[last]
-		db.expiring[i] = moved
-		db.entryAt(moved).expIdx = uint32(i + 1)
+		moved := db.Expiring[last]
+		db.Expiring[i] = moved
+		db.EntryAt(moved).ExpIdx = uint32(i + 1)
 	}
-	db.expiring = db.expiring[:last]
-	e.expIdx = 0
+	db.Expiring = db.Expiring[:last]
+	e.ExpIdx = 0
 }
 
-// alloc makes an entry for key with room for an inline value of vlen
+// Alloc makes an entry for key with room for an inline value of vlen
 // bytes when inline is set (and it fits), else for the key alone.
-func (db *DB) alloc(key []byte, vlen int, inline bool) *entry {
-	n := entryHeader + len(key)
+func (db *DB) Alloc(key []byte, vlen int, inline bool) *Entry {
+	n := EntryHeader + len(key)
 	if inline {
 		n += vlen
 	}
-	_, p, c := db.a.alloc(n)
-	e := (*entry)(p)
-	*e = entry{klen: uint32(len(key)), meta: uint32(c) << 24}
-	copy(e.key(), key)
+	_, p, c := db.A.Alloc(n)
+	e := (*Entry)(p)
+	*e = Entry{klen: uint32(len(key)), meta: uint32(c) << 24}
+	copy(e.Key(), key)
 	return e
 }
 
 // fitsInline reports whether an entry for a key of klen bytes can hold a
 // vlen-byte value inline.
-func fitsInline(klen, vlen int) bool { return entryHeader+klen+vlen <= maxSmall }
+func fitsInline(klen, vlen int) bool { return EntryHeader+klen+vlen <= MaxSmall }
 
-// add inserts a new entry for key, which must be absent, holding the
+// Add inserts a new entry for key, which must be absent, holding the
 // string val (obj nil) or obj. val is copied.
-func (db *DB) add(key []byte, val []byte, obj any, at int64) *entry {
+func (db *DB) Add(key []byte, val []byte, obj any, at int64) *Entry {
 	if obj == nil {
-		return db.addString(key, val, at)
+		return db.AddString(key, val, at)
 	}
-	e := db.alloc(key, 0, false)
-	e.setKind(kindObj)
-	i := db.a.putObj(obj)
+	e := db.Alloc(key, 0, false)
+	e.SetKind(KindObj)
+	i := db.A.putObj(obj)
 	e.setVlen(i)
 	e = db.insertNew(key, e, at)
 	// The caller may go on filling obj: measure it again after the command.
-	db.a.objAcct.mark(db, e, i)
+	db.A.ObjAcct.mark(db, e, i)
 	return e
 }
 
-// addString inserts a new string entry for key, which must be absent,
+// AddString inserts a new string entry for key, which must be absent,
 // with one allocation holding header, key and a copy of val.
-func (db *DB) addString(key, val []byte, at int64) *entry {
+func (db *DB) AddString(key, val []byte, at int64) *Entry {
 	if fitsInline(len(key), len(val)) {
 		return db.addInline(key, val, at)
 	}
-	return db.addExt(key, copyBytes(val), at)
+	return db.addExt(key, CopyBytes(val), at)
 }
 
-// addStringOwned is addString for a val the caller gives away (a buffer
+// AddStringOwned is addString for a val the caller gives away (a buffer
 // nothing else refers to or writes): a value too long to live inline is
 // kept as it is instead of copied, so a large value is held once. Separate
 // from addString so that the values addString copies do not escape.
-func (db *DB) addStringOwned(key, val []byte, at int64) *entry {
+func (db *DB) AddStringOwned(key, val []byte, at int64) *Entry {
 	if fitsInline(len(key), len(val)) {
 		return db.addInline(key, val, at)
 	}
@@ -180,86 +177,86 @@ func (db *DB) addStringOwned(key, val []byte, at int64) *entry {
 }
 
 // addInline inserts a string entry holding a copy of val in its slot.
-func (db *DB) addInline(key, val []byte, at int64) *entry {
-	e := db.alloc(key, len(val), true)
+func (db *DB) addInline(key, val []byte, at int64) *Entry {
+	e := db.Alloc(key, len(val), true)
 	e.setVlen(uint32(len(val)))
 	copy(e.inlineVal(), val)
 	return db.insertNew(key, e, at)
 }
 
 // addExt inserts a string entry whose value is buf, kept beside the arena.
-func (db *DB) addExt(key, buf []byte, at int64) *entry {
-	e := db.alloc(key, 0, false)
-	e.setKind(kindExt)
-	e.setVlen(db.a.putExt(buf))
+func (db *DB) addExt(key, buf []byte, at int64) *Entry {
+	e := db.Alloc(key, 0, false)
+	e.SetKind(kindExt)
+	e.setVlen(db.A.putExt(buf))
 	return db.insertNew(key, e, at)
 }
 
 // insertNew links a new entry into the table and the expiry index.
-func (db *DB) insertNew(key []byte, e *entry, at int64) *entry {
+func (db *DB) insertNew(key []byte, e *Entry, at int64) *Entry {
 	if db.clockMs != nil {
 		if db.lfu != nil && db.lfu() {
-			e.touch(lfuState(lfuMinutes(*db.clockMs), lfuInitVal))
+			e.Touch(LFUState(LFUMinutes(*db.clockMs), lfuInitVal))
 		} else {
-			e.touch(accessTime(*db.clockMs))
+			e.Touch(AccessTime(*db.clockMs))
 		}
 	}
-	if db.blk != nil && len(db.blk.waiting) != 0 {
-		db.blk.signal(db.id, key)
+	if db.blk != nil && len(db.blk.Waiting) != 0 {
+		db.blk.Signal(db.Id, key)
 	}
 	db.grow(1)
-	db.t.put(uint64(db.t.hash(key))<<32 | uint64(db.handle(e)))
-	db.mem += db.size(e)
+	db.T.put(uint64(db.T.hash(key))<<32 | uint64(db.Handle(e)))
+	db.Mem += db.Size(e)
 	if at != 0 {
-		db.setDeadline(e, at)
+		db.SetDeadline(e, at)
 	}
 	return e
 }
 
 // grow makes room for n more keys within the load bound.
 func (db *DB) grow(n int) {
-	if (db.t.count+n)*4 <= len(db.t.slots)*3 {
+	if (db.T.Count+n)*4 <= len(db.T.Slots)*3 {
 		return
 	}
-	db.t.resize(sizeFor(db.t.count + n))
+	db.T.resize(sizeFor(db.T.Count + n))
 }
 
 // reserve sizes the table for n entries at once, sparing the rehashes of
 // growing one doubling at a time (recovery knows the count up front).
 func (db *DB) reserve(n int) {
-	if s := sizeFor(n); s > len(db.t.slots) {
-		db.t.resize(s)
+	if s := sizeFor(n); s > len(db.T.Slots) {
+		db.T.resize(s)
 	}
 }
 
 // dropValue releases e's side value, leaving it an empty inline string.
-func (db *DB) dropValue(e *entry) {
-	switch e.kind() & kindMask {
+func (db *DB) dropValue(e *Entry) {
+	switch e.Kind() & KindMask {
 	case kindExt:
-		db.a.dropExt(e.vlen())
-	case kindObj:
-		db.a.dropObj(e.vlen())
+		db.A.dropExt(e.Vlen())
+	case KindObj:
+		db.A.dropObj(e.Vlen())
 	}
 	e.vk = 0 // kindInline, empty
 }
 
 // free releases e's memory; e must already be out of the table and the
 // expiring index.
-func (db *DB) free(e *entry) {
+func (db *DB) free(e *Entry) {
 	db.dropValue(e)
-	db.a.release(db.handle(e), e.class())
+	db.A.Release(db.Handle(e), e.class())
 }
 
-// setString replaces e's value with a copy of val and returns the entry,
+// SetString replaces e's value with a copy of val and returns the entry,
 // which moves when the value no longer fits its allocation.
-func (db *DB) setString(e *entry, val []byte) *entry {
-	if e.kind() == kindInline && len(val) <= e.inlineCap() {
+func (db *DB) SetString(e *Entry, val []byte) *Entry {
+	if e.Kind() == kindInline && len(val) <= e.inlineCap() {
 		// The hot case: the slot, and so the accounted size, stays.
 		e.setVlen(uint32(len(val)))
 		copy(e.inlineVal(), val)
 		return e
 	}
-	db.mem -= db.size(e)
+	db.Mem -= db.Size(e)
 	db.dropValue(e)
 	if len(val) <= e.inlineCap() {
 		e.setVlen(uint32(len(val)))
@@ -269,60 +266,60 @@ func (db *DB) setString(e *entry, val []byte) *entry {
 		e.setVlen(uint32(len(val)))
 		copy(e.inlineVal(), val)
 	} else {
-		e.setKind(kindExt)
-		e.setVlen(db.a.putExt(copyBytes(val)))
+		e.SetKind(kindExt)
+		e.setVlen(db.A.putExt(CopyBytes(val)))
 	}
-	db.mem += db.size(e)
+	db.Mem += db.Size(e)
 	return e
 }
 
 // setStringOwned is setString for a val the caller gives away, as for
 // addStringOwned.
-func (db *DB) setStringOwned(e *entry, val []byte) *entry {
+func (db *DB) setStringOwned(e *Entry, val []byte) *Entry {
 	if len(val) <= e.inlineCap() || fitsInline(int(e.klen), len(val)) {
-		return db.setString(e, val) // inline: copied into the slot
+		return db.SetString(e, val) // inline: copied into the slot
 	}
-	db.mem -= db.size(e)
+	db.Mem -= db.Size(e)
 	db.dropValue(e)
-	e.setKind(kindExt)
-	e.setVlen(db.a.putExt(val[:len(val):len(val)]))
-	db.mem += db.size(e)
+	e.SetKind(kindExt)
+	e.setVlen(db.A.putExt(val[:len(val):len(val)]))
+	db.Mem += db.Size(e)
 	return e
 }
 
-// setObj replaces e's value with obj. An entry holding an object never
+// SetObj replaces e's value with obj. An entry holding an object never
 // moves.
-func (db *DB) setObj(e *entry, obj any) {
-	db.mem -= db.size(e)
-	if e.isObj() {
-		db.a.objs[e.vlen()] = obj
-		db.a.objAcct.remeasure(e.vlen(), obj)
+func (db *DB) SetObj(e *Entry, obj any) {
+	db.Mem -= db.Size(e)
+	if e.IsObj() {
+		db.A.Objs[e.Vlen()] = obj
+		db.A.ObjAcct.remeasure(e.Vlen(), obj)
 	} else {
 		db.dropValue(e)
-		e.setKind(kindObj)
-		e.setVlen(db.a.putObj(obj))
+		e.SetKind(KindObj)
+		e.setVlen(db.A.putObj(obj))
 	}
-	db.a.objAcct.mark(db, e, e.vlen())
-	db.mem += db.size(e)
+	db.A.ObjAcct.mark(db, e, e.Vlen())
+	db.Mem += db.Size(e)
 }
 
-// resizeVal makes e's string value n bytes long (n >= its length),
+// ResizeVal makes e's string value n bytes long (n >= its length),
 // keeping its bytes and zero-filling the rest, marks it modified in
 // place, and returns the entry, which moves when the value outgrows its
 // allocation. The caller writes through db.val.
-func (db *DB) resizeVal(e *entry, n int) *entry {
-	db.mem -= db.size(e)
-	cur := db.val(e)
+func (db *DB) ResizeVal(e *Entry, n int) *Entry {
+	db.Mem -= db.Size(e)
+	cur := db.Val(e)
 	switch {
-	case e.kind()&kindMask == kindInline && n <= e.inlineCap():
-		old := int(e.vlen())
+	case e.Kind()&KindMask == kindInline && n <= e.inlineCap():
+		old := int(e.Vlen())
 		e.setVlen(uint32(n))
 		clear(e.inlineVal()[old:])
-	case e.kind()&kindMask == kindExt && n <= cap(cur):
-		db.a.ext[e.vlen()] = cur[:n]
-		clear(db.a.ext[e.vlen()][len(cur):])
-	case e.kind()&kindMask == kindInline && fitsInline(int(e.klen), n+n/4):
-		old := int(e.vlen())
+	case e.Kind()&KindMask == kindExt && n <= cap(cur):
+		db.A.ext[e.Vlen()] = cur[:n]
+		clear(db.A.ext[e.Vlen()][len(cur):])
+	case e.Kind()&KindMask == kindInline && fitsInline(int(e.klen), n+n/4):
+		old := int(e.Vlen())
 		e = db.move(e, n+n/4)
 		e.setVlen(uint32(n))
 		clear(e.inlineVal()[old:])
@@ -330,153 +327,153 @@ func (db *DB) resizeVal(e *entry, n int) *entry {
 		b := make([]byte, n, growCap(n))
 		copy(b, cur)
 		db.dropValue(e)
-		e.setKind(kindExt)
-		e.setVlen(db.a.putExt(b))
+		e.SetKind(kindExt)
+		e.setVlen(db.A.putExt(b))
 	}
-	e.setKind(e.kind() | flagRaw)
-	db.mem += db.size(e)
+	e.SetKind(e.Kind() | FlagRaw)
+	db.Mem += db.Size(e)
 	return e
 }
 
-// maxGrowSlack bounds the room resizeVal leaves past a grown string, as
+// MaxGrowSlack bounds the room resizeVal leaves past a grown string, as
 // Redis's greedy growth adds at most 1 MB: half again of a 512 MB bitmap
 // would be 256 MB nobody asked for.
-const maxGrowSlack = 1 << 20
+const MaxGrowSlack = 1 << 20
 
 // growCap is the capacity for a string grown to n bytes: room for appends
 // to come, half of n again and at most maxGrowSlack.
-func growCap(n int) int { return n + min(n/2, maxGrowSlack) + 8 }
+func growCap(n int) int { return n + min(n/2, MaxGrowSlack) + 8 }
 
 // move reallocates e, an inline string, with room for a vlen-byte value,
 // keeping its header, key and value, and relinks it; it returns the new
 // entry. The caller keeps db.mem.
-func (db *DB) move(e *entry, vlen int) *entry {
-	key := e.key()
-	old := db.handle(e)
-	slot := db.t.slotOf(key, old)
-	ne := db.alloc(key, vlen, true)
-	h, c := db.handle(ne), ne.class()
+func (db *DB) move(e *Entry, vlen int) *Entry {
+	key := e.Key()
+	old := db.Handle(e)
+	slot := db.T.slotOf(key, old)
+	ne := db.Alloc(key, vlen, true)
+	h, c := db.Handle(ne), ne.class()
 	*ne = *e
 	ne.setClass(c)
 	copy(ne.inlineVal(), e.inlineVal())
-	db.t.slots[slot] = db.t.slots[slot]&^0xffffffff | uint64(h)
-	if ne.expIdx != 0 {
-		db.expiring[ne.expIdx-1] = h
+	db.T.Slots[slot] = db.T.Slots[slot]&^0xffffffff | uint64(h)
+	if ne.ExpIdx != 0 {
+		db.Expiring[ne.ExpIdx-1] = h
 	}
-	db.a.release(old, e.class())
+	db.A.Release(old, e.class())
 	return ne
 }
 
-// transfer moves e's value to a new entry for key in dst, which shares
+// Transfer moves e's value to a new entry for key in dst, which shares
 // db's arena and has no entry for key, and frees e. Side values change
 // owner without a copy. It returns the new entry.
-func (db *DB) transfer(e *entry, dst *DB, key []byte) *entry {
-	if e.kind()&kindMask == kindPacked && !fitsInline(len(key), int(e.vlen())) {
+func (db *DB) Transfer(e *Entry, dst *DB, key []byte) *Entry {
+	if e.Kind()&KindMask == KindPacked && !fitsInline(len(key), int(e.Vlen())) {
 		db.unpack(e) // too long a key to keep it packed
 	}
-	at, clock := e.expireAt, e.accessed()
+	at, clock := e.ExpireAt, e.accessed()
 	db.unlink(e)
-	var ne *entry
+	var ne *Entry
 	switch {
-	case e.kind()&kindMask == kindExt || e.kind()&kindMask == kindObj:
-		ne = dst.alloc(key, 0, false)
-		ne.setVlen(e.vlen())
-	case fitsInline(len(key), int(e.vlen())):
-		ne = dst.alloc(key, int(e.vlen()), true)
-		ne.setVlen(e.vlen())
+	case e.Kind()&KindMask == kindExt || e.Kind()&KindMask == KindObj:
+		ne = dst.Alloc(key, 0, false)
+		ne.setVlen(e.Vlen())
+	case fitsInline(len(key), int(e.Vlen())):
+		ne = dst.Alloc(key, int(e.Vlen()), true)
+		ne.setVlen(e.Vlen())
 		copy(ne.inlineVal(), e.inlineVal())
 	default:
-		ne = dst.alloc(key, 0, false)
-		ne.setVlen(db.a.putExt(copyBytes(e.inlineVal())))
-		e.setKind(kindExt | e.kind()&flagRaw)
+		ne = dst.Alloc(key, 0, false)
+		ne.setVlen(db.A.putExt(CopyBytes(e.inlineVal())))
+		e.SetKind(kindExt | e.Kind()&FlagRaw)
 	}
-	ne.setKind(e.kind())
-	db.a.release(db.handle(e), e.class())
+	ne.SetKind(e.Kind())
+	db.A.Release(db.Handle(e), e.class())
 	dst.insertNew(key, ne, at)
-	ne.touch(clock)
-	if ne.isObj() {
+	ne.Touch(clock)
+	if ne.IsObj() {
 		// A pending settle must credit the new database and entry.
-		db.a.objAcct.moved(ne.vlen(), dst, dst.handle(ne))
+		db.A.ObjAcct.moved(ne.Vlen(), dst, dst.Handle(ne))
 	}
 	return ne
 }
 
 // unlink removes e from the table and the expiring index without freeing
 // it.
-func (db *DB) unlink(e *entry) {
-	db.t.removeAt(db.t.slotOf(e.key(), db.handle(e)))
-	if e.expIdx != 0 {
+func (db *DB) unlink(e *Entry) {
+	db.T.removeAt(db.T.slotOf(e.Key(), db.Handle(e)))
+	if e.ExpIdx != 0 {
 		db.unindex(e)
 	}
-	db.mem -= db.size(e)
-	db.t.maybeShrink()
+	db.Mem -= db.Size(e)
+	db.T.maybeShrink()
 }
 
-// remove deletes e and frees it.
-func (db *DB) remove(e *entry) {
+// Remove deletes e and frees it.
+func (db *DB) Remove(e *Entry) {
 	db.unlink(e)
 	db.free(e)
 }
 
-// delete removes key and reports whether it was there.
-func (db *DB) delete(key []byte) bool {
-	e := db.find(key)
+// Delete removes key and reports whether it was there.
+func (db *DB) Delete(key []byte) bool {
+	e := db.Find(key)
 	if e == nil {
 		return false
 	}
-	db.remove(e)
+	db.Remove(e)
 	return true
 }
 
-// flush drops every key.
-func (db *DB) flush() {
-	for _, s := range db.t.slots {
+// Flush drops every key.
+func (db *DB) Flush() {
+	for _, s := range db.T.Slots {
 		if s != 0 {
-			db.free(db.entryAt(uint32(s)))
+			db.free(db.EntryAt(uint32(s)))
 		}
 	}
-	db.t.count = 0
-	if db.t.mapped {
-		freeSlots(db.t.slots)
-		db.t.mapped = false
+	db.T.Count = 0
+	if db.T.Mapped {
+		freeSlots(db.T.Slots)
+		db.T.Mapped = false
 	}
-	db.t.slots = nil
-	db.t.resize(tableMinSlots)
-	db.expiring = nil
-	db.mem = 0
+	db.T.Slots = nil
+	db.T.resize(tableMinSlots)
+	db.Expiring = nil
+	db.Mem = 0
 }
 
-// randomEntry returns a random entry or nil when empty.
-func (db *DB) randomEntry() *entry {
-	if db.t.count == 0 {
+// RandomEntry returns a random entry or nil when empty.
+func (db *DB) RandomEntry() *Entry {
+	if db.T.Count == 0 {
 		return nil
 	}
-	mask := len(db.t.slots) - 1
-	for i := rand.IntN(len(db.t.slots)); ; i = (i + 1) & mask {
-		if s := db.t.slots[i]; s != 0 {
-			return db.entryAt(uint32(s))
+	mask := len(db.T.Slots) - 1
+	for i := rand.IntN(len(db.T.Slots)); ; i = (i + 1) & mask {
+		if s := db.T.Slots[i]; s != 0 {
+			return db.EntryAt(uint32(s))
 		}
 	}
 }
 
-// each calls fn for every entry, in table order; fn must not add or
+// Each calls fn for every entry, in table order; fn must not add or
 // remove keys.
-func (db *DB) each(fn func(e *entry)) {
-	for _, s := range db.t.slots {
+func (db *DB) Each(fn func(e *Entry)) {
+	for _, s := range db.T.Slots {
 		if s != 0 {
-			fn(db.entryAt(uint32(s)))
+			fn(db.EntryAt(uint32(s)))
 		}
 	}
 }
 
 // overhead is the bytes of the database's index structures.
 func (db *DB) overhead() int64 {
-	return int64(len(db.t.slots))*8 + int64(cap(db.expiring))*4
+	return int64(len(db.T.Slots))*8 + int64(cap(db.Expiring))*4
 }
 
-// expired reports whether e's deadline has passed at now.
-func (e *entry) expired(now int64) bool {
-	return e.expireAt != 0 && e.expireAt <= now
+// Expired reports whether e's deadline has passed at now.
+func (e *Entry) Expired(now int64) bool {
+	return e.ExpireAt != 0 && e.ExpireAt <= now
 }
 
 func randIndex(n int) int { return rand.IntN(n) }

@@ -8,15 +8,15 @@ import (
 	"unsafe"
 )
 
-// entry is the fixed header of one key, at the start of its arena
+// Entry is the fixed header of one key, at the start of its arena
 // allocation; the key's bytes follow it, then (kindInline) the value's.
 // A *entry points into arena memory: it is valid until the entry is freed
 // or moved (DB.setString and DB.resizeVal may move it and return the new
 // one), and it must never be kept across commands.
-type entry struct {
-	// expireAt is an absolute unix time in milliseconds, 0 when the key
+type Entry struct {
+	// ExpireAt is an absolute unix time in milliseconds, 0 when the key
 	// has no deadline.
-	expireAt int64
+	ExpireAt int64
 	klen     uint32
 	// vk packs the value's length (kindInline) or its index in the
 	// arena's ext (kindExt) or objs (kindObj) table in the low 29 bits,
@@ -28,89 +28,89 @@ type entry struct {
 	// minutes modulo 2^16, then an 8-bit logarithmic counter) in the low
 	// 24 bits, and the allocation's size class in the high 8.
 	meta uint32
-	// expIdx is the position of the entry in its database's expiring
+	// ExpIdx is the position of the entry in its database's expiring
 	// slice plus one (0: not there), so deadlines are sampled and removed
 	// in O(1).
-	expIdx uint32
+	ExpIdx uint32
 }
 
-// entryHeader is the size of the header; keys start right after it.
-const entryHeader = int(unsafe.Sizeof(entry{}))
+// EntryHeader is the size of the header; keys start right after it.
+const EntryHeader = int(unsafe.Sizeof(Entry{}))
 
 // Value kinds of an entry.
 const (
 	kindInline uint8 = iota // a string stored after the key
 	kindExt                 // a string in the arena's ext table
-	kindObj                 // a value of another type in the arena's objs table
-	// kindPacked is a small collection stored after the key in its compact
+	KindObj                 // a value of another type in the arena's objs table
+	// KindPacked is a small collection stored after the key in its compact
 	// encoding (packed.go): a type tag, then the type's compact bytes.
-	kindPacked
-	kindMask uint8 = 3
-	// flagRaw marks a string modified in place (APPEND, SETRANGE,
+	KindPacked
+	KindMask uint8 = 3
+	// FlagRaw marks a string modified in place (APPEND, SETRANGE,
 	// SETBIT): OBJECT ENCODING reports raw, as Redis does.
-	flagRaw uint8 = 4
+	FlagRaw uint8 = 4
 )
 
 const (
-	clockMask = 1<<24 - 1
+	ClockMask = 1<<24 - 1
 	vlenBits  = 29
 	vlenMask  = 1<<vlenBits - 1
 	// maxSideIndex bounds the side tables' indexes, which share vk.
 	maxSideIndex = vlenMask
 )
 
-// vlen is the inline value's length or the side table index.
-func (e *entry) vlen() uint32 { return e.vk & vlenMask }
+// Vlen is the inline value's length or the side table index.
+func (e *Entry) Vlen() uint32 { return e.vk & vlenMask }
 
-func (e *entry) setVlen(n uint32) { e.vk = e.vk&^vlenMask | n }
+func (e *Entry) setVlen(n uint32) { e.vk = e.vk&^vlenMask | n }
 
-// kind is the value kind with the raw flag.
-func (e *entry) kind() uint8 { return uint8(e.vk >> vlenBits) }
+// Kind is the value kind with the raw flag.
+func (e *Entry) Kind() uint8 { return uint8(e.vk >> vlenBits) }
 
-func (e *entry) setKind(k uint8) { e.vk = e.vk&vlenMask | uint32(k)<<vlenBits }
+func (e *Entry) SetKind(k uint8) { e.vk = e.vk&vlenMask | uint32(k)<<vlenBits }
 
 // class is the arena size class of the allocation.
-func (e *entry) class() uint8 { return uint8(e.meta >> 24) }
+func (e *Entry) class() uint8 { return uint8(e.meta >> 24) }
 
-func (e *entry) setClass(c uint8) { e.meta = e.meta&clockMask | uint32(c)<<24 }
+func (e *Entry) setClass(c uint8) { e.meta = e.meta&ClockMask | uint32(c)<<24 }
 
-// touch records an access at clock (an accessTime).
-func (e *entry) touch(clock uint32) { e.meta = e.meta&^clockMask | clock&clockMask }
+// Touch records an access at clock (an accessTime).
+func (e *Entry) Touch(clock uint32) { e.meta = e.meta&^ClockMask | clock&ClockMask }
 
 // accessed is the access clock of the last touch.
-func (e *entry) accessed() uint32 { return e.meta & clockMask }
+func (e *Entry) accessed() uint32 { return e.meta & ClockMask }
 
-// key returns the key's bytes; they alias the arena.
-func (e *entry) key() []byte {
-	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(e), entryHeader)), e.klen)
+// Key returns the key's bytes; they alias the arena.
+func (e *Entry) Key() []byte {
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(e), EntryHeader)), e.klen)
 }
 
-// keyView returns the key as a string that aliases the arena: for
+// KeyView returns the key as a string that aliases the arena: for
 // arguments consumed at once (the WAL encoders copy it), never for keeping.
-func (e *entry) keyView() string {
-	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(e), entryHeader)), int(e.klen))
+func (e *Entry) KeyView() string {
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(e), EntryHeader)), int(e.klen))
 }
 
-// keyString returns a copy of the key as a string.
-func (e *entry) keyString() string { return string(e.key()) }
+// KeyString returns a copy of the key as a string.
+func (e *Entry) KeyString() string { return string(e.Key()) }
 
 // inlineCap is the room for an inline value in the entry's allocation.
-func (e *entry) inlineCap() int {
-	if e.class() == classDedicated {
+func (e *Entry) inlineCap() int {
+	if e.class() == ClassDedicated {
 		return 0
 	}
-	return classSize(e.class()) - entryHeader - int(e.klen)
+	return ClassSize(e.class()) - EntryHeader - int(e.klen)
 }
 
 // inlineVal returns the inline value, capped at its length.
-func (e *entry) inlineVal() []byte {
-	p := (*byte)(unsafe.Add(unsafe.Pointer(e), entryHeader+int(e.klen)))
-	n := e.vlen()
+func (e *Entry) inlineVal() []byte {
+	p := (*byte)(unsafe.Add(unsafe.Pointer(e), EntryHeader+int(e.klen)))
+	n := e.Vlen()
 	return unsafe.Slice(p, n)[:n:n]
 }
 
-// isObj reports whether the entry holds a value other than a string.
-func (e *entry) isObj() bool { return e.kind()&kindMask == kindObj }
+// IsObj reports whether the entry holds a value other than a string.
+func (e *Entry) IsObj() bool { return e.Kind()&KindMask == KindObj }
 
 // table is an open-addressing hash index of one database: each slot is 0
 // or the high 32 bits of a key's hash beside the entry's 32-bit handle,
@@ -124,18 +124,18 @@ func (e *entry) isObj() bool { return e.kind()&kindMask == kindObj }
 // table that keeps resizing (see snapshot.go).
 type table struct {
 	seed  maphash.Seed
-	slots []uint64
-	// mapped says slots were mapped outside the Go heap (tables of a
+	Slots []uint64
+	// Mapped says slots were mapped outside the Go heap (tables of a
 	// page or more), to be unmapped when replaced.
-	mapped bool
-	count  int
+	Mapped bool
+	Count  int
 	shift  uint8 // 32 - log2(len(slots))
 }
 
 const tableMinSlots = 16
 
 func newTable() table {
-	return table{seed: maphash.MakeSeed(), slots: make([]uint64, tableMinSlots), shift: 32 - 4}
+	return table{seed: maphash.MakeSeed(), Slots: make([]uint64, tableMinSlots), shift: 32 - 4}
 }
 
 func (t *table) hash(key []byte) uint32 { return uint32(maphash.Bytes(t.seed, key) >> 32) }
@@ -146,18 +146,18 @@ func (t *table) home(h uint32) int { return int(h >> t.shift) }
 // homeOf is the home slot of key.
 func (t *table) homeOf(key []byte) int { return t.home(t.hash(key)) }
 
-// find returns the slot index holding key, or -1.
-func (t *table) find(a *arena, key []byte) (int, *entry) {
+// Find returns the slot index holding key, or -1.
+func (t *table) Find(a *arena, key []byte) (int, *Entry) {
 	h := t.hash(key)
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	for i := t.home(h); ; i = (i + 1) & mask {
-		s := t.slots[i]
+		s := t.Slots[i]
 		if s == 0 {
 			return -1, nil
 		}
 		if uint32(s>>32) == h {
-			e := (*entry)(a.ptr(uint32(s)))
-			if bytes.Equal(e.key(), key) {
+			e := (*Entry)(a.Ptr(uint32(s)))
+			if bytes.Equal(e.Key(), key) {
 				return i, e
 			}
 		}
@@ -166,9 +166,9 @@ func (t *table) find(a *arena, key []byte) (int, *entry) {
 
 // slotOf returns the slot holding handle h of key.
 func (t *table) slotOf(key []byte, h uint32) int {
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	for i := t.homeOf(key); ; i = (i + 1) & mask {
-		s := t.slots[i]
+		s := t.Slots[i]
 		if s == 0 {
 			panic("keyspace: entry missing from its table")
 		}
@@ -180,23 +180,23 @@ func (t *table) slotOf(key []byte, h uint32) int {
 
 // put adds a slot value (hash<<32 | handle) for a key that is absent.
 func (t *table) put(s uint64) {
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	i := t.home(uint32(s >> 32))
-	for t.slots[i] != 0 {
+	for t.Slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = s
-	t.count++
+	t.Slots[i] = s
+	t.Count++
 }
 
 // removeAt empties slot i, shifting back the slots after it that would
 // otherwise be unreachable from their homes.
 func (t *table) removeAt(i int) {
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	j := i
 	for {
 		j = (j + 1) & mask
-		s := t.slots[j]
+		s := t.Slots[j]
 		if s == 0 {
 			break
 		}
@@ -209,20 +209,20 @@ func (t *table) removeAt(i int) {
 		} else if i < k || k <= j {
 			continue
 		}
-		t.slots[i] = s
+		t.Slots[i] = s
 		i = j
 	}
-	t.slots[i] = 0
-	t.count--
+	t.Slots[i] = 0
+	t.Count--
 }
 
 // resize rebuilds the table with n slots (a power of two).
 func (t *table) resize(n int) {
 	n = max(n, tableMinSlots)
-	old, oldMapped := t.slots, t.mapped
-	t.slots, t.mapped = allocSlots(n)
+	old, oldMapped := t.Slots, t.Mapped
+	t.Slots, t.Mapped = allocSlots(n)
 	t.shift = uint8(32 - bits.TrailingZeros(uint(n)))
-	t.count = 0
+	t.Count = 0
 	for _, s := range old {
 		if s != 0 {
 			t.put(s)
@@ -264,17 +264,17 @@ func sizeFor(n int) int {
 
 // maybeShrink halves the table while it is less than 1/8 full.
 func (t *table) maybeShrink() {
-	if len(t.slots) <= tableMinSlots || t.count*8 >= len(t.slots) {
+	if len(t.Slots) <= tableMinSlots || t.Count*8 >= len(t.Slots) {
 		return
 	}
-	t.resize(max(sizeFor(t.count), tableMinSlots))
+	t.resize(max(sizeFor(t.Count), tableMinSlots))
 }
 
 // eachHome calls fn for the handle of every key whose home is slot b.
 func (t *table) eachHome(b int, fn func(h uint32)) {
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	for i := b; ; i = (i + 1) & mask {
-		s := t.slots[i]
+		s := t.Slots[i]
 		if s == 0 {
 			return
 		}
@@ -287,10 +287,10 @@ func (t *table) eachHome(b int, fn func(h uint32)) {
 // eachInRange calls fn for the handle of every key whose hash lies in
 // [lo, hi), a range of the 32-bit hash space; fn must not change the table.
 func (t *table) eachInRange(lo, hi uint64, fn func(h uint32)) {
-	mask := len(t.slots) - 1
+	mask := len(t.Slots) - 1
 	for b := int(lo >> t.shift); b <= int((hi-1)>>t.shift); b++ {
 		for i := b; ; i = (i + 1) & mask {
-			s := t.slots[i]
+			s := t.Slots[i]
 			if s == 0 {
 				break
 			}
@@ -301,12 +301,12 @@ func (t *table) eachInRange(lo, hi uint64, fn func(h uint32)) {
 	}
 }
 
-// scan calls fn for every key whose home is the bucket the cursor names
+// Scan calls fn for every key whose home is the bucket the cursor names
 // and returns the next cursor (0 when the scan is complete). A cursor is
 // a position in the 32-bit hash space; buckets are visited in hash order,
 // so a key present for the whole scan is returned at least once however
 // the table is resized between calls.
-func (t *table) scan(cursor uint64, fn func(h uint32)) uint64 {
+func (t *table) Scan(cursor uint64, fn func(h uint32)) uint64 {
 	b := int(uint32(cursor) >> t.shift)
 	t.eachHome(b, fn)
 	next := uint64(b+1) << t.shift

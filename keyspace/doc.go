@@ -1,6 +1,12 @@
-// Package keyspace holds the shards of a server: their databases, entries
-// and values, expiry, eviction, the command table and every data command.
-// One goroutine owns a shard; nothing on the data path takes a lock.
+// Package keyspace is the engine of a server: its shards, their databases,
+// entries and values, expiry, eviction, the journal and snapshots, the
+// command table type and dispatch, blocking, transactions, Pub/Sub,
+// tracking and the shard halves of replication and scripting. One
+// goroutine owns a shard; nothing on the data path takes a lock.
+//
+// It registers no command: package commands holds every command family and
+// hands the table it builds to NewServer (Options.Commands). Nothing here
+// imports commands; the compiler keeps it so.
 //
 // # Memory layout
 //

@@ -14,8 +14,8 @@ import (
 // that no group passed over change nothing and are left out.
 const errDumpHeldStream = "ERR DUMP of a stream with delayed entries (XADD DELAY) is not supported: Redis's serialization cannot hold them back; retry once they are due"
 
-// rdbValue is the stream's plain contents, for DUMP.
-func (o *streamObj) rdbValue(now int64) (rdb.Value, string) { return rdbStreamOf(o.s, now) }
+// RDBValue is the stream's plain contents, for DUMP.
+func (o *StreamObj) RDBValue(now int64) (rdb.Value, string) { return rdbStreamOf(o.S, now) }
 
 // rdbStreamOf converts a stream to its plain contents at time now (ms).
 func rdbStreamOf(s *stream.Stream, now int64) (rdb.Value, string) {

@@ -11,38 +11,6 @@ package keyspace
 // and the order stays the one written here rather than the order of file
 // names, which init() would give.
 
-// commandFamilies is every command family's registration, in the order
-// they fill the command table.
-func commandFamilies() []func(commandTable) {
-	return []func(commandTable){
-		registerConnectionFamily,
-		registerServerFamily,
-		registerSlowlogFamily,
-		registerStringFamily,
-		registerBitmapFamily,
-		registerHyperLogLogFamily,
-		registerKeyFamily,
-		registerClusterFamily,
-		registerPersistenceFamily,
-		registerFunctionFamily,
-		registerScriptingFamily,
-		registerKeyJobFamily,
-		registerReplicationCommands,
-		registerPubSubFamily,
-		registerTransactionFamily,
-		registerHashFamily,
-		registerStreamFamily,
-		registerListFamily,
-		registerBlockingPops,
-		registerSetFamily,
-		registerZSetFamily,
-		registerGeoFamily,
-		registerSortFamily,
-		registerBloomFamily,
-		registerAdminFamily,
-	}
-}
-
 // valueTypeList is every value type other than plain strings.
 func valueTypeList() []*valueType {
 	return []*valueType{

@@ -135,7 +135,7 @@ func ImportRDB(r io.Reader, o ImportOptions) (ImportReport, error) {
 		}
 		return rep, err
 	}
-	cfg := defaultValueConfig()
+	cfg := DefaultValueConfig()
 	var buf []byte
 	for {
 		e, sk, err := fr.Next()
@@ -169,12 +169,12 @@ func ImportRDB(r io.Reader, o ImportOptions) (ImportReport, error) {
 			rep.Expired++
 			continue
 		}
-		kind := kindString
-		val, obj := objectFromRDB(cfg, &e.Value)
+		kind := KindString
+		val, obj := ObjectFromRDB(cfg, &e.Value)
 		if obj != nil {
-			sv := obj.(snapshotValue)
-			kind = sv.snapshotKind()
-			buf = sv.appendSnapshot(buf[:0])
+			sv := obj.(SnapshotValue)
+			kind = sv.SnapshotKind()
+			buf = sv.AppendSnapshot(buf[:0])
 			val = buf
 		}
 		if err := writers[shard].Add(uint16(e.DB), kind, e.Key, val, e.ExpireAtMs); err != nil {

@@ -11,12 +11,12 @@ import (
 // and deadlines are absolute. Each is a no-op when persistence is off.
 
 func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
-	if sh.tx.recording {
+	if sh.Tx.Recording {
 		// Inside EXEC: the unit is written whole at its end.
-		sh.tx.batch.Add(uint16(db), op, payload)
+		sh.Tx.batch.Add(uint16(db), op, payload)
 		return
 	}
-	sh.journal.Append(uint16(db), op, payload)
+	sh.Journal.Append(uint16(db), op, payload)
 	sh.appends++
 }
 
@@ -25,7 +25,7 @@ func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
 // to write to.
 func (sh *Shard) logged(db int, key string) bool {
 	sh.touchKey(db, key)
-	return sh.journal != nil
+	return sh.Journal != nil
 }
 
 // recordScratch writes one record whose payload p was built in the
@@ -52,8 +52,8 @@ const bigField = 64 << 10
 func (sh *Shard) recordField(db int, op persistence.Opcode, head []byte, b []byte, tail func([]byte) []byte) {
 	// The concrete type, not an interface: through an interface call b
 	// would escape, and every caller's stack buffer with it.
-	pj, ok := sh.journal.(*walJournal)
-	if len(b) < bigField || !ok || sh.tx.recording {
+	pj, ok := sh.Journal.(*WALJournal)
+	if len(b) < bigField || !ok || sh.Tx.Recording {
 		p := persistence.AppendBytes(head, b)
 		if tail != nil {
 			p = tail(p)
@@ -71,7 +71,7 @@ func (sh *Shard) recordField(db int, op persistence.Opcode, head []byte, b []byt
 	}
 	pj.AppendParts(uint16(db), op, p[:n], b, p[n:])
 	// The log's buffer for it is dropped once written.
-	sh.srv.memTuner.droppedBuffer(len(b))
+	sh.Srv.MemTuner.droppedBuffer(len(b))
 }
 
 // The payload shapes shared by several opcodes. Each starts with the key.
@@ -82,7 +82,7 @@ func (sh *Shard) logKeyI64(db int, op persistence.Opcode, key string, v int64) {
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	p = persistence.AppendI64(p, v)
 	sh.recordScratch(db, op, p)
 }
@@ -93,7 +93,7 @@ func (sh *Shard) logKeyU64I64(db int, op persistence.Opcode, key string, u uint6
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	p = persistence.AppendU64(p, u)
 	p = persistence.AppendI64(p, v)
 	sh.recordScratch(db, op, p)
@@ -105,57 +105,57 @@ func (sh *Shard) logKeyBytesI64(db int, op persistence.Opcode, key string, b []b
 	if !sh.logged(db, key) {
 		return
 	}
-	sh.recordField(db, op, appendStr(sh.scratch[:0], key), b, func(p []byte) []byte { return persistence.AppendI64(p, v) })
+	sh.recordField(db, op, AppendStr(sh.scratch[:0], key), b, func(p []byte) []byte { return persistence.AppendI64(p, v) })
 }
 
-func (sh *Shard) logSet(db int, key string, val []byte, at int64) {
+func (sh *Shard) LogSet(db int, key string, val []byte, at int64) {
 	sh.logKeyBytesI64(db, persistence.OpSet, key, val, at)
 }
 
-func (sh *Shard) logDel(db int, key string) {
+func (sh *Shard) LogDel(db int, key string) {
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	sh.recordScratch(db, persistence.OpDel, p)
 }
 
-func (sh *Shard) logExpire(db int, key string, at int64) {
+func (sh *Shard) LogExpire(db int, key string, at int64) {
 	sh.logKeyI64(db, persistence.OpExpire, key, at)
 }
 
-func (sh *Shard) logAppend(db int, key string, suffix []byte) {
+func (sh *Shard) LogAppend(db int, key string, suffix []byte) {
 	if !sh.logged(db, key) {
 		return
 	}
-	sh.recordField(db, persistence.OpAppend, appendStr(sh.scratch[:0], key), suffix, nil)
+	sh.recordField(db, persistence.OpAppend, AppendStr(sh.scratch[:0], key), suffix, nil)
 }
 
-func (sh *Shard) logSetRange(db int, key string, off int64, b []byte) {
+func (sh *Shard) LogSetRange(db int, key string, off int64, b []byte) {
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	p = persistence.AppendU64(p, uint64(off))
 	sh.recordField(db, persistence.OpSetRange, p, b, nil)
 }
 
-func (sh *Shard) logFlushDB(db int) {
-	if sh.journal == nil {
+func (sh *Shard) LogFlushDB(db int) {
+	if sh.Journal == nil {
 		return
 	}
 	sh.record(db, persistence.OpFlushDB, nil)
 }
 
-func (sh *Shard) logFlushAll() {
-	if sh.journal == nil {
+func (sh *Shard) LogFlushAll() {
+	if sh.Journal == nil {
 		return
 	}
 	sh.record(0, persistence.OpFlushAll, nil)
 }
 
-func (sh *Shard) logSwapDB(a, b int) {
-	if sh.journal == nil {
+func (sh *Shard) LogSwapDB(a, b int) {
+	if sh.Journal == nil {
 		return
 	}
 	p := persistence.AppendU16(sh.scratch[:0], uint16(a))
@@ -163,32 +163,32 @@ func (sh *Shard) logSwapDB(a, b int) {
 	sh.recordScratch(0, persistence.OpSwapDB, p)
 }
 
-func (sh *Shard) logMove(db int, key string, target int) {
+func (sh *Shard) LogMove(db int, key string, target int) {
 	sh.touchKey(target, key)
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	p = persistence.AppendU16(p, uint16(target))
 	sh.recordScratch(db, persistence.OpMove, p)
 }
 
-func (sh *Shard) logRename(db int, src, dst string) {
+func (sh *Shard) LogRename(db int, src, dst string) {
 	sh.touchKey(db, src)
 	if !sh.logged(db, dst) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], src)
-	p = appendStr(p, dst)
+	p := AppendStr(sh.scratch[:0], src)
+	p = AppendStr(p, dst)
 	sh.recordScratch(db, persistence.OpRename, p)
 }
 
-func (sh *Shard) logCopy(db int, src, dst string, target int, replace bool) {
+func (sh *Shard) LogCopy(db int, src, dst string, target int, replace bool) {
 	if !sh.logged(target, dst) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], src)
-	p = appendStr(p, dst)
+	p := AppendStr(sh.scratch[:0], src)
+	p = AppendStr(p, dst)
 	p = persistence.AppendU16(p, uint16(target))
 	var r uint8
 	if replace {
@@ -198,8 +198,8 @@ func (sh *Shard) logCopy(db int, src, dst string, target int, replace bool) {
 	sh.recordScratch(db, persistence.OpCopy, p)
 }
 
-// appendStr is persistence.AppendBytes for a string, without converting it.
-func appendStr(dst []byte, s string) []byte {
+// AppendStr is persistence.AppendBytes for a string, without converting it.
+func AppendStr(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
 }

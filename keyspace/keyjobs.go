@@ -2,7 +2,6 @@ package keyspace
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ruvio/ruvio/persistence"
 )
@@ -26,122 +25,65 @@ import (
 // their WAL opcodes so they never collide with the kinds other families
 // take from the bottom of the range. Append-only, like opcodes.
 const (
-	kindLease     uint8 = 20
-	kindSemaphore uint8 = 22
-	kindSetV      uint8 = 24
-	kindLimit     uint8 = 25
+	KindLease     uint8 = 20
+	KindSemaphore uint8 = 22
+	KindSetV      uint8 = 24
+	KindLimit     uint8 = 25
 	kindOnce      uint8 = 26
 )
-
-// Reply texts of the key jobs.
-const (
-	errPositiveMax   = "ERR max must be a positive integer"
-	errPositiveCount = "ERR count must be a positive integer"
-	errTokenOverflow = "ERR token space of this key is exhausted"
-	errSetVExists    = "ERR SETV key already exists; pass its current version"
-	errSetVNoKey     = "ERR SETV no such key; omit the version to create it"
-	errSetVMismatch  = "ERR SETV version mismatch"
-	errSetVVersion   = "ERR SETV version must be a positive integer"
-	errSetVOverflow  = "ERR SETV version would overflow"
-)
-
-// parseTTLArg parses a positive time-to-live in milliseconds and returns
-// the absolute deadline now+ttl. It replies and returns false on error.
-func parseTTLArg(x *Ctx, arg []byte) (int64, bool) {
-	n, ok := parseInt(arg)
-	if !ok {
-		x.W.Error(errNotInt)
-		return 0, false
-	}
-	if n <= 0 || n > math.MaxInt64-x.S.nowMs {
-		x.W.Error(invalidExpireError(x.Cmd.Name))
-		return 0, false
-	}
-	return x.S.nowMs + n, true
-}
-
-// parsePositive parses a positive integer argument; it replies errNotInt
-// for a non-integer and msg for a value below 1.
-func parsePositive(x *Ctx, arg []byte, msg string) (int64, bool) {
-	n, ok := parseInt(arg)
-	if !ok {
-		x.W.Error(errNotInt)
-		return 0, false
-	}
-	if n < 1 {
-		x.W.Error(msg)
-		return 0, false
-	}
-	return n, true
-}
-
-func registerKeyJobFamily(t commandTable) {
-	const rw, fast, deny = FlagWrite, FlagFast, FlagDenyOOM
-	t.add(
-		&Command{Name: "lease", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Grants an exclusive lease with a fencing token, or a null reply while the lease is held.", Complexity: "O(1)", Handler: leaseCommand},
-		&Command{Name: "release", Arity: 3, Flags: rw, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Releases a lease or one semaphore holder when the token matches; returns 1 or 0.", Complexity: "O(1) for a lease, O(log N) amortised for a semaphore with N holders.", Handler: releaseCommand},
-		&Command{Name: "semaphore", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Acquires one slot of a counting semaphore with its own TTL; returns a token, or a null reply when max holders are live.", Complexity: "O(log N) amortised where N is the number of holders.", Handler: semaphoreCommand},
-		&Command{Name: "limit", Arity: 4, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Counts one call in a fixed window; returns the remaining allowance, or a null reply when the window is full.", Complexity: "O(1)", Handler: limitCommand},
-		&Command{Name: "once", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "Returns 1 for the first call within a TTL and 0 for later calls, without refreshing the TTL.", Complexity: "O(1)", Handler: onceCommand},
-		&Command{Name: "take", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Subtracts a positive count from an integer when it holds at least that much; returns the remainder or a null reply.", Complexity: "O(1)", Handler: takeCommand},
-		&Command{Name: "setv", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Writes a versioned string: creates version 1, or replaces the value when the current version is passed; returns the new version.", Complexity: "O(1)", Handler: setvCommand},
-		&Command{Name: "idem", Arity: 6, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Native idempotency records: BEGIN acquires or reports pending, conflict or the completed result; COMPLETE publishes the result.", Complexity: "O(N) where N is the length of the tokens and the result.", Handler: idemCommand},
-		&Command{Name: "changes", Arity: 2, Flags: FlagReadOnly | FlagKeyless, Group: "generic", Since: "0.1.0", Summary: "CHANGES START arms this shard's in-memory change feed and returns its cursor; CHANGES cursor returns up to 1024 later notes.", Complexity: "O(N) where N is the number of notes returned.", Handler: changesCommand},
-	)
-}
 
 // Logging: one record per accepted mutation, built in the shard's scratch
 // buffer. The payload layouts are documented in persistence/doc.go and
 // docs/wal-format.md.
 
-func (sh *Shard) logLease(db int, key string, token, until int64) {
+func (sh *Shard) LogLease(db int, key string, token, until int64) {
 	sh.logKeyU64I64(db, persistence.OpLease, key, uint64(token), until)
 }
 
-func (sh *Shard) logRelease(db int, key string, token int64) {
+func (sh *Shard) LogRelease(db int, key string, token int64) {
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	p = persistence.AppendU64(p, uint64(token))
 	sh.recordScratch(db, persistence.OpRelease, p)
 }
 
-func (sh *Shard) logSemAcquire(db int, key string, token, until, keyAt int64) {
+func (sh *Shard) LogSemAcquire(db int, key string, token, until, keyAt int64) {
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	p = persistence.AppendU64(p, uint64(token))
 	p = persistence.AppendI64(p, until)
 	p = persistence.AppendI64(p, keyAt)
 	sh.recordScratch(db, persistence.OpSemaphoreAcquire, p)
 }
 
-func (sh *Shard) logSemRelease(db int, key string, token, keyAt int64) {
+func (sh *Shard) LogSemRelease(db int, key string, token, keyAt int64) {
 	sh.logKeyU64I64(db, persistence.OpSemaphoreRelease, key, uint64(token), keyAt)
 }
 
-func (sh *Shard) logSetV(db int, key string, val []byte, version, at int64) {
+func (sh *Shard) LogSetV(db int, key string, val []byte, version, at int64) {
 	if !sh.logged(db, key) {
 		return
 	}
-	p := appendStr(sh.scratch[:0], key)
+	p := AppendStr(sh.scratch[:0], key)
 	p = persistence.AppendBytes(p, val)
 	p = persistence.AppendU64(p, uint64(version))
 	p = persistence.AppendI64(p, at)
 	sh.recordScratch(db, persistence.OpSetV, p)
 }
 
-func (sh *Shard) logLimit(db int, key string, count, at int64) {
+func (sh *Shard) LogLimit(db int, key string, count, at int64) {
 	sh.logKeyU64I64(db, persistence.OpLimit, key, uint64(count), at)
 }
 
-func (sh *Shard) logOnce(db int, key string, at int64) {
+func (sh *Shard) LogOnce(db int, key string, at int64) {
 	sh.logKeyI64(db, persistence.OpOnce, key, at)
 }
 
-func (sh *Shard) logIdemPut(db int, key string, rec []byte, at int64) {
+func (sh *Shard) LogIdemPut(db int, key string, rec []byte, at int64) {
 	sh.logKeyBytesI64(db, persistence.OpIdempotencyPut, key, rec, at)
 }
 
@@ -164,25 +106,25 @@ func applyKeyJobRecord(db *DB, op persistence.Opcode, p *persistence.PayloadRead
 		if err := p.End(); err != nil {
 			return err
 		}
-		replaySet(db, key, nil, &setvObj{version: int64(version), val: copyBytes(val)}, at)
+		replaySet(db, key, nil, &SetvObj{Version: int64(version), Val: CopyBytes(val)}, at)
 	case persistence.OpLimit:
 		count, at := p.NextU64(), p.NextI64()
 		if err := p.End(); err != nil {
 			return err
 		}
-		replaySet(db, key, nil, &limitObj{count: int64(count)}, at)
+		replaySet(db, key, nil, &LimitObj{Count: int64(count)}, at)
 	case persistence.OpOnce:
 		at := p.NextI64()
 		if err := p.End(); err != nil {
 			return err
 		}
-		replaySet(db, key, nil, onceObj{}, at)
+		replaySet(db, key, nil, OnceObj{}, at)
 	case persistence.OpIdempotencyPut:
 		rec, at := p.NextBytes(), p.NextI64()
 		if err := p.End(); err != nil {
 			return err
 		}
-		replaySet(db, key, copyBytes(rec), nil, at)
+		replaySet(db, key, CopyBytes(rec), nil, at)
 	default:
 		return fmt.Errorf("opcode %s is not a key-job record", op)
 	}
@@ -194,13 +136,13 @@ func replayLease(db *DB, key []byte, p *persistence.PayloadReader) error {
 	if err := p.End(); err != nil {
 		return err
 	}
-	e := db.find(key)
+	e := db.Find(key)
 	if e == nil {
-		db.add(key, nil, &leaseObj{token: token, until: until}, 0)
-	} else if l, ok := db.obj(e).(*leaseObj); ok {
-		l.token, l.until = token, until
+		db.Add(key, nil, &LeaseObj{Token: token, Until: until}, 0)
+	} else if l, ok := db.Obj(e).(*LeaseObj); ok {
+		l.Token, l.Until = token, until
 	} else {
-		db.setObj(e, &leaseObj{token: token, until: until})
+		db.SetObj(e, &LeaseObj{Token: token, Until: until})
 	}
 	return nil
 }
@@ -210,9 +152,9 @@ func replayRelease(db *DB, key []byte, p *persistence.PayloadReader) error {
 	if err := p.End(); err != nil {
 		return err
 	}
-	if e := db.find(key); e != nil {
-		if l, ok := db.obj(e).(*leaseObj); ok && l.token == token {
-			l.until = 0
+	if e := db.Find(key); e != nil {
+		if l, ok := db.Obj(e).(*LeaseObj); ok && l.Token == token {
+			l.Until = 0
 		}
 	}
 	return nil
@@ -223,21 +165,21 @@ func replaySemAcquire(db *DB, key []byte, p *persistence.PayloadReader) error {
 	if err := p.End(); err != nil {
 		return err
 	}
-	e := db.find(key)
-	var s *semObj
+	e := db.Find(key)
+	var s *SemObj
 	if e != nil {
 		var ok bool
-		if s, ok = db.obj(e).(*semObj); !ok {
-			s = &semObj{}
-			db.setObj(e, s)
+		if s, ok = db.Obj(e).(*SemObj); !ok {
+			s = &SemObj{}
+			db.SetObj(e, s)
 		}
-		db.setDeadline(e, keyAt)
+		db.SetDeadline(e, keyAt)
 	} else {
-		s = &semObj{}
-		db.add(key, nil, s, keyAt)
+		s = &SemObj{}
+		db.Add(key, nil, s, keyAt)
 	}
-	s.add(semHolder{token: token, until: until})
-	s.last = max(s.last, token)
+	s.Add(SemHolder{Token: token, Until: until})
+	s.Last = max(s.Last, token)
 	return nil
 }
 
@@ -246,10 +188,10 @@ func replaySemRelease(db *DB, key []byte, p *persistence.PayloadReader) error {
 	if err := p.End(); err != nil {
 		return err
 	}
-	if e := db.find(key); e != nil {
-		if s, ok := db.obj(e).(*semObj); ok {
-			s.remove(token)
-			db.setDeadline(e, keyAt)
+	if e := db.Find(key); e != nil {
+		if s, ok := db.Obj(e).(*SemObj); ok {
+			s.Remove(token)
+			db.SetDeadline(e, keyAt)
 		}
 	}
 	return nil
@@ -259,7 +201,7 @@ func replaySemRelease(db *DB, key []byte, p *persistence.PayloadReader) error {
 // versioned values, rate limits, once-markers) to the engine (value.go).
 var keyJobValueType = valueType{
 	name:  "key job",
-	kinds: []uint8{kindLease, kindSemaphore, kindSetV, kindLimit, kindOnce},
+	kinds: []uint8{KindLease, KindSemaphore, KindSetV, KindLimit, kindOnce},
 	decodeSnapshot: func(_ valueConfig, kind uint8, val []byte) (any, error) {
 		return decodeKeyJobValue(kind, val)
 	},
@@ -283,15 +225,15 @@ func decodeKeyJobValue(kind uint8, val []byte) (any, error) {
 	var err error
 	var obj any
 	switch kind {
-	case kindLease:
+	case KindLease:
 		var token uint64
 		var until int64
 		if token, err = p.U64(); err == nil {
 			until, err = p.I64()
 		}
-		obj = &leaseObj{token: int64(token), until: until}
-	case kindSemaphore:
-		s := &semObj{}
+		obj = &LeaseObj{Token: int64(token), Until: until}
+	case KindSemaphore:
+		s := &SemObj{}
 		var last, n uint64
 		if last, err = p.U64(); err == nil {
 			n, err = p.U64()
@@ -300,8 +242,8 @@ func decodeKeyJobValue(kind uint8, val []byte) (any, error) {
 			err = fmt.Errorf("%w: semaphore claims %d holders in %d bytes", persistence.ErrCorrupt, n, p.Len())
 		}
 		if err == nil {
-			s.last = int64(last)
-			live := make([]semHolder, n)
+			s.Last = int64(last)
+			live := make([]SemHolder, n)
 			for i := range live {
 				var token uint64
 				var until int64
@@ -311,23 +253,23 @@ func decodeKeyJobValue(kind uint8, val []byte) (any, error) {
 				if err != nil {
 					break
 				}
-				live[i] = semHolder{token: int64(token), until: until}
+				live[i] = SemHolder{Token: int64(token), Until: until}
 			}
-			s.setHolders(live)
+			s.SetHolders(live)
 		}
 		obj = s
-	case kindSetV:
+	case KindSetV:
 		var version uint64
 		if version, err = p.U64(); err == nil {
-			obj = &setvObj{version: int64(version), val: copyBytes(p.Rest())}
+			obj = &SetvObj{Version: int64(version), Val: CopyBytes(p.Rest())}
 		}
-	case kindLimit:
+	case KindLimit:
 		var count uint64
 		if count, err = p.U64(); err == nil {
-			obj = &limitObj{count: int64(count)}
+			obj = &LimitObj{Count: int64(count)}
 		}
 	case kindOnce:
-		obj = onceObj{}
+		obj = OnceObj{}
 	default:
 		return nil, fmt.Errorf("keyspace: snapshot value kind %d is unknown", kind)
 	}

@@ -45,21 +45,21 @@ var errSnapshotLogFailed = errors.New("keyspace: the write-ahead log failed: the
 // noting it if the log has failed since; nil while the log is healthy.
 // Shard goroutine (token holder) only.
 func (sh *Shard) observeLogFailure() *logFailure {
-	if sh.logFail != nil || sh.journal == nil {
+	if sh.logFail != nil || sh.Journal == nil {
 		return sh.logFail
 	}
-	err := sh.journal.Err()
+	err := sh.Journal.Err()
 	if err == nil {
 		return nil
 	}
-	last, durable := sh.journal.Sequences()
+	last, durable := sh.Journal.Sequences()
 	f := &logFailure{err: err, tainted: last > durable}
 	sh.logFail = f
 	if !f.tainted {
-		sh.logger().Error("write-ahead log failed: writes are refused until the server restarts", zap.Error(err))
+		sh.Logger().Error("write-ahead log failed: writes are refused until the server restarts", zap.Error(err))
 		return f
 	}
-	sh.logger().Error("write-ahead log failed with writes in memory it never made durable: the shard serves no data until the server restarts",
+	sh.Logger().Error("write-ahead log failed with writes in memory it never made durable: the shard serves no data until the server restarts",
 		zap.Uint64("last_sequence", last), zap.Uint64("durable_sequence", durable), zap.Error(err))
 	sh.abandonSnapshot()
 	return f
@@ -81,8 +81,8 @@ func (sh *Shard) lostWrites(b *Batch, off int) {
 // abandonSnapshot stops a snapshot in progress of a tainted shard: it may
 // hold the refused writes, and must never be published.
 func (sh *Shard) abandonSnapshot() {
-	if sh.snap != nil {
-		sh.snap.err = errSnapshotLogFailed
+	if sh.Snap != nil {
+		sh.Snap.err = errSnapshotLogFailed
 		sh.endSnapshotScan()
 	}
 }
@@ -94,7 +94,7 @@ func (sh *Shard) tainted() bool { return sh.logFail != nil && sh.logFail.tainted
 // unservedError is the refusal of a command that needs the data of a
 // tainted shard.
 func (sh *Shard) unservedError() string {
-	return "IOERR the write-ahead log of shard " + strconv.Itoa(sh.idx) + " failed: " + sh.logFail.err.Error() +
+	return "IOERR the write-ahead log of shard " + strconv.Itoa(sh.Idx) + " failed: " + sh.logFail.err.Error() +
 		". Its memory holds writes that were never made durable, so it serves no data until an operator restarts the server"
 }
 
@@ -103,12 +103,12 @@ func (sh *Shard) unservedError() string {
 // calls are checked one by one), and for EXEC only when every queued
 // command is.
 func servedWhileTainted(c *Client, cmd *Command, args [][]byte) bool {
-	if cmd.called(args).Flags&FlagStale == 0 {
+	if cmd.Called(args).Flags&FlagStale == 0 {
 		return false
 	}
-	if cmd.Name == "exec" && c.tx.multi {
-		for _, q := range c.tx.queued {
-			if q.cmd.called(q.args).Flags&FlagStale == 0 {
+	if cmd.Name == "exec" && c.Tx.Multi {
+		for _, q := range c.Tx.Queued {
+			if q.Cmd.Called(q.Args).Flags&FlagStale == 0 {
 				return false
 			}
 		}
@@ -130,7 +130,7 @@ type replyDep struct {
 // noteDep records that the replies of b from off on depend on every record
 // appended so far.
 func (sh *Shard) noteDep(b *Batch, off int, write bool) {
-	last, _ := sh.journal.Sequences()
+	last, _ := sh.Journal.Sequences()
 	if n := len(b.deps); n > 0 && b.deps[n-1].dep == last && !write {
 		return // nothing new to depend on
 	}
@@ -158,7 +158,7 @@ func settleFailed(sh *Shard, b *Batch, durable uint64, err error) {
 		if write {
 			b.Out.Error("ERR write-ahead log failed, the write was not acknowledged: " + err.Error())
 		} else {
-			b.Out.Error("IOERR this read saw writes that the write-ahead log of shard " + strconv.Itoa(sh.idx) +
+			b.Out.Error("IOERR this read saw writes that the write-ahead log of shard " + strconv.Itoa(sh.Idx) +
 				" failed to make durable: " + err.Error() + ". The shard serves no data until an operator restarts the server")
 		}
 		b.CloseAfter = true

@@ -30,7 +30,7 @@ type objRef struct {
 // the arena's objs, and the objects marked since the last settle.
 type objAccounts struct {
 	sizes []int64
-	dirty []objRef
+	Dirty []objRef
 	// freeAfterSettle are object indexes freed while marked: they are
 	// reused only once no pending mark names them.
 	freeAfterSettle []uint32
@@ -42,14 +42,14 @@ type objAccounts struct {
 	spare spareObjs
 }
 
-// objectSize is the bytes an object is accounted for: its side-table
+// ObjectSize is the bytes an object is accounted for: its side-table
 // slot (an interface value, 16 bytes) and the heap it holds, as MEMORY
 // USAGE reports it; 64 for a value that cannot measure itself.
-func objectSize(o any) int64 { return measureObject(o, 0) }
+func ObjectSize(o any) int64 { return MeasureObject(o, 0) }
 
-// measureObject is objectSize with a collection looked at through at most
+// MeasureObject is objectSize with a collection looked at through at most
 // samples elements (0: all), for MEMORY USAGE.
-func measureObject(o any, samples int64) int64 {
+func MeasureObject(o any, samples int64) int64 {
 	if mu, ok := o.(memoryUsager); ok {
 		return 16 + mu.memoryUsage(samples)
 	}
@@ -58,12 +58,12 @@ func measureObject(o any, samples int64) int64 {
 
 // mark records that object i of db, held by e, may change before the
 // next settle.
-func (a *objAccounts) mark(db *DB, e *entry, i uint32) {
+func (a *objAccounts) mark(db *DB, e *Entry, i uint32) {
 	if a.sizes[i]&objDirty != 0 {
 		return
 	}
 	a.sizes[i] |= objDirty
-	a.dirty = append(a.dirty, objRef{db: db, h: db.handle(e), idx: i})
+	a.Dirty = append(a.Dirty, objRef{db: db, h: db.Handle(e), idx: i})
 }
 
 // moved records that object i now belongs to the entry of handle h in
@@ -72,52 +72,52 @@ func (a *objAccounts) moved(i uint32, db *DB, h uint32) {
 	if a.sizes[i]&objDirty == 0 {
 		return
 	}
-	for k := range a.dirty {
-		if a.dirty[k].idx == i {
-			a.dirty[k].db, a.dirty[k].h = db, h
+	for k := range a.Dirty {
+		if a.Dirty[k].idx == i {
+			a.Dirty[k].db, a.Dirty[k].h = db, h
 		}
 	}
 }
 
-// accounted is object i's size as its database's mem includes it.
-func (a *objAccounts) accounted(i uint32) int64 { return a.sizes[i] &^ objDirty }
+// Accounted is object i's size as its database's mem includes it.
+func (a *objAccounts) Accounted(i uint32) int64 { return a.sizes[i] &^ objDirty }
 
 // remeasure sets the accounted size of object i, now o, keeping its mark;
 // the caller adjusts the database's mem around it.
 func (a *objAccounts) remeasure(i uint32, o any) {
-	a.sizes[i] = objectSize(o) | a.sizes[i]&objDirty
+	a.sizes[i] = ObjectSize(o) | a.sizes[i]&objDirty
 }
 
-// settle measures every marked object and brings its database's mem to
+// Settle measures every marked object and brings its database's mem to
 // the new figure; a collection small enough goes back into its entry in
 // its compact encoding (packed.go).
-func (a *objAccounts) settle(ar *arena) {
-	if len(a.dirty) == 0 {
+func (a *objAccounts) Settle(ar *arena) {
+	if len(a.Dirty) == 0 {
 		return
 	}
-	for _, r := range a.dirty {
+	for _, r := range a.Dirty {
 		old := a.sizes[r.idx]
 		if old&objDirty == 0 {
 			continue // freed since it was marked
 		}
 		a.sizes[r.idx] = old &^ objDirty
-		if r.db.pack(r.db.entryAt(r.h)) {
+		if r.db.pack(r.db.EntryAt(r.h)) {
 			continue
 		}
-		n := objectSize(ar.objs[r.idx])
-		r.db.mem += n - old&^objDirty
+		n := ObjectSize(ar.Objs[r.idx])
+		r.db.Mem += n - old&^objDirty
 		a.sizes[r.idx] = n
 	}
-	clear(a.dirty)
-	a.dirty = a.dirty[:0]
-	ar.objFree = append(ar.objFree, a.freeAfterSettle...)
+	clear(a.Dirty)
+	a.Dirty = a.Dirty[:0]
+	ar.ObjFree = append(ar.ObjFree, a.freeAfterSettle...)
 	a.freeAfterSettle = a.freeAfterSettle[:0]
 }
 
-// settleMem brings the shard's running used_memory up to date with the
+// SettleMem brings the shard's running used_memory up to date with the
 // objects touched since the last settle.
-func (sh *Shard) settleMem() {
-	if len(sh.arena.objAcct.dirty) != 0 {
-		sh.arena.objAcct.settle(sh.arena)
+func (sh *Shard) SettleMem() {
+	if len(sh.Arena.ObjAcct.Dirty) != 0 {
+		sh.Arena.ObjAcct.Settle(sh.Arena)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"sync/atomic"
 )
@@ -51,31 +50,31 @@ func (sh *Shard) memUsed() int64 {
 
 // memFigures returns the shard's data set bytes and its overhead bytes.
 func (sh *Shard) memFigures() (dataset, overhead int64) {
-	sh.settleMem()
-	for _, db := range sh.dbs {
-		dataset += db.mem
+	sh.SettleMem()
+	for _, db := range sh.Dbs {
+		dataset += db.Mem
 		overhead += db.overhead()
 	}
-	return dataset, overhead + sh.arena.overhead()
+	return dataset, overhead + sh.Arena.overhead()
 }
 
 // publishMem makes the shard's used_memory readable by other shards.
 func (sh *Shard) publishMem() {
 	used := sh.memUsed()
-	sh.memPublished.Store(used)
-	sh.arenaMapped.Store(sh.arena.mapped)
-	if used > sh.memPeak.Load() {
-		sh.memPeak.Store(used)
+	sh.MemPublished.Store(used)
+	sh.ArenaMapped.Store(sh.Arena.Mapped)
+	if used > sh.MemPeak.Load() {
+		sh.MemPeak.Store(used)
 	}
 }
 
 // maxMemoryShare is the shard's part of maxmemory; 0 means no limit.
 func (sh *Shard) maxMemoryShare() int64 {
-	m := sh.srv.opts.Live.MaxMemory()
+	m := sh.Srv.Opts.Live.MaxMemory()
 	if m <= 0 {
 		return 0
 	}
-	return max(m/int64(len(sh.srv.shards)), 1)
+	return max(m/int64(len(sh.Srv.ShardList)), 1)
 }
 
 // evictForWrite runs before a write command when maxmemory is set. It
@@ -104,14 +103,14 @@ func (sh *Shard) evictForWrite() bool {
 // evictCandidate is the best key seen by one sampling round.
 type evictCandidate struct {
 	db    *DB
-	e     *entry
+	e     *Entry
 	score uint64
 }
 
 // evictOne evicts one key chosen by the policy; false when none is
 // eligible.
 func (sh *Shard) evictOne() bool {
-	live := sh.srv.opts.Live
+	live := sh.Srv.Opts.Live
 	policy := live.MaxMemoryPolicy()
 	if policy == "noeviction" {
 		return false
@@ -119,23 +118,23 @@ func (sh *Shard) evictOne() bool {
 	volatile := strings.HasPrefix(policy, "volatile-")
 	samples := live.MaxMemorySamples()
 	var best evictCandidate
-	for k := range sh.dbs {
+	for k := range sh.Dbs {
 		// Random policies take the first database with a candidate,
 		// starting from a rotating one, as Redis does.
-		db := sh.dbs[(sh.evictCursor+k)%len(sh.dbs)]
+		db := sh.Dbs[(sh.evictCursor+k)%len(sh.Dbs)]
 		n := db.Len()
 		if volatile {
-			n = len(db.expiring)
+			n = len(db.Expiring)
 		}
 		if n == 0 {
 			continue
 		}
 		for s := 0; s < samples; s++ {
-			var e *entry
+			var e *Entry
 			if volatile {
-				e = db.entryAt(db.expiring[rand.IntN(len(db.expiring))])
+				e = db.EntryAt(db.Expiring[rand.IntN(len(db.Expiring))])
 			} else {
-				e = db.randomEntry()
+				e = db.RandomEntry()
 			}
 			score := sh.evictScore(policy, e)
 			if best.e == nil || score > best.score {
@@ -150,37 +149,37 @@ func (sh *Shard) evictOne() bool {
 	if best.e == nil {
 		return false
 	}
-	sh.evict(best.db, best.e)
+	sh.Evict(best.db, best.e)
 	return true
 }
 
 // evictScore ranks a candidate: the highest score goes first.
-func (sh *Shard) evictScore(policy string, e *entry) uint64 {
+func (sh *Shard) evictScore(policy string, e *Entry) uint64 {
 	switch policy {
 	case "allkeys-lru", "volatile-lru":
-		return uint64(sh.idleSeconds(e))
+		return uint64(sh.IdleSeconds(e))
 	case "allkeys-lfu", "volatile-lfu":
-		return 255 - uint64(sh.lfuDecayed(e))
+		return 255 - uint64(sh.LFUDecayed(e))
 	case "volatile-ttl":
-		return math.MaxUint64 - uint64(e.expireAt)
+		return math.MaxUint64 - uint64(e.ExpireAt)
 	}
 	return 0
 }
 
-// evict deletes a key to free memory and logs the deletion; subscribers
+// Evict deletes a key to free memory and logs the deletion; subscribers
 // to "evicted" and clients tracking the key are told, as in Redis.
-func (sh *Shard) evict(db *DB, e *entry) {
-	if sh.snap != nil {
-		sh.snapshotTouch(db, e.key())
+func (sh *Shard) Evict(db *DB, e *Entry) {
+	if sh.Snap != nil {
+		sh.SnapshotTouch(db, e.Key())
 	}
-	sh.logDel(db.id, e.keyView())
+	sh.LogDel(db.Id, e.KeyView())
 	// The key lives in the entry's slot: announce it before the slot is freed.
-	sh.notify(evEvicted, "evicted", db.id, e.key())
-	if sh.trk != nil {
-		sh.trackRemoved(e.keyString())
+	sh.Notify(evEvicted, "evicted", db.Id, e.Key())
+	if sh.Trk != nil {
+		sh.trackRemoved(e.KeyString())
 	}
-	db.remove(e)
-	sh.stats.evictedKeys.Add(1)
+	db.Remove(e)
+	sh.Stats.EvictedKeys.Add(1)
 }
 
 // evictInBackground is the tick's eviction step.
@@ -193,23 +192,23 @@ func (sh *Shard) evictInBackground() {
 	}
 }
 
-// lfuMinutes is the LFU clock: minutes modulo 2^16, as Redis's.
-func lfuMinutes(ms int64) uint16 { return uint16(ms / 60000) }
+// LFUMinutes is the LFU clock: minutes modulo 2^16, as Redis's.
+func LFUMinutes(ms int64) uint16 { return uint16(ms / 60000) }
 
-// lfuState packs an LFU state into an entry's 24-bit clock: the last
+// LFUState packs an LFU state into an entry's 24-bit clock: the last
 // decrement time in minutes, then the counter, as Redis does.
-func lfuState(minutes uint16, counter uint8) uint32 { return uint32(minutes)<<8 | uint32(counter) }
+func LFUState(minutes uint16, counter uint8) uint32 { return uint32(minutes)<<8 | uint32(counter) }
 
-// lfuDecayed is e's LFU counter after the decay due since its last
+// LFUDecayed is e's LFU counter after the decay due since its last
 // decrement (lfu-decay-time minutes per step), without storing it.
-func (sh *Shard) lfuDecayed(e *entry) uint8 {
+func (sh *Shard) LFUDecayed(e *Entry) uint8 {
 	state := e.accessed()
 	counter := uint8(state)
-	decay := sh.srv.opts.Live.LFUDecayTime()
+	decay := sh.Srv.Opts.Live.LFUDecayTime()
 	if decay <= 0 {
 		return counter
 	}
-	elapsed := int(lfuMinutes(sh.nowMs) - uint16(state>>8))
+	elapsed := int(LFUMinutes(sh.NowMs) - uint16(state>>8))
 	if periods := elapsed / decay; periods < int(counter) {
 		return counter - uint8(periods)
 	}
@@ -218,15 +217,15 @@ func (sh *Shard) lfuDecayed(e *entry) uint8 {
 
 // lfuTouch records an access for LFU: decay, then a logarithmic
 // increment that gets less likely as the counter grows (lfu-log-factor).
-func (sh *Shard) lfuTouch(e *entry) {
-	counter := sh.lfuDecayed(e)
+func (sh *Shard) lfuTouch(e *Entry) {
+	counter := sh.LFUDecayed(e)
 	if counter < 255 {
 		base := float64(max(int(counter)-lfuInitVal, 0))
-		if rand.Float64() < 1/(base*float64(sh.srv.opts.Live.LFULogFactor())+1) {
+		if rand.Float64() < 1/(base*float64(sh.Srv.Opts.Live.LFULogFactor())+1) {
 			counter++
 		}
 	}
-	e.touch(lfuState(lfuMinutes(sh.nowMs), counter))
+	e.Touch(LFUState(LFUMinutes(sh.NowMs), counter))
 }
 
 // memoryTuner applies the Go runtime's soft memory limit derived from
@@ -245,8 +244,8 @@ type memoryTuner struct {
 	cyclesAt  int64 // when the collection count last changed
 	samples   []metrics.Sample
 	// The purge itself runs on a goroutine of its own (purge).
-	purging   atomic.Bool   // a purge is running
-	heapAfter atomic.Uint64 // heap bytes right after the last purge
+	Purging   atomic.Bool   // a purge is running
+	HeapAfter atomic.Uint64 // heap bytes right after the last purge
 	// dropped counts the bytes of large one-use buffers (the WAL buffer
 	// of a big value) let go since the last purge; any shard adds to it.
 	dropped atomic.Int64
@@ -269,10 +268,10 @@ const (
 	idleHeapAfterMs = 5_000
 )
 
-// purgeIdleHeap returns a large idle heap to the OS; shard 0 calls it at
+// PurgeIdleHeap returns a large idle heap to the OS; shard 0 calls it at
 // its ticks, and it looks at the heap once a second.
-func (t *memoryTuner) purgeIdleHeap(nowMs int64) {
-	if nowMs-t.lastCheck < 1000 || t.purging.Load() {
+func (t *memoryTuner) PurgeIdleHeap(nowMs int64) {
+	if nowMs-t.lastCheck < 1000 || t.Purging.Load() {
 		return
 	}
 	t.lastCheck = nowMs
@@ -286,7 +285,7 @@ func (t *memoryTuner) purgeIdleHeap(nowMs int64) {
 		// until the runtime's next one or the idle purge.
 		t.dropped.Store(0)
 		t.cycles, t.cyclesAt = cycles, nowMs
-		t.purging.Store(true)
+		t.Purging.Store(true)
 		go t.purge()
 		return
 	}
@@ -294,10 +293,10 @@ func (t *memoryTuner) purgeIdleHeap(nowMs int64) {
 		t.cycles, t.cyclesAt = cycles, nowMs
 		return
 	}
-	if nowMs-t.cyclesAt < idleHeapAfterMs || heap < t.heapAfter.Load()+idleHeapPurge {
+	if nowMs-t.cyclesAt < idleHeapAfterMs || heap < t.HeapAfter.Load()+idleHeapPurge {
 		return
 	}
-	t.purging.Store(true)
+	t.Purging.Store(true)
 	go t.purge()
 }
 
@@ -309,11 +308,11 @@ func (t *memoryTuner) purgeIdleHeap(nowMs int64) {
 // for tens of milliseconds. The collections it causes change the count
 // shard 0 watches, which restarts the idle period.
 func (t *memoryTuner) purge() {
-	defer t.purging.Store(false)
+	defer t.Purging.Store(false)
 	runtime.GC()
 	debug.FreeOSMemory()
 	_, heap := readHeap(heapSamples())
-	t.heapAfter.Store(heap)
+	t.HeapAfter.Store(heap)
 }
 
 func heapSamples() []metrics.Sample {
@@ -346,7 +345,7 @@ func (t *memoryTuner) tune(s *Server) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		return
 	}
-	m := s.opts.Live.MaxMemory()
+	m := s.Opts.Live.MaxMemory()
 	if m <= 0 {
 		if t.applied.Load() != 0 {
 			debug.SetMemoryLimit(math.MaxInt64)
@@ -355,8 +354,8 @@ func (t *memoryTuner) tune(s *Server) {
 		return
 	}
 	var mapped int64
-	for _, sh := range s.shards {
-		mapped += sh.arenaMapped.Load()
+	for _, sh := range s.ShardList {
+		mapped += sh.ArenaMapped.Load()
 	}
 	limit := max(m-mapped, minGoMemoryLimit)
 	if old := t.applied.Load(); old == 0 || limit < old-old/64 || limit > old+old/64 {
@@ -365,11 +364,11 @@ func (t *memoryTuner) tune(s *Server) {
 	}
 }
 
-// evictedKeys is the number of keys evicted by every shard.
-func (sh *Shard) evictedKeys() int64 {
+// EvictedKeys is the number of keys evicted by every shard.
+func (sh *Shard) EvictedKeys() int64 {
 	var n int64
-	for _, s := range sh.srv.shards {
-		n += s.stats.evictedKeys.Load()
+	for _, s := range sh.Srv.ShardList {
+		n += s.Stats.EvictedKeys.Load()
 	}
 	return n
 }
@@ -377,206 +376,26 @@ func (sh *Shard) evictedKeys() int64 {
 // memReport is the memory figures of a shard as INFO memory and MEMORY
 // STATS report them.
 type memReport struct {
-	used, peak, dataset, overhead, startup int64
-	processUsed                            int64 // every shard's used_memory
-	maxmemory                              int64 // the shard's share
-	policy                                 string
-	keys                                   int64
-	m                                      memSample
+	Used, Peak, Dataset, Overhead, Startup int64
+	ProcessUsed                            int64 // every shard's used_memory
+	Maxmemory                              int64 // the shard's share
+	Policy                                 string
+	Keys                                   int64
+	M                                      memSample
 }
 
-func (sh *Shard) memReport() memReport {
+func (sh *Shard) MemReport() memReport {
 	sh.publishMem()
-	r := memReport{peak: sh.memPeak.Load(), maxmemory: sh.maxMemoryShare(),
-		policy: sh.srv.opts.Live.MaxMemoryPolicy(), m: sh.srv.memStats()}
-	r.dataset, r.overhead = sh.memFigures()
-	r.used = r.dataset + r.overhead
-	for _, s := range sh.srv.shards {
-		r.processUsed += s.memPublished.Load()
+	r := memReport{Peak: sh.MemPeak.Load(), Maxmemory: sh.maxMemoryShare(),
+		Policy: sh.Srv.Opts.Live.MaxMemoryPolicy(), M: sh.Srv.memStats()}
+	r.Dataset, r.Overhead = sh.memFigures()
+	r.Used = r.Dataset + r.Overhead
+	for _, s := range sh.Srv.ShardList {
+		r.ProcessUsed += s.MemPublished.Load()
 	}
-	for _, db := range sh.dbs {
-		r.keys += int64(db.Len())
-		r.startup += int64(tableMinSlots) * 8
+	for _, db := range sh.Dbs {
+		r.Keys += int64(db.Len())
+		r.Startup += int64(tableMinSlots) * 8
 	}
 	return r
-}
-
-func pct(a, b int64) string {
-	if b <= 0 {
-		return "0.00%"
-	}
-	return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 2, 64) + "%"
-}
-
-// memoryInfo is the INFO memory section: Redis's fields in Redis's order,
-// then the keyspace arena's and the Go runtime's under names of their own.
-// used_memory and its parts are the shard's own exact accounting; rss and
-// the allocator_* figures are the process's (Go heap plus every arena's
-// mapped pages, which the arenas hold resident once touched).
-func memoryInfo(sh *Shard) []infoField {
-	r := sh.memReport()
-	frag := 0.0
-	if r.processUsed > 0 {
-		frag = float64(r.m.rss) / float64(r.processUsed)
-	}
-	al := readAllocatorStats()
-	var mapped uint64
-	for _, s := range sh.srv.shards {
-		mapped += uint64(s.arenaMapped.Load())
-	}
-	al.allocated += mapped
-	al.active += mapped
-	al.resident += mapped
-	u := func(n int64) string { return strconv.FormatInt(n, 10) }
-	uu := func(n uint64) string { return strconv.FormatUint(n, 10) }
-	f := []infoField{
-		{"used_memory", u(r.used)},
-		{"used_memory_human", bytesToHuman(uint64(r.used))},
-		{"used_memory_rss", uu(r.m.rss)},
-		{"used_memory_rss_human", bytesToHuman(r.m.rss)},
-		{"used_memory_peak", u(r.peak)},
-		{"used_memory_peak_human", bytesToHuman(uint64(r.peak))},
-		{"used_memory_peak_perc", pct(r.used, r.peak)},
-		{"used_memory_overhead", u(r.overhead)},
-		{"used_memory_startup", u(r.startup)},
-		{"used_memory_dataset", u(r.dataset)},
-		{"used_memory_dataset_perc", pct(r.dataset, r.used-r.startup)},
-		{"allocator_allocated", uu(al.allocated)},
-		{"allocator_active", uu(al.active)},
-		{"allocator_resident", uu(al.resident)},
-	}
-	if total := totalSystemMemory(); total > 0 {
-		f = append(f, infoField{"total_system_memory", uu(total)},
-			infoField{"total_system_memory_human", bytesToHuman(total)})
-	}
-	scripts, scriptBytes, libs, funcs, funcBytes := sh.srv.scriptMemory()
-	f = append(f, []infoField{
-		// The Lua VMs' heaps are Go memory the interpreter does not account
-		// for: the used_memory_vm_* figures stay 0. The script and function
-		// figures are the bytes of bodies, codes and names held, all shards.
-		{"used_memory_lua", "0"},
-		{"used_memory_vm_eval", "0"},
-		{"used_memory_lua_human", "0B"},
-		{"used_memory_scripts_eval", u(scriptBytes)},
-		{"number_of_cached_scripts", u(scripts)},
-		{"number_of_functions", u(funcs)},
-		{"number_of_libraries", u(libs)},
-		{"used_memory_vm_functions", "0"},
-		{"used_memory_vm_total", "0"},
-		{"used_memory_vm_total_human", "0B"},
-		{"used_memory_functions", u(funcBytes)},
-		{"used_memory_scripts", u(scriptBytes + funcBytes)},
-		{"used_memory_scripts_human", bytesToHuman(uint64(scriptBytes + funcBytes))},
-		{"maxmemory", u(r.maxmemory)},
-		{"maxmemory_human", bytesToHuman(uint64(r.maxmemory))},
-		{"maxmemory_policy", r.policy},
-		{"allocator_frag_ratio", ratio(al.active, al.allocated)},
-		{"allocator_frag_bytes", u(int64(al.active) - int64(al.allocated))},
-		{"allocator_rss_ratio", ratio(al.resident, al.active)},
-		{"allocator_rss_bytes", u(int64(al.resident) - int64(al.active))},
-		{"rss_overhead_ratio", ratio(r.m.rss, al.resident)},
-		{"rss_overhead_bytes", u(int64(r.m.rss) - int64(al.resident))},
-		{"mem_fragmentation_ratio", strconv.FormatFloat(frag, 'f', 2, 64)},
-		{"mem_fragmentation_bytes", u(int64(r.m.rss) - r.processUsed)},
-		// No replication, cluster bus or replicas: these hold nothing.
-		{"mem_not_counted_for_evict", "0"},
-		{"mem_replication_backlog", "0"},
-		{"mem_total_replication_buffers", "0"},
-		{"mem_clients_slaves", "0"},
-		{"mem_clients_normal", "0"},
-		{"mem_cluster_links", "0"},
-		{"mem_aof_buffer", "0"},
-		{"mem_allocator", "ruvio-arena"},
-		{"active_defrag_running", "0"},
-		{"lazyfree_pending_objects", "0"},
-		{"lazyfreed_objects", "0"}, // nothing is freed in the background
-		{"keyspace_arena_mapped", u(sh.arena.mapped)},
-		{"keyspace_arena_used", u(sh.arena.used)},
-		{"keyspace_side_bytes", u(sh.arena.extBytes)},
-		{"go_heap_alloc", uu(r.m.heapAlloc)},
-		{"go_heap_inuse", uu(r.m.heapInuse)},
-		{"go_heap_sys", uu(r.m.heapSys)},
-		{"go_heap_released", uu(r.m.heapRel)},
-		{"go_sys", uu(r.m.sys)},
-		{"go_gc_count", uu(r.m.numGC)},
-		{"go_gc_cpu_fraction", strconv.FormatFloat(r.m.gcCPU, 'f', 4, 64)},
-		{"go_gc_last_pause_ns", uu(r.m.lastPauseNs)},
-		{"go_memory_limit", u(debug.SetMemoryLimit(-1))},
-	}...)
-	return f
-}
-
-// MEMORY STATS: Redis's fields that have a meaning here, as a map.
-func memoryStatsCommand(x *Ctx) {
-	sh := x.S
-	r := sh.memReport()
-	type kv struct {
-		k string
-		v func()
-	}
-	i := func(n int64) func() { return func() { x.W.Int(n) } }
-	f := func(v float64) func() { return func() { x.W.Double(v) } }
-	var dbs []kv
-	for _, db := range sh.dbs {
-		if db.Len() == 0 {
-			continue
-		}
-		d := db
-		dbs = append(dbs, kv{"db." + strconv.Itoa(d.id), func() {
-			x.W.MapHeader(2)
-			x.W.BulkString("overhead.hashtable.main")
-			x.W.Int(int64(len(d.t.slots)) * 8)
-			x.W.BulkString("overhead.hashtable.expires")
-			x.W.Int(int64(cap(d.expiring)) * 4)
-		}})
-	}
-	perKey := int64(0)
-	if r.keys > 0 {
-		perKey = (r.used - r.startup) / r.keys
-	}
-	frag := 0.0
-	if r.processUsed > 0 {
-		frag = float64(r.m.rss) / float64(r.processUsed)
-	}
-	_, scriptBytes, _, _, funcBytes := x.S.srv.scriptMemory()
-	fields := []kv{
-		{"peak.allocated", i(r.peak)},
-		{"total.allocated", i(r.used)},
-		{"startup.allocated", i(r.startup)},
-		{"replication.backlog", i(0)},
-		{"clients.slaves", i(0)},
-		{"clients.normal", i(0)},
-		{"cluster.links", i(0)},
-		{"aof.buffer", i(0)},
-		{"lua.caches", i(scriptBytes)},
-		{"functions.caches", i(funcBytes)},
-	}
-	fields = append(fields, dbs...)
-	fields = append(fields,
-		kv{"overhead.total", i(r.overhead)},
-		kv{"keys.count", i(r.keys)},
-		kv{"keys.bytes-per-key", i(perKey)},
-		kv{"dataset.bytes", i(r.dataset)},
-		kv{"dataset.percentage", f(100 * float64(r.dataset) / float64(max(r.used-r.startup, 1)))},
-		kv{"peak.percentage", f(100 * float64(r.used) / float64(max(r.peak, 1)))},
-		kv{"allocator.allocated", i(sh.arena.used + int64(r.m.heapAlloc))},
-		kv{"allocator.active", i(sh.arena.mapped + int64(r.m.heapInuse))},
-		kv{"allocator.resident", i(int64(r.m.rss))},
-		kv{"fragmentation", f(frag)},
-		kv{"fragmentation.bytes", i(int64(r.m.rss) - r.processUsed)},
-	)
-	x.W.MapHeader(len(fields))
-	for _, kv := range fields {
-		x.W.BulkString(kv.k)
-		kv.v()
-	}
-}
-
-// MEMORY PURGE: two collections (pooled buffers survive the first) and
-// every free page of the Go heap back to the OS, as Redis asks jemalloc
-// to purge. The keyspace arena keeps its pages: freed slots are reused.
-func memoryPurgeCommand(x *Ctx) {
-	runtime.GC()
-	debug.FreeOSMemory()
-	x.W.OK()
 }

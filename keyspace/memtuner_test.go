@@ -18,14 +18,14 @@ func TestPurgeIdleHeapInBackground(t *testing.T) {
 		}
 		purgeSink = nil
 		now := int64(1_000_000 * (try + 1))
-		tu.purgeIdleHeap(now) // records the collection count
+		tu.PurgeIdleHeap(now) // records the collection count
 		before, _ := readHeap(heapSamples())
-		tu.purgeIdleHeap(now + idleHeapAfterMs + 1000)
-		if !tu.purging.Load() {
+		tu.PurgeIdleHeap(now + idleHeapAfterMs + 1000)
+		if !tu.Purging.Load() {
 			continue // a collection ran in between: not idle, try again
 		}
 		deadline := time.Now().Add(30 * time.Second)
-		for tu.purging.Load() {
+		for tu.Purging.Load() {
 			if time.Now().After(deadline) {
 				t.Fatal("purge did not finish")
 			}
@@ -35,12 +35,12 @@ func TestPurgeIdleHeapInBackground(t *testing.T) {
 		if after < before+2 {
 			t.Fatalf("collections %d → %d: the purge did not collect twice", before, after)
 		}
-		if tu.heapAfter.Load() == 0 {
+		if tu.HeapAfter.Load() == 0 {
 			t.Fatal("heap after the purge not recorded")
 		}
 		// Within the next idle period nothing more is purged.
-		tu.purgeIdleHeap(now + idleHeapAfterMs + 2000)
-		if tu.purging.Load() {
+		tu.PurgeIdleHeap(now + idleHeapAfterMs + 2000)
+		if tu.Purging.Load() {
 			t.Fatal("purged again right after a purge")
 		}
 		return

@@ -25,11 +25,11 @@ type PushWriter interface {
 // command while count is non-zero; it is replaced, never changed in place.
 type monitorSet struct {
 	mu    sync.Mutex // serializes updates
-	count atomic.Int32
+	Count atomic.Int32
 	list  atomic.Pointer[[]*Client]
 }
 
-func (m *monitorSet) add(c *Client) {
+func (m *monitorSet) Add(c *Client) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var next []*Client
@@ -38,10 +38,10 @@ func (m *monitorSet) add(c *Client) {
 	}
 	next = append(next, c)
 	m.list.Store(&next)
-	m.count.Store(int32(len(next)))
+	m.Count.Store(int32(len(next)))
 }
 
-func (m *monitorSet) remove(c *Client) {
+func (m *monitorSet) Remove(c *Client) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p := m.list.Load()
@@ -55,35 +55,13 @@ func (m *monitorSet) remove(c *Client) {
 		}
 	}
 	m.list.Store(&next)
-	m.count.Store(int32(len(next)))
+	m.Count.Store(int32(len(next)))
 }
 
-// MONITOR: the connection receives every command the server runs from
-// then on. Feed lines for commands run in the same drain as MONITOR may
-// reach the client before MONITOR's own +OK.
-func monitorCommand(x *Ctx) {
-	c := x.C
-	if c.monitor.Load() {
-		// Redis ignores MONITOR from a client already monitoring.
-		return
-	}
-	if _, ok := c.Conn.(AsyncWriter); !ok {
-		x.W.Error("ERR this connection cannot receive a MONITOR feed")
-		return
-	}
-	if !c.isClosed() {
-		// A closed client is not added: detach has taken it out already
-		// or its shard's release will (forget).
-		c.monitor.Store(true)
-		x.S.srv.monitors.add(c)
-	}
-	x.W.OK()
-}
-
-// stopMonitor takes c out of MONITOR mode (RESET, disconnection).
-func (s *Server) stopMonitor(c *Client) {
-	if c.monitor.Swap(false) {
-		s.monitors.remove(c)
+// StopMonitor takes c out of MONITOR mode (RESET, disconnection).
+func (s *Server) StopMonitor(c *Client) {
+	if c.Monitor.Swap(false) {
+		s.Monitors.Remove(c)
 	}
 }
 
@@ -92,27 +70,27 @@ func (s *Server) stopMonitor(c *Client) {
 // Admin commands and those flagged skip_monitor are not shown.
 func (sh *Shard) feedMonitors(x *Ctx, cmd *Command, args [][]byte) {
 	if len(cmd.Subcommands) > 0 && len(args) > 1 {
-		if sc := cmd.sub(args[1]); sc != nil {
+		if sc := cmd.Sub(args[1]); sc != nil {
 			cmd = sc
 		}
 	}
 	if cmd.Flags&(FlagAdmin|FlagSkipMonitor) != 0 {
 		return
 	}
-	sh.writeMonitors(x.C, args)
+	sh.WriteMonitors(x.C, args)
 }
 
-// writeMonitors sends one monitor line for args run by c, whatever the
+// WriteMonitors sends one monitor line for args run by c, whatever the
 // command's flags (EVAL and FCALL are skip_monitor but show themselves
 // before the commands of their script, as in Redis). Secrets (AUTH's
 // password, HELLO's AUTH user and password) show as "(redacted)", the
 // arguments the slow log hides too.
-func (sh *Shard) writeMonitors(c *Client, args [][]byte) {
-	p := sh.srv.monitors.list.Load()
-	if p == nil || !hasShardMonitor(*p, sh.idx) {
+func (sh *Shard) WriteMonitors(c *Client, args [][]byte) {
+	p := sh.Srv.Monitors.list.Load()
+	if p == nil || !hasShardMonitor(*p, sh.Idx) {
 		return // the line is built only when a monitor of this shard reads it
 	}
-	us := sh.srv.now().UnixMicro()
+	us := sh.Srv.Now().UnixMicro()
 	b := make([]byte, 0, 64)
 	b = append(b, '+')
 	b = strconv.AppendInt(b, us/1_000_000, 10)
@@ -140,7 +118,7 @@ func (sh *Shard) writeMonitors(c *Client, args [][]byte) {
 	}
 	b = append(b, "\r\n"...)
 	for _, m := range *p {
-		if m.Shard != sh.idx {
+		if m.Shard != sh.Idx {
 			// A monitor sees the commands of its own shard, as a
 			// cluster node's MONITOR does.
 			continue

@@ -15,43 +15,43 @@ import (
 
 // Event classes, as config.NotifyMask bits.
 const (
-	evGeneric = config.NotifyGeneric
-	evString  = config.NotifyString
-	evList    = config.NotifyList
-	evSet     = config.NotifySet
-	evHash    = config.NotifyHash
-	evZset    = config.NotifyZset
+	EvGeneric = config.NotifyGeneric
+	EvString  = config.NotifyString
+	EvList    = config.NotifyList
+	EvSet     = config.NotifySet
+	EvHash    = config.NotifyHash
+	EvZset    = config.NotifyZset
 	evExpired = config.NotifyExpired
 	evEvicted = config.NotifyEvicted
 	evKeyMiss = config.NotifyKeyMiss
-	evNew     = config.NotifyNew
+	EvNew     = config.NotifyNew
 )
 
-// notify publishes event for key in db when its class is enabled.
-func (sh *Shard) notify(class uint32, event string, db int, key []byte) {
-	if sh.srv.opts.Live.NotifyFlags()&class == 0 {
+// Notify publishes event for key in db when its class is enabled.
+func (sh *Shard) Notify(class uint32, event string, db int, key []byte) {
+	if sh.Srv.Opts.Live.NotifyFlags()&class == 0 {
 		return
 	}
 	sh.publishEvent(class, event, db, key)
 }
 
-// notify publishes event for key in the command's database.
-func (x *Ctx) notify(class uint32, event string, key []byte) {
-	if x.S.srv.opts.Live.NotifyFlags()&class == 0 {
+// Notify publishes event for key in the command's database.
+func (x *Ctx) Notify(class uint32, event string, key []byte) {
+	if x.S.Srv.Opts.Live.NotifyFlags()&class == 0 {
 		return
 	}
-	x.S.publishEvent(class, event, x.DB.id, key)
+	x.S.publishEvent(class, event, x.DB.Id, key)
 }
 
 func (sh *Shard) publishEvent(_ uint32, event string, db int, key []byte) {
-	flags := sh.srv.opts.Live.NotifyFlags()
+	flags := sh.Srv.Opts.Live.NotifyFlags()
 	if flags&config.NotifyKeyspace != 0 {
 		ch := make([]byte, 0, 20+len(key))
 		ch = append(ch, "__keyspace@"...)
 		ch = strconv.AppendInt(ch, int64(db), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, key...)
-		sh.publish(ch, []byte(event), false)
+		sh.Publish(ch, []byte(event), false)
 	}
 	if flags&config.NotifyKeyevent != 0 {
 		ch := make([]byte, 0, 20+len(event))
@@ -59,6 +59,6 @@ func (sh *Shard) publishEvent(_ uint32, event string, db int, key []byte) {
 		ch = strconv.AppendInt(ch, int64(db), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, event...)
-		sh.publish(ch, key, false)
+		sh.Publish(ch, key, false)
 	}
 }

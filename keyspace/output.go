@@ -143,9 +143,9 @@ func (c *Client) OutputClass() config.OutputClass { return config.OutputClass(c.
 // Killed reports whether Kill was called.
 func (c *Client) Killed() bool { return c.killed.Load() }
 
-// recentMaxOutputBuffer is INFO's client_recent_max_output_buffer: the
+// RecentMaxOutputBuffer is INFO's client_recent_max_output_buffer: the
 // largest recent output buffer of any connected client.
-func (s *Server) recentMaxOutputBuffer() int64 {
+func (s *Server) RecentMaxOutputBuffer() int64 {
 	var m int64
 	for _, c := range s.Clients() {
 		m = max(m, c.Out.RecentPeak())
@@ -183,7 +183,7 @@ func (s *Server) OutputCutOff(log *zap.Logger, c *Client, why Breach, lim config
 // whose output class has no hard limit (limits.max_reply_size; 1 GiB in a
 // Config that leaves it unset).
 func (s *Server) maxReplyBytes() int64 {
-	if n := s.opts.Config.Limits.MaxReplySize; n > 0 {
+	if n := s.Opts.Config.Limits.MaxReplySize; n > 0 {
 		return n
 	}
 	return 1 << 30

@@ -100,10 +100,10 @@ func (s *spareObjs) take(tag byte) packable {
 // command the object reads the slot's bytes in place (the command changes
 // nothing, and nothing frees or moves the entry before the settle);
 // otherwise it gets a copy it may change.
-func (db *DB) unpack(e *entry) any {
+func (db *DB) unpack(e *Entry) any {
 	v := e.inlineVal()
 	b := v[1:len(v):len(v)]
-	acct := &db.a.objAcct
+	acct := &db.A.ObjAcct
 	if !acct.readOnly {
 		b = append([]byte(nil), b...)
 	}
@@ -113,55 +113,55 @@ func (db *DB) unpack(e *entry) any {
 	} else {
 		panic("keyspace: packed entry of unknown type")
 	}
-	i := db.a.putObj(o)
-	e.setKind(kindObj)
+	i := db.A.putObj(o)
+	e.SetKind(KindObj)
 	e.setVlen(i)
-	db.mem += db.a.objAcct.accounted(i)
-	db.a.objAcct.mark(db, e, i)
+	db.Mem += db.A.ObjAcct.Accounted(i)
+	db.A.ObjAcct.mark(db, e, i)
 	return o
 }
 
 // pack stores e's object, a collection, in the entry when it is compact
 // and small enough, frees the object and reports true. The caller has
 // cleared the object's mark; its accounted size is still in db.mem.
-func (db *DB) pack(e *entry) bool {
-	i := e.vlen()
-	tag, b, ok := packedBytes(db.a.objs[i])
+func (db *DB) pack(e *Entry) bool {
+	i := e.Vlen()
+	tag, b, ok := packedBytes(db.A.Objs[i])
 	if !ok || !fitsInline(int(e.klen), 1+len(b)) {
 		return false
 	}
-	db.mem -= db.size(e)
+	db.Mem -= db.Size(e)
 	n := 1 + len(b)
-	if e.class() == classDedicated || sizeClass(entryHeader+int(e.klen)+n) != e.class() {
+	if e.class() == ClassDedicated || SizeClass(EntryHeader+int(e.klen)+n) != e.class() {
 		e = db.reslot(e, n)
 	}
-	o := db.a.objs[i]
-	db.a.dropObj(i)
-	e.setKind(kindPacked)
+	o := db.A.Objs[i]
+	db.A.dropObj(i)
+	e.SetKind(KindPacked)
 	e.setVlen(uint32(n))
 	v := e.inlineVal()
 	v[0] = tag
 	copy(v[1:], b) // b may be these very bytes (read in place)
-	db.a.objAcct.spare.put(o)
-	db.mem += db.size(e)
+	db.A.ObjAcct.spare.put(o)
+	db.Mem += db.Size(e)
 	return true
 }
 
 // reslot moves e, whose value is not inline, to a slot with room for a
 // vlen-byte inline value, relinking it in the table and the expiring
 // index; it returns the new entry.
-func (db *DB) reslot(e *entry, vlen int) *entry {
-	key := e.key()
-	old := db.handle(e)
-	slot := db.t.slotOf(key, old)
-	ne := db.alloc(key, vlen, true)
-	h, c := db.handle(ne), ne.class()
+func (db *DB) reslot(e *Entry, vlen int) *Entry {
+	key := e.Key()
+	old := db.Handle(e)
+	slot := db.T.slotOf(key, old)
+	ne := db.Alloc(key, vlen, true)
+	h, c := db.Handle(ne), ne.class()
 	*ne = *e
 	ne.setClass(c)
-	db.t.slots[slot] = db.t.slots[slot]&^0xffffffff | uint64(h)
-	if ne.expIdx != 0 {
-		db.expiring[ne.expIdx-1] = h
+	db.T.Slots[slot] = db.T.Slots[slot]&^0xffffffff | uint64(h)
+	if ne.ExpIdx != 0 {
+		db.Expiring[ne.ExpIdx-1] = h
 	}
-	db.a.release(old, e.class())
+	db.A.Release(old, e.class())
 	return ne
 }

@@ -1,8 +1,6 @@
 package keyspace
 
 import (
-	"math"
-
 	"github.com/ruvio/ruvio/scripting"
 )
 
@@ -36,27 +34,27 @@ import (
 type pauseKind uint8
 
 const (
-	pauseOff   pauseKind = iota
-	pauseWrite           // commands that write or may replicate
-	pauseAll             // every command
+	PauseOff   pauseKind = iota
+	PauseWrite           // commands that write or may replicate
+	PauseAll             // every command
 )
 
 // shardPause is a shard's pause; the clients it holds are parked in the
 // blocking table (blocking.postponed).
 type shardPause struct {
-	kind  pauseKind
-	endMs int64
+	Kind  pauseKind
+	EndMs int64
 }
 
-// pauseActive reports whether a pause is in force, ending one whose
+// PauseActive reports whether a pause is in force, ending one whose
 // deadline has passed.
-func (sh *Shard) pauseActive() bool {
-	p := &sh.pause
-	if p.kind == pauseOff {
+func (sh *Shard) PauseActive() bool {
+	p := &sh.Pause
+	if p.Kind == PauseOff {
 		return false
 	}
-	if sh.nowMs >= p.endMs {
-		p.kind, p.endMs = pauseOff, 0
+	if sh.NowMs >= p.EndMs {
+		p.Kind, p.EndMs = PauseOff, 0
 		return false
 	}
 	return true
@@ -65,33 +63,33 @@ func (sh *Shard) pauseActive() bool {
 // pauseHolds reports whether the pause in force covers cmd, run with args
 // by the client of x.
 func (sh *Shard) pauseHolds(x *Ctx, cmd *Command, args [][]byte) bool {
-	if !sh.pauseActive() {
+	if !sh.PauseActive() {
 		return false
 	}
-	if sh.pause.kind == pauseAll {
+	if sh.Pause.Kind == PauseAll {
 		return true
 	}
 	var flags Flag
-	if cmd.Name == "exec" && x.C.tx.multi {
-		flags = x.C.tx.pauseFlags
+	if cmd.Name == "exec" && x.C.Tx.Multi {
+		flags = x.C.Tx.pauseFlags
 	} else {
-		flags = sh.effectiveFlags(cmd, args)
+		flags = sh.EffectiveFlags(cmd, args)
 	}
 	return flags&(FlagWrite|FlagMayReplicate) != 0
 }
 
-// effectiveFlags is the flags of cmd as run with args: those of its
+// EffectiveFlags is the flags of cmd as run with args: those of its
 // subcommand added, and for scripts the flags their shebang declares (a
 // script that declares no-writes does not write; one that declares flags
 // without it may), as Redis computes them before running a script.
-func (sh *Shard) effectiveFlags(cmd *Command, args [][]byte) Flag {
+func (sh *Shard) EffectiveFlags(cmd *Command, args [][]byte) Flag {
 	flags := cmd.Flags
 	if len(cmd.Subcommands) > 0 && len(args) > 1 {
-		if sc := cmd.sub(args[1]); sc != nil {
+		if sc := cmd.Sub(args[1]); sc != nil {
 			flags |= sc.Flags
 		}
 	}
-	if flags&flagRunsScript == 0 || flags&FlagReadOnly != 0 || len(args) < 2 {
+	if flags&FlagRunsScript == 0 || flags&FlagReadOnly != 0 || len(args) < 2 {
 		return flags
 	}
 	var sf scripting.Flags
@@ -103,19 +101,19 @@ func (sh *Shard) effectiveFlags(cmd *Command, args [][]byte) Flag {
 		}
 		sf = f
 	case "evalsha":
-		if sh.scr.eng == nil {
+		if sh.Scr.Eng == nil {
 			return flags
 		}
-		s, ok := sh.scr.eng.Lookup(string(args[1]))
+		s, ok := sh.Scr.Eng.Lookup(string(args[1]))
 		if !ok {
 			return flags
 		}
 		sf = s.Flags
 	case "fcall":
-		if sh.scr.eng == nil {
+		if sh.Scr.Eng == nil {
 			return flags
 		}
-		f, ok := sh.scr.eng.Function(string(args[1]))
+		f, ok := sh.Scr.Eng.Function(string(args[1]))
 		if !ok {
 			return flags
 		}
@@ -137,39 +135,39 @@ func (sh *Shard) effectiveFlags(cmd *Command, args [][]byte) Flag {
 // the command runs; run then parks its batch at that command.
 func (sh *Shard) postpone(x *Ctx) {
 	c := x.C
-	if c.isClosed() {
+	if c.IsClosed() {
 		// Gone: nothing would ever resume it; the command is dropped, as
 		// a freed client's would be.
 		return
 	}
-	if c.replyMode&replySkip != 0 {
+	if c.ReplyMode&replySkip != 0 {
 		// CLIENT REPLY SKIP concerns the held command, run later.
-		c.replyMode |= replySkipNext
+		c.ReplyMode |= ReplySkipNext
 	}
-	bc := &blockedClient{c: c, postponed: true}
+	bc := &blockedClient{c: c, Postponed: true}
 	sh.park(bc)
-	c.postponed.Store(true)
-	sh.blk.postponed = append(sh.blk.postponed, bc)
-	if end := sh.pause.endMs; end > 0 {
-		sh.armBlockTimer(end)
+	c.Postponed.Store(true)
+	sh.Blk.Postponed = append(sh.Blk.Postponed, bc)
+	if end := sh.Pause.EndMs; end > 0 {
+		sh.ArmBlockTimer(end)
 	}
 }
 
-// releasePostponed unblocks the postponed clients once the pause is over:
+// ReleasePostponed unblocks the postponed clients once the pause is over:
 // they are resumed (each runs its held command again) at the next resume
 // point, in the order they were held. It reports whether it unblocked any.
 // While the pause lasts it makes sure the shard wakes at its end.
-func (sh *Shard) releasePostponed() bool {
-	bs := &sh.blk
-	if len(bs.postponed) == 0 {
+func (sh *Shard) ReleasePostponed() bool {
+	bs := &sh.Blk
+	if len(bs.Postponed) == 0 {
 		return false
 	}
-	if sh.pauseActive() {
-		sh.armBlockTimer(sh.pause.endMs)
+	if sh.PauseActive() {
+		sh.ArmBlockTimer(sh.Pause.EndMs)
 		return false
 	}
-	ps := bs.postponed
-	bs.postponed = nil
+	ps := bs.Postponed
+	bs.Postponed = nil
 	for _, bc := range ps {
 		sh.unblocked(bc)
 	}
@@ -179,55 +177,5 @@ func (sh *Shard) releasePostponed() bool {
 // expiryPaused reports whether keys must not be deleted for their deadline
 // now: a pause is in force and the running command does not write.
 func (sh *Shard) expiryPaused() bool {
-	return sh.pause.kind != pauseOff && !sh.writing && sh.pauseActive()
-}
-
-// CLIENT PAUSE timeout [WRITE|ALL]
-func clientPauseCommand(x *Ctx) {
-	if len(x.Args) > 4 {
-		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + truncArg(x.Args[1]) + "'. Try CLIENT HELP.")
-		return
-	}
-	kind := pauseAll
-	if len(x.Args) == 4 {
-		switch {
-		case eqFold(x.Args[3], "write"):
-			kind = pauseWrite
-		case eqFold(x.Args[3], "all"):
-		default:
-			x.W.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
-			return
-		}
-	}
-	ms, ok := parseInt(x.Args[2])
-	if !ok {
-		x.W.Error("ERR timeout is not an integer or out of range")
-		return
-	}
-	if ms < 0 {
-		x.W.Error("ERR timeout is negative")
-		return
-	}
-	sh := x.S
-	end := int64(0)
-	if ms > 0 {
-		end = sh.nowMs + ms
-		if end < sh.nowMs {
-			end = math.MaxInt64
-		}
-	}
-	// A pause only grows: the stronger kind and the later end win.
-	p := &sh.pause
-	if !sh.pauseActive() {
-		p.kind, p.endMs = pauseOff, 0
-	}
-	p.kind = max(p.kind, kind)
-	p.endMs = max(p.endMs, end)
-	x.W.OK()
-}
-
-// CLIENT UNPAUSE
-func clientUnpauseCommand(x *Ctx) {
-	x.S.pause.kind, x.S.pause.endMs = pauseOff, 0
-	x.W.OK()
+	return sh.Pause.Kind != PauseOff && !sh.writing && sh.PauseActive()
 }

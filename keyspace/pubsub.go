@@ -1,9 +1,10 @@
 package keyspace
 
 import (
-	"github.com/ruvio/ruvio/config"
 	"slices"
 	"sync"
+
+	"github.com/ruvio/ruvio/config"
 
 	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/codec"
@@ -25,13 +26,13 @@ import (
 // its OutputMeter and bounded by the output buffer limit. Under fsync=always a message can overtake the reply
 // of a subscriber's own command that still waits for its fsync.
 
-// pubsubKind tells the three kinds of subscription apart.
-type pubsubKind uint8
+// PubsubKind tells the three kinds of subscription apart.
+type PubsubKind uint8
 
 const (
-	subChannel pubsubKind = iota
-	subPattern
-	subShard
+	SubChannel PubsubKind = iota
+	SubPattern
+	SubShard
 )
 
 // clientSubs is one client's subscriptions, in subscription order. It is
@@ -41,11 +42,11 @@ type clientSubs struct {
 	lists [3][]string
 }
 
-func (cs *clientSubs) has(k pubsubKind, name string) bool {
+func (cs *clientSubs) has(k PubsubKind, name string) bool {
 	return slices.Contains(cs.lists[k], name)
 }
 
-func (cs *clientSubs) remove(k pubsubKind, name string) bool {
+func (cs *clientSubs) Remove(k PubsubKind, name string) bool {
 	i := slices.Index(cs.lists[k], name)
 	if i < 0 {
 		return false
@@ -57,54 +58,54 @@ func (cs *clientSubs) remove(k pubsubKind, name string) bool {
 // pubsubState is a shard's subscription tables: channel (or pattern) to
 // its subscribers in subscription order.
 type pubsubState struct {
-	mu     sync.Mutex
-	tables [3]map[string][]*Client
+	Mu     sync.Mutex
+	Tables [3]map[string][]*Client
 }
 
-func (p *pubsubState) table(k pubsubKind) map[string][]*Client {
-	if p.tables[k] == nil {
-		p.tables[k] = make(map[string][]*Client)
+func (p *pubsubState) table(k PubsubKind) map[string][]*Client {
+	if p.Tables[k] == nil {
+		p.Tables[k] = make(map[string][]*Client)
 	}
-	return p.tables[k]
+	return p.Tables[k]
 }
 
 // Subscriptions returns the channels, patterns and shard channels c is
 // subscribed to, in subscription order (for ACL channel checks).
 func (s *Server) Subscriptions(c *Client) (channels, patterns, shardChannels []string) {
-	if c.Shard < 0 || c.Shard >= len(s.shards) {
+	if c.Shard < 0 || c.Shard >= len(s.ShardList) {
 		return nil, nil, nil
 	}
-	p := &s.shards[c.Shard].pubsub
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p := &s.ShardList[c.Shard].Pubsub
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
 	if c.subs == nil {
 		return nil, nil, nil
 	}
-	return slices.Clone(c.subs.lists[subChannel]), slices.Clone(c.subs.lists[subPattern]), slices.Clone(c.subs.lists[subShard])
+	return slices.Clone(c.subs.lists[SubChannel]), slices.Clone(c.subs.lists[SubPattern]), slices.Clone(c.subs.lists[SubShard])
 }
 
 // dropSubscriptions removes c from its shard's tables (a closed client,
 // RESET); any goroutine, under the tables' mutex.
 func (s *Server) dropSubscriptions(c *Client) {
-	if c.Shard < 0 || c.Shard >= len(s.shards) {
+	if c.Shard < 0 || c.Shard >= len(s.ShardList) {
 		return
 	}
-	p := &s.shards[c.Shard].pubsub
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p := &s.ShardList[c.Shard].Pubsub
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
 	if c.subs == nil {
 		return
 	}
 	for k := range c.subs.lists {
 		for _, name := range c.subs.lists[k] {
-			p.removeSubscriber(pubsubKind(k), name, c)
+			p.removeSubscriber(PubsubKind(k), name, c)
 		}
 		c.subs.lists[k] = nil
 	}
 }
 
-func (p *pubsubState) removeSubscriber(k pubsubKind, name string, c *Client) {
-	t := p.tables[k]
+func (p *pubsubState) removeSubscriber(k PubsubKind, name string, c *Client) {
+	t := p.Tables[k]
 	list := t[name]
 	if i := slices.Index(list, c); i >= 0 {
 		list = slices.Delete(list, i, i+1)
@@ -116,13 +117,13 @@ func (p *pubsubState) removeSubscriber(k pubsubKind, name string, c *Client) {
 	}
 }
 
-// subscribe adds c to the subscribers of name; false when it already was.
+// Subscribe adds c to the subscribers of name; false when it already was.
 // Shard goroutine only.
-func (sh *Shard) subscribe(c *Client, k pubsubKind, name string) bool {
-	p := &sh.pubsub
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if c.isClosed() {
+func (sh *Shard) Subscribe(c *Client, k PubsubKind, name string) bool {
+	p := &sh.Pubsub
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
+	if c.IsClosed() {
 		// detach sets the flag before it drops the subscriptions under
 		// this mutex: none is added after that drop.
 		return false
@@ -136,7 +137,7 @@ func (sh *Shard) subscribe(c *Client, k pubsubKind, name string) bool {
 	c.subs.lists[k] = append(c.subs.lists[k], name)
 	t := p.table(k)
 	t[name] = append(t[name], c)
-	if c.subCount.Add(1) == 1 {
+	if c.SubCount.Add(1) == 1 {
 		// A subscribed client is held to the pubsub class's output limits.
 		c.SetOutputClass(config.OutputPubSub)
 	}
@@ -144,102 +145,48 @@ func (sh *Shard) subscribe(c *Client, k pubsubKind, name string) bool {
 	return true
 }
 
-// unsubscribe removes c from the subscribers of name; false when it was
+// Unsubscribe removes c from the subscribers of name; false when it was
 // not one. Shard goroutine only.
-func (sh *Shard) unsubscribe(c *Client, k pubsubKind, name string) bool {
-	p := &sh.pubsub
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if c.subs == nil || !c.subs.remove(k, name) {
+func (sh *Shard) Unsubscribe(c *Client, k PubsubKind, name string) bool {
+	p := &sh.Pubsub
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
+	if c.subs == nil || !c.subs.Remove(k, name) {
 		return false
 	}
 	p.removeSubscriber(k, name, c)
-	if c.subCount.Add(-1) == 0 {
+	if c.SubCount.Add(-1) == 0 {
 		c.SetOutputClass(config.OutputNormal)
 	}
 	c.subN[k].Add(-1)
 	return true
 }
 
-// subscriptionsOf returns a copy of c's subscriptions of kind k.
-func (sh *Shard) subscriptionsOf(c *Client, k pubsubKind) []string {
-	sh.pubsub.mu.Lock()
-	defer sh.pubsub.mu.Unlock()
+// SubscriptionsOf returns a copy of c's subscriptions of kind k.
+func (sh *Shard) SubscriptionsOf(c *Client, k PubsubKind) []string {
+	sh.Pubsub.Mu.Lock()
+	defer sh.Pubsub.Mu.Unlock()
 	if c.subs == nil {
 		return nil
 	}
 	return slices.Clone(c.subs.lists[k])
 }
 
-// Reply kinds, as the first element of each frame.
-var subscribeWords = [3]struct{ sub, unsub string }{
-	subChannel: {"subscribe", "unsubscribe"},
-	subPattern: {"psubscribe", "punsubscribe"},
-	subShard:   {"ssubscribe", "sunsubscribe"},
-}
-
-// confirmCount is the count a (un)subscribe confirmation carries: classic
+// ConfirmCount is the count a (un)subscribe confirmation carries: classic
 // channels and patterns together, or shard channels alone, as in Redis 7.0.
-func (c *Client) confirmCount(k pubsubKind) int64 {
-	if k == subShard {
-		return int64(c.subN[subShard].Load())
+func (c *Client) ConfirmCount(k PubsubKind) int64 {
+	if k == SubShard {
+		return int64(c.subN[SubShard].Load())
 	}
-	return int64(c.subN[subChannel].Load() + c.subN[subPattern].Load())
+	return int64(c.subN[SubChannel].Load() + c.subN[SubPattern].Load())
 }
 
-// writeConfirm writes one (un)subscribe confirmation: a push frame in
-// RESP3, an array in RESP2. A nil name is the reply of an unsubscribe-all
-// with nothing to remove.
-func writeConfirm(w *codec.Writer, c *Client, word string, name []byte, nameNil bool, k pubsubKind) {
-	if c.Proto >= 3 {
-		w.PushHeader(3)
-	} else {
-		w.ArrayHeader(3)
-	}
-	w.BulkString(word)
-	if nameNil {
-		w.Null()
-	} else {
-		w.Bulk(name)
-	}
-	w.Int(c.confirmCount(k))
-}
-
-func subscribeFamily(x *Ctx, k pubsubKind) {
-	w := x.push()
-	for _, a := range x.Args[1:] {
-		x.S.subscribe(x.C, k, string(a))
-		writeConfirm(w, x.C, subscribeWords[k].sub, a, false, k)
-	}
-}
-
-func unsubscribeFamily(x *Ctx, k pubsubKind) {
-	w := x.push()
-	word := subscribeWords[k].unsub
-	if len(x.Args) > 1 {
-		for _, a := range x.Args[1:] {
-			x.S.unsubscribe(x.C, k, string(a))
-			writeConfirm(w, x.C, word, a, false, k)
-		}
-		return
-	}
-	names := x.S.subscriptionsOf(x.C, k)
-	if len(names) == 0 {
-		writeConfirm(w, x.C, word, nil, true, k)
-		return
-	}
-	for _, n := range names {
-		x.S.unsubscribe(x.C, k, n)
-		writeConfirm(w, x.C, word, []byte(n), false, k)
-	}
-}
-
-// push returns where the running command writes out-of-band frames
+// Push returns where the running command writes out-of-band frames
 // (confirmations, messages to itself): its reply, or, while CLIENT REPLY
 // OFF or SKIP silences the reply, a buffer appended after it, since such
 // frames are never silenced.
-func (x *Ctx) push() *codec.Writer {
-	if x.C.replyMode&(replyOff|replySkip) == 0 {
+func (x *Ctx) Push() *codec.Writer {
+	if x.C.ReplyMode&(ReplyOff|replySkip) == 0 {
 		return x.W
 	}
 	pw := &x.S.pushW
@@ -257,56 +204,28 @@ func (sh *Shard) afterReply(c *Client, w *codec.Writer, before int) {
 	}
 }
 
-// SUBSCRIBE channel [channel ...]
-func subscribeCommand(x *Ctx) { subscribeFamily(x, subChannel) }
-
-// PSUBSCRIBE pattern [pattern ...]
-func psubscribeCommand(x *Ctx) { subscribeFamily(x, subPattern) }
-
-// SSUBSCRIBE shardchannel [shardchannel ...]
-func ssubscribeCommand(x *Ctx) { subscribeFamily(x, subShard) }
-
-// UNSUBSCRIBE [channel ...]
-func unsubscribeCommand(x *Ctx) { unsubscribeFamily(x, subChannel) }
-
-// PUNSUBSCRIBE [pattern ...]
-func punsubscribeCommand(x *Ctx) { unsubscribeFamily(x, subPattern) }
-
-// SUNSUBSCRIBE [shardchannel ...]
-func sunsubscribeCommand(x *Ctx) { unsubscribeFamily(x, subShard) }
-
-// PUBLISH channel message
-func publishCommand(x *Ctx) {
-	x.W.Int(int64(x.S.publish(x.Args[1], x.Args[2], false)))
-}
-
-// SPUBLISH shardchannel message
-func spublishCommand(x *Ctx) {
-	x.W.Int(int64(x.S.publish(x.Args[1], x.Args[2], true)))
-}
-
-// publish sends message to the subscribers of channel on this shard and
+// Publish sends message to the subscribers of channel on this shard and
 // returns how many received it (a client subscribed through a channel and
 // a pattern counts twice, as in Redis). Shard goroutine only.
-func (sh *Shard) publish(channel, message []byte, sharded bool) int {
-	p := &sh.pubsub
-	k, word := subChannel, "message"
+func (sh *Shard) Publish(channel, message []byte, sharded bool) int {
+	p := &sh.Pubsub
+	k, word := SubChannel, "message"
 	if sharded {
-		k, word = subShard, "smessage"
+		k, word = SubShard, "smessage"
 	}
-	p.mu.Lock()
-	subs := append(sh.deliverTo[:0], p.tables[k][string(channel)]...)
+	p.Mu.Lock()
+	subs := append(sh.deliverTo[:0], p.Tables[k][string(channel)]...)
 	var pats []string
 	var patSubs [][]*Client
 	if !sharded {
-		for pat, list := range p.tables[subPattern] {
+		for pat, list := range p.Tables[SubPattern] {
 			if acl.Match(pat, channel, false) {
 				pats = append(pats, pat)
 				patSubs = append(patSubs, slices.Clone(list))
 			}
 		}
 	}
-	p.mu.Unlock()
+	p.Mu.Unlock()
 	n := len(subs)
 	if n > 0 {
 		f := sh.newFrames()
@@ -384,18 +303,18 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 	}
 	// c's own running batch, or one of its batches waiting in the group
 	// being built: append after its replies.
-	if x := &sh.ctx; x.Batch != nil && x.C == c {
-		x.push().Raw(frame)
+	if x := &sh.Ctx; x.Batch != nil && x.C == c {
+		x.Push().Raw(frame)
 		return
 	}
 	// A blocked client being served: after the reply of its command.
-	if x := &sh.blk.x; x.Batch != nil && x.C == c {
+	if x := &sh.Blk.x; x.Batch != nil && x.C == c {
 		x.W.Raw(frame)
 		return
 	}
 	if b := c.queued; b != nil && c.queuedGen == sh.groupGen {
 		b.Out.Raw(frame)
-		if limit := sh.srv.OutputLimit(c); limit > 0 && c.Out.Pending()+int64(len(b.Out.Buf)) > limit {
+		if limit := sh.Srv.OutputLimit(c); limit > 0 && c.Out.Pending()+int64(len(b.Out.Buf)) > limit {
 			sh.cutOff(b)
 		}
 		return
@@ -408,7 +327,7 @@ func (sh *Shard) deliver(c *Client, frame []byte) {
 			// Sized from the last drain: a subscriber of a busy channel
 			// gets one buffer per drain, not a doubling series, and a
 			// recycled one once its connection wrote the last.
-			c.pushBuf = sh.srv.GetPushBuffer(c.pushHint)
+			c.pushBuf = sh.Srv.GetPushBuffer(c.pushHint)
 		}
 	}
 	c.pushBuf = append(c.pushBuf, frame...)
@@ -474,93 +393,6 @@ func (s *Server) PutPushBuffer(b []byte) {
 	s.pushBufs.Put(&b)
 }
 
-// PUBSUB <subcommand>
-func pubsubCommand(x *Ctx) {
-	sub := x.Cmd.sub(x.Args[1])
-	if sub == nil {
-		x.W.Error("ERR unknown subcommand '" + string(x.Args[1]) + "'. Try PUBSUB HELP.")
-		return
-	}
-	if !arityOK(sub.Arity, len(x.Args)) {
-		x.W.Error(errWrongArgs("pubsub|" + sub.Name))
-		return
-	}
-	sub.Handler(x)
-}
-
-func channelList(x *Ctx, k pubsubKind) {
-	if len(x.Args) > 3 {
-		x.W.Error(errWrongArgs("pubsub|" + x.Cmd.Name))
-		return
-	}
-	p := &x.S.pubsub
-	p.mu.Lock()
-	var out []string
-	for name := range p.tables[k] {
-		if len(x.Args) == 2 || acl.Match(x.Args[2], name, false) {
-			out = append(out, name)
-		}
-	}
-	p.mu.Unlock()
-	slices.Sort(out)
-	x.W.BulkStrings(out)
-}
-
-func numSub(x *Ctx, k pubsubKind) {
-	p := &x.S.pubsub
-	x.W.ArrayHeader(2 * (len(x.Args) - 2))
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, a := range x.Args[2:] {
-		x.W.Bulk(a)
-		x.W.Int(int64(len(p.tables[k][string(a)])))
-	}
-}
-
-// PUBSUB CHANNELS [pattern]
-func pubsubChannelsCommand(x *Ctx) { channelList(x, subChannel) }
-
-// PUBSUB SHARDCHANNELS [pattern]
-func pubsubShardChannelsCommand(x *Ctx) { channelList(x, subShard) }
-
-// PUBSUB NUMSUB [channel ...]
-func pubsubNumSubCommand(x *Ctx) { numSub(x, subChannel) }
-
-// PUBSUB SHARDNUMSUB [shardchannel ...]
-func pubsubShardNumSubCommand(x *Ctx) { numSub(x, subShard) }
-
-// PUBSUB NUMPAT
-func pubsubNumPatCommand(x *Ctx) {
-	p := &x.S.pubsub
-	p.mu.Lock()
-	n := len(p.tables[subPattern])
-	p.mu.Unlock()
-	x.W.Int(int64(n))
-}
-
-func pubsubHelpCommand(x *Ctx) {
-	lines := []string{
-		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-		"CHANNELS [<pattern>]",
-		"    Return the currently active channels of this shard matching a <pattern> (default: '*').",
-		"NUMPAT",
-		"    Return number of subscriptions to patterns on this shard.",
-		"NUMSUB [<channel> ...]",
-		"    Return the number of subscribers on this shard for the specified channels, excluding",
-		"    pattern subscriptions(default: no channels).",
-		"SHARDCHANNELS [<pattern>]",
-		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
-		"SHARDNUMSUB [<shardchannel> ...]",
-		"    Return the number of subscribers for the specified shard level channel(s)",
-		"HELP",
-		"    Prints this help.",
-	}
-	x.W.ArrayHeader(len(lines))
-	for _, l := range lines {
-		x.W.SimpleString(l)
-	}
-}
-
 // subscribedModeAllowed reports whether a RESP2 client with subscriptions
 // may run cmd: only the (P|S)(UN)SUBSCRIBE family, PING, QUIT and RESET.
 func subscribedModeAllowed(cmd *Command) bool {
@@ -577,67 +409,38 @@ func subscribedModeAllowed(cmd *Command) bool {
 func subscribedModeError(cmd *Command, args [][]byte) string {
 	name := cmd.Name
 	if len(cmd.Subcommands) > 0 && len(args) > 1 {
-		if sc := cmd.sub(args[1]); sc != nil {
+		if sc := cmd.Sub(args[1]); sc != nil {
 			name = sc.FullName()
 		}
 	}
 	return "ERR Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
 }
 
-// resetPubSub drops every subscription of c (RESET).
-func (sh *Shard) resetPubSub(c *Client) {
-	if c.subCount.Load() == 0 {
+// ResetPubSub drops every subscription of c (RESET).
+func (sh *Shard) ResetPubSub(c *Client) {
+	if c.SubCount.Load() == 0 {
 		return
 	}
-	sh.srv.dropSubscriptions(c)
-	c.subCount.Store(0)
+	sh.Srv.dropSubscriptions(c)
+	c.SubCount.Store(0)
 	c.SetOutputClass(config.OutputNormal)
 	for k := range c.subN {
 		c.subN[k].Store(0)
 	}
 }
 
-// publishSummary is PUBLISH's COMMAND DOCS summary: the scope differs from
-// a Redis Cluster, where a message reaches every node.
-const publishSummary = "Posts a message to a channel. The message reaches the subscribers connected to the same shard (port) as the publisher; it is not stored and not sent to other shards."
-
-func registerPubSubFamily(t commandTable) {
-	const grp = "pubsub"
-	stale := FlagLoading | FlagStale
-	sub := FlagPubSub | FlagNoScript | stale
-	t.add(
-		&Command{Name: "subscribe", Arity: -2, Flags: sub, Group: grp, Since: "2.0.0", Summary: "Listens for messages published to channels.", Complexity: "O(N) where N is the number of channels to subscribe to.", Handler: subscribeCommand},
-		&Command{Name: "psubscribe", Arity: -2, Flags: sub, Group: grp, Since: "2.0.0", Summary: "Listens for messages published to channels that match one or more patterns.", Complexity: "O(N) where N is the number of patterns to subscribe to.", Handler: psubscribeCommand},
-		&Command{Name: "unsubscribe", Arity: -1, Flags: sub, Group: grp, Since: "2.0.0", Summary: "Stops listening to messages posted to channels.", Complexity: "O(N) where N is the number of channels to unsubscribe.", Handler: unsubscribeCommand},
-		&Command{Name: "punsubscribe", Arity: -1, Flags: sub, Group: grp, Since: "2.0.0", Summary: "Stops listening to messages published to channels that match one or more patterns.", Complexity: "O(N) where N is the number of patterns to unsubscribe.", Handler: punsubscribeCommand},
-		&Command{Name: "publish", Arity: 3, Flags: FlagPubSub | stale | FlagFast | FlagMayReplicate, Group: grp, Since: "2.0.0", Summary: publishSummary, Complexity: "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).", Handler: publishCommand},
-		&Command{Name: "ssubscribe", Arity: -2, Flags: sub, FirstKey: 1, LastKey: -1, Step: 1, Group: grp, Since: "7.0.0", Summary: "Listens for messages published to shard channels.", Complexity: "O(N) where N is the number of shard channels to subscribe to.", Handler: ssubscribeCommand},
-		&Command{Name: "sunsubscribe", Arity: -1, Flags: sub, FirstKey: 1, LastKey: -1, Step: 1, Group: grp, Since: "7.0.0", Summary: "Stops listening to messages posted to shard channels.", Complexity: "O(N) where N is the number of shard channels to unsubscribe.", Handler: sunsubscribeCommand},
-		&Command{Name: "spublish", Arity: 3, Flags: FlagPubSub | stale | FlagFast | FlagMayReplicate, FirstKey: 1, LastKey: 1, Step: 1, Group: grp, Since: "7.0.0", Summary: "Posts a message to a shard channel, on the shard that owns the channel's slot.", Complexity: "O(N) where N is the number of clients subscribed to the receiving shard channel.", Handler: spublishCommand},
-		&Command{Name: "pubsub", Arity: -2, Group: grp, Since: "2.8.0", Summary: "A container for Pub/Sub commands.", Complexity: "Depends on subcommand.", Handler: pubsubCommand,
-			Subcommands: []*Command{
-				{Name: "channels", Arity: -2, Flags: FlagPubSub | stale, Group: grp, Since: "2.8.0", Summary: "Returns the active channels of this shard.", Complexity: "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)", Handler: pubsubChannelsCommand},
-				{Name: "numsub", Arity: -2, Flags: FlagPubSub | stale, Group: grp, Since: "2.8.0", Summary: "Returns a count of subscribers to channels on this shard.", Complexity: "O(N) for the NUMSUB subcommand, where N is the number of requested channels", Handler: pubsubNumSubCommand},
-				{Name: "numpat", Arity: 2, Flags: FlagPubSub | stale, Group: grp, Since: "2.8.0", Summary: "Returns a count of unique pattern subscriptions on this shard.", Complexity: "O(1)", Handler: pubsubNumPatCommand},
-				{Name: "shardchannels", Arity: -2, Flags: FlagPubSub | stale, Group: grp, Since: "7.0.0", Summary: "Returns the active shard channels.", Complexity: "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).", Handler: pubsubShardChannelsCommand},
-				{Name: "shardnumsub", Arity: -2, Flags: FlagPubSub | stale, Group: grp, Since: "7.0.0", Summary: "Returns the count of subscribers of shard channels.", Complexity: "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels", Handler: pubsubShardNumSubCommand},
-				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "6.2.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: pubsubHelpCommand},
-			}},
-	)
-}
-
-// pubsubCounts is INFO's pubsub_channels, pubsub_patterns and
+// PubsubCounts is INFO's pubsub_channels, pubsub_patterns and
 // pubsubshard_channels for this shard.
-func (sh *Shard) pubsubCounts() (channels, patterns, shardChannels int64) {
-	p := &sh.pubsub
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return int64(len(p.tables[subChannel])), int64(len(p.tables[subPattern])), int64(len(p.tables[subShard]))
+func (sh *Shard) PubsubCounts() (channels, patterns, shardChannels int64) {
+	p := &sh.Pubsub
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
+	return int64(len(p.Tables[SubChannel])), int64(len(p.Tables[SubPattern])), int64(len(p.Tables[SubShard]))
 }
 
 // OutputLimit is the hard output buffer limit of c's class
 // (client-output-buffer-limit: pubsub while it has subscriptions, else
 // normal); 0 means none.
 func (s *Server) OutputLimit(c *Client) int64 {
-	return s.opts.Live.OutputBufferLimit(c.OutputClass()).Hard
+	return s.Opts.Live.OutputBufferLimit(c.OutputClass()).Hard
 }

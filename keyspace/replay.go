@@ -7,35 +7,35 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
-// errReplay marks a WAL record the keyspace cannot apply.
-var errReplay = errors.New("keyspace: cannot replay record")
+// ErrReplay marks a WAL record the keyspace cannot apply.
+var ErrReplay = errors.New("keyspace: cannot replay record")
 
-// applyRecord replays one WAL record. Records are physical: they set state
+// ApplyRecord replays one WAL record. Records are physical: they set state
 // without re-running command logic and without looking at the clock (a
 // deletion of an expired key has its own record). Payload bytes alias the
 // reader's buffer, so everything kept is copied.
-func (sh *Shard) applyRecord(r persistence.Record) error {
+func (sh *Shard) ApplyRecord(r persistence.Record) error {
 	if r.Op == persistence.OpBatch {
 		return sh.applyBatch(r)
 	}
-	if int(r.DB) >= len(sh.dbs) {
-		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", errReplay, r.Seq, r.DB, len(sh.dbs))
+	if int(r.DB) >= len(sh.Dbs) {
+		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", ErrReplay, r.Seq, r.DB, len(sh.Dbs))
 	}
-	apply := replayOps[r.Op]
+	apply := ReplayOps[r.Op]
 	if apply == nil {
-		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", errReplay, r.Seq, r.Op, r.Op)
+		return fmt.Errorf("%w: seq %d: unknown opcode %d (%s)", ErrReplay, r.Seq, r.Op, r.Op)
 	}
 	p := persistence.NewPayloadReader(r.Payload)
 	// A record changes collections in place, as a command does.
-	defer sh.settleMem()
-	err := apply(sh, sh.dbs[r.DB], r, &p)
+	defer sh.SettleMem()
+	err := apply(sh, sh.Dbs[r.DB], r, &p)
 	if err == nil {
 		// Bytes after the last field mean the writer and this reader
 		// disagree on the layout: never guess.
 		err = p.End()
 	}
-	if err != nil && !errors.Is(err, errReplay) {
-		err = fmt.Errorf("%w: seq %d (%s): %v", errReplay, r.Seq, r.Op, err)
+	if err != nil && !errors.Is(err, ErrReplay) {
+		err = fmt.Errorf("%w: seq %d (%s): %v", ErrReplay, r.Seq, r.Op, err)
 	}
 	return err
 }
@@ -45,10 +45,10 @@ func (sh *Shard) applyRecord(r persistence.Record) error {
 // change anything, so a malformed record leaves the keyspace as it was.
 type replayFunc func(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error
 
-// replayOps maps each opcode the keyspace replays to its decoder; nil is
+// ReplayOps maps each opcode the keyspace replays to its decoder; nil is
 // an unknown opcode. OpBatch is handled by applyRecord itself. It is
 // built once at package initialization and never written after.
-var replayOps = buildReplayOps(replayRouteList())
+var ReplayOps = buildReplayOps(replayRouteList())
 
 // buildReplayOps is the keyspace's own records (the string and key
 // records, RESTORE) and the routes each family contributes; an opcode
@@ -88,7 +88,7 @@ type replayRoute struct {
 }
 
 func replayRestoreRecord(sh *Shard, db *DB, _ persistence.Record, p *persistence.PayloadReader) error {
-	return applyRestoreRecord(sh.valueConfig(), db, p)
+	return applyRestoreRecord(sh.ValueConfig(), db, p)
 }
 
 // The keyspace records (opcodes 1–11).
@@ -98,11 +98,11 @@ func replaySetRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.Payl
 	if err := p.End(); err != nil {
 		return err
 	}
-	if e := db.find(key); e != nil {
-		e = db.setString(e, val)
-		db.setDeadline(e, at)
+	if e := db.Find(key); e != nil {
+		e = db.SetString(e, val)
+		db.SetDeadline(e, at)
 	} else {
-		db.addString(key, val, at)
+		db.AddString(key, val, at)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func replayDelRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.Payl
 	if err := p.End(); err != nil {
 		return err
 	}
-	db.delete(key)
+	db.Delete(key)
 	return nil
 }
 
@@ -121,8 +121,8 @@ func replayExpireRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.P
 	if err := p.End(); err != nil {
 		return err
 	}
-	if e := db.find(key); e != nil {
-		db.setDeadline(e, at)
+	if e := db.Find(key); e != nil {
+		db.SetDeadline(e, at)
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func replayFlushDBRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.
 	if err := p.End(); err != nil {
 		return err
 	}
-	db.flush()
+	db.Flush()
 	return nil
 }
 
@@ -139,8 +139,8 @@ func replayFlushAllRecord(sh *Shard, _ *DB, _ persistence.Record, p *persistence
 	if err := p.End(); err != nil {
 		return err
 	}
-	for _, d := range sh.dbs {
-		d.flush()
+	for _, d := range sh.Dbs {
+		d.Flush()
 	}
 	return nil
 }
@@ -150,10 +150,10 @@ func replaySwapDBRecord(sh *Shard, _ *DB, r persistence.Record, p *persistence.P
 	if err := p.End(); err != nil {
 		return err
 	}
-	if int(a) >= len(sh.dbs) || int(b) >= len(sh.dbs) {
-		return fmt.Errorf("%w: seq %d: SWAPDB %d %d out of range", errReplay, r.Seq, a, b)
+	if int(a) >= len(sh.Dbs) || int(b) >= len(sh.Dbs) {
+		return fmt.Errorf("%w: seq %d: SWAPDB %d %d out of range", ErrReplay, r.Seq, a, b)
 	}
-	sh.swapDB(int(a), int(b))
+	sh.SwapDB(int(a), int(b))
 	return nil
 }
 
@@ -162,14 +162,14 @@ func replayMoveRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.Pa
 	if err := p.End(); err != nil {
 		return err
 	}
-	if int(target) >= len(sh.dbs) {
-		return fmt.Errorf("%w: seq %d: MOVE to database %d", errReplay, r.Seq, target)
+	if int(target) >= len(sh.Dbs) {
+		return fmt.Errorf("%w: seq %d: MOVE to database %d", ErrReplay, r.Seq, target)
 	}
-	if e := db.find(key); e != nil {
-		if old := sh.dbs[target].find(key); old != nil {
-			sh.dbs[target].remove(old)
+	if e := db.Find(key); e != nil {
+		if old := sh.Dbs[target].Find(key); old != nil {
+			sh.Dbs[target].Remove(old)
 		}
-		db.transfer(e, sh.dbs[target], key)
+		db.Transfer(e, sh.Dbs[target], key)
 	}
 	return nil
 }
@@ -179,11 +179,11 @@ func replayRenameRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.P
 	if err := p.End(); err != nil {
 		return err
 	}
-	if e := db.find(src); e != nil && string(src) != string(dst) {
-		if old := db.find(dst); old != nil {
-			db.remove(old)
+	if e := db.Find(src); e != nil && string(src) != string(dst) {
+		if old := db.Find(dst); old != nil {
+			db.Remove(old)
 		}
-		db.transfer(e, db, dst)
+		db.Transfer(e, db, dst)
 	}
 	return nil
 }
@@ -193,25 +193,25 @@ func replayCopyRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.Pa
 	if err := p.End(); err != nil {
 		return err
 	}
-	if int(target) >= len(sh.dbs) {
-		return fmt.Errorf("%w: seq %d: COPY to database %d", errReplay, r.Seq, target)
+	if int(target) >= len(sh.Dbs) {
+		return fmt.Errorf("%w: seq %d: COPY to database %d", ErrReplay, r.Seq, target)
 	}
-	e := db.find(src)
+	e := db.Find(src)
 	if e == nil {
 		return nil
 	}
-	tdb := sh.dbs[target]
-	if tdb.find(dst) != nil && replace == 0 {
+	tdb := sh.Dbs[target]
+	if tdb.Find(dst) != nil && replace == 0 {
 		return nil
 	}
-	val, obj, ok := cloneValue(db, e)
+	val, obj, ok := CloneValue(db, e)
 	if !ok {
-		return fmt.Errorf("%w: seq %d: value of type %T cannot be copied", errReplay, r.Seq, db.obj(e))
+		return fmt.Errorf("%w: seq %d: value of type %T cannot be copied", ErrReplay, r.Seq, db.Obj(e))
 	}
 	if tdb == db && string(src) == string(dst) {
 		return nil
 	}
-	replaySet(tdb, dst, val, obj, e.expireAt)
+	replaySet(tdb, dst, val, obj, e.ExpireAt)
 	return nil
 }
 
@@ -220,12 +220,12 @@ func replayAppendRecord(_ *Shard, db *DB, _ persistence.Record, p *persistence.P
 	if err := p.End(); err != nil {
 		return err
 	}
-	if e := db.find(key); e != nil {
-		n := len(db.val(e))
-		e = db.resizeVal(e, n+len(suffix))
-		copy(db.val(e)[n:], suffix)
+	if e := db.Find(key); e != nil {
+		n := len(db.Val(e))
+		e = db.ResizeVal(e, n+len(suffix))
+		copy(db.Val(e)[n:], suffix)
 	} else {
-		db.add(key, suffix, nil, 0)
+		db.Add(key, suffix, nil, 0)
 	}
 	return nil
 }
@@ -237,44 +237,44 @@ func replaySetRangeRecord(sh *Shard, db *DB, r persistence.Record, p *persistenc
 	}
 	// The command refused strings longer than proto-max-bulk-len, so a
 	// larger end is damage; it must not overflow or panic.
-	if limit := uint64(sh.srv.opts.Live.ProtoMaxBulkLen()); uint64(len(b)) > limit || off > limit-uint64(len(b)) {
-		return fmt.Errorf("%w: seq %d: SETRANGE to offset %d + %d bytes exceeds proto-max-bulk-len %d", errReplay, r.Seq, off, len(b), limit)
+	if limit := uint64(sh.Srv.Opts.Live.ProtoMaxBulkLen()); uint64(len(b)) > limit || off > limit-uint64(len(b)) {
+		return fmt.Errorf("%w: seq %d: SETRANGE to offset %d + %d bytes exceeds proto-max-bulk-len %d", ErrReplay, r.Seq, off, len(b), limit)
 	}
 	end := int(off) + len(b)
-	e := db.find(key)
+	e := db.Find(key)
 	if e == nil {
 		// Created at its exact length, as SETRANGE and SETBIT create it:
 		// zeros up to off.
 		buf := make([]byte, end)
 		copy(buf[off:], b)
-		e = db.addStringOwned(key, buf, 0)
-		e.setKind(e.kind() | flagRaw)
+		e = db.AddStringOwned(key, buf, 0)
+		e.SetKind(e.Kind() | FlagRaw)
 		return nil
 	}
-	if end > len(db.val(e)) {
-		e = db.resizeVal(e, end)
+	if end > len(db.Val(e)) {
+		e = db.ResizeVal(e, end)
 	}
-	copy(db.val(e)[off:], b)
+	copy(db.Val(e)[off:], b)
 	return nil
 }
 
 // replaySet stores a value under key, replacing whatever was there. A
 // string val is copied.
 func replaySet(db *DB, key, val []byte, obj any, at int64) {
-	if e := db.find(key); e != nil {
+	if e := db.Find(key); e != nil {
 		if obj != nil {
-			db.setObj(e, obj)
+			db.SetObj(e, obj)
 		} else {
-			e = db.setString(e, val)
+			e = db.SetString(e, val)
 		}
-		db.setDeadline(e, at)
+		db.SetDeadline(e, at)
 		return
 	}
-	db.add(key, val, obj, at)
+	db.Add(key, val, obj, at)
 }
 
-// swapDB exchanges two databases in O(1); their ids follow their places.
-func (sh *Shard) swapDB(a, b int) {
-	sh.dbs[a], sh.dbs[b] = sh.dbs[b], sh.dbs[a]
-	sh.dbs[a].id, sh.dbs[b].id = a, b
+// SwapDB exchanges two databases in O(1); their ids follow their places.
+func (sh *Shard) SwapDB(a, b int) {
+	sh.Dbs[a], sh.Dbs[b] = sh.Dbs[b], sh.Dbs[a]
+	sh.Dbs[a].Id, sh.Dbs[b].Id = a, b
 }

@@ -73,6 +73,9 @@ func Reshard(o ReshardOptions) (ReshardReport, error) {
 	from, to := len(o.FromTopology.Nodes), len(o.ToTopology.Nodes)
 	cfg := o.Config
 	cfg.Server.Shards = from
+	// The reshard server runs no command, so it has no command table and
+	// no users to check against one.
+	cfg.ACL = config.ACLConfig{}
 	srv, err := NewServer(Options{Config: cfg, Topology: o.FromTopology, Logger: o.Logger, Now: o.Now})
 	if err != nil {
 		return rep, fmt.Errorf("keyspace: reshard: %w", err)
@@ -95,47 +98,47 @@ func Reshard(o ReshardOptions) (ReshardReport, error) {
 	src := persistence.ReadOnly(o.FS)
 	nowMs := o.Now().UnixMilli()
 	var buf []byte
-	for _, sh := range srv.shards {
+	for _, sh := range srv.ShardList {
 		if err := recoverReadOnly(src, o.From, sh); err != nil {
-			return abort(fmt.Errorf("keyspace: reshard: shard %d of %s: %w", sh.idx, o.From, err))
+			return abort(fmt.Errorf("keyspace: reshard: shard %d of %s: %w", sh.Idx, o.From, err))
 		}
 		read := 0
-		for d, db := range sh.dbs {
+		for d, db := range sh.Dbs {
 			if db.Len() == 0 {
 				continue
 			}
 			var werr error
-			db.t.eachInRange(0, 1<<32, func(h uint32) {
+			db.T.eachInRange(0, 1<<32, func(h uint32) {
 				if werr != nil {
 					return
 				}
-				e := db.entryAt(h)
+				e := db.EntryAt(h)
 				read++
-				if e.expired(nowMs) {
+				if e.Expired(nowMs) {
 					rep.Expired++
 					return
 				}
 				if to > 1 && d != 0 {
-					werr = fmt.Errorf("keyspace: reshard: key %q is in database %d, but with %d shards only database 0 exists (move the keys to database 0 first)", e.key(), d, to)
+					werr = fmt.Errorf("keyspace: reshard: key %q is in database %d, but with %d shards only database 0 exists (move the keys to database 0 first)", e.Key(), d, to)
 					return
 				}
-				_, owner := o.ToTopology.ShardOfKey(e.key())
+				_, owner := o.ToTopology.ShardOfKey(e.Key())
 				if to == 1 {
 					owner = 0
 				}
-				kind := kindString
-				val := db.val(e)
-				if obj := db.obj(e); obj != nil {
-					sv, ok := obj.(snapshotValue)
+				kind := KindString
+				val := db.Val(e)
+				if obj := db.Obj(e); obj != nil {
+					sv, ok := obj.(SnapshotValue)
 					if !ok {
 						werr = fmt.Errorf("keyspace: reshard: value of type %T has no snapshot encoding", obj)
 						return
 					}
-					kind = sv.snapshotKind()
-					buf = sv.appendSnapshot(buf[:0])
+					kind = sv.SnapshotKind()
+					buf = sv.AppendSnapshot(buf[:0])
 					val = buf
 				}
-				if werr = writers[owner].Add(uint16(d), kind, e.key(), val, e.expireAt); werr == nil {
+				if werr = writers[owner].Add(uint16(d), kind, e.Key(), val, e.ExpireAt); werr == nil {
 					rep.PerShard[owner]++
 					rep.Keys++
 				}
@@ -146,7 +149,7 @@ func Reshard(o ReshardOptions) (ReshardReport, error) {
 		}
 		rep.Read = append(rep.Read, read)
 		// This shard's keys are written: let the collector have them.
-		sh.dbs = nil
+		sh.Dbs = nil
 	}
 	for i, w := range writers {
 		size, err := w.Finish()
@@ -163,12 +166,12 @@ func Reshard(o ReshardOptions) (ReshardReport, error) {
 // recoverReadOnly loads sh from the snapshot and WAL of its index in dir,
 // as Disk.Open does, on an FS that changes nothing.
 func recoverReadOnly(fs persistence.FS, dir string, sh *Shard) error {
-	log := sh.srv.log
-	snap, err := persistence.LoadSnapshots(fs, dir, sh.idx, log, persistence.SnapshotLoadOptions{}, sh.loadSnapshotEntry)
+	log := sh.Srv.Log
+	snap, err := persistence.LoadSnapshots(fs, dir, sh.Idx, log, persistence.SnapshotLoadOptions{}, sh.LoadSnapshotEntry)
 	if err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
-	if _, err := persistence.Recover(fs, dir, sh.idx, snap.Seq, false, log, sh.applyRecord); err != nil {
+	if _, err := persistence.Recover(fs, dir, sh.Idx, snap.Seq, false, log, sh.ApplyRecord); err != nil {
 		return fmt.Errorf("recover WAL: %w", err)
 	}
 	return nil

@@ -28,7 +28,7 @@ type ringCell struct {
 	batch *Batch
 }
 
-func newRing(capacity int) *ring {
+func NewRing(capacity int) *ring {
 	n := uint64(1)
 	for n < uint64(capacity) {
 		n <<= 1
@@ -40,8 +40,8 @@ func newRing(capacity int) *ring {
 	return r
 }
 
-// push enqueues b; false means the ring is full.
-func (r *ring) push(b *Batch) bool {
+// Push enqueues b; false means the ring is full.
+func (r *ring) Push(b *Batch) bool {
 	for {
 		pos := r.head.Load()
 		cell := &r.cells[pos&r.mask]
@@ -52,7 +52,7 @@ func (r *ring) push(b *Batch) bool {
 				cell.batch = b
 				cell.seq.Store(pos + 1)
 				if r.sleeping.Load() == 1 {
-					r.signal()
+					r.Signal()
 				}
 				return true
 			}
@@ -64,16 +64,16 @@ func (r *ring) push(b *Batch) bool {
 	}
 }
 
-// signal wakes the consumer if it is parked.
-func (r *ring) signal() {
+// Signal wakes the consumer if it is parked.
+func (r *ring) Signal() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
 }
 
-// pop dequeues one batch or returns nil when the ring is empty. Consumer only.
-func (r *ring) pop() *Batch {
+// Pop dequeues one batch or returns nil when the ring is empty. Consumer only.
+func (r *ring) Pop() *Batch {
 	cell := &r.cells[r.tail&r.mask]
 	if cell.seq.Load() != r.tail+1 {
 		return nil
@@ -85,7 +85,7 @@ func (r *ring) pop() *Batch {
 	return b
 }
 
-// empty reports whether nothing is ready for the consumer. Consumer only.
-func (r *ring) empty() bool {
+// Empty reports whether nothing is ready for the consumer. Consumer only.
+func (r *ring) Empty() bool {
 	return r.cells[r.tail&r.mask].seq.Load() != r.tail+1
 }

@@ -38,23 +38,23 @@ import (
 // script never runs inline on a reactor (TryRun refuses batches that may
 // run one), so the clients that must send SCRIPT KILL are always read.
 
-// flagRunsScript marks the commands that run Lua (EVAL*, FCALL*), so that
+// FlagRunsScript marks the commands that run Lua (EVAL*, FCALL*), so that
 // TryRun keeps them off the reactors and EXEC of a transaction queuing
 // them too. COMMAND does not show it.
-const flagRunsScript = FlagMovableKeys << 8
+const FlagRunsScript = FlagMovableKeys << 8
 
 // shardScripts is the scripting state of a shard, owned by its goroutine
 // except for the counters.
 type shardScripts struct {
-	eng *scripting.Engine
-	// lua is the client the commands of scripts run as: its database is
+	Eng *scripting.Engine
+	// Lua is the client the commands of scripts run as: its database is
 	// the caller's when a script starts, and a SELECT inside the script
 	// changes only it, as in Redis.
-	lua *Client
+	Lua *Client
 
 	// The script in progress; caller is nil when none runs.
-	caller   *Client
-	callArgs [][]byte
+	Caller   *Client
+	CallArgs [][]byte
 	flags    scripting.Flags
 	readOnly bool
 	// slot is the hash slot of the script's keys, -1 until one is known
@@ -78,9 +78,9 @@ type shardScripts struct {
 	// from the ring while it was busy; they run after it.
 	deferred []*Batch
 
-	// maxUnit overrides the WAL record limit of a script's writes in
+	// MaxUnit overrides the WAL record limit of a script's writes in
 	// tests; 0 means persistence.MaxPayloadSize.
-	maxUnit int64
+	MaxUnit int64
 
 	// Figures for INFO, readable from any goroutine.
 	cachedScripts atomic.Int64
@@ -106,63 +106,63 @@ const (
 	errScriptCrossSlot   = "ERR Script attempted to access keys that do not hash to the same slot"
 )
 
-// scriptEngine returns the shard's engine, creating it on first use.
-func (sh *Shard) scriptEngine() *scripting.Engine {
-	ss := &sh.scr
-	if ss.eng == nil {
-		ss.eng = scripting.New(scripting.Config{
+// ScriptEngine returns the shard's engine, creating it on first use.
+func (sh *Shard) ScriptEngine() *scripting.Engine {
+	ss := &sh.Scr
+	if ss.Eng == nil {
+		ss.Eng = scripting.New(scripting.Config{
 			Log:         sh.scriptLog,
 			Interrupt:   sh.scriptInterrupt,
-			MemoryLimit: sh.scriptMemoryLimit,
+			MemoryLimit: sh.ScriptMemoryLimit,
 		})
-		ss.lua = NewClient(0, sh.idx, "lua", "", nil, time.Time{})
-		ss.lua.Authenticated = true
-		ss.lua.Proto = 2
+		ss.Lua = NewClient(0, sh.Idx, "lua", "", nil, time.Time{})
+		ss.Lua.Authenticated = true
+		ss.Lua.Proto = 2
 	}
-	return ss.eng
+	return ss.Eng
 }
 
 // closeScripts releases the engine's Lua states (shard stop).
 func (sh *Shard) closeScripts() {
-	if sh.scr.eng != nil {
-		sh.scr.eng.Close()
-		sh.scr.eng = nil
+	if sh.Scr.Eng != nil {
+		sh.Scr.Eng.Close()
+		sh.Scr.Eng = nil
 	}
 }
 
 // scriptLog receives redis.log messages and the engine's warnings.
 func (sh *Shard) scriptLog(level int, msg string) {
-	log := sh.srv.log
+	log := sh.Srv.Log
 	switch level {
 	case scripting.LogDebug, scripting.LogVerbose:
-		log.Debug(msg, zap.Int("shard", sh.idx))
+		log.Debug(msg, zap.Int("shard", sh.Idx))
 	case scripting.LogNotice:
-		log.Info(msg, zap.Int("shard", sh.idx))
+		log.Info(msg, zap.Int("shard", sh.Idx))
 	default:
-		log.Warn(msg, zap.Int("shard", sh.idx))
+		log.Warn(msg, zap.Int("shard", sh.Idx))
 	}
 }
 
-// updateScriptFigures refreshes the INFO counters after the cache or the
+// UpdateScriptFigures refreshes the INFO counters after the cache or the
 // libraries changed.
-func (sh *Shard) updateScriptFigures() {
-	ss := &sh.scr
-	if ss.eng == nil {
+func (sh *Shard) UpdateScriptFigures() {
+	ss := &sh.Scr
+	if ss.Eng == nil {
 		return
 	}
-	n, b := ss.eng.CacheStats()
+	n, b := ss.Eng.CacheStats()
 	ss.cachedScripts.Store(int64(n))
 	ss.scriptsBytes.Store(b)
-	libs, funcs, fb := ss.eng.LibraryStats()
+	libs, funcs, fb := ss.Eng.LibraryStats()
 	ss.libraries.Store(int64(libs))
 	ss.functions.Store(int64(funcs))
 	ss.functionBytes.Store(fb)
 }
 
-// scriptMemory sums the scripting figures of every shard for INFO.
-func (s *Server) scriptMemory() (scripts, scriptBytes, libs, funcs, funcBytes int64) {
-	for _, sh := range s.shards {
-		ss := &sh.scr
+// ScriptMemory sums the scripting figures of every shard for INFO.
+func (s *Server) ScriptMemory() (scripts, scriptBytes, libs, funcs, funcBytes int64) {
+	for _, sh := range s.ShardList {
+		ss := &sh.Scr
 		scripts += ss.cachedScripts.Load()
 		scriptBytes += ss.scriptsBytes.Load()
 		libs += ss.libraries.Load()
@@ -172,11 +172,11 @@ func (s *Server) scriptMemory() (scripts, scriptBytes, libs, funcs, funcBytes in
 	return
 }
 
-// scriptKeys splits the arguments of EVAL-like commands (numkeys at
+// ScriptKeys splits the arguments of EVAL-like commands (numkeys at
 // Args[2]) into keys and arguments, replying the error when numkeys is
 // invalid.
-func scriptKeys(x *Ctx, notInt string) (keys, argv [][]byte, ok bool) {
-	n, isInt := parseInt(x.Args[2])
+func ScriptKeys(x *Ctx, notInt string) (keys, argv [][]byte, ok bool) {
+	n, isInt := ParseInt(x.Args[2])
 	switch {
 	case !isInt:
 		x.W.Error(notInt)
@@ -190,12 +190,12 @@ func scriptKeys(x *Ctx, notInt string) (keys, argv [][]byte, ok bool) {
 	return nil, nil, false
 }
 
-// scriptMayRun checks a script's flags against the command that runs it
+// ScriptMayRun checks a script's flags against the command that runs it
 // and the server state, and its declared keys against the shard's slots;
 // it returns the keys' slot (-1 without keys). On refusal it has replied.
-func (sh *Shard) scriptMayRun(x *Ctx, flags scripting.Flags, ro bool, keys [][]byte) (int, bool) {
+func (sh *Shard) ScriptMayRun(x *Ctx, flags scripting.Flags, ro bool, keys [][]byte) (int, bool) {
 	if flags&scripting.FlagEvalCompat == 0 {
-		if flags&scripting.FlagNoCluster != 0 && sh.multiShard() {
+		if flags&scripting.FlagNoCluster != 0 && sh.MultiShard() {
 			x.W.Error(errScriptNoCluster)
 			return 0, false
 		}
@@ -215,18 +215,18 @@ func (sh *Shard) scriptMayRun(x *Ctx, flags scripting.Flags, ro bool, keys [][]b
 		}
 	}
 	slot := -1
-	if len(keys) == 0 || !sh.multiShard() {
+	if len(keys) == 0 || !sh.MultiShard() {
 		return slot, true
 	}
-	topo := sh.srv.opts.Topology
+	topo := sh.Srv.Opts.Topology
 	s16, owner := topo.ShardOfKey(keys[0])
 	for _, k := range keys[1:] {
 		if s, _ := topo.ShardOfKey(k); s != s16 {
-			x.W.Error(errCrossSlot)
+			x.W.Error(ErrCrossSlot)
 			return 0, false
 		}
 	}
-	if owner != sh.idx {
+	if owner != sh.Idx {
 		n := topo.Nodes[owner]
 		x.W.Error("MOVED " + strconv.Itoa(int(s16)) + " " + n.Host + ":" + strconv.Itoa(n.Port))
 		return 0, false
@@ -239,11 +239,11 @@ func (sh *Shard) writesRefused() string {
 	if msg := sh.replicationRefusal(); msg != "" {
 		return msg
 	}
-	if sh.journal == nil {
+	if sh.Journal == nil {
 		return ""
 	}
-	if err := sh.journal.Err(); err != nil {
-		return "MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server"
+	if err := sh.Journal.Err(); err != nil {
+		return "MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.Idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server"
 	}
 	return ""
 }
@@ -253,7 +253,7 @@ func (sh *Shard) writesRefused() string {
 // because used memory stays over maxmemory after evicting what the policy
 // allows.
 func (sh *Shard) scriptOverMemory() bool {
-	return sh.srv.opts.Live.MaxMemory() > 0 && !sh.srv.isReplica() && !sh.evictForWrite()
+	return sh.Srv.Opts.Live.MaxMemory() > 0 && !sh.Srv.IsReplica() && !sh.evictForWrite()
 }
 
 // scriptACLDenied is the ACL hook of commands called from scripts (and of
@@ -262,25 +262,25 @@ func (sh *Shard) scriptOverMemory() bool {
 // denial of a call (not of redis.acl_check_cmd) is logged in the lua
 // context, as Redis does.
 func (sh *Shard) scriptACLDenied(c *Client, cmd *Command, args [][]byte, log bool) string {
-	if users := sh.srv.acl.store.Load(); c.aclUsers != users {
+	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
 		c.resolveUser(users)
 	}
-	u := c.aclUser
+	u := c.AclUser
 	if u != nil && u.Unrestricted() || cmd.Flags&FlagNoAuth != 0 {
 		return ""
 	}
 	if u == nil {
 		return "can't run this command or subcommand"
 	}
-	req := sh.aclRequest(cmd, args)
+	req := sh.ACLRequest(cmd, args)
 	d := u.Check(req)
 	defer func() { req.Args = nil }()
 	if d.OK() {
 		return ""
 	}
 	if log {
-		sh.srv.addACLLog(acl.LogEvent{Reason: d.Reason, Context: acl.ContextLua, Object: d.Object(sh.srv.acl.universe, req),
-			Username: u.Name(), ClientInfo: c.info(sh.srv.now(), 0)})
+		sh.Srv.AddACLLog(acl.LogEvent{Reason: d.Reason, Context: acl.ContextLua, Object: d.Object(sh.Srv.Acl.Universe, req),
+			Username: u.Name(), ClientInfo: c.Info(sh.Srv.Now(), 0)})
 	}
 	switch d.Reason {
 	case acl.ReasonKey:
@@ -292,33 +292,33 @@ func (sh *Shard) scriptACLDenied(c *Client, cmd *Command, args [][]byte, log boo
 	}
 }
 
-// runScript runs one script or function invocation: run calls the engine
+// RunScript runs one script or function invocation: run calls the engine
 // with the prepared Invocation.
-func (sh *Shard) runScript(x *Ctx, flags scripting.Flags, ro bool, slot int, keys, argv [][]byte, run func(inv *scripting.Invocation)) {
-	ss := &sh.scr
-	ss.caller, ss.callArgs = x.C, x.Args
+func (sh *Shard) RunScript(x *Ctx, flags scripting.Flags, ro bool, slot int, keys, argv [][]byte, run func(inv *scripting.Invocation)) {
+	ss := &sh.Scr
+	ss.Caller, ss.CallArgs = x.C, x.Args
 	ss.flags, ss.slot = flags, slot
 	ss.readOnly = ro || flags&scripting.FlagNoWrites != 0 && flags&scripting.FlagEvalCompat == 0
 	ss.timedOut, ss.aborted = false, false
 	ss.countedErr = ss.countedErr[:0]
-	ss.lua.DB = x.C.DB
+	ss.Lua.DB = x.C.DB
 	ss.inv = scripting.Invocation{Keys: keys, Args: argv, Call: sh.scriptCall, ACLCheck: sh.scriptACLCheck}
 	// Inside EXEC the script's records join the transaction's unit.
-	own := !sh.tx.recording
+	own := !sh.Tx.Recording
 	if own {
-		sh.beginUnit()
+		sh.BeginUnit()
 	}
 	run(&ss.inv)
-	if ss.aborted && sh.tx.recording {
+	if ss.aborted && sh.Tx.Recording {
 		// SHUTDOWN NOSAVE stopped it: nothing of it reaches the log.
-		sh.tx.batch.Reset()
+		sh.Tx.batch.Reset()
 	}
 	if own {
-		sh.endUnit()
+		sh.EndUnit()
 	}
 	ss.inv = scripting.Invocation{}
-	ss.caller, ss.callArgs = nil, nil
-	x.DB = sh.dbs[x.C.DB]
+	ss.Caller, ss.CallArgs = nil, nil
+	x.DB = sh.Dbs[x.C.DB]
 }
 
 // noteCountedError remembers reply (an error after its "-") as counted.
@@ -331,8 +331,8 @@ func (ss *shardScripts) noteCountedError(reply []byte) {
 // remembered; a script's own reply that passes on the error of a command
 // it called is not counted again.
 func (sh *Shard) errorCounted(reply []byte) bool {
-	ss := &sh.scr
-	if ss.caller != nil {
+	ss := &sh.Scr
+	if ss.Caller != nil {
 		ss.noteCountedError(reply)
 		return false
 	}
@@ -346,28 +346,28 @@ func (sh *Shard) errorCounted(reply []byte) bool {
 
 // scriptACLCheck answers redis.acl_check_cmd.
 func (sh *Shard) scriptACLCheck(args [][]byte) (allowed, known bool) {
-	cmd := sh.srv.cmds.lookup(args[0])
+	cmd := sh.Srv.Cmds.Lookup(args[0])
 	if cmd == nil {
 		return false, false
 	}
-	return sh.scriptACLDenied(sh.scr.caller, cmd.called(args), args, false) == "", true
+	return sh.scriptACLDenied(sh.Scr.Caller, cmd.Called(args), args, false) == "", true
 }
 
 // scriptCall is the engine's CallFunc: it runs one redis.call / redis.pcall
 // command on the shard after the checks Redis applies to commands of
 // scripts, and appends its reply encoded in RESP version resp to out.
 func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
-	ss := &sh.scr
+	ss := &sh.Scr
 	w := &ss.w
 	w.Buf, w.Proto = out, resp
 	before := len(w.Buf)
-	cmd := sh.srv.cmds.lookup(args[0])
+	cmd := sh.Srv.Cmds.Lookup(args[0])
 	refuse := func(msg string) []byte {
 		w.Error(msg)
 		if cmd != nil {
 			sh.reject(cmd, args, w.Buf[before+1:])
 		} else {
-			sh.cmdStats.countError(w.Buf[before+1:])
+			sh.CmdStats.countError(w.Buf[before+1:])
 		}
 		ss.noteCountedError(w.Buf[before+1:])
 		out := w.Buf
@@ -379,15 +379,15 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 	}
 	called := cmd
 	if len(cmd.Subcommands) > 0 && len(args) > 1 {
-		if called = cmd.sub(args[1]); called == nil {
+		if called = cmd.Sub(args[1]); called == nil {
 			cmd = nil
 			return refuse(errScriptUnknownCmd)
 		}
 	}
-	if !arityOK(cmd.Arity, len(args)) || !arityOK(called.Arity, len(args)) {
+	if !ArityOK(cmd.Arity, len(args)) || !ArityOK(called.Arity, len(args)) {
 		return refuse(errScriptArity)
 	}
-	if msg := sh.scriptACLDenied(ss.caller, called, args, true); msg != "" {
+	if msg := sh.scriptACLDenied(ss.Caller, called, args, true); msg != "" {
 		return refuse("ERR The user executing the script " + msg)
 	}
 	flags := cmd.Flags | called.Flags
@@ -403,7 +403,7 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 		if msg := sh.writesRefused(); msg != "" {
 			return refuse(msg)
 		}
-		if sh.tx.recording && int64(sh.tx.batch.Size())+writeBound(args) > ss.unitLimit() {
+		if sh.Tx.Recording && int64(sh.Tx.batch.Size())+writeBound(args) > ss.unitLimit() {
 			// The script's unit must fit one WAL record; a failed append
 			// would stop the shard's writes.
 			return refuse("ERR the script's writes would exceed one write-ahead log record (" + strconv.FormatInt(ss.unitLimit(), 10) + " bytes)")
@@ -420,19 +420,19 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 			return refuse(errScriptCmdOOM)
 		}
 	}
-	if sh.multiShard() && called.FirstKey > 0 {
+	if sh.MultiShard() && called.FirstKey > 0 {
 		if msg := sh.scriptKeysLocal(called, args); msg != "" {
 			return refuse(msg)
 		}
 	}
 	if flags&FlagWrite != 0 {
-		ss.eng.MarkWritten()
+		ss.Eng.MarkWritten()
 	}
 	x := &ss.x
-	*x = Ctx{S: sh, C: ss.lua, DB: sh.dbs[ss.lua.DB], Args: args, W: w, Cmd: cmd, NoBlock: true}
+	*x = Ctx{S: sh, C: ss.Lua, DB: sh.Dbs[ss.Lua.DB], Args: args, W: w, Cmd: cmd, NoBlock: true}
 	room, why := sh.scriptReplyRoom()
 	w.Limit = before + int(min(room, int64(math.MaxInt-before)))
-	sh.call(x, cmd, args)
+	sh.Call(x, cmd, args)
 	if w.Full() {
 		// The reply was cut short where it reached the bound: the script
 		// gets an error instead (its caller stays connected).
@@ -452,18 +452,18 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 // becomes a Lua value rather than output, but it is built on the caller's
 // behalf and is bounded by the same setting.
 func (sh *Shard) scriptReplyRoom() (int64, string) {
-	if c := sh.scr.caller; c != nil {
-		if hard := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; hard > 0 {
+	if c := sh.Scr.Caller; c != nil {
+		if hard := sh.Srv.Opts.Live.OutputBufferLimit(c.OutputClass()).Hard; hard > 0 {
 			return hard, "the hard client-output-buffer-limit of the script's caller"
 		}
 	}
-	return sh.srv.maxReplyBytes(), "the largest reply the server builds"
+	return sh.Srv.maxReplyBytes(), "the largest reply the server builds"
 }
 
 // unitLimit is the most WAL payload bytes a script's writes may take.
 func (ss *shardScripts) unitLimit() int64 {
-	if ss.maxUnit > 0 {
-		return ss.maxUnit
+	if ss.MaxUnit > 0 {
+		return ss.MaxUnit
 	}
 	return persistence.MaxPayloadSize
 }
@@ -479,7 +479,7 @@ func writeBound(args [][]byte) int64 {
 
 // scriptWritten reports whether the running script has written.
 func (sh *Shard) scriptWritten() bool {
-	info, ok := sh.scr.eng.Monitor().Running()
+	info, ok := sh.Scr.Eng.Monitor().Running()
 	return ok && info.Written
 }
 
@@ -487,12 +487,12 @@ func (sh *Shard) scriptWritten() bool {
 // mode (several shards): they must be this shard's and, unless the script
 // allows cross-slot keys, in the slot of its other keys.
 func (sh *Shard) scriptKeysLocal(cmd *Command, args [][]byte) string {
-	ss := &sh.scr
-	topo := sh.srv.opts.Topology
-	sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+	ss := &sh.Scr
+	topo := sh.Srv.Opts.Topology
+	sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
 	for _, i := range sh.keyIdx {
 		s16, owner := topo.ShardOfKey(args[i])
-		if owner != sh.idx {
+		if owner != sh.Idx {
 			return errScriptNonLocalKey
 		}
 		if ss.flags&scripting.FlagAllowCrossSlot != 0 {
@@ -509,7 +509,7 @@ func (sh *Shard) scriptKeysLocal(cmd *Command, args [][]byte) string {
 
 // busyThreshold is busy-reply-threshold (lua-time-limit).
 func (sh *Shard) busyThreshold() time.Duration {
-	v, _ := sh.srv.opts.Live.Value("busy-reply-threshold")
+	v, _ := sh.Srv.Opts.Live.Value("busy-reply-threshold")
 	ms, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		ms = 5000
@@ -517,10 +517,10 @@ func (sh *Shard) busyThreshold() time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// scriptMemoryLimit is how much one script may add to the heap:
+// ScriptMemoryLimit is how much one script may add to the heap:
 // ruvio-lua-memory-limit, at most maxmemory, 0 when neither is set.
-func (sh *Shard) scriptMemoryLimit() int64 {
-	live := sh.srv.opts.Live
+func (sh *Shard) ScriptMemoryLimit() int64 {
+	live := sh.Srv.Opts.Live
 	limit := int64(0)
 	if v, ok := live.Value("ruvio-lua-memory-limit"); ok {
 		limit, _ = strconv.ParseInt(v, 10, 64)
@@ -534,8 +534,8 @@ func (sh *Shard) scriptMemoryLimit() int64 {
 // scriptInterrupt is the engine's instruction-count hook, on the shard
 // goroutine: past busy-reply-threshold it serves the other clients.
 func (sh *Shard) scriptInterrupt(elapsed time.Duration) {
-	ss := &sh.scr
-	if ss.caller == nil {
+	ss := &sh.Scr
+	if ss.Caller == nil {
 		return
 	}
 	if !ss.timedOut {
@@ -544,10 +544,10 @@ func (sh *Shard) scriptInterrupt(elapsed time.Duration) {
 		}
 		ss.timedOut = true
 		name := ""
-		if info, ok := ss.eng.Monitor().Running(); ok {
+		if info, ok := ss.Eng.Monitor().Running(); ok {
 			name = info.Name
 		}
-		sh.logger().Warn("Slow script detected: still in execution after " + strconv.FormatInt(elapsed.Milliseconds(), 10) +
+		sh.Logger().Warn("Slow script detected: still in execution after " + strconv.FormatInt(elapsed.Milliseconds(), 10) +
 			" milliseconds. You can try killing the script using the SCRIPT KILL command. Script name is: " + name + ".")
 	}
 	sh.serveBusy()
@@ -557,16 +557,16 @@ func (sh *Shard) scriptInterrupt(elapsed time.Duration) {
 // BUSY (or their kill / SHUTDOWN NOSAVE run), the running script's client
 // waits.
 func (sh *Shard) serveBusy() {
-	ss := &sh.scr
+	ss := &sh.Scr
 	// Batches run earlier in this drain wait for a commit that would come
 	// only after the script: release their replies now.
 	served := sh.group != nil && sh.group.head != nil
 	for {
-		b := sh.ring.pop()
+		b := sh.Ring.Pop()
 		if b == nil {
 			break
 		}
-		if b.Client == ss.caller {
+		if b.Client == ss.Caller {
 			ss.deferred = append(ss.deferred, b)
 			continue
 		}
@@ -574,13 +574,13 @@ func (sh *Shard) serveBusy() {
 			continue
 		}
 		sh.runBusy(b)
-		sh.queue(b)
+		sh.Queue(b)
 		served = true
 	}
 	if served {
 		// Earlier batches of this drain are released too: their records
 		// are in the log already, the script's are held in its unit.
-		sh.commit()
+		sh.Commit()
 	}
 	if sh.waiting.Load() {
 		sh.wakeWaiters()
@@ -591,26 +591,26 @@ func (sh *Shard) serveBusy() {
 // allow_busy commands of Redis (MULTI, WATCH, SCRIPT KILL, FUNCTION
 // KILL, FUNCTION STATS, AUTH, HELLO, ...), SHUTDOWN only with NOSAVE.
 func (sh *Shard) busyAllowed(args [][]byte) bool {
-	cmd := sh.srv.cmds.lookup(args[0])
-	if cmd == nil || cmd.called(args).Flags&FlagAllowBusy == 0 {
+	cmd := sh.Srv.Cmds.Lookup(args[0])
+	if cmd == nil || cmd.Called(args).Flags&FlagAllowBusy == 0 {
 		return false
 	}
 	if cmd.Name == "shutdown" {
-		return len(args) == 2 && eqFold(args[1], "nosave")
+		return len(args) == 2 && EqFold(args[1], "nosave")
 	}
 	return true
 }
 
 // runBusy answers one batch while a script is busy.
 func (sh *Shard) runBusy(b *Batch) {
-	ss := &sh.scr
+	ss := &sh.Scr
 	c := b.Client
 	if c.Killed() {
 		b.CloseAfter = true
 		return
 	}
 	busy := scripting.ErrBusyScript.Msg
-	if info, ok := ss.eng.Monitor().Running(); ok && !info.Eval {
+	if info, ok := ss.Eng.Monitor().Running(); ok && !info.Eval {
 		busy = scripting.ErrBusyFunction.Msg
 	}
 	x := &ss.busyX
@@ -626,18 +626,18 @@ func (sh *Shard) runBusy(b *Batch) {
 			// is flagged, and its EXEC aborted naming the refusal.
 			before := len(b.Out.Buf)
 			b.Out.Error(busy)
-			if c.tx.multi && eqFold(args[0], "exec") {
+			if c.Tx.Multi && EqFold(args[0], "exec") {
 				sh.execAbort(x, before)
 			} else {
 				c.flagTx()
 			}
 			continue
 		}
-		sh.exec(x, args)
-		if eqFold(args[0], "shutdown") && b.CloseAfter {
+		sh.Exec(x, args)
+		if EqFold(args[0], "shutdown") && b.CloseAfter {
 			// The process stops: end the script even if it wrote.
 			ss.aborted = true
-			ss.eng.Monitor().Abort()
+			ss.Eng.Monitor().Abort()
 		}
 	}
 	if b.ProtoErr != "" && !b.CloseAfter {
@@ -651,13 +651,13 @@ func (sh *Shard) runBusy(b *Batch) {
 // queues them for commit; drain calls it after each batch.
 func (sh *Shard) runDeferred() int {
 	n := 0
-	for len(sh.scr.deferred) > 0 {
-		d := sh.scr.deferred[0]
-		copy(sh.scr.deferred, sh.scr.deferred[1:])
-		sh.scr.deferred[len(sh.scr.deferred)-1] = nil
-		sh.scr.deferred = sh.scr.deferred[:len(sh.scr.deferred)-1]
-		if !sh.run(d) {
-			sh.queue(d)
+	for len(sh.Scr.deferred) > 0 {
+		d := sh.Scr.deferred[0]
+		copy(sh.Scr.deferred, sh.Scr.deferred[1:])
+		sh.Scr.deferred[len(sh.Scr.deferred)-1] = nil
+		sh.Scr.deferred = sh.Scr.deferred[:len(sh.Scr.deferred)-1]
+		if !sh.Run(d) {
+			sh.Queue(d)
 		}
 		n++
 	}
@@ -678,34 +678,26 @@ func (sh *Shard) batchRunsScript(b *Batch) bool {
 		default:
 			continue
 		}
-		cmd := sh.srv.cmds.lookup(args[0])
+		cmd := sh.Srv.Cmds.Lookup(args[0])
 		if cmd == nil {
 			continue
 		}
-		if cmd.Flags&flagRunsScript != 0 || cmd.Name == "exec" && b.Client.tx.flags&flagRunsScript != 0 {
+		if cmd.Flags&FlagRunsScript != 0 || cmd.Name == "exec" && b.Client.Tx.flags&FlagRunsScript != 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// EVAL script numkeys [key ...] [arg ...] and EVAL_RO.
-func evalCommand(x *Ctx)   { x.S.evalGeneric(x, false, false) }
-func evalROCommand(x *Ctx) { x.S.evalGeneric(x, false, true) }
-
-// EVALSHA sha1 numkeys [key ...] [arg ...] and EVALSHA_RO.
-func evalSHACommand(x *Ctx)   { x.S.evalGeneric(x, true, false) }
-func evalSHAROCommand(x *Ctx) { x.S.evalGeneric(x, true, true) }
-
-func (sh *Shard) evalGeneric(x *Ctx, bySHA, ro bool) {
-	if sh.srv.monitors.count.Load() != 0 {
-		sh.writeMonitors(x.C, x.Args)
+func (sh *Shard) EvalGeneric(x *Ctx, bySHA, ro bool) {
+	if sh.Srv.Monitors.Count.Load() != 0 {
+		sh.WriteMonitors(x.C, x.Args)
 	}
-	keys, argv, ok := scriptKeys(x, errNotInt)
+	keys, argv, ok := ScriptKeys(x, ErrNotInt)
 	if !ok {
 		return
 	}
-	e := sh.scriptEngine()
+	e := sh.ScriptEngine()
 	var s *scripting.Script
 	if bySHA {
 		if s, ok = e.Lookup(string(x.Args[1])); !ok {
@@ -718,123 +710,11 @@ func (sh *Shard) evalGeneric(x *Ctx, bySHA, ro bool) {
 			x.W.Error(err.Error())
 			return
 		}
-		sh.updateScriptFigures()
+		sh.UpdateScriptFigures()
 	}
-	slot, ok := sh.scriptMayRun(x, s.Flags, ro, keys)
+	slot, ok := sh.ScriptMayRun(x, s.Flags, ro, keys)
 	if !ok {
 		return
 	}
-	sh.runScript(x, s.Flags, ro, slot, keys, argv, func(inv *scripting.Invocation) { e.Eval(x.W, s, inv) })
-}
-
-// SCRIPT <subcommand>
-func scriptCommand(x *Ctx) { runSubcommand(x, "SCRIPT") }
-
-// SCRIPT LOAD script
-func scriptLoadCommand(x *Ctx) {
-	s, err := x.S.scriptEngine().Load(x.Args[2])
-	if err != nil {
-		x.W.Error(err.Error())
-		return
-	}
-	x.S.updateScriptFigures()
-	x.W.BulkString(s.SHA)
-}
-
-// SCRIPT EXISTS sha1 [sha1 ...]
-func scriptExistsCommand(x *Ctx) {
-	e := x.S.scriptEngine()
-	x.W.ArrayHeader(len(x.Args) - 2)
-	for _, a := range x.Args[2:] {
-		if e.Exists(string(a)) {
-			x.W.Int(1)
-		} else {
-			x.W.Int(0)
-		}
-	}
-}
-
-// SCRIPT FLUSH [ASYNC|SYNC]: the old Lua state is freed at once either
-// way (the garbage collector does the work in the background).
-func scriptFlushCommand(x *Ctx) {
-	if len(x.Args) > 3 || len(x.Args) == 3 && !eqFold(x.Args[2], "async") && !eqFold(x.Args[2], "sync") {
-		x.W.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
-		return
-	}
-	if x.S.scr.eng != nil {
-		x.S.scr.eng.Flush()
-		x.S.updateScriptFigures()
-	}
-	x.W.OK()
-}
-
-// SCRIPT KILL and FUNCTION KILL.
-func scriptKillCommand(x *Ctx)   { killScript(x, true) }
-func functionKillCommand(x *Ctx) { killScript(x, false) }
-
-func killScript(x *Ctx, eval bool) {
-	e := x.S.scr.eng
-	if e == nil {
-		x.W.Error(scripting.ErrNotBusy.Msg)
-		return
-	}
-	if err := e.Monitor().Kill(eval); err != nil {
-		x.W.Error(err.Error())
-		return
-	}
-	x.W.OK()
-}
-
-// SCRIPT HELP
-func scriptHelpCommand(x *Ctx) {
-	writeHelp(x, "SCRIPT",
-		"EXISTS <sha1> [<sha1> ...]",
-		"    Return information about the existence of the scripts in the script cache.",
-		"FLUSH [ASYNC|SYNC]",
-		"    Flush the Lua scripts cache. Very dangerous on replicas.",
-		"    When called without the optional mode argument, the behavior is determined by the",
-		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
-		"    * ASYNC: Asynchronously flush the scripts cache.",
-		"    * SYNC: Synchronously flush the scripts cache.",
-		"KILL",
-		"    Kill the currently executing Lua script.",
-		"LOAD <script>",
-		"    Load a script into the scripts cache without executing it.",
-	)
-}
-
-// registerScriptingFamily registers EVAL, EVALSHA, their _RO forms and
-// SCRIPT.
-func registerScriptingFamily(t commandTable) {
-	const grp = "scripting"
-	eval := FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale | FlagMovableKeys | flagRunsScript
-	ro := FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadOnly | FlagMovableKeys | flagRunsScript
-	rwKeys, roKeys := []KeySpec{scriptKeySpec(KeyRW | KeyAccess | KeyUpdate)}, []KeySpec{scriptKeySpec(KeyRO | KeyAccess)}
-	const evalCx = "Depends on the script that is executed."
-	t.add(
-		&Command{Name: "eval", Arity: -3, Flags: eval, KeySpecs: rwKeys, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script.", Complexity: evalCx, Handler: evalCommand},
-		&Command{Name: "evalsha", Arity: -3, Flags: eval, KeySpecs: rwKeys, Group: grp, Since: "2.6.0", Summary: "Executes a server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHACommand},
-		&Command{Name: "eval_ro", Arity: -3, Flags: ro, KeySpecs: roKeys, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script.", Complexity: evalCx, Handler: evalROCommand},
-		&Command{Name: "evalsha_ro", Arity: -3, Flags: ro, KeySpecs: roKeys, Group: grp, Since: "7.0.0", Summary: "Executes a read-only server-side Lua script by SHA1 digest.", Complexity: evalCx, Handler: evalSHAROCommand},
-		&Command{Name: "script", Arity: -2, Group: grp, Since: "2.6.0", Summary: "A container for Lua scripts management commands.", Complexity: "Depends on subcommand.", Handler: scriptCommand,
-			Subcommands: []*Command{
-				{Name: "exists", Arity: -3, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Determines whether server-side Lua scripts exist in the script cache.", Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", Handler: scriptExistsCommand, Tips: []string{tipAllShards, tipAggLogicalAnd}},
-				{Name: "flush", Arity: -2, Flags: FlagNoScript, Group: grp, Since: "2.6.0", Summary: "Removes all server-side Lua scripts from the script cache.", Complexity: "O(N) with N being the number of scripts in cache", Handler: scriptFlushCommand, Tips: []string{tipAllNodes, tipAllSucceeded}},
-				{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: scriptHelpCommand},
-				{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: grp, Since: "2.6.0", Summary: "Terminates a server-side Lua script during execution.", Complexity: "O(1)", Handler: scriptKillCommand, Tips: []string{tipAllShards, tipOneSucceeded}},
-				{Name: "load", Arity: 3, Flags: FlagNoScript | FlagStale, Group: grp, Since: "2.6.0", Summary: "Loads a server-side Lua script to the script cache.", Complexity: "O(N) with N being the length in bytes of the script body.", Handler: scriptLoadCommand, Tips: []string{tipAllNodes, tipAllSucceeded}},
-			}},
-	)
-}
-
-// Command tips of scripting commands only.
-const (
-	tipAggLogicalAnd = "response_policy:agg_logical_and"
-	tipOneSucceeded  = "response_policy:one_succeeded"
-)
-
-// scriptKeySpec is the key spec of EVAL and FCALL: numkeys at argument 2,
-// the keys after it.
-func scriptKeySpec(flags KeyFlag) KeySpec {
-	return KeySpec{Flags: flags, Index: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}
+	sh.RunScript(x, s.Flags, ro, slot, keys, argv, func(inv *scripting.Invocation) { e.Eval(x.W, s, inv) })
 }

@@ -32,6 +32,9 @@ type Options struct {
 	// Now returns the current time; nil means time.Now. Tests inject a
 	// clock here, and keyspace code never reads the wall clock itself.
 	Now func() time.Time
+	// Commands is the command table the families package builds
+	// (commands.Table). nil serves no command, for offline tools.
+	Commands CommandTable
 	// OnShutdown is called once, on a goroutine of its own, when a client
 	// sends SHUTDOWN. The caller stops the listeners and calls Close.
 	OnShutdown func()
@@ -56,43 +59,43 @@ type Persistence interface {
 // Server is the whole keyspace of a process: its shards, the command table
 // and the client registry.
 type Server struct {
-	opts     Options
-	log      *zap.Logger
-	now      func() time.Time
-	realNow  bool // now is time.Now: elapsed reads the monotonic clock alone
-	shards   []*Shard
-	cmds     commandTable
-	clients  *clientRegistry
-	started  time.Time
-	runID    string
-	shutdown sync.Once
+	Opts           Options
+	Log            *zap.Logger
+	Clock          func() time.Time
+	realNow        bool // now is time.Now: elapsed reads the monotonic clock alone
+	ShardList      []*Shard
+	Cmds           CommandTable
+	ClientRegistry *clientRegistry
+	Started        time.Time
+	runID          string
+	shutdown       sync.Once
 
-	stats serverStats
-	// monitors are the clients in MONITOR mode.
-	monitors monitorSet
-	// acl holds the users every shard checks commands against.
-	acl *aclState
+	Stats serverStats
+	// Monitors are the clients in MONITOR mode.
+	Monitors monitorSet
+	// Acl holds the users every shard checks commands against.
+	Acl *aclState
 	// introspection holds what INFO samples (memory, ops per second).
 	introspection serverExtras
-	// memTuner sets the Go runtime's memory limit from maxmemory.
-	memTuner memoryTuner
-	// repl is the replication role (replication.go).
-	repl replState
+	// MemTuner sets the Go runtime's memory limit from maxmemory.
+	MemTuner memoryTuner
+	// Repl is the replication role (replication.go).
+	Repl replState
 	// pushBufs recycles the buffers that carry Pub/Sub messages and
 	// invalidations to a connection once it has written them (pubsub.go).
 	pushBufs sync.Pool
 }
 
 type serverStats struct {
-	connections     counter
-	rejectedConns   counter
-	expiredKeys     counter
-	keyspaceHits    counter
-	keyspaceMisses  counter
-	netInputBytes   counter
-	netOutputBytes  counter
-	outputBufKilled counter
-	readPauses      counter
+	Connections     Counter
+	RejectedConns   Counter
+	ExpiredKeys     Counter
+	KeyspaceHits    Counter
+	KeyspaceMisses  Counter
+	NetInputBytes   Counter
+	NetOutputBytes  Counter
+	OutputBufKilled Counter
+	ReadPauses      Counter
 }
 
 // NewServer builds the shards; Start runs them.
@@ -100,39 +103,43 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.Topology == nil {
 		return nil, errors.New("keyspace: no topology")
 	}
+	if opts.Commands == nil {
+		// Offline users (reshard) run no command.
+		opts.Commands = BuildCommandTable()
+	}
 	if opts.Live == nil {
 		opts.Live = config.NewLive(opts.Config)
 	}
 	s := &Server{
-		opts:    opts,
-		log:     opts.Logger,
-		now:     opts.Now,
-		cmds:    newCommandTable(),
-		clients: newClientRegistry(),
+		Opts:           opts,
+		Log:            opts.Logger,
+		Clock:          opts.Now,
+		Cmds:           opts.Commands,
+		ClientRegistry: newClientRegistry(),
 	}
-	if s.log == nil {
-		s.log = zap.NewNop()
+	if s.Log == nil {
+		s.Log = zap.NewNop()
 	}
-	if s.now == nil {
-		s.now = time.Now // lint:allow-clock the one default clock
+	if s.Clock == nil {
+		s.Clock = time.Now // lint:allow-clock the one default clock
 		s.realNow = true
 	}
-	s.started = s.now()
-	s.runID = randomHex(40)
+	s.Started = s.Clock()
+	s.runID = RandomHex(40)
 	n := len(opts.Topology.Nodes)
 	databases := opts.Config.Server.Databases
 	if n > 1 {
 		databases = 1
 	}
-	ncmds := s.cmds.assignIDs()
+	ncmds := s.Cmds.assignIDs()
 	var err error
-	if s.acl, err = newACLState(s.cmds, opts.Config, s.now); err != nil {
+	if s.Acl, err = newACLState(s.Cmds, opts.Config, s.Clock); err != nil {
 		return nil, err
 	}
 	for i := 0; i < n; i++ {
 		sh := newShard(s, i, databases)
-		sh.cmdStats.byID = make([]cmdStat, ncmds)
-		s.shards = append(s.shards, sh)
+		sh.CmdStats.ByID = make([]cmdStat, ncmds)
+		s.ShardList = append(s.ShardList, sh)
 	}
 	checkIdemLimits(s)
 	return s, nil
@@ -140,15 +147,15 @@ func NewServer(opts Options) (*Server, error) {
 
 // Start recovers every shard's durable state and starts the keyspace loops.
 func (s *Server) Start() error {
-	for _, sh := range s.shards {
-		if s.opts.Persistence != nil {
-			if err := s.opts.Persistence.Open(sh); err != nil {
+	for _, sh := range s.ShardList {
+		if s.Opts.Persistence != nil {
+			if err := s.Opts.Persistence.Open(sh); err != nil {
 				s.abandonJournals()
-				return fmt.Errorf("keyspace: shard %d: %w", sh.idx, err)
+				return fmt.Errorf("keyspace: shard %d: %w", sh.Idx, err)
 			}
 		}
 	}
-	for _, sh := range s.shards {
+	for _, sh := range s.ShardList {
 		sh.start()
 	}
 	return nil
@@ -158,12 +165,12 @@ func (s *Server) Start() error {
 // removing the segments it created and wrote nothing to: the directory is
 // left as the start found it.
 func (s *Server) abandonJournals() {
-	for _, sh := range s.shards {
-		if j, ok := sh.journal.(*walJournal); ok {
-			if err := j.abandon(sh.idx); err != nil {
-				s.log.Warn("closing the log of a refused start", zap.Int("shard", sh.idx), zap.Error(err))
+	for _, sh := range s.ShardList {
+		if j, ok := sh.Journal.(*WALJournal); ok {
+			if err := j.abandon(sh.Idx); err != nil {
+				s.Log.Warn("closing the log of a refused start", zap.Int("shard", sh.Idx), zap.Error(err))
 			}
-			sh.journal = nil
+			sh.Journal = nil
 		}
 	}
 }
@@ -172,13 +179,13 @@ func (s *Server) abandonJournals() {
 // closes its log. Shards stop in parallel, so one shard busy with a long
 // command holds back only itself; see Busy.
 func (s *Server) Close() error {
-	errs := make([]error, len(s.shards))
+	errs := make([]error, len(s.ShardList))
 	var wg sync.WaitGroup
-	for i, sh := range s.shards {
+	for i, sh := range s.ShardList {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = sh.stop()
+			errs[i] = sh.Stop()
 			sh.stopped.Store(true)
 		}()
 	}
@@ -195,34 +202,34 @@ func (s *Server) Close() error {
 // running a command, writing the shutdown snapshot or closing the log).
 func (s *Server) Busy() []int {
 	var busy []int
-	for _, sh := range s.shards {
+	for _, sh := range s.ShardList {
 		if !sh.stopped.Load() {
-			busy = append(busy, sh.idx)
+			busy = append(busy, sh.Idx)
 		}
 	}
 	return busy
 }
 
 // Shards is the number of shards.
-func (s *Server) Shards() int { return len(s.shards) }
+func (s *Server) Shards() int { return len(s.ShardList) }
 
 // Shard returns shard i.
-func (s *Server) Shard(i int) *Shard { return s.shards[i] }
+func (s *Server) Shard(i int) *Shard { return s.ShardList[i] }
 
 // Logger returns the server's logger.
-func (s *Server) Logger() *zap.Logger { return s.log }
+func (s *Server) Logger() *zap.Logger { return s.Log }
 
 // Live returns the run-time settings.
-func (s *Server) Live() *config.Live { return s.opts.Live }
+func (s *Server) Live() *config.Live { return s.Opts.Live }
 
 // Config returns the start-up configuration.
-func (s *Server) Config() config.Config { return s.opts.Config }
+func (s *Server) Config() config.Config { return s.Opts.Config }
 
 // Topology returns the slot layout.
-func (s *Server) Topology() *cluster.Topology { return s.opts.Topology }
+func (s *Server) Topology() *cluster.Topology { return s.Opts.Topology }
 
 // Now returns the server clock's time.
-func (s *Server) Now() time.Time { return s.now() }
+func (s *Server) Now() time.Time { return s.Clock() }
 
 // elapsed returns the server clock's time since the server started, for
 // measuring durations. With the real clock it reads the monotonic clock
@@ -231,26 +238,26 @@ func (s *Server) Now() time.Time { return s.now() }
 // every command timed.
 func (s *Server) elapsed() time.Duration {
 	if s.realNow {
-		return time.Since(s.started) // lint:allow-clock monotonic reading of the default clock
+		return time.Since(s.Started) // lint:allow-clock monotonic reading of the default clock
 	}
-	return s.now().Sub(s.started)
+	return s.Clock().Sub(s.Started)
 }
 
 // Connected registers a new connection accepted on shard i and returns
 // its client state. ok is false when maxclients is reached; the caller
 // replies errMaxClients and closes.
 func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Client, ok bool) {
-	if max := s.opts.Live.MaxClients(); max > 0 && s.clients.len() >= max {
-		s.stats.rejectedConns.Add(1)
+	if max := s.Opts.Live.MaxClients(); max > 0 && s.ClientRegistry.len() >= max {
+		s.Stats.RejectedConns.Add(1)
 		return nil, false
 	}
-	id := s.clients.nextID.Add(1)
-	c = NewClient(id, shard, remote, local, conn, s.now())
-	users := s.users()
-	c.setUser(users, users.Default())
-	c.Authenticated = !s.authRequired()
-	s.clients.add(c)
-	s.stats.connections.Add(1)
+	id := s.ClientRegistry.nextID.Add(1)
+	c = NewClient(id, shard, remote, local, conn, s.Clock())
+	users := s.Users()
+	c.SetUser(users, users.Default())
+	c.Authenticated = !s.AuthRequired()
+	s.ClientRegistry.Add(c)
+	s.Stats.Connections.Add(1)
 	return c, true
 }
 
@@ -280,45 +287,45 @@ func (s *Server) detach(c *Client) bool {
 	}
 	c.closed = true
 	c.mu.Unlock()
-	s.clients.remove(c.ID)
-	s.stopMonitor(c)
+	s.ClientRegistry.Remove(c.ID)
+	s.StopMonitor(c)
 	s.dropSubscriptions(c)
-	if c.Shard >= 0 && c.Shard < len(s.shards) {
-		sh := s.shards[c.Shard]
+	if c.Shard >= 0 && c.Shard < len(s.ShardList) {
+		sh := s.ShardList[c.Shard]
 		sh.forgetClosed(c)
-		sh.ring.signal()
+		sh.Ring.Signal()
 	}
 	return true
 }
 
 // Clients returns the open connections ordered by id.
-func (s *Server) Clients() []*Client { return s.clients.snapshot() }
+func (s *Server) Clients() []*Client { return s.ClientRegistry.snapshot() }
 
 // ClientCount is the number of open connections.
-func (s *Server) ClientCount() int { return s.clients.len() }
+func (s *Server) ClientCount() int { return s.ClientRegistry.len() }
 
 // MaxClientsError is the reply for a connection over maxclients.
 const MaxClientsError = errMaxClients
 
 // CountOutputBufferKill records a client closed for exceeding its output
 // buffer limit.
-func (s *Server) CountOutputBufferKill() { s.stats.outputBufKilled.Add(1) }
+func (s *Server) CountOutputBufferKill() { s.Stats.OutputBufKilled.Add(1) }
 
 // CountReadPause records a client whose reads were paused because its
 // unparsed input had reached the read-ahead bound.
-func (s *Server) CountReadPause() { s.stats.readPauses.Add(1) }
+func (s *Server) CountReadPause() { s.Stats.ReadPauses.Add(1) }
 
 // CountNetInput records bytes read from clients.
-func (s *Server) CountNetInput(n int) { s.stats.netInputBytes.Add(int64(n)) }
+func (s *Server) CountNetInput(n int) { s.Stats.NetInputBytes.Add(int64(n)) }
 
 // CountNetOutput records bytes written to clients.
-func (s *Server) CountNetOutput(n int) { s.stats.netOutputBytes.Add(int64(n)) }
+func (s *Server) CountNetOutput(n int) { s.Stats.NetOutputBytes.Add(int64(n)) }
 
-// requestShutdown hands a SHUTDOWN to Options.OnShutdown, once.
-func (s *Server) requestShutdown() {
+// RequestShutdown hands a SHUTDOWN to Options.OnShutdown, once.
+func (s *Server) RequestShutdown() {
 	s.shutdown.Do(func() {
-		if s.opts.OnShutdown != nil {
-			go s.opts.OnShutdown()
+		if s.Opts.OnShutdown != nil {
+			go s.Opts.OnShutdown()
 		}
 	})
 }

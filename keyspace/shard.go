@@ -17,9 +17,9 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
-// ringCapacity bounds the batches waiting for one shard. A full ring makes
+// RingCapacity bounds the batches waiting for one shard. A full ring makes
 // reactors stop reading from the connections that feed it.
-const ringCapacity = 4096
+const RingCapacity = 4096
 
 // spinRounds is how many times an idle keyspace loop yields before it
 // parks; a batch that arrives meanwhile is picked up without a wake-up.
@@ -34,20 +34,20 @@ type Waker interface {
 // Shard owns a range of slots: its databases, its log and the goroutine
 // that runs every command on them. Only that goroutine touches the data.
 type Shard struct {
-	idx int
-	srv *Server
-	dbs []*DB
-	// arena holds the entries of every database of the shard.
-	arena *arena
-	// memPublished and memPeak are the shard's used_memory and its peak,
+	Idx int
+	Srv *Server
+	Dbs []*DB
+	// Arena holds the entries of every database of the shard.
+	Arena *arena
+	// MemPublished and memPeak are the shard's used_memory and its peak,
 	// and arenaMapped the bytes its arena maps, as last published for
 	// other goroutines (INFO of another shard, the runtime tuner).
-	memPublished, memPeak, arenaMapped atomic.Int64
+	MemPublished, MemPeak, ArenaMapped atomic.Int64
 	// evictCursor rotates the database eviction samples first.
 	evictCursor int
 
-	ring *ring
-	done chan struct{}
+	Ring *ring
+	Done chan struct{}
 	quit atomic.Bool
 	// stopped is set once stop has finished: the loop has exited and the
 	// log is closed.
@@ -59,21 +59,21 @@ type Shard struct {
 	waiters []Waker
 	waiting atomic.Bool
 
-	// nowMs is the time, in unix milliseconds, the running command sees.
-	nowMs int64
-	ctx   Ctx
+	// NowMs is the time, in unix milliseconds, the running command sees.
+	NowMs int64
+	Ctx   Ctx
 	// keyIdx is scratch space for key positions.
 	keyIdx []int
 	// aclReq, aclKeyRefs and aclKeyIdx are reused by every ACL check of
 	// a restricted user (acl.go).
 	aclReq     acl.Request
-	aclKeyRefs []keyRef
+	aclKeyRefs []KeyRef
 	aclKeyIdx  []int
 	// scratch is reusable space for formatting and WAL payloads.
 	scratch []byte
 
-	// journal is the shard's durable log; nil when persistence is off.
-	journal Journal
+	// Journal is the shard's durable log; nil when persistence is off.
+	Journal Journal
 	// logFail is set once the shard has seen its log fail (logfail.go).
 	logFail *logFailure
 	// appends counts the records the shard appended to its log; ranWrite
@@ -86,41 +86,41 @@ type Shard struct {
 	group  *commitGroup
 	groups sync.Pool
 
-	// snap is the snapshot in progress, nil when none; snapFinishing is
+	// Snap is the snapshot in progress, nil when none; snapFinishing is
 	// set while its file is being finished in the background.
-	snap          *snapshotRun
-	snapFinishing bool
+	Snap          *snapshotRun
+	SnapFinishing bool
 	snapDone      chan snapshotResult
-	snapStatus    snapshotInfo
+	SnapStatus    snapshotInfo
 
-	activeExpireOn atomic.Bool
+	ActiveExpireOn atomic.Bool
 	// nextCronMs is when the periodic work is due again (unix ms).
 	nextCronMs   int64
 	expireCursor int
 
-	stats    shardStats
-	cmdStats commandStats
+	Stats    shardStats
+	CmdStats commandStats
 
-	// changes is the CHANGES feed, nil until the first CHANGES START.
-	changes *changeFeed
-	// changesFound is scratch space for the cursors of the notes a
+	// Changes is the CHANGES feed, nil until the first CHANGES START.
+	Changes *ChangeFeed
+	// ChangesFound is scratch space for the cursors of the notes a
 	// filtered CHANGES reply shows.
-	changesFound []int64
+	ChangesFound []int64
 
-	// pubsub is the shard's subscription tables; deliverTo is scratch
+	// Pubsub is the shard's subscription tables; deliverTo is scratch
 	// space for PUBLISH. groupGen numbers the commit group being built.
-	pubsub    pubsubState
+	Pubsub    pubsubState
 	deliverTo []*Client
 	// pushW holds the frames of a command whose reply is silenced.
 	pushW    codec.Writer
 	groupGen uint64
-	// trk is the CLIENT TRACKING state, nil while no client tracks.
-	trk *shardTracking
-	// slow is the slow log (slowlog.go).
-	slow slowlog
-	// pause is the CLIENT PAUSE state (pause.go); writing is set while a
+	// Trk is the CLIENT TRACKING state, nil while no client tracks.
+	Trk *shardTracking
+	// Slow is the slow log (slowlog.go).
+	Slow Slowlog
+	// Pause is the CLIENT PAUSE state (pause.go); writing is set while a
 	// write command runs.
-	pause   shardPause
+	Pause   shardPause
 	writing bool
 	// callDepth counts the command handlers running, nested ones (of EXEC
 	// and scripts) included.
@@ -129,67 +129,67 @@ type Shard struct {
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
 	frameBufs [2][]byte
-	// geoPoints is a geo search's result scratch, reused so that a search
+	// GeoPoints is a geo search's result scratch, reused so that a search
 	// allocates nothing: on a shard holding a large sorted set every
 	// allocation brings the next collection (which scans that set) nearer.
-	geoPoints []geoPoint
-	// geoKeys and geoSorted are a geo search's sort scratch.
-	geoKeys   []geoDistKey
-	geoSorted []geoPoint
-	// tx is the watch table and the EXEC record unit (multi.go).
-	tx shardTx
-	// scr is the Lua engine and the running script (scripting.go).
-	scr shardScripts
-	// repl is the shard's replicas, WAITs and tasks (replication.go).
-	repl shardRepl
-	// blk is the table of blocked clients (blocking.go).
-	blk blocking
-	// streamDue maps streams that blocked readers wait on to the time
+	GeoPoints []GeoPoint
+	// GeoKeys and geoSorted are a geo search's sort scratch.
+	GeoKeys   []GeoDistKey
+	GeoSorted []GeoPoint
+	// Tx is the watch table and the EXEC record unit (multi.go).
+	Tx shardTx
+	// Scr is the Lua engine and the running script (scripting.go).
+	Scr shardScripts
+	// Repl is the shard's replicas, WAITs and tasks (replication.go).
+	Repl shardRepl
+	// Blk is the table of blocked clients (blocking.go).
+	Blk blocking
+	// StreamDue maps streams that blocked readers wait on to the time
 	// their earliest DELAY hold is due (stream_block.go).
-	streamDue map[blockKey]int64
+	StreamDue map[BlockKey]int64
 }
 
 type shardStats struct {
-	commands    counter
-	batches     counter
-	expiredKeys counter
-	evictedKeys counter
-	ringFull    counter
+	Commands    Counter
+	Batches     Counter
+	ExpiredKeys Counter
+	EvictedKeys Counter
+	RingFull    Counter
 }
 
 func newShard(srv *Server, idx, databases int) *Shard {
 	sh := &Shard{
-		idx:      idx,
-		srv:      srv,
-		ring:     newRing(ringCapacity),
-		done:     make(chan struct{}),
+		Idx:      idx,
+		Srv:      srv,
+		Ring:     NewRing(RingCapacity),
+		Done:     make(chan struct{}),
 		snapDone: make(chan snapshotResult, 1),
 	}
 	// Keys recovered at start are accessed as of now.
-	sh.nowMs = srv.now().UnixMilli()
-	sh.arena = newArena()
+	sh.NowMs = srv.Now().UnixMilli()
+	sh.Arena = NewArena()
 	for i := 0; i < databases; i++ {
-		db := newDBIn(i, sh.arena)
-		db.clockMs = &sh.nowMs
-		db.lfu = srv.opts.Live.LFU
-		db.blk = &sh.blk
-		sh.dbs = append(sh.dbs, db)
+		db := NewDBIn(i, sh.Arena)
+		db.clockMs = &sh.NowMs
+		db.lfu = srv.Opts.Live.LFU
+		db.blk = &sh.Blk
+		sh.Dbs = append(sh.Dbs, db)
 	}
-	sh.activeExpireOn.Store(true)
-	sh.ctx.S = sh
+	sh.ActiveExpireOn.Store(true)
+	sh.Ctx.S = sh
 	return sh
 }
 
 // Index is the shard's number.
-func (sh *Shard) Index() int { return sh.idx }
+func (sh *Shard) Index() int { return sh.Idx }
 
 // Submit hands a batch to the shard. false means the ring is full: the
 // caller keeps the bytes, registers with WaitRoom and retries when woken.
 func (sh *Shard) Submit(b *Batch) bool {
-	if sh.ring.push(b) {
+	if sh.Ring.Push(b) {
 		return true
 	}
-	sh.stats.ringFull.Add(1)
+	sh.Stats.RingFull.Add(1)
 	return false
 }
 
@@ -199,7 +199,7 @@ func (sh *Shard) WaitRoom(w Waker) {
 	sh.waiters = append(sh.waiters, w)
 	sh.waitMu.Unlock()
 	sh.waiting.Store(true)
-	sh.ring.signal()
+	sh.Ring.Signal()
 }
 
 func (sh *Shard) wakeWaiters() {
@@ -217,27 +217,27 @@ func (sh *Shard) start() {
 	go sh.loop()
 }
 
-func (sh *Shard) stop() error {
+func (sh *Shard) Stop() error {
 	sh.quit.Store(true)
-	sh.ring.signal()
-	<-sh.done
+	sh.Ring.Signal()
+	<-sh.Done
 	// Keep the token: nothing runs on the shard any more but shutdown.
-	sh.acquire()
+	sh.Acquire()
 	sh.closeScripts()
-	if sh.journal == nil {
+	if sh.Journal == nil {
 		return nil
 	}
 	// The loop has exited: this goroutine owns the shard now.
-	sh.finishSnapshotNow()
-	if j, ok := sh.journal.(*walJournal); ok && j.opts.SnapshotOnShutdown && j.wal.Err() == nil &&
-		j.wal.LastSequence() != sh.snapStatus.lastSeq {
-		if err := sh.startSnapshot(); err == nil {
-			sh.finishSnapshotNow()
+	sh.FinishSnapshotNow()
+	if j, ok := sh.Journal.(*WALJournal); ok && j.Opts.SnapshotOnShutdown && j.Wal.Err() == nil &&
+		j.Wal.LastSequence() != sh.SnapStatus.LastSeq {
+		if err := sh.StartSnapshot(); err == nil {
+			sh.FinishSnapshotNow()
 		} else {
-			sh.logger().Warn("snapshot at shutdown", zap.Error(err))
+			sh.Logger().Warn("snapshot at shutdown", zap.Error(err))
 		}
 	}
-	return sh.journal.Close()
+	return sh.Journal.Close()
 }
 
 // loop is the keyspace loop: drain the ring, run every batch, commit, hand
@@ -246,27 +246,27 @@ func (sh *Shard) loop() {
 	// The loop is not locked to an OS thread: with GOMAXPROCS=1 (a process
 	// pinned to one CPU) a locked goroutine turns every hand-off between
 	// reactor and shard into an OS thread switch.
-	defer close(sh.done)
-	tick := time.NewTicker(time.Second / time.Duration(max(sh.srv.opts.Live.Hz(), 1)))
+	defer close(sh.Done)
+	tick := time.NewTicker(time.Second / time.Duration(max(sh.Srv.Opts.Live.Hz(), 1)))
 	defer tick.Stop()
 	idle := 0
 	for {
-		sh.acquire()
-		n := sh.drain()
-		if n > 0 && sh.nowMs >= sh.nextCronMs {
+		sh.Acquire()
+		n := sh.Drain()
+		if n > 0 && sh.NowMs >= sh.nextCronMs {
 			// A shard that never goes idle still runs its periodic work.
 			sh.cron()
 		}
 		if n == 0 && sh.quit.Load() {
-			sh.release()
+			sh.Release()
 			return
 		}
-		if n == 0 && sh.snap != nil {
-			sh.snapshotStep(snapshotBucketsPerStep)
-			sh.release()
+		if n == 0 && sh.Snap != nil {
+			sh.SnapshotStep(snapshotBucketsPerStep)
+			sh.Release()
 			continue
 		}
-		sh.release()
+		sh.Release()
 		if n > 0 {
 			idle = 0
 			continue
@@ -276,47 +276,47 @@ func (sh *Shard) loop() {
 			runtime.Gosched()
 			continue
 		}
-		sh.ring.sleeping.Store(1)
-		if !sh.ring.empty() || sh.quit.Load() || sh.waiting.Load() || sh.repl.hasTasks.Load() || sh.repl.due.Load() || sh.tx.closedN.Load() != 0 {
-			sh.ring.sleeping.Store(0)
+		sh.Ring.sleeping.Store(1)
+		if !sh.Ring.Empty() || sh.quit.Load() || sh.waiting.Load() || sh.Repl.hasTasks.Load() || sh.Repl.Due.Load() || sh.Tx.closedN.Load() != 0 {
+			sh.Ring.sleeping.Store(0)
 			if sh.waiting.Load() {
 				sh.wakeWaiters()
 			}
 			continue
 		}
 		select {
-		case <-sh.ring.wake:
-			sh.acquire()
+		case <-sh.Ring.wake:
+			sh.Acquire()
 			// A closed connection is released at once, not at the next
 			// batch or tick (Server.detach signals).
-			sh.reapClosed()
+			sh.ReapClosed()
 			sh.blockTick()
-			sh.release()
-		case <-sh.blk.timerC():
-			sh.acquire()
-			sh.blk.timerAt = 0
+			sh.Release()
+		case <-sh.Blk.timerC():
+			sh.Acquire()
+			sh.Blk.TimerAt = 0
 			sh.blockTick()
-			sh.release()
+			sh.Release()
 		case <-tick.C:
-			sh.acquire()
+			sh.Acquire()
 			sh.cron()
-			sh.release()
+			sh.Release()
 		}
-		sh.ring.sleeping.Store(0)
+		sh.Ring.sleeping.Store(0)
 		idle = 0
 	}
 }
 
-// acquire takes the shard's ownership token: whoever holds it is the only
+// Acquire takes the shard's ownership token: whoever holds it is the only
 // goroutine touching the shard's data. The keyspace loop holds it while it
 // drains; an idle shard lets a reactor run a batch inline (TryRun).
-func (sh *Shard) acquire() {
+func (sh *Shard) Acquire() {
 	for !sh.owner.CompareAndSwap(0, 1) {
 		runtime.Gosched()
 	}
 }
 
-func (sh *Shard) release() { sh.owner.Store(0) }
+func (sh *Shard) Release() { sh.owner.Store(0) }
 
 // TryRun runs b at once on the calling goroutine if no other goroutine
 // holds the shard, sparing the hand-off through the ring when the shard is
@@ -329,7 +329,7 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
-	if sh.batchRunsScript(b) || sh.blk.keyed.Load() != 0 || b.Client.blk != nil || sh.pause.kind != pauseOff || sh.batchMayBlock(b) {
+	if sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
 		// Scripts run on the shard goroutine only (scripting.go). So
 		// does everything that may park a client (blocking.go): a
 		// blocking command, WAIT, CLIENT PAUSE and whatever runs while a
@@ -338,30 +338,30 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 		// without keys (WAIT, or a pause that has ended: they are resumed
 		// in the same hold of the shard that ended it) do not keep others
 		// from running inline.
-		sh.release()
+		sh.Release()
 		return false, false
 	}
-	sh.nowMs = sh.srv.now().UnixMilli()
+	sh.NowMs = sh.Srv.Now().UnixMilli()
 	// Closed clients are released before anything runs, as in drain.
-	sh.reapClosed()
-	sh.run(b) // nothing here can park: see above
+	sh.ReapClosed()
+	sh.Run(b) // nothing here can park: see above
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
-	if len(sh.blk.resume) > 0 || sh.blk.mailN.Load() != 0 {
+	if len(sh.Blk.Resume) > 0 || sh.Blk.mailN.Load() != 0 {
 		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
 		// shard goroutine, which the due flag wakes.
-		sh.repl.due.Store(true)
-		sh.ring.signal()
+		sh.Repl.Due.Store(true)
+		sh.Ring.Signal()
 	}
-	sh.stats.batches.Add(1)
+	sh.Stats.Batches.Add(1)
 	ready = true
-	if sh.journal != nil {
+	if sh.Journal != nil {
 		g := sh.newGroup()
 		g.head, g.tail, g.count, g.cmds = b, b, 1, len(b.Ends)
 		// Counted as queue counts it: Committed uncounts it.
 		b.Client.undelivered.Add(1)
-		if sh.journal.Commit(g, g.cmds) {
+		if sh.Journal.Commit(g, g.cmds) {
 			b.Client.undelivered.Add(-1)
 			g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
 			sh.recycleGroup(g)
@@ -370,10 +370,10 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 		}
 	}
 	// The ring is read only by the token holder: look before releasing.
-	queued := !sh.ring.empty()
-	sh.release()
+	queued := !sh.Ring.Empty()
+	sh.Release()
 	if queued {
-		sh.ring.signal()
+		sh.Ring.Signal()
 	}
 	return true, ready
 }
@@ -386,70 +386,70 @@ const timingEvery = 16
 // a constant stream of batches.
 const maxBatchesPerDrain = 512
 
-// drain runs every batch waiting in the ring (up to a bound) as one group
+// Drain runs every batch waiting in the ring (up to a bound) as one group
 // and returns how many it ran.
-func (sh *Shard) drain() int {
-	sh.reapClosed()
-	if sh.blk.mailN.Load() != 0 {
+func (sh *Shard) Drain() int {
+	sh.ReapClosed()
+	if sh.Blk.mailN.Load() != 0 {
 		sh.blockTick()
 	}
 	n := 0
-	if sh.repl.hasTasks.Load() {
+	if sh.Repl.hasTasks.Load() {
 		n += sh.runTasks()
 	}
-	if sh.repl.due.Load() {
-		n += sh.resumeWaits()
+	if sh.Repl.Due.Load() {
+		n += sh.ResumeWaits()
 	}
 	for n < maxBatchesPerDrain {
-		b := sh.ring.pop()
+		b := sh.Ring.Pop()
 		if b == nil {
 			break
 		}
 		if n == 0 {
-			sh.nowMs = sh.srv.now().UnixMilli()
+			sh.NowMs = sh.Srv.Now().UnixMilli()
 		}
-		if !sh.run(b) {
-			sh.queue(b)
+		if !sh.Run(b) {
+			sh.Queue(b)
 		}
 		n++
-		if sh.tx.closedN.Load() != 0 {
+		if sh.Tx.closedN.Load() != 0 {
 			// A client ended by this batch or closed meanwhile is
 			// released before the next batch runs.
-			sh.reapClosed()
+			sh.ReapClosed()
 		}
-		if len(sh.blk.resume) > 0 {
-			n += sh.resumeBlocked()
+		if len(sh.Blk.Resume) > 0 {
+			n += sh.ResumeBlocked()
 		}
-		if len(sh.scr.deferred) > 0 {
+		if len(sh.Scr.deferred) > 0 {
 			n += sh.runDeferred()
 		}
-		if sh.repl.due.Load() {
-			n += sh.resumeWaits()
+		if sh.Repl.Due.Load() {
+			n += sh.ResumeWaits()
 		}
-		if len(sh.blk.postponed) > 0 && sh.releasePostponed() {
-			n += sh.resumeBlocked()
+		if len(sh.Blk.Postponed) > 0 && sh.ReleasePostponed() {
+			n += sh.ResumeBlocked()
 		}
 	}
-	if len(sh.blk.clients) > 0 && sh.blk.nextDeadline != 0 && n > 0 {
-		sh.expireBlocked()
-		if len(sh.blk.resume) > 0 {
-			n += sh.resumeBlocked()
+	if len(sh.Blk.Clients) > 0 && sh.Blk.nextDeadline != 0 && n > 0 {
+		sh.ExpireBlocked()
+		if len(sh.Blk.Resume) > 0 {
+			n += sh.ResumeBlocked()
 		}
 	}
 	if n > 0 {
-		if sh.trk != nil {
+		if sh.Trk != nil {
 			sh.trackBroadcast()
 		}
 		if len(sh.pushPending) > 0 {
 			sh.flushPushes()
 		}
-		sh.commit()
+		sh.Commit()
 		sh.publishMem()
-		sh.stats.batches.Add(int64(n))
-		if sh.snap != nil {
-			sh.snapshotStep(snapshotBucketsPerStep)
+		sh.Stats.Batches.Add(int64(n))
+		if sh.Snap != nil {
+			sh.SnapshotStep(snapshotBucketsPerStep)
 		}
-		sh.pollSnapshot()
+		sh.PollSnapshot()
 		if sh.waiting.Load() {
 			sh.wakeWaiters()
 		}
@@ -459,30 +459,30 @@ func (sh *Shard) drain() int {
 
 // cron runs the periodic work of an idle shard.
 func (sh *Shard) cron() {
-	sh.reapClosed()
-	sh.nowMs = sh.srv.now().UnixMilli()
-	sh.nextCronMs = sh.nowMs + int64(1000/max(sh.srv.opts.Live.Hz(), 1))
+	sh.ReapClosed()
+	sh.NowMs = sh.Srv.Now().UnixMilli()
+	sh.nextCronMs = sh.NowMs + int64(1000/max(sh.Srv.Opts.Live.Hz(), 1))
 	// A pause stops expiry and eviction too; a replica deletes and
 	// evicts nothing itself: its primary's records do.
-	paused := sh.pauseActive()
-	replica := sh.srv.isReplica()
-	if sh.srv.opts.Live.ActiveExpire() && sh.activeExpireOn.Load() && !paused && !replica {
-		sh.activeExpireCycle()
-		sh.commit()
+	paused := sh.PauseActive()
+	replica := sh.Srv.IsReplica()
+	if sh.Srv.Opts.Live.ActiveExpire() && sh.ActiveExpireOn.Load() && !paused && !replica {
+		sh.ActiveExpireCycle()
+		sh.Commit()
 	}
 	if sh.maxMemoryShare() != 0 && !paused && !replica {
 		sh.evictInBackground()
-		sh.commit()
+		sh.Commit()
 	}
 	sh.publishMem()
-	if sh.idx == 0 {
-		sh.srv.memTuner.tune(sh.srv)
-		sh.srv.memTuner.purgeIdleHeap(sh.nowMs)
+	if sh.Idx == 0 {
+		sh.Srv.MemTuner.tune(sh.Srv)
+		sh.Srv.MemTuner.PurgeIdleHeap(sh.NowMs)
 	}
-	if sh.journal != nil {
-		sh.journal.Tick(sh)
+	if sh.Journal != nil {
+		sh.Journal.Tick(sh)
 	}
-	if sh.trk != nil {
+	if sh.Trk != nil {
 		sh.trackLimit()
 		sh.trackBroadcast()
 		sh.trackSweep()
@@ -495,19 +495,19 @@ func (sh *Shard) cron() {
 	sh.blockTick()
 }
 
-// run executes every command of b and appends the replies to b.Out. It
+// Run executes every command of b and appends the replies to b.Out. It
 // reports whether b was kept by a parked client (blocked, or held by a
 // CLIENT PAUSE; then it must not be queued for delivery).
-func (sh *Shard) run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
+func (sh *Shard) Run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
 
 // runFrom runs the commands of b from index first on.
 func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	c := b.Client
-	if c.blk != nil {
+	if c.Blk != nil {
 		// Parked: its commands wait behind the parked one.
 		return sh.holdIfBlocked(b)
 	}
-	x := &sh.ctx
+	x := &sh.Ctx
 	x.C = c
 	x.W = &b.Out
 	x.Batch = b
@@ -525,7 +525,7 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	// Until the shard has seen its log fail, the replies note the records
 	// they depend on: a failed group releases only those the log made
 	// durable (logfail.go).
-	track := sh.journal != nil && sh.observeLogFailure() == nil
+	track := sh.Journal != nil && sh.observeLogFailure() == nil
 	if track {
 		sh.noteDep(b, len(b.Out.Buf), false)
 	}
@@ -537,7 +537,7 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 		b.Out.Proto = c.Proto
 		start, appends := len(b.Out.Buf), sh.appends
 		sh.ranWrite = false
-		sh.exec(x, args)
+		sh.Exec(x, args)
 		if track && sh.appends != appends {
 			if b.depGen != sh.groupGen+1 {
 				// The first records of this commit group: the replies
@@ -546,7 +546,7 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 				sh.noteDep(b, start, sh.ranWrite)
 				b.depGen = sh.groupGen + 1
 			}
-			if sh.journal.Err() != nil {
+			if sh.Journal.Err() != nil {
 				// The log failed while the command ran (it may have
 				// dropped a record, ErrRecordTooLarge): what it did can
 				// never become durable.
@@ -554,13 +554,13 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 				track = false
 			}
 		}
-		if len(sh.blk.ready) > 0 {
+		if len(sh.Blk.ready) > 0 {
 			sh.serveReady()
 			// Serving used its own context; this batch goes on.
 			x.C, x.W, x.Batch = c, &b.Out, b
 		}
-		if c.blk != nil && c.blk.batch == nil {
-			c.Touch(sh.nowMs * int64(time.Millisecond))
+		if c.Blk != nil && c.Blk.Batch == nil {
+			c.Touch(sh.NowMs * int64(time.Millisecond))
 			x.Batch = nil
 			x.Args = nil
 			b.Out.Limit = 0 // whatever is written later (the served reply) is not bounded here
@@ -582,7 +582,7 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 		b.Out.Error("ERR " + b.ProtoErr)
 		b.CloseAfter = true
 	}
-	c.Touch(sh.nowMs * int64(time.Millisecond))
+	c.Touch(sh.NowMs * int64(time.Millisecond))
 	x.Batch = nil
 	x.Args = nil
 	return false
@@ -594,8 +594,8 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 // reply (limits.max_reply_size).
 func (sh *Shard) limitReplies(b *Batch) {
 	c := b.Client
-	room := sh.srv.maxReplyBytes()
-	if limit := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
+	room := sh.Srv.maxReplyBytes()
+	if limit := sh.Srv.Opts.Live.OutputBufferLimit(c.OutputClass()).Hard; limit > 0 {
 		// At least 1: a client already at its limit is cut off at its
 		// first byte of reply, and a Limit of 0 would mean none.
 		room = max(limit-c.Out.Pending(), 1)
@@ -610,36 +610,36 @@ func (sh *Shard) limitReplies(b *Batch) {
 func (sh *Shard) cutOff(b *Batch) {
 	c := b.Client
 	if c.Kill() {
-		lim := sh.srv.opts.Live.OutputBufferLimit(c.OutputClass())
+		lim := sh.Srv.Opts.Live.OutputBufferLimit(c.OutputClass())
 		why := OverHard
 		if lim.Hard <= 0 {
 			why = OverReply
 		}
-		sh.srv.OutputCutOff(sh.logger(), c, why, lim, c.Out.Pending()+int64(len(b.Out.Buf)))
+		sh.Srv.OutputCutOff(sh.Logger(), c, why, lim, c.Out.Pending()+int64(len(b.Out.Buf)))
 	}
 	b.Out.Buf = b.Out.Buf[:0]
 	b.CloseAfter = true
 }
 
-// exec runs one command: lookup, arity, authentication, slot ownership,
+// Exec runs one command: lookup, arity, authentication, slot ownership,
 // then the handler.
-func (sh *Shard) exec(x *Ctx, args [][]byte) {
+func (sh *Shard) Exec(x *Ctx, args [][]byte) {
 	w := x.W
 	c := x.C
-	cmd := sh.srv.cmds.lookup(args[0])
+	cmd := sh.Srv.Cmds.Lookup(args[0])
 	before := len(w.Buf)
-	if c.replyMode != 0 {
+	if c.ReplyMode != 0 {
 		c.startReply()
 		defer sh.afterReply(c, w, before)
 	}
 	if cmd == nil {
 		w.Error(unknownCommandError(args))
-		sh.cmdStats.countError(w.Buf[before+1:])
+		sh.CmdStats.countError(w.Buf[before+1:])
 		c.flagTx()
 		return
 	}
 	if !sh.admit(x, cmd, args) {
-		if c.tx.multi && cmd.Name == "exec" {
+		if c.Tx.Multi && cmd.Name == "exec" {
 			// A refused EXEC ends the transaction, naming the refusal.
 			sh.execAbort(x, before)
 		} else {
@@ -648,61 +648,61 @@ func (sh *Shard) exec(x *Ctx, args [][]byte) {
 		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
-	if c.Proto == 2 && c.subCount.Load() != 0 && !subscribedModeAllowed(cmd) {
+	if c.Proto == 2 && c.SubCount.Load() != 0 && !subscribedModeAllowed(cmd) {
 		w.Error(subscribedModeError(cmd, args))
 		c.flagTx()
 		sh.reject(cmd, args, w.Buf[before+1:])
 		return
 	}
 	// Container commands are counted and shown under their subcommand.
-	called := cmd.called(args)
+	called := cmd.Called(args)
 	if name := &called.fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
 	}
-	if sh.pause.kind != pauseOff && sh.pauseHolds(x, cmd, args) {
+	if sh.Pause.Kind != PauseOff && sh.pauseHolds(x, cmd, args) {
 		// Parked before it runs; run again, from here, when the pause
 		// ends (pause.go).
 		sh.postpone(x)
 		return
 	}
-	if c.tx.multi && !txControl(cmd) {
+	if c.Tx.Multi && !txControl(cmd) {
 		if !subcommandOK(x, cmd, args) {
 			c.flagTx()
 			sh.reject(cmd, args, w.Buf[before+1:])
 			return
 		}
-		c.queue(cmd, args)
-		c.tx.pauseFlags |= sh.effectiveFlags(cmd, args)
+		c.Queue(cmd, args)
+		c.Tx.pauseFlags |= sh.EffectiveFlags(cmd, args)
 		w.SimpleString("QUEUED")
 		return
 	}
-	x.DB = sh.dbs[c.DB]
+	x.DB = sh.Dbs[c.DB]
 	x.Args = args
 	x.Cmd = cmd
-	sh.call(x, cmd, args)
+	sh.Call(x, cmd, args)
 }
 
-// call runs a command that passed its checks: the handler, statistics and
+// Call runs a command that passed its checks: the handler, statistics and
 // MONITOR. EXEC calls it for each queued command.
-func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
+func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
 	w := x.W
 	before := len(w.Buf)
-	if sh.snap != nil && cmd.Flags&FlagWrite != 0 {
+	if sh.Snap != nil && cmd.Flags&FlagWrite != 0 {
 		sh.snapshotBeforeWrite(cmd, args, x.DB)
 	}
-	sh.stats.commands.Add(1)
-	called := cmd.called(args)
+	sh.Stats.Commands.Add(1)
+	called := cmd.Called(args)
 	// Reading the clock twice per command costs more than a fast command
 	// itself: the first calls of each command are timed, then one in
 	// timingEvery, weighted to stand for the others.
-	st := &sh.cmdStats.byID[called.id]
+	st := &sh.CmdStats.ByID[called.Id]
 	// With the slow log on (the default) every command is timed.
-	slowUs := sh.srv.opts.Live.SlowlogSlowerThan()
+	slowUs := sh.Srv.Opts.Live.SlowlogSlowerThan()
 	sampled := slowUs < 0
-	timed := !sampled || st.calls < timingEvery || st.calls%timingEvery == 0
+	timed := !sampled || st.Calls < timingEvery || st.Calls%timingEvery == 0
 	var start time.Duration
 	if timed {
-		start = sh.srv.elapsed()
+		start = sh.Srv.elapsed()
 	}
 	sh.callDepth++
 	writing := sh.writing
@@ -711,43 +711,43 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 		sh.ranWrite = true
 	}
 	// A read-only command may read packed collections in place (packed.go).
-	acct := &sh.arena.objAcct
+	acct := &sh.Arena.ObjAcct
 	wasReadOnly := acct.readOnly
 	acct.readOnly = cmd.Flags&FlagReadOnly != 0
 	cmd.Handler(x)
 	// Objects the command touched are measured again (memacct.go).
-	sh.settleMem()
+	sh.SettleMem()
 	acct.readOnly = wasReadOnly
 	sh.writing = writing
 	sh.callDepth--
-	st.calls++
+	st.Calls++
 	if timed {
-		d := sh.srv.elapsed() - start
+		d := sh.Srv.elapsed() - start
 		// The threshold in force after the command counts, as in Redis:
 		// the CONFIG SET that turns the log on is in it.
-		if slowUs = sh.srv.opts.Live.SlowlogSlowerThan(); slowUs >= 0 {
-			if bc := x.C.blk; bc != nil && bc.batch == nil {
+		if slowUs = sh.Srv.Opts.Live.SlowlogSlowerThan(); slowUs >= 0 {
+			if bc := x.C.Blk; bc != nil && bc.Batch == nil {
 				// It parked its client: logged once served (blocking.go).
 				bc.callDur = d
 			} else {
 				sh.slowlogAfter(x, called, args, d, slowUs)
 			}
 		}
-		if sampled && st.calls > timingEvery {
+		if sampled && st.Calls > timingEvery {
 			d *= timingEvery
 		}
-		st.elapsed += d
+		st.Elapsed += d
 	}
 	if len(w.Buf) > before && w.Buf[before] == '-' {
-		st.failed++
+		st.Failed++
 		if !sh.errorCounted(w.Buf[before+1:]) {
-			sh.cmdStats.countError(w.Buf[before+1:])
+			sh.CmdStats.countError(w.Buf[before+1:])
 		}
 	}
-	if sh.srv.monitors.count.Load() != 0 {
+	if sh.Srv.Monitors.Count.Load() != 0 {
 		sh.feedMonitors(x, cmd, args)
 	}
-	if sh.trk != nil {
+	if sh.Trk != nil {
 		sh.trackAfter(x, cmd, args, before)
 	}
 }
@@ -756,36 +756,36 @@ func (sh *Shard) call(x *Ctx, cmd *Command, args [][]byte) {
 // before a command runs; on refusal it has replied.
 func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	w := x.W
-	if !arityOK(cmd.Arity, len(args)) {
-		w.Error(errWrongArgs(cmd.Name))
+	if !ArityOK(cmd.Arity, len(args)) {
+		w.Error(ErrWrongArgs(cmd.Name))
 		return false
 	}
 	// DEBUG can stop a shard (DEBUG SLEEP); enable-debug-command says who
 	// may run it, checked before authentication as Redis does.
-	if cmd.Name == "debug" && !debugAllowed(sh.srv.opts.Live.EnableDebugCommand(), x.C.RemoteAddr) {
-		w.Error(errDebugNotAllowed)
+	if cmd.Name == "debug" && !DebugAllowed(sh.Srv.Opts.Live.EnableDebugCommand(), x.C.RemoteAddr) {
+		w.Error(ErrDebugNotAllowed)
 		return false
 	}
-	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 && sh.srv.authRequired() {
+	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 && sh.Srv.AuthRequired() {
 		w.Error(errNoAuth)
 		return false
 	}
 	flags := cmd.Flags
-	if x.C.tx.multi {
+	if x.C.Tx.Multi {
 		if flags&FlagNoMulti != 0 {
 			w.Error(errNotInMulti)
 			return false
 		}
 		if cmd.Name == "exec" {
 			// EXEC is refused for what its queued commands would need.
-			flags |= x.C.tx.flags
+			flags |= x.C.Tx.flags
 		}
 	}
 	if !sh.checkACL(x, cmd, args) {
 		return false
 	}
-	if len(sh.srv.shards) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.movableKeys != nil) {
-		if !sh.checkSlots(x, cmd, args) {
+	if len(sh.Srv.ShardList) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.MovableKeys != nil) {
+		if !sh.CheckSlots(x, cmd, args) {
 			return false
 		}
 	}
@@ -799,9 +799,9 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 			return false
 		}
 	}
-	if flags&FlagWrite != 0 && sh.journal != nil {
-		if err := sh.journal.Err(); err != nil {
-			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
+	if flags&FlagWrite != 0 && sh.Journal != nil {
+		if err := sh.Journal.Err(); err != nil {
+			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.Idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
 			return false
 		}
 	}
@@ -810,7 +810,7 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 		w.Error(sh.unservedError())
 		return false
 	}
-	if sh.srv.opts.Live.MaxMemory() > 0 && !sh.pauseActive() {
+	if sh.Srv.Opts.Live.MaxMemory() > 0 && !sh.PauseActive() {
 		// Every command evicts first, as in Redis: a read finds the
 		// invalidations of the keys evicted for it before its reply.
 		ok := sh.evictForWrite()
@@ -822,22 +822,22 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	return true
 }
 
-// checkSlots replies CROSSSLOT or MOVED when the keys of a call are not all
+// CheckSlots replies CROSSSLOT or MOVED when the keys of a call are not all
 // in one slot owned by this shard.
-func (sh *Shard) checkSlots(x *Ctx, cmd *Command, args [][]byte) bool {
-	sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+func (sh *Shard) CheckSlots(x *Ctx, cmd *Command, args [][]byte) bool {
+	sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
 	if len(sh.keyIdx) == 0 {
 		return true
 	}
-	topo := sh.srv.opts.Topology
+	topo := sh.Srv.Opts.Topology
 	slot, owner := topo.ShardOfKey(args[sh.keyIdx[0]])
 	for _, i := range sh.keyIdx[1:] {
 		if s, _ := topo.ShardOfKey(args[i]); s != slot {
-			x.W.Error(errCrossSlot)
+			x.W.Error(ErrCrossSlot)
 			return false
 		}
 	}
-	if owner != sh.idx {
+	if owner != sh.Idx {
 		n := topo.Nodes[owner]
 		sh.scratch = append(sh.scratch[:0], "MOVED "...)
 		sh.scratch = strconv.AppendInt(sh.scratch, int64(slot), 10)
@@ -855,7 +855,7 @@ func (sh *Shard) checkSlots(x *Ctx, cmd *Command, args [][]byte) bool {
 func unknownCommandError(args [][]byte) string {
 	b := make([]byte, 0, 128)
 	b = append(b, "ERR unknown command '"...)
-	b = appendTruncated(b, args[0], 128)
+	b = AppendTruncated(b, args[0], 128)
 	b = append(b, "', with args beginning with: "...)
 	total := 0
 	for _, a := range args[1:] {
@@ -863,14 +863,14 @@ func unknownCommandError(args [][]byte) string {
 			break
 		}
 		b = append(b, '\'')
-		b = appendTruncated(b, a, 128-total)
+		b = AppendTruncated(b, a, 128-total)
 		b = append(b, "' "...)
 		total += len(a)
 	}
 	return string(b)
 }
 
-func appendTruncated(dst, s []byte, n int) []byte {
+func AppendTruncated(dst, s []byte, n int) []byte {
 	if len(s) > n {
 		s = s[:n]
 	}
@@ -904,7 +904,7 @@ func (g *commitGroup) Committed(err error) {
 	var durable uint64
 	if err != nil {
 		// Final: a failed log makes nothing more durable.
-		_, durable = sh.journal.Sequences()
+		_, durable = sh.Journal.Sequences()
 	}
 	for b := g.head; b != nil; {
 		next := b.next
@@ -941,7 +941,7 @@ func (g *commitGroup) SoleWriter() (int64, bool) {
 	return c.ID, true
 }
 
-func (sh *Shard) queue(b *Batch) {
+func (sh *Shard) Queue(b *Batch) {
 	g := sh.group
 	if g == nil {
 		g = sh.newGroup()
@@ -956,19 +956,19 @@ func (sh *Shard) queue(b *Batch) {
 	g.count++
 	g.cmds += len(b.Ends)
 	b.Client.undelivered.Add(1)
-	if c := b.Client; c.subCount.Load() != 0 || c.trk != nil || len(c.pushBuf) > 0 {
+	if c := b.Client; c.SubCount.Load() != 0 || c.Trk != nil || len(c.pushBuf) > 0 {
 		// Frames collected before this batch ran go out before its replies.
 		sh.flushPush(c)
 		c.queued, c.queuedGen = b, sh.groupGen
 	}
 }
 
-// commit closes the current group: replies go out now when nothing needs
+// Commit closes the current group: replies go out now when nothing needs
 // to become durable first, or later from the journal.
-func (sh *Shard) commit() {
+func (sh *Shard) Commit() {
 	g := sh.group
 	sh.groupGen++
-	if sh.journal == nil {
+	if sh.Journal == nil {
 		if g != nil && g.head != nil {
 			sh.group = nil
 			g.Committed(nil)
@@ -979,7 +979,7 @@ func (sh *Shard) commit() {
 		g = sh.newGroup()
 	}
 	sh.group = nil
-	if sh.journal.Commit(g, g.cmds) {
+	if sh.Journal.Commit(g, g.cmds) {
 		g.Committed(nil)
 	}
 }
@@ -1015,7 +1015,7 @@ type Journal interface {
 	Close() error
 }
 
-func randomHex(n int) string {
+func RandomHex(n int) string {
 	b := make([]byte, (n+1)/2)
 	if _, err := rand.Read(b); err != nil {
 		panic(err)
@@ -1023,5 +1023,5 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)[:n]
 }
 
-// logger returns the server's logger with the shard's index attached.
-func (sh *Shard) logger() *zap.Logger { return sh.srv.log.With(zap.Int("shard", sh.idx)) }
+// Logger returns the server's logger with the shard's index attached.
+func (sh *Shard) Logger() *zap.Logger { return sh.Srv.Log.With(zap.Int("shard", sh.Idx)) }

@@ -6,8 +6,8 @@ package keyspace
 // ruvio_process_connected_clients; CLIENT KILL, CLIENT UNBLOCK and
 // maxclients still act on every connection of the process.
 
-// shardLen is the number of open connections of shard i.
-func (r *clientRegistry) shardLen(i int) int {
+// ShardLen is the number of open connections of shard i.
+func (r *clientRegistry) ShardLen(i int) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0

@@ -32,14 +32,14 @@ import (
 
 // Value kinds in snapshot files. Append-only, like opcodes.
 const (
-	kindString uint8 = 0
+	KindString uint8 = 0
 )
 
-// snapshotValue is implemented by value types other than plain strings.
-type snapshotValue interface {
-	snapshotKind() uint8
-	// appendSnapshot appends the value's encoding.
-	appendSnapshot(dst []byte) []byte
+// SnapshotValue is implemented by value types other than plain strings.
+type SnapshotValue interface {
+	SnapshotKind() uint8
+	// AppendSnapshot appends the value's encoding.
+	AppendSnapshot(dst []byte) []byte
 }
 
 // valueConfig is the set of encoding thresholds a collection is rebuilt
@@ -53,22 +53,22 @@ type valueConfig struct {
 	stream   stream.Config
 }
 
-// valueConfig reads the live encoding thresholds.
-func (sh *Shard) valueConfig() valueConfig {
-	return valueConfig{hash: sh.hashConfig(), set: sh.setConfig(), zset: sh.zsetConfig(), listFill: sh.listFill(), stream: sh.streamConfig()}
+// ValueConfig reads the live encoding thresholds.
+func (sh *Shard) ValueConfig() valueConfig {
+	return valueConfig{hash: sh.HashConfig(), set: sh.SetConfig(), zset: sh.ZsetConfig(), listFill: sh.ListFill(), stream: sh.StreamConfig()}
 }
 
-// defaultValueConfig is the thresholds' built-in values.
-func defaultValueConfig() valueConfig {
+// DefaultValueConfig is the thresholds' built-in values.
+func DefaultValueConfig() valueConfig {
 	return valueConfig{hash: hash.DefaultConfig, set: set.DefaultConfig, zset: zset.DefaultConfig, listFill: list.DefaultFill, stream: stream.DefaultConfig}
 }
 
-// decodeSnapshotValue rebuilds a value read from a snapshot, collections
+// DecodeSnapshotValue rebuilds a value read from a snapshot, collections
 // in the encodings cfg's thresholds give them. val aliases the reader's
 // buffer and must be copied when kept.
-func decodeSnapshotValue(cfg valueConfig, kind uint8, val []byte) ([]byte, any, error) {
-	if kind == kindString {
-		return copyBytes(val), nil, nil
+func DecodeSnapshotValue(cfg valueConfig, kind uint8, val []byte) ([]byte, any, error) {
+	if kind == KindString {
+		return CopyBytes(val), nil, nil
 	}
 	vt := values.bySnapshotKind[kind]
 	if vt == nil {
@@ -85,7 +85,7 @@ const snapshotBucketsPerStep = 4096
 type snapshotRun struct {
 	w       *persistence.SnapshotWriter
 	seq     uint64
-	started time.Time
+	Started time.Time
 	dbs     []*DB
 	// cursor: database index and next bucket in it.
 	db, bucket int
@@ -117,51 +117,51 @@ type snapshotResult struct {
 // snapshotInfo is the snapshot status INFO persistence reports.
 type snapshotInfo struct {
 	inProgress   bool
-	lastTime     int64 // unix seconds of the last success
-	lastDuration time.Duration
-	lastSize     int64
-	lastStatus   string
-	lastSeq      uint64
+	LastTime     int64 // unix seconds of the last success
+	LastDuration time.Duration
+	LastSize     int64
+	LastStatus   string
+	LastSeq      uint64
 }
 
 var errSnapshotRunning = errors.New("keyspace: a snapshot is already in progress")
 
-// startSnapshot begins a background snapshot at the current WAL sequence.
-func (sh *Shard) startSnapshot() error {
-	j, ok := sh.journal.(*walJournal)
+// StartSnapshot begins a background snapshot at the current WAL sequence.
+func (sh *Shard) StartSnapshot() error {
+	j, ok := sh.Journal.(*WALJournal)
 	if !ok {
 		return errors.New("keyspace: persistence is off")
 	}
-	if sh.snap != nil || sh.snapFinishing {
+	if sh.Snap != nil || sh.SnapFinishing {
 		return errSnapshotRunning
 	}
 	if f := sh.observeLogFailure(); f != nil && f.tainted {
-		return fmt.Errorf("keyspace: shard %d: %w", sh.idx, errSnapshotLogFailed)
+		return fmt.Errorf("keyspace: shard %d: %w", sh.Idx, errSnapshotLogFailed)
 	}
-	if sh.tx.recording {
+	if sh.Tx.Recording {
 		// BGSAVE inside EXEC: the snapshot holds the unit's writes so far,
 		// so their records must come before its sequence.
 		sh.flushUnit()
 	}
-	seq := j.wal.LastSequence()
-	w, err := persistence.CreateSnapshot(j.fs, j.dir, sh.idx, seq, sh.srv.log)
+	seq := j.Wal.LastSequence()
+	w, err := persistence.CreateSnapshot(j.fs, j.dir, sh.Idx, seq, sh.Srv.Log)
 	if err != nil {
-		return fmt.Errorf("keyspace: shard %d: start snapshot: %w", sh.idx, err)
+		return fmt.Errorf("keyspace: shard %d: start snapshot: %w", sh.Idx, err)
 	}
-	run := &snapshotRun{w: w, seq: seq, started: sh.srv.now(), dbs: append([]*DB(nil), sh.dbs...)}
+	run := &snapshotRun{w: w, seq: seq, Started: sh.Srv.Now(), dbs: append([]*DB(nil), sh.Dbs...)}
 	run.ahead = make([][]uint64, len(run.dbs))
 	for _, db := range run.dbs {
-		run.shift = append(run.shift, db.t.shift)
+		run.shift = append(run.shift, db.T.shift)
 	}
-	sh.snap = run
-	sh.snapStatus.inProgress = true
+	sh.Snap = run
+	sh.SnapStatus.inProgress = true
 	return nil
 }
 
-// snapshotTouch serializes key's bucket before a mutation if the cursor
+// SnapshotTouch serializes key's bucket before a mutation if the cursor
 // has not passed it yet.
-func (sh *Shard) snapshotTouch(db *DB, key []byte) {
-	run := sh.snap
+func (sh *Shard) SnapshotTouch(db *DB, key []byte) {
+	run := sh.Snap
 	i := -1
 	for k, d := range run.dbs {
 		if d == db {
@@ -172,7 +172,7 @@ func (sh *Shard) snapshotTouch(db *DB, key []byte) {
 	if i < 0 || i < run.db {
 		return
 	}
-	b := int(db.t.hash(key) >> run.shift[i])
+	b := int(db.T.hash(key) >> run.shift[i])
 	if i == run.db && b < run.bucket {
 		return
 	}
@@ -193,31 +193,31 @@ func (sh *Shard) snapshotBucket(run *snapshotRun, i, b int) {
 	}
 	db := run.dbs[i]
 	lo := uint64(b) << run.shift[i]
-	db.t.eachInRange(lo, lo+1<<run.shift[i], func(h uint32) {
+	db.T.eachInRange(lo, lo+1<<run.shift[i], func(h uint32) {
 		if run.err != nil {
 			return
 		}
-		e := db.entryAt(h)
-		kind := kindString
-		val := db.val(e)
-		if o := db.obj(e); o != nil {
-			sv, ok := o.(snapshotValue)
+		e := db.EntryAt(h)
+		kind := KindString
+		val := db.Val(e)
+		if o := db.Obj(e); o != nil {
+			sv, ok := o.(SnapshotValue)
 			if !ok {
 				run.err = fmt.Errorf("keyspace: value of type %T has no snapshot encoding", o)
 				return
 			}
-			kind = sv.snapshotKind()
-			run.buf = sv.appendSnapshot(run.buf[:0])
+			kind = sv.SnapshotKind()
+			run.buf = sv.AppendSnapshot(run.buf[:0])
 			val = run.buf
 		}
-		run.err = run.w.Add(uint16(i), kind, e.key(), val, e.expireAt)
+		run.err = run.w.Add(uint16(i), kind, e.Key(), val, e.ExpireAt)
 	})
 }
 
-// snapshotStep advances the cursor by up to n buckets; it finishes the run
+// SnapshotStep advances the cursor by up to n buckets; it finishes the run
 // when the cursor passes the last bucket.
-func (sh *Shard) snapshotStep(n int) {
-	run := sh.snap
+func (sh *Shard) SnapshotStep(n int) {
+	run := sh.Snap
 	for n > 0 && run.db < len(run.dbs) && run.err == nil {
 		for run.bucket < run.buckets(run.db) && n > 0 {
 			if a := run.ahead[run.db]; a == nil || a[run.bucket/64]&(1<<(run.bucket%64)) == 0 {
@@ -239,12 +239,12 @@ func (sh *Shard) snapshotStep(n int) {
 // endSnapshotScan unfreezes the tables and finishes the file in the
 // background; the result comes back through snapDone.
 func (sh *Shard) endSnapshotScan() {
-	run := sh.snap
-	sh.snap = nil
-	sh.snapFinishing = true
+	run := sh.Snap
+	sh.Snap = nil
+	sh.SnapFinishing = true
 	go func() {
 		res := snapshotResult{seq: run.seq, keys: run.w.Count()}
-		if j, ok := sh.journal.(*walJournal); ok && run.err == nil {
+		if j, ok := sh.Journal.(*WALJournal); ok && run.err == nil {
 			// Published only once the log holds its records durably: a
 			// snapshot must never make a write durable that the log
 			// failed to, and whose client was told so.
@@ -256,35 +256,35 @@ func (sh *Shard) endSnapshotScan() {
 		} else {
 			res.size, res.err = run.w.Finish()
 		}
-		res.duration = sh.srv.now().Sub(run.started)
-		if j, ok := sh.journal.(*walJournal); ok && res.err == nil {
+		res.duration = sh.Srv.Now().Sub(run.Started)
+		if j, ok := sh.Journal.(*WALJournal); ok && res.err == nil {
 			// Here, not on the shard: deleting segments is slow.
-			res.removeErr = j.wal.RemoveSegmentsBefore(res.seq)
+			res.removeErr = j.Wal.RemoveSegmentsBefore(res.seq)
 		}
 		sh.snapDone <- res
-		sh.ring.signal()
+		sh.Ring.Signal()
 	}()
 }
 
-// finishSnapshotNow completes a running snapshot synchronously, for
+// FinishSnapshotNow completes a running snapshot synchronously, for
 // commands that cannot run while one is in progress and for SAVE.
-func (sh *Shard) finishSnapshotNow() {
-	if j, ok := sh.journal.(*walJournal); ok && j.appended > 0 && (sh.snap != nil || sh.snapFinishing) {
+func (sh *Shard) FinishSnapshotNow() {
+	if j, ok := sh.Journal.(*WALJournal); ok && j.appended > 0 && (sh.Snap != nil || sh.SnapFinishing) {
 		// The finisher waits for the log to make the snapshot's records
 		// durable: they must not wait for the end of this drain.
-		sh.commit()
+		sh.Commit()
 	}
-	if sh.snap != nil {
-		sh.snapshotStep(int(^uint(0) >> 1))
+	if sh.Snap != nil {
+		sh.SnapshotStep(int(^uint(0) >> 1))
 	}
-	if sh.snapFinishing {
+	if sh.SnapFinishing {
 		sh.collectSnapshot(<-sh.snapDone)
 	}
 }
 
-// pollSnapshot picks up a finished background snapshot, if any.
-func (sh *Shard) pollSnapshot() {
-	if !sh.snapFinishing {
+// PollSnapshot picks up a finished background snapshot, if any.
+func (sh *Shard) PollSnapshot() {
+	if !sh.SnapFinishing {
 		return
 	}
 	select {
@@ -297,45 +297,45 @@ func (sh *Shard) pollSnapshot() {
 // collectSnapshot records a snapshot's outcome and drops the WAL segments
 // it makes redundant.
 func (sh *Shard) collectSnapshot(res snapshotResult) {
-	sh.snapFinishing = false
-	st := &sh.snapStatus
+	sh.SnapFinishing = false
+	st := &sh.SnapStatus
 	st.inProgress = false
-	log := sh.logger()
+	log := sh.Logger()
 	if res.err != nil {
-		st.lastStatus = "err"
+		st.LastStatus = "err"
 		log.Error("snapshot failed", zap.Uint64("seq", res.seq), zap.Error(res.err))
 		return
 	}
-	st.lastStatus = "ok"
-	st.lastTime = sh.srv.now().Unix()
-	st.lastDuration = res.duration
-	st.lastSize = res.size
-	st.lastSeq = res.seq
-	log.Info("snapshot written", zap.String("file", persistence.SnapshotName(sh.idx, res.seq)), zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
+	st.LastStatus = "ok"
+	st.LastTime = sh.Srv.Now().Unix()
+	st.LastDuration = res.duration
+	st.LastSize = res.size
+	st.LastSeq = res.seq
+	log.Info("snapshot written", zap.String("file", persistence.SnapshotName(sh.Idx, res.seq)), zap.Uint64("seq", res.seq), zap.Uint64("keys", res.keys),
 		zap.Int64("bytes", res.size), zap.Duration("duration", res.duration))
 	if res.removeErr != nil {
 		log.Warn("removing WAL segments covered by the snapshot", zap.Error(res.removeErr))
 	}
 }
 
-// loadSnapshotEntry adds one entry read from a snapshot file. A snapshot
+// LoadSnapshotEntry adds one entry read from a snapshot file. A snapshot
 // holds each key once (its CRC vouches for the file), so entries are
 // inserted without a lookup.
-func (sh *Shard) loadSnapshotEntry(db uint16, kind uint8, key, value []byte, deadline int64) error {
-	if int(db) >= len(sh.dbs) {
-		return fmt.Errorf("keyspace: snapshot names database %d, but %d are configured", db, len(sh.dbs))
+func (sh *Shard) LoadSnapshotEntry(db uint16, kind uint8, key, value []byte, deadline int64) error {
+	if int(db) >= len(sh.Dbs) {
+		return fmt.Errorf("keyspace: snapshot names database %d, but %d are configured", db, len(sh.Dbs))
 	}
-	d := sh.dbs[db]
-	if kind == kindString {
-		d.addString(key, value, deadline)
+	d := sh.Dbs[db]
+	if kind == KindString {
+		d.AddString(key, value, deadline)
 		return nil
 	}
-	val, obj, err := decodeSnapshotValue(sh.valueConfig(), kind, value)
+	val, obj, err := DecodeSnapshotValue(sh.ValueConfig(), kind, value)
 	if err != nil {
 		return err
 	}
-	d.add(key, val, obj, deadline)
-	sh.settleMem()
+	d.Add(key, val, obj, deadline)
+	sh.SettleMem()
 	return nil
 }
 
@@ -345,15 +345,15 @@ func (sh *Shard) loadSnapshotEntry(db uint16, kind uint8, key, value []byte, dea
 func (sh *Shard) snapshotBeforeWrite(cmd *Command, args [][]byte, db *DB) {
 	switch cmd.Name {
 	case "flushdb", "flushall", "swapdb", "move", "copy":
-		sh.finishSnapshotNow()
+		sh.FinishSnapshotNow()
 		return
 	}
-	if cmd.FirstKey <= 0 && cmd.NumKeysAt <= 0 && cmd.movableKeys == nil {
-		sh.finishSnapshotNow()
+	if cmd.FirstKey <= 0 && cmd.NumKeysAt <= 0 && cmd.MovableKeys == nil {
+		sh.FinishSnapshotNow()
 		return
 	}
-	sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+	sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
 	for _, i := range sh.keyIdx {
-		sh.snapshotTouch(db, args[i])
+		sh.SnapshotTouch(db, args[i])
 	}
 }

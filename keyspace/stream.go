@@ -1,12 +1,9 @@
 package keyspace
 
 import (
-	"math"
 	"strconv"
 	"strings"
 
-	"github.com/ruvio/ruvio/codec"
-	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/types/stream"
 )
@@ -27,42 +24,39 @@ import (
 // XREADGROUP ">" delivers it to a group only once it is due (docs/streams.md).
 // kindStream is the snapshot value kind of a stream (types/stream binary
 // form, holds as its trailer).
-const kindStream uint8 = 100
+const KindStream uint8 = 100
 
-// evStream is the keyspace-event class of stream commands ('t').
-const evStream = config.NotifyStream
+// StreamObj is the value of a stream key.
+type StreamObj struct{ S *stream.Stream }
 
-// streamObj is the value of a stream key.
-type streamObj struct{ s *stream.Stream }
-
-func (o *streamObj) typeName() string { return "stream" }
-func (o *streamObj) encoding() string { return "stream" }
-func (o *streamObj) clone() any       { return &streamObj{s: o.s.Clone()} }
+func (o *StreamObj) TypeName() string { return "stream" }
+func (o *StreamObj) Encoding() string { return "stream" }
+func (o *StreamObj) Clone() any       { return &StreamObj{S: o.S.Clone()} }
 
 // memoryUsage is the heap the stream holds, measured from its layout.
-func (o *streamObj) memoryUsage(int64) int64 { return int64(o.s.MemoryUsage()) }
-func (o *streamObj) snapshotKind() uint8     { return kindStream }
-func (o *streamObj) appendSnapshot(dst []byte) []byte {
-	return o.s.AppendBinary(dst)
+func (o *StreamObj) memoryUsage(int64) int64 { return int64(o.S.MemoryUsage()) }
+func (o *StreamObj) SnapshotKind() uint8     { return KindStream }
+func (o *StreamObj) AppendSnapshot(dst []byte) []byte {
+	return o.S.AppendBinary(dst)
 }
 
 // String is a canonical dump, for tests comparing states.
-func (o *streamObj) String() string {
+func (o *StreamObj) String() string {
 	var b strings.Builder
 	b.WriteString("stream{")
-	o.s.Range(stream.MinID, stream.MaxID, false, func(e stream.Entry) bool {
+	o.S.Range(stream.MinID, stream.MaxID, false, func(e stream.Entry) bool {
 		b.WriteString(e.ID.String())
 		e.Fields(func(f, v []byte) { b.WriteString(" " + string(f) + "=" + string(v)) })
 		b.WriteString("; ")
 		return true
 	})
-	b.WriteString("last=" + o.s.LastID().String())
-	b.WriteString(" added=" + strconv.FormatUint(o.s.EntriesAdded(), 10))
-	b.WriteString(" maxdel=" + o.s.MaxDeletedID().String())
-	for _, h := range o.s.Holds() {
+	b.WriteString("last=" + o.S.LastID().String())
+	b.WriteString(" added=" + strconv.FormatUint(o.S.EntriesAdded(), 10))
+	b.WriteString(" maxdel=" + o.S.MaxDeletedID().String())
+	for _, h := range o.S.Holds() {
 		b.WriteString(" hold=" + h.ID.String() + "@" + strconv.FormatInt(h.Due, 10))
 	}
-	for _, g := range o.s.Groups() {
+	for _, g := range o.S.Groups() {
 		b.WriteString(" group=" + g.Name + "@" + g.LastID.String() + "/" + strconv.FormatInt(g.EntriesRead, 10))
 		for _, id := range g.Deferred {
 			b.WriteString(" deferred=" + id.String())
@@ -79,92 +73,10 @@ func (o *streamObj) String() string {
 	return b.String()
 }
 
-// streamConfig is the node size limits from the live config.
-func (sh *Shard) streamConfig() stream.Config {
-	b, n := sh.srv.opts.Live.StreamNodeMax()
+// StreamConfig is the node size limits from the live config.
+func (sh *Shard) StreamConfig() stream.Config {
+	b, n := sh.Srv.Opts.Live.StreamNodeMax()
 	return stream.Config{NodeMaxBytes: clampThreshold(b), NodeMaxEntries: clampThreshold(n)}
-}
-
-// Reply texts.
-const (
-	errInvalidStreamID = "ERR Invalid stream ID specified as stream command argument"
-	errXGroupNoKey     = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
-)
-
-// parseStreamID parses an id: "-", "+", "ms" (seq missingSeq) or
-// "ms-seq"; strict refuses "-" and "+". It replies on error.
-func parseStreamID(x *Ctx, b []byte, missingSeq uint64, strict bool) (stream.ID, bool) {
-	if len(b) == 1 && (b[0] == '-' || b[0] == '+') {
-		if strict {
-			x.W.Error(errInvalidStreamID)
-			return stream.ID{}, false
-		}
-		if b[0] == '-' {
-			return stream.MinID, true
-		}
-		return stream.MaxID, true
-	}
-	id, _, ok := stream.ParseID(b, missingSeq, false)
-	if !ok {
-		x.W.Error(errInvalidStreamID)
-	}
-	return id, ok
-}
-
-// parseIntervalID parses a range bound: an id, "-", "+", or "(" and an id
-// for an exclusive bound, which it moves inwards (start up, end down).
-func parseIntervalID(x *Ctx, b []byte, missingSeq uint64, isEnd bool) (stream.ID, bool) {
-	if len(b) > 1 && b[0] == '(' {
-		id, ok := parseStreamID(x, b[1:], missingSeq, true)
-		if !ok {
-			return id, false
-		}
-		if isEnd {
-			if id, ok = id.Prev(); !ok {
-				x.W.Error("ERR invalid end ID for the interval")
-			}
-		} else if id, ok = id.Next(); !ok {
-			x.W.Error("ERR invalid start ID for the interval")
-		}
-		return id, ok
-	}
-	return parseStreamID(x, b, missingSeq, false)
-}
-
-// writeStreamID replies an id as a bulk string.
-func writeStreamID(w *codec.Writer, id stream.ID) {
-	var buf [44]byte
-	w.Bulk(id.Append(buf[:0]))
-}
-
-// writeStreamEntry replies [id, [field, value, ...]].
-func writeStreamEntry(w *codec.Writer, e stream.Entry) {
-	w.ArrayHeader(2)
-	writeStreamID(w, e.ID)
-	w.ArrayHeader(2 * e.NumFields())
-	e.Fields(func(f, v []byte) {
-		w.Bulk(f)
-		w.Bulk(v)
-	})
-}
-
-// writeStreamEntries replies an array of entries.
-func writeStreamEntries(w *codec.Writer, es []stream.Entry) {
-	w.ArrayHeader(len(es))
-	for _, e := range es {
-		writeStreamEntry(w, e)
-	}
-}
-
-// lookupStream returns the stream at key (nil when absent); ok is false
-// when WRONGTYPE was replied.
-func lookupStream(x *Ctx, key []byte, read bool) (e *entry, o *streamObj, ok bool) {
-	return lookupTyped[*streamObj](x, key, read)
-}
-
-// noGroupError is the NOGROUP reply of XCLAIM, XAUTOCLAIM and XPENDING.
-func noGroupError(key, group []byte) string {
-	return "NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'"
 }
 
 // Record helpers.
@@ -191,7 +103,7 @@ func (sh *Shard) streamRecord(db int, key []byte) ([]byte, bool) {
 	return persistence.AppendBytes(sh.scratch[:0], key), true
 }
 
-func (sh *Shard) logStreamAdd(db int, key []byte, id stream.ID, due int64, trim stream.ID, fields [][]byte) {
+func (sh *Shard) LogStreamAdd(db int, key []byte, id stream.ID, due int64, trim stream.ID, fields [][]byte) {
 	p, ok := sh.streamRecord(db, key)
 	if !ok {
 		return
@@ -206,7 +118,7 @@ func (sh *Shard) logStreamAdd(db int, key []byte, id stream.ID, due int64, trim 
 	sh.recordScratch(db, persistence.OpStreamAdd, p)
 }
 
-func (sh *Shard) logStreamIDs(db int, op persistence.Opcode, key, group []byte, ids []stream.ID) {
+func (sh *Shard) LogStreamIDs(db int, op persistence.Opcode, key, group []byte, ids []stream.ID) {
 	p, ok := sh.streamRecord(db, key)
 	if !ok {
 		return
@@ -217,13 +129,13 @@ func (sh *Shard) logStreamIDs(db int, op persistence.Opcode, key, group []byte, 
 	sh.recordScratch(db, op, appendStreamIDs(p, ids))
 }
 
-func (sh *Shard) logStreamTrim(db int, key []byte, through stream.ID) {
+func (sh *Shard) LogStreamTrim(db int, key []byte, through stream.ID) {
 	if p, ok := sh.streamRecord(db, key); ok {
 		sh.recordScratch(db, persistence.OpStreamTrim, appendStreamID(p, through))
 	}
 }
 
-func (sh *Shard) logStreamSetID(db int, key []byte, s *stream.Stream) {
+func (sh *Shard) LogStreamSetID(db int, key []byte, s *stream.Stream) {
 	if p, ok := sh.streamRecord(db, key); ok {
 		p = appendStreamID(p, s.LastID())
 		p = persistence.AppendU64(p, s.EntriesAdded())
@@ -232,19 +144,19 @@ func (sh *Shard) logStreamSetID(db int, key []byte, s *stream.Stream) {
 	}
 }
 
-// logStreamGroup writes GroupCreate or GroupSetID with g's position.
-func (sh *Shard) logStreamGroup(db int, op persistence.Opcode, key []byte, g *stream.Group) {
+// LogStreamGroup writes GroupCreate or GroupSetID with g's position.
+func (sh *Shard) LogStreamGroup(db int, op persistence.Opcode, key []byte, g *stream.Group) {
 	if p, ok := sh.streamRecord(db, key); ok {
-		p = appendStr(p, g.Name)
+		p = AppendStr(p, g.Name)
 		p = appendStreamID(p, g.LastID)
 		p = persistence.AppendI64(p, g.EntriesRead)
 		sh.recordScratch(db, op, p)
 	}
 }
 
-// logStreamNames writes a record of key then names (GroupDestroy,
+// LogStreamNames writes a record of key then names (GroupDestroy,
 // ConsumerDel), then seen when op is ConsumerCreate.
-func (sh *Shard) logStreamNames(db int, op persistence.Opcode, key []byte, seen int64, names ...[]byte) {
+func (sh *Shard) LogStreamNames(db int, op persistence.Opcode, key []byte, seen int64, names ...[]byte) {
 	if p, ok := sh.streamRecord(db, key); ok {
 		for _, n := range names {
 			p = persistence.AppendBytes(p, n)
@@ -256,12 +168,12 @@ func (sh *Shard) logStreamNames(db int, op persistence.Opcode, key []byte, seen 
 	}
 }
 
-func (sh *Shard) logStreamRead(db int, key []byte, g *stream.Group, consumer []byte, now int64, noack bool, delivered []stream.ID, r *stream.Read) {
+func (sh *Shard) LogStreamRead(db int, key []byte, g *stream.Group, consumer []byte, now int64, noack bool, delivered []stream.ID, r *stream.Read) {
 	p, ok := sh.streamRecord(db, key)
 	if !ok {
 		return
 	}
-	p = appendStr(p, g.Name)
+	p = AppendStr(p, g.Name)
 	p = persistence.AppendBytes(p, consumer)
 	p = persistence.AppendI64(p, now)
 	var na uint8
@@ -277,15 +189,15 @@ func (sh *Shard) logStreamRead(db int, key []byte, g *stream.Group, consumer []b
 	sh.recordScratch(db, persistence.OpStreamGroupRead, p)
 }
 
-// logStreamClaim writes the pending records of ids as they now are, all
+// LogStreamClaim writes the pending records of ids as they now are, all
 // owned by c, and c's seen time.
-func (sh *Shard) logStreamClaim(db int, key []byte, g *stream.Group, c *stream.Consumer, ids []stream.ID) {
+func (sh *Shard) LogStreamClaim(db int, key []byte, g *stream.Group, c *stream.Consumer, ids []stream.ID) {
 	p, ok := sh.streamRecord(db, key)
 	if !ok {
 		return
 	}
-	p = appendStr(p, g.Name)
-	p = appendStr(p, c.Name)
+	p = AppendStr(p, g.Name)
+	p = AppendStr(p, c.Name)
 	p = persistence.AppendI64(p, c.SeenTime)
 	p = persistence.AppendU64(p, uint64(len(ids)))
 	for _, id := range ids {
@@ -295,757 +207,4 @@ func (sh *Shard) logStreamClaim(db int, key []byte, g *stream.Group, c *stream.C
 		p = persistence.AppendU64(p, pe.DeliveryCount)
 	}
 	sh.recordScratch(db, persistence.OpStreamClaim, p)
-}
-
-// beginStreamUnit makes the records of a command one unit unless one is
-// already being collected (EXEC, scripts); the caller ends it when told.
-func (sh *Shard) beginStreamUnit() bool {
-	if sh.journal == nil || sh.tx.recording {
-		return false
-	}
-	sh.beginUnit()
-	return true
-}
-
-// XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] [DELAY ms] <*|ms-*|ms-seq> field value [field value ...]
-func xaddCommand(x *Ctx) {
-	var t trimArgs
-	idPos, ok := parseTrimArgs(x, &t, true)
-	if !ok {
-		return
-	}
-	fields := x.Args[idPos+1:]
-	if len(fields) < 2 || len(fields)%2 != 0 {
-		x.W.Error(errWrongArgs("xadd"))
-		return
-	}
-	if t.idGiven && !t.seqAuto && t.id.IsZero() {
-		x.W.Error("ERR The ID specified in XADD must be greater than 0-0")
-		return
-	}
-	key := x.Args[1]
-	e, o, ok := lookupStream(x, key, false)
-	if !ok {
-		return
-	}
-	if e == nil {
-		if t.noMkStream {
-			x.W.Null()
-			return
-		}
-		o = &streamObj{s: stream.New()}
-	}
-	s := o.s
-	if s.LastID() == stream.MaxID {
-		x.W.Error("ERR The stream has exhausted the last possible ID, unable to add more items")
-		return
-	}
-	var id stream.ID
-	switch {
-	case !t.idGiven:
-		id, ok = s.NextAutoID(uint64(max(x.S.nowMs, 0)))
-	case t.seqAuto:
-		id, ok = s.NextSeqID(t.id.Ms)
-	default:
-		id, ok = t.id, s.LastID().Less(t.id)
-	}
-	if !ok {
-		x.W.Error("ERR The ID specified in XADD is equal or smaller than the target stream top item")
-		return
-	}
-	if e == nil {
-		x.DB.add(key, nil, o, 0)
-		x.notify(evNew, "new", key)
-	}
-	if err := s.Add(x.S.streamConfig(), id, fields); err != nil {
-		x.W.Error("ERR " + err.Error())
-		return
-	}
-	var due int64
-	if t.delay > 0 {
-		due = x.S.nowMs + t.delay
-		s.AddHold(id, due)
-	}
-	var trimmed int64
-	var through stream.ID
-	if t.strategy != trimNone {
-		trimmed, through = s.Trim(t.maxLen, t.minID, t.strategy == trimMinID, t.limit)
-	}
-	x.S.logStreamAdd(x.DB.id, key, id, due, through, fields)
-	writeStreamID(x.W, id)
-	x.notify(evStream, "xadd", key)
-	if trimmed > 0 {
-		x.notify(evStream, "xtrim", key)
-	}
-	if due != 0 {
-		x.S.streamHeld(x.DB, key)
-	}
-}
-
-// Trim strategies.
-const (
-	trimNone = iota
-	trimMaxLen
-	trimMinID
-)
-
-// trimArgs is what XADD and XTRIM parse.
-type trimArgs struct {
-	strategy   int
-	maxLen     int64
-	minID      stream.ID
-	limit      int64 // 0: no limit
-	approx     bool
-	noMkStream bool
-	delay      int64
-	idGiven    bool
-	seqAuto    bool
-	id         stream.ID
-}
-
-// parseTrimArgs parses XADD's options and id (xadd) or XTRIM's options,
-// replying on error. For XADD it returns the id's position. Trimming is
-// exact with "~" too (the contract): LIMIT, allowed only with "~", caps the
-// entries removed, and without LIMIT nothing caps them.
-func parseTrimArgs(x *Ctx, t *trimArgs, xadd bool) (int, bool) {
-	args := x.Args
-	i := 2
-	limitGiven := false
-	for ; i < len(args); i++ {
-		more := len(args) - 1 - i
-		opt := args[i]
-		switch {
-		case xadd && len(opt) == 1 && opt[0] == '*':
-			return i, finishTrimArgs(x, t, xadd, limitGiven)
-		case (eqFold(opt, "maxlen") || eqFold(opt, "minid")) && more > 0:
-			if t.strategy != trimNone {
-				x.W.Error("ERR syntax error, MAXLEN and MINID options at the same time are not compatible")
-				return 0, false
-			}
-			isMax := eqFold(opt, "maxlen")
-			t.approx = false
-			if next := args[i+1]; more >= 2 && len(next) == 1 && (next[0] == '~' || next[0] == '=') {
-				t.approx = next[0] == '~'
-				i++
-			}
-			if isMax {
-				n, ok := parseInt(args[i+1])
-				if !ok {
-					x.W.Error(errNotInt)
-					return 0, false
-				}
-				if n < 0 {
-					x.W.Error("ERR The MAXLEN argument must be >= 0.")
-					return 0, false
-				}
-				t.maxLen, t.strategy = n, trimMaxLen
-			} else {
-				id, ok := parseStreamID(x, args[i+1], 0, true)
-				if !ok {
-					return 0, false
-				}
-				t.minID, t.strategy = id, trimMinID
-			}
-			i++
-		case eqFold(opt, "limit") && more > 0:
-			n, ok := parseInt(args[i+1])
-			if !ok {
-				x.W.Error(errNotInt)
-				return 0, false
-			}
-			if n < 0 {
-				x.W.Error("ERR The LIMIT argument must be >= 0.")
-				return 0, false
-			}
-			t.limit, limitGiven = n, true
-			i++
-		case xadd && eqFold(opt, "nomkstream"):
-			t.noMkStream = true
-		case xadd && eqFold(opt, "delay") && more > 0:
-			n, ok := parseInt(args[i+1])
-			if !ok {
-				x.W.Error(errNotInt)
-				return 0, false
-			}
-			if n < 0 {
-				x.W.Error("ERR The DELAY argument must be >= 0.")
-				return 0, false
-			}
-			t.delay = n
-			i++
-		case xadd:
-			id, seqAuto, ok := stream.ParseID(opt, 0, true)
-			if !ok || (len(opt) == 1 && (opt[0] == '-' || opt[0] == '+')) {
-				x.W.Error(errInvalidStreamID)
-				return 0, false
-			}
-			t.id, t.seqAuto, t.idGiven = id, seqAuto, true
-			return i, finishTrimArgs(x, t, xadd, limitGiven)
-		default:
-			x.W.Error(errSyntax)
-			return 0, false
-		}
-	}
-	return i, finishTrimArgs(x, t, xadd, limitGiven)
-}
-
-func finishTrimArgs(x *Ctx, t *trimArgs, xadd, limitGiven bool) bool {
-	if t.limit != 0 && t.strategy == trimNone {
-		x.W.Error("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
-		return false
-	}
-	if !xadd && t.strategy == trimNone {
-		x.W.Error("ERR syntax error, XTRIM must be called with a trimming strategy")
-		return false
-	}
-	if limitGiven && !t.approx {
-		x.W.Error("ERR syntax error, LIMIT cannot be used without the special ~ option")
-		return false
-	}
-	return true
-}
-
-// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
-func xtrimCommand(x *Ctx) {
-	var t trimArgs
-	if _, ok := parseTrimArgs(x, &t, false); !ok {
-		return
-	}
-	key := x.Args[1]
-	e, o, ok := lookupStream(x, key, false)
-	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
-		return
-	}
-	n, through := o.s.Trim(t.maxLen, t.minID, t.strategy == trimMinID, t.limit)
-	if n > 0 {
-		x.S.logStreamTrim(x.DB.id, key, through)
-		x.notify(evStream, "xtrim", key)
-	}
-	x.W.Int(n)
-}
-
-// XDEL key id [id ...]
-func xdelCommand(x *Ctx) {
-	key := x.Args[1]
-	e, o, ok := lookupStream(x, key, false)
-	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
-		return
-	}
-	ids := make([]stream.ID, 0, len(x.Args)-2)
-	for _, a := range x.Args[2:] {
-		id, ok := parseStreamID(x, a, 0, true)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
-	}
-	deleted := ids[:0]
-	for _, id := range ids {
-		if o.s.Delete(id) {
-			deleted = append(deleted, id)
-		}
-	}
-	if len(deleted) > 0 {
-		x.S.logStreamIDs(x.DB.id, persistence.OpStreamDel, key, nil, deleted)
-		x.notify(evStream, "xdel", key)
-	}
-	x.W.Int(int64(len(deleted)))
-}
-
-// XLEN key
-func xlenCommand(x *Ctx) {
-	_, o, ok := lookupStream(x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
-		return
-	}
-	x.W.Int(o.s.Len())
-}
-
-// XRANGE key start end [COUNT count] / XREVRANGE key end start [COUNT count]
-func xrangeCommand(x *Ctx) {
-	rev := x.Cmd.Name == "xrevrange"
-	startArg, endArg := x.Args[2], x.Args[3]
-	if rev {
-		startArg, endArg = endArg, startArg
-	}
-	start, ok := parseIntervalID(x, startArg, 0, false)
-	if !ok {
-		return
-	}
-	end, ok := parseIntervalID(x, endArg, math.MaxUint64, true)
-	if !ok {
-		return
-	}
-	count := int64(-1)
-	for j := 4; j < len(x.Args); j++ {
-		if eqFold(x.Args[j], "count") && j+1 < len(x.Args) {
-			n, ok := parseInt(x.Args[j+1])
-			if !ok {
-				x.W.Error(errNotInt)
-				return
-			}
-			count = max(n, 0)
-			j++
-			continue
-		}
-		x.W.Error(errSyntax)
-		return
-	}
-	_, o, ok := lookupStream(x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.ArrayHeader(0)
-		return
-	}
-	if count == 0 {
-		x.W.NullArray()
-		return
-	}
-	var es []stream.Entry
-	o.s.Range(start, end, rev, func(e stream.Entry) bool {
-		es = append(es, e)
-		return count < 0 || int64(len(es)) < count
-	})
-	writeStreamEntries(x.W, es)
-}
-
-// streamRead is one stream's part of an XREAD/XREADGROUP reply.
-type streamRead struct {
-	key     []byte
-	entries []stream.Entry
-	// history: XREADGROUP with an id; ids with missing entries reply
-	// [id, nil].
-	history bool
-	ids     []stream.ID
-	exists  []bool
-}
-
-// XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
-// XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [NOACK] STREAMS key [key ...] id [id ...]
-func xreadCommand(x *Ctx) {
-	args := x.Args
-	isGroup := x.Cmd.Name == "xreadgroup"
-	name := strings.ToUpper(x.Cmd.Name)
-	timeout := int64(-1)
-	var count int64
-	streamsArg := 0
-	noack := false
-	var groupName, consumer []byte
-	for i := 1; i < len(args); i++ {
-		more := len(args) - i - 1
-		o := args[i]
-		switch {
-		case eqFold(o, "block") && more > 0:
-			if x.C == x.S.scr.lua {
-				x.W.Error("ERR " + x.Cmd.Name + " command is not allowed with BLOCK option from scripts")
-				return
-			}
-			i++
-			n, ok := parseInt(args[i])
-			if !ok {
-				x.W.Error("ERR timeout is not an integer or out of range")
-				return
-			}
-			if n < 0 {
-				x.W.Error(errNegTimeout)
-				return
-			}
-			timeout = n
-		case eqFold(o, "count") && more > 0:
-			i++
-			n, ok := parseInt(args[i])
-			if !ok {
-				x.W.Error(errNotInt)
-				return
-			}
-			count = max(n, 0)
-		case eqFold(o, "streams") && more > 0:
-			streamsArg = i + 1
-			if (len(args)-streamsArg)%2 != 0 {
-				x.W.Error("ERR Unbalanced " + name + " list of streams: for each stream key an ID or '$' must be specified.")
-				return
-			}
-			i = len(args)
-		case eqFold(o, "group") && more >= 2:
-			if !isGroup {
-				x.W.Error("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
-				return
-			}
-			groupName, consumer = args[i+1], args[i+2]
-			i += 2
-		case eqFold(o, "noack"):
-			if !isGroup {
-				x.W.Error("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
-				return
-			}
-			noack = true
-		default:
-			x.W.Error(errSyntax)
-			return
-		}
-	}
-	if streamsArg == 0 {
-		x.W.Error(errSyntax)
-		return
-	}
-	if isGroup && groupName == nil {
-		x.W.Error("ERR Missing GROUP option for XREADGROUP")
-		return
-	}
-	n := (len(args) - streamsArg) / 2
-	keys := args[streamsArg : streamsArg+n]
-	ids := make([]stream.ID, n)
-	newOnly := make([]bool, n)
-	for i := range n {
-		key := keys[i]
-		_, o, ok := lookupStream(x, key, true)
-		if !ok {
-			return
-		}
-		if isGroup && (o == nil || o.s.Group(groupName) == nil) {
-			x.W.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(groupName) + "' in XREADGROUP with GROUP option")
-			return
-		}
-		a := args[streamsArg+n+i]
-		switch {
-		case len(a) == 1 && a[0] == '$':
-			if isGroup {
-				x.W.Error("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.")
-				return
-			}
-			if o != nil {
-				ids[i] = o.s.LastID()
-			}
-		case len(a) == 1 && a[0] == '>':
-			if !isGroup {
-				x.W.Error("ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.")
-				return
-			}
-			newOnly[i] = true
-		default:
-			id, ok := parseStreamID(x, a, 0, true)
-			if !ok {
-				return
-			}
-			ids[i] = id
-		}
-	}
-	req := &streamReadReq{keys: keys, ids: ids, newOnly: newOnly, group: groupName, consumer: consumer, count: int(min(count, math.MaxInt32)), noack: noack}
-	if x.S.serveStreamRead(x, req) {
-		return
-	}
-	if timeout < 0 || x.NoBlock {
-		x.W.NullArray()
-		return
-	}
-	x.S.blockStreamRead(x, req, timeout)
-}
-
-// streamReadReq is a parsed XREAD / XREADGROUP.
-type streamReadReq struct {
-	keys     [][]byte
-	ids      []stream.ID
-	newOnly  []bool // XREADGROUP ">"
-	group    []byte // nil for XREAD
-	consumer []byte
-	count    int
-	noack    bool
-}
-
-// serveStreamRead answers a read if any stream has something for it and
-// reports whether it did. XREADGROUP's deliveries are applied and logged as
-// they are made.
-func (sh *Shard) serveStreamRead(x *Ctx, req *streamReadReq) bool {
-	var out []streamRead
-	unit := false
-	if req.group != nil {
-		unit = sh.beginStreamUnit()
-	}
-	for i, key := range req.keys {
-		// The keys were looked up (and counted) while parsing.
-		e := sh.lookupNoTouch(x.DB, key)
-		if e == nil {
-			continue
-		}
-		o, _ := x.DB.obj(e).(*streamObj)
-		if o == nil {
-			continue
-		}
-		s := o.s
-		if req.group == nil {
-			if s.Len() == 0 || !req.ids[i].Less(s.LastEntryID()) {
-				continue
-			}
-			start, _ := req.ids[i].Next()
-			r := streamRead{key: key}
-			s.Range(start, stream.MaxID, false, func(e stream.Entry) bool {
-				r.entries = append(r.entries, e)
-				return req.count == 0 || len(r.entries) < req.count
-			})
-			out = append(out, r)
-			continue
-		}
-		g := s.Group(req.group)
-		if g == nil {
-			continue
-		}
-		if r, ok := sh.groupRead(x, key, s, g, req, i); ok {
-			out = append(out, r)
-		}
-	}
-	if unit {
-		sh.endUnit()
-	}
-	if len(out) == 0 {
-		return false
-	}
-	w := x.W
-	if w.Proto >= 3 {
-		w.MapHeader(len(out))
-	} else {
-		w.ArrayHeader(len(out))
-	}
-	for _, r := range out {
-		if w.Proto < 3 {
-			w.ArrayHeader(2)
-		}
-		w.Bulk(r.key)
-		if !r.history {
-			writeStreamEntries(w, r.entries)
-			continue
-		}
-		w.ArrayHeader(len(r.ids))
-		k := 0
-		for j, id := range r.ids {
-			if r.exists[j] {
-				writeStreamEntry(w, r.entries[k])
-				k++
-				continue
-			}
-			w.ArrayHeader(2)
-			writeStreamID(w, id)
-			w.NullArray()
-		}
-	}
-	return true
-}
-
-// groupRead serves one stream of an XREADGROUP; ok is false when the
-// stream has nothing for it.
-func (sh *Shard) groupRead(x *Ctx, key []byte, s *stream.Stream, g *stream.Group, req *streamReadReq, i int) (streamRead, bool) {
-	now := sh.nowMs
-	db := x.DB.id
-	if !req.newOnly[i] {
-		// The consumer's own history: its pending entries after the id.
-		c, created := consumerFor(x, key, g, req.consumer)
-		if created {
-			sh.logStreamNames(db, persistence.OpStreamConsumerCreate, key, now, req.group, req.consumer)
-		}
-		r := streamRead{key: key, history: true}
-		start, ok := req.ids[i].Next()
-		if ok {
-			c.Pending(start, stream.MaxID, func(p *stream.Pending) bool {
-				r.ids = append(r.ids, p.ID)
-				return req.count == 0 || len(r.ids) < req.count
-			})
-		}
-		var touched []stream.ID
-		for _, id := range r.ids {
-			e, found := s.Get(id)
-			r.exists = append(r.exists, found)
-			if found {
-				r.entries = append(r.entries, e)
-				p := g.PendingEntry(id)
-				p.DeliveryTime = now
-				p.DeliveryCount++
-				touched = append(touched, id)
-			}
-		}
-		sh.logStreamClaim(db, key, g, c, touched)
-		return r, true
-	}
-	// Holds that are due change nothing any more; dropping them here, as
-	// the replay of the read does at the same time, keeps both alike.
-	s.PruneHolds(now)
-	dueDeferred := false
-	if len(g.Deferred) > 0 {
-		for _, id := range g.Deferred {
-			if d, held := s.HoldOf(id); !held || d <= now {
-				dueDeferred = true
-				break
-			}
-		}
-	}
-	if !dueDeferred && (s.Len() == 0 || !g.LastID.Less(s.LastEntryID())) {
-		return streamRead{}, false
-	}
-	c, created := consumerFor(x, key, g, req.consumer)
-	if created {
-		sh.logStreamNames(db, persistence.OpStreamConsumerCreate, key, now, req.group, req.consumer)
-	}
-	plan := s.PlanRead(g, req.count, now)
-	delivered := make([]stream.ID, len(plan.Entries))
-	for k, e := range plan.Entries {
-		delivered[k] = e.ID
-	}
-	g.ApplyRead(c, delivered, plan.Deferred, plan.Resolved, plan.LastID, plan.EntriesRead, now, req.noack)
-	sh.logStreamRead(db, key, g, req.consumer, now, req.noack, delivered, &plan)
-	if len(plan.Entries) == 0 {
-		return streamRead{}, false
-	}
-	return streamRead{key: key, entries: plan.Entries}, true
-}
-
-// XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]
-func xsetidCommand(x *Ctx) {
-	args := x.Args
-	id, ok := parseStreamID(x, args[2], 0, true)
-	if !ok {
-		return
-	}
-	entriesAdded := int64(-1)
-	var maxDel stream.ID
-	for i := 3; i < len(args); i += 2 {
-		more := len(args) - 1 - i
-		switch {
-		case eqFold(args[i], "entriesadded") && more > 0:
-			n, ok := parseInt(args[i+1])
-			if !ok {
-				x.W.Error(errNotInt)
-				return
-			}
-			if n < 0 {
-				x.W.Error("ERR entries_added must be positive")
-				return
-			}
-			entriesAdded = n
-		case eqFold(args[i], "maxdeletedid") && more > 0:
-			if maxDel, ok = parseStreamID(x, args[i+1], 0, true); !ok {
-				return
-			}
-			if id.Less(maxDel) {
-				x.W.Error("ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id")
-				return
-			}
-		default:
-			x.W.Error(errSyntax)
-			return
-		}
-	}
-	key := args[1]
-	e, o, ok := lookupStream(x, key, false)
-	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Error(errNoSuchKey)
-		return
-	}
-	s := o.s
-	if s.Len() > 0 {
-		if id.Less(s.LastEntryID()) {
-			x.W.Error("ERR The ID specified in XSETID is smaller than the target stream top item")
-			return
-		}
-		if entriesAdded != -1 && s.Len() > entriesAdded {
-			x.W.Error("ERR The entries_added specified in XSETID is smaller than the target stream length")
-			return
-		}
-	}
-	added := s.EntriesAdded()
-	if entriesAdded != -1 {
-		added = uint64(entriesAdded)
-	}
-	md := s.MaxDeletedID()
-	if !maxDel.IsZero() {
-		md = maxDel
-	}
-	s.SetMeta(id, added, md)
-	x.S.logStreamSetID(x.DB.id, key, s)
-	x.W.OK()
-	x.notify(evStream, "xsetid", key)
-}
-
-// xreadKeys finds the keys of XREAD and XREADGROUP: the first half of the
-// arguments after STREAMS.
-func xreadKeys(args [][]byte, dst []int) []int {
-	start := 1
-	if len(args) > 0 && len(args[0]) == len("xreadgroup") {
-		start = 4
-	}
-	for i := start; i < len(args); i++ {
-		if eqFold(args[i], "streams") {
-			n := (len(args) - i - 1) / 2
-			for k := i + 1; k <= i+n; k++ {
-				dst = append(dst, k)
-			}
-			return dst
-		}
-	}
-	return dst
-}
-
-func registerStreamFamily(t commandTable) {
-	const rw, ro, fast, deny = FlagWrite, FlagReadOnly, FlagFast, FlagDenyOOM
-	c := func(name string, arity int, flags Flag, since, summary, complexity string, h HandlerFunc) *Command {
-		return &Command{Name: name, Arity: arity, Flags: flags, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream", Since: since, Summary: summary, Complexity: complexity, Handler: h}
-	}
-	sub := func(name string, arity int, flags Flag, since, summary, complexity string, h HandlerFunc) *Command {
-		cmd := &Command{Name: name, Arity: arity, Flags: flags, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream", Since: since, Summary: summary, Complexity: complexity, Handler: h}
-		if name == "help" {
-			cmd.FirstKey, cmd.LastKey, cmd.Step = 0, 0, 0
-		}
-		return cmd
-	}
-	xread := c("xread", -4, ro|FlagBlocking, "5.0.0", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.", xreadCommand)
-	xreadgroup := c("xreadgroup", -7, rw|FlagBlocking, "5.0.0", "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.", xreadCommand)
-	for _, cmd := range []*Command{xread, xreadgroup} {
-		cmd.FirstKey, cmd.LastKey, cmd.Step = 0, 0, 0
-		cmd.movableKeys = xreadKeys
-	}
-	const lf = FlagLoading | FlagStale
-	t.add(
-		c("xadd", -5, rw|deny|fast, "5.0.0", "Appends a new entry to a stream", "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.", xaddCommand),
-		c("xlen", 2, ro|fast, "5.0.0", "Return the number of entries in a stream", "O(1)", xlenCommand),
-		c("xrange", -4, ro, "5.0.0", "Return a range of elements in a stream, with IDs matching the specified IDs interval", "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", xrangeCommand),
-		c("xrevrange", -4, ro, "5.0.0", "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", xrangeCommand),
-		xread, xreadgroup,
-		c("xdel", -3, rw|fast, "5.0.0", "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", "O(1) for each single item to delete in the stream, regardless of the stream size.", xdelCommand),
-		c("xtrim", -4, rw, "5.0.0", "Trims the stream to (approximately if '~' is passed) a certain size", "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.", xtrimCommand),
-		c("xsetid", -3, rw|deny|fast, "5.0.0", "An internal command for replicating stream values", "O(1)", xsetidCommand),
-		c("xack", -4, rw|fast, "5.0.0", "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", "O(1) for each message ID processed.", xackCommand),
-		c("xpending", -3, ro, "5.0.0", "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.", xpendingCommand),
-		c("xclaim", -6, rw|fast, "5.0.0", "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", "O(log N) with N being the number of messages in the PEL of the consumer group.", xclaimCommand),
-		c("xautoclaim", -6, rw|fast, "6.2.0", "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", "O(1) if COUNT is small.", xautoclaimCommand),
-		&Command{Name: "xgroup", Arity: -2, Group: "stream", Since: "5.0.0", Summary: "A container for consumer groups commands", Complexity: "Depends on subcommand.", Handler: xgroupCommand,
-			Subcommands: []*Command{
-				sub("create", -5, rw|deny, "5.0.0", "Create a consumer group.", "O(1)", xgroupSubCommand),
-				sub("createconsumer", 5, rw|deny, "6.2.0", "Create a consumer in a consumer group.", "O(1)", xgroupSubCommand),
-				sub("delconsumer", 5, rw, "5.0.0", "Delete a consumer from a consumer group.", "O(1)", xgroupSubCommand),
-				sub("destroy", 4, rw, "5.0.0", "Destroy a consumer group.", "O(N) where N is the number of entries in the group's pending entries list (PEL).", xgroupSubCommand),
-				sub("help", 2, lf, "5.0.0", "Show helpful text about the different subcommands", "O(1)", xgroupHelpCommand),
-				sub("setid", -5, rw, "5.0.0", "Set a consumer group to an arbitrary last delivered ID value.", "O(1)", xgroupSubCommand),
-			}},
-		&Command{Name: "xinfo", Arity: -2, Group: "stream", Since: "5.0.0", Summary: "A container for stream introspection commands", Complexity: "Depends on subcommand.", Handler: xinfoCommand,
-			Subcommands: []*Command{
-				sub("consumers", 4, ro, "5.0.0", "List the consumers in a consumer group", "O(1)", xinfoSubCommand),
-				sub("groups", 3, ro, "5.0.0", "List the consumer groups of a stream", "O(1)", xinfoSubCommand),
-				sub("help", 2, lf, "5.0.0", "Show helpful text about the different subcommands", "O(1)", xinfoHelpCommand),
-				sub("stream", -3, ro, "5.0.0", "Get information about a stream", "O(1)", xinfoSubCommand),
-			}},
-	)
 }

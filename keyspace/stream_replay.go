@@ -35,20 +35,20 @@ type streamReplay struct {
 	db  *DB
 	op  persistence.Opcode
 	key []byte
-	o   *streamObj
+	o   *StreamObj
 }
 
 // create makes the key an empty stream when it is missing.
 func (x *streamReplay) create() {
 	if x.o == nil {
-		x.o = &streamObj{s: stream.New()}
-		x.db.add(x.key, nil, x.o, 0)
+		x.o = &StreamObj{S: stream.New()}
+		x.db.Add(x.key, nil, x.o, 0)
 	}
 }
 
 // group returns the stream's consumer group called name.
 func (x *streamReplay) group(name []byte) (*stream.Group, error) {
-	g := x.o.s.Group(name)
+	g := x.o.S.Group(name)
 	if g == nil {
 		return nil, fmt.Errorf("%w: %s names a missing group %q", errStreamReplay, x.op, name)
 	}
@@ -63,9 +63,9 @@ func (sh *Shard) applyStreamRecord(db *DB, op persistence.Opcode, p *persistence
 	if err := p.Err(); err != nil {
 		return err
 	}
-	if e := db.find(x.key); e != nil {
+	if e := db.Find(x.key); e != nil {
 		var ok bool
-		if x.o, ok = db.obj(e).(*streamObj); !ok {
+		if x.o, ok = db.Obj(e).(*StreamObj); !ok {
 			return fmt.Errorf("%w: %s on a key that is not a stream", errStreamReplay, op)
 		}
 	}
@@ -74,11 +74,11 @@ func (sh *Shard) applyStreamRecord(db *DB, op persistence.Opcode, p *persistence
 	}
 	switch op {
 	case persistence.OpStreamAdd:
-		return x.add(p)
+		return x.Add(p)
 	case persistence.OpStreamDel:
 		return x.del(p)
 	case persistence.OpStreamTrim:
-		return x.trim(p)
+		return x.Trim(p)
 	case persistence.OpStreamSetID:
 		return x.setID(p)
 	case persistence.OpStreamGroupCreate, persistence.OpStreamGroupSetID:
@@ -99,7 +99,7 @@ func (sh *Shard) applyStreamRecord(db *DB, op persistence.Opcode, p *persistence
 	return fmt.Errorf("%w: opcode %s", errStreamReplay, op)
 }
 
-func (x *streamReplay) add(p *persistence.PayloadReader) error {
+func (x *streamReplay) Add(p *persistence.PayloadReader) error {
 	id, due, trim := nextStreamID(p), p.NextI64(), nextStreamID(p)
 	// Each pair is at least two length prefixes.
 	n := p.NextCount(2)
@@ -117,14 +117,14 @@ func (x *streamReplay) add(p *persistence.PayloadReader) error {
 		return err
 	}
 	x.create()
-	if err := x.o.s.Add(x.sh.streamConfig(), id, fields); err != nil {
+	if err := x.o.S.Add(x.sh.StreamConfig(), id, fields); err != nil {
 		return fmt.Errorf("%w: %s %v: %v", errStreamReplay, x.op, id, err)
 	}
 	if due != 0 {
-		x.o.s.AddHold(id, due)
+		x.o.S.AddHold(id, due)
 	}
 	if !trim.IsZero() {
-		x.o.s.RemoveThrough(trim)
+		x.o.S.RemoveThrough(trim)
 	}
 	return nil
 }
@@ -135,17 +135,17 @@ func (x *streamReplay) del(p *persistence.PayloadReader) error {
 		return err
 	}
 	for _, id := range ids {
-		x.o.s.Delete(id)
+		x.o.S.Delete(id)
 	}
 	return nil
 }
 
-func (x *streamReplay) trim(p *persistence.PayloadReader) error {
+func (x *streamReplay) Trim(p *persistence.PayloadReader) error {
 	id := nextStreamID(p)
 	if err := p.End(); err != nil {
 		return err
 	}
-	x.o.s.RemoveThrough(id)
+	x.o.S.RemoveThrough(id)
 	return nil
 }
 
@@ -154,7 +154,7 @@ func (x *streamReplay) setID(p *persistence.PayloadReader) error {
 	if err := p.End(); err != nil {
 		return err
 	}
-	x.o.s.SetMeta(last, added, md)
+	x.o.S.SetMeta(last, added, md)
 	return nil
 }
 
@@ -167,7 +167,7 @@ func (x *streamReplay) groupSetID(p *persistence.PayloadReader) error {
 	}
 	if x.op == persistence.OpStreamGroupCreate {
 		x.create()
-		if x.o.s.CreateGroup(name, id, er) == nil {
+		if x.o.S.CreateGroup(name, id, er) == nil {
 			return fmt.Errorf("%w: group %q exists", errStreamReplay, name)
 		}
 		return nil
@@ -185,7 +185,7 @@ func (x *streamReplay) groupDestroy(p *persistence.PayloadReader) error {
 	if err := p.End(); err != nil {
 		return err
 	}
-	x.o.s.DestroyGroup(name)
+	x.o.S.DestroyGroup(name)
 	return nil
 }
 
@@ -228,7 +228,7 @@ func (x *streamReplay) groupRead(p *persistence.PayloadReader) error {
 	if err != nil {
 		return err
 	}
-	x.o.s.PruneHolds(now)
+	x.o.S.PruneHolds(now)
 	c := replayConsumer(g, name, now)
 	g.ApplyRead(c, delivered, deferred, resolved, last, er, now, noack != 0)
 	return nil
@@ -284,13 +284,13 @@ func replayConsumer(g *stream.Group, name []byte, seen int64) *stream.Consumer {
 // streamValueType describes streams to the engine (value.go).
 var streamValueType = valueType{
 	name:  "stream",
-	kinds: []uint8{kindStream},
+	kinds: []uint8{KindStream},
 	decodeSnapshot: func(_ valueConfig, _ uint8, val []byte) (any, error) {
 		return decodeStream(val)
 	},
 	rdbKind: rdb.KindStream,
 	fromRDB: func(cfg valueConfig, v *rdb.Value) any {
-		return &streamObj{s: streamFromRDB(cfg.stream, v.Stream)}
+		return &StreamObj{S: streamFromRDB(cfg.stream, v.Stream)}
 	},
 }
 
@@ -311,5 +311,5 @@ func decodeStream(val []byte) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", persistence.ErrCorrupt, err)
 	}
-	return &streamObj{s: s}, nil
+	return &StreamObj{S: s}, nil
 }

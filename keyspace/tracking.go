@@ -18,20 +18,20 @@ import (
 // Nothing is paid while no client of a shard tracks: the shard's state is
 // nil and the command path tests one pointer.
 
-// clientTracking is a client's tracking mode; shard goroutine only.
-type clientTracking struct {
-	redirect                     int64
-	bcast, optin, optout, noloop bool
-	// caching is CLIENT CACHING YES (OPTIN) or NO (OPTOUT) given for the
+// ClientTracking is a client's tracking mode; shard goroutine only.
+type ClientTracking struct {
+	Redirect                     int64
+	Bcast, Optin, Optout, Noloop bool
+	// Caching is CLIENT CACHING YES (OPTIN) or NO (OPTOUT) given for the
 	// next command.
-	caching     bool
-	brokenRedir bool
-	prefixes    []string
+	Caching     bool
+	BrokenRedir bool
+	Prefixes    []string
 }
 
 // shardTracking is a shard's tracking tables.
 type shardTracking struct {
-	clients map[int64]*Client
+	Clients map[int64]*Client
 	// keys maps a key read by default-mode clients to their ids; items
 	// counts the (key, client) pairs.
 	keys  map[string]map[int64]struct{}
@@ -64,157 +64,51 @@ const (
 // invalidations on.
 const trackingChannel = "__redis__:invalidate"
 
-// lookupClient returns the open client with id, or nil.
-func (r *clientRegistry) lookupClient(id int64) *Client {
+// LookupClient returns the open client with id, or nil.
+func (r *clientRegistry) LookupClient(id int64) *Client {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.clients[id]
 }
 
-func (c *Client) isClosed() bool {
+func (c *Client) IsClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.closed
 }
 
-// CLIENT TRACKING ON|OFF [REDIRECT id] [PREFIX p ...] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]
-func clientTrackingCommand(x *Ctx) {
-	var redir int64
-	var bcast, optin, optout, noloop bool
-	var prefixes []string
-	args := x.Args
-	for j := 3; j < len(args); j++ {
-		more := j+1 < len(args)
-		switch {
-		case eqFold(args[j], "redirect") && more:
-			j++
-			if redir != 0 {
-				x.W.Error("ERR A client can only redirect to a single other client")
-				return
-			}
-			n, ok := parseInt(args[j])
-			if !ok {
-				x.W.Error(errNotInt)
-				return
-			}
-			t := x.S.srv.clients.lookupClient(n)
-			if t == nil {
-				x.W.Error("ERR The client ID you want redirect to does not exist")
-				return
-			}
-			if t.Shard != x.C.Shard {
-				x.W.Error("ERR The client ID you want redirect to is connected to another shard; redirect to a client of the same port")
-				return
-			}
-			redir = n
-		case eqFold(args[j], "bcast"):
-			bcast = true
-		case eqFold(args[j], "optin"):
-			optin = true
-		case eqFold(args[j], "optout"):
-			optout = true
-		case eqFold(args[j], "noloop"):
-			noloop = true
-		case eqFold(args[j], "prefix") && more:
-			j++
-			prefixes = append(prefixes, string(args[j]))
-		default:
-			x.W.Error(errSyntax)
-			return
-		}
-	}
-	c := x.C
-	switch {
-	case eqFold(args[2], "on"):
-		if !bcast && len(prefixes) > 0 {
-			x.W.Error("ERR PREFIX option requires BCAST mode to be enabled")
-			return
-		}
-		if c.trk != nil && c.trk.bcast != bcast {
-			x.W.Error("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.")
-			return
-		}
-		if bcast && (optin || optout) {
-			x.W.Error("ERR OPTIN and OPTOUT are not compatible with BCAST")
-			return
-		}
-		if optin && optout {
-			x.W.Error("ERR You can't specify both OPTIN mode and OPTOUT mode")
-			return
-		}
-		if c.trk != nil && (optin && c.trk.optout || optout && c.trk.optin) {
-			x.W.Error("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.")
-			return
-		}
-		if bcast {
-			if msg := prefixCollision(c.trk, prefixes); msg != "" {
-				x.W.Error(msg)
-				return
-			}
-		}
-		x.S.trackOn(c, clientTracking{redirect: redir, bcast: bcast, optin: optin, optout: optout, noloop: noloop}, prefixes)
-	case eqFold(args[2], "off"):
-		x.S.trackOff(c)
-	default:
-		x.W.Error(errSyntax)
-		return
-	}
-	x.W.OK()
-}
-
-// prefixCollision returns Redis's error when a new prefix is a prefix of
-// another one, of the client's or of the new ones.
-func prefixCollision(cur *clientTracking, prefixes []string) string {
-	overlap := func(a, b string) bool { return strings.HasPrefix(a, b) || strings.HasPrefix(b, a) }
-	for i, p := range prefixes {
-		if cur != nil {
-			for _, q := range cur.prefixes {
-				if p != q && overlap(p, q) {
-					return "ERR Prefix '" + p + "' overlaps with an existing prefix '" + q + "'. Prefixes for a single client must not overlap."
-				}
-			}
-		}
-		for j := i + 1; j < len(prefixes); j++ {
-			if p != prefixes[j] && overlap(p, prefixes[j]) {
-				return "ERR Prefix '" + p + "' overlaps with another provided prefix '" + prefixes[j] + "'. Prefixes for a single client must not overlap."
-			}
-		}
-	}
-	return ""
-}
-
-// trackOn enables tracking for c, or changes its options.
-func (sh *Shard) trackOn(c *Client, opts clientTracking, prefixes []string) {
-	if c.isClosed() {
+// TrackOn enables tracking for c, or changes its options.
+func (sh *Shard) TrackOn(c *Client, opts ClientTracking, prefixes []string) {
+	if c.IsClosed() {
 		return // gone: its shard has released it, or will
 	}
-	t := sh.trk
+	t := sh.Trk
 	if t == nil {
-		t = &shardTracking{clients: map[int64]*Client{}, keys: map[string]map[int64]struct{}{}, prefixes: map[string]*bcastPrefix{}}
-		sh.trk = t
+		t = &shardTracking{Clients: map[int64]*Client{}, keys: map[string]map[int64]struct{}{}, prefixes: map[string]*bcastPrefix{}}
+		sh.Trk = t
 	}
-	if c.trk == nil {
-		c.trk = &clientTracking{}
+	if c.Trk == nil {
+		c.Trk = &ClientTracking{}
 	}
-	ct := c.trk
-	ct.redirect, ct.bcast, ct.optin, ct.optout, ct.noloop = opts.redirect, opts.bcast, opts.optin, opts.optout, opts.noloop
-	ct.brokenRedir = false
-	t.clients[c.ID] = c
+	ct := c.Trk
+	ct.Redirect, ct.Bcast, ct.Optin, ct.Optout, ct.Noloop = opts.Redirect, opts.Bcast, opts.Optin, opts.Optout, opts.Noloop
+	ct.BrokenRedir = false
+	t.Clients[c.ID] = c
 	flags := int32(trackFlagOn)
-	if ct.bcast {
+	if ct.Bcast {
 		flags |= trackFlagBcast
 	}
 	c.trkFlags.Store(flags)
-	c.trkRedir.Store(ct.redirect)
-	if ct.bcast {
-		if len(prefixes) == 0 && len(ct.prefixes) == 0 {
+	c.trkRedir.Store(ct.Redirect)
+	if ct.Bcast {
+		if len(prefixes) == 0 && len(ct.Prefixes) == 0 {
 			prefixes = []string{""}
 		}
 		for _, p := range prefixes {
-			if slices.Contains(ct.prefixes, p) {
+			if slices.Contains(ct.Prefixes, p) {
 				continue
 			}
-			ct.prefixes = append(ct.prefixes, p)
+			ct.Prefixes = append(ct.Prefixes, p)
 			ps := t.prefixes[p]
 			if ps == nil {
 				ps = &bcastPrefix{}
@@ -225,19 +119,19 @@ func (sh *Shard) trackOn(c *Client, opts clientTracking, prefixes []string) {
 	}
 }
 
-// trackOff disables tracking for c. Its keys stay in the table until they
+// TrackOff disables tracking for c. Its keys stay in the table until they
 // change; a client no longer tracking is skipped then.
-func (sh *Shard) trackOff(c *Client) {
-	if c.trk == nil {
+func (sh *Shard) TrackOff(c *Client) {
+	if c.Trk == nil {
 		return
 	}
-	if t := sh.trk; t != nil {
-		delete(t.clients, c.ID)
-		for _, p := range c.trk.prefixes {
+	if t := sh.Trk; t != nil {
+		delete(t.Clients, c.ID)
+		for _, p := range c.Trk.Prefixes {
 			t.removePrefixClient(p, c)
 		}
 	}
-	c.trk = nil
+	c.Trk = nil
 	c.trkFlags.Store(0)
 }
 
@@ -254,87 +148,6 @@ func (t *shardTracking) removePrefixClient(p string, c *Client) {
 	}
 }
 
-// CLIENT CACHING YES|NO
-func clientCachingCommand(x *Ctx) {
-	ct := x.C.trk
-	if ct == nil {
-		x.W.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
-		return
-	}
-	switch {
-	case eqFold(x.Args[2], "yes"):
-		if !ct.optin {
-			x.W.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
-			return
-		}
-	case eqFold(x.Args[2], "no"):
-		if !ct.optout {
-			x.W.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
-			return
-		}
-	default:
-		x.W.Error(errSyntax)
-		return
-	}
-	ct.caching = true
-	x.W.OK()
-}
-
-// CLIENT GETREDIR
-func clientGetredirCommand(x *Ctx) {
-	if x.C.trk == nil {
-		x.W.Int(-1)
-		return
-	}
-	x.W.Int(x.C.trk.redirect)
-}
-
-// CLIENT TRACKINGINFO
-func clientTrackinginfoCommand(x *Ctx) {
-	ct := x.C.trk
-	flags := []string{"off"}
-	redir := int64(-1)
-	var prefixes []string
-	if ct != nil {
-		flags[0] = "on"
-		if ct.bcast {
-			flags = append(flags, "bcast")
-		}
-		if ct.optin {
-			flags = append(flags, "optin")
-			if ct.caching {
-				flags = append(flags, "caching-yes")
-			}
-		}
-		if ct.optout {
-			flags = append(flags, "optout")
-			if ct.caching {
-				flags = append(flags, "caching-no")
-			}
-		}
-		if ct.noloop {
-			flags = append(flags, "noloop")
-		}
-		if ct.brokenRedir {
-			flags = append(flags, "broken_redirect")
-		}
-		redir = ct.redirect
-		prefixes = slices.Clone(ct.prefixes)
-		slices.Sort(prefixes)
-	}
-	w := x.W
-	w.MapHeader(3)
-	w.BulkString("flags")
-	w.SetHeader(len(flags))
-	for _, f := range flags {
-		w.BulkString(f)
-	}
-	w.BulkString("redirect")
-	w.Int(redir)
-	w.BulkString("prefixes")
-	w.BulkStrings(prefixes)
-}
-
 // trackAfter runs after each command while some client of the shard
 // tracks, nested ones (of EXEC and scripts) included: it invalidates the
 // keys a write changed and remembers those a tracking client read.
@@ -346,24 +159,24 @@ func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
 	ok := len(w.Buf) <= before || w.Buf[before] != '-'
 	// A command that just blocked wrote nothing yet: its keys are
 	// invalidated when it is served (serveReady).
-	parked := c.blk != nil && c.blk.batch == nil
+	parked := c.Blk != nil && c.Blk.Batch == nil
 	if ok && !parked && cmd.Flags&FlagWrite != 0 {
 		switch cmd.Name {
 		case "flushdb", "flushall":
 			sh.trackFlush()
 		default:
-			sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+			sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
 			for _, i := range sh.keyIdx {
 				sh.trackInvalidate(string(args[i]), x.C, c, true)
 			}
 		}
 	}
-	if ct := c.trk; ct != nil && ok && cmd.Flags&FlagReadOnly != 0 && !ct.bcast {
+	if ct := c.Trk; ct != nil && ok && cmd.Flags&FlagReadOnly != 0 && !ct.Bcast {
 		switch {
 		case x.C != c:
 			// A read inside a script: the caller's declared keys are
 			// remembered, whatever the script read.
-			sh.trackRemember(c, nil, sh.scr.callArgs)
+			sh.trackRemember(c, nil, sh.Scr.CallArgs)
 		case cmd.Name == "eval_ro" || cmd.Name == "evalsha_ro" || cmd.Name == "fcall_ro":
 			// Only the reads the script makes count.
 		default:
@@ -373,10 +186,10 @@ func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
 	if sh.callDepth > 0 {
 		return
 	}
-	if ct := c.trk; ct != nil && cmd.Name != "client" && !c.tx.multi {
+	if ct := c.Trk; ct != nil && cmd.Name != "client" && !c.Tx.Multi {
 		// CLIENT CACHING covers the next command, or the whole of a
 		// transaction it precedes (cleared after EXEC), as in Redis.
-		ct.caching = false
+		ct.Caching = false
 	}
 	sh.trackLimit()
 	sh.trackFlushSelf()
@@ -385,8 +198,8 @@ func (sh *Shard) trackAfter(x *Ctx, cmd *Command, args [][]byte, before int) {
 // trackCaller is the client a command runs for: the caller of the script
 // for the commands of a script.
 func (sh *Shard) trackCaller(x *Ctx) *Client {
-	if ss := &sh.scr; ss.caller != nil && x.C == ss.lua {
-		return ss.caller
+	if ss := &sh.Scr; ss.Caller != nil && x.C == ss.Lua {
+		return ss.Caller
 	}
 	return x.C
 }
@@ -395,13 +208,13 @@ func (sh *Shard) trackCaller(x *Ctx) *Client {
 // keys a script invocation (EVAL, EVALSHA, FCALL: numkeys at 2) declares,
 // unless its OPTIN or OPTOUT mode says this command does not count.
 func (sh *Shard) trackRemember(c *Client, cmd *Command, args [][]byte) {
-	ct := c.trk
-	if ct.optin && !ct.caching || ct.optout && ct.caching || cmd != nil && cmd.Flags&FlagPubSub != 0 {
+	ct := c.Trk
+	if ct.Optin && !ct.Caching || ct.Optout && ct.Caching || cmd != nil && cmd.Flags&FlagPubSub != 0 {
 		return
 	}
-	t := sh.trk
+	t := sh.Trk
 	if cmd != nil {
-		sh.keyIdx = cmd.keyIndexes(args, sh.keyIdx[:0])
+		sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
 	} else {
 		sh.keyIdx = scriptKeyIndexes(args, sh.keyIdx[:0])
 	}
@@ -427,8 +240,8 @@ func (sh *Shard) trackRemoved(key string) {
 // trackRunning is the client whose command is running, nil between
 // commands.
 func (sh *Shard) trackRunning() *Client {
-	if sh.ctx.Batch != nil {
-		return sh.ctx.C
+	if sh.Ctx.Batch != nil {
+		return sh.Ctx.C
 	}
 	return nil
 }
@@ -441,7 +254,7 @@ func (sh *Shard) trackRunning() *Client {
 // NOLOOP client that is by, the client that changed it last (the script
 // client for a script's writes, nil for expiry and eviction).
 func (sh *Shard) trackInvalidate(key string, by, caller *Client, bcast bool) {
-	t := sh.trk
+	t := sh.Trk
 	if bcast && len(t.prefixes) > 0 {
 		for p, ps := range t.prefixes {
 			if strings.HasPrefix(key, p) {
@@ -460,8 +273,8 @@ func (sh *Shard) trackInvalidate(key string, by, caller *Client, bcast bool) {
 	delete(t.keys, key)
 	t.items -= int64(len(ids))
 	for id := range ids {
-		tc := t.clients[id]
-		if tc == nil || tc.trk == nil || tc.trk.bcast || tc.trk.noloop && caller != nil && tc == caller {
+		tc := t.Clients[id]
+		if tc == nil || tc.Trk == nil || tc.Trk.Bcast || tc.Trk.Noloop && caller != nil && tc == caller {
 			continue
 		}
 		sh.sendInvalidate(tc, []string{key})
@@ -474,7 +287,7 @@ func (sh *Shard) trackInvalidate(key string, by, caller *Client, bcast bool) {
 // runs when the shard's drain ends, so the changes of a transaction, a
 // script or a pipeline read together reach a client together.
 func (sh *Shard) trackBroadcast() {
-	t := sh.trk
+	t := sh.Trk
 	if !t.pending {
 		return
 	}
@@ -495,7 +308,7 @@ func (sh *Shard) trackBroadcast() {
 		slices.Sort(keys)
 		for _, tc := range ps.clients {
 			send := keys
-			if tc.trk.noloop {
+			if tc.Trk.Noloop {
 				send = make([]string, 0, len(keys))
 				for _, k := range keys {
 					if ps.keys[k] != tc {
@@ -515,10 +328,10 @@ func (sh *Shard) trackBroadcast() {
 // trackFlush sends every tracking client a null invalidation (FLUSHDB,
 // FLUSHALL) and forgets the remembered keys.
 func (sh *Shard) trackFlush() {
-	t := sh.trk
+	t := sh.Trk
 	clear(t.keys)
 	t.items = 0
-	for _, tc := range t.clients {
+	for _, tc := range t.Clients {
 		sh.sendInvalidate(tc, nil)
 	}
 }
@@ -526,11 +339,11 @@ func (sh *Shard) trackFlush() {
 // trackLimit applies tracking-table-max-keys: keys over it are forgotten
 // and their clients told to drop them.
 func (sh *Shard) trackLimit() {
-	t := sh.trk
+	t := sh.Trk
 	if len(t.keys) == 0 {
 		return
 	}
-	v, _ := sh.srv.opts.Live.Value("tracking-table-max-keys")
+	v, _ := sh.Srv.Opts.Live.Value("tracking-table-max-keys")
 	limit, err := strconv.Atoi(v)
 	if err != nil || limit <= 0 || len(t.keys) <= limit {
 		return
@@ -547,24 +360,24 @@ func (sh *Shard) trackLimit() {
 // keys means every key (a flush). A frame for the client whose command
 // is running waits for the reply of its outermost command.
 func (sh *Shard) sendInvalidate(tc *Client, keys []string) {
-	if tc.isClosed() {
-		sh.trackOff(tc)
+	if tc.IsClosed() {
+		sh.TrackOff(tc)
 		return
 	}
-	ct := tc.trk
+	ct := tc.Trk
 	target := tc
-	if ct.redirect != 0 {
-		target = sh.srv.clients.lookupClient(ct.redirect)
-		if target == nil || target.isClosed() {
-			if !ct.brokenRedir {
-				ct.brokenRedir = true
+	if ct.Redirect != 0 {
+		target = sh.Srv.ClientRegistry.LookupClient(ct.Redirect)
+		if target == nil || target.IsClosed() {
+			if !ct.BrokenRedir {
+				ct.BrokenRedir = true
 				tc.trkFlags.Store(tc.trkFlags.Load() | trackFlagBrokenRedir)
 			}
 			if tc.Proto >= 3 {
 				w := codec.Writer{Proto: 3}
 				w.PushHeader(2)
 				w.BulkString("tracking-redir-broken")
-				w.Int(ct.redirect)
+				w.Int(ct.Redirect)
 				sh.sendTracking(tc, w.Buf)
 			}
 			return
@@ -575,7 +388,7 @@ func (sh *Shard) sendInvalidate(tc *Client, keys []string) {
 	case target.Proto >= 3:
 		w.PushHeader(2)
 		w.BulkString("invalidate")
-	case ct.redirect != 0 && target.subCount.Load() != 0:
+	case ct.Redirect != 0 && target.SubCount.Load() != 0:
 		w.ArrayHeader(3)
 		w.BulkString("message")
 		w.BulkString(trackingChannel)
@@ -595,8 +408,8 @@ func (sh *Shard) sendInvalidate(tc *Client, keys []string) {
 // whose command is running until its outermost command has replied.
 func (sh *Shard) sendTracking(to *Client, frame []byte) {
 	if sh.callDepth > 0 && to == sh.trackRunning() {
-		sh.trk.self = append(sh.trk.self, frame...)
-		sh.trk.selfTo = to
+		sh.Trk.self = append(sh.Trk.self, frame...)
+		sh.Trk.selfTo = to
 		return
 	}
 	sh.deliver(to, frame)
@@ -604,7 +417,7 @@ func (sh *Shard) sendTracking(to *Client, frame []byte) {
 
 // trackFlushSelf sends the frames kept aside by sendTracking.
 func (sh *Shard) trackFlushSelf() {
-	t := sh.trk
+	t := sh.Trk
 	if len(t.self) == 0 {
 		return
 	}
@@ -615,33 +428,33 @@ func (sh *Shard) trackFlushSelf() {
 // trackSweep drops closed clients from the tables and the state itself
 // once nobody tracks, so that the command path pays nothing again.
 func (sh *Shard) trackSweep() {
-	t := sh.trk
-	for _, c := range t.clients {
-		if c.isClosed() {
-			sh.trackOff(c)
+	t := sh.Trk
+	for _, c := range t.Clients {
+		if c.IsClosed() {
+			sh.TrackOff(c)
 		}
 	}
-	if len(t.clients) == 0 && !t.pending && len(t.self) == 0 {
-		sh.trk = nil
+	if len(t.Clients) == 0 && !t.pending && len(t.self) == 0 {
+		sh.Trk = nil
 	}
 }
 
 // trackingStats is what INFO reports of the shard's tracking tables.
 type trackingStats struct {
-	clients, keys, items, prefixes int64
+	Clients, Keys, Items, Prefixes int64
 }
 
-// trackingInfo counts the shard's tracking tables (INFO reports the shard
+// TrackingInfo counts the shard's tracking tables (INFO reports the shard
 // it runs on, like every keyless command). Shard goroutine only.
-func (sh *Shard) trackingInfo() trackingStats {
-	t := sh.trk
+func (sh *Shard) TrackingInfo() trackingStats {
+	t := sh.Trk
 	if t == nil {
 		return trackingStats{}
 	}
-	st := trackingStats{keys: int64(len(t.keys)), items: t.items, prefixes: int64(len(t.prefixes))}
-	for _, c := range t.clients {
-		if !c.isClosed() {
-			st.clients++
+	st := trackingStats{Keys: int64(len(t.keys)), Items: t.items, Prefixes: int64(len(t.prefixes))}
+	for _, c := range t.Clients {
+		if !c.IsClosed() {
+			st.Clients++
 		}
 	}
 	return st
@@ -653,7 +466,7 @@ func scriptKeyIndexes(args [][]byte, dst []int) []int {
 	if len(args) < 3 {
 		return dst
 	}
-	n, ok := parseInt(args[2])
+	n, ok := ParseInt(args[2])
 	if !ok {
 		return dst
 	}

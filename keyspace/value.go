@@ -64,7 +64,7 @@ func buildValueTables(types []*valueType) *valueTables {
 	t := &valueTables{}
 	for _, vt := range types {
 		for _, k := range vt.kinds {
-			if k == kindString {
+			if k == KindString {
 				panic(fmt.Sprintf("keyspace: value type %s claims the string snapshot kind", vt.name))
 			}
 			if prev := t.bySnapshotKind[k]; prev != nil {

@@ -1,5 +1,5 @@
 // Command genmatrix writes docs/compatibility-matrix.json from the command
-// table in keyspace/. It is run by go generate ./keyspace, and CI checks
+// table in commands/. It is run by go generate ./commands, and CI checks
 // that the checked-in file matches:
 //
 //	go run ./cmd/genmatrix -o docs/compatibility-matrix.json
@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/commands"
 )
 
 func main() {
 	out := flag.String("o", "", "file to write (default: standard output)")
 	flag.Parse()
-	data, err := keyspace.CompatibilityMatrix()
+	data, err := commands.CompatibilityMatrix()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "genmatrix:", err)
 		os.Exit(1)

@@ -1,4 +1,4 @@
-// Command genredisref writes keyspace/testdata/redis-7.0-commands.json: a
+// Command genredisref writes commands/testdata/redis-7.0-commands.json: a
 // compact summary of what Redis 7.0 reports through COMMAND INFO for every
 // command (and subcommand) that the project's command table has. The test
 // TestCommandTableMatchesRedis compares the command table with it, so a
@@ -12,7 +12,7 @@
 // specs.
 //
 //	go run ./cmd/genredisref -redis /tmp/redis-7.0.15/src/commands \
-//	    -matrix docs/compatibility-matrix.json -o keyspace/testdata/redis-7.0-commands.json
+//	    -matrix docs/compatibility-matrix.json -o commands/testdata/redis-7.0-commands.json
 package main
 
 import (

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/commands"
 	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/eventloop"
 	"github.com/ruvio/ruvio/keyspace"
@@ -109,6 +110,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		return nil, err
 	}
 	ksOpts := keyspace.Options{
+		Commands: commands.Table(),
 		Config:   cfg,
 		Live:     live,
 		Topology: topo,

@@ -1,0 +1,247 @@
+package commands
+
+import (
+	"github.com/ruvio/ruvio/keyspace"
+
+	"strconv"
+
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/config"
+)
+
+// errClusterDisabled is Redis's reply to the cluster commands on a
+// standalone server.
+const errClusterDisabled = "ERR This instance has cluster support disabled"
+
+// clusterEnabled resolves cluster.enabled: "auto" is on with more than one
+// shard. With it off the process is a standalone server: the cluster
+// commands answer errClusterDisabled, so clients that detect the topology
+// (CLUSTER SLOTS, CLUSTER INFO, INFO cluster) pick their standalone mode.
+func serverClusterEnabled(s *keyspace.Server) bool {
+	switch s.Opts.Config.Cluster.Enabled {
+	case config.On:
+		return true
+	case config.Off:
+		return false
+	}
+	return s.Shards() > 1
+}
+
+// CLUSTER <subcommand>: a static view of the process's shards as the nodes
+// of a cluster, when cluster support is enabled. An unknown subcommand and
+// a wrong argument count are reported first, as Redis's dispatcher does.
+func clusterCommand(x *keyspace.Ctx) {
+	sub := x.Cmd.Sub(x.Args[1])
+	if sub == nil {
+		x.W.Error("ERR unknown subcommand '" + keyspace.TruncArg(x.Args[1]) + "'. Try CLUSTER HELP.")
+		return
+	}
+	if !keyspace.ArityOK(sub.Arity, len(x.Args)) {
+		x.W.Error(keyspace.ErrWrongArgs("cluster|" + sub.Name))
+		return
+	}
+	if !serverClusterEnabled(x.S.Srv) {
+		x.W.Error(errClusterDisabled)
+		return
+	}
+	sub.Handler(x)
+}
+
+// CLUSTER SLOTS
+func clusterSlotsCommand(x *keyspace.Ctx) {
+	topo := x.S.Srv.Opts.Topology
+	x.W.ArrayHeader(len(topo.Nodes))
+	for _, n := range topo.Nodes {
+		x.W.ArrayHeader(3)
+		x.W.Int(int64(n.SlotStart))
+		x.W.Int(int64(n.SlotEnd))
+		x.W.ArrayHeader(4)
+		x.W.BulkString(n.Host)
+		x.W.Int(int64(n.Port))
+		x.W.BulkString(n.ID)
+		x.W.ArrayHeader(0)
+	}
+}
+
+// CLUSTER SHARDS
+func clusterShardsCommand(x *keyspace.Ctx) {
+	topo := x.S.Srv.Opts.Topology
+	x.W.ArrayHeader(len(topo.Nodes))
+	for _, n := range topo.Nodes {
+		replicas := x.S.Srv.Replicas(n.Shard)
+		x.W.MapHeader(2)
+		x.W.BulkString("slots")
+		x.W.ArrayHeader(2)
+		x.W.Int(int64(n.SlotStart))
+		x.W.Int(int64(n.SlotEnd))
+		x.W.BulkString("nodes")
+		x.W.ArrayHeader(1 + len(replicas))
+		x.W.MapHeader(7)
+		x.W.BulkString("id")
+		x.W.BulkString(n.ID)
+		x.W.BulkString("port")
+		x.W.Int(int64(n.Port))
+		x.W.BulkString("ip")
+		x.W.BulkString(n.Host)
+		x.W.BulkString("endpoint")
+		x.W.BulkString(n.Host)
+		x.W.BulkString("role")
+		x.W.BulkString("master")
+		x.W.BulkString("replication-offset")
+		x.W.Int(int64(x.S.Srv.LastSequence(n.Shard)))
+		x.W.BulkString("health")
+		x.W.BulkString("online")
+		for _, r := range replicas {
+			host, port := r.HostPort()
+			x.W.MapHeader(7)
+			x.W.BulkString("id")
+			x.W.BulkString(r.NodeID)
+			x.W.BulkString("port")
+			x.W.Int(int64(port))
+			x.W.BulkString("ip")
+			x.W.BulkString(host)
+			x.W.BulkString("endpoint")
+			x.W.BulkString(host)
+			x.W.BulkString("role")
+			x.W.BulkString("replica")
+			x.W.BulkString("replication-offset")
+			x.W.Int(int64(r.Ack))
+			x.W.BulkString("health")
+			x.W.BulkString("online")
+		}
+	}
+}
+
+// CLUSTER NODES
+func clusterNodesCommand(x *keyspace.Ctx) {
+	topo := x.S.Srv.Opts.Topology
+	text := topo.NodesText(x.S.Idx)
+	// Replicas follow their primaries, one line each.
+	for _, n := range topo.Nodes {
+		for _, r := range x.S.Srv.Replicas(n.Shard) {
+			host, port := r.HostPort()
+			bus := cluster.Node{Port: port}.BusPort()
+			text += r.NodeID + " " + host + ":" + strconv.Itoa(port) + "@" + strconv.Itoa(bus) +
+				" slave " + n.ID + " 0 0 " + strconv.FormatUint(n.Epoch, 10) + " connected\n"
+		}
+	}
+	x.W.Verbatim("txt", text)
+}
+
+// CLUSTER INFO
+func clusterInfoCommand(x *keyspace.Ctx) {
+	x.W.Verbatim("txt", x.S.Srv.Opts.Topology.InfoText(x.S.Idx))
+}
+
+// CLUSTER MYID
+func clusterMyIDCommand(x *keyspace.Ctx) {
+	x.W.BulkString(x.S.Srv.Opts.Topology.Nodes[x.S.Idx].ID)
+}
+
+// CLUSTER KEYSLOT key
+func clusterKeySlotCommand(x *keyspace.Ctx) {
+	x.W.Int(int64(cluster.KeySlot(x.Args[2])))
+}
+
+// parseSlot reads a slot number for COUNTKEYSINSLOT, replying on error.
+func parseSlot(x *keyspace.Ctx, b []byte) (int64, bool) {
+	n, ok := keyspace.ParseInt(b)
+	if !ok {
+		x.W.Error(keyspace.ErrNotInt)
+		return 0, false
+	}
+	if n < 0 || n >= 16384 {
+		x.W.Error("ERR Invalid slot")
+		return 0, false
+	}
+	return n, true
+}
+
+// CLUSTER COUNTKEYSINSLOT slot. Keys are not indexed by slot, so this walks
+// the shard's database: O(N) in the number of keys.
+func clusterCountKeysInSlotCommand(x *keyspace.Ctx) {
+	slot, ok := parseSlot(x, x.Args[2])
+	if !ok {
+		return
+	}
+	n := 0
+	db := x.S.Dbs[0]
+	db.Each(func(e *keyspace.Entry) {
+		if !e.Expired(x.S.NowMs) && int64(cluster.KeySlot(e.Key())) == slot {
+			n++
+		}
+	})
+	x.W.Int(int64(n))
+}
+
+// CLUSTER GETKEYSINSLOT slot count
+func clusterGetKeysInSlotCommand(x *keyspace.Ctx) {
+	slot, ok1 := keyspace.ParseInt(x.Args[2])
+	count, ok2 := keyspace.ParseInt(x.Args[3])
+	if !ok1 || !ok2 {
+		x.W.Error(keyspace.ErrNotInt)
+		return
+	}
+	if slot < 0 || slot >= 16384 || count < 0 {
+		x.W.Error("ERR Invalid slot or number of keys")
+		return
+	}
+	var keys []string
+	db := x.S.Dbs[0]
+	db.Each(func(e *keyspace.Entry) {
+		if int64(len(keys)) < count && !e.Expired(x.S.NowMs) && int64(cluster.KeySlot(e.Key())) == slot {
+			keys = append(keys, e.KeyString())
+		}
+	})
+	x.W.BulkStrings(keys)
+}
+
+func clusterHelpCommand(x *keyspace.Ctx) {
+	lines := []string{
+		"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"COUNTKEYSINSLOT <slot>", "    Return the number of keys in <slot>.",
+		"GETKEYSINSLOT <slot> <count>", "    Return key names stored by current node in a slot.",
+		"INFO", "    Return information about the cluster.",
+		"KEYSLOT <key>", "    Return the hash slot for <key>.",
+		"MYID", "    Return the node id.",
+		"NODES", "    Return cluster configuration seen by node.",
+		"SHARDS", "    Return information about slot range mappings and the nodes associated with them.",
+		"SLOTS", "    Return information about slots range mappings.",
+		"HELP", "    Prints this help.",
+	}
+	x.W.ArrayHeader(len(lines))
+	for _, l := range lines {
+		x.W.SimpleString(l)
+	}
+}
+
+// READONLY / READWRITE: accepted in cluster mode, where every shard is a
+// primary; refused on a standalone server, as Redis does.
+func readonlyCommand(x *keyspace.Ctx) {
+	if !serverClusterEnabled(x.S.Srv) {
+		x.W.Error(errClusterDisabled)
+		return
+	}
+	x.W.OK()
+}
+
+func registerClusterFamily(t keyspace.CommandTable) {
+	const grp = "cluster"
+	stale := keyspace.FlagStale
+	t.Add(
+		&keyspace.Command{Name: "cluster", Arity: -2, Group: grp, Since: "3.0.0", Summary: "A container for Redis Cluster commands.", Complexity: "Depends on subcommand.", Handler: clusterCommand,
+			Subcommands: []*keyspace.Command{
+				{Name: "slots", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the mapping of cluster slots to nodes.", Complexity: "O(N) where N is the total number of Cluster nodes", Handler: clusterSlotsCommand},
+				{Name: "shards", Arity: 2, Flags: stale, Group: grp, Since: "7.0.0", Summary: "Returns the mapping of cluster slots to shards.", Complexity: "O(N) where N is the total number of cluster nodes", Handler: clusterShardsCommand},
+				{Name: "nodes", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the cluster configuration for a node.", Complexity: "O(N) where N is the total number of Cluster nodes", Handler: clusterNodesCommand},
+				{Name: "info", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns information about the state of a node.", Complexity: "O(1)", Handler: clusterInfoCommand},
+				{Name: "myid", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the ID of a node.", Complexity: "O(1)", Handler: clusterMyIDCommand},
+				{Name: "keyslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the hash slot for a key.", Complexity: "O(N) where N is the number of bytes in the key", Handler: clusterKeySlotCommand},
+				{Name: "countkeysinslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the number of keys in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterCountKeysInSlotCommand},
+				{Name: "getkeysinslot", Arity: 4, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the key names in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterGetKeysInSlotCommand},
+				{Name: "help", Arity: 2, Flags: keyspace.FlagLoading | stale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clusterHelpCommand},
+			}},
+		&keyspace.Command{Name: "readonly", Arity: 1, Flags: keyspace.FlagFast | keyspace.FlagLoading | stale, Group: grp, Categories: []string{"connection"}, Since: "3.0.0", Summary: "Enables read-only queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+		&keyspace.Command{Name: "readwrite", Arity: 1, Flags: keyspace.FlagFast | keyspace.FlagLoading | stale, Group: grp, Categories: []string{"connection"}, Since: "3.0.0", Summary: "Enables read-write queries for a connection to a Redis Cluster replica node.", Complexity: "O(1)", Handler: readonlyCommand},
+	)
+}

@@ -1,0 +1,1081 @@
+package commands
+
+import (
+	"github.com/ruvio/ruvio/keyspace"
+
+	"bytes"
+	"math"
+	"strconv"
+
+	"github.com/ruvio/ruvio/types/num"
+	"github.com/ruvio/ruvio/types/zset"
+)
+
+// replyScored writes items as ZRANGE does: flat member, score in RESP2
+// (members only without scores), [member, score] pairs in RESP3.
+func replyScored(x *keyspace.Ctx, items []keyspace.Scored, withScores bool) {
+	nested := pairsHeader(x, len(items), withScores)
+	for _, it := range items {
+		writeScored(x, it.M, it.S, withScores, nested)
+	}
+}
+
+// pairsHeader writes the header of a reply of n elements that are pairs
+// when pairs is set (member and score, field and value): in RESP3 an array
+// of n two-element arrays (nested, the result), in RESP2 one flat array of
+// 2n.
+func pairsHeader(x *keyspace.Ctx, n int, pairs bool) (nested bool) {
+	nested = pairs && x.W.Proto >= 3
+	if pairs && !nested {
+		x.W.ArrayHeader(2 * n)
+	} else {
+		x.W.ArrayHeader(n)
+	}
+	return nested
+}
+
+// writeScored writes one member of a reply begun by pairsHeader.
+func writeScored(x *keyspace.Ctx, m []byte, score float64, withScores, nested bool) {
+	if nested {
+		x.W.ArrayHeader(2)
+	}
+	x.W.Bulk(m)
+	if withScores {
+		x.W.Double(score)
+	}
+}
+
+// collect returns a callback appending copies of members to *out.
+func collect(out *[]keyspace.Scored) func(m []byte, s float64) bool {
+	return func(m []byte, s float64) bool {
+		*out = append(*out, keyspace.Scored{M: bytes.Clone(m), S: s})
+		return true
+	}
+}
+
+// parseScore parses a score or increment argument.
+func parseScore(x *keyspace.Ctx, b []byte) (float64, bool) {
+	f, ok := num.ParseFloat(b)
+	if !ok {
+		x.W.Error(keyspace.ErrNotFloat)
+	}
+	return f, ok
+}
+
+const (
+	errZNaN       = "ERR resulting score is not a number (NaN)"
+	errZScoreArg  = "ERR min or max is not a float"
+	errZLexArg    = "ERR min or max not valid string range item"
+	errZNumKeys   = "ERR numkeys should be greater than 0"
+	errZLimitNeg  = "ERR LIMIT can't be negative"
+	errZCountZero = "ERR count should be greater than 0"
+)
+
+// zaddGeneric is ZADD (incr: the INCR flag) and ZINCRBY (zincrby set).
+func zaddGeneric(x *keyspace.Ctx, zincrby bool) {
+	args := x.Args
+	var flags zset.AddFlags
+	ch := false
+	i := 2
+	if !zincrby {
+	opts:
+		for ; i < len(args); i++ {
+			switch {
+			case keyspace.EqFold(args[i], "nx"):
+				flags |= zset.NX
+			case keyspace.EqFold(args[i], "xx"):
+				flags |= zset.XX
+			case keyspace.EqFold(args[i], "gt"):
+				flags |= zset.GT
+			case keyspace.EqFold(args[i], "lt"):
+				flags |= zset.LT
+			case keyspace.EqFold(args[i], "ch"):
+				ch = true
+			case keyspace.EqFold(args[i], "incr"):
+				flags |= zset.Incr
+			default:
+				break opts
+			}
+		}
+	} else {
+		flags = zset.Incr
+	}
+	elems := len(args) - i
+	if elems%2 != 0 || elems == 0 {
+		x.W.Error(keyspace.ErrSyntax)
+		return
+	}
+	incr := flags&zset.Incr != 0
+	if incr && elems > 2 {
+		x.W.Error("ERR INCR option supports a single increment-element pair")
+		return
+	}
+	if flags&zset.NX != 0 && flags&zset.XX != 0 {
+		x.W.Error("ERR XX and NX options at the same time are not compatible")
+		return
+	}
+	if flags&zset.NX != 0 && flags&(zset.GT|zset.LT) != 0 || flags&zset.GT != 0 && flags&zset.LT != 0 {
+		x.W.Error("ERR GT, LT, and/or NX options at the same time are not compatible")
+		return
+	}
+	n := elems / 2
+	scores := make([]float64, n)
+	for k := 0; k < n; k++ {
+		f, ok := parseScore(x, args[i+2*k])
+		if !ok {
+			return
+		}
+		scores[k] = f
+	}
+	sh, db := x.S, x.DB
+	e, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[1], false)
+	if !ok {
+		return
+	}
+	added, updated := 0, 0
+	var final float64
+	processed := false
+	// The members to log; one or two (the usual ZADD) stay on the stack.
+	var loggedBuf [2]keyspace.Scored
+	logged := loggedBuf[:0]
+	if e == nil && flags&zset.XX == 0 {
+		o = &keyspace.ZsetObj{}
+		e = db.Add(args[1], nil, o, 0)
+	}
+	if o != nil {
+		cfg := sh.ZsetConfig()
+		for k := 0; k < n; k++ {
+			m := args[i+2*k+1]
+			score, res, err := o.Z.Add(cfg, m, scores[k], flags)
+			if err != nil {
+				if o.Z.Len() == 0 {
+					db.Remove(e)
+				}
+				sh.LogZAdd(db.Id, string(args[1]), logged)
+				x.W.Error(errZNaN)
+				return
+			}
+			switch res {
+			case zset.Added:
+				added++
+				logged = append(logged, keyspace.Scored{M: m, S: score})
+			case zset.Updated:
+				updated++
+				logged = append(logged, keyspace.Scored{M: m, S: score})
+			}
+			if res != zset.Nop {
+				processed = true
+				final = score
+			}
+		}
+		if o.Z.Len() == 0 {
+			db.Remove(e) // XX or a refused INCR on a set created above
+		} else {
+			sh.LogZAdd(db.Id, e.KeyView(), logged)
+			if added+updated > 0 {
+				ev := "zadd"
+				if incr {
+					ev = "zincr"
+				}
+				x.Notify(keyspace.EvZset, ev, args[1])
+			}
+		}
+	}
+	switch {
+	case incr && processed:
+		x.W.Double(final)
+	case incr:
+		x.W.Null()
+	case ch:
+		x.W.Int(int64(added + updated))
+	default:
+		x.W.Int(int64(added))
+	}
+}
+
+func zaddCommand(x *keyspace.Ctx) { zaddGeneric(x, false) }
+
+func zincrbyCommand(x *keyspace.Ctx) { zaddGeneric(x, true) }
+
+// ZREM key member [member ...]
+func zremCommand(x *keyspace.Ctx) {
+	sh, db := x.S, x.DB
+	e, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], false)
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	var removed [][]byte
+	for _, m := range x.Args[2:] {
+		if o.Z.Remove(m) {
+			removed = append(removed, m)
+			if o.Z.Len() == 0 {
+				break
+			}
+		}
+	}
+	sh.LogZRemove(db.Id, e.KeyView(), removed)
+	if len(removed) > 0 {
+		x.Notify(keyspace.EvZset, "zrem", x.Args[1])
+	}
+	if o.Z.Len() == 0 {
+		db.Remove(e)
+		x.Notify(keyspace.EvGeneric, "del", x.Args[1])
+	}
+	x.W.Int(int64(len(removed)))
+}
+
+// ZCARD key
+func zcardCommand(x *keyspace.Ctx) {
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(o.Z.Len()))
+}
+
+// ZSCORE key member
+func zscoreCommand(x *keyspace.Ctx) {
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if o != nil {
+		if s, ok := o.Z.Score(x.Args[2]); ok {
+			x.W.Double(s)
+			return
+		}
+	}
+	x.W.Null()
+}
+
+// ZMSCORE key member [member ...]
+func zmscoreCommand(x *keyspace.Ctx) {
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	x.W.ArrayHeader(len(x.Args) - 2)
+	for _, m := range x.Args[2:] {
+		if o != nil {
+			if s, ok := o.Z.Score(m); ok {
+				x.W.Double(s)
+				continue
+			}
+		}
+		x.W.Null()
+	}
+}
+
+// ZRANK / ZREVRANK key member
+func zrankGeneric(x *keyspace.Ctx, rev bool) {
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if o != nil {
+		if r, ok := o.Z.Rank(x.Args[2], rev); ok {
+			x.W.Int(int64(r))
+			return
+		}
+	}
+	x.W.Null()
+}
+
+func zrankCommand(x *keyspace.Ctx) { zrankGeneric(x, false) }
+
+func zrevrankCommand(x *keyspace.Ctx) { zrankGeneric(x, true) }
+
+// ZCOUNT key min max
+func zcountCommand(x *keyspace.Ctx) {
+	r, err := zset.ParseScoreRange(x.Args[2], x.Args[3])
+	if err != nil {
+		x.W.Error(errZScoreArg)
+		return
+	}
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(o.Z.CountByScore(r)))
+}
+
+// ZLEXCOUNT key min max
+func zlexcountCommand(x *keyspace.Ctx) {
+	r, err := zset.ParseLexRange(x.Args[2], x.Args[3])
+	if err != nil {
+		x.W.Error(errZLexArg)
+		return
+	}
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(o.Z.CountByLex(r)))
+}
+
+// Range kinds and directions of zrangeGeneric (auto: ZRANGE's options
+// decide).
+const (
+	rangeAuto = iota
+	rangeRank
+	rangeScore
+	rangeLex
+)
+
+const (
+	dirAuto = iota
+	dirForward
+	dirReverse
+)
+
+// clampInt converts an int64 to int for rank arithmetic.
+func clampInt(v int64) int {
+	if v > math.MaxInt32*4 {
+		return math.MaxInt32 * 4
+	}
+	if v < -math.MaxInt32*4 {
+		return -math.MaxInt32 * 4
+	}
+	return int(v)
+}
+
+// zrangeGeneric is ZRANGE, ZRANGESTORE and the legacy range commands:
+// the source key is x.Args[at], min and max follow, then options; dst is
+// the destination of ZRANGESTORE (nil otherwise).
+func zrangeGeneric(x *keyspace.Ctx, at int, dst []byte, rtype, dir int) {
+	args := x.Args
+	store := dst != nil
+	withScores := false
+	offset, limit := int64(0), int64(-1)
+	for j := at + 3; j < len(args); j++ {
+		left := len(args) - j - 1
+		switch {
+		case !store && keyspace.EqFold(args[j], "withscores"):
+			withScores = true
+		case keyspace.EqFold(args[j], "limit") && left >= 2:
+			var ok bool
+			if offset, ok = keyspace.ParseInt(args[j+1]); !ok {
+				x.W.Error(keyspace.ErrNotInt)
+				return
+			}
+			if limit, ok = keyspace.ParseInt(args[j+2]); !ok {
+				x.W.Error(keyspace.ErrNotInt)
+				return
+			}
+			j += 2
+		case dir == dirAuto && keyspace.EqFold(args[j], "rev"):
+			dir = dirReverse
+		case rtype == rangeAuto && keyspace.EqFold(args[j], "bylex"):
+			rtype = rangeLex
+		case rtype == rangeAuto && keyspace.EqFold(args[j], "byscore"):
+			rtype = rangeScore
+		default:
+			x.W.Error(keyspace.ErrSyntax)
+			return
+		}
+	}
+	if dir == dirAuto {
+		dir = dirForward
+	}
+	if rtype == rangeAuto {
+		rtype = rangeRank
+	}
+	if limit != -1 && rtype == rangeRank {
+		x.W.Error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+		return
+	}
+	if withScores && rtype == rangeLex {
+		x.W.Error("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
+		return
+	}
+	rev := dir == dirReverse
+	minArg, maxArg := args[at+1], args[at+2]
+	if rev && rtype != rangeRank {
+		minArg, maxArg = maxArg, minArg
+	}
+	var start, stop int64
+	var sr zset.ScoreRange
+	var lr zset.LexRange
+	switch rtype {
+	case rangeRank:
+		var ok bool
+		if start, ok = keyspace.ParseInt(minArg); !ok {
+			x.W.Error(keyspace.ErrNotInt)
+			return
+		}
+		if stop, ok = keyspace.ParseInt(maxArg); !ok {
+			x.W.Error(keyspace.ErrNotInt)
+			return
+		}
+	case rangeScore:
+		var err error
+		if sr, err = zset.ParseScoreRange(minArg, maxArg); err != nil {
+			x.W.Error(errZScoreArg)
+			return
+		}
+	case rangeLex:
+		var err error
+		if lr, err = zset.ParseLexRange(minArg, maxArg); err != nil {
+			x.W.Error(errZLexArg)
+			return
+		}
+	}
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[at], true)
+	if !ok {
+		return
+	}
+	var items []keyspace.Scored
+	if o != nil {
+		switch rtype {
+		case rangeRank:
+			lo, hi := zset.Span(clampInt(start), clampInt(stop), o.Z.Len())
+			o.Z.RangeByRank(lo, hi, rev, collect(&items))
+		case rangeScore:
+			o.Z.RangeByScore(sr, rev, clampInt(offset), clampInt(limit), collect(&items))
+		case rangeLex:
+			o.Z.RangeByLex(lr, rev, clampInt(offset), clampInt(limit), collect(&items))
+		}
+	}
+	if store {
+		zstoreResult(x, dst, buildZSet(x.S.ZsetConfig(), items))
+		return
+	}
+	replyScored(x, items, withScores)
+}
+
+// buildZSet makes a sorted set of items.
+func buildZSet(cfg zset.Config, items []keyspace.Scored) *keyspace.ZsetObj {
+	o := &keyspace.ZsetObj{}
+	for _, it := range items {
+		_, _, _ = o.Z.Add(cfg, it.M, it.S, 0) // scores come from sorted sets: never NaN
+	}
+	return o
+}
+
+// zstoreResult stores o at dst for the STORE commands and replies its
+// size; an empty result deletes dst.
+func zstoreResult(x *keyspace.Ctx, dst []byte, o *keyspace.ZsetObj) {
+	sh, db := x.S, x.DB
+	e := sh.Lookup(db, dst)
+	if o.Z.Len() == 0 {
+		if e != nil {
+			sh.LogDel(db.Id, e.KeyView())
+			db.Remove(e)
+			x.Notify(keyspace.EvGeneric, "del", dst)
+		}
+		x.W.Int(0)
+		return
+	}
+	keyspace.StoreObj(db, e, dst, o)
+	sh.LogZStore(db.Id, string(dst), o)
+	x.Notify(keyspace.EvZset, x.Cmd.Name, dst)
+	x.W.Int(int64(o.Z.Len()))
+}
+
+func zrangeCommand(x *keyspace.Ctx) { zrangeGeneric(x, 1, nil, rangeAuto, dirAuto) }
+
+func zrangestoreCommand(x *keyspace.Ctx) { zrangeGeneric(x, 2, x.Args[1], rangeAuto, dirAuto) }
+
+func zrevrangeCommand(x *keyspace.Ctx) { zrangeGeneric(x, 1, nil, rangeRank, dirReverse) }
+
+func zrangebyscoreCommand(x *keyspace.Ctx) {
+	zrangeGeneric(x, 1, nil, rangeScore, dirForward)
+}
+
+func zrevrangebyscoreCommand(x *keyspace.Ctx) {
+	zrangeGeneric(x, 1, nil, rangeScore, dirReverse)
+}
+
+func zrangebylexCommand(x *keyspace.Ctx) { zrangeGeneric(x, 1, nil, rangeLex, dirForward) }
+
+func zrevrangebylexCommand(x *keyspace.Ctx) { zrangeGeneric(x, 1, nil, rangeLex, dirReverse) }
+
+// zremrangeGeneric is ZREMRANGEBYRANK, ZREMRANGEBYSCORE and
+// ZREMRANGEBYLEX.
+func zremrangeGeneric(x *keyspace.Ctx, rtype int) {
+	var start, stop int64
+	var sr zset.ScoreRange
+	var lr zset.LexRange
+	switch rtype {
+	case rangeRank:
+		var ok bool
+		if start, ok = keyspace.ParseInt(x.Args[2]); !ok {
+			x.W.Error(keyspace.ErrNotInt)
+			return
+		}
+		if stop, ok = keyspace.ParseInt(x.Args[3]); !ok {
+			x.W.Error(keyspace.ErrNotInt)
+			return
+		}
+	case rangeScore:
+		var err error
+		if sr, err = zset.ParseScoreRange(x.Args[2], x.Args[3]); err != nil {
+			x.W.Error(errZScoreArg)
+			return
+		}
+	case rangeLex:
+		var err error
+		if lr, err = zset.ParseLexRange(x.Args[2], x.Args[3]); err != nil {
+			x.W.Error(errZLexArg)
+			return
+		}
+	}
+	sh, db := x.S, x.DB
+	e, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], false)
+	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Int(0)
+		return
+	}
+	var items []keyspace.Scored
+	switch rtype {
+	case rangeRank:
+		lo, hi := zset.Span(clampInt(start), clampInt(stop), o.Z.Len())
+		o.Z.RangeByRank(lo, hi, false, collect(&items))
+	case rangeScore:
+		o.Z.RangeByScore(sr, false, 0, -1, collect(&items))
+	case rangeLex:
+		o.Z.RangeByLex(lr, false, 0, -1, collect(&items))
+	}
+	if len(items) == 0 {
+		x.W.Int(0)
+		return
+	}
+	members := make([][]byte, len(items))
+	for i, it := range items {
+		members[i] = it.M
+		o.Z.Remove(it.M)
+	}
+	sh.LogZRemove(db.Id, e.KeyView(), members)
+	x.Notify(keyspace.EvZset, x.Cmd.Name, x.Args[1])
+	if o.Z.Len() == 0 {
+		db.Remove(e)
+		x.Notify(keyspace.EvGeneric, "del", x.Args[1])
+	}
+	x.W.Int(int64(len(items)))
+}
+
+func zremrangebyrankCommand(x *keyspace.Ctx) { zremrangeGeneric(x, rangeRank) }
+
+func zremrangebyscoreCommand(x *keyspace.Ctx) { zremrangeGeneric(x, rangeScore) }
+
+func zremrangebylexCommand(x *keyspace.Ctx) { zremrangeGeneric(x, rangeLex) }
+
+// zpopGeneric pops from the first existing sorted set among keys, as
+// Redis's genericZpopCommand: count -1 is a plain single pop. emitKey and
+// nested shape the reply as ZMPOP's; nilWhenEmpty replies a null array
+// instead of an empty one when no key holds a sorted set.
+func zpopGeneric(x *keyspace.Ctx, keys [][]byte, max bool, count int64, emitKey, nested, nilWhenEmpty bool) {
+	sh, db := x.S, x.DB
+	var e *keyspace.Entry
+	var o *keyspace.ZsetObj
+	var key []byte
+	for _, k := range keys {
+		var ok bool
+		e, o, ok = lookupTyped[*keyspace.ZsetObj](x, k, false)
+		if !ok {
+			return
+		}
+		if e != nil {
+			key = k
+			break
+		}
+	}
+	if o == nil {
+		if nilWhenEmpty {
+			x.W.NullArray()
+		} else {
+			x.W.ArrayHeader(0)
+		}
+		return
+	}
+	if count == 0 {
+		x.W.ArrayHeader(0)
+		return
+	}
+	if count == -1 {
+		count = 1
+	}
+	var items []keyspace.Scored
+	o.Z.Pop(int(min(count, int64(o.Z.Len()))), max, func(m []byte, s float64) { items = append(items, keyspace.Scored{M: m, S: s}) })
+	members := make([][]byte, len(items))
+	for i, it := range items {
+		members[i] = it.M
+	}
+	sh.LogZRemove(db.Id, e.KeyView(), members)
+	popEv := "zpopmin"
+	if max {
+		popEv = "zpopmax"
+	}
+	x.Notify(keyspace.EvZset, popEv, key)
+	if o.Z.Len() == 0 {
+		db.Remove(e)
+		x.Notify(keyspace.EvGeneric, "del", key)
+	}
+	switch {
+	case !nested && !emitKey:
+		x.W.ArrayHeader(2 * len(items))
+	case nested && !emitKey:
+		x.W.ArrayHeader(len(items))
+	case emitKey && !nested:
+		// BZPOPMIN/BZPOPMAX: key, member, score.
+		x.W.ArrayHeader(2*len(items) + 1)
+		x.W.Bulk(key)
+	case emitKey:
+		x.W.ArrayHeader(2)
+		x.W.Bulk(key)
+		x.W.ArrayHeader(len(items))
+	}
+	for _, it := range items {
+		if nested {
+			x.W.ArrayHeader(2)
+		}
+		x.W.Bulk(it.M)
+		x.W.Double(it.S)
+	}
+}
+
+// ZPOPMIN / ZPOPMAX key [count]
+func zpopMinMax(x *keyspace.Ctx, max bool) {
+	if len(x.Args) > 3 {
+		x.W.Error(keyspace.ErrSyntax)
+		return
+	}
+	count := int64(-1)
+	if len(x.Args) == 3 {
+		var ok bool
+		if count, ok = parseRangeLong(x, x.Args[2], 0, math.MaxInt64, errMustBePositive); !ok {
+			return
+		}
+	}
+	zpopGeneric(x, x.Args[1:2], max, count, false, x.W.Proto >= 3 && count != -1, false)
+}
+
+func zpopminCommand(x *keyspace.Ctx) { zpopMinMax(x, false) }
+
+func zpopmaxCommand(x *keyspace.Ctx) { zpopMinMax(x, true) }
+
+// ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
+func zmpopCommand(x *keyspace.Ctx) {
+	m, ok := parseMPop(x, 1, zsetMPop)
+	if !ok {
+		return
+	}
+	zpopGeneric(x, m.keys, keyspace.EqFold(m.direction, "max"), m.count, true, true, true)
+}
+
+// ZRANDMEMBER key [count [WITHSCORES]]
+func zrandmemberCommand(x *keyspace.Ctx) {
+	args := x.Args
+	if len(args) >= 3 {
+		l, ok := parseRangeLong(x, args[2], -math.MaxInt64, math.MaxInt64, "")
+		if !ok {
+			return
+		}
+		withScores := false
+		if len(args) > 4 || len(args) == 4 && !keyspace.EqFold(args[3], "withscores") {
+			x.W.Error(keyspace.ErrSyntax)
+			return
+		} else if len(args) == 4 {
+			withScores = true
+			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+				x.W.Error("ERR value is out of range")
+				return
+			}
+		}
+		_, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[1], true)
+		if !ok {
+			return
+		}
+		if o == nil || l == 0 {
+			x.W.ArrayHeader(0)
+			return
+		}
+		n := int64(o.Z.Len())
+		c := l
+		if c > n {
+			c = n
+		}
+		if c < -(1 << 31) {
+			c = -(1 << 31) // an output that size could never be sent anyway
+		}
+		k := int(c) // elements in the reply: c <= n, or -c repeats allowed
+		if c < 0 {
+			k = int(-c)
+		}
+		nested := pairsHeader(x, k, withScores)
+		// Streamed: a negative count may ask for billions of members, and
+		// the loop ends once the reply is past the client's limit (and is
+		// dropped).
+		o.Z.Random(randSource{}, int(c), func(m []byte, s float64) bool {
+			writeScored(x, m, s, withScores, nested)
+			return !x.W.Full()
+		})
+		return
+	}
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[1], true)
+	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Null()
+		return
+	}
+	o.Z.Random(randSource{}, 1, func(m []byte, _ float64) bool { x.W.Bulk(m); return true })
+}
+
+// zsrc is one input of ZUNION, ZINTER, ZDIFF and their kin: a sorted
+// set, a plain set (every score 1) or nothing.
+type zsrc struct {
+	z *keyspace.ZsetObj
+	s *keyspace.SetObj
+	w float64
+}
+
+func (src *zsrc) Size() int {
+	switch {
+	case src.z != nil:
+		return src.z.Z.Len()
+	case src.s != nil:
+		return src.s.S.Len()
+	}
+	return 0
+}
+
+func (src *zsrc) Each(fn func(m []byte, s float64) bool) {
+	switch {
+	case src.z != nil:
+		src.z.Z.Each(fn)
+	case src.s != nil:
+		src.s.S.Each(func(m []byte) bool { return fn(m, 1) })
+	}
+}
+
+func (src *zsrc) Find(m []byte) (float64, bool) {
+	switch {
+	case src.z != nil:
+		return src.z.Z.Score(m)
+	case src.s != nil:
+		return 1, src.s.S.Contains(m)
+	}
+	return 0, false
+}
+
+func (src *zsrc) same(o *zsrc) bool {
+	return src.z != nil && src.z == o.z || src.s != nil && src.s == o.s
+}
+
+const (
+	aggrSum = iota
+	aggrMin
+	aggrMax
+)
+
+func aggregate(target *float64, v float64, aggr int) {
+	switch aggr {
+	case aggrSum:
+		*target += v
+		if math.IsNaN(*target) {
+			*target = 0 // inf + -inf, by Redis's convention
+		}
+	case aggrMin:
+		*target = min(*target, v)
+	case aggrMax:
+		*target = max(*target, v)
+	}
+}
+
+// Set operations.
+const (
+	opUnion = iota
+	opInter
+	opDiff
+)
+
+// zsetOpGeneric is ZUNION, ZINTER, ZDIFF, their STORE forms and
+// ZINTERCARD: numkeys sits at args[nk]; dst is the STORE destination.
+func zsetOpGeneric(x *keyspace.Ctx, dst []byte, nk int, op int, cardOnly bool) {
+	args := x.Args
+	setnum, ok := keyspace.ParseInt(args[nk])
+	if !ok {
+		x.W.Error(keyspace.ErrNotInt)
+		return
+	}
+	if setnum < 1 {
+		x.W.Error("ERR at least 1 input key is needed for '" + x.Cmd.FullName() + "' command")
+		return
+	}
+	if setnum > int64(len(args)-nk-1) {
+		x.W.Error(keyspace.ErrSyntax)
+		return
+	}
+	srcs := make([]zsrc, setnum)
+	j := nk + 1
+	for i := range srcs {
+		srcs[i].w = 1
+		if e := x.S.LookupRead(x.DB, args[j]); e != nil {
+			switch v := x.DB.Obj(e).(type) {
+			case *keyspace.ZsetObj:
+				srcs[i].z = v
+			case *keyspace.SetObj:
+				srcs[i].s = v
+			default:
+				x.W.Error(keyspace.ErrWrongType)
+				return
+			}
+		}
+		j++
+	}
+	aggr := aggrSum
+	withScores := false
+	limit := int64(0)
+	for j < len(args) {
+		remaining := len(args) - j
+		switch {
+		case op != opDiff && !cardOnly && remaining >= int(setnum)+1 && keyspace.EqFold(args[j], "weights"):
+			j++
+			for i := range srcs {
+				w, ok := num.ParseFloat(args[j])
+				if !ok {
+					x.W.Error("ERR weight value is not a float")
+					return
+				}
+				srcs[i].w = w
+				j++
+			}
+		case op != opDiff && !cardOnly && remaining >= 2 && keyspace.EqFold(args[j], "aggregate"):
+			switch {
+			case keyspace.EqFold(args[j+1], "sum"):
+				aggr = aggrSum
+			case keyspace.EqFold(args[j+1], "min"):
+				aggr = aggrMin
+			case keyspace.EqFold(args[j+1], "max"):
+				aggr = aggrMax
+			default:
+				x.W.Error(keyspace.ErrSyntax)
+				return
+			}
+			j += 2
+		case dst == nil && !cardOnly && keyspace.EqFold(args[j], "withscores"):
+			withScores = true
+			j++
+		case cardOnly && remaining >= 2 && keyspace.EqFold(args[j], "limit"):
+			if limit, ok = parseRangeLong(x, args[j+1], 0, math.MaxInt64, errZLimitNeg); !ok {
+				return
+			}
+			j += 2
+		default:
+			x.W.Error(keyspace.ErrSyntax)
+			return
+		}
+	}
+	weighted := func(s, w float64) float64 {
+		v := s * w
+		if math.IsNaN(v) {
+			return 0
+		}
+		return v
+	}
+	cfg := x.S.ZsetConfig()
+	out := &keyspace.ZsetObj{}
+	card := int64(0)
+	switch op {
+	case opInter:
+		small := 0
+		for i := range srcs {
+			if srcs[i].Size() < srcs[small].Size() {
+				small = i
+			}
+		}
+		if srcs[small].Size() == 0 {
+			break
+		}
+		first := &srcs[small]
+		first.Each(func(m []byte, s float64) bool {
+			score := weighted(s, first.w)
+			for i := range srcs {
+				if i == small {
+					continue
+				}
+				v, found := s, true
+				if !srcs[i].same(first) {
+					v, found = srcs[i].Find(m)
+				}
+				if !found {
+					return true
+				}
+				aggregate(&score, weighted(v, srcs[i].w), aggr)
+			}
+			if cardOnly {
+				card++
+				return limit == 0 || card < limit
+			}
+			_, _, _ = out.Z.Add(cfg, m, score, 0)
+			return true
+		})
+	case opUnion:
+		acc := map[string]float64{}
+		var order []string
+		for i := range srcs {
+			srcs[i].Each(func(m []byte, s float64) bool {
+				v := weighted(s, srcs[i].w)
+				if cur, ok := acc[string(m)]; ok {
+					aggregate(&cur, v, aggr)
+					acc[string(m)] = cur
+				} else {
+					acc[string(m)] = v
+					order = append(order, string(m))
+				}
+				return true
+			})
+		}
+		for _, m := range order {
+			_, _, _ = out.Z.Add(cfg, []byte(m), acc[m], 0)
+		}
+	case opDiff:
+		srcs[0].Each(func(m []byte, s float64) bool {
+			for i := 1; i < len(srcs); i++ {
+				if srcs[i].same(&srcs[0]) {
+					return true
+				}
+				if _, found := srcs[i].Find(m); found {
+					return true
+				}
+			}
+			_, _, _ = out.Z.Add(cfg, m, s, 0)
+			return true
+		})
+	}
+	switch {
+	case cardOnly:
+		x.W.Int(card)
+	case dst != nil:
+		zstoreResult(x, dst, out)
+	default:
+		var items []keyspace.Scored
+		out.Z.Each(collect(&items))
+		replyScored(x, items, withScores)
+	}
+}
+
+func zunionCommand(x *keyspace.Ctx) { zsetOpGeneric(x, nil, 1, opUnion, false) }
+
+func zinterCommand(x *keyspace.Ctx) { zsetOpGeneric(x, nil, 1, opInter, false) }
+
+func zdiffCommand(x *keyspace.Ctx) { zsetOpGeneric(x, nil, 1, opDiff, false) }
+
+func zunionstoreCommand(x *keyspace.Ctx) { zsetOpGeneric(x, x.Args[1], 2, opUnion, false) }
+
+func zinterstoreCommand(x *keyspace.Ctx) { zsetOpGeneric(x, x.Args[1], 2, opInter, false) }
+
+func zdiffstoreCommand(x *keyspace.Ctx) { zsetOpGeneric(x, x.Args[1], 2, opDiff, false) }
+
+func zintercardCommand(x *keyspace.Ctx) { zsetOpGeneric(x, nil, 1, opInter, true) }
+
+// ZSCAN key cursor [MATCH pattern] [COUNT count]
+func zscanCommand(x *keyspace.Ctx) {
+	cursor, ok := parseScanCursor(x.Args[2])
+	if !ok {
+		x.W.Error("ERR invalid cursor")
+		return
+	}
+	pat, usePat, count, ok := parseScanOptions(x, 3)
+	if !ok {
+		return
+	}
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	var out []keyspace.Scored
+	next := uint64(0)
+	if o != nil {
+		next = o.Z.Scan(cursor, count, func(m []byte, s float64) {
+			if !usePat || globMatch(pat, m, false) {
+				out = append(out, keyspace.Scored{M: bytes.Clone(m), S: s})
+			}
+		})
+	}
+	x.W.ArrayHeader(2)
+	x.W.BulkString(strconv.FormatUint(next, 10))
+	x.W.ArrayHeader(2 * len(out))
+	var buf []byte
+	for _, it := range out {
+		x.W.Bulk(it.M)
+		buf = num.AppendScore(buf[:0], it.S)
+		x.W.Bulk(buf)
+	}
+}
+
+// destAndNumkeys returns a movableKeys function for the STORE forms:
+// the destination at 1, then numkeys at 2 and the keys after it.
+func destAndNumkeys(args [][]byte, dst []int) []int {
+	if len(args) < 2 {
+		return dst
+	}
+	return numkeysAt(2)(args, append(dst, 1))
+}
+
+func registerZSetFamily(t keyspace.CommandTable) {
+	const rw, ro, fast, deny = keyspace.FlagWrite, keyspace.FlagReadOnly, keyspace.FlagFast, keyspace.FlagDenyOOM
+	c := func(name string, arity int, flags keyspace.Flag, first, last, step int, since, summary, complexity string, h keyspace.HandlerFunc) *keyspace.Command {
+		return &keyspace.Command{Name: name, Arity: arity, Flags: flags, FirstKey: first, LastKey: last, Step: step, Group: "sorted-set", Since: since, Summary: summary, Complexity: complexity, Handler: h}
+	}
+	movable := func(cmd *keyspace.Command, fn func([][]byte, []int) []int) *keyspace.Command {
+		cmd.MovableKeys = fn
+		return cmd
+	}
+	const logN = "O(log(N)) where N is the number of elements in the sorted set."
+	t.Add(
+		c("zadd", -4, rw|deny|fast, 1, 1, 1, "1.2.0", "Add one or more members to a sorted set, or update its score if it already exists", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", zaddCommand),
+		c("zincrby", 4, rw|deny|fast, 1, 1, 1, "1.2.0", "Increment the score of a member in a sorted set", logN, zincrbyCommand),
+		c("zrem", -3, rw|fast, 1, 1, 1, "1.2.0", "Remove one or more members from a sorted set", "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.", zremCommand),
+		c("zcard", 2, ro|fast, 1, 1, 1, "1.2.0", "Get the number of members in a sorted set", "O(1)", zcardCommand),
+		c("zscore", 3, ro|fast, 1, 1, 1, "1.2.0", "Get the score associated with the given member in a sorted set", "O(1)", zscoreCommand),
+		c("zmscore", -3, ro|fast, 1, 1, 1, "6.2.0", "Get the score associated with the given members in a sorted set", "O(N) where N is the number of members being requested.", zmscoreCommand),
+		c("zrank", 3, ro|fast, 1, 1, 1, "2.0.0", "Determine the index of a member in a sorted set", "O(log(N))", zrankCommand),
+		c("zrevrank", 3, ro|fast, 1, 1, 1, "2.0.0", "Determine the index of a member in a sorted set, with scores ordered from high to low", "O(log(N))", zrevrankCommand),
+		c("zcount", 4, ro|fast, 1, 1, 1, "2.0.0", "Count the members in a sorted set with scores within the given values", logN, zcountCommand),
+		c("zlexcount", 4, ro|fast, 1, 1, 1, "2.8.9", "Count the number of members in a sorted set between a given lexicographical range", logN, zlexcountCommand),
+		c("zrange", -4, ro, 1, 1, 1, "1.2.0", "Return a range of members in a sorted set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", zrangeCommand),
+		c("zrangestore", -5, rw|deny, 1, 2, 1, "6.2.0", "Store a range of members from sorted set into another key", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.", zrangestoreCommand),
+		c("zrevrange", -4, ro, 1, 1, 1, "1.2.0", "Return a range of members in a sorted set, by index, with scores ordered from high to low", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", zrevrangeCommand),
+		c("zrangebyscore", -4, ro, 1, 1, 1, "1.0.5", "Return a range of members in a sorted set, by score", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", zrangebyscoreCommand),
+		c("zrevrangebyscore", -4, ro, 1, 1, 1, "2.2.0", "Return a range of members in a sorted set, by score, with scores ordered from high to low", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", zrevrangebyscoreCommand),
+		c("zrangebylex", -4, ro, 1, 1, 1, "2.8.9", "Return a range of members in a sorted set, by lexicographical range", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", zrangebylexCommand),
+		c("zrevrangebylex", -4, ro, 1, 1, 1, "2.8.9", "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", zrevrangebylexCommand),
+		c("zremrangebyrank", 4, rw, 1, 1, 1, "2.0.0", "Remove all members in a sorted set within the given indexes", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", zremrangebyrankCommand),
+		c("zremrangebyscore", 4, rw, 1, 1, 1, "1.2.0", "Remove all members in a sorted set within the given scores", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", zremrangebyscoreCommand),
+		c("zremrangebylex", 4, rw, 1, 1, 1, "2.8.9", "Remove all members in a sorted set between the given lexicographical range", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", zremrangebylexCommand),
+		c("zpopmin", -2, rw|fast, 1, 1, 1, "5.0.0", "Remove and return members with the lowest scores in a sorted set", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", zpopminCommand),
+		c("zpopmax", -2, rw|fast, 1, 1, 1, "5.0.0", "Remove and return members with the highest scores in a sorted set", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", zpopmaxCommand),
+		movable(c("zmpop", -4, rw, 0, 0, 0, "7.0.0", "Remove and return members with scores in a sorted set", "O(K) + O(N*log(M)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", zmpopCommand), numkeysAt(1)),
+		c("zrandmember", -2, ro, 1, 1, 1, "6.2.0", "Get one or multiple random elements from a sorted set", "O(N) where N is the number of elements returned", zrandmemberCommand),
+		movable(c("zunion", -3, ro, 0, 0, 0, "6.2.0", "Add multiple sorted sets", "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", zunionCommand), numkeysAt(1)),
+		movable(c("zinter", -3, ro, 0, 0, 0, "6.2.0", "Intersect multiple sorted sets", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", zinterCommand), numkeysAt(1)),
+		movable(c("zdiff", -3, ro, 0, 0, 0, "6.2.0", "Subtract multiple sorted sets", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", zdiffCommand), numkeysAt(1)),
+		movable(c("zintercard", -3, ro, 0, 0, 0, "7.0.0", "Intersect multiple sorted sets and return the cardinality of the result", "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.", zintercardCommand), numkeysAt(1)),
+		movable(c("zunionstore", -4, rw|deny, 1, 1, 1, "2.0.0", "Add multiple sorted sets and store the resulting sorted set in a new key", "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", zunionstoreCommand), destAndNumkeys),
+		movable(c("zinterstore", -4, rw|deny, 1, 1, 1, "2.0.0", "Intersect multiple sorted sets and store the resulting sorted set in a new key", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", zinterstoreCommand), destAndNumkeys),
+		movable(c("zdiffstore", -4, rw|deny, 1, 1, 1, "6.2.0", "Subtract multiple sorted sets and store the resulting sorted set in a new key", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", zdiffstoreCommand), destAndNumkeys),
+		c("zscan", -3, ro, 1, 1, 1, "2.8.0", "Incrementally iterate sorted sets elements and associated scores", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", zscanCommand),
+	)
+}
