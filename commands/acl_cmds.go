@@ -11,6 +11,10 @@ import (
 	"go.uber.org/zap"
 )
 
+// The ACL command family. Every shard runs it against the one users
+// store, so a change made through any shard's connection applies to all
+// shards at once.
+
 // ACL <subcommand>
 func aclCommand(x *keyspace.Ctx) {
 	sub := x.Cmd.Sub(x.Args[1])

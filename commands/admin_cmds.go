@@ -10,6 +10,10 @@ import (
 	"go.uber.org/zap"
 )
 
+// This file holds server commands clients and tools send that have no
+// subject of their own here: BGREWRITEAOF (the WAL's compaction), MODULE
+// (no module is ever loaded), LOLWUT and MEMORY MALLOC-STATS.
+
 // errModuleLoad is Redis's reply to a MODULE LOAD or LOADEX that did not
 // load; clients match it. Why it failed goes to the server log, as in
 // Redis.

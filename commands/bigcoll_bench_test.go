@@ -10,7 +10,7 @@ import (
 // key, random members. Once the collection has grown, a command must not
 // allocate (a list allocates only when it starts a new node).
 //
-//	go test ./keyspace -run '^$' -bench BigCollection -benchmem
+//	go test ./commands -run '^$' -bench BigCollection -benchmem
 
 const bigCollectionMembers = 100000
 

@@ -7,6 +7,11 @@ import (
 	"github.com/ruvio/ruvio/types/bitmap"
 )
 
+// The bitmap commands beyond SETBIT and GETBIT (strings.go): BITCOUNT,
+// BITPOS, BITOP, BITFIELD and BITFIELD_RO. The algorithms live in
+// types/bitmap and types/bitfield; this file parses, looks keys up, logs
+// and replies.
+
 // parseBitUnit reads the optional BYTE|BIT argument of BITCOUNT and BITPOS.
 func parseBitUnit(x *keyspace.Ctx, arg []byte) (inBits, ok bool) {
 	switch {

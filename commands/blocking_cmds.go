@@ -4,6 +4,12 @@ import (
 	"github.com/ruvio/ruvio/keyspace"
 )
 
+// The blocking list and sorted-set pops. Each tries its non-blocking form
+// first; with nothing to pop it parks the client (blocking.go) with a
+// Serve function that performs exactly that non-blocking pop, so the log
+// records and keyspace events of a served pop are those of LPOP, LMOVE,
+// ZPOPMIN, ... Inside EXEC (x.NoBlock) they reply as timed out at once.
+
 // listAt returns the list at key for a blocked client, nil when the key is
 // absent or holds another type (the client then keeps waiting).
 func listAt(x *keyspace.Ctx, key []byte) (*keyspace.Entry, *keyspace.ListObj) {

@@ -7,6 +7,14 @@ import (
 	"github.com/ruvio/ruvio/types/num"
 )
 
+// The Bloom filter commands with RedisBloom's surface (BF.RESERVE, BF.ADD,
+// BF.MADD, BF.EXISTS, BF.MEXISTS, BF.INSERT, BF.INFO, BF.CARD) on
+// types/bloom: same argument handling, replies and error texts, TYPE
+// "MBbloom--". Adding is deterministic (the filter's hash is fixed and a
+// new layer's shape depends only on the previous one), so the WAL record
+// of an add names the items and the parameters a missing filter is
+// created with, and replay adds them again.
+
 var defaultBloomParams = keyspace.BloomParams{Rate: bloom.DefaultErrorRate, Capacity: bloom.DefaultCapacity, Expansion: bloom.DefaultExpansion}
 
 // lookupBloom returns the filter at key (nil when absent); ok is false

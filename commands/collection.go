@@ -8,6 +8,12 @@ import (
 	"strconv"
 )
 
+// Helpers shared by the collection families (hashes, lists, sets, sorted
+// sets, Bloom filters): typed lookups that answer WRONGTYPE, the rule that
+// a collection left empty is deleted, the random source of the types'
+// random picks, and the argument parsers and store helper several
+// families use.
+
 // lookupTyped returns key's live entry and its object when it is a T. A
 // missing key gives a nil entry and ok; a key of another type replies
 // WRONGTYPE and gives !ok. read selects the read lookup, which counts

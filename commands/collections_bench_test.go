@@ -9,7 +9,7 @@ import (
 // unpacked by the commands that touch them (packed.go): these measure
 // what that costs a command on a 10-element hash, intset and sorted set.
 //
-//	go test ./keyspace -run '^$' -bench SmallCollection -benchmem
+//	go test ./commands -run '^$' -bench SmallCollection -benchmem
 
 func smallCollectionsSetup() [][]string {
 	h := []string{"HSET", "h"}

@@ -228,7 +228,7 @@ func TestCommandDocsCoverEveryCommand(t *testing.T) {
 	for name, c := range cmds {
 		d := commandDocsOf(name)
 		if d == nil {
-			t.Errorf("%s: no COMMAND DOCS entry: regenerate command_docs_gen.go (REDIS_SRC=<a Redis 7.0 tree> go generate ./keyspace) for a Redis command, or write its tree in nativeCommandDocs", name)
+			t.Errorf("%s: no COMMAND DOCS entry: regenerate command_docs_gen.go (REDIS_SRC=<a Redis 7.0 tree> go generate ./commands) for a Redis command, or write its tree in nativeCommandDocs", name)
 			continue
 		}
 		if len(c.Subcommands) > 0 {

@@ -6,6 +6,11 @@ import (
 	"fmt"
 )
 
+// This file holds the key specifications and command tips of the command
+// table. For the commands Redis 7.0 has they are Redis's, checked against a
+// summary of its command descriptions by TestCommandTableMatchesRedis; the
+// native commands have their own, listed last.
+
 // rangeSpec is the common key spec: keys from argument index, up to
 // lastKey (relative to index; negative counts from the end), every step.
 func rangeSpec(flags keyspace.KeyFlag, index, lastKey, step int) keyspace.KeySpec {

@@ -13,7 +13,7 @@ import (
 // objects are dropped, not walked) and the longest stop-the-world pause
 // of the garbage collection that then reclaims them.
 //
-//	go test ./keyspace -run '^$' -bench DeleteHugeCollection -benchtime 1x
+//	go test ./commands -run '^$' -bench DeleteHugeCollection -benchtime 1x
 func BenchmarkDeleteHugeCollection(b *testing.B) {
 	const n = 1_000_000
 	for _, typ := range []string{"zset", "hash", "set", "list"} {

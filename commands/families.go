@@ -4,6 +4,15 @@ import (
 	"github.com/ruvio/ruvio/keyspace"
 )
 
+// This file is the only place that names every command family. The engine
+// (package keyspace) names none: it gets the table this package builds, so
+// a new family is added here and in its own file.
+//
+// The list is a function returning a fresh slice, not a package variable
+// the families append to from init(): nothing can change it at run time,
+// and the order stays the one written here rather than the order of file
+// names, which init() would give.
+
 // commandFamilies is every command family's registration, in the order
 // they fill the command table.
 func commandFamilies() []func(keyspace.CommandTable) {

@@ -12,6 +12,17 @@ import (
 	"github.com/ruvio/ruvio/types/zset"
 )
 
+// The geo family (Redis's geo.c) on sorted sets: a member's score is the
+// 52-bit geohash of its position (types/geo), so GEOADD is ZADD with
+// computed scores and the searches are score-range scans of the cells
+// around the centre. Nothing here has its own WAL record: GEOADD writes
+// ZADD's OpZAdd and the STORE forms write the whole result as OpZStore,
+// which replay without knowing about geo.
+//
+// Results with equal distances (members at the same place) are ordered
+// by a stable sort; with COUNT Redis uses a partial quicksort, so which
+// of such tied members a COUNT keeps can differ from Redis.
+
 const (
 	errGeoUnit         = "ERR unsupported unit provided. please use M, KM, FT, MI"
 	errGeoMember       = "ERR could not decode requested zset member"

@@ -10,6 +10,12 @@ import (
 	"github.com/ruvio/ruvio/types/hash"
 )
 
+// The hash family (HSET, HGET, HGETALL, …) on types/hash. Every mutation
+// writes one physical record: HashSet with the fields and the values
+// stored (HINCRBY and HINCRBYFLOAT log their result, never the
+// increment), HashDel with the fields removed. A hash left empty is
+// deleted, by the command and by the replay of its record alike.
+
 // hashFor returns the hash at key for a write, creating an empty one (not
 // yet in the keyspace: e is nil) when the key is absent. ok is false when
 // WRONGTYPE was replied.

@@ -6,6 +6,13 @@ import (
 	"github.com/ruvio/ruvio/types/hll"
 )
 
+// The HyperLogLog commands: PFADD, PFCOUNT, PFMERGE, PFDEBUG and
+// PFSELFTEST. A HyperLogLog is a string value in the layout types/hll
+// describes (Redis's own), so GET, SET and the string commands see the same
+// bytes Redis would. Every mutation is logged physically: a rewritten value
+// as a whole (OpSet), a dense register changed in place and the cached
+// cardinality as ranges (OpSetRange).
+
 const (
 	errNotHLL     = "WRONGTYPE Key is not a valid HyperLogLog string value."
 	errCorruptHLL = "INVALIDOBJ Corrupted HLL object detected"

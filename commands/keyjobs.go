@@ -6,6 +6,21 @@ import (
 	"math"
 )
 
+// Key jobs are the native coordination commands that run on the shard that
+// owns their key: LEASE/RELEASE, SEMAPHORE, SETV, LIMIT, ONCE, TAKE,
+// INCRBY … MAX, IDEM and the CHANGES feed. Their values live in entry.obj
+// (IDEM records are plain strings in entry.val), so keys that never use
+// them carry nothing extra. Every accepted mutation is exactly one WAL
+// record; rejections (null replies, 0 replies, errors) write nothing.
+//
+// The files of the family:
+//
+//	keyjobs.go          registration, shared parsing, WAL logging, replay, snapshot kinds
+//	keyjobs_lease.go    LEASE, SEMAPHORE, RELEASE
+//	keyjobs_counters.go LIMIT, ONCE, TAKE, INCRBY … MAX, SETV
+//	keyjobs_idem.go     IDEM
+//	keyjobs_changes.go  CHANGES
+
 // Reply texts of the key jobs.
 const (
 	errPositiveMax   = "ERR max must be a positive integer"

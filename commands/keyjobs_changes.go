@@ -8,6 +8,11 @@ import (
 	"github.com/ruvio/ruvio/acl"
 )
 
+// CHANGES is a per-shard, in-memory feed of SET, SETV, LEASE and RELEASE
+// notes. It costs nothing until the first CHANGES START on a shard, which
+// allocates a ring of changes_capacity notes; it is not the WAL and is
+// empty (and disarmed) after a restart.
+
 // Note kinds.
 const (
 	noteSet uint8 = iota

@@ -11,6 +11,15 @@ import (
 	"github.com/ruvio/ruvio/types/list"
 )
 
+// The list family (LPUSH, LRANGE, LMOVE, …) on types/list. Every mutation
+// writes one record: pushes and pops name their end and their elements or
+// count; LSET, LINSERT, LREM and LTRIM log their arguments, which give the
+// same result on the same state (they depend on nothing but the list);
+// LMOVE logs both keys and both ends. A list left empty is deleted, by the
+// command and by the replay of its record alike.
+//
+// The blocking variants (BLPOP and kin) are not implemented yet.
+
 // parseWhere parses LEFT or RIGHT; it replies a syntax error otherwise.
 func parseWhere(x *keyspace.Ctx, b []byte) (uint8, bool) {
 	switch {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 )
 
+//go:generate go run ../cmd/genmatrix -o ../docs/compatibility-matrix.json
+
 // MatrixPath is where the compatibility matrix is checked in, relative to
 // the module root.
 const MatrixPath = "docs/compatibility-matrix.json"

@@ -13,6 +13,10 @@ import (
 	"go.uber.org/zap"
 )
 
+// This file holds the server family: CONFIG, SHUTDOWN, DEBUG, RUVIO, WAIT
+// and MEMORY, and registers them together with COMMAND (command_cmd.go)
+// and INFO (info.go).
+
 // opsPerSec is the command rate between the last two samples, a second or
 // more apart; each call may take a new sample.
 func serverOpsPerSec(s *keyspace.Server) int64 {

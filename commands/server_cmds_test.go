@@ -447,7 +447,7 @@ func TestShutdownCommand(t *testing.T) {
 
 // TestCompatibilityMatrixFresh fails when docs/compatibility-matrix.json
 // is not what the command table generates. Run with -update (or
-// RUVIO_UPDATE_MATRIX=1), or go generate ./keyspace, to rewrite it.
+// RUVIO_UPDATE_MATRIX=1), or go generate ./commands, to rewrite it.
 func TestCompatibilityMatrixFresh(t *testing.T) {
 	want, err := CompatibilityMatrix()
 	if err != nil {
@@ -465,10 +465,10 @@ func TestCompatibilityMatrixFresh(t *testing.T) {
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (generate it with RUVIO_UPDATE_MATRIX=1 go test ./keyspace -run TestCompatibilityMatrixFresh)", err)
+		t.Fatalf("%v (generate it with RUVIO_UPDATE_MATRIX=1 go test ./commands -run TestCompatibilityMatrixFresh)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: regenerate it with go generate ./keyspace or RUVIO_UPDATE_MATRIX=1 go test ./keyspace -run TestCompatibilityMatrixFresh", MatrixPath)
+		t.Errorf("%s is stale: regenerate it with go generate ./commands or RUVIO_UPDATE_MATRIX=1 go test ./commands -run TestCompatibilityMatrixFresh", MatrixPath)
 	}
 }
 

@@ -10,6 +10,13 @@ import (
 	"github.com/ruvio/ruvio/types/set"
 )
 
+// The set family (Redis's t_set.c) on types/set. Every reply, error text
+// and order of checks follows Redis 7.0; the RESP3 replies that Redis
+// sends as sets (SMEMBERS, SINTER, SUNION, SDIFF, SPOP with a count) are
+// sets here too. Mutations log physical records: the members added or
+// removed (SPOP logs what it popped), the moved member of SMOVE, the
+// whole result of a STORE.
+
 // lookupSet returns the set at key for reading (nil when absent); ok is
 // false after a WRONGTYPE reply.
 func shardLookupSet(sh *keyspace.Shard, db *keyspace.DB, key []byte, write bool) (e *keyspace.Entry, o *keyspace.SetObj, ok bool) {

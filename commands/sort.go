@@ -11,6 +11,27 @@ import (
 	"github.com/ruvio/ruvio/types/num"
 )
 
+// SORT and SORT_RO (Redis's sort.c): the elements of a list, set or sorted
+// set, ordered numerically or (ALPHA) as strings, by themselves or by the
+// values of keys named after them (BY pattern, a '*' in the pattern
+// standing for the element, "key->field" for a hash field), optionally
+// replaced by such values (GET pattern, '#' for the element), a window
+// of the result kept (LIMIT), and the result returned or stored as a
+// list (STORE). A STORE writes one OpListStore record holding the whole
+// list, so replay needs neither the patterns nor the keys they read.
+//
+// With several shards the server is a cluster, and BY and GET patterns
+// could name keys of any slot: as a Redis 7.0 cluster node does, SORT
+// refuses GET and any BY pattern with a '*' there. A BY pattern without
+// '*' (BY nosort) only turns sorting off and is always accepted.
+//
+// Where Redis's result depends on its internals rather than on the data,
+// this differs: elements that compare equal under ALPHA with a BY pattern
+// keep their load order (stable sort), which for a set or sorted set is
+// not Redis's hash-table order, nor, with LIMIT, its partial quicksort's;
+// and a weight that overflows a double fails only that SORT, where Redis,
+// which tests a stale errno, may go on failing later numeric sorts.
+
 const errSortBadScore = "ERR One or more scores can't be converted into double"
 
 // sortItem is one element being sorted with its sort key.

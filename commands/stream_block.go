@@ -8,6 +8,16 @@ import (
 	"github.com/ruvio/ruvio/types/stream"
 )
 
+// Blocking stream reads on the shard's blocking facility (blocking.go).
+// XREAD BLOCK waits until one of its streams has an entry after the id it
+// gave ("$" being the last id when it blocked); XREADGROUP BLOCK with ">"
+// waits until its group has something to deliver, including a DELAY hold
+// becoming due. A served client gets the one stream that woke it, as in
+// Redis. A blocked XREADGROUP whose key disappears or stops being a stream
+// is answered "-UNBLOCKED the stream key no longer exists", one whose group
+// was destroyed "-NOGROUP ...". Serving runs the same code as the
+// non-blocking read, so its records and events are those of XREADGROUP.
+
 // streamBlockedCount is the COUNT of a blocked read without one, as in
 // Redis: a client waiting from an old id is not sent a huge reply.
 const streamBlockedCount = 1000

@@ -11,6 +11,10 @@ import (
 	"github.com/ruvio/ruvio/types/stream"
 )
 
+// The consumer-group half of the stream family: XGROUP, XACK, XPENDING,
+// XCLAIM, XAUTOCLAIM, and XINFO (stream.go has the rest and the command
+// table entries).
+
 // consumerFor returns the consumer called name in g, seen now, creating
 // it (with its event) when absent; created reports a creation.
 func consumerFor(x *keyspace.Ctx, key []byte, g *stream.Group, name []byte) (c *stream.Consumer, created bool) {

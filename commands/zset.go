@@ -11,6 +11,16 @@ import (
 	"github.com/ruvio/ruvio/types/zset"
 )
 
+// The sorted set family (Redis's t_zset.c) on types/zset. Replies, error
+// texts and the order of checks follow Redis 7.0: scores print as %.17g
+// with inf/-inf (RESP3 doubles), member/score pairs are nested arrays in
+// RESP3 where Redis nests them. Mutations log physical records: the
+// members and final scores written (ZADD INCR and ZINCRBY log the result,
+// not the increment), the members removed (pops and range removals list
+// what actually went), and the whole result of a STORE. The blocking
+// BZPOPMIN, BZPOPMAX and BZMPOP wait for the blocking infrastructure of
+// the list family.
+
 // replyScored writes items as ZRANGE does: flat member, score in RESP2
 // (members only without scores), [member, score] pairs in RESP3.
 func replyScored(x *keyspace.Ctx, items []keyspace.Scored, withScores bool) {

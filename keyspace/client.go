@@ -37,7 +37,7 @@ type Client struct {
 	AclUser  *acl.User
 	AclUsers *acl.Users
 	// ChangesSkip lets a CHANGES reader whose key patterns hide notes
-	// move past them (keyjobs_changes.go); shard goroutine only.
+	// move past them (changes.go); shard goroutine only.
 	ChangesSkip ChangesSkip
 	// ReplyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
 	// replySkip); 0 is CLIENT REPLY ON.
@@ -410,4 +410,19 @@ func (c *Client) KillType() string {
 		return "pubsub"
 	}
 	return "normal"
+}
+
+// KillClient ends c for every command that runs after this one (it is
+// gone from CLIENT LIST, its subscriptions and wait are released, its
+// queued commands are dropped) and closes its connection; when c is the
+// caller its replies so far are written first.
+func (x *Ctx) KillClient(c *Client) {
+	x.EndClient(c)
+	if c == x.C {
+		x.Batch.CloseAfter = true
+		return
+	}
+	if c.Conn != nil {
+		_ = c.Conn.Close()
+	}
 }

@@ -4,11 +4,9 @@ import (
 	"math"
 )
 
-// Helpers shared by the collection families (hashes, lists, sets, sorted
-// sets, Bloom filters): typed lookups that answer WRONGTYPE, the rule that
-// a collection left empty is deleted, the random source of the types'
-// random picks, and the argument parsers and store helper several
-// families use.
+// Helpers the engine keeps for the collection types: the rule that a
+// collection left empty is deleted, storing a fresh object under a key, and
+// the clamp of the configured encoding thresholds.
 
 // RemoveEmpty deletes e, whose collection has just become empty, as Redis
 // deletes a key when its last element goes. The caller logs the mutation;

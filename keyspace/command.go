@@ -88,7 +88,7 @@ type Command struct {
 	Summary    string
 	Complexity string
 	// KeySpecs and Tips are Redis 7's key specifications and command tips;
-	// they are set from command_specs.go when the table is built, so the
+	// they are set from commands/command_specs.go when the table is built, so the
 	// family files keep only the legacy key triple above.
 	KeySpecs []KeySpec
 	Tips     []string
@@ -291,4 +291,10 @@ func (c *Command) KeyIndexes(args [][]byte, dst []int) []int {
 		dst = append(dst, i)
 	}
 	return dst
+}
+
+// TruncArg returns an argument for an error message, cut to 128 bytes as
+// Redis's %.128s does.
+func TruncArg(b []byte) string {
+	return string(AppendTruncated(nil, b, 128))
 }

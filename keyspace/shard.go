@@ -145,7 +145,7 @@ type Shard struct {
 	// Blk is the table of blocked clients (blocking.go).
 	Blk blocking
 	// StreamDue maps streams that blocked readers wait on to the time
-	// their earliest DELAY hold is due (stream_block.go).
+	// their earliest DELAY hold is due (stream_due.go).
 	StreamDue map[BlockKey]int64
 }
 

@@ -7,11 +7,11 @@ import (
 )
 
 // Value types other than plain strings are described to the engine by a
-// valueType each, defined in the type's family file beside the code it
-// points to. The engine files (snapshot, DUMP and RESTORE, packed
-// entries) consult the tables built from them and name no family's
-// functions, so a new value type touches its family file and the list in
-// valueTypeList (families.go), not the engine.
+// valueType each, defined in the type's value_<type>.go file beside the
+// code it points to. The engine files (snapshot, DUMP and RESTORE, packed
+// entries, replay) consult the tables built from them and name no type's
+// functions, so a new value type touches its value file and the list in
+// valueTypeList (value_types.go), not the rest of the engine.
 //
 // The tables are package-level but immutable: they are built once, when
 // the package is initialized, from valueTypeList, and nothing
@@ -92,4 +92,22 @@ func buildValueTables(types []*valueType) *valueTables {
 		}
 	}
 	return t
+}
+
+// MultiShard reports whether the process runs more than one shard, which
+// makes it look like a Redis Cluster: only database 0 exists.
+func (sh *Shard) MultiShard() bool { return len(sh.Srv.ShardList) > 1 }
+
+// CloneValue deep-copies the value of e for COPY. ok is false when the
+// value's type cannot be copied.
+func CloneValue(db *DB, e *Entry) (val []byte, obj any, ok bool) {
+	o := db.Obj(e)
+	if o == nil {
+		return db.Val(e), nil, true
+	}
+	c, ok := o.(interface{ Clone() any })
+	if !ok {
+		return nil, nil, false
+	}
+	return nil, c.Clone(), true
 }

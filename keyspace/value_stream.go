@@ -8,21 +8,12 @@ import (
 	"github.com/ruvio/ruvio/types/stream"
 )
 
-// The stream family (XADD, XRANGE, XREAD, consumer groups, …) on
-// types/stream; the group commands are in stream_group.go, blocking reads
-// in stream_block.go, replay in stream_replay.go. Every mutation writes
-// physical records (persistence opcodes 100–111): XADD logs the id it assigned, its DELAY hold as an absolute due
-// time and the trim it caused as "everything up to this id"; group reads log
-// the ids delivered and the group's new position; claims log the resulting
-// pending records. A command that writes several records wraps them in one
-// unit, so recovery applies it whole. A stream is never deleted for being
-// empty, as in Redis.
-//
-// The contract's differences from Redis 7.0: MAXLEN and MINID trim exactly
-// with "~" as with "=" (LIMIT still caps the entries removed under "~"),
-// and XADD takes DELAY milliseconds: the entry is stored at once, but
-// XREADGROUP ">" delivers it to a group only once it is due (docs/streams.md).
-// kindStream is the snapshot value kind of a stream (types/stream binary
+// The stream value type, as the engine knows it: the value's wrapper and
+// its configuration, its snapshot, DUMP and packed forms, the WAL records of
+// its mutations (encoders and their replay). The stream commands are in
+// commands/stream.go.
+
+// KindStream is the snapshot value kind of a stream (types/stream binary
 // form, holds as its trailer).
 const KindStream uint8 = 100
 

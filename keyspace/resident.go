@@ -6,12 +6,8 @@ import (
 	"strings"
 )
 
-// INFO [section ...]: the server's state in Redis's text format. Each
-// section is "# Title\r\n" followed by "field:value\r\n" lines; sections are
-// separated by an empty line. Process-wide figures (clients, memory, stats,
-// CPU) are the same on every shard; the server section reports the port of
-// the shard the client is connected to and the keyspace section that
-// shard's databases, as each shard is one node of the cluster.
+// The process's resident set size, which the engine's memory tuner and
+// INFO memory (commands/info.go) both read.
 
 // ResidentBytes is the process's resident set size as the OS reports it
 // (Linux: the second field of /proc/self/statm, in pages); ok is false

@@ -1,15 +1,8 @@
 package keyspace
 
-// The geo family (Redis's geo.c) on sorted sets: a member's score is the
-// 52-bit geohash of its position (types/geo), so GEOADD is ZADD with
-// computed scores and the searches are score-range scans of the cells
-// around the centre. Nothing here has its own WAL record: GEOADD writes
-// ZADD's OpZAdd and the STORE forms write the whole result as OpZStore,
-// which replay without knowing about geo.
-//
-// Results with equal distances (members at the same place) are ordered
-// by a stable sort; with COUNT Redis uses a partial quicksort, so which
-// of such tied members a COUNT keeps can differ from Redis.
+// The geo searches' scratch: each shard keeps the point and distance
+// slices of its last search, so a search allocates nothing once they are
+// warm (commands/geo.go uses them).
 
 // GeoPoint is one search result.
 type GeoPoint struct {

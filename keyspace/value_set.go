@@ -9,12 +9,10 @@ import (
 	"github.com/ruvio/ruvio/types/set"
 )
 
-// The set family (Redis's t_set.c) on types/set. Every reply, error text
-// and order of checks follows Redis 7.0; the RESP3 replies that Redis
-// sends as sets (SMEMBERS, SINTER, SUNION, SDIFF, SPOP with a count) are
-// sets here too. Mutations log physical records: the members added or
-// removed (SPOP logs what it popped), the moved member of SMOVE, the
-// whole result of a STORE.
+// The set value type, as the engine knows it: the value's wrapper and
+// its configuration, its snapshot, DUMP and packed forms, the WAL records of
+// its mutations (encoders and their replay). The set commands are in
+// commands/set.go.
 
 // kindSet is the snapshot value kind of a set (80–99 belong to this
 // family's helpers).

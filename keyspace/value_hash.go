@@ -12,11 +12,10 @@ import (
 	"github.com/ruvio/ruvio/types/rdb"
 )
 
-// The hash family (HSET, HGET, HGETALL, …) on types/hash. Every mutation
-// writes one physical record: HashSet with the fields and the values
-// stored (HINCRBY and HINCRBYFLOAT log their result, never the
-// increment), HashDel with the fields removed. A hash left empty is
-// deleted, by the command and by the replay of its record alike.
+// The hash value type, as the engine knows it: the value's wrapper and
+// its configuration, its snapshot, DUMP and packed forms, the WAL records of
+// its mutations (encoders and their replay). The hash commands are in
+// commands/hash.go.
 
 // KindHash is the snapshot value kind of a hash (types/hash binary form).
 const KindHash uint8 = 60

@@ -1,14 +1,14 @@
 package keyspace
 
-// This file is where the families plug into the engine: the only place
-// that names them all. The engine files (command.go, value.go and the
-// snapshot, DUMP and packed-entry code that consults value.go's tables)
-// name none, so a new family or value type is added here and in its own
-// files.
+// This file is where the value types plug into the engine: the only place
+// that names them all. The engine files (value.go and the snapshot, DUMP,
+// packed-entry and replay code that consults its tables) name none, so a new
+// value type is added here and in its own value_<type>.go file. Commands are
+// registered by package commands, never here.
 //
 // Both lists are functions returning a fresh slice, not package variables
-// the families append to from init(): nothing can change them at run time,
-// and the order stays the one written here rather than the order of file
+// the types append to from init(): nothing can change them at run time, and
+// the order stays the one written here rather than the order of file
 // names, which init() would give.
 
 // valueTypeList is every value type other than plain strings.

@@ -9,13 +9,10 @@ import (
 	"github.com/ruvio/ruvio/types/rdb"
 )
 
-// The Bloom filter commands with RedisBloom's surface (BF.RESERVE, BF.ADD,
-// BF.MADD, BF.EXISTS, BF.MEXISTS, BF.INSERT, BF.INFO, BF.CARD) on
-// types/bloom: same argument handling, replies and error texts, TYPE
-// "MBbloom--". Adding is deterministic (the filter's hash is fixed and a
-// new layer's shape depends only on the previous one), so the WAL record
-// of an add names the items and the parameters a missing filter is
-// created with, and replay adds them again.
+// The Bloom filter value type, as the engine knows it: the value's wrapper and
+// its configuration, its snapshot, DUMP and packed forms, the WAL records of
+// its mutations (encoders and their replay). The Bloom filter commands are in
+// commands/bloom.go.
 
 // kindBloom is the snapshot value kind of a Bloom filter.
 const kindBloom uint8 = 82

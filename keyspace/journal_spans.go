@@ -5,10 +5,9 @@ import (
 	"slices"
 )
 
-// The bitmap commands beyond SETBIT and GETBIT (strings.go): BITCOUNT,
-// BITPOS, BITOP, BITFIELD and BITFIELD_RO. The algorithms live in
-// types/bitmap and types/bitfield; this file parses, looks keys up, logs
-// and replies.
+// Byte spans: the bit writes (SETBIT, BITFIELD, the HyperLogLog updates)
+// log only the bytes they changed, as SetRange records, so a far bit costs
+// its bytes in the WAL, not the whole padded string.
 
 // ByteSpan is the byte range lo..hi (inclusive) of a string.
 type ByteSpan struct{ Lo, Hi int }

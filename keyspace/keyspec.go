@@ -4,10 +4,10 @@ import (
 	"strconv"
 )
 
-// This file holds the key specifications and command tips of the command
-// table. For the commands Redis 7.0 has they are Redis's, checked against a
-// summary of its command descriptions by TestCommandTableMatchesRedis; the
-// native commands have their own, listed last.
+// Key specifications: the types of Redis 7's key specs and the routine that
+// finds a call's keys and their flags from them, which routing, the ACL
+// check, COMMAND GETKEYS and ACL DRYRUN share. Each command's own specs and
+// tips are in commands/command_specs.go.
 
 // KeyFlag is a key-spec flag; the names are those COMMAND reports.
 type KeyFlag uint16

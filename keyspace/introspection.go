@@ -9,9 +9,9 @@ import (
 	"github.com/ruvio/ruvio/config"
 )
 
-// This file holds the server family: CONFIG, SHUTDOWN, DEBUG, RUVIO, WAIT
-// and MEMORY, and registers them together with COMMAND (command_cmd.go)
-// and INFO (info.go).
+// Introspection state the server keeps for the server commands (CONFIG,
+// DEBUG, MEMORY, INFO in package commands): the memory sample read at most
+// once a second, the DEBUG gate, and the memory-usage interface of values.
 
 // serverExtras is per-server state of the introspection commands that the
 // Server struct does not hold: the replication id, the memory statistics

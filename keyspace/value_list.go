@@ -12,14 +12,10 @@ import (
 	"github.com/ruvio/ruvio/types/rdb"
 )
 
-// The list family (LPUSH, LRANGE, LMOVE, …) on types/list. Every mutation
-// writes one record: pushes and pops name their end and their elements or
-// count; LSET, LINSERT, LREM and LTRIM log their arguments, which give the
-// same result on the same state (they depend on nothing but the list);
-// LMOVE logs both keys and both ends. A list left empty is deleted, by the
-// command and by the replay of its record alike.
-//
-// The blocking variants (BLPOP and kin) are not implemented yet.
+// The list value type, as the engine knows it: the value's wrapper and
+// its configuration, its snapshot, DUMP and packed forms, the WAL records of
+// its mutations (encoders and their replay). The list commands are in
+// commands/list.go.
 
 // KindList is the snapshot value kind of a list (types/list binary form).
 const KindList uint8 = 61
@@ -392,4 +388,28 @@ func decodeListValue(fill int, val []byte) (any, error) {
 		return nil, fmt.Errorf("%w: empty list", persistence.ErrCorrupt)
 	}
 	return &ListObj{L: l}, nil
+}
+
+// LogListStore writes the whole list stored at key.
+func (sh *Shard) LogListStore(db int, key []byte, o *ListObj) {
+	if sh.Journal == nil {
+		return
+	}
+	p := persistence.AppendBytes(sh.scratch[:0], key)
+	p = o.AppendSnapshot(p)
+	sh.recordScratch(db, persistence.OpListStore, p)
+}
+
+// applyListStore replays an OpListStore record.
+func (sh *Shard) applyListStore(db *DB, p *persistence.PayloadReader) error {
+	key, err := p.Bytes()
+	if err != nil {
+		return err
+	}
+	v, err := decodeListValue(sh.ListFill(), p.Rest())
+	if err != nil {
+		return fmt.Errorf("%s: %w", persistence.OpListStore, err)
+	}
+	StoreObj(db, db.Find(key), key, v)
+	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
+// The lease and semaphore values: their wrappers, holders, snapshot forms
+// and WAL encoders. The commands are in commands/keyjobs_lease.go.
+
 // LeaseObj is the value of a lease key. token is the last token granted;
 // it counts up from 1 for as long as the key exists, across expiry of the
 // hold and RELEASE, so it works as a fencing token. until is the deadline

@@ -6,20 +6,11 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
-// Key jobs are the native coordination commands that run on the shard that
-// owns their key: LEASE/RELEASE, SEMAPHORE, SETV, LIMIT, ONCE, TAKE,
-// INCRBY … MAX, IDEM and the CHANGES feed. Their values live in entry.obj
-// (IDEM records are plain strings in entry.val), so keys that never use
-// them carry nothing extra. Every accepted mutation is exactly one WAL
-// record; rejections (null replies, 0 replies, errors) write nothing.
-//
-// The files of the family:
-//
-//	keyjobs.go          registration, shared parsing, WAL logging, replay, snapshot kinds
-//	keyjobs_lease.go    LEASE, SEMAPHORE, RELEASE
-//	keyjobs_counters.go LIMIT, ONCE, TAKE, INCRBY … MAX, SETV
-//	keyjobs_idem.go     IDEM
-//	keyjobs_changes.go  CHANGES
+// The key-job values (LEASE, SEMAPHORE, SETV, LIMIT, ONCE), as the engine
+// knows them: their snapshot forms and the replay of their WAL records (one
+// record per accepted mutation). Their values live in entry.obj (IDEM records
+// are plain strings), so keys that never use them carry nothing extra. The
+// commands are in commands/keyjobs*.go.
 
 // Snapshot value kinds of the key-job types. They reuse the numbers of
 // their WAL opcodes so they never collide with the kinds other families

@@ -4,6 +4,9 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
+// The LIMIT, ONCE and SETV values: their wrappers, snapshot forms and WAL
+// encoders. The commands are in commands/keyjobs_counters.go.
+
 // LimitObj is the value of a LIMIT key: the calls admitted in the current
 // window. The window is the key's deadline, so an unused window simply
 // expires.

@@ -4,10 +4,9 @@ import (
 	"github.com/ruvio/ruvio/acl"
 )
 
-// CHANGES is a per-shard, in-memory feed of SET, SETV, LEASE and RELEASE
-// notes. It costs nothing until the first CHANGES START on a shard, which
-// allocates a ring of changes_capacity notes; it is not the WAL and is
-// empty (and disarmed) after a restart.
+// The CHANGES feed a shard keeps: a ring of notes of SET, SETV, LEASE and
+// RELEASE, in memory only, allocated at the first CHANGES START. The command
+// and the notes' writers are in commands/keyjobs_changes.go.
 
 // ChangeNote is one note. Its key is a copy (entries live in the arena and
 // change in place), carved from the feed's key chunks and reused by the
