@@ -33,7 +33,7 @@ func (sh *Shard) LookupNoTouch(db *DB, key []byte) *Entry {
 	return e
 }
 
-// A replica's expireEntry leaves the entry: only its primary's deletion
+// A replica's ExpireEntry leaves the entry: only its primary's deletion
 // record removes it (the replica's log holds nothing of its own), and
 // lookups treat it as absent meanwhile.
 
@@ -55,7 +55,7 @@ func (sh *Shard) LookupRead(db *DB, key []byte) *Entry {
 	return e
 }
 
-// LookupReadNoTouch is lookupRead without recording an access.
+// LookupReadNoTouch is LookupRead without recording an access.
 func (sh *Shard) LookupReadNoTouch(db *DB, key []byte) *Entry {
 	e := sh.countRead(sh.LookupNoTouch(db, key))
 	if e == nil {
@@ -107,7 +107,7 @@ func (sh *Shard) StoreString(db *DB, key, val []byte, at int64, keepTTL bool) *E
 	return sh.StoreStringIn(db, sh.Lookup(db, key), key, val, at, keepTTL)
 }
 
-// StoreStringIn is storeString for a caller that has already looked key up:
+// StoreStringIn is StoreString for a caller that has already looked key up:
 // e is its live entry, or nil when the key is absent.
 func (sh *Shard) StoreStringIn(db *DB, e *Entry, key, val []byte, at int64, keepTTL bool) *Entry {
 	if e == nil {
@@ -116,8 +116,8 @@ func (sh *Shard) StoreStringIn(db *DB, e *Entry, key, val []byte, at int64, keep
 	return sh.storedString(db, db.SetString(e, val), key, val, at, keepTTL, false)
 }
 
-// StoreStringOwned is storeStringIn for a val the caller gives away
-// (DB.addStringOwned): a large value is kept rather than copied.
+// StoreStringOwned is StoreStringIn for a val the caller gives away
+// (DB.AddStringOwned): a large value is kept rather than copied.
 func (sh *Shard) StoreStringOwned(db *DB, e *Entry, key, val []byte, at int64, keepTTL bool) *Entry {
 	if e == nil {
 		return sh.storedString(db, db.AddStringOwned(key, val, at), key, val, at, keepTTL, true)

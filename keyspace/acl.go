@@ -136,7 +136,7 @@ func (c *Client) UserName() string {
 
 // resolveUser finds the connection's user again in a newer snapshot, so
 // that a changed user's permissions apply to its open connections at
-// once. A user that was deleted or turned off leaves aclUser nil: every
+// once. A user that was deleted or turned off leaves AclUser nil: every
 // command is refused until the connection is closed.
 func (c *Client) resolveUser(users *acl.Users) {
 	c.AclUsers = users
@@ -226,7 +226,7 @@ func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context
 // access their key specs give (SET's resolved from its arguments), and
 // the channels it publishes or subscribes to.
 //
-// The keys are those COMMAND GETKEYS reports (callKeys, from the key
+// The keys are those COMMAND GETKEYS reports (CallKeys, from the key
 // specs). A command whose handler finds its keys with its own parser
 // (movable keys) may, on unusual arguments, act on a key the specs do
 // not name: GEORADIUS … STORE a STORE b writes b, while the STORE spec
@@ -260,7 +260,7 @@ func (sh *Shard) ACLRequest(cmd *Command, args [][]byte) *acl.Request {
 }
 
 // aclRoutedKeys appends to keys the keys of a call of c that its handler
-// and routing find (keyIndexes) and the key specs did not, each with the
+// and routing find (KeyIndexes) and the key specs did not, each with the
 // union of the access of c's key specs.
 func (sh *Shard) aclRoutedKeys(c *Command, args [][]byte, keys []acl.KeyRef) []acl.KeyRef {
 	sh.aclKeyIdx = c.KeyIndexes(args, sh.aclKeyIdx[:0])

@@ -13,7 +13,7 @@ import (
 // handle: page index (high 15 bits) and offset in 8-byte units (low 17
 // bits). Pages are 1 MiB, so a shard's arena addresses at most 32 GiB.
 //
-// Allocations up to maxSmall bytes come from size classes (8-byte steps
+// Allocations up to MaxSmall bytes come from size classes (8-byte steps
 // up to 256 bytes, then eight classes per power of two); a freed slot goes
 // on its class's free list (the link lives in the slot's first 4 bytes)
 // and is reused by the next allocation of that class. Larger allocations
@@ -30,13 +30,13 @@ const (
 	maxPages  = 1 << (32 - offBits)
 	// MaxSmall is the largest allocation served by a size class.
 	MaxSmall = 32 << 10
-	// NumClasses is the number of size classes up to maxSmall.
+	// NumClasses is the number of size classes up to MaxSmall.
 	NumClasses = 32 + (15-8)*8
 	// ClassDedicated marks an allocation with a page of its own.
 	ClassDedicated = 255
 )
 
-// SizeClass returns the class of an n-byte allocation (n <= maxSmall).
+// SizeClass returns the class of an n-byte allocation (n <= MaxSmall).
 func SizeClass(n int) uint8 {
 	if n <= 256 {
 		return uint8(max(n+7, 8)>>3 - 1)
@@ -84,6 +84,7 @@ type arena struct {
 	ObjAcct objAccounts
 }
 
+// NewArena returns an empty arena, for a shard's databases to share.
 func NewArena() *arena { return &arena{cur: -1} }
 
 // Ptr returns the address of allocation h.

@@ -19,15 +19,19 @@ type Sink interface {
 // shard: every complete command found in one read, with its own copy of the
 // request bytes (the reactor's buffer is reused as soon as it returns).
 type Batch struct {
+	// Client is the connection the commands came from.
 	Client *Client
-	Sink   Sink
+	// Sink delivers the replies once they are ready.
+	Sink Sink
 
 	// Data holds the copied request bytes; Argv's slices point into it,
 	// except those of bulks of codec.BigArgLen bytes or more, which the
 	// connection's parser read into buffers of their own: such a buffer
 	// belongs to the batch alone, nothing else refers to or writes it, and
-	// the command it is an argument of may keep it (Ctx.ownedArg).
+	// the command it is an argument of may keep it (Ctx.OwnedArg).
 	Data []byte
+	// Argv is the arguments of every command of the batch, one after
+	// the other (Ends splits them).
 	Argv [][]byte
 	// Ends[i] is the end index in Argv of command i.
 	Ends []int

@@ -33,7 +33,7 @@ import (
 // (DB.insertNew: a push, RENAME, MOVE, COPY, SORT STORE, ...) or written
 // or deleted (the record helpers' touchKey hook, which every logged
 // mutation passes, expiry and eviction included; FLUSHDB, FLUSHALL and
-// SWAPDB mark every waited key of the database through touchAllInDB). A
+// SWAPDB mark every waited key of the database through TouchAllInDB). A
 // new value kind gets this for free if its log helpers call touchKey (or
 // logged), as the existing ones do. After the command that marked it
 // finishes (for EXEC and scripts: after the whole transaction or script;
@@ -79,7 +79,7 @@ type BlockSpec struct {
 	// HandOver, when set, may deliver the resumed batch itself instead
 	// of queueing it for the commit group, and reports whether it did;
 	// it is asked only when the blocked command was the batch's last and
-	// no later batch of the client is held (WAIT: deliverNow).
+	// no later batch of the client is held (WAIT: DeliverNow).
 	HandOver func(b *Batch) bool
 }
 
@@ -170,13 +170,13 @@ func isRangeErr(err error) bool {
 
 // BlockKey names a key of one database.
 type BlockKey struct {
-	Db  int
-	Key string
+	Db  int    // database index
+	Key string // the key
 }
 
 // Parking. One mechanism holds a client inside its shard, whatever it
 // waits for: a blockedClient parks the client's batch at command i (the
-// resume point, bc.next), and every later batch of the client waits behind
+// resume point, bc.Next), and every later batch of the client waits behind
 // it (bc.held) until it is resumed at the next resume point (after the
 // command, EXEC, script or tick that unblocked it), in the order the
 // clients were unblocked. What differs between waits is only what
@@ -185,7 +185,7 @@ type BlockKey struct {
 //   - a blocking command (Block) waits on keys and a deadline; its reply is
 //     written by Serve or Timeout, and the batch resumes after it (i+1);
 //   - WAIT (replication.go) is a Block with no keys: replicas'
-//     acknowledgements (resumeWaits) or its deadline write its reply, and
+//     acknowledgements (ResumeWaits) or its deadline write its reply, and
 //     the batch resumes after it;
 //   - a command held by CLIENT PAUSE (pause.go) is postponed before it
 //     runs: it waits on no key and has no deadline of its own, the end of
@@ -211,7 +211,7 @@ type blockedClient struct {
 	keys  []BlockKey
 	elems []*list.Element
 	// Batch holds the rest of the client's commands (and the reply of
-	// the blocked one); next is the index of the first not run yet.
+	// the blocked one); Next is the index of the first not run yet.
 	Batch *Batch
 	Next  int
 	// held are the client's batches that arrived while it was blocked.
@@ -219,8 +219,8 @@ type blockedClient struct {
 	// done is set once the client was served or timed out: its batch
 	// is waiting to be resumed.
 	done bool
-	// postponed: held by CLIENT PAUSE before its command ran; the batch
-	// resumes at that command, which runs again.
+	// Postponed is set when CLIENT PAUSE held the client before its
+	// command ran; the batch resumes at that command, which runs again.
 	Postponed bool
 	// callDur is how long the command ran before it parked, for the slow
 	// log (slowlogUnblocked).
@@ -242,14 +242,14 @@ type blocking struct {
 	// Resume are the unblocked clients whose commands run next.
 	Resume []*blockedClient
 	// Postponed are the clients held by CLIENT PAUSE, in the order they
-	// were held (pause.go); they are in clients too.
+	// were held (pause.go); they are in Clients too.
 	Postponed []*blockedClient
 	// nextDeadline is a lower bound of the earliest deadline (0: none).
 	nextDeadline int64
 	timer        *time.Timer
 	TimerAt      int64
 	// N mirrors len(clients) for other goroutines; timed counts those
-	// with a deadline. INFO counts the registry instead (blockedClients):
+	// with a deadline. INFO counts the registry instead (BlockedClients):
 	// a detached client still parked here until its release is not one.
 	N, timed atomic.Int64
 	// Keyed counts the clients waiting on keys (not WAIT): while there
@@ -365,8 +365,8 @@ func (sh *Shard) park(bc *blockedClient) {
 }
 
 // maxTimerWaitMs bounds one wait of the block timer: a later deadline is
-// reached by arming it again when it fires (expireBlocked,
-// releasePostponed), and the millisecond count stays far from overflowing
+// reached by arming it again when it fires (ExpireBlocked,
+// ReleasePostponed), and the millisecond count stays far from overflowing
 // a time.Duration.
 const maxTimerWaitMs = 24 * 3600 * 1000
 

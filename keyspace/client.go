@@ -17,29 +17,37 @@ type Conn interface {
 	Close() error
 }
 
-// Client is the state of one connection. Fields without a comment are
-// owned by the client's shard goroutine; the ones other goroutines read
-// (CLIENT LIST, idle timeout) are atomics or guarded by mu.
+// Client is the state of one connection. ID to Created are set when the
+// connection opens and never change; the other fields are owned by the
+// client's shard goroutine unless their comment says otherwise: the ones
+// other goroutines read (CLIENT LIST, idle timeout) are atomics or guarded
+// by mu.
 type Client struct {
-	ID         int64
-	Shard      int
-	RemoteAddr string
-	LocalAddr  string
-	Conn       Conn
-	Created    time.Time
+	ID         int64     // CLIENT ID, unique in the process
+	Shard      int       // index of the shard that runs the connection
+	RemoteAddr string    // the peer's address (CLIENT LIST addr=)
+	LocalAddr  string    // the local address (CLIENT LIST laddr=)
+	Conn       Conn      // the connection, to close it
+	Created    time.Time // when the connection opened
 
-	DB            int
-	Proto         int
+	// DB is the selected database; SelectDB changes it.
+	DB int
+	// Proto is the RESP version the connection speaks: 2, or 3 after
+	// HELLO 3.
+	Proto int
+	// Authenticated is set once the connection has authenticated, or
+	// from the start when the server needs no authentication.
 	Authenticated bool
 	// AclUser is the user the connection runs as, as found in the
-	// snapshot aclUsers; nil when that user was deleted or turned off.
+	// snapshot AclUsers; nil when that user was deleted or turned off.
 	// checkACL finds it again whenever the snapshot changes.
-	AclUser  *acl.User
+	AclUser *acl.User
+	// AclUsers is the ACL snapshot AclUser was found in.
 	AclUsers *acl.Users
 	// ChangesSkip lets a CHANGES reader whose key patterns hide notes
 	// move past them (changes.go); shard goroutine only.
 	ChangesSkip ChangesSkip
-	// ReplyMode holds the CLIENT REPLY flags (replyOff, replySkipNext,
+	// ReplyMode holds the CLIENT REPLY flags (ReplyOff, ReplySkipNext,
 	// replySkip); 0 is CLIENT REPLY ON.
 	ReplyMode uint8
 
@@ -49,7 +57,7 @@ type Client struct {
 	lastActive atomic.Int64
 	// lastCmd is the name of the last command run.
 	lastCmd atomic.Pointer[string]
-	// userName is aclUser's name, for CLIENT LIST and the ACL commands
+	// userName is AclUser's name, for CLIENT LIST and the ACL commands
 	// of other shards.
 	userName atomic.Pointer[string]
 	// Monitor is set while the client is in MONITOR mode.
@@ -58,10 +66,10 @@ type Client struct {
 	killed atomic.Bool
 
 	// subs is the client's Pub/Sub subscriptions, nil until the first;
-	// guarded by its shard's pubsub mutex. subCount counts them all and
+	// guarded by its shard's pubsub mutex. SubCount counts them all and
 	// subN those of each kind (written by the shard goroutine).
 	subs     *clientSubs
-	SubCount atomic.Int32
+	SubCount atomic.Int32 // the number of subscriptions, every kind
 	subN     [3]atomic.Int32
 	// queued is the client's last batch added to its shard's commit group
 	// numbered queuedGen: frames for the client go after its replies while
@@ -95,10 +103,10 @@ type Client struct {
 	// ruvio-run-id), to refuse a replication loop.
 	ReplRunID string
 	// Blk is the client's wait while it is parked, by a blocking command,
-	// WAIT or a CLIENT PAUSE (blocking.go); shard goroutine only. blocked
+	// WAIT or a CLIENT PAUSE (blocking.go); shard goroutine only. Blocked
 	// mirrors it for CLIENT LIST and CLIENT UNBLOCK of other shards.
 	Blk     *blockedClient
-	Blocked atomic.Bool
+	Blocked atomic.Bool // Blk is set
 	// blockTimed is set while the wait has a deadline (INFO
 	// clients_in_timeout_table).
 	blockTimed atomic.Bool
@@ -111,9 +119,9 @@ type Client struct {
 	// Tx is the MULTI/WATCH state (multi.go).
 	Tx txState
 	// MultiCount is the number of queued commands in MULTI, -1 outside;
-	// dirtyCAS mirrors tx.dirtyCAS; both for CLIENT LIST.
+	// DirtyCAS mirrors Tx.DirtyCAS; both for CLIENT LIST.
 	MultiCount atomic.Int32
-	DirtyCAS   atomic.Bool
+	DirtyCAS   atomic.Bool // a watched key changed (mirror of Tx.DirtyCAS)
 
 	mu      sync.Mutex // guards the fields below
 	name    string
@@ -166,7 +174,7 @@ const (
 
 // queryBuf models a Redis client's query buffer from what the reactor
 // sees: the bytes waiting to be parsed (len), the room the buffer has
-// (capacity: grown to fit every read, at least protoIOBufLen, shrunk by
+// (capacity: grown to fit every read, at least ProtoIOBufLen, shrunk by
 // the resize cron) and the largest size needed since the last cron run.
 type queryBuf struct {
 	len, capacity, peak int
@@ -238,12 +246,15 @@ func (c *Client) Name() string {
 	return c.name
 }
 
+// SetName sets the name CLIENT LIST shows (CLIENT SETNAME, HELLO SETNAME).
 func (c *Client) SetName(n string) {
 	c.mu.Lock()
 	c.name = n
 	c.mu.Unlock()
 }
 
+// SetLib sets the library name and version CLIENT LIST shows (CLIENT
+// SETINFO); an empty argument leaves its field as it was.
 func (c *Client) SetLib(name, ver string) {
 	c.mu.Lock()
 	if name != "" {
@@ -255,6 +266,8 @@ func (c *Client) SetLib(name, ver string) {
 	c.mu.Unlock()
 }
 
+// SelectDB makes db the selected database, and mirrors it for other
+// goroutines (CLIENT LIST).
 func (c *Client) SelectDB(db int) {
 	c.DB = db
 	c.db.Store(int32(db))

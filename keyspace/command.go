@@ -72,32 +72,36 @@ type HandlerFunc func(x *Ctx)
 type Command struct {
 	Name  string // lower case
 	Arity int    // Redis convention: -N means at least N
-	Flags Flag
+	Flags Flag   // how the command behaves (write, readonly, noscript, ...)
 	// FirstKey, LastKey and Step give the key positions (LastKey -1: the
 	// last argument; 0,0,0: no keys).
 	FirstKey, LastKey, Step int
 	// NumKeysAt, when > 0, is the position of a numkeys argument whose
 	// keys follow it (LMPOP, ZMPOP and kin, whose legacy key fields are
-	// 0 as in Redis); keyIndexes finds them for routing and snapshots.
+	// 0 as in Redis); KeyIndexes finds them for routing and snapshots.
 	NumKeysAt int
 	// Categories are the ACL categories beyond those derived from Flags
 	// and Group, without the leading '@'.
 	Categories []string
+	// Group is the command's group as COMMAND DOCS reports it ("string",
+	// "generic", ...); ACLCategories derives a category from it.
 	Group      string
-	Since      string
-	Summary    string
-	Complexity string
+	Since      string // COMMAND DOCS since: the Redis version that added it
+	Summary    string // COMMAND DOCS summary: what the command does
+	Complexity string // COMMAND DOCS complexity: its time complexity
 	// KeySpecs and Tips are Redis 7's key specifications and command tips;
 	// they are set from commands/command_specs.go when the table is built, so the
 	// family files keep only the legacy key triple above.
 	KeySpecs []KeySpec
-	Tips     []string
+	Tips     []string // command tips, as COMMAND INFO reports them
 	// Subcommands, for container commands such as CLIENT and CONFIG.
 	Subcommands []*Command
-	Handler     HandlerFunc
+	// Handler runs the command; a container's finds and runs the
+	// subcommand named by the call.
+	Handler HandlerFunc
 	// parent is set for subcommands.
 	parent *Command
-	// fullName is FullName, computed once by commandTable.add, for CLIENT
+	// fullName is FullName, computed once by CommandTable.Add, for CLIENT
 	// LIST's cmd= field.
 	fullName string
 	// Id indexes per-shard counters (assignIDs).
@@ -177,6 +181,8 @@ func (c *Command) ACLCategories() []string {
 // and never changed.
 type CommandTable map[string]*Command
 
+// Add registers cmds under their names, links their subcommands to them
+// and sets their full names.
 func (t CommandTable) Add(cmds ...*Command) {
 	for _, c := range cmds {
 		c.fullName = c.Name
@@ -238,12 +244,12 @@ func BuildCommandTable(registrations ...func(CommandTable)) CommandTable {
 // Ctx is what a handler sees: its shard, client, database, arguments and
 // the reply writer. One Ctx per shard is reused for every command.
 type Ctx struct {
-	S    *Shard
-	C    *Client
-	DB   *DB
-	Args [][]byte
-	W    *codec.Writer
-	Cmd  *Command
+	S    *Shard        // the shard running the command
+	C    *Client       // the calling client
+	DB   *DB           // the client's selected database
+	Args [][]byte      // the call, command name first
+	W    *codec.Writer // where the reply goes
+	Cmd  *Command      // the command run (a container, not its subcommand)
 	// Batch is the batch being run, for commands that close the
 	// connection after replying.
 	Batch *Batch

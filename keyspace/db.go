@@ -9,9 +9,9 @@ import (
 // shard's arena plus the list of keys that have a deadline, for the active
 // expiry cycle.
 type DB struct {
-	Id int
-	A  *arena
-	T  table
+	Id int    // the database's number (SELECT index)
+	A  *arena // the shard's arena, which holds the entries
+	T  table  // the hash index of the keys
 	// Expiring holds the handles of the entries with a deadline.
 	Expiring []uint32
 	// clockMs, when set, is the shard's clock (unix milliseconds); new
@@ -164,10 +164,10 @@ func (db *DB) AddString(key, val []byte, at int64) *Entry {
 	return db.addExt(key, CopyBytes(val), at)
 }
 
-// AddStringOwned is addString for a val the caller gives away (a buffer
+// AddStringOwned is AddString for a val the caller gives away (a buffer
 // nothing else refers to or writes): a value too long to live inline is
 // kept as it is instead of copied, so a large value is held once. Separate
-// from addString so that the values addString copies do not escape.
+// from AddString so that the values AddString copies do not escape.
 func (db *DB) AddStringOwned(key, val []byte, at int64) *Entry {
 	if fitsInline(len(key), len(val)) {
 		return db.addInline(key, val, at)
@@ -273,8 +273,8 @@ func (db *DB) SetString(e *Entry, val []byte) *Entry {
 	return e
 }
 
-// setStringOwned is setString for a val the caller gives away, as for
-// addStringOwned.
+// setStringOwned is SetString for a val the caller gives away, as for
+// AddStringOwned.
 func (db *DB) setStringOwned(e *Entry, val []byte) *Entry {
 	if len(val) <= e.inlineCap() || fitsInline(int(e.klen), len(val)) {
 		return db.SetString(e, val) // inline: copied into the slot
@@ -335,13 +335,13 @@ func (db *DB) ResizeVal(e *Entry, n int) *Entry {
 	return e
 }
 
-// MaxGrowSlack bounds the room resizeVal leaves past a grown string, as
+// MaxGrowSlack bounds the room ResizeVal leaves past a grown string, as
 // Redis's greedy growth adds at most 1 MB: half again of a 512 MB bitmap
 // would be 256 MB nobody asked for.
 const MaxGrowSlack = 1 << 20
 
 // growCap is the capacity for a string grown to n bytes: room for appends
-// to come, half of n again and at most maxGrowSlack.
+// to come, half of n again and at most MaxGrowSlack.
 func growCap(n int) int { return n + min(n/2, MaxGrowSlack) + 8 }
 
 // move reallocates e, an inline string, with room for a vlen-byte value,

@@ -10,8 +10,8 @@ import (
 
 // Entry is the fixed header of one key, at the start of its arena
 // allocation; the key's bytes follow it, then (kindInline) the value's.
-// A *entry points into arena memory: it is valid until the entry is freed
-// or moved (DB.setString and DB.resizeVal may move it and return the new
+// A *Entry points into arena memory: it is valid until the entry is freed
+// or moved (DB.SetString and DB.ResizeVal may move it and return the new
 // one), and it must never be kept across commands.
 type Entry struct {
 	// ExpireAt is an absolute unix time in milliseconds, 0 when the key
@@ -19,7 +19,7 @@ type Entry struct {
 	ExpireAt int64
 	klen     uint32
 	// vk packs the value's length (kindInline) or its index in the
-	// arena's ext (kindExt) or objs (kindObj) table in the low 29 bits,
+	// arena's ext (kindExt) or objs (KindObj) table in the low 29 bits,
 	// and the kind and the raw flag in the high 3.
 	vk uint32
 	// meta packs, as Redis's 24-bit object clock does, either the access
@@ -52,6 +52,8 @@ const (
 )
 
 const (
+	// ClockMask selects the access clock (or LFU state) in the low 24
+	// bits of an entry's meta word.
 	ClockMask = 1<<24 - 1
 	vlenBits  = 29
 	vlenMask  = 1<<vlenBits - 1
@@ -67,6 +69,7 @@ func (e *Entry) setVlen(n uint32) { e.vk = e.vk&^vlenMask | n }
 // Kind is the value kind with the raw flag.
 func (e *Entry) Kind() uint8 { return uint8(e.vk >> vlenBits) }
 
+// SetKind sets the value kind and raw flag, keeping the length or index.
 func (e *Entry) SetKind(k uint8) { e.vk = e.vk&vlenMask | uint32(k)<<vlenBits }
 
 // class is the arena size class of the allocation.
@@ -74,7 +77,7 @@ func (e *Entry) class() uint8 { return uint8(e.meta >> 24) }
 
 func (e *Entry) setClass(c uint8) { e.meta = e.meta&ClockMask | uint32(c)<<24 }
 
-// Touch records an access at clock (an accessTime).
+// Touch records an access at clock (an AccessTime).
 func (e *Entry) Touch(clock uint32) { e.meta = e.meta&^ClockMask | clock&ClockMask }
 
 // accessed is the access clock of the last touch.

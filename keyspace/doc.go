@@ -15,7 +15,7 @@
 //
 //	arena slot (size class of 24 + len(key) + len(value) bytes)
 //	+----------+------+---------------+---------------+--------+-----------+-----------+
-//	| expireAt | klen | vlen|kind|raw | clock | class | expIdx | key bytes | value ... |
+//	| ExpireAt | klen | vlen|kind|raw | clock | class | ExpIdx | key bytes | value ... |
 //	|    8     |  4   |  29 | 2  | 1  |  24   |   8   |   4    |           |           |
 //	+----------+------+---------------+---------------+--------+-----------+-----------+
 //

@@ -19,8 +19,8 @@ import (
 
 // ImportOptions says where ImportRDB writes.
 type ImportOptions struct {
-	FS  persistence.FS
-	Dir string
+	FS  persistence.FS // the file system Dir is on
+	Dir string         // the data directory the snapshots are written to
 	// Shards and Databases are the server's: with one shard every
 	// database of the file goes to the database of the same number; with
 	// several, keys of database 0 go to the shard owning their slot and
@@ -34,23 +34,23 @@ type ImportOptions struct {
 	// Now is the clock: keys whose deadline it has passed are not
 	// imported, as Redis does not load them; it also times the import.
 	Now    func() time.Time
-	Logger *zap.Logger
+	Logger *zap.Logger // nil: no logging
 }
 
 // ImportReport is what an import did.
 type ImportReport struct {
-	Version int
+	Version int // the RDB version of the file
 	// Keys counts imported keys by type (string, list, set, hash, zset);
 	// PerDB counts them by database of the file.
 	Keys  map[string]int
-	PerDB map[int]int
+	PerDB map[int]int // imported keys by database of the file
 	// Expired counts keys not imported because their deadline had passed.
 	Expired int
 	// Skipped lists what could not be imported, one line each.
 	Skipped []string
-	Aux     map[string]string
-	Bytes   int64
-	Elapsed time.Duration
+	Aux     map[string]string // the file's auxiliary fields (redis-ver, ...)
+	Bytes   int64             // the size of the snapshots written
+	Elapsed time.Duration     // how long the import took
 }
 
 // Total is the number of keys imported.

@@ -23,7 +23,7 @@ type serverExtras struct {
 	mem       memSample
 
 	OpsAt    time.Time // time of the last ops sample; zero: never
-	OpsCount int64     // commands processed at opsAt
+	OpsCount int64     // commands processed at OpsAt
 	OpsRate  int64     // commands per second between the last two samples
 }
 

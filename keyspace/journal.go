@@ -6,9 +6,11 @@ import (
 	"github.com/ruvio/ruvio/persistence"
 )
 
-// The log* methods write one WAL record per accepted mutation. Records are
+// The Log* methods write one WAL record per accepted mutation. Records are
 // physical: replaying them sets state without re-running command logic,
-// and deadlines are absolute. Each is a no-op when persistence is off.
+// and deadlines are absolute. Those of a key also mark it modified for
+// WATCH and blocked clients (touchKey) first, so they are called with
+// persistence off too; the record itself is skipped then.
 
 func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
 	if sh.Tx.Recording {
@@ -108,10 +110,13 @@ func (sh *Shard) logKeyBytesI64(db int, op persistence.Opcode, key string, b []b
 	sh.recordField(db, op, AppendStr(sh.scratch[:0], key), b, func(p []byte) []byte { return persistence.AppendI64(p, v) })
 }
 
+// LogSet logs key set to the string val with deadline at (unix ms, 0:
+// none): OpSet.
 func (sh *Shard) LogSet(db int, key string, val []byte, at int64) {
 	sh.logKeyBytesI64(db, persistence.OpSet, key, val, at)
 }
 
+// LogDel logs the deletion of key: OpDel.
 func (sh *Shard) LogDel(db int, key string) {
 	if !sh.logged(db, key) {
 		return
@@ -120,10 +125,13 @@ func (sh *Shard) LogDel(db int, key string) {
 	sh.recordScratch(db, persistence.OpDel, p)
 }
 
+// LogExpire logs key's new deadline at (unix ms, 0: none, as PERSIST
+// leaves it): OpExpire.
 func (sh *Shard) LogExpire(db int, key string, at int64) {
 	sh.logKeyI64(db, persistence.OpExpire, key, at)
 }
 
+// LogAppend logs suffix appended to key's string (APPEND): OpAppend.
 func (sh *Shard) LogAppend(db int, key string, suffix []byte) {
 	if !sh.logged(db, key) {
 		return
@@ -131,6 +139,8 @@ func (sh *Shard) LogAppend(db int, key string, suffix []byte) {
 	sh.recordField(db, persistence.OpAppend, AppendStr(sh.scratch[:0], key), suffix, nil)
 }
 
+// LogSetRange logs b written into key's string at offset off (SETRANGE,
+// and the bit writes through LogByteSpans): OpSetRange.
 func (sh *Shard) LogSetRange(db int, key string, off int64, b []byte) {
 	if !sh.logged(db, key) {
 		return
@@ -140,6 +150,8 @@ func (sh *Shard) LogSetRange(db int, key string, off int64, b []byte) {
 	sh.recordField(db, persistence.OpSetRange, p, b, nil)
 }
 
+// LogFlushDB logs the emptying of database db: OpFlushDB. It marks no
+// key: the caller marks the database's keys first (TouchAllInDB).
 func (sh *Shard) LogFlushDB(db int) {
 	if sh.Journal == nil {
 		return
@@ -147,6 +159,8 @@ func (sh *Shard) LogFlushDB(db int) {
 	sh.record(db, persistence.OpFlushDB, nil)
 }
 
+// LogFlushAll logs the emptying of every database: OpFlushAll. Like
+// LogFlushDB it marks no key.
 func (sh *Shard) LogFlushAll() {
 	if sh.Journal == nil {
 		return
@@ -154,6 +168,8 @@ func (sh *Shard) LogFlushAll() {
 	sh.record(0, persistence.OpFlushAll, nil)
 }
 
+// LogSwapDB logs the swap of databases a and b (SWAPDB): OpSwapDB. It
+// marks no key (the caller does, TouchAllInDB).
 func (sh *Shard) LogSwapDB(a, b int) {
 	if sh.Journal == nil {
 		return
@@ -163,6 +179,8 @@ func (sh *Shard) LogSwapDB(a, b int) {
 	sh.recordScratch(0, persistence.OpSwapDB, p)
 }
 
+// LogMove logs key moved from database db to target (MOVE): OpMove. The
+// key is marked modified in both databases.
 func (sh *Shard) LogMove(db int, key string, target int) {
 	sh.touchKey(target, key)
 	if !sh.logged(db, key) {
@@ -173,6 +191,8 @@ func (sh *Shard) LogMove(db int, key string, target int) {
 	sh.recordScratch(db, persistence.OpMove, p)
 }
 
+// LogRename logs src renamed to dst (RENAME, RENAMENX): OpRename. Both
+// keys are marked modified.
 func (sh *Shard) LogRename(db int, src, dst string) {
 	sh.touchKey(db, src)
 	if !sh.logged(db, dst) {
@@ -183,6 +203,9 @@ func (sh *Shard) LogRename(db int, src, dst string) {
 	sh.recordScratch(db, persistence.OpRename, p)
 }
 
+// LogCopy logs src of database db copied to dst of database target,
+// replacing an existing dst when replace is set (COPY): OpCopy. Only dst
+// is marked modified.
 func (sh *Shard) LogCopy(db int, src, dst string, target int, replace bool) {
 	if !sh.logged(target, dst) {
 		return

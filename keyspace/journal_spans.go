@@ -9,8 +9,10 @@ import (
 // log only the bytes they changed, as SetRange records, so a far bit costs
 // its bytes in the WAL, not the whole padded string.
 
-// ByteSpan is the byte range lo..hi (inclusive) of a string.
-type ByteSpan struct{ Lo, Hi int }
+// ByteSpan is the byte range Lo..Hi (inclusive) of a string.
+type ByteSpan struct {
+	Lo, Hi int // first and last byte index
+}
 
 // LogByteSpans logs the bytes of v in spans as SetRange records, merging
 // spans that overlap or touch. Several records are written as one unit

@@ -61,29 +61,29 @@ const (
 // KeySpec is one Redis 7 key specification: where the search for keys
 // begins and how the keys are found from there.
 type KeySpec struct {
-	Flags KeyFlag
+	Flags KeyFlag // the flags of every key the spec finds
 	// Begin search: Index > 0 is an argument position; otherwise a
 	// non-empty Keyword is searched for from StartFrom (negative: from the
 	// end, backwards); neither means unknown.
 	Index     int
-	Keyword   string
-	StartFrom int
+	Keyword   string // the keyword the keys follow, when Index is 0
+	StartFrom int    // where the search for Keyword starts
 	// Find keys. Range: LastKey relative to the first key (negative: from
 	// the end), every KeyStep, Limit as Redis's. KeyNum: the key count is
 	// at KeyNumIdx and the keys start at FirstKey, both relative to the
 	// begin-search position.
 	Find      FindKind
-	LastKey   int
-	KeyStep   int
-	Limit     int
-	KeyNumIdx int
-	FirstKey  int
+	LastKey   int // range: the last key, relative to the first
+	KeyStep   int // range and keynum: the distance between keys
+	Limit     int // range, LastKey negative: keys in 1/Limit of the rest (0: all)
+	KeyNumIdx int // keynum: where the key count is
+	FirstKey  int // keynum: where the first key is
 }
 
 // KeyRef is one key a call names: its argument index and flags.
 type KeyRef struct {
-	Pos   int
-	Flags KeyFlag
+	Pos   int     // index of the key in the call's arguments
+	Flags KeyFlag // the key's flags, from its spec
 }
 
 // CallKeys appends the keys of a call of c (args[0] is the command name) as
@@ -169,7 +169,7 @@ func keywordKeys(args [][]byte, keyword string, startFrom int) int {
 	return 0
 }
 
-// equalFoldASCII compares b and s ignoring ASCII case in both (eqFold
+// equalFoldASCII compares b and s ignoring ASCII case in both (EqFold
 // wants s in lower case; key-spec keywords are upper case, as COMMAND
 // shows them).
 func equalFoldASCII(b []byte, s string) bool {

@@ -47,7 +47,7 @@ type objAccounts struct {
 // USAGE reports it; 64 for a value that cannot measure itself.
 func ObjectSize(o any) int64 { return MeasureObject(o, 0) }
 
-// MeasureObject is objectSize with a collection looked at through at most
+// MeasureObject is ObjectSize with a collection looked at through at most
 // samples elements (0: all), for MEMORY USAGE.
 func MeasureObject(o any, samples int64) int64 {
 	if mu, ok := o.(memoryUsager); ok {

@@ -384,6 +384,8 @@ type memReport struct {
 	M                                      memSample
 }
 
+// MemReport publishes the shard's memory figures and returns them, with
+// the process's, for INFO memory and MEMORY STATS.
 func (sh *Shard) MemReport() memReport {
 	sh.publishMem()
 	r := memReport{Peak: sh.MemPeak.Load(), Maxmemory: sh.maxMemoryShare(),

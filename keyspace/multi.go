@@ -22,16 +22,17 @@ import (
 // WATCH registers (database, key) pairs in the shard's watch table. Every
 // mutation that writes a WAL record is a real change of its key, so the
 // record helpers in journal.go call touchKey; FLUSHDB, FLUSHALL and SWAPDB
-// call touchAllInDB before they change a database. A touched watcher makes
+// call TouchAllInDB before they change a database. A touched watcher makes
 // its client's next EXEC reply a null array.
 
 // txState is a client's transaction and watch state, owned by its shard's
 // goroutine.
 type txState struct {
 	Multi bool
-	// dirtyExec: a command failed its checks while queued (EXECABORT).
+	// DirtyExec is set when a command failed its checks while queued
+	// (EXECABORT).
 	DirtyExec bool
-	// dirtyCAS: a watched key changed (EXEC replies null).
+	// DirtyCAS is set when a watched key changed (EXEC replies null).
 	DirtyCAS bool
 	// flags is the union of the queued commands' flags; pauseFlags that
 	// of their flags as run (scripts' declared flags), for CLIENT PAUSE.
@@ -53,16 +54,16 @@ type queuedCmd struct {
 // WatchKey names a watched key in the shard's watch table. The database is
 // an index: SWAPDB does not move watches, as in Redis.
 type WatchKey struct {
-	Db  int
-	Key string
+	Db  int    // database index
+	Key string // the key
 }
 
 // WatchedKey is one client's watch of one key.
 type WatchedKey struct {
-	C *Client
+	C *Client // the watching client
 	WatchKey
-	// expired: the key was logically expired when watched, so its deletion
-	// by expiry is no change.
+	// Expired is set when the key was logically expired when watched, so
+	// its deletion by expiry is no change.
 	Expired bool
 }
 
@@ -87,6 +88,9 @@ type shardTx struct {
 // argument: db, opcode, length prefixes and a deadline.
 const batchEntryOverhead = 32
 
+// Transaction errors, worded as Redis words them: MULTI inside MULTI,
+// WATCH inside MULTI, EXEC or DISCARD without MULTI, a command refused
+// inside a transaction, and EXEC of a transaction that queued an error.
 const (
 	ErrNestedMulti   = "ERR MULTI calls can not be nested"
 	ErrWatchInMulti  = "ERR WATCH inside MULTI is not allowed"
@@ -388,7 +392,7 @@ func (sh *Shard) applyBatch(r persistence.Record) error {
 }
 
 // forgetClosed hands a detached client to its shard, which releases it at
-// its next drain or wake-up (reapClosed). Called from any goroutine.
+// its next drain or wake-up (ReapClosed). Called from any goroutine.
 func (sh *Shard) forgetClosed(c *Client) {
 	sh.Tx.closedMu.Lock()
 	sh.Tx.closed = append(sh.Tx.closed, c)

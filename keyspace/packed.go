@@ -8,9 +8,9 @@ package keyspace
 // or to keep headroom for, which is what makes a million small hashes
 // smaller than Redis's.
 //
-// The commands see objects only. DB.obj unpacks a packed entry on access:
+// The commands see objects only. DB.Obj unpacks a packed entry on access:
 // the bytes are copied into a new object, which takes the entry's place
-// as a kindObj value and is marked; the settle after the command (the
+// as a KindObj value and is marked; the settle after the command (the
 // accounting pass of memacct.go) packs every marked collection that is
 // still compact and at most maxPacked bytes back into its entry,
 // reallocating the slot when the size class changes, and frees the

@@ -33,14 +33,15 @@ import (
 // pauseKind is what a pause stops.
 type pauseKind uint8
 
+// Pause kinds.
 const (
-	PauseOff   pauseKind = iota
-	PauseWrite           // commands that write or may replicate
-	PauseAll             // every command
+	PauseOff   pauseKind = iota // no pause
+	PauseWrite                  // commands that write or may replicate
+	PauseAll                    // every command
 )
 
 // shardPause is a shard's pause; the clients it holds are parked in the
-// blocking table (blocking.postponed).
+// blocking table (blocking.Postponed).
 type shardPause struct {
 	Kind  pauseKind
 	EndMs int64

@@ -18,9 +18,9 @@ const walBytesPerKey = 64
 
 // DiskOptions configure the WAL-backed persistence of every shard.
 type DiskOptions struct {
-	FS     persistence.FS
-	Dir    string
-	Policy persistence.FsyncPolicy
+	FS     persistence.FS          // the file system Dir is on
+	Dir    string                  // the data directory: WAL segments and snapshots
+	Policy persistence.FsyncPolicy // when records are fsynced (the fsync setting)
 	// SegmentSize is the WAL rotation size.
 	SegmentSize int64
 	// SnapshotEvery takes a snapshot this often (0: never on a timer).
@@ -32,7 +32,7 @@ type DiskOptions struct {
 	// rather than to the data set times the number of intervals.
 	// SnapshotWALBytes 0: never by size.
 	SnapshotWALBytes   int64
-	SnapshotWALPercent int
+	SnapshotWALPercent int // the percentage of the size trigger
 	// SnapshotOnShutdown writes a snapshot when the server stops.
 	SnapshotOnShutdown bool
 	// Repair truncates a damaged WAL, or loads a damaged snapshot up to
@@ -171,10 +171,10 @@ func (sh *Shard) walOptions(o DiskOptions) persistence.WALOptions {
 
 // WALJournal is a shard's Journal: its WAL plus the snapshot schedule.
 type WALJournal struct {
-	Wal  *persistence.WAL
+	Wal  *persistence.WAL // the shard's write-ahead log
 	fs   persistence.FS
 	dir  string
-	Opts DiskOptions
+	Opts DiskOptions // the options the journal was opened with
 
 	// ReplID names the history of the shard's log (replication.go): a
 	// replica resumes from its sequence only on a primary of the same id.
@@ -182,8 +182,8 @@ type WALJournal struct {
 	// newReplID says this start created the replID file.
 	newReplID bool
 
-	Recovery         time.Duration
-	RecoveredRecords int64
+	Recovery         time.Duration // how long recovery took at start (INFO persistence)
+	RecoveredRecords int64         // the WAL records that recovery replayed
 	lastSnapshotAt   time.Time
 	// bytesAtSnapshot is the WAL byte count when the last snapshot began.
 	bytesAtSnapshot uint64

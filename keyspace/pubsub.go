@@ -29,10 +29,11 @@ import (
 // PubsubKind tells the three kinds of subscription apart.
 type PubsubKind uint8
 
+// Subscription kinds.
 const (
-	SubChannel PubsubKind = iota
-	SubPattern
-	SubShard
+	SubChannel PubsubKind = iota // SUBSCRIBE
+	SubPattern                   // PSUBSCRIBE
+	SubShard                     // SSUBSCRIBE
 )
 
 // clientSubs is one client's subscriptions, in subscription order. It is

@@ -46,7 +46,7 @@ func (sh *Shard) ApplyRecord(r persistence.Record) error {
 type replayFunc func(sh *Shard, db *DB, r persistence.Record, p *persistence.PayloadReader) error
 
 // ReplayOps maps each opcode the keyspace replays to its decoder; nil is
-// an unknown opcode. OpBatch is handled by applyRecord itself. It is
+// an unknown opcode. OpBatch is handled by ApplyRecord itself. It is
 // built once at package initialization and never written after.
 var ReplayOps = buildReplayOps(replayRouteList())
 

@@ -129,34 +129,34 @@ type shardRepl struct {
 
 // ReplicaLink is one replica connected to a primary shard.
 type ReplicaLink struct {
-	C          *Client
-	Addr       string
-	NodeID     string
-	ListenPort int
-	AnnounceIP string
-	Ack        uint64
-	AckAtMs    int64
-	SinceMs    int64
+	C          *Client // the replica's connection
+	Addr       string  // its remote address
+	NodeID     string  // the node id it announced (REPLCONF)
+	ListenPort int     // the port it announced (REPLCONF listening-port)
+	AnnounceIP string  // the address it announced ("": its connection's host)
+	Ack        uint64  // the highest log sequence it acknowledged
+	AckAtMs    int64   // when it last acknowledged (unix ms), for the lag
+	SinceMs    int64   // when it connected (unix ms)
 }
 
 // ReplicaInfo describes a replica of a shard for CLUSTER and INFO.
 type ReplicaInfo struct {
-	Addr       string
-	NodeID     string
-	ListenPort int
+	Addr       string // the replica's remote address
+	NodeID     string // the node id it announced
+	ListenPort int    // the port it announced
 	// AnnounceIP is the address the replica announced ("": its
 	// connection's host).
 	AnnounceIP string
-	Ack        uint64
-	AckAtMs    int64
+	Ack        uint64 // the highest log sequence it acknowledged
+	AckAtMs    int64  // when it last acknowledged (unix ms)
 }
 
 // WaitReq is a client parked in WAIT: a blocked client without keys
 // (blocking.go) that acknowledgements wake instead of writes.
 type WaitReq struct {
-	Bc     *blockedClient
-	Want   int
-	Target uint64
+	Bc     *blockedClient // the parked client
+	Want   int            // the number of replicas WAIT asked for
+	Target uint64         // the log sequence they must acknowledge
 }
 
 // do runs fn on the shard goroutine and waits for it; false when the
@@ -207,8 +207,12 @@ func (sh *Shard) runTasks() int {
 // ---- primary side ----
 
 // ClientStream is a replica's connection as a ReplicaStream.
-type ClientStream struct{ C *Client }
+type ClientStream struct {
+	C *Client // the replica's connection
+}
 
+// Write queues b on the connection's asynchronous writer; false once the
+// connection is gone or cut off (or cannot write asynchronously).
 func (s ClientStream) Write(b []byte) bool {
 	if s.C.Killed() || s.C.IsClosed() {
 		return false
@@ -224,8 +228,10 @@ func (s ClientStream) Write(b []byte) bool {
 	return !s.C.Killed()
 }
 
+// Pending is the reply bytes the connection has not written yet.
 func (s ClientStream) Pending() int64 { return s.C.Out.Pending() }
 
+// Close closes the connection.
 func (s ClientStream) Close() {
 	if s.C.Conn != nil {
 		_ = s.C.Conn.Close()
@@ -359,7 +365,7 @@ func WaitReply(x *Ctx, count int) {
 // ResumeWaits unblocks the parked WAITs whose replicas have acknowledged
 // enough, forgets those unblocked otherwise, and runs what the woken
 // clients sent meanwhile. It returns how many batches it finished, each
-// queued for the commit (or handed over at once, see deliverNow).
+// queued for the commit (or handed over at once, see DeliverNow).
 func (sh *Shard) ResumeWaits() int {
 	sh.Repl.Due.Store(false)
 	if len(sh.Repl.Waits) == 0 {

@@ -29,21 +29,21 @@ type ReshardOptions struct {
 	// Now is the clock: keys whose deadline it has passed are dropped, as
 	// a start would drop them.
 	Now    func() time.Time
-	Logger *zap.Logger
+	Logger *zap.Logger // nil: no logging
 }
 
 // ReshardReport is what Reshard did.
 type ReshardReport struct {
 	// Keys is the number of keys written; PerShard splits it by new shard.
 	Keys     int
-	PerShard []int
+	PerShard []int // keys written, by new shard
 	// Read is the number of keys of the old layout, per old shard.
 	Read []int
 	// Expired counts keys not written because their deadline had passed.
 	Expired int
 	// Bytes is the size of the new snapshots.
 	Bytes   int64
-	Elapsed time.Duration
+	Elapsed time.Duration // how long the reshard took
 }
 
 // Reshard rewrites the data of a directory written by one shard count

@@ -28,6 +28,8 @@ type ringCell struct {
 	batch *Batch
 }
 
+// NewRing returns an empty ring of at least capacity cells (rounded up to
+// a power of two).
 func NewRing(capacity int) *ring {
 	n := uint64(1)
 	for n < uint64(capacity) {

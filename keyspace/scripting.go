@@ -22,9 +22,9 @@ import (
 // A script runs on its shard's goroutine like any command, so it is atomic
 // on the shard. The commands it calls go through scriptCall, which applies
 // the checks of the normal dispatch path (lookup, arity, no_script, writes
-// of read-only scripts, slots) and then the common Shard.call, so command
+// of read-only scripts, slots) and then the common Shard.Call, so command
 // statistics, MONITOR and the WAL record helpers see them as usual. The
-// records a script produces are collected as one unit (beginUnit, as EXEC
+// records a script produces are collected as one unit (BeginUnit, as EXEC
 // does) and written as one Batch record when it ends: recovery applies all
 // of a script's writes or none, and never runs Lua again.
 //
@@ -689,6 +689,10 @@ func (sh *Shard) batchRunsScript(b *Batch) bool {
 	return false
 }
 
+// EvalGeneric runs EVAL, EVALSHA and their _RO forms: x.Args[1] is the
+// script (loaded and cached) or, with bySHA, the SHA1 of a cached one; ro
+// is set for the read-only forms. The call is shown to MONITOR before the
+// commands of its script.
 func (sh *Shard) EvalGeneric(x *Ctx, bySHA, ro bool) {
 	if sh.Srv.Monitors.Count.Load() != 0 {
 		sh.WriteMonitors(x.C, x.Args)

@@ -59,17 +59,18 @@ type Persistence interface {
 // Server is the whole keyspace of a process: its shards, the command table
 // and the client registry.
 type Server struct {
-	Opts           Options
-	Log            *zap.Logger
-	Clock          func() time.Time
-	realNow        bool // now is time.Now: elapsed reads the monotonic clock alone
-	ShardList      []*Shard
-	Cmds           CommandTable
-	ClientRegistry *clientRegistry
-	Started        time.Time
+	Opts           Options          // the options, with NewServer's defaults filled in
+	Log            *zap.Logger      // the server's logger
+	Clock          func() time.Time // the clock (Options.Now, else time.Now); read it through Now
+	realNow        bool             // Clock is time.Now: elapsed reads the monotonic clock alone
+	ShardList      []*Shard         // the shards, by index
+	Cmds           CommandTable     // the command table
+	ClientRegistry *clientRegistry  // every open connection
+	Started        time.Time        // when NewServer ran, by Clock
 	runID          string
 	shutdown       sync.Once
 
+	// Stats are the server-wide counters of INFO stats.
 	Stats serverStats
 	// Monitors are the clients in MONITOR mode.
 	Monitors monitorSet

@@ -34,20 +34,20 @@ type Waker interface {
 // Shard owns a range of slots: its databases, its log and the goroutine
 // that runs every command on them. Only that goroutine touches the data.
 type Shard struct {
-	Idx int
-	Srv *Server
-	Dbs []*DB
+	Idx int     // the shard's index in Server.ShardList
+	Srv *Server // the server the shard belongs to
+	Dbs []*DB   // the databases, by number
 	// Arena holds the entries of every database of the shard.
 	Arena *arena
-	// MemPublished and memPeak are the shard's used_memory and its peak,
-	// and arenaMapped the bytes its arena maps, as last published for
+	// MemPublished and MemPeak are the shard's used_memory and its peak,
+	// and ArenaMapped the bytes its arena maps, as last published for
 	// other goroutines (INFO of another shard, the runtime tuner).
 	MemPublished, MemPeak, ArenaMapped atomic.Int64
 	// evictCursor rotates the database eviction samples first.
 	evictCursor int
 
-	Ring *ring
-	Done chan struct{}
+	Ring *ring         // the batches reactors hand to the shard
+	Done chan struct{} // closed once the shard's loop has exited
 	quit atomic.Bool
 	// stopped is set once stop has finished: the loop has exited and the
 	// log is closed.
@@ -61,7 +61,7 @@ type Shard struct {
 
 	// NowMs is the time, in unix milliseconds, the running command sees.
 	NowMs int64
-	Ctx   Ctx
+	Ctx   Ctx // the context every command of the shard runs with, reused
 	// keyIdx is scratch space for key positions.
 	keyIdx []int
 	// aclReq, aclKeyRefs and aclKeyIdx are reused by every ACL check of
@@ -86,20 +86,22 @@ type Shard struct {
 	group  *commitGroup
 	groups sync.Pool
 
-	// Snap is the snapshot in progress, nil when none; snapFinishing is
+	// Snap is the snapshot in progress, nil when none; SnapFinishing is
 	// set while its file is being finished in the background.
 	Snap          *snapshotRun
-	SnapFinishing bool
+	SnapFinishing bool // the snapshot's file is being finished
 	snapDone      chan snapshotResult
-	SnapStatus    snapshotInfo
+	SnapStatus    snapshotInfo // the last snapshot's outcome (INFO persistence)
 
+	// ActiveExpireOn lets the active expiry cycle run; DEBUG
+	// SET-ACTIVE-EXPIRE 0 turns it off.
 	ActiveExpireOn atomic.Bool
 	// nextCronMs is when the periodic work is due again (unix ms).
 	nextCronMs   int64
 	expireCursor int
 
-	Stats    shardStats
-	CmdStats commandStats
+	Stats    shardStats   // the shard's counters (INFO stats)
+	CmdStats commandStats // per-command and per-error counters (INFO commandstats, errorstats)
 
 	// Changes is the CHANGES feed, nil until the first CHANGES START.
 	Changes *ChangeFeed
@@ -133,9 +135,9 @@ type Shard struct {
 	// allocates nothing: on a shard holding a large sorted set every
 	// allocation brings the next collection (which scans that set) nearer.
 	GeoPoints []GeoPoint
-	// GeoKeys and geoSorted are a geo search's sort scratch.
+	// GeoKeys and GeoSorted are a geo search's sort scratch.
 	GeoKeys   []GeoDistKey
-	GeoSorted []GeoPoint
+	GeoSorted []GeoPoint // the points in distance order
 	// Tx is the watch table and the EXEC record unit (multi.go).
 	Tx shardTx
 	// Scr is the Lua engine and the running script (scripting.go).
@@ -217,6 +219,10 @@ func (sh *Shard) start() {
 	go sh.loop()
 }
 
+// Stop ends the shard's loop and waits for it, then, with persistence,
+// finishes a snapshot in progress, takes the shutdown snapshot when
+// configured and the log moved since the last one, and closes the log.
+// The shard stays acquired: nothing runs on it any more.
 func (sh *Shard) Stop() error {
 	sh.quit.Store(true)
 	sh.Ring.Signal()
@@ -316,6 +322,7 @@ func (sh *Shard) Acquire() {
 	}
 }
 
+// Release gives back the ownership token taken by Acquire.
 func (sh *Shard) Release() { sh.owner.Store(0) }
 
 // TryRun runs b at once on the calling goroutine if no other goroutine
@@ -870,6 +877,8 @@ func unknownCommandError(args [][]byte) string {
 	return string(b)
 }
 
+// AppendTruncated appends at most n bytes of s to dst, with CR and LF
+// turned into spaces, for quoting an argument in a one-line error.
 func AppendTruncated(dst, s []byte, n int) []byte {
 	if len(s) > n {
 		s = s[:n]
@@ -941,6 +950,9 @@ func (g *commitGroup) SoleWriter() (int64, bool) {
 	return c.ID, true
 }
 
+// Queue adds b, whose commands have run, to the commit group being built:
+// its replies go out when the group is committed (Commit), after the
+// push frames its client had collected before it.
 func (sh *Shard) Queue(b *Batch) {
 	g := sh.group
 	if g == nil {
@@ -1015,6 +1027,8 @@ type Journal interface {
 	Close() error
 }
 
+// RandomHex returns n random hexadecimal digits from crypto/rand (run
+// ids, replication ids).
 func RandomHex(n int) string {
 	b := make([]byte, (n+1)/2)
 	if _, err := rand.Read(b); err != nil {

@@ -19,11 +19,11 @@ const (
 
 // SlowlogEntry is one logged command.
 type SlowlogEntry struct {
-	Id         int64
-	UnixSec    int64
-	DurationUs int64
-	Args       []string
-	Addr, Name string
+	Id         int64    // the entry's number in the shard's log, from 0
+	UnixSec    int64    // when it was logged (unix seconds)
+	DurationUs int64    // how long the command ran (microseconds)
+	Args       []string // the call, as SlowlogArgs keeps it
+	Addr, Name string   // the client's address and name
 }
 
 // Slowlog is a shard's slow log.

@@ -32,7 +32,7 @@ import (
 
 // Value kinds in snapshot files. Append-only, like opcodes.
 const (
-	KindString uint8 = 0
+	KindString uint8 = 0 // a plain string
 )
 
 // SnapshotValue is implemented by value types other than plain strings.

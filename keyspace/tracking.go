@@ -20,13 +20,13 @@ import (
 
 // ClientTracking is a client's tracking mode; shard goroutine only.
 type ClientTracking struct {
-	Redirect                     int64
-	Bcast, Optin, Optout, Noloop bool
+	Redirect                     int64 // REDIRECT: the client invalidations go to (0: this one)
+	Bcast, Optin, Optout, Noloop bool  // the BCAST, OPTIN, OPTOUT and NOLOOP options
 	// Caching is CLIENT CACHING YES (OPTIN) or NO (OPTOUT) given for the
 	// next command.
 	Caching     bool
-	BrokenRedir bool
-	Prefixes    []string
+	BrokenRedir bool     // the Redirect target is gone (CLIENT LIST flag R)
+	Prefixes    []string // the BCAST prefixes ("" for every key)
 }
 
 // shardTracking is a shard's tracking tables.
@@ -71,6 +71,8 @@ func (r *clientRegistry) LookupClient(id int64) *Client {
 	return r.clients[id]
 }
 
+// IsClosed reports whether the connection is gone or cut off (detached):
+// nothing registers the client again.
 func (c *Client) IsClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

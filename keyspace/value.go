@@ -25,7 +25,7 @@ type valueType struct {
 	// name is the type's name in errors.
 	name string
 	// kinds are the snapshot value kinds the type writes (its values'
-	// snapshotKind): one for most types, several for the key-job values.
+	// SnapshotKind): one for most types, several for the key-job values.
 	kinds []uint8
 	// decodeSnapshot rebuilds a value of the given kind from its
 	// snapshot encoding, in the encodings cfg's thresholds give. val

@@ -18,17 +18,26 @@ import (
 const kindBloom uint8 = 82
 
 // BloomObj is the value of a Bloom filter key.
-type BloomObj struct{ F *bloom.Filter }
+type BloomObj struct {
+	F *bloom.Filter // the filter
+}
 
+// TypeName is the TYPE reply: RedisBloom's module type name.
 func (o *BloomObj) TypeName() string { return "MBbloom--" }
 
 // Encoding is what Redis reports for a module value.
 func (o *BloomObj) Encoding() string { return "raw" }
-func (o *BloomObj) Clone() any       { return &BloomObj{F: o.F.Clone()} }
+
+// Clone returns a deep copy, for COPY.
+func (o *BloomObj) Clone() any { return &BloomObj{F: o.F.Clone()} }
 func (o *BloomObj) memoryUsage(int64) int64 {
 	return int64(o.F.MemoryUsage())
 }
+
+// SnapshotKind is kindBloom.
 func (o *BloomObj) SnapshotKind() uint8 { return kindBloom }
+
+// AppendSnapshot appends the filter's binary encoding (types/bloom).
 func (o *BloomObj) AppendSnapshot(dst []byte) []byte {
 	out, err := o.F.AppendBinary(dst)
 	if err != nil {
@@ -72,10 +81,10 @@ func decodeBloom(b []byte) (*BloomObj, error) {
 
 // BloomParams are the creation parameters of a filter.
 type BloomParams struct {
-	Rate       float64
-	Capacity   uint64
-	Expansion  uint32
-	NonScaling bool
+	Rate       float64 // the requested false-positive rate (error_rate)
+	Capacity   uint64  // the items the first layer holds (capacity)
+	Expansion  uint32  // how many times larger each new layer is (EXPANSION)
+	NonScaling bool    // NONSCALING: one layer, adds refused once full
 }
 
 // LogBloomAdd writes OpBloomAdd: key, the creation parameters (rate bits

@@ -21,11 +21,18 @@ import (
 const KindHash uint8 = 60
 
 // HashObj is the value of a hash key.
-type HashObj struct{ H hash.Hash }
+type HashObj struct {
+	H hash.Hash // the hash
+}
 
+// TypeName is the TYPE reply.
 func (o *HashObj) TypeName() string { return "hash" }
+
+// Encoding is OBJECT ENCODING: the encoding the hash is in now.
 func (o *HashObj) Encoding() string { return o.H.Encoding() }
-func (o *HashObj) Clone() any       { return &HashObj{H: o.H.Clone()} }
+
+// Clone returns a deep copy, for COPY.
+func (o *HashObj) Clone() any { return &HashObj{H: o.H.Clone()} }
 
 // packTag, compact and reset make a hash packable (packed.go).
 func (o *HashObj) packTag() byte   { return packedHash }
@@ -35,7 +42,9 @@ func (o *HashObj) reset()          { *o = HashObj{} }
 // memoryUsage is the heap the hash holds; the types measure it exactly, so
 // samples is not needed.
 func (o *HashObj) memoryUsage(int64) int64 { return int64(o.H.MemoryUsage()) }
-func (o *HashObj) SnapshotKind() uint8     { return KindHash }
+
+// SnapshotKind is KindHash.
+func (o *HashObj) SnapshotKind() uint8 { return KindHash }
 
 // AppendSnapshot appends the types/hash binary encoding. It cannot fail for
 // a hash built by the commands.

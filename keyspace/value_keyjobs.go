@@ -27,10 +27,14 @@ const (
 // buffer. The payload layouts are documented in persistence/doc.go and
 // docs/wal-format.md.
 
+// LogLease logs the lease of key granted as token until the deadline until
+// (unix ms): OpLease. Replay sets both, creating the key.
 func (sh *Shard) LogLease(db int, key string, token, until int64) {
 	sh.logKeyU64I64(db, persistence.OpLease, key, uint64(token), until)
 }
 
+// LogRelease logs the hold of token released: OpRelease. Replay ends the
+// hold only when token is still the lease's.
 func (sh *Shard) LogRelease(db int, key string, token int64) {
 	if !sh.logged(db, key) {
 		return
@@ -40,6 +44,8 @@ func (sh *Shard) LogRelease(db int, key string, token int64) {
 	sh.recordScratch(db, persistence.OpRelease, p)
 }
 
+// LogSemAcquire logs a hold of key's semaphore granted as token until the
+// deadline until, and the key's new deadline keyAt: OpSemaphoreAcquire.
 func (sh *Shard) LogSemAcquire(db int, key string, token, until, keyAt int64) {
 	if !sh.logged(db, key) {
 		return
@@ -51,10 +57,14 @@ func (sh *Shard) LogSemAcquire(db int, key string, token, until, keyAt int64) {
 	sh.recordScratch(db, persistence.OpSemaphoreAcquire, p)
 }
 
+// LogSemRelease logs the hold of token released from key's semaphore, and
+// the key's new deadline keyAt: OpSemaphoreRelease.
 func (sh *Shard) LogSemRelease(db int, key string, token, keyAt int64) {
 	sh.logKeyU64I64(db, persistence.OpSemaphoreRelease, key, uint64(token), keyAt)
 }
 
+// LogSetV logs key set to the versioned string val at version, with the
+// deadline at (0: none): OpSetV.
 func (sh *Shard) LogSetV(db int, key string, val []byte, version, at int64) {
 	if !sh.logged(db, key) {
 		return
@@ -66,14 +76,19 @@ func (sh *Shard) LogSetV(db int, key string, val []byte, version, at int64) {
 	sh.recordScratch(db, persistence.OpSetV, p)
 }
 
+// LogLimit logs key's LIMIT count and the end of its window, the key's
+// deadline at: OpLimit.
 func (sh *Shard) LogLimit(db int, key string, count, at int64) {
 	sh.logKeyU64I64(db, persistence.OpLimit, key, uint64(count), at)
 }
 
+// LogOnce logs a ONCE marker set on key with the deadline at: OpOnce.
 func (sh *Shard) LogOnce(db int, key string, at int64) {
 	sh.logKeyI64(db, persistence.OpOnce, key, at)
 }
 
+// LogIdemPut logs key set to rec, a packed IDEM record kept as a plain
+// string, with the deadline at: OpIdempotencyPut.
 func (sh *Shard) LogIdemPut(db int, key string, rec []byte, at int64) {
 	sh.logKeyBytesI64(db, persistence.OpIdempotencyPut, key, rec, at)
 }

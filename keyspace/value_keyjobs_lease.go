@@ -10,22 +10,30 @@ import (
 // The lease and semaphore values: their wrappers, holders, snapshot forms
 // and WAL encoders. The commands are in commands/keyjobs_lease.go.
 
-// LeaseObj is the value of a lease key. token is the last token granted;
+// LeaseObj is the value of a lease key. Token is the last token granted;
 // it counts up from 1 for as long as the key exists, across expiry of the
-// hold and RELEASE, so it works as a fencing token. until is the deadline
+// hold and RELEASE, so it works as a fencing token. Until is the deadline
 // of the current hold (absolute ms), 0 when nobody holds the lease. The
 // key itself has no deadline of its own unless a client sets one.
 type LeaseObj struct {
-	Token int64
-	Until int64
+	Token int64 // the last token granted
+	Until int64 // the current hold's deadline (unix ms), 0: not held
 }
 
-func (l *LeaseObj) TypeName() string        { return "lease" }
-func (l *LeaseObj) Encoding() string        { return "lease" }
+// TypeName is the TYPE reply.
+func (l *LeaseObj) TypeName() string { return "lease" }
+
+// Encoding is OBJECT ENCODING: the type has one encoding.
+func (l *LeaseObj) Encoding() string { return "lease" }
+
+// Clone returns a copy, for COPY.
 func (l *LeaseObj) Clone() any              { c := *l; return &c }
 func (l *LeaseObj) memoryUsage(int64) int64 { return 16 }
-func (l *LeaseObj) SnapshotKind() uint8     { return KindLease }
 
+// SnapshotKind is KindLease.
+func (l *LeaseObj) SnapshotKind() uint8 { return KindLease }
+
+// AppendSnapshot encodes the token u64 then the deadline i64.
 func (l *LeaseObj) AppendSnapshot(dst []byte) []byte {
 	dst = persistence.AppendU64(dst, uint64(l.Token))
 	return persistence.AppendI64(dst, l.Until)
@@ -33,8 +41,8 @@ func (l *LeaseObj) AppendSnapshot(dst []byte) []byte {
 
 // SemHolder is one semaphore holder: 16 bytes.
 type SemHolder struct {
-	Token int64
-	Until int64
+	Token int64 // the token granted to the holder
+	Until int64 // the hold's deadline (unix ms); 0: no holder, negative: a tombstone
 }
 
 // SemIndexAt is the number of further holders from which a semaphore
@@ -43,29 +51,29 @@ type SemHolder struct {
 const SemIndexAt = 256
 
 // SemObj is the value of a semaphore key. The first holder lives in the
-// object; every further holder takes 16 bytes in more, in token order.
-// Up to semIndexAt further holders more is always exactly as long as it
+// object; every further holder takes 16 bytes in More, in token order.
+// Up to SemIndexAt further holders More is always exactly as long as it
 // needs to be. From there on copying it for every grant would make a
-// grant cost time linear in the holders, so more grows by a quarter at a
+// grant cost time linear in the holders, so More grows by a quarter at a
 // time instead, released and expired holders stay in it as tombstones
-// until they are half of it, and idx finds the earliest and the latest
+// until they are half of it, and Idx finds the earliest and the latest
 // deadline: a grant or a release costs O(log n) amortised.
 //
-// last is the last token granted; the first token of a key is the clock
+// Last is the last token granted; the first token of a key is the clock
 // (unix ns) when the key is created, so a token from an earlier
 // incarnation of the key never matches a later holder. Every grant and
 // every release sets the key's deadline to the latest live holder
 // deadline (even on a key whose deadline a client removed or moved), so
 // the key goes away with its last holder even when nobody touches it.
 type SemObj struct {
-	Last  int64
-	First SemHolder // until == 0: no holder
-	More  []SemHolder
-	Idx   *semIndex // nil below semIndexAt further holders
+	Last  int64       // the last token granted
+	First SemHolder   // Until == 0: no holder
+	More  []SemHolder // the further holders, in token order
+	Idx   *semIndex   // nil below SemIndexAt further holders
 }
 
 // semIndex indexes the further holders of a large semaphore. A tombstone
-// in more keeps its token (more stays sorted for the binary search) and
+// in More keeps its token (More stays sorted for the binary search) and
 // the negated deadline, so the heaps, ordered by |until|, stay valid.
 type semIndex struct {
 	dead int     // tombstones in more
@@ -73,8 +81,13 @@ type semIndex struct {
 	Late []int32 // max-heap of positions in more by deadline
 }
 
+// TypeName is the TYPE reply.
 func (s *SemObj) TypeName() string { return "semaphore" }
+
+// Encoding is OBJECT ENCODING: the type has one encoding.
 func (s *SemObj) Encoding() string { return "semaphore" }
+
+// Clone returns a deep copy without tombstones, for COPY.
 func (s *SemObj) Clone() any {
 	c := *s
 	c.setMore(s.First, s.liveMore(nil))
@@ -87,6 +100,8 @@ func (s *SemObj) memoryUsage(int64) int64 {
 	}
 	return n
 }
+
+// SnapshotKind is KindSemaphore.
 func (s *SemObj) SnapshotKind() uint8 { return KindSemaphore }
 
 // AppendSnapshot encodes last u64, holder count u64, then token u64 and
@@ -198,6 +213,8 @@ func (s *SemObj) up(h []int32, i int, late bool) {
 	}
 }
 
+// Down moves the position at h[i] down the heap h to its place: h is
+// Idx.Soon, or Idx.Late when late is set.
 func (s *SemObj) Down(h []int32, i int, late bool) {
 	for {
 		c := 2*i + 1
@@ -215,7 +232,7 @@ func (s *SemObj) Down(h []int32, i int, late bool) {
 	}
 }
 
-// Add adds a holder: exactly one element more below semIndexAt further
+// Add adds a holder: exactly one element more below SemIndexAt further
 // holders, amortised O(log n) from there on.
 func (s *SemObj) Add(h SemHolder) {
 	if s.First.Until == 0 {

@@ -27,15 +27,24 @@ const (
 )
 
 // ListObj is the value of a list key.
-type ListObj struct{ L *list.List }
+type ListObj struct {
+	L *list.List // the list
+}
 
+// TypeName is the TYPE reply.
 func (o *ListObj) TypeName() string { return "list" }
+
+// Encoding is OBJECT ENCODING: the encoding the list is in now.
 func (o *ListObj) Encoding() string { return o.L.Encoding() }
-func (o *ListObj) Clone() any       { return &ListObj{L: o.L.Clone()} }
+
+// Clone returns a deep copy, for COPY.
+func (o *ListObj) Clone() any { return &ListObj{L: o.L.Clone()} }
 
 // memoryUsage is the heap the list holds, measured exactly by the type.
 func (o *ListObj) memoryUsage(int64) int64 { return int64(o.L.MemoryUsage()) }
-func (o *ListObj) SnapshotKind() uint8     { return KindList }
+
+// SnapshotKind is KindList.
+func (o *ListObj) SnapshotKind() uint8 { return KindList }
 
 // AppendSnapshot appends the types/list binary encoding.
 func (o *ListObj) AppendSnapshot(dst []byte) []byte {
@@ -79,6 +88,8 @@ func (o *ListObj) Pop(where uint8) ([]byte, bool) {
 	return o.L.PopBack()
 }
 
+// LogListPush logs els pushed, in order, at the where end (ListHead,
+// ListTail) of key's list, creating it: OpListPush.
 func (sh *Shard) LogListPush(db int, key []byte, where uint8, els [][]byte) {
 	sh.touchKey(db, bstr(key))
 	if sh.Journal == nil {
@@ -93,6 +104,8 @@ func (sh *Shard) LogListPush(db int, key []byte, where uint8, els [][]byte) {
 	sh.recordScratch(db, persistence.OpListPush, p)
 }
 
+// LogListPop logs n elements popped from the where end of key's list (an
+// emptied list is deleted at replay): OpListPop.
 func (sh *Shard) LogListPop(db int, key []byte, where uint8, n int) {
 	sh.touchKey(db, bstr(key))
 	if sh.Journal == nil {
@@ -116,6 +129,8 @@ func (sh *Shard) LogListKeyI64Bytes(db int, op persistence.Opcode, key []byte, n
 	sh.recordScratch(db, op, p)
 }
 
+// LogListInsert logs v inserted before or, with after, after the first
+// pivot from the head (LINSERT): OpListInsert.
 func (sh *Shard) LogListInsert(db int, key []byte, after bool, pivot, v []byte) {
 	sh.touchKey(db, bstr(key))
 	if sh.Journal == nil {
@@ -132,6 +147,8 @@ func (sh *Shard) LogListInsert(db int, key []byte, after bool, pivot, v []byte) 
 	sh.recordScratch(db, persistence.OpListInsert, p)
 }
 
+// LogListTrim logs LTRIM key start stop, with LTRIM's indexes:
+// OpListTrim.
 func (sh *Shard) LogListTrim(db int, key []byte, start, stop int64) {
 	sh.touchKey(db, bstr(key))
 	if sh.Journal == nil {
@@ -143,6 +160,9 @@ func (sh *Shard) LogListTrim(db int, key []byte, start, stop int64) {
 	sh.recordScratch(db, persistence.OpListTrim, p)
 }
 
+// LogListMove logs one element popped from the from end of src and pushed
+// at the to end of dst (LMOVE, RPOPLPUSH and their blocking forms):
+// OpListMove.
 func (sh *Shard) LogListMove(db int, src, dst []byte, from, to uint8) {
 	sh.touchKey(db, bstr(src))
 	sh.touchKey(db, bstr(dst))

@@ -19,11 +19,18 @@ import (
 const kindSet uint8 = 80
 
 // SetObj is the value of a set key.
-type SetObj struct{ S set.Set }
+type SetObj struct {
+	S set.Set // the set
+}
 
+// TypeName is the TYPE reply.
 func (o *SetObj) TypeName() string { return "set" }
+
+// Encoding is OBJECT ENCODING: the encoding the set is in now.
 func (o *SetObj) Encoding() string { return o.S.Encoding() }
-func (o *SetObj) Clone() any       { return &SetObj{S: o.S.Clone()} }
+
+// Clone returns a deep copy, for COPY.
+func (o *SetObj) Clone() any { return &SetObj{S: o.S.Clone()} }
 
 // packTag, compact and reset make a set packable (packed.go).
 func (o *SetObj) packTag() byte   { return packedSet }
@@ -32,7 +39,11 @@ func (o *SetObj) reset()          { *o = SetObj{} }
 func (o *SetObj) memoryUsage(int64) int64 {
 	return int64(o.S.MemoryUsage())
 }
+
+// SnapshotKind is kindSet.
 func (o *SetObj) SnapshotKind() uint8 { return kindSet }
+
+// AppendSnapshot appends the types/set binary encoding.
 func (o *SetObj) AppendSnapshot(dst []byte) []byte {
 	out, err := o.S.AppendBinary(dst)
 	if err != nil {
@@ -108,6 +119,8 @@ func decodeSet(cfg set.Config, b []byte) (*SetObj, error) {
 
 // Logging.
 
+// LogSetMembers logs members added to (op OpSetAdd) or removed from (op
+// OpSetRemove) key's set; replay creates the set, or deletes an emptied one.
 func (sh *Shard) LogSetMembers(db int, op persistence.Opcode, key string, members [][]byte) {
 	sh.touchKey(db, key)
 	if sh.Journal == nil {
@@ -121,6 +134,8 @@ func (sh *Shard) LogSetMembers(db int, op persistence.Opcode, key string, member
 	sh.recordScratch(db, op, p)
 }
 
+// LogSetStore logs key replaced by the set o, without a deadline (the
+// STORE commands): OpSetStore.
 func (sh *Shard) LogSetStore(db int, key string, o *SetObj) {
 	sh.touchKey(db, key)
 	if sh.Journal == nil {
@@ -131,6 +146,7 @@ func (sh *Shard) LogSetStore(db int, key string, o *SetObj) {
 	sh.recordScratch(db, persistence.OpSetStore, p)
 }
 
+// LogSetMove logs member moved from src to dst (SMOVE): OpSetMove.
 // dstChanged is false when dst already holds member: as in Redis, the
 // destination then counts as unchanged (WATCH on it is not broken).
 func (sh *Shard) LogSetMove(db int, src, dst string, member []byte, dstChanged bool) {

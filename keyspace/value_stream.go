@@ -18,15 +18,26 @@ import (
 const KindStream uint8 = 100
 
 // StreamObj is the value of a stream key.
-type StreamObj struct{ S *stream.Stream }
+type StreamObj struct {
+	S *stream.Stream // the stream
+}
 
+// TypeName is the TYPE reply.
 func (o *StreamObj) TypeName() string { return "stream" }
+
+// Encoding is OBJECT ENCODING: streams have one encoding.
 func (o *StreamObj) Encoding() string { return "stream" }
-func (o *StreamObj) Clone() any       { return &StreamObj{S: o.S.Clone()} }
+
+// Clone returns a deep copy, for COPY.
+func (o *StreamObj) Clone() any { return &StreamObj{S: o.S.Clone()} }
 
 // memoryUsage is the heap the stream holds, measured from its layout.
 func (o *StreamObj) memoryUsage(int64) int64 { return int64(o.S.MemoryUsage()) }
-func (o *StreamObj) SnapshotKind() uint8     { return KindStream }
+
+// SnapshotKind is KindStream.
+func (o *StreamObj) SnapshotKind() uint8 { return KindStream }
+
+// AppendSnapshot appends the types/stream binary encoding, holds included.
 func (o *StreamObj) AppendSnapshot(dst []byte) []byte {
 	return o.S.AppendBinary(dst)
 }
@@ -94,6 +105,9 @@ func (sh *Shard) streamRecord(db int, key []byte) ([]byte, bool) {
 	return persistence.AppendBytes(sh.scratch[:0], key), true
 }
 
+// LogStreamAdd logs an entry of fields (field, value pairs) added at id,
+// held until due (0: no hold), and the entries up to trim then removed
+// (0-0: none); replay creates the stream: OpStreamAdd.
 func (sh *Shard) LogStreamAdd(db int, key []byte, id stream.ID, due int64, trim stream.ID, fields [][]byte) {
 	p, ok := sh.streamRecord(db, key)
 	if !ok {
@@ -109,6 +123,9 @@ func (sh *Shard) LogStreamAdd(db int, key []byte, id stream.ID, due int64, trim 
 	sh.recordScratch(db, persistence.OpStreamAdd, p)
 }
 
+// LogStreamIDs logs ids deleted from key's stream (op OpStreamDel, XDEL)
+// or acknowledged in group (op OpStreamAck); group is written only for
+// OpStreamAck.
 func (sh *Shard) LogStreamIDs(db int, op persistence.Opcode, key, group []byte, ids []stream.ID) {
 	p, ok := sh.streamRecord(db, key)
 	if !ok {
@@ -120,12 +137,16 @@ func (sh *Shard) LogStreamIDs(db int, op persistence.Opcode, key, group []byte, 
 	sh.recordScratch(db, op, appendStreamIDs(p, ids))
 }
 
+// LogStreamTrim logs every entry up to and including through removed
+// (XTRIM): OpStreamTrim.
 func (sh *Shard) LogStreamTrim(db int, key []byte, through stream.ID) {
 	if p, ok := sh.streamRecord(db, key); ok {
 		sh.recordScratch(db, persistence.OpStreamTrim, appendStreamID(p, through))
 	}
 }
 
+// LogStreamSetID logs s's last id, entries-added count and max deleted id
+// as they now are (XSETID): OpStreamSetID.
 func (sh *Shard) LogStreamSetID(db int, key []byte, s *stream.Stream) {
 	if p, ok := sh.streamRecord(db, key); ok {
 		p = appendStreamID(p, s.LastID())
@@ -159,6 +180,10 @@ func (sh *Shard) LogStreamNames(db int, op persistence.Opcode, key []byte, seen 
 	}
 }
 
+// LogStreamRead logs what an XREADGROUP of new entries did to group g:
+// consumer seen at now, the group's new position (r's last id and entries
+// read), the ids delivered (not added to the PEL with noack), and r's
+// deferred and resolved held entries: OpStreamGroupRead.
 func (sh *Shard) LogStreamRead(db int, key []byte, g *stream.Group, consumer []byte, now int64, noack bool, delivered []stream.ID, r *stream.Read) {
 	p, ok := sh.streamRecord(db, key)
 	if !ok {

@@ -19,11 +19,18 @@ import (
 const kindZSet uint8 = 81
 
 // ZsetObj is the value of a sorted set key.
-type ZsetObj struct{ Z zset.ZSet }
+type ZsetObj struct {
+	Z zset.ZSet // the sorted set
+}
 
+// TypeName is the TYPE reply.
 func (o *ZsetObj) TypeName() string { return "zset" }
+
+// Encoding is OBJECT ENCODING: the encoding the sorted set is in now.
 func (o *ZsetObj) Encoding() string { return o.Z.Encoding() }
-func (o *ZsetObj) Clone() any       { return &ZsetObj{Z: o.Z.Clone()} }
+
+// Clone returns a deep copy, for COPY.
+func (o *ZsetObj) Clone() any { return &ZsetObj{Z: o.Z.Clone()} }
 
 // packTag, compact and reset make a sorted set packable (packed.go).
 func (o *ZsetObj) packTag() byte   { return packedZSet }
@@ -32,7 +39,11 @@ func (o *ZsetObj) reset()          { *o = ZsetObj{} }
 func (o *ZsetObj) memoryUsage(int64) int64 {
 	return int64(o.Z.MemoryUsage())
 }
+
+// SnapshotKind is kindZSet.
 func (o *ZsetObj) SnapshotKind() uint8 { return kindZSet }
+
+// AppendSnapshot appends the types/zset binary encoding.
 func (o *ZsetObj) AppendSnapshot(dst []byte) []byte {
 	out, err := o.Z.AppendBinary(dst)
 	if err != nil {
@@ -41,6 +52,8 @@ func (o *ZsetObj) AppendSnapshot(dst []byte) []byte {
 	return out
 }
 
+// ZsetConfig is the sorted set encoding thresholds of the running
+// configuration (zset-max-listpack-entries, zset-max-listpack-value).
 func (sh *Shard) ZsetConfig() zset.Config {
 	cfg := zset.DefaultConfig
 	cfg.MaxListpackEntries = clampThreshold(sh.Srv.Opts.Live.ZSetMaxListpackEntries())
@@ -106,12 +119,14 @@ func decodeZSet(cfg zset.Config, b []byte) (*ZsetObj, error) {
 
 // Scored is a member and its score.
 type Scored struct {
-	M []byte
-	S float64
+	M []byte  // the member
+	S float64 // its score
 }
 
 // Logging.
 
+// LogZAdd logs the scores of items set in key's sorted set, creating it:
+// OpZAdd. Nothing is logged or marked for no item.
 func (sh *Shard) LogZAdd(db int, key string, items []Scored) {
 	if len(items) == 0 {
 		return
@@ -129,6 +144,9 @@ func (sh *Shard) LogZAdd(db int, key string, items []Scored) {
 	sh.recordScratch(db, persistence.OpZAdd, p)
 }
 
+// LogZRemove logs members removed from key's sorted set (an emptied one
+// is deleted at replay): OpZRemove. Nothing is logged or marked for no
+// member.
 func (sh *Shard) LogZRemove(db int, key string, members [][]byte) {
 	if len(members) == 0 {
 		return
@@ -145,6 +163,8 @@ func (sh *Shard) LogZRemove(db int, key string, members [][]byte) {
 	sh.recordScratch(db, persistence.OpZRemove, p)
 }
 
+// LogZStore logs key replaced by the sorted set o, without a deadline
+// (the STORE commands): OpZStore.
 func (sh *Shard) LogZStore(db int, key string, o *ZsetObj) {
 	sh.touchKey(db, key)
 	if sh.Journal == nil {
