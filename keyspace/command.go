@@ -10,28 +10,65 @@ import (
 // flags.
 type Flag uint32
 
-// Command flags.
+// Command flags. Each is Redis's flag of the same name; what Ruvio does
+// with it is said beside it. Flags also give a command its ACL categories
+// (ACLCategories) and are reported by COMMAND.
 const (
+	// FlagWrite: the command may change data. It is refused on a replica
+	// and under CLIENT PAUSE WRITE, counts as a write for the log's
+	// failure handling and snapshots, and invalidates tracked keys.
 	FlagWrite Flag = 1 << iota
+	// FlagReadOnly: the command only reads data; its reads are tracked
+	// (CLIENT TRACKING) and its memory accounting skips the write path.
 	FlagReadOnly
+	// FlagDenyOOM: the command may grow memory, so it is refused with
+	// -OOM when the shard is over its maxmemory share and eviction cannot
+	// make room (also inside scripts without allow-oom).
 	FlagDenyOOM
+	// FlagAdmin: an administrative command (@admin, @dangerous); MONITOR
+	// never shows it.
 	FlagAdmin
+	// FlagPubSub: a Pub/Sub command (@pubsub), checked against the user's
+	// channel permissions; it does not count as a read for tracking.
 	FlagPubSub
+	// FlagNoScript: refused inside EVAL and FCALL.
 	FlagNoScript
+	// FlagBlocking: the command may park the client (BLPOP, XREAD BLOCK,
+	// WAIT …); CLIENT UNBLOCK applies to it.
 	FlagBlocking
+	// FlagLoading: reported by COMMAND as Redis does; a shard loads its
+	// data before it serves, so nothing waits on it here.
 	FlagLoading
+	// FlagStale: allowed on a replica whose link is down while
+	// replica-serve-stale-data is off, and on a shard whose log failed.
 	FlagStale
+	// FlagSkipMonitor: MONITOR does not show the call (scripts show the
+	// commands they run instead).
 	FlagSkipMonitor
+	// FlagSkipSlowlog: the slow log does not record the call (EXEC records
+	// the queued commands instead).
 	FlagSkipSlowlog
+	// FlagFast: O(1) or O(log N) (@fast); without it a command is @slow.
 	FlagFast
+	// FlagNoAuth: allowed before authentication (AUTH, HELLO, …).
 	FlagNoAuth
+	// FlagMayReplicate: the command may write the log though it is not a
+	// write (EVAL, PUBLISH …): refused in read-only scripts and held by
+	// CLIENT PAUSE WRITE. Like Redis, COMMAND does not report it.
 	FlagMayReplicate
+	// FlagNoMulti: refused inside MULTI (queued commands never include it).
 	FlagNoMulti
+	// FlagAllowBusy: allowed while a script runs past busy-reply-threshold
+	// (SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE …).
 	FlagAllowBusy
 	// FlagKeyless marks commands that name no key even though they take
 	// arguments; used for documentation only.
 	FlagKeyless
+	// FlagNoAsyncLoading: reported by COMMAND as Redis does; every
+	// shard loads before it serves, so it changes nothing here.
 	FlagNoAsyncLoading
+	// FlagNoMandatoryKeys: the command may name no key at all (EVAL with
+	// numkeys 0, FCALL …), reported by COMMAND.
 	FlagNoMandatoryKeys
 	// FlagMovableKeys is derived from the key specs (applyCommandSpecs):
 	// the legacy first/last/step triple does not find every key.
