@@ -125,7 +125,7 @@ func shardStreamHeld(sh *keyspace.Shard, db *keyspace.DB, key []byte) {
 // watchStreamHolds remembers when the earliest hold of the stream at key
 // that is not yet due becomes due, if clients wait on key (or always, for
 // a client about to block): the shard's
-// tick signals the key then (streamDueTick), which wakes a blocked
+// tick signals the key then (keyspace's WakeKeyAt), which wakes a blocked
 // XREADGROUP.
 func shardWatchStreamHolds(sh *keyspace.Shard, db *keyspace.DB, key []byte, always bool) {
 	bk := keyspace.BlockKey{Db: db.Id, Key: string(key)}
@@ -144,11 +144,5 @@ func shardWatchStreamHolds(sh *keyspace.Shard, db *keyspace.DB, key []byte, alwa
 	if !ok {
 		return
 	}
-	if sh.StreamDue == nil {
-		sh.StreamDue = map[keyspace.BlockKey]int64{}
-	}
-	if d, ok := sh.StreamDue[bk]; !ok || due < d {
-		sh.StreamDue[bk] = due
-	}
-	sh.ArmBlockTimer(due)
+	sh.WakeKeyAt(bk.Db, bk.Key, due)
 }

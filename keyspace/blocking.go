@@ -628,7 +628,7 @@ func (sh *Shard) blockTick() {
 		sh.serveReady()
 	}
 	sh.ExpireBlocked()
-	sh.streamDueTick()
+	sh.wakeDueKeys()
 	if len(bs.Postponed) > 0 {
 		sh.ReleasePostponed() // resumed and committed below
 	}

@@ -146,9 +146,10 @@ type Shard struct {
 	Repl shardRepl
 	// Blk is the table of blocked clients (blocking.go).
 	Blk blocking
-	// StreamDue maps streams that blocked readers wait on to the time
-	// their earliest DELAY hold is due (stream_due.go).
-	StreamDue map[BlockKey]int64
+	// wakeAt maps keys whose blocked clients must be offered the key
+	// again at a time (a stream's DELAY hold falling due) to that time
+	// (wake.go).
+	wakeAt map[BlockKey]int64
 }
 
 type shardStats struct {
