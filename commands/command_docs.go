@@ -3,6 +3,7 @@ package commands
 import (
 	"github.com/ruvio/ruvio/keyspace"
 
+	"maps"
 	"slices"
 	"strings"
 )
@@ -11,10 +12,12 @@ import (
 // shape of Redis 7.0's reply, argument trees included, so a client (and
 // redis-cli's hints) can learn each command's syntax from the server. For
 // the commands Redis 7.0 has, the trees and notes are Redis's
-// (command_docs_gen.go, generated from its command descriptions); the
+// (command_docs_gen*.go, generated from its command descriptions); the
 // native commands, and the native options of Redis commands, have their
 // own, written here.
 
+// The generator writes Redis's table in parts of at most 900 lines, a
+// file each: command_docs_gen.go, command_docs_gen_2.go, …
 //go:generate go run ../cmd/gencmddocs -redis-src ${REDIS_SRC} -matrix ../docs/compatibility-matrix.json -o command_docs_gen.go
 
 // Constructors for the hand-written trees below.
@@ -225,6 +228,20 @@ func docArgIndex(name, arg string) int {
 		}
 	}
 	panic("keyspace: " + name + " has no argument " + arg)
+}
+
+// mergeCommandDocs returns one map holding the entries of every part of
+// Redis's table (command_docs_gen*.go); the parts are disjoint.
+func mergeCommandDocs(parts ...map[string]*commandDoc) map[string]*commandDoc {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	all := make(map[string]*commandDoc, n)
+	for _, p := range parts {
+		maps.Copy(all, p)
+	}
+	return all
 }
 
 // commandDocsOf returns the docs of the command with the given full name;

@@ -243,167 +243,37 @@ const (
 	geoSearchStore             // GEOSEARCHSTORE: destination first, STOREDIST flag
 )
 
+// geoSearchOptions are the arguments of a search, and which of the
+// GEOSEARCH clauses came (for the checks after the loop).
+type geoSearchOptions struct {
+	shape                         geo.Shape
+	storeKey                      []byte
+	storeDist                     bool
+	withDist, withHash, withCoord bool
+	anyFlag                       bool
+	sortDir                       int // 0 none, 1 ascending, -1 descending
+	count                         int64
+	fromMember, fromLoc           bool
+	byRadius, byBox               bool
+}
+
 // geoSearchGeneric is GEORADIUS, GEORADIUSBYMEMBER, their _RO forms,
 // GEOSEARCH and GEOSEARCHSTORE: src is the index of the source key. The
-// order of checks and their errors are Redis's.
+// order of checks and their errors are Redis's: the key's type, then the
+// arguments in order, then their combinations.
 func geoSearchGeneric(x *keyspace.Ctx, src int, flags int) {
-	args := x.Args
-	var storeKey []byte
-	storeDist := false
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[src], true)
+	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[src], true)
 	if !ok {
 		return
 	}
-	var shape geo.Shape
-	var base int
-	switch {
-	case flags&geoFromCoords != 0:
-		base = 6
-		lon, lat, ok := geoParseLonLat(x, args[2], args[3])
-		if !ok {
-			return
-		}
-		shape.Lon, shape.Lat = lon, lat
-		if !geoParseRadius(x, args[4], args[5], &shape) {
-			return
-		}
-	case flags&geoFromMember != 0:
-		base = 5
-		if o != nil {
-			lon, lat, found := geoMemberPos(o, args[2])
-			if !found {
-				x.W.Error(errGeoMember)
-				return
-			}
-			shape.Lon, shape.Lat = lon, lat
-			if !geoParseRadius(x, args[3], args[4], &shape) {
-				return
-			}
-		}
-	default:
-		base = 2
-		if flags&geoSearchStore != 0 {
-			base = 3
-			storeKey = args[1]
-		}
-	}
-
-	withDist, withHash, withCoord := false, false, false
-	fromMember, fromLoc, byRadius, byBox := false, false, false, false
-	sortDir := 0 // 0 none, 1 ascending, -1 descending
-	anyFlag := false
-	count := int64(0)
-	search := flags&geoSearch != 0
-	canStore := flags&geoNoStore == 0 && !search
-	for i := base; i < len(args); i++ {
-		a := args[i]
-		left := len(args) - i - 1
-		switch {
-		case keyspace.EqFold(a, "withdist"):
-			withDist = true
-		case keyspace.EqFold(a, "withhash"):
-			withHash = true
-		case keyspace.EqFold(a, "withcoord"):
-			withCoord = true
-		case keyspace.EqFold(a, "any"):
-			anyFlag = true
-		case keyspace.EqFold(a, "asc"):
-			sortDir = 1
-		case keyspace.EqFold(a, "desc"):
-			sortDir = -1
-		case keyspace.EqFold(a, "count") && left >= 1:
-			n, ok := keyspace.ParseInt(args[i+1])
-			if !ok {
-				x.W.Error(keyspace.ErrNotInt)
-				return
-			}
-			if n <= 0 {
-				x.W.Error(errGeoCount)
-				return
-			}
-			count = n
-			i++
-		case keyspace.EqFold(a, "store") && left >= 1 && canStore:
-			storeKey, storeDist = args[i+1], false
-			i++
-		case keyspace.EqFold(a, "storedist") && left >= 1 && canStore:
-			storeKey, storeDist = args[i+1], true
-			i++
-		case keyspace.EqFold(a, "storedist") && search && flags&geoSearchStore != 0:
-			storeDist = true
-		case keyspace.EqFold(a, "frommember") && left >= 1 && search && !fromLoc:
-			if o != nil {
-				lon, lat, found := geoMemberPos(o, args[i+1])
-				if !found {
-					x.W.Error(errGeoMember)
-					return
-				}
-				shape.Lon, shape.Lat = lon, lat
-			}
-			fromMember = true
-			i++
-		case keyspace.EqFold(a, "fromlonlat") && left >= 2 && search && !fromMember:
-			lon, lat, ok := geoParseLonLat(x, args[i+1], args[i+2])
-			if !ok {
-				return
-			}
-			shape.Lon, shape.Lat = lon, lat
-			fromLoc = true
-			i += 2
-		case keyspace.EqFold(a, "byradius") && left >= 2 && search && !byBox:
-			if !geoParseRadius(x, args[i+1], args[i+2], &shape) {
-				return
-			}
-			byRadius = true
-			i += 2
-		case keyspace.EqFold(a, "bybox") && left >= 3 && search && !byRadius:
-			w, ok := geoParseFloat(x, args[i+1], "ERR need numeric width")
-			if !ok {
-				return
-			}
-			h, ok := geoParseFloat(x, args[i+2], "ERR need numeric height")
-			if !ok {
-				return
-			}
-			if h < 0 || w < 0 {
-				x.W.Error(errGeoBoxNeg)
-				return
-			}
-			conv := geoParseUnit(x, args[i+3])
-			if conv < 0 {
-				return
-			}
-			shape.Box, shape.Width, shape.Height, shape.Conversion = true, w, h, conv
-			byBox = true
-			i += 3
-		default:
-			x.W.Error(keyspace.ErrSyntax)
-			return
-		}
-	}
-	if storeKey != nil && (withDist || withHash || withCoord) {
-		what := "STORE option in GEORADIUS"
-		if flags&geoSearchStore != 0 {
-			what = "GEOSEARCHSTORE"
-		}
-		x.W.Error("ERR " + what + " is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
-		return
-	}
-	if search && !fromMember && !fromLoc {
-		x.W.Error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(args[0]))
-		return
-	}
-	if search && !byRadius && !byBox {
-		x.W.Error("ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(args[0]))
-		return
-	}
-	if anyFlag && count == 0 {
-		x.W.Error(errGeoAnyNeedCount)
+	var opt geoSearchOptions
+	base, ok := geoParseCentre(x, o, flags, &opt)
+	if !ok || !geoParseSearchArgs(x, o, flags, base, &opt) || !geoCheckSearchArgs(x, flags, &opt) {
 		return
 	}
 	if o == nil {
-		if storeKey != nil {
-			geoStoreEmpty(x, storeKey)
+		if opt.storeKey != nil {
+			geoStoreEmpty(x, opt.storeKey)
 			x.W.Int(0)
 			return
 		}
@@ -411,62 +281,244 @@ func geoSearchGeneric(x *keyspace.Ctx, src int, flags int) {
 		return
 	}
 	// COUNT without an order means the nearest ones, unless ANY.
-	if count != 0 && sortDir == 0 && !anyFlag {
-		sortDir = 1
+	if opt.count != 0 && opt.sortDir == 0 && !opt.anyFlag {
+		opt.sortDir = 1
 	}
 	limit := 0
-	if anyFlag {
-		limit = int(min(count, math.MaxInt32))
+	if opt.anyFlag {
+		limit = int(min(opt.count, math.MaxInt32))
 	}
-	points := geoCollect(x.S.GeoPoints[:0], &o.Z, &shape, limit)
+	points := geoCollect(x.S.GeoPoints[:0], &o.Z, &opt.shape, limit)
 	defer shardKeepGeoPoints(x.S, points)
-	if len(points) == 0 && storeKey == nil {
+	if len(points) == 0 && opt.storeKey == nil {
 		x.W.ArrayHeader(0)
 		return
 	}
-	returned := len(points)
-	if count != 0 && int64(returned) > count {
-		returned = int(count)
+	points = geoSearchResults(x.S, points, &opt)
+	if opt.storeKey != nil {
+		geoStoreResult(x, opt.storeKey, points, opt.storeDist, flags&geoSearch != 0)
+		return
 	}
-	if sortDir != 0 {
-		shardGeoSortByDistance(x.S, points, &shape, sortDir, returned)
+	geoSearchReply(x, points, &opt)
+}
+
+// geoParseCentre reads the arguments GEORADIUS and GEORADIUSBYMEMBER take
+// by position (centre, radius and unit; the radius only when the key
+// exists, as Redis) and GEOSEARCHSTORE's destination, and returns where
+// the options start.
+func geoParseCentre(x *keyspace.Ctx, o *keyspace.ZsetObj, flags int, opt *geoSearchOptions) (base int, ok bool) {
+	args := x.Args
+	switch {
+	case flags&geoFromCoords != 0:
+		lon, lat, ok := geoParseLonLat(x, args[2], args[3])
+		if !ok {
+			return 0, false
+		}
+		opt.shape.Lon, opt.shape.Lat = lon, lat
+		if !geoParseRadius(x, args[4], args[5], &opt.shape) {
+			return 0, false
+		}
+		return 6, true
+	case flags&geoFromMember != 0:
+		if o != nil {
+			lon, lat, found := geoMemberPos(o, args[2])
+			if !found {
+				x.W.Error(errGeoMember)
+				return 0, false
+			}
+			opt.shape.Lon, opt.shape.Lat = lon, lat
+			if !geoParseRadius(x, args[3], args[4], &opt.shape) {
+				return 0, false
+			}
+		}
+		return 5, true
+	case flags&geoSearchStore != 0:
+		opt.storeKey = args[1]
+		return 3, true
+	}
+	return 2, true
+}
+
+// geoParseSearchArgs reads the options from args[base:] in order,
+// replying the first error (false).
+func geoParseSearchArgs(x *keyspace.Ctx, o *keyspace.ZsetObj, flags, base int, opt *geoSearchOptions) bool {
+	args := x.Args
+	search := flags&geoSearch != 0
+	canStore := flags&geoNoStore == 0 && !search
+	for i := base; i < len(args); i++ {
+		a := args[i]
+		left := len(args) - i - 1
+		switch {
+		case keyspace.EqFold(a, "withdist"):
+			opt.withDist = true
+		case keyspace.EqFold(a, "withhash"):
+			opt.withHash = true
+		case keyspace.EqFold(a, "withcoord"):
+			opt.withCoord = true
+		case keyspace.EqFold(a, "any"):
+			opt.anyFlag = true
+		case keyspace.EqFold(a, "asc"):
+			opt.sortDir = 1
+		case keyspace.EqFold(a, "desc"):
+			opt.sortDir = -1
+		case keyspace.EqFold(a, "count") && left >= 1:
+			n, ok := keyspace.ParseInt(args[i+1])
+			if !ok {
+				x.W.Error(keyspace.ErrNotInt)
+				return false
+			}
+			if n <= 0 {
+				x.W.Error(errGeoCount)
+				return false
+			}
+			opt.count = n
+			i++
+		case keyspace.EqFold(a, "store") && left >= 1 && canStore:
+			opt.storeKey, opt.storeDist = args[i+1], false
+			i++
+		case keyspace.EqFold(a, "storedist") && left >= 1 && canStore:
+			opt.storeKey, opt.storeDist = args[i+1], true
+			i++
+		case keyspace.EqFold(a, "storedist") && search && flags&geoSearchStore != 0:
+			opt.storeDist = true
+		case keyspace.EqFold(a, "frommember") && left >= 1 && search && !opt.fromLoc:
+			if o != nil {
+				lon, lat, found := geoMemberPos(o, args[i+1])
+				if !found {
+					x.W.Error(errGeoMember)
+					return false
+				}
+				opt.shape.Lon, opt.shape.Lat = lon, lat
+			}
+			opt.fromMember = true
+			i++
+		case keyspace.EqFold(a, "fromlonlat") && left >= 2 && search && !opt.fromMember:
+			lon, lat, ok := geoParseLonLat(x, args[i+1], args[i+2])
+			if !ok {
+				return false
+			}
+			opt.shape.Lon, opt.shape.Lat = lon, lat
+			opt.fromLoc = true
+			i += 2
+		case keyspace.EqFold(a, "byradius") && left >= 2 && search && !opt.byBox:
+			if !geoParseRadius(x, args[i+1], args[i+2], &opt.shape) {
+				return false
+			}
+			opt.byRadius = true
+			i += 2
+		case keyspace.EqFold(a, "bybox") && left >= 3 && search && !opt.byRadius:
+			if !geoParseBox(x, args[i+1], args[i+2], args[i+3], &opt.shape) {
+				return false
+			}
+			opt.byBox = true
+			i += 3
+		default:
+			x.W.Error(keyspace.ErrSyntax)
+			return false
+		}
+	}
+	return true
+}
+
+// geoParseBox parses "width height unit" into shape.
+func geoParseBox(x *keyspace.Ctx, widthArg, heightArg, unitArg []byte, shape *geo.Shape) bool {
+	w, ok := geoParseFloat(x, widthArg, "ERR need numeric width")
+	if !ok {
+		return false
+	}
+	h, ok := geoParseFloat(x, heightArg, "ERR need numeric height")
+	if !ok {
+		return false
+	}
+	if h < 0 || w < 0 {
+		x.W.Error(errGeoBoxNeg)
+		return false
+	}
+	conv := geoParseUnit(x, unitArg)
+	if conv < 0 {
+		return false
+	}
+	shape.Box, shape.Width, shape.Height, shape.Conversion = true, w, h, conv
+	return true
+}
+
+// geoCheckSearchArgs replies the error (false) for options that cannot
+// go together or a clause GEOSEARCH lacks.
+func geoCheckSearchArgs(x *keyspace.Ctx, flags int, opt *geoSearchOptions) bool {
+	search := flags&geoSearch != 0
+	if opt.storeKey != nil && (opt.withDist || opt.withHash || opt.withCoord) {
+		what := "STORE option in GEORADIUS"
+		if flags&geoSearchStore != 0 {
+			what = "GEOSEARCHSTORE"
+		}
+		x.W.Error("ERR " + what + " is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
+		return false
+	}
+	if search && !opt.fromMember && !opt.fromLoc {
+		x.W.Error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(x.Args[0]))
+		return false
+	}
+	if search && !opt.byRadius && !opt.byBox {
+		x.W.Error("ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(x.Args[0]))
+		return false
+	}
+	if opt.anyFlag && opt.count == 0 {
+		x.W.Error(errGeoAnyNeedCount)
+		return false
+	}
+	return true
+}
+
+// geoSearchResults orders the points found (when asked, or for COUNT),
+// keeps COUNT of them and converts their distances to the unit asked,
+// made exact first where STOREDIST stores them and precise enough where
+// WITHDIST replies them.
+func geoSearchResults(sh *keyspace.Shard, points []keyspace.GeoPoint, opt *geoSearchOptions) []keyspace.GeoPoint {
+	returned := len(points)
+	if opt.count != 0 && int64(returned) > opt.count {
+		returned = int(opt.count)
+	}
+	if opt.sortDir != 0 {
+		shardGeoSortByDistance(sh, points, &opt.shape, opt.sortDir, returned)
 	}
 	points = points[:returned]
-	if storeDist && storeKey != nil {
+	if opt.storeDist && opt.storeKey != nil {
 		for i := range points {
-			geoPointExactDist(&points[i], &shape)
+			geoPointExactDist(&points[i], &opt.shape)
 		}
-	} else if withDist {
+	} else if opt.withDist {
 		for i := range points {
-			geoPointReplyDist(&points[i], &shape)
+			geoPointReplyDist(&points[i], &opt.shape)
 		}
 	}
 	for i := range points {
-		points[i].Dist /= shape.Conversion
+		points[i].Dist /= opt.shape.Conversion
 	}
-	if storeKey != nil {
-		geoStoreResult(x, storeKey, points, storeDist, flags&geoSearch != 0)
-		return
-	}
+	return points
+}
+
+// geoSearchReply replies the points: each a member, or an array of the
+// member and what WITHDIST, WITHHASH and WITHCOORD ask, in that order.
+func geoSearchReply(x *keyspace.Ctx, points []keyspace.GeoPoint, opt *geoSearchOptions) {
 	opts := 0
-	for _, on := range []bool{withDist, withCoord, withHash} {
+	for _, on := range []bool{opt.withDist, opt.withCoord, opt.withHash} {
 		if on {
 			opts++
 		}
 	}
-	x.W.ArrayHeader(returned)
+	x.W.ArrayHeader(len(points))
 	for _, p := range points {
 		if opts > 0 {
 			x.W.ArrayHeader(opts + 1)
 		}
 		x.W.Bulk(p.Member)
-		if withDist {
+		if opt.withDist {
 			writeDistance(x, p.Dist)
 		}
-		if withHash {
+		if opt.withHash {
 			x.W.Int(int64(p.Score))
 		}
-		if withCoord {
+		if opt.withCoord {
 			x.W.ArrayHeader(2)
 			writeCoord(x, p.Lon)
 			writeCoord(x, p.Lat)

@@ -119,12 +119,26 @@ func sortFullKeyAccess(x *keyspace.Ctx) bool {
 	return u.CheckUnrestrictedKeys(x.S.ACLRequest(x.Cmd, x.Args), acl.Read)
 }
 
-// sortGeneric is SORT (readonly false) and SORT_RO.
+// sortOptions are the arguments of a SORT call after the key, but for
+// the GET patterns (see sortGeneric).
+type sortOptions struct {
+	desc, alpha bool
+	dontSort    bool // BY a pattern without '*': the elements keep their order
+	limitStart  int64
+	limitCount  int64 // -1: no LIMIT
+	storeKey    []byte
+	sortBy      []byte
+}
+
+// sortGeneric is SORT (readonly false) and SORT_RO. It reads the options,
+// checking them in argument order as Redis does, and hands them to
+// sortRun. The GET patterns are gathered in a plain local slice here, not
+// in sortOptions or a parsing function, because only there does the
+// compiler keep the first of them in the stack frame: a lone GET then
+// costs no allocation.
 func sortGeneric(x *keyspace.Ctx, readonly bool) {
 	args := x.Args
-	desc, alpha, dontSort := false, false, false
-	limitStart, limitCount := int64(0), int64(-1)
-	var storeKey, sortBy []byte
+	o := sortOptions{limitCount: -1}
 	var gets [][]byte
 	cluster := serverClusterEnabled(x.S.Srv)
 	access := -1 // unknown until a pattern needs it
@@ -142,29 +156,29 @@ func sortGeneric(x *keyspace.Ctx, readonly bool) {
 		a := args[j]
 		switch {
 		case keyspace.EqFold(a, "asc"):
-			desc = false
+			o.desc = false
 		case keyspace.EqFold(a, "desc"):
-			desc = true
+			o.desc = true
 		case keyspace.EqFold(a, "alpha"):
-			alpha = true
+			o.alpha = true
 		case keyspace.EqFold(a, "limit") && left >= 2:
 			var ok bool
-			if limitStart, ok = keyspace.ParseInt(args[j+1]); !ok {
+			if o.limitStart, ok = keyspace.ParseInt(args[j+1]); !ok {
 				x.W.Error(keyspace.ErrNotInt)
 				return
 			}
-			if limitCount, ok = keyspace.ParseInt(args[j+2]); !ok {
+			if o.limitCount, ok = keyspace.ParseInt(args[j+2]); !ok {
 				x.W.Error(keyspace.ErrNotInt)
 				return
 			}
 			j += 2
 		case !readonly && keyspace.EqFold(a, "store") && left >= 1:
-			storeKey = args[j+1]
+			o.storeKey = args[j+1]
 			j++
 		case keyspace.EqFold(a, "by") && left >= 1:
-			sortBy = args[j+1]
-			if bytes.IndexByte(cstr(sortBy), '*') < 0 {
-				dontSort = true
+			o.sortBy = args[j+1]
+			if bytes.IndexByte(cstr(o.sortBy), '*') < 0 {
+				o.dontSort = true
 			} else {
 				if cluster {
 					x.W.Error("ERR BY option of SORT denied in Cluster mode.")
@@ -192,36 +206,72 @@ func sortGeneric(x *keyspace.Ctx, readonly bool) {
 			return
 		}
 	}
+	sortRun(x, &o, gets)
+}
 
-	var lo *keyspace.ListObj
-	var so *keyspace.SetObj
-	var zo *keyspace.ZsetObj
-	n := 0
-	if e := x.S.LookupRead(x.DB, args[1]); e != nil {
-		switch v := x.DB.Obj(e).(type) {
-		case *keyspace.ListObj:
-			lo, n = v, v.L.Len()
-		case *keyspace.SetObj:
-			so, n = v, v.S.Len()
-		case *keyspace.ZsetObj:
-			zo, n = v, v.Z.Len()
-		default:
-			x.W.Error(keyspace.ErrWrongType)
-			return
-		}
+// sortRun is SORT after its options: look the key up, load its elements,
+// sort them and reply or store the result.
+func sortRun(x *keyspace.Ctx, o *sortOptions, gets [][]byte) {
+	src, ok := sortSourceOf(x, x.Args[1])
+	if !ok {
+		return
 	}
 	// A set has no order of its own: when its elements go somewhere
 	// lasting (STORE, or a script's effects), sort them so the result is
 	// the same everywhere.
 	inScript := x.S.Scr.Caller != nil && x.C == x.S.Scr.Lua
-	if dontSort && so != nil && (storeKey != nil || inScript) {
-		dontSort, alpha, sortBy = false, true, nil
+	if o.dontSort && src.so != nil && (o.storeKey != nil || inScript) {
+		o.dontSort, o.alpha, o.sortBy = false, true, nil
 	}
+	start, end := sortWindow(o.limitStart, o.limitCount, src.n)
+	items, start, end := sortLoad(&src, o, start, end)
+	if !o.dontSort && sortItems(x, items, o) {
+		x.W.Error(errSortBadScore)
+		return
+	}
+	if o.storeKey == nil {
+		sortReply(x, items, start, end, gets)
+		return
+	}
+	sortStore(x, items, start, end, gets, o.storeKey)
+}
 
-	// LIMIT, clamped to the number of elements.
-	start := min(max(limitStart, 0), int64(n))
+// sortSource is the collection SORT reads: at most one of lo, so and zo,
+// none for a missing key, and its number of elements.
+type sortSource struct {
+	lo *keyspace.ListObj
+	so *keyspace.SetObj
+	zo *keyspace.ZsetObj
+	n  int
+}
+
+// sortSourceOf looks key up for SORT, replying WRONGTYPE (false) unless
+// it is missing, a list, a set or a sorted set.
+func sortSourceOf(x *keyspace.Ctx, key []byte) (src sortSource, ok bool) {
+	e := x.S.LookupRead(x.DB, key)
+	if e == nil {
+		return src, true
+	}
+	switch v := x.DB.Obj(e).(type) {
+	case *keyspace.ListObj:
+		src.lo, src.n = v, v.L.Len()
+	case *keyspace.SetObj:
+		src.so, src.n = v, v.S.Len()
+	case *keyspace.ZsetObj:
+		src.zo, src.n = v, v.Z.Len()
+	default:
+		x.W.Error(keyspace.ErrWrongType)
+		return src, false
+	}
+	return src, true
+}
+
+// sortWindow clamps LIMIT to n elements: the result is the elements
+// start…end of the sorted order, none when end < start.
+func sortWindow(limitStart, limitCount int64, n int) (start, end int64) {
+	start = min(max(limitStart, 0), int64(n))
 	count := min(max(limitCount, -1), int64(n))
-	end := int64(n) - 1
+	end = int64(n) - 1
 	if count >= 0 {
 		end = start + count - 1
 	}
@@ -229,140 +279,160 @@ func sortGeneric(x *keyspace.Ctx, readonly bool) {
 		start, end = int64(n)-1, int64(n)-2
 	}
 	end = min(end, int64(n)-1)
+	return start, end
+}
 
-	// Load the elements. Lists and sorted sets keep their own order when
-	// nothing is sorted, and then only the LIMIT window is read.
-	var items []sortItem
+// sortLoad copies the elements of src out of the keyspace. Lists and
+// sorted sets keep their own order when nothing is sorted, and then only
+// the window start…end is read, so the window returned is shifted to
+// index the items loaded.
+func sortLoad(src *sortSource, o *sortOptions, start, end int64) (items []sortItem, wstart, wend int64) {
 	add := func(v []byte) bool {
 		items = append(items, sortItem{elem: bytes.Clone(v)})
 		return true
 	}
-	window := dontSort && (lo != nil || zo != nil) && (start != 0 || end != int64(n)-1)
+	n := src.n
+	window := o.dontSort && (src.lo != nil || src.zo != nil) && (start != 0 || end != int64(n)-1)
 	switch {
-	case lo != nil && dontSort:
+	case src.lo != nil && o.dontSort:
 		if end >= start {
 			want := int(end - start + 1)
 			if !window {
 				want = n
 			}
-			if desc {
+			if o.desc {
 				hi := n - 1 - int(start)
-				lo.L.RangeReverse(max(hi-want+1, 0), hi, add)
+				src.lo.L.RangeReverse(max(hi-want+1, 0), hi, add)
 			} else {
-				lo.L.Range(int(start), min(int(start)+want-1, n-1), add)
+				src.lo.L.Range(int(start), min(int(start)+want-1, n-1), add)
 			}
 			end -= start
 			start = 0
 		}
-	case lo != nil:
-		lo.L.Range(0, n-1, add)
-	case so != nil:
-		so.S.Each(add)
-	case zo != nil && dontSort:
+	case src.lo != nil:
+		src.lo.L.Range(0, n-1, add)
+	case src.so != nil:
+		src.so.S.Each(add)
+	case src.zo != nil && o.dontSort:
 		want := n
 		if window {
 			want = int(end - start + 1)
 		}
 		if want > 0 {
-			zo.Z.RangeByRank(int(start), int(start)+want-1, desc, func(m []byte, _ float64) bool { return add(m) })
+			src.zo.Z.RangeByRank(int(start), int(start)+want-1, o.desc, func(m []byte, _ float64) bool { return add(m) })
 		}
 		end -= start
 		start = 0
-	case zo != nil:
-		zo.Z.Each(func(m []byte, _ float64) bool { return add(m) })
+	case src.zo != nil:
+		src.zo.Z.Each(func(m []byte, _ float64) bool { return add(m) })
 	}
+	return items, start, end
+}
 
-	badScore := false
-	if !dontSort {
-		for i := range items {
-			it := &items[i]
-			by := it.elem
-			if sortBy != nil {
-				var found bool
-				if by, found = sortLookup(x, sortBy, it.elem); !found {
-					continue
-				}
-			}
-			if alpha {
-				if sortBy != nil {
-					it.cmp = append([]byte{}, by...) // never nil: nil is "missing"
-				}
+// sortItems gives items their sort keys (the BY values, as numbers unless
+// ALPHA) and sorts them. badScore reports a weight that is not a number;
+// the items are sorted all the same, as Redis does before it fails.
+func sortItems(x *keyspace.Ctx, items []sortItem, o *sortOptions) (badScore bool) {
+	alpha, sortBy := o.alpha, o.sortBy
+	for i := range items {
+		it := &items[i]
+		by := it.elem
+		if sortBy != nil {
+			var found bool
+			if by, found = sortLookup(x, sortBy, it.elem); !found {
 				continue
 			}
-			f, ok := sortScore(by)
-			if !ok {
-				badScore = true
-			}
-			it.score = f
 		}
-		store := storeKey != nil
-		cmp := func(a, b *sortItem) int {
+		if alpha {
+			if sortBy != nil {
+				it.cmp = append([]byte{}, by...) // never nil: nil is "missing"
+			}
+			continue
+		}
+		f, ok := sortScore(by)
+		if !ok {
+			badScore = true
+		}
+		it.score = f
+	}
+	store := o.storeKey != nil
+	cmp := func(a, b *sortItem) int {
+		switch {
+		case !alpha:
 			switch {
-			case !alpha:
-				switch {
-				case a.score > b.score:
-					return 1
-				case a.score < b.score:
-					return -1
-				}
-				return bytes.Compare(a.elem, b.elem)
-			case sortBy != nil:
-				switch {
-				case a.cmp == nil && b.cmp == nil:
-					return 0
-				case a.cmp == nil:
-					return -1
-				case b.cmp == nil:
-					return 1
-				case store:
-					return bytes.Compare(a.cmp, b.cmp)
-				}
-				return bytes.Compare(cstr(a.cmp), cstr(b.cmp))
+			case a.score > b.score:
+				return 1
+			case a.score < b.score:
+				return -1
+			}
+			return bytes.Compare(a.elem, b.elem)
+		case sortBy != nil:
+			switch {
+			case a.cmp == nil && b.cmp == nil:
+				return 0
+			case a.cmp == nil:
+				return -1
+			case b.cmp == nil:
+				return 1
 			case store:
-				return bytes.Compare(a.elem, b.elem)
+				return bytes.Compare(a.cmp, b.cmp)
 			}
-			return bytes.Compare(cstr(a.elem), cstr(b.elem))
+			return bytes.Compare(cstr(a.cmp), cstr(b.cmp))
+		case store:
+			return bytes.Compare(a.elem, b.elem)
 		}
-		slices.SortStableFunc(items, func(a, b sortItem) int {
-			if desc {
-				return cmp(&b, &a)
-			}
-			return cmp(&a, &b)
-		})
+		return bytes.Compare(cstr(a.elem), cstr(b.elem))
 	}
+	desc := o.desc
+	slices.SortStableFunc(items, func(a, b sortItem) int {
+		if desc {
+			return cmp(&b, &a)
+		}
+		return cmp(&a, &b)
+	})
+	return badScore
+}
 
-	if badScore {
-		x.W.Error(errSortBadScore)
-		return
-	}
+// sortOutLen is the number of values the rows start…end give: one per row,
+// or one per GET pattern and row.
+func sortOutLen(start, end int64, gets [][]byte) int {
 	rows := int(end - start + 1)
-	outLen := rows
 	if len(gets) > 0 {
-		outLen = len(gets) * rows
+		return len(gets) * rows
 	}
-	if storeKey == nil {
-		x.W.ArrayHeader(outLen)
-		for j := start; j <= end; j++ {
-			elem := items[j].elem
-			if len(gets) == 0 {
-				x.W.Bulk(elem)
-			}
-			for _, g := range gets {
-				if v, found := sortLookup(x, g, elem); found {
-					x.W.Bulk(v)
-				} else {
-					x.W.Null()
-				}
+	return rows
+}
+
+// sortReply replies the items start…end, or the values their GET
+// patterns name (null where missing).
+func sortReply(x *keyspace.Ctx, items []sortItem, start, end int64, gets [][]byte) {
+	x.W.ArrayHeader(sortOutLen(start, end, gets))
+	for j := start; j <= end; j++ {
+		elem := items[j].elem
+		if len(gets) == 0 {
+			x.W.Bulk(elem)
+		}
+		for _, g := range gets {
+			if v, found := sortLookup(x, g, elem); found {
+				x.W.Bulk(v)
+			} else {
+				x.W.Null()
 			}
 		}
-		return
 	}
+}
+
+// sortStore stores what sortReply would reply as the list dst (an empty
+// result deletes dst), logs it as one OpListStore record and replies its
+// length.
+func sortStore(x *keyspace.Ctx, items []sortItem, start, end int64, gets [][]byte, dst []byte) {
+	outLen := sortOutLen(start, end, gets)
 	sh, db := x.S, x.DB
 	if outLen == 0 {
-		if e := sh.Lookup(db, storeKey); e != nil {
+		if e := sh.Lookup(db, dst); e != nil {
 			sh.LogDel(db.Id, e.KeyView())
 			db.Remove(e)
-			x.Notify(keyspace.EvGeneric, "del", storeKey)
+			x.Notify(keyspace.EvGeneric, "del", dst)
 		}
 		x.W.Int(0)
 		return
@@ -378,9 +448,9 @@ func sortGeneric(x *keyspace.Ctx, readonly bool) {
 			out.L.PushBack(v)
 		}
 	}
-	keyspace.StoreObj(db, sh.Lookup(db, storeKey), storeKey, out)
-	sh.LogListStore(db.Id, storeKey, out)
-	x.Notify(keyspace.EvList, "sortstore", storeKey)
+	keyspace.StoreObj(db, sh.Lookup(db, dst), dst, out)
+	sh.LogListStore(db.Id, dst, out)
+	x.Notify(keyspace.EvList, "sortstore", dst)
 	x.W.Int(int64(outLen))
 }
 

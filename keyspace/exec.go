@@ -1,0 +1,280 @@
+package keyspace
+
+import (
+	"strconv"
+	"time"
+)
+
+// Running one command on its shard. Exec takes it from the table lookup
+// through admit (arity, DEBUG's permission, authentication, MULTI's
+// limits, ACL, slot ownership with CheckSlots, the refusals of a replica
+// and of a failed log, eviction under maxmemory), subscribed mode, CLIENT
+// PAUSE and MULTI queueing, to Call, which runs the handler with what
+// surrounds it: the snapshot's copy before a write, command statistics
+// with sampled timing, the slow log, error counts, MONITOR and
+// client-side caching. The shard loop in shard.go feeds it the batches.
+
+// Exec runs one command: lookup, arity, authentication, slot ownership,
+// then the handler.
+func (sh *Shard) Exec(x *Ctx, args [][]byte) {
+	w := x.W
+	c := x.C
+	cmd := sh.Srv.Cmds.Lookup(args[0])
+	before := len(w.Buf)
+	if c.ReplyMode != 0 {
+		c.startReply()
+		defer sh.afterReply(c, w, before)
+	}
+	if cmd == nil {
+		w.Error(unknownCommandError(args))
+		sh.CmdStats.countError(w.Buf[before+1:])
+		c.flagTx()
+		return
+	}
+	if !sh.admit(x, cmd, args) {
+		if c.Tx.Multi && cmd.Name == "exec" {
+			// A refused EXEC ends the transaction, naming the refusal.
+			sh.execAbort(x, before)
+		} else {
+			c.flagTx()
+		}
+		sh.reject(cmd, args, w.Buf[before+1:])
+		return
+	}
+	if c.Proto == 2 && c.SubCount.Load() != 0 && !subscribedModeAllowed(cmd) {
+		w.Error(subscribedModeError(cmd, args))
+		c.flagTx()
+		sh.reject(cmd, args, w.Buf[before+1:])
+		return
+	}
+	// Container commands are counted and shown under their subcommand.
+	called := cmd.Called(args)
+	if name := &called.fullName; c.lastCmd.Load() != name {
+		c.lastCmd.Store(name)
+	}
+	if sh.Pause.Kind != PauseOff && sh.pauseHolds(x, cmd, args) {
+		// Parked before it runs; run again, from here, when the pause
+		// ends (pause.go).
+		sh.postpone(x)
+		return
+	}
+	if c.Tx.Multi && !txControl(cmd) {
+		if !subcommandOK(x, cmd, args) {
+			c.flagTx()
+			sh.reject(cmd, args, w.Buf[before+1:])
+			return
+		}
+		c.Queue(cmd, args)
+		c.Tx.pauseFlags |= sh.EffectiveFlags(cmd, args)
+		w.SimpleString("QUEUED")
+		return
+	}
+	x.DB = sh.Dbs[c.DB]
+	x.Args = args
+	x.Cmd = cmd
+	sh.Call(x, cmd, args)
+}
+
+// Call runs a command that passed its checks: the handler, statistics and
+// MONITOR. EXEC calls it for each queued command.
+func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
+	w := x.W
+	before := len(w.Buf)
+	if sh.Snap != nil && cmd.Flags&FlagWrite != 0 {
+		sh.snapshotBeforeWrite(cmd, args, x.DB)
+	}
+	sh.Stats.Commands.Add(1)
+	called := cmd.Called(args)
+	// Reading the clock twice per command costs more than a fast command
+	// itself: the first calls of each command are timed, then one in
+	// timingEvery, weighted to stand for the others.
+	st := &sh.CmdStats.ByID[called.Id]
+	// With the slow log on (the default) every command is timed.
+	slowUs := sh.Srv.Opts.Live.SlowlogSlowerThan()
+	sampled := slowUs < 0
+	timed := !sampled || st.Calls < timingEvery || st.Calls%timingEvery == 0
+	var start time.Duration
+	if timed {
+		start = sh.Srv.elapsed()
+	}
+	sh.callDepth++
+	writing := sh.writing
+	sh.writing = cmd.Flags&FlagWrite != 0
+	if sh.writing {
+		sh.ranWrite = true
+	}
+	// A read-only command may read packed collections in place (packed.go).
+	acct := &sh.Arena.ObjAcct
+	wasReadOnly := acct.readOnly
+	acct.readOnly = cmd.Flags&FlagReadOnly != 0
+	cmd.Handler(x)
+	// Objects the command touched are measured again (memacct.go).
+	sh.SettleMem()
+	acct.readOnly = wasReadOnly
+	sh.writing = writing
+	sh.callDepth--
+	st.Calls++
+	if timed {
+		d := sh.Srv.elapsed() - start
+		// The threshold in force after the command counts, as in Redis:
+		// the CONFIG SET that turns the log on is in it.
+		if slowUs = sh.Srv.Opts.Live.SlowlogSlowerThan(); slowUs >= 0 {
+			if bc := x.C.Blk; bc != nil && bc.Batch == nil {
+				// It parked its client: logged once served (blocking.go).
+				bc.callDur = d
+			} else {
+				sh.slowlogAfter(x, called, args, d, slowUs)
+			}
+		}
+		if sampled && st.Calls > timingEvery {
+			d *= timingEvery
+		}
+		st.Elapsed += d
+	}
+	if len(w.Buf) > before && w.Buf[before] == '-' {
+		st.Failed++
+		if !sh.errorCounted(w.Buf[before+1:]) {
+			sh.CmdStats.countError(w.Buf[before+1:])
+		}
+	}
+	if sh.Srv.Monitors.Count.Load() != 0 {
+		sh.feedMonitors(x, cmd, args)
+	}
+	if sh.Trk != nil {
+		sh.trackAfter(x, cmd, args, before)
+	}
+}
+
+// admit checks arity, authentication, slot ownership and the log's health
+// before a command runs; on refusal it has replied.
+func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
+	w := x.W
+	if !ArityOK(cmd.Arity, len(args)) {
+		w.Error(ErrWrongArgs(cmd.Name))
+		return false
+	}
+	// DEBUG can stop a shard (DEBUG SLEEP); enable-debug-command says who
+	// may run it, checked before authentication as Redis does.
+	if cmd.Name == "debug" && !DebugAllowed(sh.Srv.Opts.Live.EnableDebugCommand(), x.C.RemoteAddr) {
+		w.Error(ErrDebugNotAllowed)
+		return false
+	}
+	if !x.C.Authenticated && cmd.Flags&FlagNoAuth == 0 && sh.Srv.AuthRequired() {
+		w.Error(errNoAuth)
+		return false
+	}
+	flags := cmd.Flags
+	if x.C.Tx.Multi {
+		if flags&FlagNoMulti != 0 {
+			w.Error(errNotInMulti)
+			return false
+		}
+		if cmd.Name == "exec" {
+			// EXEC is refused for what its queued commands would need.
+			flags |= x.C.Tx.flags
+		}
+	}
+	if !sh.checkACL(x, cmd, args) {
+		return false
+	}
+	if len(sh.Srv.ShardList) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.MovableKeys != nil) {
+		if !sh.CheckSlots(x, cmd, args) {
+			return false
+		}
+	}
+	if msg := sh.staleRefusal(cmd); msg != "" {
+		w.Error(msg)
+		return false
+	}
+	if flags&FlagWrite != 0 {
+		if msg := sh.replicationRefusal(); msg != "" {
+			w.Error(msg)
+			return false
+		}
+	}
+	if flags&FlagWrite != 0 && sh.Journal != nil {
+		if err := sh.Journal.Err(); err != nil {
+			w.Error("MISCONF Errors writing to the write-ahead log of shard " + strconv.Itoa(sh.Idx) + ": " + err.Error() + ". Writes are refused until an operator restarts the server")
+			return false
+		}
+	}
+	if sh.tainted() && !servedWhileTainted(x.C, cmd, args) {
+		// Its memory holds writes that were refused (logfail.go).
+		w.Error(sh.unservedError())
+		return false
+	}
+	if sh.Srv.Opts.Live.MaxMemory() > 0 && !sh.PauseActive() {
+		// Every command evicts first, as in Redis: a read finds the
+		// invalidations of the keys evicted for it before its reply.
+		ok := sh.evictForWrite()
+		if !ok && cmd.Flags&FlagDenyOOM != 0 {
+			w.Error(errOOM)
+			return false
+		}
+	}
+	return true
+}
+
+// CheckSlots replies CROSSSLOT or MOVED when the keys of a call are not all
+// in one slot owned by this shard.
+func (sh *Shard) CheckSlots(x *Ctx, cmd *Command, args [][]byte) bool {
+	sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
+	if len(sh.keyIdx) == 0 {
+		return true
+	}
+	topo := sh.Srv.Opts.Topology
+	slot, owner := topo.ShardOfKey(args[sh.keyIdx[0]])
+	for _, i := range sh.keyIdx[1:] {
+		if s, _ := topo.ShardOfKey(args[i]); s != slot {
+			x.W.Error(ErrCrossSlot)
+			return false
+		}
+	}
+	if owner != sh.Idx {
+		n := topo.Nodes[owner]
+		sh.scratch = append(sh.scratch[:0], "MOVED "...)
+		sh.scratch = strconv.AppendInt(sh.scratch, int64(slot), 10)
+		sh.scratch = append(sh.scratch, ' ')
+		sh.scratch = append(sh.scratch, n.Host...)
+		sh.scratch = append(sh.scratch, ':')
+		sh.scratch = strconv.AppendInt(sh.scratch, int64(n.Port), 10)
+		x.W.Error(string(sh.scratch))
+		return false
+	}
+	return true
+}
+
+// unknownCommandError formats Redis's unknown-command reply.
+func unknownCommandError(args [][]byte) string {
+	b := make([]byte, 0, 128)
+	b = append(b, "ERR unknown command '"...)
+	b = AppendTruncated(b, args[0], 128)
+	b = append(b, "', with args beginning with: "...)
+	total := 0
+	for _, a := range args[1:] {
+		if total >= 128 {
+			break
+		}
+		b = append(b, '\'')
+		b = AppendTruncated(b, a, 128-total)
+		b = append(b, "' "...)
+		total += len(a)
+	}
+	return string(b)
+}
+
+// AppendTruncated appends at most n bytes of s to dst, with CR and LF
+// turned into spaces, for quoting an argument in a one-line error.
+func AppendTruncated(dst, s []byte, n int) []byte {
+	if len(s) > n {
+		s = s[:n]
+	}
+	for _, c := range s {
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
