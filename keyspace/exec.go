@@ -277,4 +277,3 @@ func AppendTruncated(dst, s []byte, n int) []byte {
 	}
 	return dst
 }
-
