@@ -43,7 +43,7 @@ func aclSetUserCommand(x *keyspace.Ctx) {
 		rules[i] = string(a)
 	}
 	var old *acl.Users
-	users, err := x.S.Srv.Acl.Store.Update(func(u *acl.Users) (*acl.Users, error) {
+	users, err := x.S.Srv.ACL.Store.Update(func(u *acl.Users) (*acl.Users, error) {
 		old = u
 		return u.SetUser(name, rules...)
 	})
@@ -66,7 +66,7 @@ func aclDelUserCommand(x *keyspace.Ctx) {
 	}
 	var deleted int
 	var old *acl.Users
-	users, err := x.S.Srv.Acl.Store.Update(func(u *acl.Users) (*acl.Users, error) {
+	users, err := x.S.Srv.ACL.Store.Update(func(u *acl.Users) (*acl.Users, error) {
 		old = u
 		next, gone, err := u.DelUsers(names...)
 		deleted = len(gone)
@@ -141,7 +141,7 @@ func aclCatCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR Unknown category '" + string(a) + "'")
 		return
 	}
-	x.W.BulkStrings(x.S.Srv.Acl.Universe.InCategory(cat))
+	x.W.BulkStrings(x.S.Srv.ACL.Universe.InCategory(cat))
 }
 
 // ACL GENPASS [bits]
@@ -172,9 +172,9 @@ func aclLogCommand(x *keyspace.Ctx) {
 	count := int64(10)
 	if len(x.Args) == 3 {
 		if keyspace.EqFold(x.Args[2], "reset") {
-			x.S.Srv.Acl.LogMu.Lock()
-			x.S.Srv.Acl.Log.Reset()
-			x.S.Srv.Acl.LogMu.Unlock()
+			x.S.Srv.ACL.LogMu.Lock()
+			x.S.Srv.ACL.Log.Reset()
+			x.S.Srv.ACL.LogMu.Unlock()
 			x.W.OK()
 			return
 		}
@@ -185,9 +185,9 @@ func aclLogCommand(x *keyspace.Ctx) {
 		}
 		count = max(n, 0)
 	}
-	x.S.Srv.Acl.LogMu.Lock()
-	entries := x.S.Srv.Acl.Log.Entries(int(min(count, 1<<30)))
-	x.S.Srv.Acl.LogMu.Unlock()
+	x.S.Srv.ACL.LogMu.Lock()
+	entries := x.S.Srv.ACL.Log.Entries(int(min(count, 1<<30)))
+	x.S.Srv.ACL.LogMu.Unlock()
 	w := x.W
 	w.ArrayHeader(len(entries))
 	for _, e := range entries {
@@ -233,7 +233,7 @@ func aclDryRunCommand(x *keyspace.Ctx) {
 	req := x.S.ACLRequest(cmd, args)
 	d := u.Check(req)
 	if !d.OK() {
-		x.W.BulkString(d.DryRunMessage(x.S.Srv.Acl.Universe, req))
+		x.W.BulkString(d.DryRunMessage(x.S.Srv.ACL.Universe, req))
 	} else {
 		x.W.OK()
 	}
@@ -245,7 +245,7 @@ const errNoACLFile = "ERR This Redis instance is not configured to use an ACL fi
 
 // ACL SAVE
 func aclSaveCommand(x *keyspace.Ctx) {
-	st := x.S.Srv.Acl
+	st := x.S.Srv.ACL
 	if st.File == "" {
 		x.W.Error(errNoACLFile)
 		return
@@ -263,7 +263,7 @@ func aclSaveCommand(x *keyspace.Ctx) {
 
 // ACL LOAD
 func aclLoadCommand(x *keyspace.Ctx) {
-	st := x.S.Srv.Acl
+	st := x.S.Srv.ACL
 	if st.File == "" {
 		x.W.Error(errNoACLFile)
 		return

@@ -614,7 +614,7 @@ func TestKeyPermissionAudit(t *testing.T) {
 				if !v.denied {
 					// Allowed: ask the check only, so the command does not run.
 					r := sh.ACLRequest(c, toArgv(call...))
-					d := sh.Ctx.C.AclUser.Check(r)
+					d := sh.Ctx.C.ACLUser.Check(r)
 					r.Args = nil
 					if !d.OK() {
 						t.Errorf("%s as %s: %q refused (%v), want allowed", name, v.user, call, d.Reason)

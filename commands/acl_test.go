@@ -13,14 +13,14 @@ import (
 // acl.CommandID; names and categories must agree everywhere.
 func TestACLUniverseMatchesCommandTable(t *testing.T) {
 	sh := newTestShard(t)
-	u := sh.Srv.Acl.Universe
+	u := sh.Srv.ACL.Universe
 	n := 0
 	for _, c := range sh.Srv.Cmds {
 		for _, cc := range append([]*keyspace.Command{c}, c.Subcommands...) {
 			n++
-			id := acl.CommandID(cc.Id)
+			id := acl.CommandID(cc.ID)
 			if got := u.FullName(id); got != cc.FullName() {
-				t.Errorf("id %d: universe has %q, table %q", cc.Id, got, cc.FullName())
+				t.Errorf("id %d: universe has %q, table %q", cc.ID, got, cc.FullName())
 			}
 			if got, want := u.Categories(id).Names(), cc.ACLCategories(); !sameSet(got, want) {
 				t.Errorf("%s: universe categories %v, table %v", cc.FullName(), got, want)
@@ -56,7 +56,7 @@ func TestCommandChannels(t *testing.T) {
 		t.Errorf("unsubscribe needs no permission: %v", got)
 	}
 	// A user with "&news.*" may publish to news.x only.
-	users, err := acl.NewUsers(newTestShard(t).Srv.Acl.Universe, acl.Options{}).SetUser("p", "on", "+@all", "&news.*")
+	users, err := acl.NewUsers(newTestShard(t).Srv.ACL.Universe, acl.Options{}).SetUser("p", "on", "+@all", "&news.*")
 	if err != nil {
 		t.Fatal(err)
 	}

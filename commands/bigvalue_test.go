@@ -12,7 +12,7 @@ import (
 )
 
 // walBytes is the byte count the shard's WAL has written to its segments.
-func walBytes(sh *keyspace.Shard) uint64 { return sh.Journal.(*keyspace.WALJournal).Wal.Stats().Bytes }
+func walBytes(sh *keyspace.Shard) uint64 { return sh.Journal.(*keyspace.WALJournal).WAL.Stats().Bytes }
 
 // TestBitWritesLogWhatWasSent: a SETBIT, SETRANGE or BITFIELD far past the
 // end of a string grows it with zeros, but the log records the write, not
@@ -96,7 +96,7 @@ func TestBitWritesLogWhatWasSent(t *testing.T) {
 			if tc.setup != nil {
 				slack = keyspace.MaxGrowSlack + 8
 			}
-			db := sh.Dbs[0]
+			db := sh.DBs[0]
 			if e := db.Find([]byte("k")); e == nil || int64(cap(db.Val(e))) > tc.strlen+slack {
 				t.Errorf("replayed string holds %d bytes for %d", cap(db.Val(e)), tc.strlen)
 			}

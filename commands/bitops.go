@@ -12,8 +12,8 @@ import (
 // types/bitmap and types/bitfield; this file parses, looks keys up, logs
 // and replies.
 
-// parseBitUnit reads the optional BYTE|BIT argument of BITCOUNT and BITPOS.
-func parseBitUnit(x *keyspace.Ctx, arg []byte) (inBits, ok bool) {
+// parseBitUnitOrReply reads the optional BYTE|BIT argument of BITCOUNT and BITPOS.
+func parseBitUnitOrReply(x *keyspace.Ctx, arg []byte) (inBits, ok bool) {
 	switch {
 	case keyspace.EqFold(arg, "bit"):
 		return true, true
@@ -31,7 +31,7 @@ func bitcountCommand(x *keyspace.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	v, ok := stringValue(x, e)
+	v, ok := stringValueOrReply(x, e)
 	if !ok {
 		return
 	}
@@ -56,7 +56,7 @@ func bitcountCommand(x *keyspace.Ctx) {
 	}
 	inBits := false
 	if len(x.Args) == 5 {
-		if inBits, ok = parseBitUnit(x, x.Args[4]); !ok {
+		if inBits, ok = parseBitUnitOrReply(x, x.Args[4]); !ok {
 			return
 		}
 	}
@@ -85,7 +85,7 @@ func bitposCommand(x *keyspace.Ctx) {
 		x.W.Int(-bit)
 		return
 	}
-	v, ok := stringValue(x, e)
+	v, ok := stringValueOrReply(x, e)
 	if !ok {
 		return
 	}
@@ -100,7 +100,7 @@ func bitposCommand(x *keyspace.Ctx) {
 			return
 		}
 		if len(x.Args) == 6 {
-			if inBits, ok = parseBitUnit(x, x.Args[5]); !ok {
+			if inBits, ok = parseBitUnitOrReply(x, x.Args[5]); !ok {
 				return
 			}
 		}
@@ -157,7 +157,7 @@ func bitopCommand(x *keyspace.Ctx) {
 			srcs = append(srcs, nil)
 			continue
 		}
-		v, ok := stringValue(x, e)
+		v, ok := stringValueOrReply(x, e)
 		if !ok {
 			return
 		}
@@ -196,9 +196,9 @@ func parseBitfieldType(arg []byte) (bitfield.Type, bool) {
 	return bitfield.Type{Signed: signed, Bits: uint(n)}, true
 }
 
-// parseBitfieldOffset reads a bit offset, or #N meaning N fields of bits
+// parseBitfieldOffsetOrReply reads a bit offset, or #N meaning N fields of bits
 // each, bounded as SETBIT's offsets are.
-func parseBitfieldOffset(x *keyspace.Ctx, arg []byte, bits uint) (uint64, bool) {
+func parseBitfieldOffsetOrReply(x *keyspace.Ctx, arg []byte, bits uint) (uint64, bool) {
 	hash := len(arg) > 0 && arg[0] == '#'
 	if hash {
 		arg = arg[1:]
@@ -262,7 +262,7 @@ func bitfieldGeneric(x *keyspace.Ctx, readOnly bool) {
 			return
 		}
 		op.typ, op.ow = t, ow
-		if op.off, ok = parseBitfieldOffset(x, args[j+2], t.Bits); !ok {
+		if op.off, ok = parseBitfieldOffsetOrReply(x, args[j+2], t.Bits); !ok {
 			return
 		}
 		if op.kind != 'g' {
@@ -284,7 +284,7 @@ func bitfieldGeneric(x *keyspace.Ctx, readOnly bool) {
 		var v []byte
 		if e != nil {
 			var ok bool
-			if v, ok = stringValue(x, e); !ok {
+			if v, ok = stringValueOrReply(x, e); !ok {
 				return
 			}
 		}
@@ -350,7 +350,7 @@ func bitfieldGeneric(x *keyspace.Ctx, readOnly bool) {
 			spans = append(spans, keyspace.ByteSpan{Lo: int(op.off >> 3), Hi: int((op.off + uint64(op.typ.Bits) - 1) >> 3)})
 		}
 	}
-	sh.LogByteSpans(db.Id, e.KeyView(), v, spans)
+	sh.LogByteSpans(db.ID, e.KeyView(), v, spans)
 }
 
 // markRaw flags a string that a bitmap or HyperLogLog command wrote:

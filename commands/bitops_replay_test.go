@@ -102,11 +102,11 @@ func TestReplayBitopsAndHyperLogLog(t *testing.T) {
 // to bigger slots and rewrite them, and each path must keep it exact.
 func bitCheckMem(t *testing.T, what string, sh *keyspace.Shard) {
 	t.Helper()
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		var sum int64
 		db.Each(func(e *keyspace.Entry) { sum += db.Size(e) })
 		if sum != db.Mem {
-			t.Fatalf("%s: db %d memory figure %d, entries add up to %d", what, db.Id, db.Mem, sum)
+			t.Fatalf("%s: db %d memory figure %d, entries add up to %d", what, db.ID, db.Mem, sum)
 		}
 	}
 }
@@ -215,7 +215,7 @@ func TestSnapshotWhileBitopsWrite(t *testing.T) {
 	sh.Commit()
 	d.do(sh, "PING")
 	atStart := durState(sh)
-	seqAtStart := sh.Journal.(*keyspace.WALJournal).Wal.LastSequence()
+	seqAtStart := sh.Journal.(*keyspace.WALJournal).WAL.LastSequence()
 	if got := run(t, sh, "BGSAVE"); got != "+Background saving started\r\n" {
 		t.Fatalf("BGSAVE: %q", got)
 	}

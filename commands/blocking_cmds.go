@@ -55,7 +55,7 @@ func popListReply(x *keyspace.Ctx, e *keyspace.Entry, o *keyspace.ListObj, key [
 // another type; else the client blocks on all keys.
 func blockingListPop(x *keyspace.Ctx, keys [][]byte, where uint8, count int64, deadline int64) {
 	for _, key := range keys {
-		e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+		e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 		if !ok {
 			return
 		}
@@ -89,7 +89,7 @@ func blpopCommand(x *keyspace.Ctx) {
 	if x.Cmd.Name == "brpop" {
 		where = keyspace.ListTail
 	}
-	deadline, ok := x.ParseBlockTimeout(x.Args[len(x.Args)-1])
+	deadline, ok := x.ParseBlockTimeoutOrReply(x.Args[len(x.Args)-1])
 	if !ok {
 		return
 	}
@@ -98,12 +98,12 @@ func blpopCommand(x *keyspace.Ctx) {
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
 func blmpopCommand(x *keyspace.Ctx) {
-	m, ok := parseMPop(x, 2, listMPop)
+	m, ok := parseMPopOrReply(x, 2, listMPop)
 	if !ok {
 		return
 	}
-	where, _ := parseWhere(x, m.direction)
-	deadline, ok := x.ParseBlockTimeout(x.Args[1])
+	where, _ := parseWhereOrReply(x, m.direction)
+	deadline, ok := x.ParseBlockTimeoutOrReply(x.Args[1])
 	if !ok {
 		return
 	}
@@ -116,19 +116,19 @@ func blmoveCommand(x *keyspace.Ctx) {
 	from, to := keyspace.ListTail, keyspace.ListHead
 	if x.Cmd.Name == "blmove" {
 		var ok bool
-		if from, ok = parseWhere(x, x.Args[3]); !ok {
+		if from, ok = parseWhereOrReply(x, x.Args[3]); !ok {
 			return
 		}
-		if to, ok = parseWhere(x, x.Args[4]); !ok {
+		if to, ok = parseWhereOrReply(x, x.Args[4]); !ok {
 			return
 		}
 	}
-	deadline, ok := x.ParseBlockTimeout(x.Args[len(x.Args)-1])
+	deadline, ok := x.ParseBlockTimeoutOrReply(x.Args[len(x.Args)-1])
 	if !ok {
 		return
 	}
 	src, dst := x.Args[1], x.Args[2]
-	e, _, ok := lookupTyped[*keyspace.ListObj](x, src, false)
+	e, _, ok := lookupTypedOrReply[*keyspace.ListObj](x, src, false)
 	if !ok {
 		return
 	}
@@ -159,7 +159,7 @@ func blmoveCommand(x *keyspace.Ctx) {
 func blockingZPop(x *keyspace.Ctx, keys [][]byte, max bool, count int64, deadline int64) {
 	multi := count != -1
 	for _, key := range keys {
-		e, _, ok := lookupTyped[*keyspace.ZsetObj](x, key, false)
+		e, _, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, key, false)
 		if !ok {
 			return
 		}
@@ -188,7 +188,7 @@ func blockingZPop(x *keyspace.Ctx, keys [][]byte, max bool, count int64, deadlin
 
 // BZPOPMIN key [key ...] timeout / BZPOPMAX key [key ...] timeout
 func bzpopCommand(x *keyspace.Ctx) {
-	deadline, ok := x.ParseBlockTimeout(x.Args[len(x.Args)-1])
+	deadline, ok := x.ParseBlockTimeoutOrReply(x.Args[len(x.Args)-1])
 	if !ok {
 		return
 	}
@@ -197,11 +197,11 @@ func bzpopCommand(x *keyspace.Ctx) {
 
 // BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
 func bzmpopCommand(x *keyspace.Ctx) {
-	m, ok := parseMPop(x, 2, zsetMPop)
+	m, ok := parseMPopOrReply(x, 2, zsetMPop)
 	if !ok {
 		return
 	}
-	deadline, ok := x.ParseBlockTimeout(x.Args[1])
+	deadline, ok := x.ParseBlockTimeoutOrReply(x.Args[1])
 	if !ok {
 		return
 	}

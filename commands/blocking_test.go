@@ -45,7 +45,7 @@ func TestParseBlockTimeout(t *testing.T) {
 	for _, tc := range cases {
 		var w codec.Writer
 		x := &keyspace.Ctx{S: sh, W: &w}
-		d, ok := x.ParseBlockTimeout([]byte(tc.in))
+		d, ok := x.ParseBlockTimeoutOrReply([]byte(tc.in))
 		if got := string(w.Buf); got != tc.err || ok != (tc.err == "") || d != tc.deadline {
 			t.Errorf("%q: deadline %d ok %v reply %q, want %d %q", tc.in, d, ok, got, tc.deadline, tc.err)
 		}
@@ -57,7 +57,7 @@ func TestParseBlockTimeoutMs(t *testing.T) {
 	for in, want := range map[string]string{"0": "", "10": "", "-1": "-ERR timeout is negative\r\n", "1.5": "-ERR timeout is not an integer or out of range\r\n"} {
 		var w codec.Writer
 		x := &keyspace.Ctx{S: sh, W: &w}
-		_, ok := x.ParseBlockTimeoutMs([]byte(in))
+		_, ok := x.ParseBlockTimeoutMsOrReply([]byte(in))
 		if string(w.Buf) != want || ok != (want == "") {
 			t.Errorf("%q: ok %v reply %q, want %q", in, ok, w.Buf, want)
 		}
@@ -74,7 +74,7 @@ func FuzzParseBlockTimeout(f *testing.F) {
 		sh := &keyspace.Shard{NowMs: 1_700_000_000_000}
 		var w codec.Writer
 		x := &keyspace.Ctx{S: sh, W: &w}
-		d, ok := x.ParseBlockTimeout(b)
+		d, ok := x.ParseBlockTimeoutOrReply(b)
 		if ok {
 			if len(w.Buf) != 0 || d != 0 && d <= sh.NowMs {
 				t.Fatalf("%q: deadline %d, reply %q", b, d, w.Buf)

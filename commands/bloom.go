@@ -17,9 +17,9 @@ import (
 
 var defaultBloomParams = keyspace.BloomParams{Rate: bloom.DefaultErrorRate, Capacity: bloom.DefaultCapacity, Expansion: bloom.DefaultExpansion}
 
-// lookupBloom returns the filter at key (nil when absent); ok is false
+// lookupBloomOrReply returns the filter at key (nil when absent); ok is false
 // after a WRONGTYPE reply.
-func lookupBloom(x *keyspace.Ctx, key []byte, write bool) (*keyspace.Entry, *keyspace.BloomObj, bool) {
+func lookupBloomOrReply(x *keyspace.Ctx, key []byte, write bool) (*keyspace.Entry, *keyspace.BloomObj, bool) {
 	var e *keyspace.Entry
 	if write {
 		e = x.S.Lookup(x.DB, key)
@@ -91,7 +91,7 @@ func bfReserveCommand(x *keyspace.Ctx) {
 		}
 		prm.Expansion = uint32(v)
 	}
-	e, _, ok := lookupBloom(x, args[1], true)
+	e, _, ok := lookupBloomOrReply(x, args[1], true)
 	if !ok {
 		return
 	}
@@ -105,7 +105,7 @@ func bfReserveCommand(x *keyspace.Ctx) {
 		return
 	}
 	e = x.DB.Add(args[1], nil, &keyspace.BloomObj{F: f}, 0)
-	x.S.LogBloomAdd(x.DB.Id, e.KeyView(), prm, nil)
+	x.S.LogBloomAdd(x.DB.ID, e.KeyView(), prm, nil)
 	x.W.OK()
 }
 
@@ -113,7 +113,7 @@ func bfReserveCommand(x *keyspace.Ctx) {
 // when autocreate is set: the shared body of BF.ADD, BF.MADD and
 // BF.INSERT.
 func bfInsertCommon(x *keyspace.Ctx, key []byte, items [][]byte, prm keyspace.BloomParams, autocreate, multi bool) {
-	e, o, ok := lookupBloom(x, key, true)
+	e, o, ok := lookupBloomOrReply(x, key, true)
 	if !ok {
 		return
 	}
@@ -145,7 +145,7 @@ func bfInsertCommon(x *keyspace.Ctx, key []byte, items [][]byte, prm keyspace.Bl
 			results = append(results, 0)
 		}
 	}
-	x.S.LogBloomAdd(x.DB.Id, e.KeyView(), prm, items[:done])
+	x.S.LogBloomAdd(x.DB.ID, e.KeyView(), prm, items[:done])
 	if multi {
 		x.W.ArrayHeader(len(results))
 	}
@@ -277,7 +277,7 @@ func bfInfoCommand(x *keyspace.Ctx) {
 		x.W.Error(keyspace.ErrWrongArgs(x.Cmd.FullName()))
 		return
 	}
-	_, o, ok := lookupBloom(x, x.Args[1], false)
+	_, o, ok := lookupBloomOrReply(x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -332,7 +332,7 @@ func bfInfoCommand(x *keyspace.Ctx) {
 
 // BF.CARD key
 func bfCardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupBloom(x, x.Args[1], false)
+	_, o, ok := lookupBloomOrReply(x, x.Args[1], false)
 	if !ok {
 		return
 	}

@@ -13,7 +13,7 @@ import (
 // standalone server.
 const errClusterDisabled = "ERR This instance has cluster support disabled"
 
-// clusterEnabled resolves cluster.enabled: "auto" is on with more than one
+// serverClusterEnabled resolves cluster.enabled: "auto" is on with more than one
 // shard. With it off the process is a standalone server: the cluster
 // commands answer errClusterDisabled, so clients that detect the topology
 // (CLUSTER SLOTS, CLUSTER INFO, INFO cluster) pick their standalone mode.
@@ -143,8 +143,8 @@ func clusterKeySlotCommand(x *keyspace.Ctx) {
 	x.W.Int(int64(cluster.KeySlot(x.Args[2])))
 }
 
-// parseSlot reads a slot number for COUNTKEYSINSLOT, replying on error.
-func parseSlot(x *keyspace.Ctx, b []byte) (int64, bool) {
+// parseSlotOrReply reads a slot number for COUNTKEYSINSLOT, replying on error.
+func parseSlotOrReply(x *keyspace.Ctx, b []byte) (int64, bool) {
 	n, ok := keyspace.ParseInt(b)
 	if !ok {
 		x.W.Error(keyspace.ErrNotInt)
@@ -160,12 +160,12 @@ func parseSlot(x *keyspace.Ctx, b []byte) (int64, bool) {
 // CLUSTER COUNTKEYSINSLOT slot. Keys are not indexed by slot, so this walks
 // the shard's database: O(N) in the number of keys.
 func clusterCountKeysInSlotCommand(x *keyspace.Ctx) {
-	slot, ok := parseSlot(x, x.Args[2])
+	slot, ok := parseSlotOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
 	n := 0
-	db := x.S.Dbs[0]
+	db := x.S.DBs[0]
 	db.Each(func(e *keyspace.Entry) {
 		if !e.Expired(x.S.NowMs) && int64(cluster.KeySlot(e.Key())) == slot {
 			n++
@@ -187,7 +187,7 @@ func clusterGetKeysInSlotCommand(x *keyspace.Ctx) {
 		return
 	}
 	var keys []string
-	db := x.S.Dbs[0]
+	db := x.S.DBs[0]
 	db.Each(func(e *keyspace.Entry) {
 		if int64(len(keys)) < count && !e.Expired(x.S.NowMs) && int64(cluster.KeySlot(e.Key())) == slot {
 			keys = append(keys, e.KeyString())

@@ -16,7 +16,7 @@ func infoCommandstats(x *keyspace.Ctx, ib *infoBuilder) {
 	}
 	slices.Sort(names)
 	line := func(c *keyspace.Command) {
-		st := sh.CmdStats.ByID[c.Id]
+		st := sh.CmdStats.ByID[c.ID]
 		if st.Calls == 0 && st.Rejected == 0 && st.Failed == 0 {
 			return
 		}

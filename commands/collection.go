@@ -14,11 +14,11 @@ import (
 // random picks, and the argument parsers and store helper several
 // families use.
 
-// lookupTyped returns key's live entry and its object when it is a T. A
+// lookupTypedOrReply returns key's live entry and its object when it is a T. A
 // missing key gives a nil entry and ok; a key of another type replies
 // WRONGTYPE and gives !ok. read selects the read lookup, which counts
 // keyspace hits and misses.
-func lookupTyped[T any](x *keyspace.Ctx, key []byte, read bool) (e *keyspace.Entry, obj T, ok bool) {
+func lookupTypedOrReply[T any](x *keyspace.Ctx, key []byte, read bool) (e *keyspace.Entry, obj T, ok bool) {
 	if read {
 		e = x.S.LookupRead(x.DB, key)
 	} else {
@@ -43,11 +43,11 @@ type randSource struct{}
 // Uint64 returns a random number from math/rand/v2's global source.
 func (randSource) Uint64() uint64 { return rand.Uint64() }
 
-// parseRangeLong parses an integer argument within [lo, hi] as Redis's
+// parseRangeLongOrReply parses an integer argument within [lo, hi] as Redis's
 // getRangeLongFromObjectOrReply does: msg (when not empty) is the reply
 // both to a non-integer and to a value out of range; without msg they get
 // Redis's generic texts.
-func parseRangeLong(x *keyspace.Ctx, arg []byte, lo, hi int64, msg string) (int64, bool) {
+func parseRangeLongOrReply(x *keyspace.Ctx, arg []byte, lo, hi int64, msg string) (int64, bool) {
 	n, ok := keyspace.ParseInt(arg)
 	if !ok {
 		if msg != "" {
@@ -71,9 +71,9 @@ func parseRangeLong(x *keyspace.Ctx, arg []byte, lo, hi int64, msg string) (int6
 // errMustBePositive is getPositiveLongFromObjectOrReply's default text.
 const errMustBePositive = "ERR value is out of range, must be positive"
 
-// parseScanOptions parses the MATCH and COUNT options of SSCAN, HSCAN and
+// parseScanOptionsOrReply parses the MATCH and COUNT options of SSCAN, HSCAN and
 // ZSCAN from args[from:], replying and returning false on an error.
-func parseScanOptions(x *keyspace.Ctx, from int) (pat []byte, usePat bool, count int, ok bool) {
+func parseScanOptionsOrReply(x *keyspace.Ctx, from int) (pat []byte, usePat bool, count int, ok bool) {
 	args := x.Args
 	count = 10
 	for i := from; i < len(args); i += 2 {
@@ -140,11 +140,11 @@ type mpopFamily struct {
 	direction      func(x *keyspace.Ctx, b []byte) bool
 }
 
-// parseMPop reads the mpop arguments starting with numkeys at x.Args[at],
+// parseMPopOrReply reads the mpop arguments starting with numkeys at x.Args[at],
 // replying and returning false on an error. A numkeys beyond the
 // arguments is a syntax error, however large (no index arithmetic can
 // overflow).
-func parseMPop(x *keyspace.Ctx, at int, f mpopFamily) (mpopArgs, bool) {
+func parseMPopOrReply(x *keyspace.Ctx, at int, f mpopFamily) (mpopArgs, bool) {
 	args := x.Args
 	n, ok := f.numkeys(x, args[at])
 	if !ok {
@@ -191,16 +191,16 @@ var listMPop = mpopFamily{
 		}
 		return n, true
 	},
-	direction: func(x *keyspace.Ctx, b []byte) bool { _, ok := parseWhere(x, b); return ok },
+	direction: func(x *keyspace.Ctx, b []byte) bool { _, ok := parseWhereOrReply(x, b); return ok },
 }
 
 // zsetMPop is ZMPOP's and BZMPOP's family: MIN|MAX.
 var zsetMPop = mpopFamily{
 	numkeys: func(x *keyspace.Ctx, b []byte) (int64, bool) {
-		return parseRangeLong(x, b, 1, math.MaxInt64, errZNumKeys)
+		return parseRangeLongOrReply(x, b, 1, math.MaxInt64, errZNumKeys)
 	},
 	count: func(x *keyspace.Ctx, b []byte) (int64, bool) {
-		return parseRangeLong(x, b, 1, math.MaxInt64, errZCountZero)
+		return parseRangeLongOrReply(x, b, 1, math.MaxInt64, errZCountZero)
 	},
 	direction: func(x *keyspace.Ctx, b []byte) bool {
 		if keyspace.EqFold(b, "min") || keyspace.EqFold(b, "max") {

@@ -57,7 +57,7 @@ func sortedSubcommands(c *keyspace.Command) []*keyspace.Command {
 	return out
 }
 
-// lookupFullName finds a command by its full name ("get" or
+// commandTableLookupFullName finds a command by its full name ("get" or
 // "config|get"), case-insensitively, as COMMAND INFO and DOCS do.
 func commandTableLookupFullName(t keyspace.CommandTable, name []byte) *keyspace.Command {
 	container, sub, isSub := strings.Cut(string(name), "|")
@@ -68,7 +68,7 @@ func commandTableLookupFullName(t keyspace.CommandTable, name []byte) *keyspace.
 	return c.Sub([]byte(sub))
 }
 
-// lookupCall finds the command a call names: the container's subcommand
+// commandTableLookupCall finds the command a call names: the container's subcommand
 // when the command has subcommands and a second argument, as Redis's
 // lookupCommand does; nil when there is none.
 func commandTableLookupCall(t keyspace.CommandTable, args [][]byte) *keyspace.Command {

@@ -55,7 +55,7 @@ func selectCommand(x *keyspace.Ctx) {
 		x.W.Error(keyspace.ErrSelectShard)
 		return
 	}
-	if n < 0 || n >= int64(len(x.S.Dbs)) {
+	if n < 0 || n >= int64(len(x.S.DBs)) {
 		x.W.Error(keyspace.ErrDBIndex)
 		return
 	}
@@ -253,7 +253,7 @@ func clientInfoCommand(x *keyspace.Ctx) {
 	x.W.Verbatim("txt", x.C.Info(x.S.Srv.Now(), ctxRunning(x))+"\n")
 }
 
-// running is the size of the request data of the batch being run: the
+// ctxRunning is the size of the request data of the batch being run: the
 // caller's share of its query buffer in CLIENT LIST and CLIENT INFO.
 func ctxRunning(x *keyspace.Ctx) int {
 	if x.Batch == nil {

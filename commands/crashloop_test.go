@@ -21,7 +21,7 @@ func TestDiskWALTriggerCountsWALOnDisk(t *testing.T) {
 	mod := func(o *keyspace.DiskOptions) { o.SnapshotWALBytes = limit }
 	d := durOpen(t, mem, clock, 1, mod)
 	sh := d.shard(0)
-	written := func(sh *keyspace.Shard) int64 { return int64(sh.Journal.(*keyspace.WALJournal).Wal.Stats().Bytes) }
+	written := func(sh *keyspace.Shard) int64 { return int64(sh.Journal.(*keyspace.WALJournal).WAL.Stats().Bytes) }
 	key := 0
 	// Each run writes a little more than a third of the limit, then dies.
 	fill := func(d *durServer, sh *keyspace.Shard) {

@@ -139,7 +139,7 @@ func restoreCommand(x *keyspace.Ctx) {
 		// Already expired: the value is not created, and a replaced key
 		// is deleted.
 		if old != nil {
-			sh.LogDel(db.Id, string(key))
+			sh.LogDel(db.ID, string(key))
 			db.Remove(old)
 			x.Notify(keyspace.EvGeneric, "del", key)
 		}
@@ -151,7 +151,7 @@ func restoreCommand(x *keyspace.Ctx) {
 		db.Remove(old)
 	}
 	e := db.Add(key, val, obj, at)
-	sh.LogRestore(db.Id, key, val, obj, at)
+	sh.LogRestore(db.ID, key, val, obj, at)
 	switch {
 	case freq >= 0 && sh.Srv.Opts.Live.LFU():
 		e.Touch(keyspace.LFUState(keyspace.LFUMinutes(sh.NowMs), uint8(freq)))

@@ -344,7 +344,7 @@ func shardFcallGeneric(sh *keyspace.Shard, x *keyspace.Ctx, ro bool) {
 		x.W.Error("ERR Function not found")
 		return
 	}
-	keys, argv, ok := keyspace.ScriptKeys(x, "ERR Bad number of keys provided")
+	keys, argv, ok := keyspace.ScriptKeysOrReply(x, "ERR Bad number of keys provided")
 	if !ok {
 		return
 	}

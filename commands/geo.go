@@ -49,9 +49,9 @@ func geoParseUnit(x *keyspace.Ctx, b []byte) float64 {
 	return -1
 }
 
-// geoParseFloat parses a float argument, replying msg (or the generic
+// geoParseFloatOrReply parses a float argument, replying msg (or the generic
 // float error when msg is empty) when it is not one.
-func geoParseFloat(x *keyspace.Ctx, b []byte, msg string) (float64, bool) {
+func geoParseFloatOrReply(x *keyspace.Ctx, b []byte, msg string) (float64, bool) {
 	f, ok := num.ParseFloat(b)
 	if !ok {
 		if msg == "" {
@@ -62,12 +62,12 @@ func geoParseFloat(x *keyspace.Ctx, b []byte, msg string) (float64, bool) {
 	return f, ok
 }
 
-// geoParseLonLat parses a longitude and a latitude and checks their range.
-func geoParseLonLat(x *keyspace.Ctx, lonArg, latArg []byte) (lon, lat float64, ok bool) {
-	if lon, ok = geoParseFloat(x, lonArg, ""); !ok {
+// geoParseLonLatOrReply parses a longitude and a latitude and checks their range.
+func geoParseLonLatOrReply(x *keyspace.Ctx, lonArg, latArg []byte) (lon, lat float64, ok bool) {
+	if lon, ok = geoParseFloatOrReply(x, lonArg, ""); !ok {
 		return 0, 0, false
 	}
-	if lat, ok = geoParseFloat(x, latArg, ""); !ok {
+	if lat, ok = geoParseFloatOrReply(x, latArg, ""); !ok {
 		return 0, 0, false
 	}
 	if lon < geo.LonMin || lon > geo.LonMax || lat < geo.LatMin || lat > geo.LatMax {
@@ -146,7 +146,7 @@ done:
 	zargs = append(zargs, args[1:i]...)
 	for k := 0; k < n; k++ {
 		at := i + 3*k
-		lon, lat, ok := geoParseLonLat(x, args[at], args[at+1])
+		lon, lat, ok := geoParseLonLatOrReply(x, args[at], args[at+1])
 		if !ok {
 			return
 		}
@@ -160,7 +160,7 @@ done:
 
 // GEOHASH key [member ...]
 func geohashCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -181,7 +181,7 @@ func geohashCommand(x *keyspace.Ctx) {
 
 // GEOPOS key [member ...]
 func geoposCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -211,7 +211,7 @@ func geodistCommand(x *keyspace.Ctx) {
 		x.W.Error(keyspace.ErrSyntax)
 		return
 	}
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -262,7 +262,7 @@ type geoSearchOptions struct {
 // order of checks and their errors are Redis's: the key's type, then the
 // arguments in order, then their combinations.
 func geoSearchGeneric(x *keyspace.Ctx, src int, flags int) {
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[src], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[src], true)
 	if !ok {
 		return
 	}
@@ -310,12 +310,12 @@ func geoParseCentre(x *keyspace.Ctx, o *keyspace.ZsetObj, flags int, opt *geoSea
 	args := x.Args
 	switch {
 	case flags&geoFromCoords != 0:
-		lon, lat, ok := geoParseLonLat(x, args[2], args[3])
+		lon, lat, ok := geoParseLonLatOrReply(x, args[2], args[3])
 		if !ok {
 			return 0, false
 		}
 		opt.shape.Lon, opt.shape.Lat = lon, lat
-		if !geoParseRadius(x, args[4], args[5], &opt.shape) {
+		if !geoParseRadiusOrReply(x, args[4], args[5], &opt.shape) {
 			return 0, false
 		}
 		return 6, true
@@ -327,7 +327,7 @@ func geoParseCentre(x *keyspace.Ctx, o *keyspace.ZsetObj, flags int, opt *geoSea
 				return 0, false
 			}
 			opt.shape.Lon, opt.shape.Lat = lon, lat
-			if !geoParseRadius(x, args[3], args[4], &opt.shape) {
+			if !geoParseRadiusOrReply(x, args[3], args[4], &opt.shape) {
 				return 0, false
 			}
 		}
@@ -393,7 +393,7 @@ func geoParseSearchArgs(x *keyspace.Ctx, o *keyspace.ZsetObj, flags, base int, o
 			opt.fromMember = true
 			i++
 		case keyspace.EqFold(a, "fromlonlat") && left >= 2 && search && !opt.fromMember:
-			lon, lat, ok := geoParseLonLat(x, args[i+1], args[i+2])
+			lon, lat, ok := geoParseLonLatOrReply(x, args[i+1], args[i+2])
 			if !ok {
 				return false
 			}
@@ -401,7 +401,7 @@ func geoParseSearchArgs(x *keyspace.Ctx, o *keyspace.ZsetObj, flags, base int, o
 			opt.fromLoc = true
 			i += 2
 		case keyspace.EqFold(a, "byradius") && left >= 2 && search && !opt.byBox:
-			if !geoParseRadius(x, args[i+1], args[i+2], &opt.shape) {
+			if !geoParseRadiusOrReply(x, args[i+1], args[i+2], &opt.shape) {
 				return false
 			}
 			opt.byRadius = true
@@ -422,11 +422,11 @@ func geoParseSearchArgs(x *keyspace.Ctx, o *keyspace.ZsetObj, flags, base int, o
 
 // geoParseBox parses "width height unit" into shape.
 func geoParseBox(x *keyspace.Ctx, widthArg, heightArg, unitArg []byte, shape *geo.Shape) bool {
-	w, ok := geoParseFloat(x, widthArg, "ERR need numeric width")
+	w, ok := geoParseFloatOrReply(x, widthArg, "ERR need numeric width")
 	if !ok {
 		return false
 	}
-	h, ok := geoParseFloat(x, heightArg, "ERR need numeric height")
+	h, ok := geoParseFloatOrReply(x, heightArg, "ERR need numeric height")
 	if !ok {
 		return false
 	}
@@ -526,14 +526,14 @@ func geoSearchReply(x *keyspace.Ctx, points []keyspace.GeoPoint, opt *geoSearchO
 	}
 }
 
-// exactDist sets p.dist to the distance Redis computes, once.
+// geoPointExactDist sets p.dist to the distance Redis computes, once.
 func geoPointExactDist(p *keyspace.GeoPoint, shape *geo.Shape) {
 	if !p.Exact {
 		p.Dist, p.Exact = geo.Distance(shape.Lon, shape.Lat, p.Lon, p.Lat), true
 	}
 }
 
-// geoSortByDistance puts the first want points in order of distance from
+// shardGeoSortByDistance puts the first want points in order of distance from
 // the centre, ascending (dir 1) or descending, equal distances in
 // collection order, as a stable sort by the exact distances would, but
 // computing exact distances only for points whose approximate ones are
@@ -596,7 +596,7 @@ func shardGeoSortByDistance(sh *keyspace.Shard, points []keyspace.GeoPoint, shap
 	}
 }
 
-// approxDist sets p.dist to the fast distance from the centre unless the
+// geoPointApproxDist sets p.dist to the fast distance from the centre unless the
 // search left it or an exact one: from the haversine term when the search
 // computed that (the same value for the cost of a square root and an
 // arcsine), else from the coordinates.
@@ -704,7 +704,7 @@ func geoNearest(keys []keyspace.GeoDistKey, want, dir int) []keyspace.GeoDistKey
 	return out
 }
 
-// replyDist sets p.dist to a distance that prints as the exact one does
+// geoPointReplyDist sets p.dist to a distance that prints as the exact one does
 // with four decimals in the search's unit: the approximation when the
 // whole interval it may be off by rounds to the same digits (the printing
 // is monotone in the distance), else the exact distance.
@@ -733,9 +733,9 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// geoParseRadius parses "radius unit" into shape.
-func geoParseRadius(x *keyspace.Ctx, radiusArg, unitArg []byte, shape *geo.Shape) bool {
-	r, ok := geoParseFloat(x, radiusArg, "ERR need numeric radius")
+// geoParseRadiusOrReply parses "radius unit" into shape.
+func geoParseRadiusOrReply(x *keyspace.Ctx, radiusArg, unitArg []byte, shape *geo.Shape) bool {
+	r, ok := geoParseFloatOrReply(x, radiusArg, "ERR need numeric radius")
 	if !ok {
 		return false
 	}
@@ -777,7 +777,7 @@ func geoCollect(points []keyspace.GeoPoint, z *zset.ZSet, shape *geo.Shape, limi
 	return points
 }
 
-// keepGeoPoints keeps the buffer of a search's points for the next one,
+// shardKeepGeoPoints keeps the buffer of a search's points for the next one,
 // cleared so that it holds no member of a set that may be deleted, and
 // not when one huge search grew it.
 func shardKeepGeoPoints(sh *keyspace.Shard, points []keyspace.GeoPoint) {
@@ -794,7 +794,7 @@ func shardKeepGeoPoints(sh *keyspace.Shard, points []keyspace.GeoPoint) {
 func geoStoreEmpty(x *keyspace.Ctx, dst []byte) {
 	sh, db := x.S, x.DB
 	if e := sh.Lookup(db, dst); e != nil {
-		sh.LogDel(db.Id, e.KeyView())
+		sh.LogDel(db.ID, e.KeyView())
 		db.Remove(e)
 		x.Notify(keyspace.EvGeneric, "del", dst)
 	}
@@ -819,7 +819,7 @@ func geoStoreResult(x *keyspace.Ctx, dst []byte, points []keyspace.GeoPoint, sto
 		_, _, _ = o.Z.Add(cfg, p.Member, s, 0) // scores and distances are never NaN
 	}
 	keyspace.StoreObj(db, sh.Lookup(db, dst), dst, o)
-	sh.LogZStore(db.Id, string(dst), o)
+	sh.LogZStore(db.ID, string(dst), o)
 	ev := "georadiusstore"
 	if search {
 		ev = "geosearchstore"

@@ -20,7 +20,7 @@ import (
 // yet in the keyspace: e is nil) when the key is absent. ok is false when
 // WRONGTYPE was replied.
 func hashFor(x *keyspace.Ctx, key []byte) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
-	e, o, ok = lookupTyped[*keyspace.HashObj](x, key, false)
+	e, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, key, false)
 	if ok && e == nil {
 		o = &keyspace.HashObj{}
 	}
@@ -55,7 +55,7 @@ func hsetCommand(x *keyspace.Ctx) {
 		}
 	}
 	storeHash(x, e, key, o)
-	x.S.LogHashSet(x.DB.Id, key, x.Args[2:])
+	x.S.LogHashSet(x.DB.ID, key, x.Args[2:])
 	x.Notify(keyspace.EvHash, "hset", key)
 	if x.Cmd.Name == "hmset" {
 		x.W.OK()
@@ -77,7 +77,7 @@ func hsetnxCommand(x *keyspace.Ctx) {
 	}
 	o.H.Set(x.S.HashConfig(), x.Args[2], x.Args[3])
 	storeHash(x, e, key, o)
-	x.S.LogHashSet(x.DB.Id, key, x.Args[2:4])
+	x.S.LogHashSet(x.DB.ID, key, x.Args[2:4])
 	x.Notify(keyspace.EvHash, "hset", key)
 	x.W.Int(1)
 }
@@ -85,7 +85,7 @@ func hsetnxCommand(x *keyspace.Ctx) {
 // readHash returns the hash at key for a read; o is nil when the key is
 // absent. ok is false when WRONGTYPE was replied.
 func readHash(x *keyspace.Ctx) (o *keyspace.HashObj, ok bool) {
-	_, o, ok = lookupTyped[*keyspace.HashObj](x, x.Args[1], true)
+	_, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, x.Args[1], true)
 	return o, ok
 }
 
@@ -129,7 +129,7 @@ func hmgetCommand(x *keyspace.Ctx) {
 // HDEL key field [field ...]
 func hdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := lookupTyped[*keyspace.HashObj](x, key, false)
+	e, o, ok := lookupTypedOrReply[*keyspace.HashObj](x, key, false)
 	if !ok {
 		return
 	}
@@ -144,7 +144,7 @@ func hdelCommand(x *keyspace.Ctx) {
 		}
 	}
 	if len(removed) > 0 {
-		x.S.LogHashDel(x.DB.Id, key, removed)
+		x.S.LogHashDel(x.DB.ID, key, removed)
 		x.Notify(keyspace.EvHash, "hdel", key)
 		if o.H.Len() == 0 {
 			keyspace.RemoveEmpty(x.DB, e)
@@ -242,7 +242,7 @@ func hincrbyCommand(x *keyspace.Ctx) {
 	}
 	storeHash(x, e, key, o)
 	v, _ := o.H.Get(x.Args[2])
-	x.S.LogHashSet(x.DB.Id, key, [][]byte{x.Args[2], v})
+	x.S.LogHashSet(x.DB.ID, key, [][]byte{x.Args[2], v})
 	x.Notify(keyspace.EvHash, "hincrby", key)
 	x.W.Int(n)
 }
@@ -264,7 +264,7 @@ func hincrbyfloatCommand(x *keyspace.Ctx) {
 		return
 	}
 	storeHash(x, e, key, o)
-	x.S.LogHashSet(x.DB.Id, key, [][]byte{x.Args[2], out})
+	x.S.LogHashSet(x.DB.ID, key, [][]byte{x.Args[2], out})
 	x.Notify(keyspace.EvHash, "hincrbyfloat", key)
 	x.W.Bulk(out)
 }
@@ -351,7 +351,7 @@ func hscanCommand(x *keyspace.Ctx) {
 		x.W.ArrayHeader(0)
 		return
 	}
-	pat, usePat, count, ok := parseScanOptions(x, 3)
+	pat, usePat, count, ok := parseScanOptionsOrReply(x, 3)
 	if !ok {
 		return
 	}

@@ -18,10 +18,10 @@ const (
 	errCorruptHLL = "INVALIDOBJ Corrupted HLL object detected"
 )
 
-// hllRead returns the bytes of a HyperLogLog entry for reading, or replies
+// hllReadOrReply returns the bytes of a HyperLogLog entry for reading, or replies
 // WRONGTYPE and returns false.
-func hllRead(x *keyspace.Ctx, e *keyspace.Entry) ([]byte, bool) {
-	v, ok := stringValue(x, e)
+func hllReadOrReply(x *keyspace.Ctx, e *keyspace.Entry) ([]byte, bool) {
+	v, ok := stringValueOrReply(x, e)
 	if !ok {
 		return nil, false
 	}
@@ -32,23 +32,23 @@ func hllRead(x *keyspace.Ctx, e *keyspace.Entry) ([]byte, bool) {
 	return v, true
 }
 
-// hllWrite is hllRead for an entry the caller changes in place: it must be
+// hllWriteOrReply is hllReadOrReply for an entry the caller changes in place: it must be
 // a plain string.
-func hllWrite(x *keyspace.Ctx, e *keyspace.Entry) bool {
+func hllWriteOrReply(x *keyspace.Ctx, e *keyspace.Entry) bool {
 	if x.DB.Obj(e) != nil {
 		x.W.Error(keyspace.ErrWrongType)
 		return false
 	}
-	_, ok := hllRead(x, e)
+	_, ok := hllReadOrReply(x, e)
 	return ok
 }
 
-// hllSparseMax is hll-sparse-max-bytes as an int.
+// shardHllSparseMax is hll-sparse-max-bytes as an int.
 func shardHllSparseMax(sh *keyspace.Shard) int {
 	return int(min(sh.Srv.Opts.Live.HLLSparseMaxBytes(), int64(^uint(0)>>1)))
 }
 
-// storeHLL stores v as key's value after a rewrite: a new key (e nil) or a
+// shardStoreHLL stores v as key's value after a rewrite: a new key (e nil) or a
 // new value for e, logged whole with e's deadline. v may alias e's
 // current value. It returns the entry, which moves when the value
 // outgrows its slot.
@@ -59,7 +59,7 @@ func shardStoreHLL(sh *keyspace.Shard, db *keyspace.DB, e *keyspace.Entry, key, 
 		e = db.SetString(e, v)
 	}
 	markRaw(e)
-	sh.LogSet(db.Id, e.KeyView(), db.Val(e), e.ExpireAt)
+	sh.LogSet(db.ID, e.KeyView(), db.Val(e), e.ExpireAt)
 	return e
 }
 
@@ -72,7 +72,7 @@ func pfaddCommand(x *keyspace.Ctx) {
 	if e == nil {
 		v = hll.New()
 	} else {
-		if !hllWrite(x, e) {
+		if !hllWriteOrReply(x, e) {
 			return
 		}
 		// A dense register changes in place in the entry's value; a
@@ -109,8 +109,8 @@ func pfaddCommand(x *keyspace.Ctx) {
 		} else {
 			// Only in-place changes: v is still the entry's value.
 			markRaw(e)
-			sh.LogSetRange(x.DB.Id, e.KeyView(), 15, v[15:16])
-			sh.LogSetRange(x.DB.Id, e.KeyView(), int64(lo), v[lo:hi+1])
+			sh.LogSetRange(x.DB.ID, e.KeyView(), 15, v[15:16])
+			sh.LogSetRange(x.DB.ID, e.KeyView(), int64(lo), v[lo:hi+1])
 		}
 	}
 	if err != nil {
@@ -136,7 +136,7 @@ func pfcountCommand(x *keyspace.Ctx) {
 			if e == nil {
 				continue
 			}
-			v, ok := hllRead(x, e)
+			v, ok := hllReadOrReply(x, e)
 			if !ok {
 				return
 			}
@@ -153,7 +153,7 @@ func pfcountCommand(x *keyspace.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	v, ok := hllRead(x, e)
+	v, ok := hllReadOrReply(x, e)
 	if !ok {
 		return
 	}
@@ -176,7 +176,7 @@ func pfcountCommand(x *keyspace.Ctx) {
 			sh.SnapshotTouch(x.DB, x.Args[1])
 		}
 		hll.SetCached(v, card)
-		sh.LogSetRange(x.DB.Id, e.KeyView(), 8, v[8:16])
+		sh.LogSetRange(x.DB.ID, e.KeyView(), 8, v[8:16])
 	}
 	x.W.Int(int64(card))
 }
@@ -192,7 +192,7 @@ func pfmergeCommand(x *keyspace.Ctx) {
 		if e == nil {
 			continue
 		}
-		v, ok := hllRead(x, e)
+		v, ok := hllReadOrReply(x, e)
 		if !ok {
 			return
 		}
@@ -207,7 +207,7 @@ func pfmergeCommand(x *keyspace.Ctx) {
 	if e == nil {
 		v = hll.New()
 	} else {
-		if !hllWrite(x, e) {
+		if !hllWriteOrReply(x, e) {
 			return
 		}
 		v = x.DB.Val(e)
@@ -245,7 +245,7 @@ func pfdebugCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR The specified key does not exist")
 		return
 	}
-	if !hllWrite(x, e) {
+	if !hllWriteOrReply(x, e) {
 		return
 	}
 	v := x.DB.Val(e)

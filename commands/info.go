@@ -369,7 +369,7 @@ func infoCluster(x *keyspace.Ctx, ib *infoBuilder) {
 }
 
 func infoKeyspace(x *keyspace.Ctx, ib *infoBuilder) {
-	for i, db := range x.S.Dbs {
+	for i, db := range x.S.DBs {
 		if db.Len() == 0 {
 			continue
 		}

@@ -33,9 +33,9 @@ const (
 	errSetVOverflow  = "ERR SETV version would overflow"
 )
 
-// parseTTLArg parses a positive time-to-live in milliseconds and returns
+// parseTTLArgOrReply parses a positive time-to-live in milliseconds and returns
 // the absolute deadline now+ttl. It replies and returns false on error.
-func parseTTLArg(x *keyspace.Ctx, arg []byte) (int64, bool) {
+func parseTTLArgOrReply(x *keyspace.Ctx, arg []byte) (int64, bool) {
 	n, ok := keyspace.ParseInt(arg)
 	if !ok {
 		x.W.Error(keyspace.ErrNotInt)
@@ -48,9 +48,9 @@ func parseTTLArg(x *keyspace.Ctx, arg []byte) (int64, bool) {
 	return x.S.NowMs + n, true
 }
 
-// parsePositive parses a positive integer argument; it replies errNotInt
+// parsePositiveOrReply parses a positive integer argument; it replies errNotInt
 // for a non-integer and msg for a value below 1.
-func parsePositive(x *keyspace.Ctx, arg []byte, msg string) (int64, bool) {
+func parsePositiveOrReply(x *keyspace.Ctx, arg []byte, msg string) (int64, bool) {
 	n, ok := keyspace.ParseInt(arg)
 	if !ok {
 		x.W.Error(keyspace.ErrNotInt)

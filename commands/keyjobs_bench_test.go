@@ -71,7 +71,7 @@ func keyJobShard(t *testing.T, c keyJobCase) (*keyspace.Shard, *countJournal) {
 // writing the token into a reused argument buffer.
 func leaseGrantRelease(sh *keyspace.Shard, lease, release [][]byte, tok []byte) {
 	execArgv(sh, lease)
-	release[2] = strconv.AppendInt(tok[:0], sh.Dbs[0].Obj(sh.Dbs[0].Find(lease[1])).(*keyspace.LeaseObj).Token, 10)
+	release[2] = strconv.AppendInt(tok[:0], sh.DBs[0].Obj(sh.DBs[0].Find(lease[1])).(*keyspace.LeaseObj).Token, 10)
 	execArgv(sh, release)
 }
 
@@ -99,7 +99,7 @@ func TestKeyJobsZeroAlloc(t *testing.T) {
 	if allocs := testing.AllocsPerRun(200, func() { leaseGrantRelease(sh, lease, release, tok) }); allocs != 0 {
 		t.Errorf("LEASE+RELEASE on an existing key: %.1f allocations, want 0", allocs)
 	}
-	if got := sh.Dbs[0].Obj(sh.Dbs[0].Find([]byte("l"))).(*keyspace.LeaseObj).Token; got != 202 {
+	if got := sh.DBs[0].Obj(sh.DBs[0].Find([]byte("l"))).(*keyspace.LeaseObj).Token; got != 202 {
 		t.Errorf("token after 202 grants: %d", got)
 	}
 }

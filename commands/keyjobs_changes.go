@@ -31,7 +31,7 @@ const changesMaxReply = 1024
 // large ring; the next call goes on from where the scan stopped.
 const changesScanMax = 65536
 
-// noteChange records a note when the shard's feed is armed; otherwise it
+// shardNoteChange records a note when the shard's feed is armed; otherwise it
 // returns at once.
 func shardNoteChange(sh *keyspace.Shard, cmd uint8, key string, detail int64, hasDetail bool) {
 	if sh.Changes != nil {
@@ -52,7 +52,7 @@ func changeFeedAdd(f *keyspace.ChangeFeed, cmd uint8, key string, detail int64, 
 // changeChunk is the size of the blocks key copies are carved from.
 const changeChunk = 64 << 10
 
-// carve returns an empty slice with room for n bytes.
+// changeFeedCarve returns an empty slice with room for n bytes.
 func changeFeedCarve(f *keyspace.ChangeFeed, n int) []byte {
 	if n > changeChunk/8 {
 		return make([]byte, 0, n)
@@ -65,7 +65,7 @@ func changeFeedCarve(f *keyspace.ChangeFeed, n int) []byte {
 	return k
 }
 
-// oldest is the cursor of the oldest note still held (last+1 when none).
+// changeFeedOldest is the cursor of the oldest note still held (last+1 when none).
 func changeFeedOldest(f *keyspace.ChangeFeed) int64 {
 	return max(f.Base+1, f.Last-int64(len(f.Notes))+1)
 }
@@ -103,7 +103,7 @@ func changesCommand(x *keyspace.Ctx) {
 	r := changesReader(x)
 	from := cursor
 	if r != nil {
-		from = changesSkipResume(r.ChangesSkip, cursor, r.AclUsers, f)
+		from = changesSkipResume(r.ChangesSkip, cursor, r.ACLUsers, f)
 	}
 	if from < changeFeedOldest(f)-1 {
 		x.W.Error("ERR CHANGES cursor " + strconv.FormatInt(cursor, 10) + " has fallen out of the buffer (oldest held " + strconv.FormatInt(changeFeedOldest(f), 10) + "); resync and call CHANGES START")
@@ -143,7 +143,7 @@ func changesReader(x *keyspace.Ctx) *keyspace.Client {
 	if x.S.Scr.Caller != nil && c == x.S.Scr.Lua {
 		c = x.S.Scr.Caller
 	}
-	u := c.AclUser
+	u := c.ACLUser
 	if u == nil || u.Unrestricted() {
 		return nil
 	}
@@ -156,7 +156,7 @@ func changesReader(x *keyspace.Ctx) *keyspace.Client {
 	return c
 }
 
-// resume is where a reader with cursor, permissions from users, goes on
+// changesSkipResume is where a reader with cursor, permissions from users, goes on
 // scanning f: past the notes it was last found unable to read when it
 // comes back with the same cursor and permissions, else after cursor.
 func changesSkipResume(sk keyspace.ChangesSkip, cursor int64, users *acl.Users, f *keyspace.ChangeFeed) int64 {
@@ -170,7 +170,7 @@ func changesSkipResume(sk keyspace.ChangesSkip, cursor int64, users *acl.Users, 
 // whose key c's user may read, at most changesMaxReply of them, scanned
 // from start (cursor, or past hidden notes), changesScanMax notes at most.
 func changesFiltered(x *keyspace.Ctx, f *keyspace.ChangeFeed, cursor, start int64, c *keyspace.Client) {
-	u := c.AclUser
+	u := c.ACLUser
 	sh := x.S
 	found := sh.ChangesFound[:0]
 	scanned := start
@@ -186,7 +186,7 @@ func changesFiltered(x *keyspace.Ctx, f *keyspace.ChangeFeed, cursor, start int6
 		last = found[len(found)-1]
 	}
 	if scanned > last {
-		c.ChangesSkip = keyspace.ChangesSkip{From: last, To: scanned, Users: c.AclUsers}
+		c.ChangesSkip = keyspace.ChangesSkip{From: last, To: scanned, Users: c.ACLUsers}
 	} else {
 		c.ChangesSkip = keyspace.ChangesSkip{}
 	}

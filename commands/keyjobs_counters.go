@@ -8,11 +8,11 @@ import (
 
 // LIMIT key max window_ms
 func limitCommand(x *keyspace.Ctx) {
-	limit, ok := parsePositive(x, x.Args[2], errPositiveMax)
+	limit, ok := parsePositiveOrReply(x, x.Args[2], errPositiveMax)
 	if !ok {
 		return
 	}
-	at, ok := parseTTLArg(x, x.Args[3])
+	at, ok := parseTTLArgOrReply(x, x.Args[3])
 	if !ok {
 		return
 	}
@@ -20,7 +20,7 @@ func limitCommand(x *keyspace.Ctx) {
 	e := sh.Lookup(db, x.Args[1])
 	if e == nil {
 		e = db.Add(x.Args[1], nil, &keyspace.LimitObj{Count: 1}, at)
-		sh.LogLimit(db.Id, e.KeyView(), 1, at)
+		sh.LogLimit(db.ID, e.KeyView(), 1, at)
 		x.W.Int(limit - 1)
 		return
 	}
@@ -34,13 +34,13 @@ func limitCommand(x *keyspace.Ctx) {
 		return
 	}
 	l.Count++
-	sh.LogLimit(db.Id, e.KeyView(), l.Count, e.ExpireAt)
+	sh.LogLimit(db.ID, e.KeyView(), l.Count, e.ExpireAt)
 	x.W.Int(limit - l.Count)
 }
 
 // ONCE key ttl_ms
 func onceCommand(x *keyspace.Ctx) {
-	at, ok := parseTTLArg(x, x.Args[2])
+	at, ok := parseTTLArgOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
@@ -54,13 +54,13 @@ func onceCommand(x *keyspace.Ctx) {
 		return
 	}
 	e := db.Add(x.Args[1], nil, keyspace.OnceObj{}, at)
-	sh.LogOnce(db.Id, e.KeyView(), at)
+	sh.LogOnce(db.ID, e.KeyView(), at)
 	x.W.Int(1)
 }
 
 // TAKE key count
 func takeCommand(x *keyspace.Ctx) {
-	n, ok := parsePositive(x, x.Args[2], errPositiveCount)
+	n, ok := parsePositiveOrReply(x, x.Args[2], errPositiveCount)
 	if !ok {
 		return
 	}
@@ -133,7 +133,7 @@ func setvCommand(x *keyspace.Ctx) {
 	var want int64
 	if len(args) == 4 {
 		var ok bool
-		if want, ok = parsePositive(x, args[3], errSetVVersion); !ok {
+		if want, ok = parsePositiveOrReply(x, args[3], errSetVVersion); !ok {
 			return
 		}
 	}
@@ -146,7 +146,7 @@ func setvCommand(x *keyspace.Ctx) {
 		}
 		v := &keyspace.SetvObj{Version: 1, Val: keyspace.CopyBytes(args[2])}
 		e = db.Add(args[1], nil, v, 0)
-		sh.LogSetV(db.Id, e.KeyView(), v.Val, 1, 0)
+		sh.LogSetV(db.ID, e.KeyView(), v.Val, 1, 0)
 		shardNoteChange(sh, noteSetV, e.KeyView(), 1, true)
 		x.W.Int(1)
 		return
@@ -172,7 +172,7 @@ func setvCommand(x *keyspace.Ctx) {
 			v.Val = keyspace.CopyBytes(val)
 		}
 		v.Version++
-		sh.LogSetV(db.Id, e.KeyView(), v.Val, v.Version, e.ExpireAt)
+		sh.LogSetV(db.ID, e.KeyView(), v.Val, v.Version, e.ExpireAt)
 		shardNoteChange(sh, noteSetV, e.KeyView(), v.Version, true)
 		x.W.Int(v.Version)
 	case nil:

@@ -122,10 +122,10 @@ func idemCommand(x *keyspace.Ctx) {
 	idemComplete(x, fp, owner, last)
 }
 
-// idemLive returns the live record at the command's key: nil with ok when
+// idemLiveOrReply returns the live record at the command's key: nil with ok when
 // the key is missing; ok false (after an error reply) when the key holds
 // anything but a well-formed record with a deadline.
-func idemLive(x *keyspace.Ctx) (e *keyspace.Entry, r idemRecord, ok bool) {
+func idemLiveOrReply(x *keyspace.Ctx) (e *keyspace.Entry, r idemRecord, ok bool) {
 	e = x.S.Lookup(x.DB, x.Args[1])
 	if e == nil {
 		return nil, r, true
@@ -152,14 +152,14 @@ func idemLive(x *keyspace.Ctx) (e *keyspace.Entry, r idemRecord, ok bool) {
 // idemBegin creates a pending record on a missing key, and otherwise
 // reports the state of the live one without changing it.
 func idemBegin(x *keyspace.Ctx, fp, owner []byte, at int64) {
-	e, r, ok := idemLive(x)
+	e, r, ok := idemLiveOrReply(x)
 	if !ok {
 		return
 	}
 	if e == nil {
 		sh, db := x.S, x.DB
 		e = db.Add(x.Args[1], buildIdemRecord(keyspace.IdemPending, fp, owner, nil), nil, at)
-		sh.LogIdemPut(db.Id, e.KeyView(), db.Val(e), at)
+		sh.LogIdemPut(db.ID, e.KeyView(), db.Val(e), at)
 		x.W.Raw(idemAcquired)
 		return
 	}
@@ -178,7 +178,7 @@ func idemBegin(x *keyspace.Ctx, fp, owner []byte, at int64) {
 // idemComplete publishes result on a live pending record with the same
 // fingerprint and owner, keeping its deadline.
 func idemComplete(x *keyspace.Ctx, fp, owner, result []byte) {
-	e, r, ok := idemLive(x)
+	e, r, ok := idemLiveOrReply(x)
 	if !ok {
 		return
 	}
@@ -198,6 +198,6 @@ func idemComplete(x *keyspace.Ctx, fp, owner, result []byte) {
 	}
 	sh, db := x.S, x.DB
 	e = db.SetString(e, buildIdemRecord(keyspace.IdemCompleted, fp, owner, result))
-	sh.LogIdemPut(db.Id, e.KeyView(), db.Val(e), e.ExpireAt)
+	sh.LogIdemPut(db.ID, e.KeyView(), db.Val(e), e.ExpireAt)
 	x.W.Int(1)
 }

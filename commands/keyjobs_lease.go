@@ -8,7 +8,7 @@ import (
 
 func leaseObjHeld(l *keyspace.LeaseObj, now int64) bool { return l.Until > now }
 
-// pop removes the top of heap h and returns the shortened heap.
+// semObjPop removes the top of heap h and returns the shortened heap.
 func semObjPop(s *keyspace.SemObj, h []int32, late bool) []int32 {
 	n := len(h) - 1
 	h[0] = h[n]
@@ -17,7 +17,7 @@ func semObjPop(s *keyspace.SemObj, h []int32, late bool) []int32 {
 	return h
 }
 
-// prune drops holders whose deadline has passed. It needs no WAL record:
+// semObjPrune drops holders whose deadline has passed. It needs no WAL record:
 // a holder's deadline is absolute, so a replayed expired holder is just as
 // dead and is pruned the next time the key is used.
 func semObjPrune(s *keyspace.SemObj, now int64) {
@@ -64,7 +64,7 @@ func semObjPrune(s *keyspace.SemObj, now int64) {
 	s.SetHolders(live)
 }
 
-// latest is the latest holder deadline, 0 without holders.
+// semObjLatest is the latest holder deadline, 0 without holders.
 func semObjLatest(s *keyspace.SemObj) int64 {
 	at := s.First.Until
 	x := s.Idx
@@ -85,7 +85,7 @@ func semObjLatest(s *keyspace.SemObj) int64 {
 
 // LEASE key ttl_ms
 func leaseCommand(x *keyspace.Ctx) {
-	until, ok := parseTTLArg(x, x.Args[2])
+	until, ok := parseTTLArgOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
@@ -111,18 +111,18 @@ func leaseCommand(x *keyspace.Ctx) {
 		l.Token++
 	}
 	l.Until = until
-	sh.LogLease(db.Id, e.KeyView(), l.Token, until)
+	sh.LogLease(db.ID, e.KeyView(), l.Token, until)
 	shardNoteChange(sh, noteLease, e.KeyView(), l.Token, true)
 	x.W.Int(l.Token)
 }
 
 // SEMAPHORE key max ttl_ms
 func semaphoreCommand(x *keyspace.Ctx) {
-	limit, ok := parsePositive(x, x.Args[2], errPositiveMax)
+	limit, ok := parsePositiveOrReply(x, x.Args[2], errPositiveMax)
 	if !ok {
 		return
 	}
-	until, ok := parseTTLArg(x, x.Args[3])
+	until, ok := parseTTLArgOrReply(x, x.Args[3])
 	if !ok {
 		return
 	}
@@ -154,7 +154,7 @@ func semaphoreCommand(x *keyspace.Ctx) {
 	if keyAt != e.ExpireAt {
 		db.SetDeadline(e, keyAt)
 	}
-	sh.LogSemAcquire(db.Id, e.KeyView(), s.Last, until, keyAt)
+	sh.LogSemAcquire(db.ID, e.KeyView(), s.Last, until, keyAt)
 	x.W.Int(s.Last)
 }
 
@@ -178,7 +178,7 @@ func releaseCommand(x *keyspace.Ctx) {
 			return
 		}
 		o.Until = 0
-		sh.LogRelease(db.Id, e.KeyView(), token)
+		sh.LogRelease(db.ID, e.KeyView(), token)
 	case *keyspace.SemObj:
 		semObjPrune(o, sh.NowMs)
 		if !o.Remove(token) {
@@ -188,12 +188,12 @@ func releaseCommand(x *keyspace.Ctx) {
 		if o.Count() == 0 {
 			// The key goes away with its last holder (after the change
 			// note below has read its name).
-			sh.LogDel(db.Id, e.KeyView())
+			sh.LogDel(db.ID, e.KeyView())
 			defer db.Remove(e)
 		} else {
 			// The key lives exactly as long as its latest holder.
 			db.SetDeadline(e, semObjLatest(o))
-			sh.LogSemRelease(db.Id, e.KeyView(), token, e.ExpireAt)
+			sh.LogSemRelease(db.ID, e.KeyView(), token, e.ExpireAt)
 		}
 	default:
 		x.W.Error(keyspace.ErrWrongType)

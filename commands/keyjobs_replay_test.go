@@ -29,7 +29,7 @@ import (
 // holders only, since an expired holder is as good as absent).
 func kjState(sh *keyspace.Shard, now int64) string {
 	var lines []string
-	for i, db := range sh.Dbs {
+	for i, db := range sh.DBs {
 		db.Each(func(e *keyspace.Entry) {
 			if e.Expired(now) {
 				return
@@ -77,7 +77,7 @@ func kjReplay(t *testing.T, recs []persistence.Record) *keyspace.Shard {
 func kjSnapshotCopy(t *testing.T, sh *keyspace.Shard) *keyspace.Shard {
 	t.Helper()
 	out := newTestShard(t)
-	for i, db := range sh.Dbs {
+	for i, db := range sh.DBs {
 		db.Each(func(e *keyspace.Entry) {
 			kind, val := keyspace.KindString, db.Val(e)
 			if sv, ok := db.Obj(e).(keyspace.SnapshotValue); ok {

@@ -96,8 +96,8 @@ func TestKeyJobsSemaphore(t *testing.T) {
 	expectOps(t, j, "full")
 	expect(t, sh, "+semaphore\r\n", "TYPE", "s")
 	expect(t, sh, rWrongType, "GET", "s")
-	e := sh.Dbs[0].Find([]byte("s"))
-	s := sh.Dbs[0].Obj(e).(*keyspace.SemObj)
+	e := sh.DBs[0].Find([]byte("s"))
+	s := sh.DBs[0].Obj(e).(*keyspace.SemObj)
 	if s.First.Token != t1 || len(s.More) != 2 || cap(s.More) != 2 {
 		t.Errorf("holders: first %+v, more len %d cap %d", s.First, len(s.More), cap(s.More))
 	}
@@ -259,7 +259,7 @@ func TestKeyJobsOnce(t *testing.T) {
 	expect(t, sh, rWrongType, "ONCE", "s", "100")
 	expect(t, sh, rErr("ERR invalid expire time in 'once' command"), "ONCE", "x", "0")
 	expect(t, sh, rErr(keyspace.ErrNotInt), "ONCE", "x", "x")
-	if e := sh.Dbs[0].Find([]byte("o")); e == nil || unsafe.Sizeof(sh.Dbs[0].Obj(e).(keyspace.OnceObj)) != 0 {
+	if e := sh.DBs[0].Find([]byte("o")); e == nil || unsafe.Sizeof(sh.DBs[0].Obj(e).(keyspace.OnceObj)) != 0 {
 		t.Error("a ONCE key should hold a zero-size value")
 	}
 }
@@ -356,7 +356,7 @@ func TestKeyJobsIdemStateMachine(t *testing.T) {
 	expectOps(t, j, "acquire", persistence.OpIdempotencyPut)
 	expect(t, sh, "+string\r\n", "TYPE", "k")
 	expect(t, sh, rBulk(idemRec('P', "fp", "own", "")), "GET", "k")
-	if n := len(sh.Dbs[0].Val(sh.Dbs[0].Find([]byte("k")))); n != 11+2+3 {
+	if n := len(sh.DBs[0].Val(sh.DBs[0].Find([]byte("k")))); n != 11+2+3 {
 		t.Errorf("pending record is %d bytes, want %d", n, 11+2+3)
 	}
 	kjAt(sh, 100)
@@ -370,7 +370,7 @@ func TestKeyJobsIdemStateMachine(t *testing.T) {
 	expectOps(t, j, "probes")
 	expect(t, sh, rInt(1), "IDEM", "k", "Complete", "fp", "own", "result\x00bytes")
 	expectOps(t, j, "complete", persistence.OpIdempotencyPut)
-	if n := len(sh.Dbs[0].Val(sh.Dbs[0].Find([]byte("k")))); n != 11+2+3+12 {
+	if n := len(sh.DBs[0].Val(sh.DBs[0].Find([]byte("k")))); n != 11+2+3+12 {
 		t.Errorf("completed record is %d bytes, want %d", n, 11+2+3+12)
 	}
 	expect(t, sh, rInt(900), "PTTL", "k") // completion does not extend
@@ -413,7 +413,7 @@ func TestKeyJobsIdemErrors(t *testing.T) {
 	expect(t, sh, rArr(rBulk("acquired")), "IDEM", "b", "BEGIN", maxTok, maxTok, "604800000")
 	big := strings.Repeat("r", keyspace.IdemMaxResult)
 	expect(t, sh, rInt(1), "IDEM", "b", "COMPLETE", maxTok, maxTok, big)
-	if n := len(sh.Dbs[0].Val(sh.Dbs[0].Find([]byte("b")))); n != 11+256+keyspace.IdemMaxResult {
+	if n := len(sh.DBs[0].Val(sh.DBs[0].Find([]byte("b")))); n != 11+256+keyspace.IdemMaxResult {
 		t.Errorf("largest record is %d bytes", n)
 	}
 	// proto-max-bulk-len must admit result + tokens + 11.
@@ -639,7 +639,7 @@ func TestKeyJobsCopyRenameObject(t *testing.T) {
 // that deadline without anyone touching it.
 func TestKeyJobsSemaphoreDeadline(t *testing.T) {
 	sh, j := kjShard(t)
-	db := sh.Dbs[0]
+	db := sh.DBs[0]
 	deadline := func() int64 { return db.Find([]byte("s")).ExpireAt - testNowMs }
 	t1 := kjInt(t, run(t, sh, "SEMAPHORE", "s", "3", "100"))
 	if d := deadline(); d != 100 {
@@ -697,7 +697,7 @@ func TestKeyJobsSemaphoreCopyExact(t *testing.T) {
 	}
 	expect(t, sh, rInt(1), "COPY", "s", "s2")
 	for _, k := range []string{"s", "s2"} {
-		s := sh.Dbs[0].Obj(sh.Dbs[0].Find([]byte(k))).(*keyspace.SemObj)
+		s := sh.DBs[0].Obj(sh.DBs[0].Find([]byte(k))).(*keyspace.SemObj)
 		if s.Count() != 18 || len(s.More) != 17 || cap(s.More) != 17 {
 			t.Errorf("%s: %d holders, more len %d cap %d", k, s.Count(), len(s.More), cap(s.More))
 		}

@@ -152,7 +152,7 @@ func renameGeneric(x *keyspace.Ctx, nx bool) {
 		}
 		db.Remove(d)
 	}
-	sh.LogRename(db.Id, e.KeyView(), string(dst))
+	sh.LogRename(db.ID, e.KeyView(), string(dst))
 	db.Transfer(e, db, dst)
 	// As in Redis: the key is added under its new name (new) before the
 	// old name goes (rename_from, rename_to).
@@ -170,7 +170,7 @@ func renameGeneric(x *keyspace.Ctx, nx bool) {
 func copyCommand(x *keyspace.Ctx) {
 	sh, src := x.S, x.DB
 	args := x.Args
-	target := src.Id
+	target := src.ID
 	replace := false
 	for i := 3; i < len(args); i++ {
 		switch {
@@ -197,7 +197,7 @@ func copyCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR Copying to another database is not allowed in cluster mode")
 		return
 	}
-	dstDB := sh.Dbs[target]
+	dstDB := sh.DBs[target]
 	if dstDB == src && string(args[1]) == string(args[2]) {
 		x.W.Error(keyspace.ErrSameObject)
 		return
@@ -217,25 +217,25 @@ func copyCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR COPY of this type is not supported")
 		return
 	}
-	sh.LogCopy(src.Id, e.KeyView(), string(args[2]), target, replace)
+	sh.LogCopy(src.ID, e.KeyView(), string(args[2]), target, replace)
 	at := e.ExpireAt
 	if old != nil {
 		dstDB.Remove(old)
 	}
 	dstDB.Add(args[2], val, obj, at)
-	sh.Notify(keyspace.EvNew, "new", dstDB.Id, args[2])
-	sh.Notify(keyspace.EvGeneric, "copy_to", dstDB.Id, args[2])
+	sh.Notify(keyspace.EvNew, "new", dstDB.ID, args[2])
+	sh.Notify(keyspace.EvGeneric, "copy_to", dstDB.ID, args[2])
 	x.W.Int(1)
 }
 
-// configuredDBs is the number of databases a client may name: the
+// shardConfiguredDBs is the number of databases a client may name: the
 // configured count, even in multi-shard mode where only database 0 is
 // served (as Redis Cluster keeps its configured databases).
 func shardConfiguredDBs(sh *keyspace.Shard) int {
-	if n := sh.Srv.Opts.Config.Server.Databases; n > len(sh.Dbs) {
+	if n := sh.Srv.Opts.Config.Server.Databases; n > len(sh.DBs) {
 		return n
 	}
-	return len(sh.Dbs)
+	return len(sh.DBs)
 }
 
 // MOVE key db
@@ -250,11 +250,11 @@ func moveCommand(x *keyspace.Ctx) {
 		x.W.Error(keyspace.ErrNotInt)
 		return
 	}
-	if id < 0 || id >= len(sh.Dbs) {
+	if id < 0 || id >= len(sh.DBs) {
 		x.W.Error(keyspace.ErrDBIndex)
 		return
 	}
-	dst := sh.Dbs[id]
+	dst := sh.DBs[id]
 	if dst == src {
 		x.W.Error(keyspace.ErrSameObject)
 		return
@@ -268,11 +268,11 @@ func moveCommand(x *keyspace.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	sh.LogMove(src.Id, e.KeyView(), dst.Id)
+	sh.LogMove(src.ID, e.KeyView(), dst.ID)
 	src.Transfer(e, dst, x.Args[1])
-	sh.Notify(keyspace.EvNew, "new", dst.Id, x.Args[1])
-	sh.Notify(keyspace.EvGeneric, "move_from", src.Id, x.Args[1])
-	sh.Notify(keyspace.EvGeneric, "move_to", dst.Id, x.Args[1])
+	sh.Notify(keyspace.EvNew, "new", dst.ID, x.Args[1])
+	sh.Notify(keyspace.EvGeneric, "move_from", src.ID, x.Args[1])
+	sh.Notify(keyspace.EvGeneric, "move_to", dst.ID, x.Args[1])
 	x.W.Int(1)
 }
 
@@ -432,9 +432,9 @@ const (
 	expireLT
 )
 
-// parseExpireFlags parses the NX|XX|GT|LT options from args[3:]; it
+// parseExpireFlagsOrReply parses the NX|XX|GT|LT options from args[3:]; it
 // replies and returns false on error.
-func parseExpireFlags(x *keyspace.Ctx) (int, bool) {
+func parseExpireFlagsOrReply(x *keyspace.Ctx) (int, bool) {
 	flags := 0
 	for _, a := range x.Args[3:] {
 		switch {
@@ -477,7 +477,7 @@ func pexpireatCommand(x *keyspace.Ctx) { expireGeneric(x, 0, false) }
 // expireGeneric sets the deadline base+t (t in seconds when seconds is
 // set). A deadline not in the future deletes the key, as Redis does.
 func expireGeneric(x *keyspace.Ctx, base int64, seconds bool) {
-	flags, ok := parseExpireFlags(x)
+	flags, ok := parseExpireFlagsOrReply(x)
 	if !ok {
 		return
 	}
@@ -524,7 +524,7 @@ func expireGeneric(x *keyspace.Ctx, base int64, seconds bool) {
 		}
 	}
 	if when <= sh.NowMs {
-		sh.LogDel(db.Id, e.KeyView())
+		sh.LogDel(db.ID, e.KeyView())
 		db.Remove(e)
 		x.Notify(keyspace.EvGeneric, "del", x.Args[1])
 	} else {
@@ -599,7 +599,7 @@ func objectCommand(x *keyspace.Ctx) {
 		x.W.Error(keyspace.ErrWrongArgs(sub.FullName()))
 		return
 	}
-	if sub.FirstKey > 0 && x.S.MultiShard() && !x.S.CheckSlots(x, sub, x.Args) {
+	if sub.FirstKey > 0 && x.S.MultiShard() && !x.S.CheckSlotsOrReply(x, sub, x.Args) {
 		return
 	}
 	x.Cmd = sub
@@ -685,9 +685,9 @@ func objectHelpCommand(x *keyspace.Ctx) {
 // DBSIZE
 func dbsizeCommand(x *keyspace.Ctx) { x.W.Int(int64(x.DB.Len())) }
 
-// parseFlushMode accepts FLUSHDB's and FLUSHALL's optional ASYNC|SYNC;
+// parseFlushModeOrReply accepts FLUSHDB's and FLUSHALL's optional ASYNC|SYNC;
 // both free memory the same way here. It replies on error.
-func parseFlushMode(x *keyspace.Ctx) bool {
+func parseFlushModeOrReply(x *keyspace.Ctx) bool {
 	if len(x.Args) == 1 {
 		return true
 	}
@@ -700,22 +700,22 @@ func parseFlushMode(x *keyspace.Ctx) bool {
 
 // FLUSHDB [ASYNC|SYNC]
 func flushdbCommand(x *keyspace.Ctx) {
-	if !parseFlushMode(x) {
+	if !parseFlushModeOrReply(x) {
 		return
 	}
-	x.S.TouchAllInDB(x.DB.Id, nil)
+	x.S.TouchAllInDB(x.DB.ID, nil)
 	x.DB.Flush()
-	x.S.LogFlushDB(x.DB.Id)
+	x.S.LogFlushDB(x.DB.ID)
 	x.W.OK()
 }
 
 // FLUSHALL [ASYNC|SYNC]: every database of this shard.
 func flushallCommand(x *keyspace.Ctx) {
-	if !parseFlushMode(x) {
+	if !parseFlushModeOrReply(x) {
 		return
 	}
-	for _, db := range x.S.Dbs {
-		x.S.TouchAllInDB(db.Id, nil)
+	for _, db := range x.S.DBs {
+		x.S.TouchAllInDB(db.ID, nil)
 		db.Flush()
 	}
 	x.S.LogFlushAll()
@@ -740,17 +740,17 @@ func swapdbCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR invalid second DB index")
 		return
 	}
-	if i < 0 || j < 0 || i >= len(sh.Dbs) || j >= len(sh.Dbs) {
+	if i < 0 || j < 0 || i >= len(sh.DBs) || j >= len(sh.DBs) {
 		x.W.Error(keyspace.ErrDBIndex)
 		return
 	}
 	if i != j {
-		sh.TouchAllInDB(i, sh.Dbs[j])
-		sh.TouchAllInDB(j, sh.Dbs[i])
+		sh.TouchAllInDB(i, sh.DBs[j])
+		sh.TouchAllInDB(j, sh.DBs[i])
 		sh.SwapDB(i, j)
 		sh.LogSwapDB(i, j)
 	}
-	x.DB = sh.Dbs[x.C.DB]
+	x.DB = sh.DBs[x.C.DB]
 	x.W.OK()
 }
 

@@ -89,7 +89,7 @@ func TestKeysScanFilters(t *testing.T) {
 		expect(t, sh, rOK, "SET", "key:"+strconv.Itoa(i), "v")
 	}
 	expect(t, sh, rOK, "SET", "other", "v")
-	sh.Dbs[0].Add([]byte("key:list"), nil, &fakeListObj{}, 0)
+	sh.DBs[0].Add([]byte("key:list"), nil, &fakeListObj{}, 0)
 	expect(t, sh, rOK, "SET", "key:gone", "v", "PX", "1")
 	sh.NowMs++
 	collect := func(args ...string) map[string]int {
@@ -113,7 +113,7 @@ func TestKeysScanFilters(t *testing.T) {
 	if all["key:gone"] != 0 {
 		t.Error("SCAN returned an expired key")
 	}
-	if sh.Dbs[0].FindString("key:gone") != nil {
+	if sh.DBs[0].FindString("key:gone") != nil {
 		t.Error("SCAN did not delete the expired key it met")
 	}
 	m := collect("MATCH", "key:*", "COUNT", "7")
@@ -158,7 +158,7 @@ func TestKeysScanCoverageWhileGrowing(t *testing.T) {
 	seen := map[string]bool{}
 	cur := "0"
 	added := 0
-	startBuckets := len(sh.Dbs[0].T.Slots)
+	startBuckets := len(sh.DBs[0].T.Slots)
 	for calls := 0; ; calls++ {
 		var keys []string
 		cur, keys = scanOnce(t, sh, cur, "COUNT", "10")
@@ -176,7 +176,7 @@ func TestKeysScanCoverageWhileGrowing(t *testing.T) {
 			added++
 		}
 	}
-	if len(sh.Dbs[0].T.Slots) <= startBuckets {
+	if len(sh.DBs[0].T.Slots) <= startBuckets {
 		t.Fatalf("the table did not grow (%d buckets)", startBuckets)
 	}
 	for k := range orig {

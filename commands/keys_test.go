@@ -55,7 +55,7 @@ func TestKeysDelExistsTouchUnlink(t *testing.T) {
 
 func TestKeysType(t *testing.T) {
 	sh := newTestShard(t)
-	db := sh.Dbs[0]
+	db := sh.DBs[0]
 	expect(t, sh, rOK, "SET", "s", "v")
 	db.Add([]byte("l"), nil, &fakeListObj{}, 0)
 	db.Add([]byte("x"), nil, noCloneObj{}, 0)
@@ -116,7 +116,7 @@ func TestKeysRename(t *testing.T) {
 	// The expiring index follows the renamed entry.
 	expect(t, sh, rOK, "SET", "h", "x", "PX", "10")
 	expect(t, sh, rOK, "RENAME", "h", "i")
-	if n := sh.Dbs[0].Expires(); n != 1 {
+	if n := sh.DBs[0].Expires(); n != 1 {
 		t.Errorf("expiring index has %d entries, want 1", n)
 	}
 	expect(t, sh, rErr("ERR wrong number of arguments for 'rename' command"), "RENAME", "a")
@@ -167,13 +167,13 @@ func TestKeysCopy(t *testing.T) {
 
 	// Types with clone are deep-copied; types without are refused.
 	l := &fakeListObj{items: []string{"x"}}
-	sh.Dbs[0].Add([]byte("l"), nil, l, 0)
+	sh.DBs[0].Add([]byte("l"), nil, l, 0)
 	expect(t, sh, rInt(1), "COPY", "l", "l2")
-	e := sh.Dbs[0].FindString("l2")
-	if e == nil || sh.Dbs[0].Obj(e) == l || len(sh.Dbs[0].Obj(e).(*fakeListObj).items) != 1 {
+	e := sh.DBs[0].FindString("l2")
+	if e == nil || sh.DBs[0].Obj(e) == l || len(sh.DBs[0].Obj(e).(*fakeListObj).items) != 1 {
 		t.Fatalf("COPY of a list: %+v", e)
 	}
-	sh.Dbs[0].Add([]byte("s"), nil, noCloneObj{}, 0)
+	sh.DBs[0].Add([]byte("s"), nil, noCloneObj{}, 0)
 	j.take()
 	expect(t, sh, rErr("ERR COPY of this type is not supported"), "COPY", "s", "s2")
 	expectOps(t, j, "unsupported COPY")
@@ -209,15 +209,15 @@ func TestKeysMove(t *testing.T) {
 	expect(t, sh, rBulk("w"), "GET", "a")
 	expect(t, sh, rOK, "SELECT", "0")
 	expect(t, sh, rBulk("v"), "GET", "a")
-	if sh.Dbs[0].Expires() != 1 || sh.Dbs[1].Expires() != 0 {
-		t.Errorf("expiring index: db0 %d db1 %d", sh.Dbs[0].Expires(), sh.Dbs[1].Expires())
+	if sh.DBs[0].Expires() != 1 || sh.DBs[1].Expires() != 0 {
+		t.Errorf("expiring index: db0 %d db1 %d", sh.DBs[0].Expires(), sh.DBs[1].Expires())
 	}
 }
 
 func TestKeysMultiShardRefusals(t *testing.T) {
 	sh := newTestServer(t, 2)
-	if len(sh.Dbs) != 1 {
-		t.Fatalf("multi-shard mode has %d databases", len(sh.Dbs))
+	if len(sh.DBs) != 1 {
+		t.Fatalf("multi-shard mode has %d databases", len(sh.DBs))
 	}
 	// A key of a slot shard 0 owns.
 	key := ""
@@ -274,8 +274,8 @@ func TestKeysKeys(t *testing.T) {
 		}
 	}
 	// KEYS does not delete the expired key it skipped.
-	if sh.Dbs[0].Len() != 7 {
-		t.Errorf("DB has %d keys, want 7", sh.Dbs[0].Len())
+	if sh.DBs[0].Len() != 7 {
+		t.Errorf("DB has %d keys, want 7", sh.DBs[0].Len())
 	}
 	// "*" matches the empty key name, as in Redis.
 	expect(t, sh, rOK, "FLUSHDB")
@@ -309,8 +309,8 @@ func TestKeysRandomKey(t *testing.T) {
 	}
 	expect(t, sh, rInt(1), "DEL", "only")
 	expect(t, sh, rNull, "RANDOMKEY")
-	if sh.Dbs[0].Len() != 0 {
-		t.Errorf("%d keys left", sh.Dbs[0].Len())
+	if sh.DBs[0].Len() != 0 {
+		t.Errorf("%d keys left", sh.DBs[0].Len())
 	}
 	expect(t, sh, rErr("ERR wrong number of arguments for 'randomkey' command"), "RANDOMKEY", "x")
 }
@@ -397,7 +397,7 @@ func TestKeysExpireCommands(t *testing.T) {
 	expect(t, sh, rOK, "SET", "b", "v")
 	expect(t, sh, rInt(1), "EXPIRE", "b", "-1", "LT")
 	expect(t, sh, rInt(0), "EXISTS", "b")
-	if sh.Dbs[0].Expires() != countExpiring(sh.Dbs[0]) {
+	if sh.DBs[0].Expires() != countExpiring(sh.DBs[0]) {
 		t.Error("expiring index out of step")
 	}
 }
@@ -468,7 +468,7 @@ func TestKeysPersist(t *testing.T) {
 	expect(t, sh, rInt(1), "PERSIST", "a")
 	expectOps(t, j, "PERSIST", persistence.OpExpire)
 	expect(t, sh, rInt(-1), "TTL", "a")
-	if sh.Dbs[0].Expires() != 0 {
+	if sh.DBs[0].Expires() != 0 {
 		t.Error("PERSIST left the key in the expiring index")
 	}
 	sh.NowMs += 1 << 30
@@ -490,8 +490,8 @@ func TestKeysObject(t *testing.T) {
 		want := map[byte]string{'i': "int", 'e': "embstr", 'r': "raw"}[k[0]]
 		expect(t, sh, rBulk(want), "OBJECT", "ENCODING", k)
 	}
-	sh.Dbs[0].Add([]byte("l"), nil, &fakeListObj{}, 0)
-	sh.Dbs[0].Add([]byte("v"), nil, &strLikeObj{b: []byte("42")}, 0)
+	sh.DBs[0].Add([]byte("l"), nil, &fakeListObj{}, 0)
+	sh.DBs[0].Add([]byte("v"), nil, &strLikeObj{b: []byte("42")}, 0)
 	expect(t, sh, rBulk("listpack"), "OBJECT", "ENCODING", "l")
 	expect(t, sh, rBulk("int"), "OBJECT", "encoding", "v")
 	expect(t, sh, rNull, "OBJECT", "ENCODING", "missing")
@@ -547,7 +547,7 @@ func TestKeysDBSizeFlush(t *testing.T) {
 	j.take()
 	expect(t, sh, rOK, "FLUSHALL", "ASYNC")
 	expectOps(t, j, "FLUSHALL", persistence.OpFlushAll)
-	for i, db := range sh.Dbs {
+	for i, db := range sh.DBs {
 		if db.Len() != 0 || db.Expires() != 0 {
 			t.Errorf("db %d not empty after FLUSHALL", i)
 		}
@@ -580,9 +580,9 @@ func TestKeysSwapDB(t *testing.T) {
 	expect(t, sh, rNull, "GET", "b")
 	expect(t, sh, rOK, "SELECT", "0")
 	expect(t, sh, rBulk("in2"), "GET", "b")
-	for i, db := range sh.Dbs {
-		if db.Id != i {
-			t.Fatalf("dbs[%d].id = %d", i, db.Id)
+	for i, db := range sh.DBs {
+		if db.ID != i {
+			t.Fatalf("dbs[%d].id = %d", i, db.ID)
 		}
 	}
 	// Writes after the swap are logged with the new index.

@@ -20,8 +20,8 @@ import (
 //
 // The blocking variants (BLPOP and kin) are not implemented yet.
 
-// parseWhere parses LEFT or RIGHT; it replies a syntax error otherwise.
-func parseWhere(x *keyspace.Ctx, b []byte) (uint8, bool) {
+// parseWhereOrReply parses LEFT or RIGHT; it replies a syntax error otherwise.
+func parseWhereOrReply(x *keyspace.Ctx, b []byte) (uint8, bool) {
 	switch {
 	case keyspace.EqFold(b, "left"):
 		return keyspace.ListHead, true
@@ -32,9 +32,9 @@ func parseWhere(x *keyspace.Ctx, b []byte) (uint8, bool) {
 	return 0, false
 }
 
-// parseNonNegative parses a count that must be >= 0; msg is the error for
+// parseNonNegativeOrReply parses a count that must be >= 0; msg is the error for
 // anything else, a non-integer included, as Redis's getPositiveLong.
-func parseNonNegative(x *keyspace.Ctx, b []byte, msg string) (int64, bool) {
+func parseNonNegativeOrReply(x *keyspace.Ctx, b []byte, msg string) (int64, bool) {
 	n, ok := keyspace.ParseInt(b)
 	if !ok || n < 0 {
 		x.W.Error(msg)
@@ -43,8 +43,8 @@ func parseNonNegative(x *keyspace.Ctx, b []byte, msg string) (int64, bool) {
 	return n, true
 }
 
-// parseIndex parses an index or count argument (a C long).
-func parseIndex(x *keyspace.Ctx, b []byte) (int64, bool) {
+// parseIndexOrReply parses an index or count argument (a C long).
+func parseIndexOrReply(x *keyspace.Ctx, b []byte) (int64, bool) {
 	n, ok := keyspace.ParseInt(b)
 	if !ok {
 		x.W.Error(keyspace.ErrNotInt)
@@ -61,7 +61,7 @@ func pushCommand(x *keyspace.Ctx) {
 		where, event = keyspace.ListHead, "lpush"
 	}
 	key := x.Args[1]
-	e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 	if !ok {
 		return
 	}
@@ -77,7 +77,7 @@ func pushCommand(x *keyspace.Ctx) {
 	for _, v := range x.Args[2:] {
 		o.Push(where, v)
 	}
-	x.S.LogListPush(x.DB.Id, key, where, x.Args[2:])
+	x.S.LogListPush(x.DB.ID, key, where, x.Args[2:])
 	x.Notify(keyspace.EvList, event, key)
 	x.W.Int(int64(o.L.Len()))
 }
@@ -90,7 +90,7 @@ func popN(x *keyspace.Ctx, e *keyspace.Entry, o *keyspace.ListObj, key []byte, w
 		v, _ := o.Pop(where)
 		x.W.Bulk(v)
 	}
-	x.S.LogListPop(x.DB.Id, key, where, int(n))
+	x.S.LogListPop(x.DB.ID, key, where, int(n))
 	x.Notify(keyspace.EvList, popEvent(where), key)
 	if o.L.Len() == 0 {
 		keyspace.RemoveEmpty(x.DB, e)
@@ -121,12 +121,12 @@ func popCommand(x *keyspace.Ctx) {
 	var count int64
 	if hasCount {
 		var ok bool
-		if count, ok = parseNonNegative(x, x.Args[2], "ERR value is out of range, must be positive"); !ok {
+		if count, ok = parseNonNegativeOrReply(x, x.Args[2], "ERR value is out of range, must be positive"); !ok {
 			return
 		}
 	}
 	key := x.Args[1]
-	e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 	if !ok {
 		return
 	}
@@ -152,14 +152,14 @@ func popCommand(x *keyspace.Ctx) {
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
 func lmpopCommand(x *keyspace.Ctx) {
-	m, ok := parseMPop(x, 1, listMPop)
+	m, ok := parseMPopOrReply(x, 1, listMPop)
 	if !ok {
 		return
 	}
-	where, _ := parseWhere(x, m.direction)
+	where, _ := parseWhereOrReply(x, m.direction)
 	count := m.count
 	for _, key := range m.keys {
-		e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+		e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 		if !ok {
 			return
 		}
@@ -178,7 +178,7 @@ func lmpopCommand(x *keyspace.Ctx) {
 // readList returns the list at key for a read; o is nil when absent and
 // ok false when WRONGTYPE was replied.
 func readList(x *keyspace.Ctx) (o *keyspace.ListObj, ok bool) {
-	_, o, ok = lookupTyped[*keyspace.ListObj](x, x.Args[1], true)
+	_, o, ok = lookupTypedOrReply[*keyspace.ListObj](x, x.Args[1], true)
 	return o, ok
 }
 
@@ -205,7 +205,7 @@ func lindexCommand(x *keyspace.Ctx) {
 		x.W.Null()
 		return
 	}
-	i, ok := parseIndex(x, x.Args[2])
+	i, ok := parseIndexOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
@@ -218,11 +218,11 @@ func lindexCommand(x *keyspace.Ctx) {
 
 // LRANGE key start stop
 func lrangeCommand(x *keyspace.Ctx) {
-	start, ok := parseIndex(x, x.Args[2])
+	start, ok := parseIndexOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
-	stop, ok := parseIndex(x, x.Args[3])
+	stop, ok := parseIndexOrReply(x, x.Args[3])
 	if !ok {
 		return
 	}
@@ -249,7 +249,7 @@ func lrangeCommand(x *keyspace.Ctx) {
 // LSET key index element
 func lsetCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 	if !ok {
 		return
 	}
@@ -257,7 +257,7 @@ func lsetCommand(x *keyspace.Ctx) {
 		x.W.Error(keyspace.ErrNoSuchKey)
 		return
 	}
-	i, ok := parseIndex(x, x.Args[2])
+	i, ok := parseIndexOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
@@ -265,7 +265,7 @@ func lsetCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR index out of range")
 		return
 	}
-	x.S.LogListKeyI64Bytes(x.DB.Id, persistence.OpListSet, key, i, x.Args[3])
+	x.S.LogListKeyI64Bytes(x.DB.ID, persistence.OpListSet, key, i, x.Args[3])
 	x.Notify(keyspace.EvList, "lset", key)
 	x.W.OK()
 }
@@ -282,7 +282,7 @@ func linsertCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 	if !ok {
 		return
 	}
@@ -292,7 +292,7 @@ func linsertCommand(x *keyspace.Ctx) {
 	}
 	n := o.L.Insert(x.Args[3], x.Args[4], after)
 	if n >= 0 {
-		x.S.LogListInsert(x.DB.Id, key, after, x.Args[3], x.Args[4])
+		x.S.LogListInsert(x.DB.ID, key, after, x.Args[3], x.Args[4])
 		x.Notify(keyspace.EvList, "linsert", key)
 	}
 	x.W.Int(int64(n))
@@ -300,12 +300,12 @@ func linsertCommand(x *keyspace.Ctx) {
 
 // LREM key count element
 func lremCommand(x *keyspace.Ctx) {
-	count, ok := parseIndex(x, x.Args[2])
+	count, ok := parseIndexOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 	if !ok {
 		return
 	}
@@ -315,7 +315,7 @@ func lremCommand(x *keyspace.Ctx) {
 	}
 	n := o.L.Remove(x.Args[3], int(count))
 	if n > 0 {
-		x.S.LogListKeyI64Bytes(x.DB.Id, persistence.OpListRem, key, count, x.Args[3])
+		x.S.LogListKeyI64Bytes(x.DB.ID, persistence.OpListRem, key, count, x.Args[3])
 		x.Notify(keyspace.EvList, "lrem", key)
 		if o.L.Len() == 0 {
 			keyspace.RemoveEmpty(x.DB, e)
@@ -327,16 +327,16 @@ func lremCommand(x *keyspace.Ctx) {
 
 // LTRIM key start stop
 func ltrimCommand(x *keyspace.Ctx) {
-	start, ok := parseIndex(x, x.Args[2])
+	start, ok := parseIndexOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
-	stop, ok := parseIndex(x, x.Args[3])
+	stop, ok := parseIndexOrReply(x, x.Args[3])
 	if !ok {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := lookupTyped[*keyspace.ListObj](x, key, false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
 	if !ok {
 		return
 	}
@@ -344,7 +344,7 @@ func ltrimCommand(x *keyspace.Ctx) {
 		before := o.L.Len()
 		o.L.Trim(int(start), int(stop))
 		if o.L.Len() != before {
-			x.S.LogListTrim(x.DB.Id, key, start, stop)
+			x.S.LogListTrim(x.DB.ID, key, start, stop)
 		}
 		// Redis announces ltrim on an existing list even when nothing was cut.
 		x.Notify(keyspace.EvList, "ltrim", key)
@@ -365,7 +365,7 @@ func lposCommand(x *keyspace.Ctx) {
 		switch {
 		case keyspace.EqFold(args[j], "rank") && more:
 			j++
-			n, ok := parseIndex(x, args[j])
+			n, ok := parseIndexOrReply(x, args[j])
 			if !ok {
 				return
 			}
@@ -376,14 +376,14 @@ func lposCommand(x *keyspace.Ctx) {
 			rank = n
 		case keyspace.EqFold(args[j], "count") && more:
 			j++
-			n, ok := parseNonNegative(x, args[j], "ERR COUNT can't be negative")
+			n, ok := parseNonNegativeOrReply(x, args[j], "ERR COUNT can't be negative")
 			if !ok {
 				return
 			}
 			count = n
 		case keyspace.EqFold(args[j], "maxlen") && more:
 			j++
-			n, ok := parseNonNegative(x, args[j], "ERR MAXLEN can't be negative")
+			n, ok := parseNonNegativeOrReply(x, args[j], "ERR MAXLEN can't be negative")
 			if !ok {
 				return
 			}
@@ -434,10 +434,10 @@ func lmoveCommand(x *keyspace.Ctx) {
 	from, to := keyspace.ListTail, keyspace.ListHead
 	if x.Cmd.Name == "lmove" {
 		var ok bool
-		if from, ok = parseWhere(x, x.Args[3]); !ok {
+		if from, ok = parseWhereOrReply(x, x.Args[3]); !ok {
 			return
 		}
-		if to, ok = parseWhere(x, x.Args[4]); !ok {
+		if to, ok = parseWhereOrReply(x, x.Args[4]); !ok {
 			return
 		}
 	}
@@ -448,7 +448,7 @@ func lmoveCommand(x *keyspace.Ctx) {
 // dstKey (to), replying the element, null when src is absent, WRONGTYPE
 // when either is not a list.
 func lmoveDo(x *keyspace.Ctx, src, dstKey []byte, from, to uint8) {
-	se, so, ok := lookupTyped[*keyspace.ListObj](x, src, false)
+	se, so, ok := lookupTypedOrReply[*keyspace.ListObj](x, src, false)
 	if !ok {
 		return
 	}
@@ -456,7 +456,7 @@ func lmoveDo(x *keyspace.Ctx, src, dstKey []byte, from, to uint8) {
 		x.W.Null()
 		return
 	}
-	de, do, ok := lookupTyped[*keyspace.ListObj](x, dstKey, false)
+	de, do, ok := lookupTypedOrReply[*keyspace.ListObj](x, dstKey, false)
 	if !ok {
 		return
 	}
@@ -472,7 +472,7 @@ func lmoveDo(x *keyspace.Ctx, src, dstKey []byte, from, to uint8) {
 		}
 	}
 	do.Push(to, v)
-	x.S.LogListMove(x.DB.Id, src, dstKey, from, to)
+	x.S.LogListMove(x.DB.ID, src, dstKey, from, to)
 	pushEv := "rpush"
 	if to == keyspace.ListHead {
 		pushEv = "lpush"

@@ -43,7 +43,7 @@ func TestSnapshotLoadUsesLiveThresholds(t *testing.T) {
 // encoding, as recovery does.
 func copySnapshot(t *testing.T, from, to *keyspace.Shard) {
 	t.Helper()
-	for i, db := range from.Dbs {
+	for i, db := range from.DBs {
 		db.Each(func(e *keyspace.Entry) {
 			kind, val := keyspace.KindString, db.Val(e)
 			if sv, ok := db.Obj(e).(keyspace.SnapshotValue); ok {
@@ -75,9 +75,9 @@ func checkMem(t *testing.T, sh *keyspace.Shard, what string) {
 	if n := len(sh.Arena.ObjAcct.Dirty); n != 0 {
 		t.Fatalf("%s: %d objects left unsettled", what, n)
 	}
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		if want := recountMem(db); db.Mem != want {
-			t.Fatalf("%s: db %d accounts %d bytes, a recount gives %d", what, db.Id, db.Mem, want)
+			t.Fatalf("%s: db %d accounts %d bytes, a recount gives %d", what, db.ID, db.Mem, want)
 		}
 	}
 }
@@ -224,7 +224,7 @@ func TestCollectionAccountingExact(t *testing.T) {
 	sh.SettleMem()
 	checkMem(t, sh, "after the comparison")
 	var total int64
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		total += db.Mem
 	}
 	if total < 10000 {
@@ -237,7 +237,7 @@ func TestCollectionAccountingExact(t *testing.T) {
 // an object, and every command sees the same data either way.
 func TestSmallCollectionsPacked(t *testing.T) {
 	sh := newTestShard(t)
-	db := sh.Dbs[0]
+	db := sh.DBs[0]
 	kindOf := func(key string) uint8 {
 		t.Helper()
 		e := db.FindString(key)
@@ -303,7 +303,7 @@ func collectionState(t *testing.T, sh *keyspace.Shard, now int64) string {
 	t.Helper()
 	var keys [2][]string
 	for i := range keys {
-		sh.Dbs[i].Each(func(e *keyspace.Entry) {
+		sh.DBs[i].Each(func(e *keyspace.Entry) {
 			if !e.Expired(now) {
 				keys[i] = append(keys[i], e.KeyString())
 			}

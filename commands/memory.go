@@ -124,12 +124,12 @@ func memoryStatsCommand(x *keyspace.Ctx) {
 	i := func(n int64) func() { return func() { x.W.Int(n) } }
 	f := func(v float64) func() { return func() { x.W.Double(v) } }
 	var dbs []kv
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		if db.Len() == 0 {
 			continue
 		}
 		d := db
-		dbs = append(dbs, kv{"db." + strconv.Itoa(d.Id), func() {
+		dbs = append(dbs, kv{"db." + strconv.Itoa(d.ID), func() {
 			x.W.MapHeader(2)
 			x.W.BulkString("overhead.hashtable.main")
 			x.W.Int(int64(len(d.T.Slots)) * 8)

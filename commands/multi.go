@@ -71,7 +71,7 @@ func execCommand(x *keyspace.Ctx) {
 	x.NoBlock = true
 	for i := range queued {
 		q := &queued[i]
-		x.DB = sh.Dbs[c.DB]
+		x.DB = sh.DBs[c.DB]
 		x.Args = q.Args
 		x.Cmd = q.Cmd
 		// Permissions are checked again at EXEC, as Redis does: the user
@@ -83,7 +83,7 @@ func execCommand(x *keyspace.Ctx) {
 	}
 	x.NoBlock = false
 	sh.EndUnit()
-	x.Args, x.Cmd, x.DB = args, cmd, sh.Dbs[c.DB]
+	x.Args, x.Cmd, x.DB = args, cmd, sh.DBs[c.DB]
 	sh.DiscardTx(c)
 }
 
@@ -111,12 +111,12 @@ func watchCommand(x *keyspace.Ctx) {
 next:
 	for _, k := range x.Args[1:] {
 		for _, wk := range c.Tx.Watched {
-			if wk.Db == db.Id && wk.Key == string(k) {
+			if wk.DB == db.ID && wk.Key == string(k) {
 				continue next
 			}
 		}
 		e := db.Find(k)
-		wk := &keyspace.WatchedKey{C: c, WatchKey: keyspace.WatchKey{Db: db.Id, Key: string(k)}, Expired: e != nil && e.Expired(sh.NowMs)}
+		wk := &keyspace.WatchedKey{C: c, WatchKey: keyspace.WatchKey{DB: db.ID, Key: string(k)}, Expired: e != nil && e.Expired(sh.NowMs)}
 		c.Tx.Watched = append(c.Tx.Watched, wk)
 		sh.Tx.Watched[wk.WatchKey] = append(sh.Tx.Watched[wk.WatchKey], wk)
 	}

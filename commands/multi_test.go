@@ -133,13 +133,13 @@ func TestBatchReplayRejectsMalformed(t *testing.T) {
 	if err := sh.ApplyRecord(persistence.Record{Seq: 1, Op: persistence.OpBatch, Payload: bad}); err == nil {
 		t.Fatal("malformed batch applied")
 	}
-	if sh.Dbs[0].Len() != 0 {
+	if sh.DBs[0].Len() != 0 {
 		t.Fatal("a malformed batch changed the data")
 	}
 	if err := sh.ApplyRecord(persistence.Record{Seq: 1, Op: persistence.OpBatch, Payload: good}); err != nil {
 		t.Fatal(err)
 	}
-	if sh.Dbs[0].Len() != 1 {
+	if sh.DBs[0].Len() != 1 {
 		t.Fatal("batch not applied")
 	}
 }

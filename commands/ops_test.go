@@ -195,7 +195,7 @@ func snapshotWriteAmplification(t *testing.T, percent int) float64 {
 			}
 		}
 	}
-	return float64(snapBytes) / float64(j.Wal.Stats().Bytes)
+	return float64(snapBytes) / float64(j.WAL.Stats().Bytes)
 }
 
 // Redis's save points schedule snapshots too: "10 3" takes one once 10

@@ -34,11 +34,11 @@ func persistenceInfo(sh *keyspace.Shard) []infoField {
 	var ws persistence.WALStats
 	changes := uint64(0)
 	if ok {
-		ws = j.Wal.Stats()
+		ws = j.WAL.Stats()
 		changes = ws.LastSequence - st.LastSeq
 	}
 	writeStatus := "ok"
-	if ok && j.Wal.Err() != nil {
+	if ok && j.WAL.Err() != nil {
 		writeStatus = "err"
 	}
 	f := []infoField{
@@ -64,7 +64,7 @@ func persistenceInfo(sh *keyspace.Shard) []infoField {
 		cmdsPerFsync = strconv.FormatFloat(float64(j.GroupedCommands.Load())/float64(ws.Fsyncs), 'f', 2, 64)
 	}
 	walErr := ""
-	if err := j.Wal.Err(); err != nil {
+	if err := j.WAL.Err(); err != nil {
 		walErr = err.Error()
 	}
 	return append(f,

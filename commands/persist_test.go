@@ -222,7 +222,7 @@ func durWrite(d *durServer, sh *keyspace.Shard, rng *rand.Rand, rounds, nkeys in
 		for b := 0; b < 1+rng.IntN(4); b++ {
 			var cmds [][]string
 			for c := 0; c < 1+rng.IntN(3); c++ {
-				cmds = append(cmds, durRandomCmd(rng, d.clock.ms.Load(), nkeys, len(sh.Dbs)))
+				cmds = append(cmds, durRandomCmd(rng, d.clock.ms.Load(), nkeys, len(sh.DBs)))
 			}
 			batches = append(batches, cmds)
 		}
@@ -243,7 +243,7 @@ func TestDiskRestartRestoresExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	durWrite(d, sh, rng, 400, 30)
 	want := durStateAt(sh, clock.ms.Load())
-	seq := sh.Journal.(*keyspace.WALJournal).Wal.LastSequence()
+	seq := sh.Journal.(*keyspace.WALJournal).WAL.LastSequence()
 	if seq < 500 {
 		t.Fatalf("only %d records", seq)
 	}
@@ -251,7 +251,7 @@ func TestDiskRestartRestoresExactly(t *testing.T) {
 	// Every reply was released after its fsync: a crash now loses nothing.
 	crash := durOpen(t, mem.CrashClone(), clock, 1, small)
 	durDiff(t, "after a crash", durStateAt(crash.shard(0), clock.ms.Load()), want)
-	if got := crash.shard(0).Journal.(*keyspace.WALJournal).Wal.LastSequence(); got < seq {
+	if got := crash.shard(0).Journal.(*keyspace.WALJournal).WAL.LastSequence(); got < seq {
 		t.Fatalf("wal_last_sequence after the crash %d, want >= %d", got, seq)
 	}
 
@@ -333,7 +333,7 @@ func TestDiskCrashKeepsAcknowledgedPrefix(t *testing.T) {
 		for b := 0; b < 1+rng.IntN(3); b++ {
 			// Long deadlines only, and a fixed clock: no key expires, so the
 			// states compare without time.
-			args := durRandomCmd(rng, clock.ms.Load(), 25, len(sh.Dbs))
+			args := durRandomCmd(rng, clock.ms.Load(), 25, len(sh.DBs))
 			for i, a := range args {
 				if a == "PX" || a == "EX" {
 					args[i+1] = strconv.Itoa(100000 + rng.IntN(1000))
@@ -453,7 +453,7 @@ func TestDiskSnapshotThenWAL(t *testing.T) {
 		t.Fatalf("SAVE: %q", got)
 	}
 	j := sh.Journal.(*keyspace.WALJournal)
-	snapSeq := j.Wal.LastSequence()
+	snapSeq := j.WAL.LastSequence()
 	snap := persistence.SnapshotName(0, snapSeq)
 	files := durFiles(t, mem)
 	if !slices.Contains(files, snap) {
@@ -521,7 +521,7 @@ func TestDiskKeysExpiredWhileDown(t *testing.T) {
 	d.do(sh, "SELECT", "3")
 	d.do(sh, "SET", "db3-short", "1", "PX", "10")
 	d.do(sh, "SET", "db3-none", "1")
-	seq := sh.Journal.(*keyspace.WALJournal).Wal.LastSequence()
+	seq := sh.Journal.(*keyspace.WALJournal).WAL.LastSequence()
 	if err := d.close(); err != nil {
 		t.Fatal(err)
 	}
@@ -536,14 +536,14 @@ func TestDiskKeysExpiredWhileDown(t *testing.T) {
 	durDiff(t, "after recovery", durState(sh), want)
 	durCheckIndex(t, sh)
 	// The deletions were logged (one record per expired key) ...
-	if got := sh.Journal.(*keyspace.WALJournal).Wal.LastSequence(); got != seq+3 {
+	if got := sh.Journal.(*keyspace.WALJournal).WAL.LastSequence(); got != seq+3 {
 		t.Errorf("wal_last_sequence %d after expiring 3 keys at start, want %d", got, seq+3)
 	}
 	// ... and are durable before any reply goes out.
 	d.do(sh, "PING")
 	c := durOpen(t, mem.CrashClone(), clock, 1, nil)
 	durDiff(t, "after a crash", durState(c.shard(0)), want)
-	if got := c.shard(0).Journal.(*keyspace.WALJournal).Wal.LastSequence(); got != seq+3 {
+	if got := c.shard(0).Journal.(*keyspace.WALJournal).WAL.LastSequence(); got != seq+3 {
 		t.Errorf("wal_last_sequence %d after a second recovery, want %d", got, seq+3)
 	}
 }
@@ -787,7 +787,7 @@ func TestDiskRepliesWaitForEarlierWrites(t *testing.T) {
 	clock := newDurClock()
 	d := durOpen(t, mem, clock, 1, nil)
 	sh := d.shard(0)
-	wal := sh.Journal.(*keyspace.WALJournal).Wal
+	wal := sh.Journal.(*keyspace.WALJournal).WAL
 	type seen struct {
 		b       *keyspace.Batch
 		durable uint64

@@ -21,7 +21,7 @@ import (
 func damageState(sh *keyspace.Shard) string {
 	type snapshotter interface{ AppendSnapshot([]byte) []byte }
 	var lines []string
-	for i, db := range sh.Dbs {
+	for i, db := range sh.DBs {
 		db.Each(func(e *keyspace.Entry) {
 			v := strconv.Quote(string(db.Val(e)))
 			if o := db.Obj(e); o != nil {

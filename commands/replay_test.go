@@ -42,7 +42,7 @@ func durApply(t *testing.T, sh *keyspace.Shard, recs []persistence.Record) {
 // with its value (or object type) and deadline, sorted.
 func durState(sh *keyspace.Shard) string {
 	var lines []string
-	for i, db := range sh.Dbs {
+	for i, db := range sh.DBs {
 		db.Each(func(e *keyspace.Entry) {
 			v := strconv.Quote(string(db.Val(e)))
 			if db.Obj(e) != nil {
@@ -59,9 +59,9 @@ func durState(sh *keyspace.Shard) string {
 // the expiring index, and each database's id.
 func durCheckIndex(t *testing.T, sh *keyspace.Shard) {
 	t.Helper()
-	for i, db := range sh.Dbs {
-		if db.Id != i {
-			t.Errorf("db %d has id %d", i, db.Id)
+	for i, db := range sh.DBs {
+		if db.ID != i {
+			t.Errorf("db %d has id %d", i, db.ID)
 		}
 		n, withTTL := 0, 0
 		db.Each(func(e *keyspace.Entry) {
@@ -394,8 +394,8 @@ func durTryApply(t *testing.T, sh *keyspace.Shard, r persistence.Record) (err er
 func TestReplayMalformed(t *testing.T) {
 	sh := newTestShard(t)
 	seed := func() {
-		sh.Dbs[0].Flush()
-		sh.Dbs[0].Add([]byte("key"), []byte("value"), nil, 0)
+		sh.DBs[0].Flush()
+		sh.DBs[0].Add([]byte("key"), []byte("value"), nil, 0)
 	}
 	for op, p := range durPayloads() {
 		seed()
@@ -424,8 +424,8 @@ func TestReplayMalformed(t *testing.T) {
 			}
 		}
 		// A database that does not exist.
-		if err := durTryApply(t, sh, persistence.Record{Seq: 1, DB: uint16(len(sh.Dbs)), Op: op, Payload: p}); err == nil {
-			t.Errorf("%s in database %d: no error", op, len(sh.Dbs))
+		if err := durTryApply(t, sh, persistence.Record{Seq: 1, DB: uint16(len(sh.DBs)), Op: op, Payload: p}); err == nil {
+			t.Errorf("%s in database %d: no error", op, len(sh.DBs))
 		}
 	}
 
@@ -439,7 +439,7 @@ func TestReplayMalformed(t *testing.T) {
 
 	// Database numbers out of range inside payloads.
 	b := func(s string) []byte { return persistence.AppendBytes(nil, []byte(s)) }
-	nDB := uint16(len(sh.Dbs))
+	nDB := uint16(len(sh.DBs))
 	for _, r := range []persistence.Record{
 		{Op: persistence.OpSwapDB, Payload: append(persistence.AppendU16(nil, 0), persistence.AppendU16(nil, nDB)...)},
 		{Op: persistence.OpSwapDB, Payload: append(persistence.AppendU16(nil, math.MaxUint16), persistence.AppendU16(nil, 0)...)},
@@ -455,9 +455,9 @@ func TestReplayMalformed(t *testing.T) {
 	// SETRANGE offsets that cannot be represented or allocated.
 	for _, off := range []uint64{math.MaxUint64, math.MaxInt64, 1 << 62, 1 << 40, uint64(math.MaxInt64) - 1} {
 		for _, exists := range []bool{true, false} {
-			sh.Dbs[0].Flush()
+			sh.DBs[0].Flush()
 			if exists {
-				sh.Dbs[0].Add([]byte("key"), []byte("value"), nil, 0)
+				sh.DBs[0].Add([]byte("key"), []byte("value"), nil, 0)
 			}
 			p := bytes.Join([][]byte{b("key"), persistence.AppendU64(nil, off), b("xyz")}, nil)
 			if err := durTryApply(t, sh, persistence.Record{Op: persistence.OpSetRange, Payload: p}); err == nil {
@@ -494,12 +494,12 @@ func TestReplayRandomPayloads(t *testing.T) {
 			p = binary.LittleEndian.AppendUint16(p, uint16(rng.Uint32()))
 		}
 		if rng.IntN(4) == 0 {
-			sh.Dbs[0].Add([]byte("key"+strconv.Itoa(rng.IntN(3))), []byte("val"), nil, 0)
+			sh.DBs[0].Add([]byte("key"+strconv.Itoa(rng.IntN(3))), []byte("val"), nil, 0)
 		}
-		_ = durTryApply(t, sh, persistence.Record{Seq: uint64(i), DB: uint16(rng.IntN(len(sh.Dbs) + 1)), Op: op, Payload: p})
+		_ = durTryApply(t, sh, persistence.Record{Seq: uint64(i), DB: uint16(rng.IntN(len(sh.DBs) + 1)), Op: op, Payload: p})
 		if i%1000 == 0 {
 			durCheckIndex(t, sh)
-			for _, db := range sh.Dbs {
+			for _, db := range sh.DBs {
 				db.Flush()
 			}
 		}
@@ -514,7 +514,7 @@ func FuzzReplayRecord(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, op uint8, db uint16, payload []byte) {
 		sh := newTestShard(t)
-		sh.Dbs[0].Add([]byte("key"), []byte("value"), nil, testNowMs)
+		sh.DBs[0].Add([]byte("key"), []byte("value"), nil, testNowMs)
 		_ = durTryApply(t, sh, persistence.Record{Seq: 1, DB: db % 20, Op: persistence.Opcode(op), Payload: payload})
 		durCheckIndex(t, sh)
 	})

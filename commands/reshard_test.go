@@ -83,7 +83,7 @@ func TestReshardKeepsEveryValue(t *testing.T) {
 	var got []string
 	for i := 0; i < 3; i++ {
 		sh := r.shard(i)
-		for _, db := range sh.Dbs {
+		for _, db := range sh.DBs {
 			db.Each(func(e *keyspace.Entry) {
 				if _, o := r.srv.Opts.Topology.ShardOfKey(e.Key()); o != i {
 					t.Errorf("key %q on shard %d, its slot is shard %d's", e.KeyView(), i, o)

@@ -77,7 +77,7 @@ func TestSemaphoreLargeMatchesModel(t *testing.T) {
 			continue
 		}
 		expect(t, sh, rInt(latest-abs), "PTTL", "s")
-		db := sh.Dbs[0]
+		db := sh.DBs[0]
 		s := db.Obj(db.Find([]byte("s"))).(*keyspace.SemObj)
 		if s.Count() < len(model) {
 			t.Fatalf("step %d: %d holders counted, %d live", step, s.Count(), len(model))
@@ -114,7 +114,7 @@ func TestSemaphoreGrantCost(t *testing.T) {
 	var prev *keyspace.SemHolder
 	for i := 0; i < 20000; i++ {
 		kjInt(t, run(t, sh, "SEMAPHORE", "s", "1000000", "600000"))
-		db := sh.Dbs[0]
+		db := sh.DBs[0]
 		s := db.Obj(db.Find([]byte("s"))).(*keyspace.SemObj)
 		if len(s.More) > 0 && &s.More[0] != prev {
 			prev = &s.More[0]

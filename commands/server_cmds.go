@@ -17,7 +17,7 @@ import (
 // and MEMORY, and registers them together with COMMAND (command_cmd.go)
 // and INFO (info.go).
 
-// opsPerSec is the command rate between the last two samples, a second or
+// serverOpsPerSec is the command rate between the last two samples, a second or
 // more apart; each call may take a new sample.
 func serverOpsPerSec(s *keyspace.Server) int64 {
 	e := s.Extras()
@@ -35,7 +35,7 @@ func serverOpsPerSec(s *keyspace.Server) int64 {
 	return e.OpsRate
 }
 
-// commandsProcessed is the number of commands every shard has run.
+// serverCommandsProcessed is the number of commands every shard has run.
 func serverCommandsProcessed(s *keyspace.Server) int64 {
 	var n int64
 	for _, sh := range s.ShardList {
@@ -44,7 +44,7 @@ func serverCommandsProcessed(s *keyspace.Server) int64 {
 	return n
 }
 
-// resetInfoStats zeroes the counters INFO stats reports (CONFIG
+// serverResetInfoStats zeroes the counters INFO stats reports (CONFIG
 // RESETSTAT). The counters are atomics, so other shards' may be reset from
 // any shard.
 func serverResetInfoStats(s *keyspace.Server) {
@@ -84,7 +84,7 @@ func runSubcommand(x *keyspace.Ctx, container string) {
 		x.W.Error(keyspace.ErrWrongArgs(sub.FullName()))
 		return
 	}
-	if sub.FirstKey > 0 && x.S.Srv.Shards() > 1 && !x.S.CheckSlots(x, sub, x.Args) {
+	if sub.FirstKey > 0 && x.S.Srv.Shards() > 1 && !x.S.CheckSlotsOrReply(x, sub, x.Args) {
 		return
 	}
 	x.Cmd = sub
@@ -126,7 +126,7 @@ func configSetCommand(x *keyspace.Ctx) {
 		if strings.EqualFold(p[0], "requirepass") {
 			// requirepass is the default user's password, as in Redis.
 			pass := x.S.Srv.Opts.Live.RequirePass()
-			_, _ = x.S.Srv.Acl.Store.Update(func(u *acl.Users) (*acl.Users, error) { return u.WithRequirePass(pass), nil })
+			_, _ = x.S.Srv.ACL.Store.Update(func(u *acl.Users) (*acl.Users, error) { return u.WithRequirePass(pass), nil })
 		}
 	}
 	x.W.OK()
@@ -247,7 +247,7 @@ func debugCommand(x *keyspace.Ctx) {
 
 // DEBUG OBJECT key
 func debugObject(x *keyspace.Ctx) {
-	if !checkKeySlot(x, x.Args[2]) {
+	if !checkKeySlotOrReply(x, x.Args[2]) {
 		return
 	}
 	e := x.S.LookupNoTouch(x.DB, x.Args[2])
@@ -289,9 +289,9 @@ func debugHelp(x *keyspace.Ctx) {
 	)
 }
 
-// checkKeySlot replies MOVED and returns false when key belongs to another
+// checkKeySlotOrReply replies MOVED and returns false when key belongs to another
 // shard, for subcommands whose key positions the dispatcher does not see.
-func checkKeySlot(x *keyspace.Ctx, key []byte) bool {
+func checkKeySlotOrReply(x *keyspace.Ctx, key []byte) bool {
 	if x.S.Srv.Shards() == 1 {
 		return true
 	}

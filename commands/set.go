@@ -17,7 +17,7 @@ import (
 // removed (SPOP logs what it popped), the moved member of SMOVE, the
 // whole result of a STORE.
 
-// lookupSet returns the set at key for reading (nil when absent); ok is
+// shardLookupSet returns the set at key for reading (nil when absent); ok is
 // false after a WRONGTYPE reply.
 func shardLookupSet(sh *keyspace.Shard, db *keyspace.DB, key []byte, write bool) (e *keyspace.Entry, o *keyspace.SetObj, ok bool) {
 	if write {
@@ -43,7 +43,7 @@ func replyMembers(x *keyspace.Ctx, members [][]byte) {
 // SADD key member [member ...]
 func saddCommand(x *keyspace.Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -60,7 +60,7 @@ func saddCommand(x *keyspace.Ctx) {
 		}
 	}
 	if added > 0 {
-		sh.LogSetMembers(db.Id, persistence.OpSetAdd, e.KeyView(), x.Args[2:])
+		sh.LogSetMembers(db.ID, persistence.OpSetAdd, e.KeyView(), x.Args[2:])
 		x.Notify(keyspace.EvSet, "sadd", x.Args[1])
 	}
 	x.W.Int(int64(added))
@@ -69,7 +69,7 @@ func saddCommand(x *keyspace.Ctx) {
 // SREM key member [member ...]
 func sremCommand(x *keyspace.Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -87,7 +87,7 @@ func sremCommand(x *keyspace.Ctx) {
 		}
 	}
 	if removed > 0 {
-		sh.LogSetMembers(db.Id, persistence.OpSetRemove, e.KeyView(), x.Args[2:])
+		sh.LogSetMembers(db.ID, persistence.OpSetRemove, e.KeyView(), x.Args[2:])
 		x.Notify(keyspace.EvSet, "srem", x.Args[1])
 		if o.S.Len() == 0 {
 			db.Remove(e)
@@ -125,7 +125,7 @@ func smoveCommand(x *keyspace.Ctx) {
 	}
 	// Copy the member: the source's storage may go away below.
 	m = bytes.Clone(m)
-	sh.LogSetMove(db.Id, string(src), string(dst), m, de == nil || !do.S.Contains(m))
+	sh.LogSetMove(db.ID, string(src), string(dst), m, de == nil || !do.S.Contains(m))
 	x.Notify(keyspace.EvSet, "srem", src)
 	if so.S.Len() == 0 {
 		db.Remove(se)
@@ -145,7 +145,7 @@ func smoveCommand(x *keyspace.Ctx) {
 
 // SISMEMBER key member
 func sismemberCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -158,7 +158,7 @@ func sismemberCommand(x *keyspace.Ctx) {
 
 // SMISMEMBER key member [member ...]
 func smismemberCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -174,7 +174,7 @@ func smismemberCommand(x *keyspace.Ctx) {
 
 // SCARD key
 func scardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -187,7 +187,7 @@ func scardCommand(x *keyspace.Ctx) {
 
 // SMEMBERS key
 func smembersCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -210,11 +210,11 @@ func spopCommand(x *keyspace.Ctx) {
 	count := int64(1)
 	if withCount {
 		var ok bool
-		if count, ok = parseRangeLong(x, x.Args[2], 0, 1<<63-1, errMustBePositive); !ok {
+		if count, ok = parseRangeLongOrReply(x, x.Args[2], 0, 1<<63-1, errMustBePositive); !ok {
 			return
 		}
 	}
-	e, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -228,7 +228,7 @@ func spopCommand(x *keyspace.Ctx) {
 	}
 	var popped [][]byte
 	o.S.Pop(randSource{}, int(min(count, int64(o.S.Len()))), func(m []byte) { popped = append(popped, m) })
-	sh.LogSetMembers(db.Id, persistence.OpSetRemove, e.KeyView(), popped)
+	sh.LogSetMembers(db.ID, persistence.OpSetRemove, e.KeyView(), popped)
 	x.Notify(keyspace.EvSet, "spop", x.Args[1])
 	if o.S.Len() == 0 {
 		db.Remove(e)
@@ -248,7 +248,7 @@ func srandmemberCommand(x *keyspace.Ctx) {
 		return
 	}
 	if len(x.Args) == 2 {
-		_, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], true)
+		_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
 		if !ok {
 			return
 		}
@@ -259,11 +259,11 @@ func srandmemberCommand(x *keyspace.Ctx) {
 		o.S.Random(randSource{}, 1, func(m []byte) bool { x.W.Bulk(m); return true })
 		return
 	}
-	count, ok := parseRangeLong(x, x.Args[2], -(1<<63 - 1), 1<<63-1, "")
+	count, ok := parseRangeLongOrReply(x, x.Args[2], -(1<<63 - 1), 1<<63-1, "")
 	if !ok {
 		return
 	}
-	_, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -295,7 +295,7 @@ func srandmemberCommand(x *keyspace.Ctx) {
 func setSources(x *keyspace.Ctx, keys [][]byte) ([]*keyspace.SetObj, bool) {
 	sets := make([]*keyspace.SetObj, len(keys))
 	for i, k := range keys {
-		_, o, ok := lookupTyped[*keyspace.SetObj](x, k, true)
+		_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, k, true)
 		if !ok {
 			return nil, false
 		}
@@ -342,7 +342,7 @@ func sinterCommand(x *keyspace.Ctx) {
 
 // SINTERCARD numkeys key [key ...] [LIMIT limit]
 func sintercardCommand(x *keyspace.Ctx) {
-	numkeys, ok := parseRangeLong(x, x.Args[1], 1, 1<<63-1, "ERR numkeys should be greater than 0")
+	numkeys, ok := parseRangeLongOrReply(x, x.Args[1], 1, 1<<63-1, "ERR numkeys should be greater than 0")
 	if !ok {
 		return
 	}
@@ -354,7 +354,7 @@ func sintercardCommand(x *keyspace.Ctx) {
 	for j := 2 + int(numkeys); j < len(x.Args); j++ {
 		if keyspace.EqFold(x.Args[j], "limit") && j+1 < len(x.Args) {
 			j++
-			if limit, ok = parseRangeLong(x, x.Args[j], 0, 1<<63-1, "ERR LIMIT can't be negative"); !ok {
+			if limit, ok = parseRangeLongOrReply(x, x.Args[j], 0, 1<<63-1, "ERR LIMIT can't be negative"); !ok {
 				return
 			}
 			continue
@@ -445,7 +445,7 @@ func setStoreCommand(x *keyspace.Ctx, op byte) {
 	e := sh.Lookup(db, dst)
 	if o.S.Len() == 0 {
 		if e != nil {
-			sh.LogDel(db.Id, e.KeyView())
+			sh.LogDel(db.ID, e.KeyView())
 			db.Remove(e)
 			x.Notify(keyspace.EvGeneric, "del", dst)
 		}
@@ -453,7 +453,7 @@ func setStoreCommand(x *keyspace.Ctx, op byte) {
 		return
 	}
 	keyspace.StoreObj(db, e, dst, o)
-	sh.LogSetStore(db.Id, string(dst), o)
+	sh.LogSetStore(db.ID, string(dst), o)
 	x.Notify(keyspace.EvSet, x.Cmd.Name, dst)
 	x.W.Int(int64(o.S.Len()))
 }
@@ -475,11 +475,11 @@ func sscanCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR invalid cursor")
 		return
 	}
-	pat, usePat, count, ok := parseScanOptions(x, 3)
+	pat, usePat, count, ok := parseScanOptionsOrReply(x, 3)
 	if !ok {
 		return
 	}
-	_, o, ok := lookupTyped[*keyspace.SetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}

@@ -44,7 +44,7 @@ func TestSetEncodingMatchesGolden(t *testing.T) {
 func TestReplaySetRecords(t *testing.T) {
 	sh := newTestShard(t)
 	p := setPayloads()
-	db := sh.Dbs[0]
+	db := sh.DBs[0]
 	members := func(key string) string {
 		e := db.Find([]byte(key))
 		if e == nil {
@@ -100,12 +100,12 @@ func TestReplaySetRandomPayloads(t *testing.T) {
 			p[rng.IntN(len(p))] ^= byte(1 + rng.IntN(255))
 		}
 		if rng.IntN(4) == 0 {
-			sh.Dbs[0].Add([]byte("key"), []byte("val"), nil, 0)
+			sh.DBs[0].Add([]byte("key"), []byte("val"), nil, 0)
 		}
 		_ = durTryApply(t, sh, persistence.Record{Seq: uint64(i), Op: op, Payload: p})
 		if i%1000 == 0 {
 			durCheckIndex(t, sh)
-			sh.Dbs[0].Flush()
+			sh.DBs[0].Flush()
 		}
 	}
 	durCheckIndex(t, sh)
@@ -139,17 +139,17 @@ func TestReplayZSetRandomPayloads(t *testing.T) {
 	}
 	// The valid ones first: add, store, remove.
 	durApply(t, sh, []persistence.Record{{Seq: 1, Op: persistence.OpZAdd, Payload: valid[persistence.OpZAdd]}})
-	if e := sh.Dbs[0].Find([]byte("key")); e == nil {
+	if e := sh.DBs[0].Find([]byte("key")); e == nil {
 		t.Fatal("OpZAdd created nothing")
-	} else if s, ok := sh.Dbs[0].Obj(e).(*keyspace.ZsetObj).Z.Score([]byte("a")); !ok || s != 1.5 {
+	} else if s, ok := sh.DBs[0].Obj(e).(*keyspace.ZsetObj).Z.Score([]byte("a")); !ok || s != 1.5 {
 		t.Fatalf("score after OpZAdd: %v %v", s, ok)
 	}
 	durApply(t, sh, []persistence.Record{{Seq: 2, Op: persistence.OpZRemove, Payload: valid[persistence.OpZRemove]}})
-	if sh.Dbs[0].Find([]byte("key")) != nil {
+	if sh.DBs[0].Find([]byte("key")) != nil {
 		t.Fatal("OpZRemove of the last member left the key")
 	}
 	durApply(t, sh, []persistence.Record{{Seq: 3, Op: persistence.OpZStore, Payload: valid[persistence.OpZStore]}})
-	if e := sh.Dbs[0].Find([]byte("key")); e == nil || sh.Dbs[0].Obj(e).(*keyspace.ZsetObj).Z.Len() != 1 {
+	if e := sh.DBs[0].Find([]byte("key")); e == nil || sh.DBs[0].Obj(e).(*keyspace.ZsetObj).Z.Len() != 1 {
 		t.Fatal("OpZStore did not store")
 	}
 	ops := []persistence.Opcode{persistence.OpZAdd, persistence.OpZRemove, persistence.OpZStore}
@@ -163,12 +163,12 @@ func TestReplayZSetRandomPayloads(t *testing.T) {
 			p[rng.IntN(len(p))] ^= byte(1 + rng.IntN(255))
 		}
 		if rng.IntN(4) == 0 {
-			sh.Dbs[0].Add([]byte("key"), []byte("val"), nil, 0)
+			sh.DBs[0].Add([]byte("key"), []byte("val"), nil, 0)
 		}
 		_ = durTryApply(t, sh, persistence.Record{Seq: uint64(i), Op: op, Payload: p})
 		if i%1000 == 0 {
 			durCheckIndex(t, sh)
-			sh.Dbs[0].Flush()
+			sh.DBs[0].Flush()
 		}
 	}
 	durCheckIndex(t, sh)
@@ -182,7 +182,7 @@ func TestReplayBloomRandomPayloads(t *testing.T) {
 	valid := cat3(appendStrT("key"), persistence.AppendU64(nil, math.Float64bits(0.01)), persistence.AppendU64(nil, 10),
 		persistence.AppendU64(nil, 2), []byte{0}, persistence.AppendU64(nil, 1), appendStrT("item"))
 	durApply(t, sh, []persistence.Record{{Seq: 1, Op: persistence.OpBloomAdd, Payload: valid}})
-	if e := sh.Dbs[0].Find([]byte("key")); e == nil || !sh.Dbs[0].Obj(e).(*keyspace.BloomObj).F.Exists([]byte("item")) {
+	if e := sh.DBs[0].Find([]byte("key")); e == nil || !sh.DBs[0].Obj(e).(*keyspace.BloomObj).F.Exists([]byte("item")) {
 		t.Fatal("OpBloomAdd did not create and add")
 	}
 	for i := 0; i < 20000; i++ {
@@ -196,7 +196,7 @@ func TestReplayBloomRandomPayloads(t *testing.T) {
 		_ = durTryApply(t, sh, persistence.Record{Seq: uint64(i), Op: persistence.OpBloomAdd, Payload: p})
 		if i%1000 == 0 {
 			durCheckIndex(t, sh)
-			sh.Dbs[0].Flush()
+			sh.DBs[0].Flush()
 		}
 	}
 	durCheckIndex(t, sh)

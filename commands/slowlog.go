@@ -34,7 +34,7 @@ func slowlogGetCommand(x *keyspace.Ctx) {
 	w.ArrayHeader(n)
 	for _, e := range entries[:n] {
 		w.ArrayHeader(6)
-		w.Int(e.Id)
+		w.Int(e.ID)
 		w.Int(e.UnixSec)
 		w.Int(e.DurationUs)
 		w.BulkStrings(e.Args)

@@ -34,7 +34,7 @@ func TestDiskDamagedSnapshotRepair(t *testing.T) {
 	if got := d.do(sh, "SAVE"); got != rOK {
 		t.Fatalf("SAVE: %q", got)
 	}
-	snapSeq := sh.Journal.(*keyspace.WALJournal).Wal.LastSequence()
+	snapSeq := sh.Journal.(*keyspace.WALJournal).WAL.LastSequence()
 	for i := 0; i < 5; i++ {
 		d.do(sh, "SET", fmt.Sprintf("after%d", i), "x")
 	}

@@ -113,11 +113,11 @@ func TestSnapshotWhileWriting(t *testing.T) {
 			durPreload(t, d, sh, rng)
 
 			atStart := durState(sh)
-			seqAtStart := sh.Journal.(*keyspace.WALJournal).Wal.LastSequence()
+			seqAtStart := sh.Journal.(*keyspace.WALJournal).WAL.LastSequence()
 			if got := run(t, sh, "BGSAVE"); got != "+Background saving started\r\n" {
 				t.Fatalf("BGSAVE: %q", got)
 			}
-			buckets := len(sh.Dbs[0].T.Slots)
+			buckets := len(sh.DBs[0].T.Slots)
 			writes, steps := 0, 0
 			for sh.Snap != nil {
 				for i := rng.IntN(6); i > 0; i-- {
@@ -226,7 +226,7 @@ func TestSnapshotOnShutdownAndSchedule(t *testing.T) {
 	}
 	sh.Journal.Tick(sh)
 	if sh.Snap == nil && !sh.SnapFinishing {
-		t.Fatalf("no snapshot after %d WAL bytes with snapshot_wal_bytes = 2000", sh.Journal.(*keyspace.WALJournal).Wal.Stats().Bytes)
+		t.Fatalf("no snapshot after %d WAL bytes with snapshot_wal_bytes = 2000", sh.Journal.(*keyspace.WALJournal).WAL.Stats().Bytes)
 	}
 	sh.FinishSnapshotNow()
 	if sh.SnapStatus.LastSeq != 30 {
@@ -411,7 +411,7 @@ func TestSnapshotAcrossResizes(t *testing.T) {
 		run(t, sh, "SET", "orig:"+strconv.Itoa(i), strconv.Itoa(i))
 	}
 	atStart := durState(sh)
-	slotsAtStart := len(sh.Dbs[0].T.Slots)
+	slotsAtStart := len(sh.DBs[0].T.Slots)
 	run(t, sh, "BGSAVE")
 	grown := 0
 	for i := 0; sh.Snap != nil; i++ {
@@ -424,16 +424,16 @@ func TestSnapshotAcrossResizes(t *testing.T) {
 			run(t, sh, "SET", "orig:"+strconv.Itoa(i%300), "changed")
 		}
 		if i == 300 {
-			sh.Evict(sh.Dbs[0], sh.Dbs[0].FindString("orig:7"))
+			sh.Evict(sh.DBs[0], sh.DBs[0].FindString("orig:7"))
 		}
-		grown = max(grown, len(sh.Dbs[0].T.Slots))
+		grown = max(grown, len(sh.DBs[0].T.Slots))
 		if i%40 == 0 {
 			sh.SnapshotStep(1)
 		}
 	}
 	sh.FinishSnapshotNow()
-	if grown < 16*slotsAtStart || len(sh.Dbs[0].T.Slots) >= grown {
-		t.Fatalf("table went from %d slots to %d and back to %d: no resize to test", slotsAtStart, grown, len(sh.Dbs[0].T.Slots))
+	if grown < 16*slotsAtStart || len(sh.DBs[0].T.Slots) >= grown {
+		t.Fatalf("table went from %d slots to %d and back to %d: no resize to test", slotsAtStart, grown, len(sh.DBs[0].T.Slots))
 	}
 	loaded, _ := durLoadSnapshot(t, mem)
 	durDiff(t, "snapshot", durState(loaded), atStart)

@@ -112,7 +112,7 @@ func sortFullKeyAccess(x *keyspace.Ctx) bool {
 	if x.S.Scr.Caller != nil && c == x.S.Scr.Lua {
 		c = x.S.Scr.Caller // a script's commands run with its caller's rights
 	}
-	u := c.AclUser
+	u := c.ACLUser
 	if u == nil || u.Unrestricted() {
 		return true
 	}
@@ -430,7 +430,7 @@ func sortStore(x *keyspace.Ctx, items []sortItem, start, end int64, gets [][]byt
 	sh, db := x.S, x.DB
 	if outLen == 0 {
 		if e := sh.Lookup(db, dst); e != nil {
-			sh.LogDel(db.Id, e.KeyView())
+			sh.LogDel(db.ID, e.KeyView())
 			db.Remove(e)
 			x.Notify(keyspace.EvGeneric, "del", dst)
 		}
@@ -449,7 +449,7 @@ func sortStore(x *keyspace.Ctx, items []sortItem, start, end int64, gets [][]byt
 		}
 	}
 	keyspace.StoreObj(db, sh.Lookup(db, dst), dst, out)
-	sh.LogListStore(db.Id, dst, out)
+	sh.LogListStore(db.ID, dst, out)
 	x.Notify(keyspace.EvList, "sortstore", dst)
 	x.W.Int(int64(outLen))
 }

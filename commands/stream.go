@@ -36,9 +36,9 @@ const (
 	errXGroupNoKey     = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
 )
 
-// parseStreamID parses an id: "-", "+", "ms" (seq missingSeq) or
+// parseStreamIDOrReply parses an id: "-", "+", "ms" (seq missingSeq) or
 // "ms-seq"; strict refuses "-" and "+". It replies on error.
-func parseStreamID(x *keyspace.Ctx, b []byte, missingSeq uint64, strict bool) (stream.ID, bool) {
+func parseStreamIDOrReply(x *keyspace.Ctx, b []byte, missingSeq uint64, strict bool) (stream.ID, bool) {
 	if len(b) == 1 && (b[0] == '-' || b[0] == '+') {
 		if strict {
 			x.W.Error(errInvalidStreamID)
@@ -56,11 +56,11 @@ func parseStreamID(x *keyspace.Ctx, b []byte, missingSeq uint64, strict bool) (s
 	return id, ok
 }
 
-// parseIntervalID parses a range bound: an id, "-", "+", or "(" and an id
+// parseIntervalIDOrReply parses a range bound: an id, "-", "+", or "(" and an id
 // for an exclusive bound, which it moves inwards (start up, end down).
-func parseIntervalID(x *keyspace.Ctx, b []byte, missingSeq uint64, isEnd bool) (stream.ID, bool) {
+func parseIntervalIDOrReply(x *keyspace.Ctx, b []byte, missingSeq uint64, isEnd bool) (stream.ID, bool) {
 	if len(b) > 1 && b[0] == '(' {
-		id, ok := parseStreamID(x, b[1:], missingSeq, true)
+		id, ok := parseStreamIDOrReply(x, b[1:], missingSeq, true)
 		if !ok {
 			return id, false
 		}
@@ -73,7 +73,7 @@ func parseIntervalID(x *keyspace.Ctx, b []byte, missingSeq uint64, isEnd bool) (
 		}
 		return id, ok
 	}
-	return parseStreamID(x, b, missingSeq, false)
+	return parseStreamIDOrReply(x, b, missingSeq, false)
 }
 
 // writeStreamID replies an id as a bulk string.
@@ -104,7 +104,7 @@ func writeStreamEntries(w *codec.Writer, es []stream.Entry) {
 // lookupStream returns the stream at key (nil when absent); ok is false
 // when WRONGTYPE was replied.
 func lookupStream(x *keyspace.Ctx, key []byte, read bool) (e *keyspace.Entry, o *keyspace.StreamObj, ok bool) {
-	return lookupTyped[*keyspace.StreamObj](x, key, read)
+	return lookupTypedOrReply[*keyspace.StreamObj](x, key, read)
 }
 
 // noGroupError is the NOGROUP reply of XCLAIM, XAUTOCLAIM and XPENDING.
@@ -112,7 +112,7 @@ func noGroupError(key, group []byte) string {
 	return "NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'"
 }
 
-// beginStreamUnit makes the records of a command one unit unless one is
+// shardBeginStreamUnit makes the records of a command one unit unless one is
 // already being collected (EXEC, scripts); the caller ends it when told.
 func shardBeginStreamUnit(sh *keyspace.Shard) bool {
 	if sh.Journal == nil || sh.Tx.Recording {
@@ -125,7 +125,7 @@ func shardBeginStreamUnit(sh *keyspace.Shard) bool {
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] [DELAY ms] <*|ms-*|ms-seq> field value [field value ...]
 func xaddCommand(x *keyspace.Ctx) {
 	var t trimArgs
-	idPos, ok := parseTrimArgs(x, &t, true)
+	idPos, ok := parseTrimArgsOrReply(x, &t, true)
 	if !ok {
 		return
 	}
@@ -186,7 +186,7 @@ func xaddCommand(x *keyspace.Ctx) {
 	if t.strategy != trimNone {
 		trimmed, through = s.Trim(t.maxLen, t.minID, t.strategy == trimMinID, t.limit)
 	}
-	x.S.LogStreamAdd(x.DB.Id, key, id, due, through, fields)
+	x.S.LogStreamAdd(x.DB.ID, key, id, due, through, fields)
 	writeStreamID(x.W, id)
 	x.Notify(evStream, "xadd", key)
 	if trimmed > 0 {
@@ -218,11 +218,11 @@ type trimArgs struct {
 	id         stream.ID
 }
 
-// parseTrimArgs parses XADD's options and id (xadd) or XTRIM's options,
+// parseTrimArgsOrReply parses XADD's options and id (xadd) or XTRIM's options,
 // replying on error. For XADD it returns the id's position. Trimming is
 // exact with "~" too (the contract): LIMIT, allowed only with "~", caps the
 // entries removed, and without LIMIT nothing caps them.
-func parseTrimArgs(x *keyspace.Ctx, t *trimArgs, xadd bool) (int, bool) {
+func parseTrimArgsOrReply(x *keyspace.Ctx, t *trimArgs, xadd bool) (int, bool) {
 	args := x.Args
 	i := 2
 	limitGiven := false
@@ -231,7 +231,7 @@ func parseTrimArgs(x *keyspace.Ctx, t *trimArgs, xadd bool) (int, bool) {
 		opt := args[i]
 		switch {
 		case xadd && len(opt) == 1 && opt[0] == '*':
-			return i, finishTrimArgs(x, t, xadd, limitGiven)
+			return i, finishTrimArgsOrReply(x, t, xadd, limitGiven)
 		case (keyspace.EqFold(opt, "maxlen") || keyspace.EqFold(opt, "minid")) && more > 0:
 			if t.strategy != trimNone {
 				x.W.Error("ERR syntax error, MAXLEN and MINID options at the same time are not compatible")
@@ -255,7 +255,7 @@ func parseTrimArgs(x *keyspace.Ctx, t *trimArgs, xadd bool) (int, bool) {
 				}
 				t.maxLen, t.strategy = n, trimMaxLen
 			} else {
-				id, ok := parseStreamID(x, args[i+1], 0, true)
+				id, ok := parseStreamIDOrReply(x, args[i+1], 0, true)
 				if !ok {
 					return 0, false
 				}
@@ -295,16 +295,16 @@ func parseTrimArgs(x *keyspace.Ctx, t *trimArgs, xadd bool) (int, bool) {
 				return 0, false
 			}
 			t.id, t.seqAuto, t.idGiven = id, seqAuto, true
-			return i, finishTrimArgs(x, t, xadd, limitGiven)
+			return i, finishTrimArgsOrReply(x, t, xadd, limitGiven)
 		default:
 			x.W.Error(keyspace.ErrSyntax)
 			return 0, false
 		}
 	}
-	return i, finishTrimArgs(x, t, xadd, limitGiven)
+	return i, finishTrimArgsOrReply(x, t, xadd, limitGiven)
 }
 
-func finishTrimArgs(x *keyspace.Ctx, t *trimArgs, xadd, limitGiven bool) bool {
+func finishTrimArgsOrReply(x *keyspace.Ctx, t *trimArgs, xadd, limitGiven bool) bool {
 	if t.limit != 0 && t.strategy == trimNone {
 		x.W.Error("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
 		return false
@@ -323,7 +323,7 @@ func finishTrimArgs(x *keyspace.Ctx, t *trimArgs, xadd, limitGiven bool) bool {
 // XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
 func xtrimCommand(x *keyspace.Ctx) {
 	var t trimArgs
-	if _, ok := parseTrimArgs(x, &t, false); !ok {
+	if _, ok := parseTrimArgsOrReply(x, &t, false); !ok {
 		return
 	}
 	key := x.Args[1]
@@ -337,7 +337,7 @@ func xtrimCommand(x *keyspace.Ctx) {
 	}
 	n, through := o.S.Trim(t.maxLen, t.minID, t.strategy == trimMinID, t.limit)
 	if n > 0 {
-		x.S.LogStreamTrim(x.DB.Id, key, through)
+		x.S.LogStreamTrim(x.DB.ID, key, through)
 		x.Notify(evStream, "xtrim", key)
 	}
 	x.W.Int(n)
@@ -356,7 +356,7 @@ func xdelCommand(x *keyspace.Ctx) {
 	}
 	ids := make([]stream.ID, 0, len(x.Args)-2)
 	for _, a := range x.Args[2:] {
-		id, ok := parseStreamID(x, a, 0, true)
+		id, ok := parseStreamIDOrReply(x, a, 0, true)
 		if !ok {
 			return
 		}
@@ -369,7 +369,7 @@ func xdelCommand(x *keyspace.Ctx) {
 		}
 	}
 	if len(deleted) > 0 {
-		x.S.LogStreamIDs(x.DB.Id, persistence.OpStreamDel, key, nil, deleted)
+		x.S.LogStreamIDs(x.DB.ID, persistence.OpStreamDel, key, nil, deleted)
 		x.Notify(evStream, "xdel", key)
 	}
 	x.W.Int(int64(len(deleted)))
@@ -395,11 +395,11 @@ func xrangeCommand(x *keyspace.Ctx) {
 	if rev {
 		startArg, endArg = endArg, startArg
 	}
-	start, ok := parseIntervalID(x, startArg, 0, false)
+	start, ok := parseIntervalIDOrReply(x, startArg, 0, false)
 	if !ok {
 		return
 	}
-	end, ok := parseIntervalID(x, endArg, math.MaxUint64, true)
+	end, ok := parseIntervalIDOrReply(x, endArg, math.MaxUint64, true)
 	if !ok {
 		return
 	}
@@ -552,7 +552,7 @@ func xreadCommand(x *keyspace.Ctx) {
 			}
 			newOnly[i] = true
 		default:
-			id, ok := parseStreamID(x, a, 0, true)
+			id, ok := parseStreamIDOrReply(x, a, 0, true)
 			if !ok {
 				return
 			}
@@ -581,7 +581,7 @@ type streamReadReq struct {
 	noack    bool
 }
 
-// serveStreamRead answers a read if any stream has something for it and
+// shardServeStreamRead answers a read if any stream has something for it and
 // reports whether it did. XREADGROUP's deliveries are applied and logged as
 // they are made.
 func shardServeStreamRead(sh *keyspace.Shard, x *keyspace.Ctx, req *streamReadReq) bool {
@@ -659,11 +659,11 @@ func shardServeStreamRead(sh *keyspace.Shard, x *keyspace.Ctx, req *streamReadRe
 	return true
 }
 
-// groupRead serves one stream of an XREADGROUP; ok is false when the
+// shardGroupRead serves one stream of an XREADGROUP; ok is false when the
 // stream has nothing for it.
 func shardGroupRead(sh *keyspace.Shard, x *keyspace.Ctx, key []byte, s *stream.Stream, g *stream.Group, req *streamReadReq, i int) (streamRead, bool) {
 	now := sh.NowMs
-	db := x.DB.Id
+	db := x.DB.ID
 	if !req.newOnly[i] {
 		// The consumer's own history: its pending entries after the id.
 		c, created := consumerFor(x, key, g, req.consumer)
@@ -728,7 +728,7 @@ func shardGroupRead(sh *keyspace.Shard, x *keyspace.Ctx, key []byte, s *stream.S
 // XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]
 func xsetidCommand(x *keyspace.Ctx) {
 	args := x.Args
-	id, ok := parseStreamID(x, args[2], 0, true)
+	id, ok := parseStreamIDOrReply(x, args[2], 0, true)
 	if !ok {
 		return
 	}
@@ -749,7 +749,7 @@ func xsetidCommand(x *keyspace.Ctx) {
 			}
 			entriesAdded = n
 		case keyspace.EqFold(args[i], "maxdeletedid") && more > 0:
-			if maxDel, ok = parseStreamID(x, args[i+1], 0, true); !ok {
+			if maxDel, ok = parseStreamIDOrReply(x, args[i+1], 0, true); !ok {
 				return
 			}
 			if id.Less(maxDel) {
@@ -790,7 +790,7 @@ func xsetidCommand(x *keyspace.Ctx) {
 		md = maxDel
 	}
 	s.SetMeta(id, added, md)
-	x.S.LogStreamSetID(x.DB.Id, key, s)
+	x.S.LogStreamSetID(x.DB.ID, key, s)
 	x.W.OK()
 	x.Notify(evStream, "xsetid", key)
 }

@@ -22,7 +22,7 @@ import (
 // Redis: a client waiting from an old id is not sent a huge reply.
 const streamBlockedCount = 1000
 
-// blockStreamRead parks x's client on the streams of req for timeout ms
+// shardBlockStreamRead parks x's client on the streams of req for timeout ms
 // (0: forever).
 func shardBlockStreamRead(sh *keyspace.Shard, x *keyspace.Ctx, req *streamReadReq, timeout int64) {
 	var deadline int64
@@ -54,7 +54,7 @@ func shardBlockStreamRead(sh *keyspace.Shard, x *keyspace.Ctx, req *streamReadRe
 	})
 }
 
-// serveBlockedStream offers key to a client blocked by req: it replies and
+// shardServeBlockedStream offers key to a client blocked by req: it replies and
 // returns true when the stream has something for it (or its wait must end
 // with an error), and returns false to keep it waiting.
 func shardServeBlockedStream(sh *keyspace.Shard, x *keyspace.Ctx, req *streamReadReq, key []byte) bool {
@@ -115,20 +115,20 @@ func shardServeBlockedStream(sh *keyspace.Shard, x *keyspace.Ctx, req *streamRea
 	return true
 }
 
-// streamHeld is called by XADD … DELAY. The record helpers' touchKey hook
+// shardStreamHeld is called by XADD … DELAY. The record helpers' touchKey hook
 // signals the key to blocked readers already; a new hold must also be
 // remembered, so that a reader waiting on key is woken when it is due.
 func shardStreamHeld(sh *keyspace.Shard, db *keyspace.DB, key []byte) {
 	shardWatchStreamHolds(sh, db, key, false)
 }
 
-// watchStreamHolds remembers when the earliest hold of the stream at key
+// shardWatchStreamHolds remembers when the earliest hold of the stream at key
 // that is not yet due becomes due, if clients wait on key (or always, for
 // a client about to block): the shard's
 // tick signals the key then (keyspace's WakeKeyAt), which wakes a blocked
 // XREADGROUP.
 func shardWatchStreamHolds(sh *keyspace.Shard, db *keyspace.DB, key []byte, always bool) {
-	bk := keyspace.BlockKey{Db: db.Id, Key: string(key)}
+	bk := keyspace.BlockKey{DB: db.ID, Key: string(key)}
 	if _, waited := sh.Blk.Waiting[bk]; !waited && !always {
 		return
 	}
@@ -144,5 +144,5 @@ func shardWatchStreamHolds(sh *keyspace.Shard, db *keyspace.DB, key []byte, alwa
 	if !ok {
 		return
 	}
-	sh.WakeKeyAt(bk.Db, bk.Key, due)
+	sh.WakeKeyAt(bk.DB, bk.Key, due)
 }

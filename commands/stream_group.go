@@ -47,7 +47,7 @@ func streamContainer(x *keyspace.Ctx, container string) {
 		x.W.Error(keyspace.ErrWrongArgs(sub.FullName()))
 		return
 	}
-	if sub.FirstKey > 0 && x.S.Srv.Shards() > 1 && !x.S.CheckSlots(x, sub, x.Args) {
+	if sub.FirstKey > 0 && x.S.Srv.Shards() > 1 && !x.S.CheckSlotsOrReply(x, sub, x.Args) {
 		return
 	}
 	if sub.Flags&keyspace.FlagWrite != 0 {
@@ -115,7 +115,7 @@ func xgroupSubCommand(x *keyspace.Ctx) {
 			return
 		}
 	}
-	db := x.DB.Id
+	db := x.DB.ID
 	switch {
 	case create && len(args) <= 8:
 		var id stream.ID
@@ -123,7 +123,7 @@ func xgroupSubCommand(x *keyspace.Ctx) {
 			if o != nil {
 				id = o.S.LastID()
 			}
-		} else if id, ok = parseStreamID(x, args[4], 0, true); !ok {
+		} else if id, ok = parseStreamIDOrReply(x, args[4], 0, true); !ok {
 			return
 		}
 		if e == nil {
@@ -143,7 +143,7 @@ func xgroupSubCommand(x *keyspace.Ctx) {
 		var id stream.ID
 		if len(args[4]) == 1 && args[4][0] == '$' {
 			id = o.S.LastID()
-		} else if id, ok = parseStreamID(x, args[4], 0, false); !ok {
+		} else if id, ok = parseStreamIDOrReply(x, args[4], 0, false); !ok {
 			return
 		}
 		g.SetLastID(id, entriesRead)
@@ -217,7 +217,7 @@ func xackCommand(x *keyspace.Ctx) {
 	}
 	ids := make([]stream.ID, 0, len(x.Args)-3)
 	for _, a := range x.Args[3:] {
-		id, ok := parseStreamID(x, a, 0, true)
+		id, ok := parseStreamIDOrReply(x, a, 0, true)
 		if !ok {
 			return
 		}
@@ -230,7 +230,7 @@ func xackCommand(x *keyspace.Ctx) {
 		}
 	}
 	if len(acked) > 0 {
-		x.S.LogStreamIDs(x.DB.Id, persistence.OpStreamAck, key, x.Args[2], acked)
+		x.S.LogStreamIDs(x.DB.ID, persistence.OpStreamAck, key, x.Args[2], acked)
 	}
 	x.W.Int(int64(len(acked)))
 }
@@ -266,17 +266,17 @@ func xpendingCommand(x *keyspace.Ctx) {
 			return
 		}
 		count = max(n, 0)
-		if start, ok = parseIntervalID(x, args[at], 0, false); !ok {
+		if start, ok = parseIntervalIDOrReply(x, args[at], 0, false); !ok {
 			return
 		}
-		if end, ok = parseIntervalID(x, args[at+1], math.MaxUint64, true); !ok {
+		if end, ok = parseIntervalIDOrReply(x, args[at+1], math.MaxUint64, true); !ok {
 			return
 		}
 		if at+3 < len(args) {
 			consumer = args[at+3]
 		}
 	}
-	_, g, ok := lookupGroup(x, args[1], args[2])
+	_, g, ok := lookupGroupOrReply(x, args[1], args[2])
 	if !ok {
 		return
 	}
@@ -344,7 +344,7 @@ func xpendingCommand(x *keyspace.Ctx) {
 func xclaimCommand(x *keyspace.Ctx) {
 	args := x.Args
 	key, gname := args[1], args[2]
-	o, g, ok := lookupGroup(x, key, gname)
+	o, g, ok := lookupGroupOrReply(x, key, gname)
 	if !ok {
 		return
 	}
@@ -402,7 +402,7 @@ func xclaimCommand(x *keyspace.Ctx) {
 			retry = n
 		case keyspace.EqFold(opt, "lastid") && more > 0:
 			j++
-			if lastID, ok = parseStreamID(x, args[j], 0, true); !ok {
+			if lastID, ok = parseStreamIDOrReply(x, args[j], 0, true); !ok {
 				return
 			}
 		default:
@@ -410,7 +410,7 @@ func xclaimCommand(x *keyspace.Ctx) {
 			return
 		}
 	}
-	db := x.DB.Id
+	db := x.DB.ID
 	unit := shardBeginStreamUnit(x.S)
 	if g.LastID.Less(lastID) {
 		g.LastID = lastID
@@ -492,7 +492,7 @@ func xautoclaimCommand(x *keyspace.Ctx) {
 		return
 	}
 	minIdle = max(minIdle, 0)
-	start, ok := parseIntervalID(x, args[5], 0, false)
+	start, ok := parseIntervalIDOrReply(x, args[5], 0, false)
 	if !ok {
 		return
 	}
@@ -502,7 +502,7 @@ func xautoclaimCommand(x *keyspace.Ctx) {
 		more := len(args) - 1 - j
 		switch {
 		case keyspace.EqFold(args[j], "count") && more > 0:
-			n, ok := parseRangeLong(x, args[j+1], 1, math.MaxInt64/16, "ERR COUNT must be > 0")
+			n, ok := parseRangeLongOrReply(x, args[j+1], 1, math.MaxInt64/16, "ERR COUNT must be > 0")
 			if !ok {
 				return
 			}
@@ -515,7 +515,7 @@ func xautoclaimCommand(x *keyspace.Ctx) {
 			return
 		}
 	}
-	o, g, ok := lookupGroup(x, key, gname)
+	o, g, ok := lookupGroupOrReply(x, key, gname)
 	if !ok {
 		return
 	}
@@ -546,7 +546,7 @@ func xautoclaimCommand(x *keyspace.Ctx) {
 		count--
 		return true
 	})
-	db := x.DB.Id
+	db := x.DB.ID
 	unit := shardBeginStreamUnit(x.S)
 	for _, id := range gone {
 		g.Ack(id)
@@ -808,10 +808,10 @@ func xinfoHelpCommand(x *keyspace.Ctx) {
 	)
 }
 
-// lookupGroup returns the stream at key (a read lookup) and its consumer
+// lookupGroupOrReply returns the stream at key (a read lookup) and its consumer
 // group gname, replying NOGROUP when either is missing and WRONGTYPE when
 // key holds another type; ok is false after a reply.
-func lookupGroup(x *keyspace.Ctx, key, gname []byte) (*keyspace.StreamObj, *stream.Group, bool) {
+func lookupGroupOrReply(x *keyspace.Ctx, key, gname []byte) (*keyspace.StreamObj, *stream.Group, bool) {
 	_, o, ok := lookupStream(x, key, true)
 	if !ok {
 		return nil, nil, false

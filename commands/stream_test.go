@@ -115,8 +115,8 @@ func TestStreamSnapshotEncoding(t *testing.T) {
 	run(t, sh, "XADD", "s", "3-0", "b", "3", "c", "4")
 	run(t, sh, "XGROUP", "CREATE", "s", "g", "0")
 	run(t, sh, "XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">")
-	e := sh.Dbs[0].Find([]byte("s"))
-	o := sh.Dbs[0].Obj(e).(*keyspace.StreamObj)
+	e := sh.DBs[0].Find([]byte("s"))
+	o := sh.DBs[0].Obj(e).(*keyspace.StreamObj)
 	_, got, err := keyspace.DecodeSnapshotValue(keyspace.DefaultValueConfig(), o.SnapshotKind(), o.AppendSnapshot(nil))
 	if err != nil {
 		t.Fatal(err)

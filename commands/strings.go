@@ -21,9 +21,9 @@ func stringOf(db *keyspace.DB, e *keyspace.Entry) ([]byte, bool) {
 	return db.Val(e), true
 }
 
-// stringValue returns the bytes of a string entry; ok is false (and
+// stringValueOrReply returns the bytes of a string entry; ok is false (and
 // WRONGTYPE has been replied) when the entry holds another type.
-func stringValue(x *keyspace.Ctx, e *keyspace.Entry) ([]byte, bool) {
+func stringValueOrReply(x *keyspace.Ctx, e *keyspace.Entry) ([]byte, bool) {
 	v, ok := stringOf(x.DB, e)
 	if !ok {
 		x.W.Error(keyspace.ErrWrongType)
@@ -41,7 +41,7 @@ func getGeneric(x *keyspace.Ctx, key []byte) *keyspace.Entry {
 		x.W.Null()
 		return nil
 	}
-	v, ok := stringValue(x, e)
+	v, ok := stringValueOrReply(x, e)
 	if !ok {
 		return nil
 	}
@@ -66,9 +66,9 @@ type setFlags struct {
 	at                   int64 // absolute deadline in ms, 0 = none
 }
 
-// parseExpireArg converts an EX/PX/EXAT/PXAT value to an absolute
+// parseExpireArgOrReply converts an EX/PX/EXAT/PXAT value to an absolute
 // deadline. It replies and returns false on error.
-func parseExpireArg(x *keyspace.Ctx, unit string, arg []byte, cmd string) (int64, bool) {
+func parseExpireArgOrReply(x *keyspace.Ctx, unit string, arg []byte, cmd string) (int64, bool) {
 	n, ok := keyspace.ParseInt(arg)
 	if !ok {
 		x.W.Error(keyspace.ErrNotInt)
@@ -120,9 +120,9 @@ func expireUnit(a []byte) string {
 	return ""
 }
 
-// parseSetOptions parses SET's options from args[3:]. As in Redis, an
+// parseSetOptionsOrReply parses SET's options from args[3:]. As in Redis, an
 // option may repeat (the last expiry wins) but may not conflict.
-func parseSetOptions(x *keyspace.Ctx, args [][]byte) (setFlags, bool) {
+func parseSetOptionsOrReply(x *keyspace.Ctx, args [][]byte) (setFlags, bool) {
 	var f setFlags
 	expUnit := "" // "keepttl" or an expireUnit, once given
 	for i := 3; i < len(args); i++ {
@@ -139,7 +139,7 @@ func parseSetOptions(x *keyspace.Ctx, args [][]byte) (setFlags, bool) {
 			f.keepTTL = true
 			expUnit = "keepttl"
 		case unit != "" && (expUnit == "" || expUnit == unit) && i+1 < len(args):
-			at, ok := parseExpireArg(x, unit, args[i+1], "set")
+			at, ok := parseExpireArgOrReply(x, unit, args[i+1], "set")
 			if !ok {
 				return f, false
 			}
@@ -159,7 +159,7 @@ func setCommand(x *keyspace.Ctx) {
 	f := setFlags{}
 	if len(x.Args) > 3 {
 		var ok bool
-		if f, ok = parseSetOptions(x, x.Args); !ok {
+		if f, ok = parseSetOptionsOrReply(x, x.Args); !ok {
 			return
 		}
 	}
@@ -177,7 +177,7 @@ func setGeneric(x *keyspace.Ctx, key, val []byte, f setFlags, okReply bool) {
 		if e == nil {
 			x.W.Null()
 		} else {
-			v, ok := stringValue(x, e)
+			v, ok := stringValueOrReply(x, e)
 			if !ok {
 				return
 			}
@@ -234,7 +234,7 @@ func setexCommand(x *keyspace.Ctx) {
 	if x.Cmd.Name == "psetex" {
 		unit = "px"
 	}
-	at, ok := parseExpireArg(x, unit, x.Args[2], x.Cmd.Name)
+	at, ok := parseExpireArgOrReply(x, unit, x.Args[2], x.Cmd.Name)
 	if !ok {
 		return
 	}
@@ -336,7 +336,7 @@ func getexCommand(x *keyspace.Ctx) {
 				persist, given = true, "persist"
 			case unit != "" && (given == "" || given == unit) && i+1 < len(args):
 				var ok bool
-				if at, ok = parseExpireArg(x, unit, args[i+1], "getex"); !ok {
+				if at, ok = parseExpireArgOrReply(x, unit, args[i+1], "getex"); !ok {
 					return
 				}
 				given = unit
@@ -355,7 +355,7 @@ func getexCommand(x *keyspace.Ctx) {
 	if persist {
 		if e.ExpireAt != 0 {
 			x.DB.SetDeadline(e, 0)
-			x.S.LogExpire(x.DB.Id, e.KeyView(), 0)
+			x.S.LogExpire(x.DB.ID, e.KeyView(), 0)
 			x.Notify(keyspace.EvGeneric, "persist", args[1])
 		}
 		return
@@ -375,7 +375,7 @@ func appendCommand(x *keyspace.Ctx) {
 	add := x.Args[2]
 	if e == nil {
 		e = x.DB.Add(x.Args[1], keyspace.CopyBytes(add), nil, 0)
-		sh.LogSet(x.DB.Id, e.KeyView(), x.DB.Val(e), 0)
+		sh.LogSet(x.DB.ID, e.KeyView(), x.DB.Val(e), 0)
 		x.Notify(keyspace.EvNew, "new", x.Args[1])
 		x.Notify(keyspace.EvString, "append", x.Args[1])
 		x.W.Int(int64(len(x.DB.Val(e))))
@@ -392,7 +392,7 @@ func appendCommand(x *keyspace.Ctx) {
 	n := len(x.DB.Val(e))
 	e = x.DB.ResizeVal(e, n+len(add))
 	copy(x.DB.Val(e)[n:], add)
-	sh.LogAppend(x.DB.Id, e.KeyView(), add)
+	sh.LogAppend(x.DB.ID, e.KeyView(), add)
 	x.Notify(keyspace.EvString, "append", x.Args[1])
 	x.W.Int(int64(len(x.DB.Val(e))))
 }
@@ -404,7 +404,7 @@ func strlenCommand(x *keyspace.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	if v, ok := stringValue(x, e); ok {
+	if v, ok := stringValueOrReply(x, e); ok {
 		x.W.Int(int64(len(v)))
 	}
 }
@@ -532,7 +532,7 @@ func getrangeCommand(x *keyspace.Ctx) {
 		x.W.Bulk(nil)
 		return
 	}
-	v, ok := stringValue(x, e)
+	v, ok := stringValueOrReply(x, e)
 	if !ok {
 		return
 	}
@@ -603,7 +603,7 @@ func setrangeCommand(x *keyspace.Ctx) {
 		markRaw(e) // Redis builds the new string raw
 		// Logged as the write, not the value: replay pads with zeros as
 		// the command did, and the log grows by what the client sent.
-		sh.LogSetRange(x.DB.Id, e.KeyView(), off, val)
+		sh.LogSetRange(x.DB.ID, e.KeyView(), off, val)
 		x.Notify(keyspace.EvNew, "new", x.Args[1])
 		x.Notify(keyspace.EvString, "setrange", x.Args[1])
 		x.W.Int(int64(len(x.DB.Val(e))))
@@ -611,7 +611,7 @@ func setrangeCommand(x *keyspace.Ctx) {
 	}
 	e = x.DB.ResizeVal(e, max(end, len(x.DB.Val(e))))
 	copy(x.DB.Val(e)[off:], val)
-	sh.LogSetRange(x.DB.Id, e.KeyView(), off, val)
+	sh.LogSetRange(x.DB.ID, e.KeyView(), off, val)
 	x.Notify(keyspace.EvString, "setrange", x.Args[1])
 	x.W.Int(int64(len(x.DB.Val(e))))
 }
@@ -619,10 +619,10 @@ func setrangeCommand(x *keyspace.Ctx) {
 // errBitOffset is the reply to a bad SETBIT/GETBIT offset.
 const errBitOffset = "ERR bit offset is not an integer or out of range"
 
-// parseBitOffset parses the bit offset of SETBIT and GETBIT: a strict
+// parseBitOffsetOrReply parses the bit offset of SETBIT and GETBIT: a strict
 // integer, not negative, whose byte lies below proto-max-bulk-len. It
 // replies and returns false on error.
-func parseBitOffset(x *keyspace.Ctx, arg []byte) (int64, bool) {
+func parseBitOffsetOrReply(x *keyspace.Ctx, arg []byte) (int64, bool) {
 	n, ok := keyspace.ParseInt(arg)
 	if !ok || n < 0 || n>>3 >= x.S.Srv.Opts.Live.ProtoMaxBulkLen() {
 		x.W.Error(errBitOffset)
@@ -635,7 +635,7 @@ func parseBitOffset(x *keyspace.Ctx, arg []byte) (int64, bool) {
 // grows, zero-padded, to hold the bit.
 func setbitCommand(x *keyspace.Ctx) {
 	sh := x.S
-	off, ok := parseBitOffset(x, x.Args[2])
+	off, ok := parseBitOffsetOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
@@ -658,7 +658,7 @@ func setbitCommand(x *keyspace.Ctx) {
 		markRaw(e) // Redis builds a bitmap as a raw string
 		// The last byte alone: replay pads the zeros before it, so a bit
 		// far out costs the log a few bytes, not the whole string.
-		sh.LogSetRange(x.DB.Id, e.KeyView(), int64(byteIdx), x.DB.Val(e)[byteIdx:])
+		sh.LogSetRange(x.DB.ID, e.KeyView(), int64(byteIdx), x.DB.Val(e)[byteIdx:])
 		x.Notify(keyspace.EvNew, "new", x.Args[1])
 		x.Notify(keyspace.EvString, "setbit", x.Args[1])
 		x.W.Int(0)
@@ -677,7 +677,7 @@ func setbitCommand(x *keyspace.Ctx) {
 	if grew || prev != on {
 		b = b&^(1<<shift) | byte(on)<<shift
 		x.DB.Val(e)[byteIdx] = b
-		sh.LogSetRange(x.DB.Id, e.KeyView(), int64(byteIdx), x.DB.Val(e)[byteIdx:byteIdx+1])
+		sh.LogSetRange(x.DB.ID, e.KeyView(), int64(byteIdx), x.DB.Val(e)[byteIdx:byteIdx+1])
 	}
 	x.Notify(keyspace.EvString, "setbit", x.Args[1])
 	x.W.Int(prev)
@@ -685,7 +685,7 @@ func setbitCommand(x *keyspace.Ctx) {
 
 // GETBIT key offset: 0 past the end of the string or for a missing key.
 func getbitCommand(x *keyspace.Ctx) {
-	off, ok := parseBitOffset(x, x.Args[2])
+	off, ok := parseBitOffsetOrReply(x, x.Args[2])
 	if !ok {
 		return
 	}
@@ -694,7 +694,7 @@ func getbitCommand(x *keyspace.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	v, ok := stringValue(x, e)
+	v, ok := stringValueOrReply(x, e)
 	if !ok {
 		return
 	}

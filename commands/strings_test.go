@@ -62,7 +62,7 @@ func TestStringsSetbitGetbit(t *testing.T) {
 	expect(t, sh, badOff, "setbit", "k", itoa(8<<20), "1")
 	expect(t, sh, rInt(0), "setbit", "k", itoa(8<<20-1), "1")
 
-	sh.Dbs[0].Add([]byte("l"), nil, &fakeListObj{items: []string{"a"}}, 0)
+	sh.DBs[0].Add([]byte("l"), nil, &fakeListObj{items: []string{"a"}}, 0)
 	expect(t, sh, rErr(keyspace.ErrWrongType), "setbit", "l", "0", "1")
 	expect(t, sh, rErr(keyspace.ErrWrongType), "getbit", "l", "0")
 }
@@ -87,7 +87,7 @@ func TestStringsLCS(t *testing.T) {
 	expect(t, sh, rErr(keyspace.ErrSyntax), "lcs", "a", "b", "foo")
 	expect(t, sh, rErr(keyspace.ErrSyntax), "lcs", "a", "b", "minmatchlen")
 	expect(t, sh, rErr(keyspace.ErrNotInt), "lcs", "a", "b", "minmatchlen", "x")
-	sh.Dbs[0].Add([]byte("l"), nil, &fakeListObj{items: []string{"a"}}, 0)
+	sh.DBs[0].Add([]byte("l"), nil, &fakeListObj{items: []string{"a"}}, 0)
 	expect(t, sh, rErr("ERR The specified keys must contain string values"), "lcs", "a", "l")
 	expect(t, sh, rOK, "config", "set", "proto-max-bulk-len", "1mb")
 	big := make([]byte, 600)

@@ -63,8 +63,8 @@ func collect(out *[]keyspace.Scored) func(m []byte, s float64) bool {
 	}
 }
 
-// parseScore parses a score or increment argument.
-func parseScore(x *keyspace.Ctx, b []byte) (float64, bool) {
+// parseScoreOrReply parses a score or increment argument.
+func parseScoreOrReply(x *keyspace.Ctx, b []byte) (float64, bool) {
 	f, ok := num.ParseFloat(b)
 	if !ok {
 		x.W.Error(keyspace.ErrNotFloat)
@@ -131,14 +131,14 @@ func zaddGeneric(x *keyspace.Ctx, zincrby bool) {
 	n := elems / 2
 	scores := make([]float64, n)
 	for k := 0; k < n; k++ {
-		f, ok := parseScore(x, args[i+2*k])
+		f, ok := parseScoreOrReply(x, args[i+2*k])
 		if !ok {
 			return
 		}
 		scores[k] = f
 	}
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[1], false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, args[1], false)
 	if !ok {
 		return
 	}
@@ -161,7 +161,7 @@ func zaddGeneric(x *keyspace.Ctx, zincrby bool) {
 				if o.Z.Len() == 0 {
 					db.Remove(e)
 				}
-				sh.LogZAdd(db.Id, string(args[1]), logged)
+				sh.LogZAdd(db.ID, string(args[1]), logged)
 				x.W.Error(errZNaN)
 				return
 			}
@@ -181,7 +181,7 @@ func zaddGeneric(x *keyspace.Ctx, zincrby bool) {
 		if o.Z.Len() == 0 {
 			db.Remove(e) // XX or a refused INCR on a set created above
 		} else {
-			sh.LogZAdd(db.Id, e.KeyView(), logged)
+			sh.LogZAdd(db.ID, e.KeyView(), logged)
 			if added+updated > 0 {
 				ev := "zadd"
 				if incr {
@@ -210,7 +210,7 @@ func zincrbyCommand(x *keyspace.Ctx) { zaddGeneric(x, true) }
 // ZREM key member [member ...]
 func zremCommand(x *keyspace.Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -227,7 +227,7 @@ func zremCommand(x *keyspace.Ctx) {
 			}
 		}
 	}
-	sh.LogZRemove(db.Id, e.KeyView(), removed)
+	sh.LogZRemove(db.ID, e.KeyView(), removed)
 	if len(removed) > 0 {
 		x.Notify(keyspace.EvZset, "zrem", x.Args[1])
 	}
@@ -240,7 +240,7 @@ func zremCommand(x *keyspace.Ctx) {
 
 // ZCARD key
 func zcardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -253,7 +253,7 @@ func zcardCommand(x *keyspace.Ctx) {
 
 // ZSCORE key member
 func zscoreCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -268,7 +268,7 @@ func zscoreCommand(x *keyspace.Ctx) {
 
 // ZMSCORE key member [member ...]
 func zmscoreCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -286,7 +286,7 @@ func zmscoreCommand(x *keyspace.Ctx) {
 
 // ZRANK / ZREVRANK key member
 func zrankGeneric(x *keyspace.Ctx, rev bool) {
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -310,7 +310,7 @@ func zcountCommand(x *keyspace.Ctx) {
 		x.W.Error(errZScoreArg)
 		return
 	}
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -328,7 +328,7 @@ func zlexcountCommand(x *keyspace.Ctx) {
 		x.W.Error(errZLexArg)
 		return
 	}
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -350,7 +350,7 @@ func zpopGeneric(x *keyspace.Ctx, keys [][]byte, max bool, count int64, emitKey,
 	var key []byte
 	for _, k := range keys {
 		var ok bool
-		e, o, ok = lookupTyped[*keyspace.ZsetObj](x, k, false)
+		e, o, ok = lookupTypedOrReply[*keyspace.ZsetObj](x, k, false)
 		if !ok {
 			return
 		}
@@ -380,7 +380,7 @@ func zpopGeneric(x *keyspace.Ctx, keys [][]byte, max bool, count int64, emitKey,
 	for i, it := range items {
 		members[i] = it.M
 	}
-	sh.LogZRemove(db.Id, e.KeyView(), members)
+	sh.LogZRemove(db.ID, e.KeyView(), members)
 	popEv := "zpopmin"
 	if max {
 		popEv = "zpopmax"
@@ -422,7 +422,7 @@ func zpopMinMax(x *keyspace.Ctx, max bool) {
 	count := int64(-1)
 	if len(x.Args) == 3 {
 		var ok bool
-		if count, ok = parseRangeLong(x, x.Args[2], 0, math.MaxInt64, errMustBePositive); !ok {
+		if count, ok = parseRangeLongOrReply(x, x.Args[2], 0, math.MaxInt64, errMustBePositive); !ok {
 			return
 		}
 	}
@@ -435,7 +435,7 @@ func zpopmaxCommand(x *keyspace.Ctx) { zpopMinMax(x, true) }
 
 // ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
 func zmpopCommand(x *keyspace.Ctx) {
-	m, ok := parseMPop(x, 1, zsetMPop)
+	m, ok := parseMPopOrReply(x, 1, zsetMPop)
 	if !ok {
 		return
 	}
@@ -446,7 +446,7 @@ func zmpopCommand(x *keyspace.Ctx) {
 func zrandmemberCommand(x *keyspace.Ctx) {
 	args := x.Args
 	if len(args) >= 3 {
-		l, ok := parseRangeLong(x, args[2], -math.MaxInt64, math.MaxInt64, "")
+		l, ok := parseRangeLongOrReply(x, args[2], -math.MaxInt64, math.MaxInt64, "")
 		if !ok {
 			return
 		}
@@ -461,7 +461,7 @@ func zrandmemberCommand(x *keyspace.Ctx) {
 				return
 			}
 		}
-		_, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[1], true)
+		_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, args[1], true)
 		if !ok {
 			return
 		}
@@ -491,7 +491,7 @@ func zrandmemberCommand(x *keyspace.Ctx) {
 		})
 		return
 	}
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, args[1], true)
 	if !ok {
 		return
 	}
@@ -509,11 +509,11 @@ func zscanCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR invalid cursor")
 		return
 	}
-	pat, usePat, count, ok := parseScanOptions(x, 3)
+	pat, usePat, count, ok := parseScanOptionsOrReply(x, 3)
 	if !ok {
 		return
 	}
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
 		return
 	}

@@ -121,7 +121,7 @@ func zrangeGeneric(x *keyspace.Ctx, at int, dst []byte, rtype, dir int) {
 			return
 		}
 	}
-	_, o, ok := lookupTyped[*keyspace.ZsetObj](x, args[at], true)
+	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, args[at], true)
 	if !ok {
 		return
 	}
@@ -160,7 +160,7 @@ func zstoreResult(x *keyspace.Ctx, dst []byte, o *keyspace.ZsetObj) {
 	e := sh.Lookup(db, dst)
 	if o.Z.Len() == 0 {
 		if e != nil {
-			sh.LogDel(db.Id, e.KeyView())
+			sh.LogDel(db.ID, e.KeyView())
 			db.Remove(e)
 			x.Notify(keyspace.EvGeneric, "del", dst)
 		}
@@ -168,7 +168,7 @@ func zstoreResult(x *keyspace.Ctx, dst []byte, o *keyspace.ZsetObj) {
 		return
 	}
 	keyspace.StoreObj(db, e, dst, o)
-	sh.LogZStore(db.Id, string(dst), o)
+	sh.LogZStore(db.ID, string(dst), o)
 	x.Notify(keyspace.EvZset, x.Cmd.Name, dst)
 	x.W.Int(int64(o.Z.Len()))
 }
@@ -222,7 +222,7 @@ func zremrangeGeneric(x *keyspace.Ctx, rtype int) {
 		}
 	}
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTyped[*keyspace.ZsetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], false)
 	if !ok {
 		return
 	}
@@ -249,7 +249,7 @@ func zremrangeGeneric(x *keyspace.Ctx, rtype int) {
 		members[i] = it.M
 		o.Z.Remove(it.M)
 	}
-	sh.LogZRemove(db.Id, e.KeyView(), members)
+	sh.LogZRemove(db.ID, e.KeyView(), members)
 	x.Notify(keyspace.EvZset, x.Cmd.Name, x.Args[1])
 	if o.Z.Len() == 0 {
 		db.Remove(e)

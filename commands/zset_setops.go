@@ -197,7 +197,7 @@ func zsetOpParseOptions(x *keyspace.Ctx, srcs []zsrc, j int, dst []byte, op int,
 			j++
 		case cardOnly && remaining >= 2 && keyspace.EqFold(args[j], "limit"):
 			var ok bool
-			if o.limit, ok = parseRangeLong(x, args[j+1], 0, math.MaxInt64, errZLimitNeg); !ok {
+			if o.limit, ok = parseRangeLongOrReply(x, args[j+1], 0, math.MaxInt64, errZLimitNeg); !ok {
 				return false
 			}
 			j += 2

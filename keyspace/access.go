@@ -50,7 +50,7 @@ func (sh *Shard) IdleSeconds(e *Entry) int64 {
 func (sh *Shard) LookupRead(db *DB, key []byte) *Entry {
 	e := sh.countRead(sh.Lookup(db, key))
 	if e == nil {
-		sh.Notify(evKeyMiss, "keymiss", db.Id, key)
+		sh.Notify(evKeyMiss, "keymiss", db.ID, key)
 	}
 	return e
 }
@@ -59,7 +59,7 @@ func (sh *Shard) LookupRead(db *DB, key []byte) *Entry {
 func (sh *Shard) LookupReadNoTouch(db *DB, key []byte) *Entry {
 	e := sh.countRead(sh.LookupNoTouch(db, key))
 	if e == nil {
-		sh.Notify(evKeyMiss, "keymiss", db.Id, key)
+		sh.Notify(evKeyMiss, "keymiss", db.ID, key)
 	}
 	return e
 }
@@ -82,9 +82,9 @@ func (sh *Shard) ExpireEntry(db *DB, e *Entry) {
 	if sh.Snap != nil {
 		sh.SnapshotTouch(db, e.Key())
 	}
-	sh.LogDel(db.Id, e.KeyView())
+	sh.LogDel(db.ID, e.KeyView())
 	// The key lives in the entry's slot: announce it before the slot is freed.
-	sh.Notify(evExpired, "expired", db.Id, e.Key())
+	sh.Notify(evExpired, "expired", db.ID, e.Key())
 	if sh.Trk != nil {
 		sh.trackRemoved(e.KeyString())
 	}
@@ -129,11 +129,11 @@ func (sh *Shard) StoreStringOwned(db *DB, e *Entry, key, val []byte, at int64, k
 // key's notification or the deadline, and the log record.
 func (sh *Shard) storedString(db *DB, e *Entry, key, val []byte, at int64, keepTTL, created bool) *Entry {
 	if created {
-		sh.Notify(EvNew, "new", db.Id, key)
+		sh.Notify(EvNew, "new", db.ID, key)
 	} else if !keepTTL {
 		db.SetDeadline(e, at)
 	}
-	sh.LogSet(db.Id, e.KeyView(), val, e.ExpireAt)
+	sh.LogSet(db.ID, e.KeyView(), val, e.ExpireAt)
 	return e
 }
 
@@ -141,12 +141,12 @@ func (sh *Shard) storedString(db *DB, e *Entry, key, val []byte, at int64, keepT
 // the past deletes the key (and logs the deletion), as Redis does.
 func (sh *Shard) SetDeadline(db *DB, e *Entry, at int64) {
 	if at != 0 && at <= sh.NowMs {
-		sh.LogDel(db.Id, e.KeyView())
+		sh.LogDel(db.ID, e.KeyView())
 		db.Remove(e)
 		return
 	}
 	db.SetDeadline(e, at)
-	sh.LogExpire(db.Id, e.KeyView(), at)
+	sh.LogExpire(db.ID, e.KeyView(), at)
 }
 
 // DeleteKey removes a live key and logs it; false when it was absent.
@@ -155,7 +155,7 @@ func (sh *Shard) DeleteKey(db *DB, key []byte) bool {
 	if e == nil {
 		return false
 	}
-	sh.LogDel(db.Id, e.KeyView())
+	sh.LogDel(db.ID, e.KeyView())
 	db.Remove(e)
 	return true
 }
@@ -169,8 +169,8 @@ func (sh *Shard) ActiveExpireCycle() {
 	budget := int64(25+2*(effort-1)) * 1000 // microseconds per second of CPU at hz
 	hz := int64(max(sh.Srv.Opts.Live.Hz(), 1))
 	deadline := sh.Srv.Now().UnixMicro() + budget/hz
-	for range sh.Dbs {
-		db := sh.Dbs[sh.expireCursor%len(sh.Dbs)]
+	for range sh.DBs {
+		db := sh.DBs[sh.expireCursor%len(sh.DBs)]
 		sh.expireCursor++
 		for iter := 0; ; iter++ {
 			n := len(db.Expiring)

@@ -83,7 +83,7 @@ func aclSpecs(t CommandTable) []acl.CommandSpec {
 	for _, c := range t {
 		cmds = append(cmds, c)
 	}
-	slices.SortFunc(cmds, func(a, b *Command) int { return cmp.Compare(a.Id, b.Id) })
+	slices.SortFunc(cmds, func(a, b *Command) int { return cmp.Compare(a.ID, b.ID) })
 	specs := make([]acl.CommandSpec, 0, len(cmds))
 	for _, c := range cmds {
 		sp := aclSpec(c)
@@ -100,7 +100,7 @@ func aclSpec(c *Command) acl.CommandSpec {
 }
 
 // Users returns the current users snapshot.
-func (s *Server) Users() *acl.Users { return s.Acl.Store.Load() }
+func (s *Server) Users() *acl.Users { return s.ACL.Store.Load() }
 
 // AuthRequired reports whether a connection that has not authenticated
 // must do so before running commands: the default user has passwords or
@@ -112,16 +112,16 @@ func (s *Server) AuthRequired() bool {
 
 // AddACLLog records a denial in the ACL log.
 func (s *Server) AddACLLog(ev acl.LogEvent) {
-	s.Acl.LogMu.Lock()
-	s.Acl.Log.SetMaxLen(int(min(s.Opts.Live.ACLLogMaxLen(), 1<<30)))
-	s.Acl.Log.Add(ev)
-	s.Acl.LogMu.Unlock()
+	s.ACL.LogMu.Lock()
+	s.ACL.Log.SetMaxLen(int(min(s.Opts.Live.ACLLogMaxLen(), 1<<30)))
+	s.ACL.Log.Add(ev)
+	s.ACL.LogMu.Unlock()
 }
 
 // SetUser makes c run as u, taken from snapshot users.
 func (c *Client) SetUser(users *acl.Users, u *acl.User) {
-	c.AclUsers = users
-	c.AclUser = u
+	c.ACLUsers = users
+	c.ACLUser = u
 	name := u.Name()
 	c.userName.Store(&name)
 }
@@ -136,15 +136,15 @@ func (c *Client) UserName() string {
 
 // resolveUser finds the connection's user again in a newer snapshot, so
 // that a changed user's permissions apply to its open connections at
-// once. A user that was deleted or turned off leaves AclUser nil: every
+// once. A user that was deleted or turned off leaves ACLUser nil: every
 // command is refused until the connection is closed.
 func (c *Client) resolveUser(users *acl.Users) {
-	c.AclUsers = users
+	c.ACLUsers = users
 	u := users.Get(c.UserName())
 	if u != nil && !u.Enabled() {
 		u = nil
 	}
-	c.AclUser = u
+	c.ACLUser = u
 }
 
 // checkACL is the permission check of a call of cmd, run before it
@@ -154,10 +154,10 @@ func (c *Client) resolveUser(users *acl.Users) {
 // default user's "+@all ~* &*") costs an atomic load and a flag test.
 func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
 	c := x.C
-	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
+	if users := sh.Srv.ACL.Store.Load(); c.ACLUsers != users {
 		c.resolveUser(users)
 	}
-	if u := c.AclUser; u != nil && u.Unrestricted() {
+	if u := c.ACLUser; u != nil && u.Unrestricted() {
 		return true
 	}
 	if c.Tx.Multi {
@@ -172,10 +172,10 @@ func (sh *Shard) checkACL(x *Ctx, cmd *Command, args [][]byte) bool {
 // the transaction's context.
 func (sh *Shard) CheckACLQueued(x *Ctx, cmd *Command, args [][]byte) bool {
 	c := x.C
-	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
+	if users := sh.Srv.ACL.Store.Load(); c.ACLUsers != users {
 		c.resolveUser(users)
 	}
-	if u := c.AclUser; u != nil && u.Unrestricted() {
+	if u := c.ACLUser; u != nil && u.Unrestricted() {
 		return true
 	}
 	return sh.checkACLIn(x, cmd, args, acl.ContextMulti)
@@ -186,10 +186,10 @@ func (sh *Shard) CheckACLQueued(x *Ctx, cmd *Command, args [][]byte) bool {
 // Redis).
 func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context) bool {
 	c := x.C
-	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
+	if users := sh.Srv.ACL.Store.Load(); c.ACLUsers != users {
 		c.resolveUser(users)
 	}
-	u := c.AclUser
+	u := c.ACLUser
 	if cmd.Flags&FlagNoAuth != 0 {
 		// AUTH and HELLO: no command rule applies, and they name no key.
 		return true
@@ -209,7 +209,7 @@ func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context
 		req.Args = nil
 		return true
 	}
-	univ := sh.Srv.Acl.Universe
+	univ := sh.Srv.ACL.Universe
 	// The log's client-info names the refused command, as Redis's does.
 	if name := &cmd.Called(args).fullName; c.lastCmd.Load() != name {
 		c.lastCmd.Store(name)
@@ -237,7 +237,7 @@ func (sh *Shard) checkACLIn(x *Ctx, cmd *Command, args [][]byte, ctx acl.Context
 func (sh *Shard) ACLRequest(cmd *Command, args [][]byte) *acl.Request {
 	called := cmd.Called(args)
 	req := &sh.aclReq
-	req.Cmd = acl.CommandID(called.Id)
+	req.Cmd = acl.CommandID(called.ID)
 	req.Args = args
 	req.Keys = req.Keys[:0]
 	req.Channels = req.Channels[:0]

@@ -68,7 +68,7 @@ type BlockSpec struct {
 	// ignored. They are copied.
 	Keys [][]byte
 	// DeadlineMs is the unix millisecond time at which the client times
-	// out; 0 waits for ever. ParseBlockTimeout computes it.
+	// out; 0 waits for ever. ParseBlockTimeoutOrReply computes it.
 	DeadlineMs int64
 	// Serve tries to serve the client from key; see the type's comment.
 	Serve func(x *Ctx, key []byte) bool
@@ -90,12 +90,12 @@ func (x *Ctx) Block(spec BlockSpec) {
 	x.S.block(x, spec)
 }
 
-// ParseBlockTimeout reads a blocking command's timeout in seconds
+// ParseBlockTimeoutOrReply reads a blocking command's timeout in seconds
 // (decimals allowed) and returns the unix millisecond deadline, 0 for
 // none. On a bad value it replies Redis's error and returns false. As in
 // Redis, the timeout is rounded up to whole milliseconds, and a value too
 // large for a millisecond count (including inf) is "negative".
-func (x *Ctx) ParseBlockTimeout(arg []byte) (deadlineMs int64, ok bool) {
+func (x *Ctx) ParseBlockTimeoutOrReply(arg []byte) (deadlineMs int64, ok bool) {
 	f, good := parseTimeoutFloat(arg)
 	if !good {
 		x.W.Error("ERR timeout is not a float or out of range")
@@ -116,10 +116,10 @@ func (x *Ctx) ParseBlockTimeout(arg []byte) (deadlineMs int64, ok bool) {
 	return d, true
 }
 
-// ParseBlockTimeoutMs reads a timeout in whole milliseconds (XREAD
+// ParseBlockTimeoutMsOrReply reads a timeout in whole milliseconds (XREAD
 // BLOCK) and returns the unix millisecond deadline, 0 for none. On a bad
 // value it replies Redis's error and returns false.
-func (x *Ctx) ParseBlockTimeoutMs(arg []byte) (deadlineMs int64, ok bool) {
+func (x *Ctx) ParseBlockTimeoutMsOrReply(arg []byte) (deadlineMs int64, ok bool) {
 	ms, good := ParseInt(arg)
 	if !good {
 		x.W.Error("ERR timeout is not an integer or out of range")
@@ -170,7 +170,7 @@ func isRangeErr(err error) bool {
 
 // BlockKey names a key of one database.
 type BlockKey struct {
-	Db  int    // database index
+	DB  int    // database index
 	Key string // the key
 }
 
@@ -315,11 +315,11 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 		return
 	}
 	bs.init()
-	bc := &blockedClient{c: c, db: x.DB.Id, spec: spec, args: x.Args, cmd: x.Cmd,
+	bc := &blockedClient{c: c, db: x.DB.ID, spec: spec, args: x.Args, cmd: x.Cmd,
 		silent: c.ReplyMode&(ReplyOff|replySkip) != 0}
 	bc.spec.Keys = nil
 	for _, k := range spec.Keys {
-		bk := BlockKey{Db: bc.db, Key: string(k)}
+		bk := BlockKey{DB: bc.db, Key: string(k)}
 		dup := false
 		for _, o := range bc.keys {
 			if o == bk {
@@ -439,7 +439,7 @@ func (sh *Shard) signalKey(db int, key string) { sh.Blk.signalKey(db, key) }
 func (bs *blocking) Signal(db int, key []byte) { bs.signalKey(db, string(key)) }
 
 func (bs *blocking) signalKey(db int, key string) {
-	bk := BlockKey{Db: db, Key: key}
+	bk := BlockKey{DB: db, Key: key}
 	if _, ok := bs.Waiting[bk]; !ok {
 		return
 	}
@@ -455,8 +455,8 @@ func (bs *blocking) signalKey(db int, key string) {
 // FLUSHALL, SWAPDB).
 func (sh *Shard) signalDB(db int) {
 	for bk := range sh.Blk.Waiting {
-		if bk.Db == db {
-			sh.signalKey(bk.Db, bk.Key)
+		if bk.DB == db {
+			sh.signalKey(bk.DB, bk.Key)
 		}
 	}
 }
@@ -466,7 +466,7 @@ func (sh *Shard) blockCtx(bc *blockedClient) *Ctx {
 	x := &sh.Blk.x
 	b := bc.Batch
 	b.Out.Proto = bc.c.Proto
-	*x = Ctx{S: sh, C: bc.c, DB: sh.Dbs[bc.db], Args: bc.args, W: &b.Out, Cmd: bc.cmd, Batch: b}
+	*x = Ctx{S: sh, C: bc.c, DB: sh.DBs[bc.db], Args: bc.args, W: &b.Out, Cmd: bc.cmd, Batch: b}
 	return x
 }
 
@@ -536,7 +536,7 @@ func (sh *Shard) countBlockedError(bc *blockedClient, before int) {
 	if len(buf) <= before || buf[before] != '-' {
 		return
 	}
-	sh.CmdStats.ByID[bc.cmd.Called(bc.args).Id].Failed++
+	sh.CmdStats.ByID[bc.cmd.Called(bc.args).ID].Failed++
 	sh.CmdStats.countError(buf[before+1:])
 }
 

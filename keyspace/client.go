@@ -38,12 +38,12 @@ type Client struct {
 	// Authenticated is set once the connection has authenticated, or
 	// from the start when the server needs no authentication.
 	Authenticated bool
-	// AclUser is the user the connection runs as, as found in the
-	// snapshot AclUsers; nil when that user was deleted or turned off.
+	// ACLUser is the user the connection runs as, as found in the
+	// snapshot ACLUsers; nil when that user was deleted or turned off.
 	// checkACL finds it again whenever the snapshot changes.
-	AclUser *acl.User
-	// AclUsers is the ACL snapshot AclUser was found in.
-	AclUsers *acl.Users
+	ACLUser *acl.User
+	// ACLUsers is the ACL snapshot ACLUser was found in.
+	ACLUsers *acl.Users
 	// ChangesSkip lets a CHANGES reader whose key patterns hide notes
 	// move past them (changes.go); shard goroutine only.
 	ChangesSkip ChangesSkip
@@ -57,7 +57,7 @@ type Client struct {
 	lastActive atomic.Int64
 	// lastCmd is the name of the last command run.
 	lastCmd atomic.Pointer[string]
-	// userName is AclUser's name, for CLIENT LIST and the ACL commands
+	// userName is ACLUser's name, for CLIENT LIST and the ACL commands
 	// of other shards.
 	userName atomic.Pointer[string]
 	// Monitor is set while the client is in MONITOR mode.

@@ -31,10 +31,10 @@ func (t CommandTable) assignIDs() int {
 	id := 0
 	for _, n := range names {
 		c := t[n]
-		c.Id = id
+		c.ID = id
 		id++
 		for _, sc := range c.Subcommands {
-			sc.Id = id
+			sc.ID = id
 			id++
 		}
 	}
@@ -63,7 +63,7 @@ func (st *commandStats) countError(reply []byte) {
 
 // reject counts a known command refused before it ran.
 func (sh *Shard) reject(cmd *Command, args [][]byte, reply []byte) {
-	sh.CmdStats.ByID[cmd.Called(args).Id].Rejected++
+	sh.CmdStats.ByID[cmd.Called(args).ID].Rejected++
 	sh.CmdStats.countError(reply)
 }
 

@@ -141,8 +141,8 @@ type Command struct {
 	// fullName is FullName, computed once by CommandTable.Add, for CLIENT
 	// LIST's cmd= field.
 	fullName string
-	// Id indexes per-shard counters (assignIDs).
-	Id int
+	// ID indexes per-shard counters (assignIDs).
+	ID int
 	// MovableKeys finds the keys of a call whose keys the legacy triple
 	// cannot name (Redis's movablekeys: a numkeys argument).
 	MovableKeys func(args [][]byte, dst []int) []int

@@ -9,7 +9,7 @@ import (
 // shard's arena plus the list of keys that have a deadline, for the active
 // expiry cycle.
 type DB struct {
-	Id int    // the database's number (SELECT index)
+	ID int    // the database's number (SELECT index)
 	A  *arena // the shard's arena, which holds the entries
 	T  table  // the hash index of the keys
 	// Expiring holds the handles of the entries with a deadline.
@@ -29,7 +29,7 @@ type DB struct {
 
 // NewDBIn returns a database whose entries live in a.
 func NewDBIn(id int, a *arena) *DB {
-	return &DB{Id: id, A: a, T: newTable()}
+	return &DB{ID: id, A: a, T: newTable()}
 }
 
 // Len is the number of keys, expired ones not yet collected included.
@@ -202,7 +202,7 @@ func (db *DB) insertNew(key []byte, e *Entry, at int64) *Entry {
 		}
 	}
 	if db.blk != nil && len(db.blk.Waiting) != 0 {
-		db.blk.Signal(db.Id, key)
+		db.blk.Signal(db.ID, key)
 	}
 	db.grow(1)
 	db.T.put(uint64(db.T.hash(key))<<32 | uint64(db.Handle(e)))

@@ -7,7 +7,7 @@ import (
 
 // Running one command on its shard. Exec takes it from the table lookup
 // through admit (arity, DEBUG's permission, authentication, MULTI's
-// limits, ACL, slot ownership with CheckSlots, the refusals of a replica
+// limits, ACL, slot ownership with CheckSlotsOrReply, the refusals of a replica
 // and of a failed log, eviction under maxmemory), subscribed mode, CLIENT
 // PAUSE and MULTI queueing, to Call, which runs the handler with what
 // surrounds it: the snapshot's copy before a write, command statistics
@@ -69,7 +69,7 @@ func (sh *Shard) Exec(x *Ctx, args [][]byte) {
 		w.SimpleString("QUEUED")
 		return
 	}
-	x.DB = sh.Dbs[c.DB]
+	x.DB = sh.DBs[c.DB]
 	x.Args = args
 	x.Cmd = cmd
 	sh.Call(x, cmd, args)
@@ -88,7 +88,7 @@ func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
 	// Reading the clock twice per command costs more than a fast command
 	// itself: the first calls of each command are timed, then one in
 	// timingEvery, weighted to stand for the others.
-	st := &sh.CmdStats.ByID[called.Id]
+	st := &sh.CmdStats.ByID[called.ID]
 	// With the slow log on (the default) every command is timed.
 	slowUs := sh.Srv.Opts.Live.SlowlogSlowerThan()
 	sampled := slowUs < 0
@@ -178,7 +178,7 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 		return false
 	}
 	if len(sh.Srv.ShardList) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.MovableKeys != nil) {
-		if !sh.CheckSlots(x, cmd, args) {
+		if !sh.CheckSlotsOrReply(x, cmd, args) {
 			return false
 		}
 	}
@@ -215,9 +215,9 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	return true
 }
 
-// CheckSlots replies CROSSSLOT or MOVED when the keys of a call are not all
+// CheckSlotsOrReply replies CROSSSLOT or MOVED when the keys of a call are not all
 // in one slot owned by this shard.
-func (sh *Shard) CheckSlots(x *Ctx, cmd *Command, args [][]byte) bool {
+func (sh *Shard) CheckSlotsOrReply(x *Ctx, cmd *Command, args [][]byte) bool {
 	sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
 	if len(sh.keyIdx) == 0 {
 		return true

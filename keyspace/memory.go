@@ -51,7 +51,7 @@ func (sh *Shard) memUsed() int64 {
 // memFigures returns the shard's data set bytes and its overhead bytes.
 func (sh *Shard) memFigures() (dataset, overhead int64) {
 	sh.SettleMem()
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		dataset += db.Mem
 		overhead += db.overhead()
 	}
@@ -118,10 +118,10 @@ func (sh *Shard) evictOne() bool {
 	volatile := strings.HasPrefix(policy, "volatile-")
 	samples := live.MaxMemorySamples()
 	var best evictCandidate
-	for k := range sh.Dbs {
+	for k := range sh.DBs {
 		// Random policies take the first database with a candidate,
 		// starting from a rotating one, as Redis does.
-		db := sh.Dbs[(sh.evictCursor+k)%len(sh.Dbs)]
+		db := sh.DBs[(sh.evictCursor+k)%len(sh.DBs)]
 		n := db.Len()
 		if volatile {
 			n = len(db.Expiring)
@@ -172,9 +172,9 @@ func (sh *Shard) Evict(db *DB, e *Entry) {
 	if sh.Snap != nil {
 		sh.SnapshotTouch(db, e.Key())
 	}
-	sh.LogDel(db.Id, e.KeyView())
+	sh.LogDel(db.ID, e.KeyView())
 	// The key lives in the entry's slot: announce it before the slot is freed.
-	sh.Notify(evEvicted, "evicted", db.Id, e.Key())
+	sh.Notify(evEvicted, "evicted", db.ID, e.Key())
 	if sh.Trk != nil {
 		sh.trackRemoved(e.KeyString())
 	}
@@ -395,7 +395,7 @@ func (sh *Shard) MemReport() memReport {
 	for _, s := range sh.Srv.ShardList {
 		r.ProcessUsed += s.MemPublished.Load()
 	}
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		r.Keys += int64(db.Len())
 		r.Startup += int64(tableMinSlots) * 8
 	}

@@ -54,7 +54,7 @@ type queuedCmd struct {
 // WatchKey names a watched key in the shard's watch table. The database is
 // an index: SWAPDB does not move watches, as in Redis.
 type WatchKey struct {
-	Db  int    // database index
+	DB  int    // database index
 	Key string // the key
 }
 
@@ -244,7 +244,7 @@ func (sh *Shard) WatchedKeyExpired(c *Client) bool {
 		if wk.Expired {
 			continue
 		}
-		if e := sh.Dbs[wk.Db].FindString(wk.Key); e != nil && e.Expired(sh.NowMs) {
+		if e := sh.DBs[wk.DB].FindString(wk.Key); e != nil && e.Expired(sh.NowMs) {
 			return true
 		}
 	}
@@ -266,7 +266,7 @@ func (sh *Shard) touchKey(db int, key string) {
 	if len(sh.Tx.Watched) == 0 {
 		return
 	}
-	ws := sh.Tx.Watched[WatchKey{Db: db, Key: key}]
+	ws := sh.Tx.Watched[WatchKey{DB: db, Key: key}]
 	if len(ws) == 0 {
 		return
 	}
@@ -278,7 +278,7 @@ func (sh *Shard) touchKey(db int, key string) {
 			// (and so touch) just before the entry leaves the arena, while
 			// its key is still readable: still present but expired is
 			// that deletion too.
-			if e := sh.Dbs[db].FindString(key); e == nil || e.Expired(sh.NowMs) {
+			if e := sh.DBs[db].FindString(key); e == nil || e.Expired(sh.NowMs) {
 				wk.Expired = false
 			}
 			continue
@@ -307,10 +307,10 @@ func (sh *Shard) TouchAllInDB(db int, replaced *DB) {
 	now := sh.NowMs
 	var broken []*Client
 	for k, ws := range sh.Tx.Watched {
-		if k.Db != db {
+		if k.DB != db {
 			continue
 		}
-		inEmptied := sh.Dbs[db].FindString(k.Key) != nil
+		inEmptied := sh.DBs[db].FindString(k.Key) != nil
 		var repl *Entry
 		if replaced != nil {
 			repl = replaced.FindString(k.Key)

@@ -40,7 +40,7 @@ func (x *Ctx) Notify(class uint32, event string, key []byte) {
 	if x.S.Srv.Opts.Live.NotifyFlags()&class == 0 {
 		return
 	}
-	x.S.publishEvent(class, event, x.DB.Id, key)
+	x.S.publishEvent(class, event, x.DB.ID, key)
 }
 
 func (sh *Shard) publishEvent(_ uint32, event string, db int, key []byte) {

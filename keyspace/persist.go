@@ -66,7 +66,7 @@ func (d *Disk) Open(sh *Shard) error {
 	}
 	// The table of database 0 is sized for the whole snapshot at once:
 	// most data lives there, and the others grow as usual.
-	reserve := func(n uint64) { sh.Dbs[0].reserve(int(min(n, 1<<31))) }
+	reserve := func(n uint64) { sh.DBs[0].reserve(int(min(n, 1<<31))) }
 	// The persistence package names the shard in its own log fields.
 	plog := sh.Srv.Log
 	snap, err := persistence.LoadSnapshots(o.FS, o.Dir, sh.Idx, plog,
@@ -76,14 +76,14 @@ func (d *Disk) Open(sh *Shard) error {
 	}
 	seq, found := snap.Seq, snap.Found
 	snapKeys := 0
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		snapKeys += db.Len()
 	}
 	// Size database 0 for the sealed WAL segments too (the newest one is
 	// left to grow the table as usual). A record of a small key takes about
 	// 64 bytes, so this never reserves much more than the replay inserts.
 	if walBytes, err := persistence.SealedWALBytes(o.FS, o.Dir, sh.Idx); err == nil && walBytes > 0 {
-		d := sh.Dbs[0]
+		d := sh.DBs[0]
 		d.reserve(d.Len() + int(min(walBytes/walBytesPerKey, 1<<31)))
 	}
 	stats, err := persistence.Recover(o.FS, o.Dir, sh.Idx, seq, o.Repair, plog, sh.ApplyRecord)
@@ -99,7 +99,7 @@ func (d *Disk) Open(sh *Shard) error {
 	if err != nil {
 		return fmt.Errorf("open WAL: %w", err)
 	}
-	j := &WALJournal{Wal: wal, fs: o.FS, dir: o.Dir, Opts: o, ReplID: replID, newReplID: newReplID}
+	j := &WALJournal{WAL: wal, fs: o.FS, dir: o.Dir, Opts: o, ReplID: replID, newReplID: newReplID}
 	j.Recovery = sh.Srv.Now().Sub(begin)
 	j.RecoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.Srv.Now()
@@ -121,7 +121,7 @@ func (d *Disk) Open(sh *Shard) error {
 	// their deletions are logged like any expiry.
 	sh.NowMs = sh.Srv.Now().UnixMilli()
 	expired := 0
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		for i := len(db.Expiring) - 1; i >= 0; i-- {
 			if i < len(db.Expiring) && db.EntryAt(db.Expiring[i]).Expired(sh.NowMs) {
 				sh.ExpireEntry(db, db.EntryAt(db.Expiring[i]))
@@ -142,7 +142,7 @@ func (d *Disk) Open(sh *Shard) error {
 		}
 	}
 	keys := 0
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		keys += db.Len()
 	}
 	log.Info("shard recovered",
@@ -171,7 +171,7 @@ func (sh *Shard) walOptions(o DiskOptions) persistence.WALOptions {
 
 // WALJournal is a shard's Journal: its WAL plus the snapshot schedule.
 type WALJournal struct {
-	Wal  *persistence.WAL // the shard's write-ahead log
+	WAL  *persistence.WAL // the shard's write-ahead log
 	fs   persistence.FS
 	dir  string
 	Opts DiskOptions // the options the journal was opened with
@@ -203,7 +203,7 @@ type WALJournal struct {
 
 // Append adds one record to the current group.
 func (j *WALJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
-	j.Wal.Append(db, op, payload)
+	j.WAL.Append(db, op, payload)
 	j.appended++
 }
 
@@ -211,7 +211,7 @@ func (j *WALJournal) Append(db uint16, op persistence.Opcode, payload []byte) {
 // large value goes into the log's buffer without first being copied into
 // a payload of its own.
 func (j *WALJournal) AppendParts(db uint16, op persistence.Opcode, parts ...[]byte) {
-	j.Wal.AppendParts(db, op, parts...)
+	j.WAL.AppendParts(db, op, parts...)
 	j.appended++
 }
 
@@ -222,21 +222,21 @@ func (j *WALJournal) AppendParts(db uint16, op persistence.Opcode, parts ...[]by
 func (j *WALJournal) Commit(g interface{ Committed(error) }, commands int) bool {
 	n := j.appended
 	j.appended = 0
-	if err := j.Wal.Err(); n == 0 && err != nil {
+	if err := j.WAL.Err(); n == 0 && err != nil {
 		g.Committed(err)
 		return false
 	}
 	j.GroupedCommands.Add(int64(commands))
-	return j.Wal.Commit(g)
+	return j.WAL.Commit(g)
 }
 
 // awaitDurable waits until the WAL has made every record up to seq
 // durable; it fails if the WAL fails first. The records must have been
 // committed (the shard commits at the end of every drain).
 func (j *WALJournal) awaitDurable(seq uint64) error {
-	for j.Wal.DurableSequence() < seq {
-		if err := j.Wal.Err(); err != nil {
-			if j.Wal.DurableSequence() >= seq {
+	for j.WAL.DurableSequence() < seq {
+		if err := j.WAL.Err(); err != nil {
+			if j.WAL.DurableSequence() >= seq {
 				return nil
 			}
 			return fmt.Errorf("%w: %w", errSnapshotLogFailed, err)
@@ -247,17 +247,17 @@ func (j *WALJournal) awaitDurable(seq uint64) error {
 }
 
 // Err is the WAL's sticky error.
-func (j *WALJournal) Err() error { return j.Wal.Err() }
+func (j *WALJournal) Err() error { return j.WAL.Err() }
 
 // Sequences are the WAL's last appended and durable sequences.
 func (j *WALJournal) Sequences() (last, durable uint64) {
-	return j.Wal.LastSequence(), j.Wal.DurableSequence()
+	return j.WAL.LastSequence(), j.WAL.DurableSequence()
 }
 
 // Tick starts a scheduled snapshot when one is due.
 func (j *WALJournal) Tick(sh *Shard) {
 	sh.PollSnapshot()
-	if sh.Snap != nil || sh.SnapFinishing || j.Wal.Err() != nil {
+	if sh.Snap != nil || sh.SnapFinishing || j.WAL.Err() != nil {
 		return
 	}
 	due := j.RewriteScheduled
@@ -266,20 +266,20 @@ func (j *WALJournal) Tick(sh *Shard) {
 		due = true
 	}
 	if limit := SnapshotWALThreshold(j.Opts.SnapshotWALBytes, j.Opts.SnapshotWALPercent, sh.SnapStatus.LastSize); limit > 0 &&
-		int64(j.walBeforeStart+j.Wal.Stats().Bytes-j.bytesAtSnapshot) >= limit {
+		int64(j.walBeforeStart+j.WAL.Stats().Bytes-j.bytesAtSnapshot) >= limit {
 		due = true
 	}
 	if live := sh.Srv.Opts.Live; !due && live != nil {
-		due = savePointMet(live.SavePoints(), sh.Srv.Now().Sub(j.lastSnapshotAt), j.Wal.LastSequence()-sh.SnapStatus.LastSeq)
+		due = savePointMet(live.SavePoints(), sh.Srv.Now().Sub(j.lastSnapshotAt), j.WAL.LastSequence()-sh.SnapStatus.LastSeq)
 	}
-	if !due || j.Wal.LastSequence() == sh.SnapStatus.LastSeq {
+	if !due || j.WAL.LastSequence() == sh.SnapStatus.LastSeq {
 		return
 	}
 	if err := sh.StartSnapshot(); err != nil {
 		sh.Logger().Warn("scheduled snapshot", zap.Error(err))
 	}
 	j.lastSnapshotAt = sh.Srv.Now()
-	j.bytesAtSnapshot = j.Wal.Stats().Bytes
+	j.bytesAtSnapshot = j.WAL.Stats().Bytes
 	j.walBeforeStart = 0
 }
 
@@ -307,12 +307,12 @@ func SnapshotWALThreshold(floor int64, percent int, lastSize int64) int64 {
 }
 
 // Close flushes, syncs and closes the WAL.
-func (j *WALJournal) Close() error { return j.Wal.Close() }
+func (j *WALJournal) Close() error { return j.WAL.Close() }
 
 // abandon closes the WAL of a start that is refused, removing the segment
 // and the history id file the start created if nothing was written.
 func (j *WALJournal) abandon(shard int) error {
-	removed, err := j.Wal.Abandon()
+	removed, err := j.WAL.Abandon()
 	if err != nil {
 		return err
 	}

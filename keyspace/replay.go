@@ -18,8 +18,8 @@ func (sh *Shard) ApplyRecord(r persistence.Record) error {
 	if r.Op == persistence.OpBatch {
 		return sh.applyBatch(r)
 	}
-	if int(r.DB) >= len(sh.Dbs) {
-		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", ErrReplay, r.Seq, r.DB, len(sh.Dbs))
+	if int(r.DB) >= len(sh.DBs) {
+		return fmt.Errorf("%w: seq %d: database %d does not exist (%d configured)", ErrReplay, r.Seq, r.DB, len(sh.DBs))
 	}
 	apply := ReplayOps[r.Op]
 	if apply == nil {
@@ -28,7 +28,7 @@ func (sh *Shard) ApplyRecord(r persistence.Record) error {
 	p := persistence.NewPayloadReader(r.Payload)
 	// A record changes collections in place, as a command does.
 	defer sh.SettleMem()
-	err := apply(sh, sh.Dbs[r.DB], r, &p)
+	err := apply(sh, sh.DBs[r.DB], r, &p)
 	if err == nil {
 		// Bytes after the last field mean the writer and this reader
 		// disagree on the layout: never guess.
@@ -139,7 +139,7 @@ func replayFlushAllRecord(sh *Shard, _ *DB, _ persistence.Record, p *persistence
 	if err := p.End(); err != nil {
 		return err
 	}
-	for _, d := range sh.Dbs {
+	for _, d := range sh.DBs {
 		d.Flush()
 	}
 	return nil
@@ -150,7 +150,7 @@ func replaySwapDBRecord(sh *Shard, _ *DB, r persistence.Record, p *persistence.P
 	if err := p.End(); err != nil {
 		return err
 	}
-	if int(a) >= len(sh.Dbs) || int(b) >= len(sh.Dbs) {
+	if int(a) >= len(sh.DBs) || int(b) >= len(sh.DBs) {
 		return fmt.Errorf("%w: seq %d: SWAPDB %d %d out of range", ErrReplay, r.Seq, a, b)
 	}
 	sh.SwapDB(int(a), int(b))
@@ -162,14 +162,14 @@ func replayMoveRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.Pa
 	if err := p.End(); err != nil {
 		return err
 	}
-	if int(target) >= len(sh.Dbs) {
+	if int(target) >= len(sh.DBs) {
 		return fmt.Errorf("%w: seq %d: MOVE to database %d", ErrReplay, r.Seq, target)
 	}
 	if e := db.Find(key); e != nil {
-		if old := sh.Dbs[target].Find(key); old != nil {
-			sh.Dbs[target].Remove(old)
+		if old := sh.DBs[target].Find(key); old != nil {
+			sh.DBs[target].Remove(old)
 		}
-		db.Transfer(e, sh.Dbs[target], key)
+		db.Transfer(e, sh.DBs[target], key)
 	}
 	return nil
 }
@@ -193,14 +193,14 @@ func replayCopyRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.Pa
 	if err := p.End(); err != nil {
 		return err
 	}
-	if int(target) >= len(sh.Dbs) {
+	if int(target) >= len(sh.DBs) {
 		return fmt.Errorf("%w: seq %d: COPY to database %d", ErrReplay, r.Seq, target)
 	}
 	e := db.Find(src)
 	if e == nil {
 		return nil
 	}
-	tdb := sh.Dbs[target]
+	tdb := sh.DBs[target]
 	if tdb.Find(dst) != nil && replace == 0 {
 		return nil
 	}
@@ -275,6 +275,6 @@ func replaySet(db *DB, key, val []byte, obj any, at int64) {
 
 // SwapDB exchanges two databases in O(1); their ids follow their places.
 func (sh *Shard) SwapDB(a, b int) {
-	sh.Dbs[a], sh.Dbs[b] = sh.Dbs[b], sh.Dbs[a]
-	sh.Dbs[a].Id, sh.Dbs[b].Id = a, b
+	sh.DBs[a], sh.DBs[b] = sh.DBs[b], sh.DBs[a]
+	sh.DBs[a].ID, sh.DBs[b].ID = a, b
 }

@@ -403,7 +403,7 @@ func (sh *Shard) ResumeWaits() int {
 func (sh *Shard) DeliverNow(b *Batch, target uint64) bool {
 	c := b.Client
 	j, ok := sh.Journal.(*WALJournal)
-	if !ok || c.Blk != nil || c.undelivered.Load() != 0 || j.Wal.DurableSequence() < target ||
+	if !ok || c.Blk != nil || c.undelivered.Load() != 0 || j.WAL.DurableSequence() < target ||
 		c.SubCount.Load() != 0 || c.Trk != nil || len(c.pushBuf) > 0 {
 		return false
 	}
@@ -419,7 +419,7 @@ func (s *Server) ReplicationShards() int { return len(s.ShardList) }
 // LastSequence is shard's last appended sequence: where a replica resumes.
 func (s *Server) LastSequence(shard int) uint64 {
 	if j, ok := s.ShardList[shard].Journal.(*WALJournal); ok {
-		return j.Wal.LastSequence()
+		return j.WAL.LastSequence()
 	}
 	return 0
 }
@@ -427,7 +427,7 @@ func (s *Server) LastSequence(shard int) uint64 {
 // DurableSequence is shard's durable sequence: what a replica acknowledges.
 func (s *Server) DurableSequence(shard int) uint64 {
 	if j, ok := s.ShardList[shard].Journal.(*WALJournal); ok {
-		return j.Wal.DurableSequence()
+		return j.WAL.DurableSequence()
 	}
 	return 0
 }
@@ -437,7 +437,7 @@ func (s *Server) DurableSequence(shard int) uint64 {
 // no, records written but not synced are not acknowledged).
 func (s *Server) SyncedSequence(shard int) uint64 {
 	if j, ok := s.ShardList[shard].Journal.(*WALJournal); ok {
-		return j.Wal.SyncedSequence()
+		return j.WAL.SyncedSequence()
 	}
 	return 0
 }
@@ -452,7 +452,7 @@ func (s *Server) SyncForAck(shard int) error {
 	var err error
 	if !sh.do(func() {
 		if j, ok := sh.Journal.(*WALJournal); ok && j.Opts.Policy == persistence.FsyncNo {
-			err = j.Wal.Sync()
+			err = j.WAL.Sync()
 		}
 	}) {
 		return errShardStopped
@@ -490,7 +490,7 @@ func (sh *Shard) applyReplicated(epoch uint64, recs []byte) error {
 	if !ok {
 		return errors.New("keyspace: a replica needs the write-ahead log")
 	}
-	if err := j.Wal.Err(); err != nil {
+	if err := j.WAL.Err(); err != nil {
 		return err
 	}
 	if sh.Snap != nil {
@@ -499,7 +499,7 @@ func (sh *Shard) applyReplicated(epoch uint64, recs []byte) error {
 		sh.FinishSnapshotNow()
 	}
 	for len(recs) > 0 {
-		last := j.Wal.LastSequence()
+		last := j.WAL.LastSequence()
 		r, n, err := persistence.DecodeRecord(recs)
 		if err != nil {
 			return fmt.Errorf("replication: corrupted record after sequence %d: %w", last, err)
@@ -510,7 +510,7 @@ func (sh *Shard) applyReplicated(epoch uint64, recs []byte) error {
 		if err := sh.ApplyRecord(r); err != nil {
 			return fmt.Errorf("replication: record %d: %w", r.Seq, err)
 		}
-		if _, err := j.Wal.AppendEncoded(recs[:n]); err != nil {
+		if _, err := j.WAL.AppendEncoded(recs[:n]); err != nil {
 			return fmt.Errorf("replication: append record %d: %w", r.Seq, err)
 		}
 		j.appended++
@@ -571,7 +571,7 @@ func (sh *Shard) installSnapshot(epoch uint64, path string, seq uint64) error {
 	sh.FinishSnapshotNow()
 	// Commit what was appended, then close the log: the old history goes.
 	sh.Commit()
-	if err := j.Wal.Close(); err != nil {
+	if err := j.WAL.Close(); err != nil {
 		sh.Logger().Warn("closing the WAL before a full resync", zap.Error(err))
 	}
 	o := j.Opts
@@ -590,7 +590,7 @@ func (sh *Shard) installSnapshot(epoch uint64, path string, seq uint64) error {
 			return sh.failInstall(err)
 		}
 	}
-	for _, db := range sh.Dbs {
+	for _, db := range sh.DBs {
 		db.Flush()
 	}
 	sh.breakAllWatches()
@@ -603,7 +603,7 @@ func (sh *Shard) installSnapshot(epoch uint64, path string, seq uint64) error {
 	if err != nil {
 		return sh.failInstall(err)
 	}
-	j.Wal = wal
+	j.WAL = wal
 	j.appended = 0
 	sh.SnapStatus.LastSeq = seq
 	// Replicas of this replica streamed the history just replaced: they
@@ -672,7 +672,7 @@ func splitAddr(a string) (string, string) {
 // record appended to its WAL, 0 without one.
 func (sh *Shard) ReplOffset() uint64 {
 	if j, ok := sh.Journal.(*WALJournal); ok {
-		return j.Wal.LastSequence()
+		return j.WAL.LastSequence()
 	}
 	return 0
 }

@@ -103,7 +103,7 @@ func Reshard(o ReshardOptions) (ReshardReport, error) {
 			return abort(fmt.Errorf("keyspace: reshard: shard %d of %s: %w", sh.Idx, o.From, err))
 		}
 		read := 0
-		for d, db := range sh.Dbs {
+		for d, db := range sh.DBs {
 			if db.Len() == 0 {
 				continue
 			}
@@ -149,7 +149,7 @@ func Reshard(o ReshardOptions) (ReshardReport, error) {
 		}
 		rep.Read = append(rep.Read, read)
 		// This shard's keys are written: let the collector have them.
-		sh.Dbs = nil
+		sh.DBs = nil
 	}
 	for i, w := range writers {
 		size, err := w.Finish()

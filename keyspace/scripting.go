@@ -172,10 +172,10 @@ func (s *Server) ScriptMemory() (scripts, scriptBytes, libs, funcs, funcBytes in
 	return
 }
 
-// ScriptKeys splits the arguments of EVAL-like commands (numkeys at
+// ScriptKeysOrReply splits the arguments of EVAL-like commands (numkeys at
 // Args[2]) into keys and arguments, replying the error when numkeys is
 // invalid.
-func ScriptKeys(x *Ctx, notInt string) (keys, argv [][]byte, ok bool) {
+func ScriptKeysOrReply(x *Ctx, notInt string) (keys, argv [][]byte, ok bool) {
 	n, isInt := ParseInt(x.Args[2])
 	switch {
 	case !isInt:
@@ -262,10 +262,10 @@ func (sh *Shard) scriptOverMemory() bool {
 // denial of a call (not of redis.acl_check_cmd) is logged in the lua
 // context, as Redis does.
 func (sh *Shard) scriptACLDenied(c *Client, cmd *Command, args [][]byte, log bool) string {
-	if users := sh.Srv.Acl.Store.Load(); c.AclUsers != users {
+	if users := sh.Srv.ACL.Store.Load(); c.ACLUsers != users {
 		c.resolveUser(users)
 	}
-	u := c.AclUser
+	u := c.ACLUser
 	if u != nil && u.Unrestricted() || cmd.Flags&FlagNoAuth != 0 {
 		return ""
 	}
@@ -279,7 +279,7 @@ func (sh *Shard) scriptACLDenied(c *Client, cmd *Command, args [][]byte, log boo
 		return ""
 	}
 	if log {
-		sh.Srv.AddACLLog(acl.LogEvent{Reason: d.Reason, Context: acl.ContextLua, Object: d.Object(sh.Srv.Acl.Universe, req),
+		sh.Srv.AddACLLog(acl.LogEvent{Reason: d.Reason, Context: acl.ContextLua, Object: d.Object(sh.Srv.ACL.Universe, req),
 			Username: u.Name(), ClientInfo: c.Info(sh.Srv.Now(), 0)})
 	}
 	switch d.Reason {
@@ -318,7 +318,7 @@ func (sh *Shard) RunScript(x *Ctx, flags scripting.Flags, ro bool, slot int, key
 	}
 	ss.inv = scripting.Invocation{}
 	ss.Caller, ss.CallArgs = nil, nil
-	x.DB = sh.Dbs[x.C.DB]
+	x.DB = sh.DBs[x.C.DB]
 }
 
 // noteCountedError remembers reply (an error after its "-") as counted.
@@ -429,7 +429,7 @@ func (sh *Shard) scriptCall(args [][]byte, resp int, out []byte) []byte {
 		ss.Eng.MarkWritten()
 	}
 	x := &ss.x
-	*x = Ctx{S: sh, C: ss.Lua, DB: sh.Dbs[ss.Lua.DB], Args: args, W: w, Cmd: cmd, NoBlock: true}
+	*x = Ctx{S: sh, C: ss.Lua, DB: sh.DBs[ss.Lua.DB], Args: args, W: w, Cmd: cmd, NoBlock: true}
 	room, why := sh.scriptReplyRoom()
 	w.Limit = before + int(min(room, int64(math.MaxInt-before)))
 	sh.Call(x, cmd, args)
@@ -697,7 +697,7 @@ func (sh *Shard) EvalGeneric(x *Ctx, bySHA, ro bool) {
 	if sh.Srv.Monitors.Count.Load() != 0 {
 		sh.WriteMonitors(x.C, x.Args)
 	}
-	keys, argv, ok := ScriptKeys(x, ErrNotInt)
+	keys, argv, ok := ScriptKeysOrReply(x, ErrNotInt)
 	if !ok {
 		return
 	}

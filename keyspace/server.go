@@ -74,8 +74,8 @@ type Server struct {
 	Stats serverStats
 	// Monitors are the clients in MONITOR mode.
 	Monitors monitorSet
-	// Acl holds the users every shard checks commands against.
-	Acl *aclState
+	// ACL holds the users every shard checks commands against.
+	ACL *aclState
 	// introspection holds what INFO samples (memory, ops per second).
 	introspection serverExtras
 	// MemTuner sets the Go runtime's memory limit from maxmemory.
@@ -134,7 +134,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	ncmds := s.Cmds.assignIDs()
 	var err error
-	if s.Acl, err = newACLState(s.Cmds, opts.Config, s.Clock); err != nil {
+	if s.ACL, err = newACLState(s.Cmds, opts.Config, s.Clock); err != nil {
 		return nil, err
 	}
 	for i := 0; i < n; i++ {

@@ -35,7 +35,7 @@ type Waker interface {
 type Shard struct {
 	Idx int     // the shard's index in Server.ShardList
 	Srv *Server // the server the shard belongs to
-	Dbs []*DB   // the databases, by number
+	DBs []*DB   // the databases, by number
 	// Arena holds the entries of every database of the shard.
 	Arena *arena
 	// MemPublished and MemPeak are the shard's used_memory and its peak,
@@ -175,7 +175,7 @@ func newShard(srv *Server, idx, databases int) *Shard {
 		db.clockMs = &sh.NowMs
 		db.lfu = srv.Opts.Live.LFU
 		db.blk = &sh.Blk
-		sh.Dbs = append(sh.Dbs, db)
+		sh.DBs = append(sh.DBs, db)
 	}
 	sh.ActiveExpireOn.Store(true)
 	sh.Ctx.S = sh
@@ -235,8 +235,8 @@ func (sh *Shard) Stop() error {
 	}
 	// The loop has exited: this goroutine owns the shard now.
 	sh.FinishSnapshotNow()
-	if j, ok := sh.Journal.(*WALJournal); ok && j.Opts.SnapshotOnShutdown && j.Wal.Err() == nil &&
-		j.Wal.LastSequence() != sh.SnapStatus.LastSeq {
+	if j, ok := sh.Journal.(*WALJournal); ok && j.Opts.SnapshotOnShutdown && j.WAL.Err() == nil &&
+		j.WAL.LastSequence() != sh.SnapStatus.LastSeq {
 		if err := sh.StartSnapshot(); err == nil {
 			sh.FinishSnapshotNow()
 		} else {

@@ -19,7 +19,7 @@ const (
 
 // SlowlogEntry is one logged command.
 type SlowlogEntry struct {
-	Id         int64    // the entry's number in the shard's log, from 0
+	ID         int64    // the entry's number in the shard's log, from 0
 	UnixSec    int64    // when it was logged (unix seconds)
 	DurationUs int64    // how long the command ran (microseconds)
 	Args       []string // the call, as SlowlogArgs keeps it
@@ -42,7 +42,7 @@ func (sh *Shard) slowlogAfter(x *Ctx, cmd *Command, args [][]byte, d time.Durati
 	}
 	sl := &sh.Slow
 	e := SlowlogEntry{
-		Id:         sl.nextID,
+		ID:         sl.nextID,
 		UnixSec:    sh.Srv.Now().Unix(),
 		DurationUs: d.Microseconds(),
 		Args:       SlowlogArgs(args),

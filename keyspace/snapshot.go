@@ -143,12 +143,12 @@ func (sh *Shard) StartSnapshot() error {
 		// so their records must come before its sequence.
 		sh.flushUnit()
 	}
-	seq := j.Wal.LastSequence()
+	seq := j.WAL.LastSequence()
 	w, err := persistence.CreateSnapshot(j.fs, j.dir, sh.Idx, seq, sh.Srv.Log)
 	if err != nil {
 		return fmt.Errorf("keyspace: shard %d: start snapshot: %w", sh.Idx, err)
 	}
-	run := &snapshotRun{w: w, seq: seq, Started: sh.Srv.Now(), dbs: append([]*DB(nil), sh.Dbs...)}
+	run := &snapshotRun{w: w, seq: seq, Started: sh.Srv.Now(), dbs: append([]*DB(nil), sh.DBs...)}
 	run.ahead = make([][]uint64, len(run.dbs))
 	for _, db := range run.dbs {
 		run.shift = append(run.shift, db.T.shift)
@@ -259,7 +259,7 @@ func (sh *Shard) endSnapshotScan() {
 		res.duration = sh.Srv.Now().Sub(run.Started)
 		if j, ok := sh.Journal.(*WALJournal); ok && res.err == nil {
 			// Here, not on the shard: deleting segments is slow.
-			res.removeErr = j.Wal.RemoveSegmentsBefore(res.seq)
+			res.removeErr = j.WAL.RemoveSegmentsBefore(res.seq)
 		}
 		sh.snapDone <- res
 		sh.Ring.Signal()
@@ -322,10 +322,10 @@ func (sh *Shard) collectSnapshot(res snapshotResult) {
 // holds each key once (its CRC vouches for the file), so entries are
 // inserted without a lookup.
 func (sh *Shard) LoadSnapshotEntry(db uint16, kind uint8, key, value []byte, deadline int64) error {
-	if int(db) >= len(sh.Dbs) {
-		return fmt.Errorf("keyspace: snapshot names database %d, but %d are configured", db, len(sh.Dbs))
+	if int(db) >= len(sh.DBs) {
+		return fmt.Errorf("keyspace: snapshot names database %d, but %d are configured", db, len(sh.DBs))
 	}
-	d := sh.Dbs[db]
+	d := sh.DBs[db]
 	if kind == KindString {
 		d.AddString(key, value, deadline)
 		return nil

@@ -10,7 +10,7 @@ package keyspace
 // earlier time already asked for it), waking the clients blocked on it,
 // and arms the shard's timer for it.
 func (sh *Shard) WakeKeyAt(db int, key string, dueMs int64) {
-	bk := BlockKey{Db: db, Key: key}
+	bk := BlockKey{DB: db, Key: key}
 	if sh.wakeAt == nil {
 		sh.wakeAt = map[BlockKey]int64{}
 	}
@@ -32,7 +32,7 @@ func (sh *Shard) wakeDueKeys() {
 	for bk, due := range sh.wakeAt {
 		if due <= sh.NowMs {
 			delete(sh.wakeAt, bk)
-			sh.signalKey(bk.Db, bk.Key)
+			sh.signalKey(bk.DB, bk.Key)
 			signalled = true
 			continue
 		}
