@@ -175,7 +175,7 @@ func registerAdminFamily(t keyspace.CommandTable) {
 		&keyspace.Command{Name: "lolwut", Arity: -1, Flags: keyspace.FlagReadOnly | keyspace.FlagFast, Group: grp, Since: "5.0.0", Summary: "Displays the server's name and version, and the Redis version it speaks.", Complexity: "O(1)", Handler: lolwutCommand},
 		&keyspace.Command{Name: "module", Arity: -2, Group: grp, Since: "4.0.0", Summary: "A container for module commands.", Complexity: "Depends on subcommand.", Handler: moduleCommand,
 			Subcommands: []*keyspace.Command{
-				{Name: "list", Arity: 2, Flags: keyspace.FlagAdmin | keyspace.FlagNoScript, Group: grp, Since: "4.0.0", Summary: "Returns the loaded modules: none, this server loads no modules.", Complexity: "O(1)", Handler: moduleListCommand},
+				{Name: "list", Arity: 2, Flags: keyspace.FlagAdmin | keyspace.FlagNoScript, Group: grp, Since: "4.0.0", Summary: "Returns the loaded modules: none, this server loads no modules.", Complexity: "O(1)", Handler: moduleListCommand, Tips: []string{tipNondeterministicOrder}},
 				{Name: "load", Arity: -3, Flags: noload, Group: grp, Since: "4.0.0", Summary: "Refused: this server does not load Redis modules.", Complexity: "O(1)", Handler: moduleLoadCommand},
 				{Name: "loadex", Arity: -3, Flags: noload, Group: grp, Since: "7.0.0", Summary: "Refused: this server does not load Redis modules.", Complexity: "O(1)", Handler: moduleLoadCommand},
 				{Name: "unload", Arity: 3, Flags: noload, Group: grp, Since: "4.0.0", Summary: "Unloads a module; none is ever loaded.", Complexity: "O(1)", Handler: moduleUnloadCommand},

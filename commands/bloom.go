@@ -349,13 +349,13 @@ func registerBloomFamily(t keyspace.CommandTable) {
 		return &keyspace.Command{Name: name, Arity: arity, Flags: flags, FirstKey: 1, LastKey: 1, Step: 1, Group: "bf", Since: "1.0.0", Summary: summary, Complexity: complexity, Handler: h}
 	}
 	t.Add(
-		c("bf.reserve", -4, rw|deny, "Creates a new Bloom Filter", "O(1)", bfReserveCommand),
-		c("bf.add", 3, rw|deny|fast, "Adds an item to a Bloom Filter", "O(k), where k is the number of hash functions used by the last sub-filter", bfAddCommand),
-		c("bf.madd", -3, rw|deny, "Adds one or more items to a Bloom Filter. A filter will be created if it does not exist", "O(k * n), where k is the number of hash functions and n is the number of items", bfMaddCommand),
-		c("bf.insert", -4, rw|deny, "Adds one or more items to a Bloom Filter. A filter will be created if it does not exist", "O(k * n), where k is the number of hash functions and n is the number of items", bfInsertCommand),
-		c("bf.exists", 3, ro|fast, "Checks whether an item exists in a Bloom Filter", "O(k), where k is the number of hash functions used by the last sub-filter", bfExistsCommand),
-		c("bf.mexists", -3, ro, "Checks whether one or more items exist in a Bloom Filter", "O(k * n), where k is the number of hash functions and n is the number of items", bfMexistsCommand),
-		c("bf.info", -2, ro|fast, "Returns information about a Bloom Filter", "O(1)", bfInfoCommand),
-		c("bf.card", 2, ro|fast, "Returns the cardinality of a Bloom filter", "O(1)", bfCardCommand),
+		withSpecs(c("bf.reserve", -4, rw|deny, "Creates a new Bloom Filter", "O(1)", bfReserveCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 1, 0, 1)}, nil),
+		withSpecs(c("bf.add", 3, rw|deny|fast, "Adds an item to a Bloom Filter", "O(k), where k is the number of hash functions used by the last sub-filter", bfAddCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 1, 0, 1)}, nil),
+		withSpecs(c("bf.madd", -3, rw|deny, "Adds one or more items to a Bloom Filter. A filter will be created if it does not exist", "O(k * n), where k is the number of hash functions and n is the number of items", bfMaddCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 1, 0, 1)}, nil),
+		withSpecs(c("bf.insert", -4, rw|deny, "Adds one or more items to a Bloom Filter. A filter will be created if it does not exist", "O(k * n), where k is the number of hash functions and n is the number of items", bfInsertCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 1, 0, 1)}, nil),
+		withSpecs(c("bf.exists", 3, ro|fast, "Checks whether an item exists in a Bloom Filter", "O(k), where k is the number of hash functions used by the last sub-filter", bfExistsCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
+		withSpecs(c("bf.mexists", -3, ro, "Checks whether one or more items exist in a Bloom Filter", "O(k * n), where k is the number of hash functions and n is the number of items", bfMexistsCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
+		withSpecs(c("bf.info", -2, ro|fast, "Returns information about a Bloom Filter", "O(1)", bfInfoCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
+		withSpecs(c("bf.card", 2, ro|fast, "Returns the cardinality of a Bloom filter", "O(1)", bfCardCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
 	)
 }

@@ -353,11 +353,11 @@ func commandFamily() *keyspace.Command {
 	return &keyspace.Command{Name: "command", Arity: -1, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns detailed information about all commands.", Complexity: "O(N) where N is the total number of Redis commands", Handler: commandCommand,
 		Subcommands: []*keyspace.Command{
 			{Name: "count", Arity: 2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns a count of commands.", Complexity: "O(1)", Handler: commandCountCommand},
-			{Name: "docs", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandDocsCommand},
+			{Name: "docs", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandDocsCommand, Tips: []string{tipNondeterministicOrder}},
 			{Name: "getkeys", Arity: -4, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysCommand},
 			{Name: "getkeysandflags", Arity: -4, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Extracts the key names and access flags for an arbitrary command.", Complexity: "O(N) where N is the number of arguments to the command", Handler: commandGetKeysAndFlagsCommand},
 			{Name: "help", Arity: 2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: commandHelpCommand},
-			{Name: "info", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandInfoCommand},
-			{Name: "list", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns a list of command names.", Complexity: "O(N) where N is the total number of Redis commands", Handler: commandListCommand},
-		}}
+			{Name: "info", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.", Complexity: "O(N) where N is the number of commands to look up", Handler: commandInfoCommand, Tips: []string{tipNondeterministicOrder}},
+			{Name: "list", Arity: -2, Flags: stale, Group: grp, Categories: []string{"connection"}, Since: "7.0.0", Summary: "Returns a list of command names.", Complexity: "O(N) where N is the total number of Redis commands", Handler: commandListCommand, Tips: []string{tipNondeterministicOrder}},
+		}, Tips: []string{tipNondeterministicOrder}}
 }

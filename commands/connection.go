@@ -457,7 +457,7 @@ func registerConnectionFamily(t keyspace.CommandTable) {
 	const conn = "connection"
 	stale := keyspace.FlagLoading | keyspace.FlagStale
 	t.Add(
-		&keyspace.Command{Name: "ping", Arity: -1, Flags: keyspace.FlagFast, Group: conn, Since: "1.0.0", Summary: "Returns the server's liveliness response.", Complexity: "O(1)", Handler: pingCommand},
+		&keyspace.Command{Name: "ping", Arity: -1, Flags: keyspace.FlagFast, Group: conn, Since: "1.0.0", Summary: "Returns the server's liveliness response.", Complexity: "O(1)", Handler: pingCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
 		&keyspace.Command{Name: "echo", Arity: 2, Flags: keyspace.FlagFast | stale, Group: conn, Since: "1.0.0", Summary: "Returns the given string.", Complexity: "O(1)", Handler: echoCommand},
 		&keyspace.Command{Name: "quit", Arity: -1, Flags: keyspace.FlagNoAuth | keyspace.FlagFast | stale | keyspace.FlagNoScript | keyspace.FlagAllowBusy, Group: conn, Since: "1.0.0", Summary: "Closes the connection.", Complexity: "O(1)", Handler: quitCommand},
 		&keyspace.Command{Name: "select", Arity: 2, Flags: keyspace.FlagFast | stale, Group: conn, Since: "1.0.0", Summary: "Changes the selected database.", Complexity: "O(1)", Handler: selectCommand},
@@ -471,8 +471,8 @@ func registerConnectionFamily(t keyspace.CommandTable) {
 				{Name: "getname", Arity: 2, Flags: stale | keyspace.FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Returns the name of the connection.", Complexity: "O(1)", Handler: clientGetnameCommand},
 				{Name: "setname", Arity: 3, Flags: stale | keyspace.FlagNoScript, Group: conn, Since: "2.6.9", Summary: "Sets the connection name.", Complexity: "O(1)", Handler: clientSetnameCommand},
 				{Name: "setinfo", Arity: 4, Flags: stale | keyspace.FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Sets information specific to the client or connection.", Complexity: "O(1)", Handler: clientSetinfoCommand},
-				{Name: "info", Arity: 2, Flags: stale | keyspace.FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Returns information about the connection.", Complexity: "O(1)", Handler: clientInfoCommand},
-				{Name: "list", Arity: -2, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Lists open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientListCommand},
+				{Name: "info", Arity: 2, Flags: stale | keyspace.FlagNoScript, Group: conn, Since: "6.2.0", Summary: "Returns information about the connection.", Complexity: "O(1)", Handler: clientInfoCommand, Tips: []string{tipNondeterministic}},
+				{Name: "list", Arity: -2, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Lists open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientListCommand, Tips: []string{tipNondeterministic}},
 				{Name: "unblock", Arity: -3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "5.0.0", Summary: "Unblocks a client blocked by a blocking command from a different connection.", Complexity: "O(log N) where N is the number of client connections", Handler: clientUnblockCommand},
 				{Name: "kill", Arity: -3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Terminates open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientKillCommand},
 				{Name: "no-evict", Arity: 3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "7.0.0", Summary: "Sets the client eviction mode of the connection.", Complexity: "O(1)", Handler: clientOnOffCommand},

@@ -873,20 +873,20 @@ func registerGeoFamily(t keyspace.CommandTable) {
 		radiusCx = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index."
 		searchCx = "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape"
 	)
-	georadius := c("georadius", -6, rw|deny, 1, 1, "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", radiusCx, georadiusCommand)
+	georadius := withSpecs(c("georadius", -6, rw|deny, 1, 1, "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", radiusCx, georadiusCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1), {Flags: keyspace.KeyOW | keyspace.KeyUpdate, Keyword: "STORE", StartFrom: 6, Find: keyspace.FindRange, KeyStep: 1}, {Flags: keyspace.KeyOW | keyspace.KeyUpdate, Keyword: "STOREDIST", StartFrom: 6, Find: keyspace.FindRange, KeyStep: 1}}, nil)
 	georadius.MovableKeys = georadiusKeys
-	georadiusbymember := c("georadiusbymember", -5, rw|deny, 1, 1, "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", radiusCx, georadiusbymemberCommand)
+	georadiusbymember := withSpecs(c("georadiusbymember", -5, rw|deny, 1, 1, "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", radiusCx, georadiusbymemberCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1), {Flags: keyspace.KeyOW | keyspace.KeyUpdate, Keyword: "STORE", StartFrom: 5, Find: keyspace.FindRange, KeyStep: 1}, {Flags: keyspace.KeyOW | keyspace.KeyUpdate, Keyword: "STOREDIST", StartFrom: 5, Find: keyspace.FindRange, KeyStep: 1}}, nil)
 	georadiusbymember.MovableKeys = georadiusKeys
 	t.Add(
-		c("geoadd", -5, rw|deny, 1, 1, "3.2.0", "Add one or more geospatial items in the geospatial index represented using a sorted set", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", geoaddCommand),
-		c("geodist", -4, ro, 1, 1, "3.2.0", "Returns the distance between two members of a geospatial index", "O(log(N))", geodistCommand),
-		c("geohash", -2, ro, 1, 1, "3.2.0", "Returns members of a geospatial index as standard geohash strings", "O(log(N)) for each member requested, where N is the number of elements in the sorted set.", geohashCommand),
-		c("geopos", -2, ro, 1, 1, "3.2.0", "Returns longitude and latitude of members of a geospatial index", "O(N) where N is the number of members requested.", geoposCommand),
-		c("geosearch", -7, ro, 1, 1, "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", searchCx, geosearchCommand),
-		c("geosearchstore", -8, rw|deny, 1, 2, "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", searchCx, geosearchstoreCommand),
+		withSpecs(c("geoadd", -5, rw|deny, 1, 1, "3.2.0", "Add one or more geospatial items in the geospatial index represented using a sorted set", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", geoaddCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyUpdate, 1, 0, 1)}, nil),
+		withSpecs(c("geodist", -4, ro, 1, 1, "3.2.0", "Returns the distance between two members of a geospatial index", "O(log(N))", geodistCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
+		withSpecs(c("geohash", -2, ro, 1, 1, "3.2.0", "Returns members of a geospatial index as standard geohash strings", "O(log(N)) for each member requested, where N is the number of elements in the sorted set.", geohashCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
+		withSpecs(c("geopos", -2, ro, 1, 1, "3.2.0", "Returns longitude and latitude of members of a geospatial index", "O(N) where N is the number of members requested.", geoposCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
+		withSpecs(c("geosearch", -7, ro, 1, 1, "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", searchCx, geosearchCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
+		withSpecs(c("geosearchstore", -8, rw|deny, 1, 2, "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", searchCx, geosearchstoreCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyOW|keyspace.KeyUpdate, 1, 0, 1), rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 2, 0, 1)}, nil),
 		georadius,
-		c("georadius_ro", -6, ro, 1, 1, "3.2.10", "A read-only variant for GEORADIUS", radiusCx, georadiusroCommand),
+		withSpecs(c("georadius_ro", -6, ro, 1, 1, "3.2.10", "A read-only variant for GEORADIUS", radiusCx, georadiusroCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
 		georadiusbymember,
-		c("georadiusbymember_ro", -5, ro, 1, 1, "3.2.10", "A read-only variant for GEORADIUSBYMEMBER", radiusCx, georadiusbymemberroCommand),
+		withSpecs(c("georadiusbymember_ro", -5, ro, 1, 1, "3.2.10", "A read-only variant for GEORADIUSBYMEMBER", radiusCx, georadiusbymemberroCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
 	)
 }

@@ -138,7 +138,7 @@ func registerTransactionFamily(t keyspace.CommandTable) {
 		&keyspace.Command{Name: "multi", Arity: 1, Flags: ctl, Group: grp, Since: "1.2.0", Summary: "Starts a transaction.", Complexity: "O(1)", Handler: multiCommand},
 		&keyspace.Command{Name: "exec", Arity: 1, Flags: keyspace.FlagNoScript | keyspace.FlagLoading | keyspace.FlagStale | keyspace.FlagSkipSlowlog, Group: grp, Since: "1.2.0", Summary: "Executes all commands in a transaction.", Complexity: "Depends on commands in the transaction", Handler: execCommand},
 		&keyspace.Command{Name: "discard", Arity: 1, Flags: ctl, Group: grp, Since: "2.0.0", Summary: "Discards a transaction.", Complexity: "O(N), when N is the number of queued commands", Handler: discardCommand},
-		&keyspace.Command{Name: "watch", Arity: -2, Flags: ctl, FirstKey: 1, LastKey: -1, Step: 1, Group: grp, Since: "2.2.0", Summary: "Monitors changes to keys to determine the execution of a transaction.", Complexity: "O(1) for every key.", Handler: watchCommand},
+		&keyspace.Command{Name: "watch", Arity: -2, Flags: ctl, FirstKey: 1, LastKey: -1, Step: 1, Group: grp, Since: "2.2.0", Summary: "Monitors changes to keys to determine the execution of a transaction.", Complexity: "O(1) for every key.", Handler: watchCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, -1, 1)}},
 		&keyspace.Command{Name: "unwatch", Arity: 1, Flags: ctl, Group: grp, Since: "2.2.0", Summary: "Forgets about watched keys of a transaction.", Complexity: "O(1)", Handler: unwatchCommand},
 	)
 }

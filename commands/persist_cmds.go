@@ -70,6 +70,6 @@ func registerPersistenceFamily(t keyspace.CommandTable) {
 	t.Add(
 		&keyspace.Command{Name: "save", Arity: 1, Flags: keyspace.FlagAdmin | keyspace.FlagNoScript | keyspace.FlagNoAsyncLoading | keyspace.FlagNoMulti, Group: grp, Since: "1.0.0", Summary: "Synchronously saves the shard's data to disk as a snapshot.", Complexity: "O(N) where N is the total number of keys in the shard", Handler: saveCommand},
 		&keyspace.Command{Name: "bgsave", Arity: -1, Flags: keyspace.FlagAdmin | keyspace.FlagNoScript | keyspace.FlagNoAsyncLoading, Group: grp, Since: "1.0.0", Summary: "Asynchronously saves the shard's data to disk as a snapshot.", Complexity: "O(1) to start; the snapshot runs between commands", Handler: bgsaveCommand},
-		&keyspace.Command{Name: "lastsave", Arity: 1, Flags: keyspace.FlagLoading | keyspace.FlagStale | keyspace.FlagFast, Categories: []string{"admin", "dangerous"}, Group: grp, Since: "1.0.0", Summary: "Returns the Unix timestamp of the last successful snapshot of the shard.", Complexity: "O(1)", Handler: lastsaveCommand},
+		&keyspace.Command{Name: "lastsave", Arity: 1, Flags: keyspace.FlagLoading | keyspace.FlagStale | keyspace.FlagFast, Categories: []string{"admin", "dangerous"}, Group: grp, Since: "1.0.0", Summary: "Returns the Unix timestamp of the last successful snapshot of the shard.", Complexity: "O(1)", Handler: lastsaveCommand, Tips: []string{tipNondeterministic}},
 	)
 }

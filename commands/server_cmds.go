@@ -411,15 +411,15 @@ func registerServerFamily(t keyspace.CommandTable) {
 	const grp = "server"
 	stale := keyspace.FlagLoading | keyspace.FlagStale
 	admin := keyspace.FlagAdmin | keyspace.FlagNoScript | stale
-	t.Add(&keyspace.Command{Name: "time", Arity: 1, Flags: keyspace.FlagLoading | keyspace.FlagStale | keyspace.FlagFast, Group: "server", Since: "2.6.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand})
+	t.Add(&keyspace.Command{Name: "time", Arity: 1, Flags: keyspace.FlagLoading | keyspace.FlagStale | keyspace.FlagFast, Group: "server", Since: "2.6.0", Summary: "Returns the server time.", Complexity: "O(1)", Handler: timeCommand, Tips: []string{tipNondeterministic}})
 	t.Add(
 		commandFamily(),
 		aclFamily(),
-		&keyspace.Command{Name: "info", Arity: -1, Flags: stale, Group: grp, Categories: []string{"dangerous"}, Since: "1.0.0", Summary: "Returns information and statistics about the server.", Complexity: "O(1)", Handler: infoCommand},
+		&keyspace.Command{Name: "info", Arity: -1, Flags: stale, Group: grp, Categories: []string{"dangerous"}, Since: "1.0.0", Summary: "Returns information and statistics about the server.", Complexity: "O(1)", Handler: infoCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 		&keyspace.Command{Name: "config", Arity: -2, Group: grp, Since: "2.0.0", Summary: "A container for server configuration commands.", Complexity: "Depends on subcommand.", Handler: configCommand,
 			Subcommands: []*keyspace.Command{
 				{Name: "get", Arity: -3, Flags: admin, Group: grp, Since: "2.0.0", Summary: "Returns the effective values of configuration parameters.", Complexity: "O(N) when N is the number of configuration parameters provided", Handler: configGetCommand},
-				{Name: "set", Arity: -4, Flags: admin | keyspace.FlagMayReplicate, Group: grp, Since: "2.0.0", Summary: "Sets configuration parameters in-flight.", Complexity: "O(N) when N is the number of configuration parameters provided", Handler: configSetCommand},
+				{Name: "set", Arity: -4, Flags: admin | keyspace.FlagMayReplicate, Group: grp, Since: "2.0.0", Summary: "Sets configuration parameters in-flight.", Complexity: "O(N) when N is the number of configuration parameters provided", Handler: configSetCommand, Tips: []string{tipAllNodes, tipAllSucceeded}},
 				{Name: "resetstat", Arity: 2, Flags: admin, Group: grp, Since: "2.0.0", Summary: "Resets the server's statistics.", Complexity: "O(1)", Handler: configResetStatCommand},
 				{Name: "rewrite", Arity: 2, Flags: admin, Group: grp, Since: "2.8.0", Summary: "Persists the effective configuration to file.", Complexity: "O(1)", Handler: configRewriteCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: configHelpCommand},
@@ -433,10 +433,10 @@ func registerServerFamily(t keyspace.CommandTable) {
 			}},
 		&keyspace.Command{Name: "memory", Arity: -2, Group: grp, Since: "4.0.0", Summary: "A container for memory diagnostics commands.", Complexity: "Depends on subcommand.", Handler: memoryCommand,
 			Subcommands: []*keyspace.Command{
-				{Name: "usage", Arity: -3, Flags: keyspace.FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand},
-				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand},
-				{Name: "stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand},
-				{Name: "malloc-stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns the Go runtime allocator's statistics and the shards' arena sizes.", Complexity: "O(1); the runtime briefly stops the world to read its statistics", Handler: memoryMallocStatsCommand},
+				{Name: "usage", Arity: -3, Flags: keyspace.FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: grp, Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Complexity: "O(N) where N is the number of samples.", Handler: memoryUsageCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 2, 0, 1)}},
+				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
+				{Name: "stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
+				{Name: "malloc-stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns the Go runtime allocator's statistics and the shards' arena sizes.", Complexity: "O(1); the runtime briefly stops the world to read its statistics", Handler: memoryMallocStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},
 	)

@@ -508,25 +508,25 @@ func registerSetFamily(t keyspace.CommandTable) {
 	// since sets the Redis version a command first appeared in, where it is
 	// not the family's 1.0.0.
 	since := func(cmd *keyspace.Command, v string) *keyspace.Command { cmd.Since = v; return cmd }
-	sintercard := since(c("sintercard", -3, ro, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sintercardCommand), "7.0.0")
+	sintercard := since(withSpecs(c("sintercard", -3, ro, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sintercardCommand), []keyspace.KeySpec{{Flags: keyspace.KeyRO | keyspace.KeyAccess, Index: 1, Find: keyspace.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, nil), "7.0.0")
 	sintercard.MovableKeys = numkeysAt(1)
 	t.Add(
 		sintercard,
-		c("sadd", -3, rw|deny|fast, 1, 1, 1, "Add one or more members to a set", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", saddCommand),
-		c("srem", -3, rw|fast, 1, 1, 1, "Remove one or more members from a set", "O(N) where N is the number of members to be removed.", sremCommand),
-		c("smove", 4, rw|fast, 1, 2, 1, "Move a member from one set to another", "O(1)", smoveCommand),
-		c("sismember", 3, ro|fast, 1, 1, 1, "Determine if a given value is a member of a set", "O(1)", sismemberCommand),
-		since(c("smismember", -3, ro|fast, 1, 1, 1, "Returns the membership associated with the given elements for a set", "O(N) where N is the number of elements being checked for membership", smismemberCommand), "6.2.0"),
-		c("scard", 2, ro|fast, 1, 1, 1, "Get the number of members in a set", "O(1)", scardCommand),
-		c("smembers", 2, ro, 1, 1, 1, "Get all the members in a set", "O(N) where N is the set cardinality.", smembersCommand),
-		c("spop", -2, rw|fast, 1, 1, 1, "Remove and return one or multiple random members from a set", "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", spopCommand),
-		c("srandmember", -2, ro, 1, 1, 1, "Get one or multiple random members from a set", "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", srandmemberCommand),
-		c("sinter", -2, ro, 1, -1, 1, "Intersect multiple sets", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sinterCommand),
-		c("sinterstore", -3, rw|deny, 1, -1, 1, "Intersect multiple sets and store the resulting set in a key", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sinterstoreCommand),
-		c("sunion", -2, ro, 1, -1, 1, "Add multiple sets", "O(N) where N is the total number of elements in all given sets.", sunionCommand),
-		c("sunionstore", -3, rw|deny, 1, -1, 1, "Add multiple sets and store the resulting set in a key", "O(N) where N is the total number of elements in all given sets.", sunionstoreCommand),
-		c("sdiff", -2, ro, 1, -1, 1, "Subtract multiple sets", "O(N) where N is the total number of elements in all given sets.", sdiffCommand),
-		c("sdiffstore", -3, rw|deny, 1, -1, 1, "Subtract multiple sets and store the resulting set in a key", "O(N) where N is the total number of elements in all given sets.", sdiffstoreCommand),
-		since(c("sscan", -3, ro, 1, 1, 1, "Incrementally iterate Set elements", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", sscanCommand), "2.8.0"),
+		withSpecs(c("sadd", -3, rw|deny|fast, 1, 1, 1, "Add one or more members to a set", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", saddCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 1, 0, 1)}, nil),
+		withSpecs(c("srem", -3, rw|fast, 1, 1, 1, "Remove one or more members from a set", "O(N) where N is the number of members to be removed.", sremCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyDelete, 1, 0, 1)}, nil),
+		withSpecs(c("smove", 4, rw|fast, 1, 2, 1, "Move a member from one set to another", "O(1)", smoveCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1), rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 2, 0, 1)}, nil),
+		withSpecs(c("sismember", 3, ro|fast, 1, 1, 1, "Determine if a given value is a member of a set", "O(1)", sismemberCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
+		since(withSpecs(c("smismember", -3, ro|fast, 1, 1, 1, "Returns the membership associated with the given elements for a set", "O(N) where N is the number of elements being checked for membership", smismemberCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil), "6.2.0"),
+		withSpecs(c("scard", 2, ro|fast, 1, 1, 1, "Get the number of members in a set", "O(1)", scardCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
+		withSpecs(c("smembers", 2, ro, 1, 1, 1, "Get all the members in a set", "O(N) where N is the set cardinality.", smembersCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, []string{tipNondeterministicOrder}),
+		withSpecs(c("spop", -2, rw|fast, 1, 1, 1, "Remove and return one or multiple random members from a set", "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", spopCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1)}, []string{tipNondeterministic}),
+		withSpecs(c("srandmember", -2, ro, 1, 1, 1, "Get one or multiple random members from a set", "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", srandmemberCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, []string{tipNondeterministic}),
+		withSpecs(c("sinter", -2, ro, 1, -1, 1, "Intersect multiple sets", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sinterCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, -1, 1)}, []string{tipNondeterministicOrder}),
+		withSpecs(c("sinterstore", -3, rw|deny, 1, -1, 1, "Intersect multiple sets and store the resulting set in a key", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", sinterstoreCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyUpdate, 1, 0, 1), rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 2, -1, 1)}, nil),
+		withSpecs(c("sunion", -2, ro, 1, -1, 1, "Add multiple sets", "O(N) where N is the total number of elements in all given sets.", sunionCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, -1, 1)}, []string{tipNondeterministicOrder}),
+		withSpecs(c("sunionstore", -3, rw|deny, 1, -1, 1, "Add multiple sets and store the resulting set in a key", "O(N) where N is the total number of elements in all given sets.", sunionstoreCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyOW|keyspace.KeyUpdate, 1, 0, 1), rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 2, -1, 1)}, nil),
+		withSpecs(c("sdiff", -2, ro, 1, -1, 1, "Subtract multiple sets", "O(N) where N is the total number of elements in all given sets.", sdiffCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, -1, 1)}, []string{tipNondeterministicOrder}),
+		withSpecs(c("sdiffstore", -3, rw|deny, 1, -1, 1, "Subtract multiple sets and store the resulting set in a key", "O(N) where N is the total number of elements in all given sets.", sdiffstoreCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyOW|keyspace.KeyUpdate, 1, 0, 1), rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 2, -1, 1)}, nil),
+		since(withSpecs(c("sscan", -3, ro, 1, 1, 1, "Incrementally iterate Set elements", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", sscanCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, []string{tipNondeterministic}), "2.8.0"),
 	)
 }

@@ -504,11 +504,11 @@ func registerSortFamily(t keyspace.CommandTable) {
 	const complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N)."
 	cats := []string{"set", "sortedset", "list", "dangerous"}
 	sortCmd := &keyspace.Command{Name: "sort", Arity: -2, Flags: keyspace.FlagWrite | keyspace.FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Categories: cats, Group: "generic", Since: "1.0.0",
-		Summary: "Sort the elements in a list, set or sorted set", Complexity: complexity, Handler: sortCommand}
+		Summary: "Sort the elements in a list, set or sorted set", Complexity: complexity, Handler: sortCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1), {Flags: keyspace.KeyRO | keyspace.KeyAccess}, {Flags: keyspace.KeyOW | keyspace.KeyUpdate}}}
 	sortCmd.GetKeys = sortKeyRefs(false)
 	sortCmd.MovableKeys = keyPositions(sortCmd.GetKeys)
 	sortRO := &keyspace.Command{Name: "sort_ro", Arity: -2, Flags: keyspace.FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Categories: cats, Group: "generic", Since: "7.0.0",
-		Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Complexity: complexity, Handler: sortroCommand}
+		Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Complexity: complexity, Handler: sortroCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1), {Flags: keyspace.KeyRO | keyspace.KeyAccess}}}
 	sortRO.GetKeys = sortKeyRefs(true)
 	t.Add(sortCmd, sortRO)
 }

@@ -126,9 +126,9 @@ type Command struct {
 	Since      string // COMMAND DOCS since: the Redis version that added it
 	Summary    string // COMMAND DOCS summary: what the command does
 	Complexity string // COMMAND DOCS complexity: its time complexity
-	// KeySpecs and Tips are Redis 7's key specifications and command tips;
-	// they are set from commands/command_specs.go when the table is built, so the
-	// family files keep only the legacy key triple above.
+	// KeySpecs and Tips are Redis 7's key specifications and command tips,
+	// written in the command's registration record beside the legacy key
+	// triple above (which must agree with them, as in Redis).
 	KeySpecs []KeySpec
 	Tips     []string // command tips, as COMMAND INFO reports them
 	// Subcommands, for container commands such as CLIENT and CONFIG.

@@ -7,7 +7,7 @@ import (
 // Key specifications: the types of Redis 7's key specs and the routine that
 // finds a call's keys and their flags from them, which routing, the ACL
 // check, COMMAND GETKEYS and ACL DRYRUN share. Each command's own specs and
-// tips are in commands/command_specs.go.
+// tips are in its registration record (package commands).
 
 // KeyFlag is a key-spec flag; the names are those COMMAND reports.
 type KeyFlag uint16
