@@ -288,7 +288,7 @@ func geoSearchGeneric(x *keyspace.Ctx, src int, flags int) {
 	if opt.anyFlag {
 		limit = int(min(opt.count, math.MaxInt32))
 	}
-	points := geoCollect(x.S.GeoPoints[:0], &o.Z, &opt.shape, limit)
+	points := geoCollect(stateOf(x.S).geoPoints[:0], &o.Z, &opt.shape, limit)
 	defer shardKeepGeoPoints(x.S, points)
 	if len(points) == 0 && opt.storeKey == nil {
 		x.W.ArrayHeader(0)
@@ -473,7 +473,7 @@ func geoCheckSearchArgs(x *keyspace.Ctx, flags int, opt *geoSearchOptions) bool 
 // keeps COUNT of them and converts their distances to the unit asked,
 // made exact first where STOREDIST stores them and precise enough where
 // WITHDIST replies them.
-func geoSearchResults(sh *keyspace.Shard, points []keyspace.GeoPoint, opt *geoSearchOptions) []keyspace.GeoPoint {
+func geoSearchResults(sh *keyspace.Shard, points []geoPoint, opt *geoSearchOptions) []geoPoint {
 	returned := len(points)
 	if opt.count != 0 && int64(returned) > opt.count {
 		returned = int(opt.count)
@@ -499,7 +499,7 @@ func geoSearchResults(sh *keyspace.Shard, points []keyspace.GeoPoint, opt *geoSe
 
 // geoSearchReply replies the points: each a member, or an array of the
 // member and what WITHDIST, WITHHASH and WITHCOORD ask, in that order.
-func geoSearchReply(x *keyspace.Ctx, points []keyspace.GeoPoint, opt *geoSearchOptions) {
+func geoSearchReply(x *keyspace.Ctx, points []geoPoint, opt *geoSearchOptions) {
 	opts := 0
 	for _, on := range []bool{opt.withDist, opt.withCoord, opt.withHash} {
 		if on {
@@ -527,7 +527,7 @@ func geoSearchReply(x *keyspace.Ctx, points []keyspace.GeoPoint, opt *geoSearchO
 }
 
 // geoPointExactDist sets p.dist to the distance Redis computes, once.
-func geoPointExactDist(p *keyspace.GeoPoint, shape *geo.Shape) {
+func geoPointExactDist(p *geoPoint, shape *geo.Shape) {
 	if !p.Exact {
 		p.Dist, p.Exact = geo.Distance(shape.Lon, shape.Lat, p.Lon, p.Lat), true
 	}
@@ -540,11 +540,11 @@ func geoPointExactDist(p *keyspace.GeoPoint, shape *geo.Shape) {
 // too close to order, and with a small want (COUNT) fast distances only
 // for the points geoNarrow keeps. The points after want are left in no
 // order and may be overwritten.
-func shardGeoSortByDistance(sh *keyspace.Shard, points []keyspace.GeoPoint, shape *geo.Shape, dir int, want int) {
+func shardGeoSortByDistance(sh *keyspace.Shard, points []geoPoint, shape *geo.Shape, dir int, want int) {
 	if want > 0 && want*4 < len(points) {
 		points = geoNarrow(points, want, dir)
 	}
-	keys := sh.GeoKeys[:0]
+	keys := stateOf(sh).geoKeys[:0]
 	for i := range points {
 		p := &points[i]
 		p.Idx = i
@@ -552,9 +552,9 @@ func shardGeoSortByDistance(sh *keyspace.Shard, points []keyspace.GeoPoint, shap
 		if math.IsNaN(p.Dist) {
 			geoPointExactDist(p, shape)
 		}
-		keys = append(keys, keyspace.GeoDistKey{Dist: p.Dist, Idx: i})
+		keys = append(keys, geoDistKey{Dist: p.Dist, Idx: i})
 	}
-	byDist := func(a, b keyspace.GeoDistKey) int {
+	byDist := func(a, b geoDistKey) int {
 		if c := cmpFloat(a.Dist, b.Dist) * dir; c != 0 {
 			return c
 		}
@@ -581,7 +581,7 @@ func shardGeoSortByDistance(sh *keyspace.Shard, points []keyspace.GeoPoint, shap
 		}
 		i = j
 	}
-	sorted := sh.GeoSorted[:0]
+	sorted := stateOf(sh).geoSorted[:0]
 	for _, k := range keys {
 		sorted = append(sorted, points[k.Idx])
 	}
@@ -590,9 +590,11 @@ func shardGeoSortByDistance(sh *keyspace.Shard, points []keyspace.GeoPoint, shap
 	copy(points, sorted)
 	clear(sorted) // no member kept alive by the scratch
 	if cap(keys) <= 64<<10 {
-		sh.GeoKeys, sh.GeoSorted = keys[:0], sorted[:0]
+		st := stateOf(sh)
+		st.geoKeys, st.geoSorted = keys[:0], sorted[:0]
 	} else {
-		sh.GeoKeys, sh.GeoSorted = nil, nil
+		st := stateOf(sh)
+		st.geoKeys, st.geoSorted = nil, nil
 	}
 }
 
@@ -600,7 +602,7 @@ func shardGeoSortByDistance(sh *keyspace.Shard, points []keyspace.GeoPoint, shap
 // search left it or an exact one: from the haversine term when the search
 // computed that (the same value for the cost of a square root and an
 // arcsine), else from the coordinates.
-func geoPointApproxDist(p *keyspace.GeoPoint, shape *geo.Shape) {
+func geoPointApproxDist(p *geoPoint, shape *geo.Shape) {
 	switch {
 	case p.Exact || !math.IsNaN(p.Dist):
 	case !math.IsNaN(p.Hav):
@@ -620,7 +622,7 @@ func geoPointApproxDist(p *keyspace.GeoPoint, shape *geo.Shape) {
 // slack far above the conversion's rounding. Points without a term are
 // kept, and nothing is dropped when fewer than want points have one: what
 // is kept always includes what geoNearest keeps of all the points.
-func geoNarrow(points []keyspace.GeoPoint, want, dir int) []keyspace.GeoPoint {
+func geoNarrow(points []geoPoint, want, dir int) []geoPoint {
 	var buf [64]float64
 	best := buf[:0]
 	if want > len(buf) {
@@ -670,7 +672,7 @@ func geoNarrow(points []keyspace.GeoPoint, want, dir int) []keyspace.GeoPoint {
 // within the approximation's error of the last of them, which only exact
 // distances can order; the result is in no particular order and reuses
 // keys' storage.
-func geoNearest(keys []keyspace.GeoDistKey, want, dir int) []keyspace.GeoDistKey {
+func geoNearest(keys []geoDistKey, want, dir int) []geoDistKey {
 	// The want best distances so far, worst first: a small max-heap by
 	// "better" order would do, but want is small and this is simpler.
 	best := make([]float64, 0, 64)
@@ -708,7 +710,7 @@ func geoNearest(keys []keyspace.GeoDistKey, want, dir int) []keyspace.GeoDistKey
 // with four decimals in the search's unit: the approximation when the
 // whole interval it may be off by rounds to the same digits (the printing
 // is monotone in the distance), else the exact distance.
-func geoPointReplyDist(p *keyspace.GeoPoint, shape *geo.Shape) {
+func geoPointReplyDist(p *geoPoint, shape *geo.Shape) {
 	geoPointApproxDist(p, shape)
 	if p.Exact || math.IsNaN(p.Dist) {
 		geoPointExactDist(p, shape)
@@ -759,7 +761,7 @@ func geoParseRadiusOrReply(x *keyspace.Ctx, radiusArg, unitArg []byte, shape *ge
 // spares an allocation per result, which on a large set is mostly
 // garbage-collector work. The points are appended to points (the
 // shard's scratch).
-func geoCollect(points []keyspace.GeoPoint, z *zset.ZSet, shape *geo.Shape, limit int) []keyspace.GeoPoint {
+func geoCollect(points []geoPoint, z *zset.ZSet, shape *geo.Shape, limit int) []geoPoint {
 	cover := geo.Cover(shape)
 	var cells [9]geo.ScoreRange
 	for _, cell := range cover.Cells(cells[:0]) {
@@ -769,7 +771,7 @@ func geoCollect(points []keyspace.GeoPoint, z *zset.ZSet, shape *geo.Shape, limi
 		r := zset.ScoreRange{Min: float64(cell.Min), Max: float64(cell.Max), MaxEx: true}
 		z.RangeByScore(r, false, 0, -1, func(m []byte, s float64) bool {
 			if lon, lat, approx, hav, in := shape.WithinScore(s); in {
-				points = append(points, keyspace.GeoPoint{Member: m, Lon: lon, Lat: lat, Dist: approx, Hav: hav, Score: s})
+				points = append(points, geoPoint{Member: m, Lon: lon, Lat: lat, Dist: approx, Hav: hav, Score: s})
 			}
 			return limit == 0 || len(points) < limit
 		})
@@ -780,14 +782,14 @@ func geoCollect(points []keyspace.GeoPoint, z *zset.ZSet, shape *geo.Shape, limi
 // shardKeepGeoPoints keeps the buffer of a search's points for the next one,
 // cleared so that it holds no member of a set that may be deleted, and
 // not when one huge search grew it.
-func shardKeepGeoPoints(sh *keyspace.Shard, points []keyspace.GeoPoint) {
+func shardKeepGeoPoints(sh *keyspace.Shard, points []geoPoint) {
 	points = points[:cap(points)]
 	if len(points) > 64<<10 {
-		sh.GeoPoints = nil
+		stateOf(sh).geoPoints = nil
 		return
 	}
 	clear(points)
-	sh.GeoPoints = points[:0]
+	stateOf(sh).geoPoints = points[:0]
 }
 
 // geoStoreEmpty deletes the destination of a search that found nothing.
@@ -802,7 +804,7 @@ func geoStoreEmpty(x *keyspace.Ctx, dst []byte) {
 
 // geoStoreResult stores the points at dst as a sorted set scored by
 // geohash or (storeDist) by distance, and replies their count.
-func geoStoreResult(x *keyspace.Ctx, dst []byte, points []keyspace.GeoPoint, storeDist, search bool) {
+func geoStoreResult(x *keyspace.Ctx, dst []byte, points []geoPoint, storeDist, search bool) {
 	if len(points) == 0 {
 		geoStoreEmpty(x, dst)
 		x.W.Int(0)

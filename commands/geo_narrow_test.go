@@ -34,7 +34,7 @@ func TestGeoSortByDistanceMatchesStableSort(t *testing.T) {
 		radius := []float64{1, 50, 10000, 2e6}[rng.IntN(4)]
 		shape := geo.Shape{Lon: lon, Lat: lat, Radius: radius, Conversion: 1}
 		spread := radius / geo.EarthRadius * 180 / math.Pi * 1.5
-		var points []keyspace.GeoPoint
+		var points []geoPoint
 		for range 20 + rng.IntN(400) {
 			plon, plat := lon+(rng.Float64()*2-1)*spread, lat+(rng.Float64()*2-1)*spread
 			if len(points) > 0 && rng.IntN(6) == 0 {
@@ -55,7 +55,7 @@ func TestGeoSortByDistanceMatchesStableSort(t *testing.T) {
 				continue
 			}
 			if plon, plat, approx, hav, in := shape.WithinScore(float64(score)); in {
-				points = append(points, keyspace.GeoPoint{Member: []byte(strconv.Itoa(len(points))), Lon: plon, Lat: plat, Dist: approx, Hav: hav, Score: float64(score)})
+				points = append(points, geoPoint{Member: []byte(strconv.Itoa(len(points))), Lon: plon, Lat: plat, Dist: approx, Hav: hav, Score: float64(score)})
 			}
 		}
 		if len(points) == 0 {

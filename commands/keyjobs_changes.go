@@ -34,26 +34,28 @@ const changesScanMax = 65536
 // shardNoteChange records a note when the shard's feed is armed; otherwise it
 // returns at once.
 func shardNoteChange(sh *keyspace.Shard, cmd uint8, key string, detail int64, hasDetail bool) {
-	if sh.Changes != nil {
-		changeFeedAdd(sh.Changes, cmd, key, detail, hasDetail)
+	if f := stateOf(sh).changes; f != nil {
+		changeFeedAdd(f, cmd, key, detail, hasDetail)
 	}
 }
 
-func changeFeedAdd(f *keyspace.ChangeFeed, cmd uint8, key string, detail int64, hasDetail bool) {
+// changeFeedAdd writes a note into the ring, over the oldest, reusing that
+// note's key copy when it is large enough.
+func changeFeedAdd(f *changeFeed, cmd uint8, key string, detail int64, hasDetail bool) {
 	f.Last++
 	n := &f.Notes[uint64(f.Last)%uint64(len(f.Notes))]
 	k := n.Key[:0]
 	if cap(k) < len(key) {
 		k = changeFeedCarve(f, len(key))
 	}
-	*n = keyspace.ChangeNote{Key: append(k, key...), Detail: detail, Cmd: cmd, HasDetail: hasDetail}
+	*n = changeNote{Key: append(k, key...), Detail: detail, Cmd: cmd, HasDetail: hasDetail}
 }
 
 // changeChunk is the size of the blocks key copies are carved from.
 const changeChunk = 64 << 10
 
 // changeFeedCarve returns an empty slice with room for n bytes.
-func changeFeedCarve(f *keyspace.ChangeFeed, n int) []byte {
+func changeFeedCarve(f *changeFeed, n int) []byte {
 	if n > changeChunk/8 {
 		return make([]byte, 0, n)
 	}
@@ -66,24 +68,25 @@ func changeFeedCarve(f *keyspace.ChangeFeed, n int) []byte {
 }
 
 // changeFeedOldest is the cursor of the oldest note still held (last+1 when none).
-func changeFeedOldest(f *keyspace.ChangeFeed) int64 {
+func changeFeedOldest(f *changeFeed) int64 {
 	return max(f.Base+1, f.Last-int64(len(f.Notes))+1)
 }
 
 // CHANGES START | CHANGES cursor
 func changesCommand(x *keyspace.Ctx) {
 	sh := x.S
+	st := stateOf(sh)
 	arg := x.Args[1]
 	if keyspace.EqFold(arg, "start") {
-		if sh.Changes == nil {
+		if st.changes == nil {
 			n := sh.Srv.Opts.Config.Keyspace.ChangesCapacity
 			if n < 1 {
 				n = 65536
 			}
 			base := sh.NowMs << 20
-			sh.Changes = &keyspace.ChangeFeed{Notes: make([]keyspace.ChangeNote, n), Chunk: make([]byte, changeChunk), Base: base, Last: base}
+			st.changes = &changeFeed{Notes: make([]changeNote, n), Chunk: make([]byte, changeChunk), Base: base, Last: base}
 		}
-		x.W.Int(sh.Changes.Last)
+		x.W.Int(st.changes.Last)
 		return
 	}
 	cursor, ok := keyspace.ParseInt(arg)
@@ -91,7 +94,7 @@ func changesCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR CHANGES takes START or a cursor returned by this shard")
 		return
 	}
-	f := sh.Changes
+	f := st.changes
 	if f == nil {
 		x.W.Error("ERR CHANGES is not started on this shard (the feed is empty after a restart); resync and call CHANGES START")
 		return
@@ -103,7 +106,7 @@ func changesCommand(x *keyspace.Ctx) {
 	r := changesReader(x)
 	from := cursor
 	if r != nil {
-		from = changesSkipResume(r.ChangesSkip, cursor, r.ACLUsers, f)
+		from = changesSkipResume(clientStateOf(r).changesSkip, cursor, r.ACLUsers, f)
 	}
 	if from < changeFeedOldest(f)-1 {
 		x.W.Error("ERR CHANGES cursor " + strconv.FormatInt(cursor, 10) + " has fallen out of the buffer (oldest held " + strconv.FormatInt(changeFeedOldest(f), 10) + "); resync and call CHANGES START")
@@ -121,7 +124,7 @@ func changesCommand(x *keyspace.Ctx) {
 }
 
 // writeChangeNote writes one note: [cursor, command, key, detail].
-func writeChangeNote(x *keyspace.Ctx, c int64, nt *keyspace.ChangeNote) {
+func writeChangeNote(x *keyspace.Ctx, c int64, nt *changeNote) {
 	x.W.ArrayHeader(4)
 	x.W.Int(c)
 	x.W.BulkString(noteNames[nt.Cmd])
@@ -159,7 +162,7 @@ func changesReader(x *keyspace.Ctx) *keyspace.Client {
 // changesSkipResume is where a reader with cursor, permissions from users, goes on
 // scanning f: past the notes it was last found unable to read when it
 // comes back with the same cursor and permissions, else after cursor.
-func changesSkipResume(sk keyspace.ChangesSkip, cursor int64, users *acl.Users, f *keyspace.ChangeFeed) int64 {
+func changesSkipResume(sk changesSkip, cursor int64, users *acl.Users, f *changeFeed) int64 {
 	if sk.Users == users && sk.From == cursor && sk.To > cursor && sk.To <= f.Last {
 		return sk.To
 	}
@@ -169,10 +172,10 @@ func changesSkipResume(sk keyspace.ChangesSkip, cursor int64, users *acl.Users, 
 // changesFiltered is CHANGES cursor for reader c: the notes after cursor
 // whose key c's user may read, at most changesMaxReply of them, scanned
 // from start (cursor, or past hidden notes), changesScanMax notes at most.
-func changesFiltered(x *keyspace.Ctx, f *keyspace.ChangeFeed, cursor, start int64, c *keyspace.Client) {
+func changesFiltered(x *keyspace.Ctx, f *changeFeed, cursor, start int64, c *keyspace.Client) {
 	u := c.ACLUser
 	sh := x.S
-	found := sh.ChangesFound[:0]
+	found := stateOf(sh).changesFound[:0]
 	scanned := start
 	for n := start + 1; n <= f.Last && len(found) < changesMaxReply && n-start <= changesScanMax; n++ {
 		if u.CheckKey(f.Notes[uint64(n)%uint64(len(f.Notes))].Key, acl.Read) {
@@ -180,15 +183,15 @@ func changesFiltered(x *keyspace.Ctx, f *keyspace.ChangeFeed, cursor, start int6
 		}
 		scanned = n
 	}
-	sh.ChangesFound = found
+	stateOf(sh).changesFound = found
 	last := cursor
 	if len(found) > 0 {
 		last = found[len(found)-1]
 	}
 	if scanned > last {
-		c.ChangesSkip = keyspace.ChangesSkip{From: last, To: scanned, Users: c.ACLUsers}
+		clientStateOf(c).changesSkip = changesSkip{From: last, To: scanned, Users: c.ACLUsers}
 	} else {
-		c.ChangesSkip = keyspace.ChangesSkip{}
+		clientStateOf(c).changesSkip = changesSkip{}
 	}
 	x.W.ArrayHeader(len(found))
 	for _, n := range found {

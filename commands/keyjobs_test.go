@@ -490,7 +490,7 @@ func TestKeyJobsIdemRecordParsing(t *testing.T) {
 func TestKeyJobsChanges(t *testing.T) {
 	sh, _ := kjShard(t)
 	expect(t, sh, rOK, "SET", "before", "1")
-	if sh.Changes != nil {
+	if stateOf(sh).changes != nil {
 		t.Fatal("the feed exists before CHANGES START")
 	}
 	expect(t, sh, rErr("ERR CHANGES is not started on this shard (the feed is empty after a restart); resync and call CHANGES START"), "CHANGES", "0")
@@ -550,8 +550,8 @@ func TestKeyJobsChangesCapacity(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		run(t, sh, "SET", "k"+strconv.Itoa(i), "v")
 	}
-	if len(sh.Changes.Notes) != 4 {
-		t.Fatalf("ring of %d notes", len(sh.Changes.Notes))
+	if len(stateOf(sh).changes.Notes) != 4 {
+		t.Fatalf("ring of %d notes", len(stateOf(sh).changes.Notes))
 	}
 	expect(t, sh, rErr("ERR CHANGES cursor "+strconv.FormatInt(c0+1, 10)+" has fallen out of the buffer (oldest held "+strconv.FormatInt(c0+3, 10)+"); resync and call CHANGES START"),
 		"CHANGES", strconv.FormatInt(c0+1, 10))
@@ -786,7 +786,7 @@ func TestKeyJobsChangesCost(t *testing.T) {
 		leaseGrantRelease(sh, lease, release, tok)
 	}
 	cycle()
-	if sh.Changes != nil {
+	if stateOf(sh).changes != nil {
 		t.Fatal("a feed exists before CHANGES START")
 	}
 	if a := testing.AllocsPerRun(100, cycle); a != 0 {
@@ -796,7 +796,7 @@ func TestKeyJobsChangesCost(t *testing.T) {
 	if a := testing.AllocsPerRun(100, cycle); a != 0 {
 		t.Errorf("with the feed armed: %.1f allocations", a)
 	}
-	if got := sh.Changes.Last - sh.Changes.Base; got != 3*101 {
+	if got := stateOf(sh).changes.Last - stateOf(sh).changes.Base; got != 3*101 {
 		t.Errorf("%d notes, want %d", got, 3*101)
 	}
 }

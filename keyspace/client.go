@@ -44,9 +44,11 @@ type Client struct {
 	ACLUser *acl.User
 	// ACLUsers is the ACL snapshot ACLUser was found in.
 	ACLUsers *acl.Users
-	// ChangesSkip lets a CHANGES reader whose key patterns hide notes
-	// move past them (changes.go); shard goroutine only.
-	ChangesSkip ChangesSkip
+	// FamilyState is the state the command families keep for this
+	// connection (package commands: what CHANGES remembers of the notes
+	// its user may not read). The engine never reads it; shard goroutine
+	// only.
+	FamilyState any
 	// ReplyMode holds the CLIENT REPLY flags (ReplyOff, ReplySkipNext,
 	// replySkip); 0 is CLIENT REPLY ON.
 	ReplyMode uint8

@@ -102,11 +102,10 @@ type Shard struct {
 	Stats    shardStats   // the shard's counters (INFO stats)
 	CmdStats commandStats // per-command and per-error counters (INFO commandstats, errorstats)
 
-	// Changes is the CHANGES feed, nil until the first CHANGES START.
-	Changes *ChangeFeed
-	// ChangesFound is scratch space for the cursors of the notes a
-	// filtered CHANGES reply shows.
-	ChangesFound []int64
+	// FamilyState is the state the command families keep for this shard
+	// (package commands: the geo searches' scratch, the CHANGES feed). The
+	// engine holds it for them and never reads it; shard goroutine only.
+	FamilyState any
 
 	// Pubsub is the shard's subscription tables; deliverTo is scratch
 	// space for PUBLISH. groupGen numbers the commit group being built.
@@ -130,13 +129,6 @@ type Shard struct {
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
 	frameBufs [2][]byte
-	// GeoPoints is a geo search's result scratch, reused so that a search
-	// allocates nothing: on a shard holding a large sorted set every
-	// allocation brings the next collection (which scans that set) nearer.
-	GeoPoints []GeoPoint
-	// GeoKeys and GeoSorted are a geo search's sort scratch.
-	GeoKeys   []GeoDistKey
-	GeoSorted []GeoPoint // the points in distance order
 	// Tx is the watch table and the EXEC record unit (multi.go).
 	Tx shardTx
 	// Scr is the Lua engine and the running script (scripting.go).
