@@ -25,14 +25,21 @@ type shardState struct {
 	geoSorted []geoPoint // the points in distance order
 }
 
-// stateOf returns the families' state of sh, made at its first use.
-func stateOf(sh *keyspace.Shard) *shardState {
-	if st, ok := sh.FamilyState.(*shardState); ok {
+// stateIn returns the *T held in slot, storing a new zero T there at its
+// first use. The shard and the connection each keep the families' state in
+// such a slot, which the engine holds and never reads.
+func stateIn[T any](slot *any) *T {
+	if st, ok := (*slot).(*T); ok {
 		return st
 	}
-	st := &shardState{}
-	sh.FamilyState = st
+	st := new(T)
+	*slot = st
 	return st
+}
+
+// stateOf returns the families' state of sh, made at its first use.
+func stateOf(sh *keyspace.Shard) *shardState {
+	return stateIn[shardState](&sh.FamilyState)
 }
 
 // clientState is what the families keep for one connection.
@@ -44,12 +51,7 @@ type clientState struct {
 
 // clientStateOf returns the families' state of c, made at its first use.
 func clientStateOf(c *keyspace.Client) *clientState {
-	if st, ok := c.FamilyState.(*clientState); ok {
-		return st
-	}
-	st := &clientState{}
-	c.FamilyState = st
-	return st
+	return stateIn[clientState](&c.FamilyState)
 }
 
 // changeNote is one note. Its key is a copy (entries live in the arena and
