@@ -43,6 +43,18 @@ type randSource struct{}
 // Uint64 returns a random number from math/rand/v2's global source.
 func (randSource) Uint64() uint64 { return rand.Uint64() }
 
+// parseIntOrReply parses an integer argument; msg is the reply when it is
+// not one. Options that take a number share it so that each keeps only its
+// own error text.
+func parseIntOrReply(x *keyspace.Ctx, arg []byte, msg string) (int64, bool) {
+	n, ok := keyspace.ParseInt(arg)
+	if !ok {
+		x.W.Error(msg)
+		return 0, false
+	}
+	return n, true
+}
+
 // parseRangeLongOrReply parses an integer argument within [lo, hi] as Redis's
 // getRangeLongFromObjectOrReply does: msg (when not empty) is the reply
 // both to a non-integer and to a value out of range; without msg they get

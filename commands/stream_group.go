@@ -348,9 +348,8 @@ func xclaimCommand(x *keyspace.Ctx) {
 	if !ok {
 		return
 	}
-	minIdle, ok := keyspace.ParseInt(args[4])
+	minIdle, ok := parseIntOrReply(x, args[4], "ERR Invalid min-idle-time argument for XCLAIM")
 	if !ok {
-		x.W.Error("ERR Invalid min-idle-time argument for XCLAIM")
 		return
 	}
 	minIdle = max(minIdle, 0)
@@ -378,25 +377,22 @@ func xclaimCommand(x *keyspace.Ctx) {
 			justID = true
 		case keyspace.EqFold(opt, "idle") && more > 0:
 			j++
-			n, ok := keyspace.ParseInt(args[j])
+			n, ok := parseIntOrReply(x, args[j], "ERR Invalid IDLE option argument for XCLAIM")
 			if !ok {
-				x.W.Error("ERR Invalid IDLE option argument for XCLAIM")
 				return
 			}
 			deliveryTime = now - n
 		case keyspace.EqFold(opt, "time") && more > 0:
 			j++
-			n, ok := keyspace.ParseInt(args[j])
+			n, ok := parseIntOrReply(x, args[j], "ERR Invalid TIME option argument for XCLAIM")
 			if !ok {
-				x.W.Error("ERR Invalid TIME option argument for XCLAIM")
 				return
 			}
 			deliveryTime = n
 		case keyspace.EqFold(opt, "retrycount") && more > 0:
 			j++
-			n, ok := keyspace.ParseInt(args[j])
+			n, ok := parseIntOrReply(x, args[j], "ERR Invalid RETRYCOUNT option argument for XCLAIM")
 			if !ok {
-				x.W.Error("ERR Invalid RETRYCOUNT option argument for XCLAIM")
 				return
 			}
 			retry = n
@@ -486,9 +482,8 @@ func xclaimCommand(x *keyspace.Ctx) {
 func xautoclaimCommand(x *keyspace.Ctx) {
 	args := x.Args
 	key, gname := args[1], args[2]
-	minIdle, ok := keyspace.ParseInt(args[4])
+	minIdle, ok := parseIntOrReply(x, args[4], "ERR Invalid min-idle-time argument for XAUTOCLAIM")
 	if !ok {
-		x.W.Error("ERR Invalid min-idle-time argument for XAUTOCLAIM")
 		return
 	}
 	minIdle = max(minIdle, 0)
