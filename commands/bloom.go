@@ -20,20 +20,7 @@ var defaultBloomParams = keyspace.BloomParams{Rate: bloom.DefaultErrorRate, Capa
 // lookupBloomOrReply returns the filter at key (nil when absent); ok is false
 // after a WRONGTYPE reply.
 func lookupBloomOrReply(x *keyspace.Ctx, key []byte, write bool) (*keyspace.Entry, *keyspace.BloomObj, bool) {
-	var e *keyspace.Entry
-	if write {
-		e = x.S.Lookup(x.DB, key)
-	} else {
-		e = x.S.LookupRead(x.DB, key)
-	}
-	if e == nil {
-		return nil, nil, true
-	}
-	o, ok := x.DB.Obj(e).(*keyspace.BloomObj)
-	if !ok {
-		x.W.Error(keyspace.ErrWrongType)
-	}
-	return e, o, ok
+	return lookupTypedOrReply[*keyspace.BloomObj](x, key, !write)
 }
 
 // argIndex is the index of the first argument from 2 on equal to name
@@ -332,12 +319,8 @@ func bfInfoCommand(x *keyspace.Ctx) {
 
 // BF.CARD key
 func bfCardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupBloomOrReply(x, x.Args[1], false)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.BloomObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.F.Card()))

@@ -35,6 +35,18 @@ func lookupTypedOrReply[T any](x *keyspace.Ctx, key []byte, read bool) (e *keysp
 	return e, obj, true
 }
 
+// lookupTypedOrReplyZero is lookupTypedOrReply for the commands that answer
+// 0 for a missing key (the counts, and the removals that find nothing to
+// remove): it replies that 0 itself, so ok means key holds a T.
+func lookupTypedOrReplyZero[T any](x *keyspace.Ctx, key []byte, read bool) (e *keyspace.Entry, obj T, ok bool) {
+	e, obj, ok = lookupTypedOrReply[T](x, key, read)
+	if ok && e == nil {
+		x.W.Int(0)
+		return nil, obj, false
+	}
+	return e, obj, ok
+}
+
 // randSource is the process-wide random source as a rand.Source, for the
 // types' random picks (HRANDFIELD and kin). Randomness never reaches the
 // WAL: records state what was picked.

@@ -129,12 +129,8 @@ func hmgetCommand(x *keyspace.Ctx) {
 // HDEL key field [field ...]
 func hdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := lookupTypedOrReply[*keyspace.HashObj](x, key, false)
+	e, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, key, false)
 	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
 		return
 	}
 	var removed [][]byte
@@ -156,12 +152,8 @@ func hdelCommand(x *keyspace.Ctx) {
 
 // HLEN key
 func hlenCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.H.Len()))
@@ -169,12 +161,8 @@ func hlenCommand(x *keyspace.Ctx) {
 
 // HSTRLEN key field
 func hstrlenCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.H.StrLen(x.Args[2])))

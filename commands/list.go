@@ -184,12 +184,8 @@ func readList(x *keyspace.Ctx) (o *keyspace.ListObj, ok bool) {
 
 // LLEN key
 func llenCommand(x *keyspace.Ctx) {
-	o, ok := readList(x)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.ListObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.L.Len()))
@@ -282,12 +278,8 @@ func linsertCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.ListObj](x, key, false)
 	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
 		return
 	}
 	n := o.L.Insert(x.Args[3], x.Args[4], after)
@@ -305,12 +297,8 @@ func lremCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := lookupTypedOrReply[*keyspace.ListObj](x, key, false)
+	e, o, ok := lookupTypedOrReplyZero[*keyspace.ListObj](x, key, false)
 	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
 		return
 	}
 	n := o.L.Remove(x.Args[3], int(count))

@@ -69,12 +69,8 @@ func saddCommand(x *keyspace.Ctx) {
 // SREM key member [member ...]
 func sremCommand(x *keyspace.Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReplyZero[*keyspace.SetObj](x, x.Args[1], false)
 	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
 		return
 	}
 	removed := 0
@@ -174,12 +170,8 @@ func smismemberCommand(x *keyspace.Ctx) {
 
 // SCARD key
 func scardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.SetObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.S.Len()))

@@ -327,12 +327,8 @@ func xtrimCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := lookupStream(x, key, false)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.StreamObj](x, key, false)
 	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
 		return
 	}
 	n, through := o.S.Trim(t.maxLen, t.minID, t.strategy == trimMinID, t.limit)
@@ -346,12 +342,8 @@ func xtrimCommand(x *keyspace.Ctx) {
 // XDEL key id [id ...]
 func xdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := lookupStream(x, key, false)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.StreamObj](x, key, false)
 	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
 		return
 	}
 	ids := make([]stream.ID, 0, len(x.Args)-2)
@@ -377,12 +369,8 @@ func xdelCommand(x *keyspace.Ctx) {
 
 // XLEN key
 func xlenCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupStream(x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.StreamObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(o.S.Len())

@@ -210,12 +210,8 @@ func zincrbyCommand(x *keyspace.Ctx) { zaddGeneric(x, true) }
 // ZREM key member [member ...]
 func zremCommand(x *keyspace.Ctx) {
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReplyZero[*keyspace.ZsetObj](x, x.Args[1], false)
 	if !ok {
-		return
-	}
-	if e == nil {
-		x.W.Int(0)
 		return
 	}
 	var removed [][]byte
@@ -240,12 +236,8 @@ func zremCommand(x *keyspace.Ctx) {
 
 // ZCARD key
 func zcardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.Z.Len()))
@@ -310,12 +302,8 @@ func zcountCommand(x *keyspace.Ctx) {
 		x.W.Error(errZScoreArg)
 		return
 	}
-	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.Z.CountByScore(r)))
@@ -328,12 +316,8 @@ func zlexcountCommand(x *keyspace.Ctx) {
 		x.W.Error(errZLexArg)
 		return
 	}
-	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
+	_, o, ok := lookupTypedOrReplyZero[*keyspace.ZsetObj](x, x.Args[1], true)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.Z.CountByLex(r)))

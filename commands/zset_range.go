@@ -222,12 +222,8 @@ func zremrangeGeneric(x *keyspace.Ctx, rtype int) {
 		}
 	}
 	sh, db := x.S, x.DB
-	e, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], false)
+	e, o, ok := lookupTypedOrReplyZero[*keyspace.ZsetObj](x, x.Args[1], false)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	var items []keyspace.Scored
