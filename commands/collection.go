@@ -47,6 +47,19 @@ func lookupTypedOrReplyZero[T any](x *keyspace.Ctx, key []byte, read bool) (e *k
 	return e, obj, ok
 }
 
+// storeEmptyResult ends a STORE command whose result is empty: the
+// destination dst is deleted (the DEL logged and notified) rather than
+// stored empty, and the reply is 0.
+func storeEmptyResult(x *keyspace.Ctx, dst []byte) {
+	sh, db := x.S, x.DB
+	if e := sh.Lookup(db, dst); e != nil {
+		sh.LogDel(db.ID, e.KeyView())
+		db.Remove(e)
+		x.Notify(keyspace.EvGeneric, "del", dst)
+	}
+	x.W.Int(0)
+}
+
 // randSource is the process-wide random source as a rand.Source, for the
 // types' random picks (HRANDFIELD and kin). Randomness never reaches the
 // WAL: records state what was picked.

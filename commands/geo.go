@@ -273,8 +273,7 @@ func geoSearchGeneric(x *keyspace.Ctx, src int, flags int) {
 	}
 	if o == nil {
 		if opt.storeKey != nil {
-			geoStoreEmpty(x, opt.storeKey)
-			x.W.Int(0)
+			storeEmptyResult(x, opt.storeKey)
 			return
 		}
 		x.W.ArrayHeader(0)
@@ -792,22 +791,11 @@ func shardKeepGeoPoints(sh *keyspace.Shard, points []geoPoint) {
 	stateOf(sh).geoPoints = points[:0]
 }
 
-// geoStoreEmpty deletes the destination of a search that found nothing.
-func geoStoreEmpty(x *keyspace.Ctx, dst []byte) {
-	sh, db := x.S, x.DB
-	if e := sh.Lookup(db, dst); e != nil {
-		sh.LogDel(db.ID, e.KeyView())
-		db.Remove(e)
-		x.Notify(keyspace.EvGeneric, "del", dst)
-	}
-}
-
 // geoStoreResult stores the points at dst as a sorted set scored by
 // geohash or (storeDist) by distance, and replies their count.
 func geoStoreResult(x *keyspace.Ctx, dst []byte, points []geoPoint, storeDist, search bool) {
 	if len(points) == 0 {
-		geoStoreEmpty(x, dst)
-		x.W.Int(0)
+		storeEmptyResult(x, dst)
 		return
 	}
 	sh, db := x.S, x.DB

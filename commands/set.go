@@ -434,16 +434,11 @@ func setStoreCommand(x *keyspace.Ctx, op byte) {
 		return
 	}
 	dst := x.Args[1]
-	e := sh.Lookup(db, dst)
 	if o.S.Len() == 0 {
-		if e != nil {
-			sh.LogDel(db.ID, e.KeyView())
-			db.Remove(e)
-			x.Notify(keyspace.EvGeneric, "del", dst)
-		}
-		x.W.Int(0)
+		storeEmptyResult(x, dst)
 		return
 	}
+	e := sh.Lookup(db, dst)
 	keyspace.StoreObj(db, e, dst, o)
 	sh.LogSetStore(db.ID, string(dst), o)
 	x.Notify(keyspace.EvSet, x.Cmd.Name, dst)

@@ -429,12 +429,7 @@ func sortStore(x *keyspace.Ctx, items []sortItem, start, end int64, gets [][]byt
 	outLen := sortOutLen(start, end, gets)
 	sh, db := x.S, x.DB
 	if outLen == 0 {
-		if e := sh.Lookup(db, dst); e != nil {
-			sh.LogDel(db.ID, e.KeyView())
-			db.Remove(e)
-			x.Notify(keyspace.EvGeneric, "del", dst)
-		}
-		x.W.Int(0)
+		storeEmptyResult(x, dst)
 		return
 	}
 	out := &keyspace.ListObj{L: list.New(sh.ListFill())}

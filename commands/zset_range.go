@@ -157,16 +157,11 @@ func buildZSet(cfg zset.Config, items []keyspace.Scored) *keyspace.ZsetObj {
 // size; an empty result deletes dst.
 func zstoreResult(x *keyspace.Ctx, dst []byte, o *keyspace.ZsetObj) {
 	sh, db := x.S, x.DB
-	e := sh.Lookup(db, dst)
 	if o.Z.Len() == 0 {
-		if e != nil {
-			sh.LogDel(db.ID, e.KeyView())
-			db.Remove(e)
-			x.Notify(keyspace.EvGeneric, "del", dst)
-		}
-		x.W.Int(0)
+		storeEmptyResult(x, dst)
 		return
 	}
+	e := sh.Lookup(db, dst)
 	keyspace.StoreObj(db, e, dst, o)
 	sh.LogZStore(db.ID, string(dst), o)
 	x.Notify(keyspace.EvZset, x.Cmd.Name, dst)
