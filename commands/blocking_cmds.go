@@ -10,31 +10,30 @@ import (
 // records and keyspace events of a served pop are those of LPOP, LMOVE,
 // ZPOPMIN, ... Inside EXEC (x.NoBlock) they reply as timed out at once.
 
-// listAt returns the list at key for a blocked client, nil when the key is
-// absent or holds another type (the client then keeps waiting).
-func listAt(x *keyspace.Ctx, key []byte) (*keyspace.Entry, *keyspace.ListObj) {
+// blockedOnAt returns the T (a list or a sorted set) at key for a blocked
+// client, nil when the key is absent or holds another type (the client
+// then keeps waiting). Nothing is replied: a blocked client waits silently.
+func blockedOnAt[T any](x *keyspace.Ctx, key []byte) (*keyspace.Entry, T) {
+	var none T
 	e := x.S.Lookup(x.DB, key)
 	if e == nil {
-		return nil, nil
+		return nil, none
 	}
-	o, ok := x.DB.Obj(e).(*keyspace.ListObj)
+	o, ok := x.DB.Obj(e).(T)
 	if !ok {
-		return nil, nil
+		return nil, none
 	}
 	return e, o
 }
 
-// zsetAt is listAt for sorted sets.
+// listAt is blockedOnAt for lists.
+func listAt(x *keyspace.Ctx, key []byte) (*keyspace.Entry, *keyspace.ListObj) {
+	return blockedOnAt[*keyspace.ListObj](x, key)
+}
+
+// zsetAt is blockedOnAt for sorted sets.
 func zsetAt(x *keyspace.Ctx, key []byte) (*keyspace.Entry, *keyspace.ZsetObj) {
-	e := x.S.Lookup(x.DB, key)
-	if e == nil {
-		return nil, nil
-	}
-	o, ok := x.DB.Obj(e).(*keyspace.ZsetObj)
-	if !ok {
-		return nil, nil
-	}
-	return e, o
+	return blockedOnAt[*keyspace.ZsetObj](x, key)
 }
 
 // popListReply pops from the list of e as BLPOP (count < 0: key and one
