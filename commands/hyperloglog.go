@@ -43,6 +43,23 @@ func hllWriteOrReply(x *keyspace.Ctx, e *keyspace.Entry) bool {
 	return ok
 }
 
+// hllForWriteOrReply looks key up for a command that writes the HyperLogLog
+// there (PFADD, PFMERGE's destination): e is its entry (nil when absent)
+// and v the registers to change, the entry's value or a new empty
+// HyperLogLog. ok is false after a WRONGTYPE reply.
+func hllForWriteOrReply(x *keyspace.Ctx, key []byte) (e *keyspace.Entry, v []byte, ok bool) {
+	e = x.S.Lookup(x.DB, key)
+	if e == nil {
+		return nil, hll.New(), true
+	}
+	if !hllWriteOrReply(x, e) {
+		return nil, nil, false
+	}
+	// A dense register changes in place in the entry's value; a sparse
+	// change may rewrite it, which the caller stores.
+	return e, x.DB.Val(e), true
+}
+
 // shardHllSparseMax is hll-sparse-max-bytes as an int.
 func shardHllSparseMax(sh *keyspace.Shard) int {
 	return int(min(sh.Srv.Opts.Live.HLLSparseMaxBytes(), int64(^uint(0)>>1)))
@@ -67,17 +84,9 @@ func shardStoreHLL(sh *keyspace.Shard, db *keyspace.DB, e *keyspace.Entry, key, 
 // changed, else 0.
 func pfaddCommand(x *keyspace.Ctx) {
 	sh := x.S
-	e := sh.Lookup(x.DB, x.Args[1])
-	var v []byte
-	if e == nil {
-		v = hll.New()
-	} else {
-		if !hllWriteOrReply(x, e) {
-			return
-		}
-		// A dense register changes in place in the entry's value; a
-		// sparse change may rewrite it, stored below.
-		v = x.DB.Val(e)
+	e, v, ok := hllForWriteOrReply(x, x.Args[1])
+	if !ok {
+		return
 	}
 	updated := e == nil
 	whole := e == nil
@@ -202,15 +211,9 @@ func pfmergeCommand(x *keyspace.Ctx) {
 			return
 		}
 	}
-	e := sh.Lookup(x.DB, x.Args[1])
-	var v []byte
-	if e == nil {
-		v = hll.New()
-	} else {
-		if !hllWriteOrReply(x, e) {
-			return
-		}
-		v = x.DB.Val(e)
+	e, v, ok := hllForWriteOrReply(x, x.Args[1])
+	if !ok {
+		return
 	}
 	if dense {
 		d, err := hll.ToDense(v)
