@@ -95,6 +95,19 @@ func (s *spareObjs) take(tag byte) packable {
 	return o
 }
 
+// takeWrapper returns a spare *T wrapper kept under tag, or a new one when
+// there is none: the packable types' unpack functions share it so that
+// unpacking a small collection reuses a wrapper instead of allocating one.
+func takeWrapper[T any, P interface {
+	*T
+	packable
+}](s *spareObjs, tag byte) P {
+	if o, ok := s.take(tag).(P); ok && o != nil {
+		return o
+	}
+	return new(T)
+}
+
 // unpack turns packed entry e into an object entry in place (the slot
 // stays) and returns the object, marked for the settle. Under a read-only
 // command the object reads the slot's bytes in place (the command changes

@@ -153,10 +153,7 @@ var hashValueType = valueType{
 	kinds:   []uint8{KindHash},
 	packTag: packedHash,
 	unpack: func(spare *spareObjs, b []byte) any {
-		o, _ := spare.take(packedHash).(*HashObj)
-		if o == nil {
-			o = new(HashObj)
-		}
+		o := takeWrapper[HashObj](spare, packedHash)
 		o.H = hash.FromCompact(b)
 		return o
 	},

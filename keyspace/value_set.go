@@ -67,10 +67,7 @@ var setValueType = valueType{
 	kinds:   []uint8{kindSet},
 	packTag: packedSet,
 	unpack: func(spare *spareObjs, b []byte) any {
-		o, _ := spare.take(packedSet).(*SetObj)
-		if o == nil {
-			o = new(SetObj)
-		}
+		o := takeWrapper[SetObj](spare, packedSet)
 		o.S = set.FromCompact(b)
 		return o
 	},

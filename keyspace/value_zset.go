@@ -67,10 +67,7 @@ var zsetValueType = valueType{
 	kinds:   []uint8{kindZSet},
 	packTag: packedZSet,
 	unpack: func(spare *spareObjs, b []byte) any {
-		o, _ := spare.take(packedZSet).(*ZsetObj)
-		if o == nil {
-			o = new(ZsetObj)
-		}
+		o := takeWrapper[ZsetObj](spare, packedZSet)
 		o.Z = zset.FromCompact(b)
 		return o
 	},
