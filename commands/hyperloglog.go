@@ -60,6 +60,29 @@ func hllForWriteOrReply(x *keyspace.Ctx, key []byte) (e *keyspace.Entry, v []byt
 	return e, x.DB.Val(e), true
 }
 
+// hllUnionOrReply merges the registers of the HyperLogLogs at keys into
+// regs, as PFCOUNT of several keys and PFMERGE read their inputs (an absent
+// key counts as empty); dense tells whether any input was dense. ok is
+// false after an error reply.
+func hllUnionOrReply(x *keyspace.Ctx, keys [][]byte, regs *[hll.Registers]uint8) (dense, ok bool) {
+	for _, k := range keys {
+		e := x.S.LookupRead(x.DB, k)
+		if e == nil {
+			continue
+		}
+		v, ok := hllReadOrReply(x, e)
+		if !ok {
+			return false, false
+		}
+		dense = dense || hll.IsDense(v)
+		if hll.Merge(regs, v) != nil {
+			x.W.Error(errCorruptHLL)
+			return false, false
+		}
+	}
+	return dense, true
+}
+
 // shardHllSparseMax is hll-sparse-max-bytes as an int.
 func shardHllSparseMax(sh *keyspace.Shard) int {
 	return int(min(sh.Srv.Opts.Live.HLLSparseMaxBytes(), int64(^uint(0)>>1)))
@@ -140,19 +163,8 @@ func pfcountCommand(x *keyspace.Ctx) {
 	sh := x.S
 	if len(x.Args) > 2 {
 		var regs [hll.Registers]uint8
-		for _, k := range x.Args[1:] {
-			e := sh.LookupRead(x.DB, k)
-			if e == nil {
-				continue
-			}
-			v, ok := hllReadOrReply(x, e)
-			if !ok {
-				return
-			}
-			if hll.Merge(&regs, v) != nil {
-				x.W.Error(errCorruptHLL)
-				return
-			}
+		if _, ok := hllUnionOrReply(x, x.Args[1:], &regs); !ok {
+			return
 		}
 		x.W.Int(int64(hll.CountRegisters(&regs)))
 		return
@@ -195,21 +207,9 @@ func pfcountCommand(x *keyspace.Ctx) {
 func pfmergeCommand(x *keyspace.Ctx) {
 	sh := x.S
 	var regs [hll.Registers]uint8
-	dense := false
-	for _, k := range x.Args[1:] {
-		e := sh.LookupRead(x.DB, k)
-		if e == nil {
-			continue
-		}
-		v, ok := hllReadOrReply(x, e)
-		if !ok {
-			return
-		}
-		dense = dense || hll.IsDense(v)
-		if hll.Merge(&regs, v) != nil {
-			x.W.Error(errCorruptHLL)
-			return
-		}
+	dense, ok := hllUnionOrReply(x, x.Args[1:], &regs)
+	if !ok {
+		return
 	}
 	e, v, ok := hllForWriteOrReply(x, x.Args[1])
 	if !ok {
