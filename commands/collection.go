@@ -60,6 +60,20 @@ func storeEmptyResult(x *keyspace.Ctx, dst []byte) {
 	x.W.Int(0)
 }
 
+// sizedCollection is a collection value that knows its size.
+type sizedCollection interface{ Len() int }
+
+// cardCommand is SCARD, ZCARD, HLEN and LLEN (key): the size of the T at
+// key, 0 for a missing key. One generic handler serves the four, which
+// differed only in the type they looked up.
+func cardCommand[T sizedCollection](x *keyspace.Ctx) {
+	_, o, ok := lookupTypedOrReplyZero[T](x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	x.W.Int(int64(o.Len()))
+}
+
 // randSource is the process-wide random source as a rand.Source, for the
 // types' random picks (HRANDFIELD and kin). Randomness never reaches the
 // WAL: records state what was picked.

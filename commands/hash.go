@@ -150,15 +150,6 @@ func hdelCommand(x *keyspace.Ctx) {
 	x.W.Int(int64(len(removed)))
 }
 
-// HLEN key
-func hlenCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	x.W.Int(int64(o.H.Len()))
-}
-
 // HSTRLEN key field
 func hstrlenCommand(x *keyspace.Ctx) {
 	_, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, x.Args[1], true)
@@ -368,7 +359,7 @@ func registerHashFamily(t keyspace.CommandTable) {
 		&keyspace.Command{Name: "hget", Arity: 3, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "2.0.0", Summary: "Returns the value of a field in a hash.", Complexity: "O(1)", Handler: hgetCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}},
 		&keyspace.Command{Name: "hmget", Arity: -3, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "2.0.0", Summary: "Returns the values of all fields in a hash.", Complexity: "O(N) where N is the number of fields being requested.", Handler: hmgetCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}},
 		&keyspace.Command{Name: "hdel", Arity: -3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "2.0.0", Summary: "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", Complexity: "O(N) where N is the number of fields to be removed.", Handler: hdelCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyDelete, 1, 0, 1)}},
-		&keyspace.Command{Name: "hlen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "2.0.0", Summary: "Returns the number of fields in a hash.", Complexity: "O(1)", Handler: hlenCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}},
+		&keyspace.Command{Name: "hlen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "2.0.0", Summary: "Returns the number of fields in a hash.", Complexity: "O(1)", Handler: cardCommand[*keyspace.HashObj], KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}},
 		&keyspace.Command{Name: "hstrlen", Arity: 3, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "3.2.0", Summary: "Returns the length of the value of a field.", Complexity: "O(1)", Handler: hstrlenCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}},
 		&keyspace.Command{Name: "hexists", Arity: 3, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "2.0.0", Summary: "Determines whether a field exists in a hash.", Complexity: "O(1)", Handler: hexistsCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}},
 		&keyspace.Command{Name: "hkeys", Arity: 2, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash", Since: "2.0.0", Summary: "Returns all fields in a hash.", Complexity: "O(N) where N is the size of the hash.", Handler: hgetallCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, Tips: []string{tipNondeterministicOrder}},

@@ -182,15 +182,6 @@ func readList(x *keyspace.Ctx) (o *keyspace.ListObj, ok bool) {
 	return o, ok
 }
 
-// LLEN key
-func llenCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReplyZero[*keyspace.ListObj](x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	x.W.Int(int64(o.L.Len()))
-}
-
 // LINDEX key index
 func lindexCommand(x *keyspace.Ctx) {
 	o, ok := readList(x)
@@ -487,7 +478,7 @@ func registerListFamily(t keyspace.CommandTable) {
 		&keyspace.Command{Name: "lpop", Arity: -2, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "list", Since: "1.0.0", Summary: "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", Complexity: "O(N) where N is the number of elements returned", Handler: popCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1)}},
 		&keyspace.Command{Name: "rpop", Arity: -2, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "list", Since: "1.0.0", Summary: "Returns and removes the last elements of a list. Deletes the list if the last element was popped.", Complexity: "O(N) where N is the number of elements returned", Handler: popCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1)}},
 		&keyspace.Command{Name: "lmpop", Arity: -4, Flags: rw, NumKeysAt: 1, Group: "list", Since: "7.0.0", Summary: "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.", Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.", Handler: lmpopCommand, KeySpecs: []keyspace.KeySpec{{Flags: keyspace.KeyRW | keyspace.KeyAccess | keyspace.KeyDelete, Index: 1, Find: keyspace.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}},
-		&keyspace.Command{Name: "llen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "list", Since: "1.0.0", Summary: "Returns the length of a list.", Complexity: "O(1)", Handler: llenCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}},
+		&keyspace.Command{Name: "llen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "list", Since: "1.0.0", Summary: "Returns the length of a list.", Complexity: "O(1)", Handler: cardCommand[*keyspace.ListObj], KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}},
 		&keyspace.Command{Name: "lindex", Arity: 3, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "list", Since: "1.0.0", Summary: "Returns an element from a list by its index.", Complexity: "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).", Handler: lindexCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}},
 		&keyspace.Command{Name: "lrange", Arity: 4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "list", Since: "1.0.0", Summary: "Returns a range of elements from a list.", Complexity: "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.", Handler: lrangeCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}},
 		&keyspace.Command{Name: "lset", Arity: 4, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "list", Since: "1.0.0", Summary: "Sets the value of an element in a list by its index.", Complexity: "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).", Handler: lsetCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyUpdate, 1, 0, 1)}},

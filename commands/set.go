@@ -168,15 +168,6 @@ func smismemberCommand(x *keyspace.Ctx) {
 	}
 }
 
-// SCARD key
-func scardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReplyZero[*keyspace.SetObj](x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	x.W.Int(int64(o.S.Len()))
-}
-
 // SMEMBERS key
 func smembersCommand(x *keyspace.Ctx) {
 	_, o, ok := lookupTypedOrReply[*keyspace.SetObj](x, x.Args[1], true)
@@ -504,7 +495,7 @@ func registerSetFamily(t keyspace.CommandTable) {
 		withSpecs(c("smove", 4, rw|fast, 1, 2, 1, "Move a member from one set to another", "O(1)", smoveCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1), rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 2, 0, 1)}, nil),
 		withSpecs(c("sismember", 3, ro|fast, 1, 1, 1, "Determine if a given value is a member of a set", "O(1)", sismemberCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
 		since(withSpecs(c("smismember", -3, ro|fast, 1, 1, 1, "Returns the membership associated with the given elements for a set", "O(N) where N is the number of elements being checked for membership", smismemberCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil), "6.2.0"),
-		withSpecs(c("scard", 2, ro|fast, 1, 1, 1, "Get the number of members in a set", "O(1)", scardCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
+		withSpecs(c("scard", 2, ro|fast, 1, 1, 1, "Get the number of members in a set", "O(1)", cardCommand[*keyspace.SetObj]), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
 		withSpecs(c("smembers", 2, ro, 1, 1, 1, "Get all the members in a set", "O(N) where N is the set cardinality.", smembersCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, []string{tipNondeterministicOrder}),
 		withSpecs(c("spop", -2, rw|fast, 1, 1, 1, "Remove and return one or multiple random members from a set", "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", spopCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1)}, []string{tipNondeterministic}),
 		withSpecs(c("srandmember", -2, ro, 1, 1, 1, "Get one or multiple random members from a set", "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", srandmemberCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, []string{tipNondeterministic}),

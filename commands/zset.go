@@ -234,15 +234,6 @@ func zremCommand(x *keyspace.Ctx) {
 	x.W.Int(int64(len(removed)))
 }
 
-// ZCARD key
-func zcardCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReplyZero[*keyspace.ZsetObj](x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	x.W.Int(int64(o.Z.Len()))
-}
-
 // ZSCORE key member
 func zscoreCommand(x *keyspace.Ctx) {
 	_, o, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, x.Args[1], true)
@@ -544,7 +535,7 @@ func registerZSetFamily(t keyspace.CommandTable) {
 		withSpecs(c("zadd", -4, rw|deny|fast, 1, 1, 1, "1.2.0", "Add one or more members to a sorted set, or update its score if it already exists", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", zaddCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyUpdate, 1, 0, 1)}, nil),
 		withSpecs(c("zincrby", 4, rw|deny|fast, 1, 1, 1, "1.2.0", "Increment the score of a member in a sorted set", logN, zincrbyCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyUpdate, 1, 0, 1)}, nil),
 		withSpecs(c("zrem", -3, rw|fast, 1, 1, 1, "1.2.0", "Remove one or more members from a sorted set", "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.", zremCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyDelete, 1, 0, 1)}, nil),
-		withSpecs(c("zcard", 2, ro|fast, 1, 1, 1, "1.2.0", "Get the number of members in a sorted set", "O(1)", zcardCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
+		withSpecs(c("zcard", 2, ro|fast, 1, 1, 1, "1.2.0", "Get the number of members in a sorted set", "O(1)", cardCommand[*keyspace.ZsetObj]), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}, nil),
 		withSpecs(c("zscore", 3, ro|fast, 1, 1, 1, "1.2.0", "Get the score associated with the given member in a sorted set", "O(1)", zscoreCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
 		withSpecs(c("zmscore", -3, ro|fast, 1, 1, 1, "6.2.0", "Get the score associated with the given members in a sorted set", "O(N) where N is the number of members being requested.", zmscoreCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),
 		withSpecs(c("zrank", 3, ro|fast, 1, 1, 1, "2.0.0", "Determine the index of a member in a sorted set", "O(log(N))", zrankCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, nil),

@@ -31,6 +31,9 @@ func (o *HashObj) TypeName() string { return "hash" }
 // Encoding is OBJECT ENCODING: the encoding the hash is in now.
 func (o *HashObj) Encoding() string { return o.H.Encoding() }
 
+// Len is the number of fields, which HLEN replies.
+func (o *HashObj) Len() int { return o.H.Len() }
+
 // Clone returns a deep copy, for COPY.
 func (o *HashObj) Clone() any { return &HashObj{H: o.H.Clone()} }
 

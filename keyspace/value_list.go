@@ -37,6 +37,9 @@ func (o *ListObj) TypeName() string { return "list" }
 // Encoding is OBJECT ENCODING: the encoding the list is in now.
 func (o *ListObj) Encoding() string { return o.L.Encoding() }
 
+// Len is the number of elements, which LLEN replies.
+func (o *ListObj) Len() int { return o.L.Len() }
+
 // Clone returns a deep copy, for COPY.
 func (o *ListObj) Clone() any { return &ListObj{L: o.L.Clone()} }
 

@@ -29,6 +29,9 @@ func (o *SetObj) TypeName() string { return "set" }
 // Encoding is OBJECT ENCODING: the encoding the set is in now.
 func (o *SetObj) Encoding() string { return o.S.Encoding() }
 
+// Len is the number of members, which SCARD replies.
+func (o *SetObj) Len() int { return o.S.Len() }
+
 // Clone returns a deep copy, for COPY.
 func (o *SetObj) Clone() any { return &SetObj{S: o.S.Clone()} }
 

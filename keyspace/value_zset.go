@@ -29,6 +29,9 @@ func (o *ZsetObj) TypeName() string { return "zset" }
 // Encoding is OBJECT ENCODING: the encoding the sorted set is in now.
 func (o *ZsetObj) Encoding() string { return o.Z.Encoding() }
 
+// Len is the number of members, which ZCARD replies.
+func (o *ZsetObj) Len() int { return o.Z.Len() }
+
 // Clone returns a deep copy, for COPY.
 func (o *ZsetObj) Clone() any { return &ZsetObj{Z: o.Z.Clone()} }
 
