@@ -94,6 +94,22 @@ func parseIntOrReply(x *keyspace.Ctx, arg []byte, msg string) (int64, bool) {
 	return n, true
 }
 
+// parseBoundedIntOrReply parses an integer argument within [lo, hi]: a
+// non-integer gets the generic ErrNotInt, a value out of range msg (the
+// option's own text). RESTORE's and XSETID's numbers are checked so.
+func parseBoundedIntOrReply(x *keyspace.Ctx, arg []byte, lo, hi int64, msg string) (int64, bool) {
+	n, ok := keyspace.ParseInt(arg)
+	if !ok {
+		x.W.Error(keyspace.ErrNotInt)
+		return 0, false
+	}
+	if n < lo || n > hi {
+		x.W.Error(msg)
+		return 0, false
+	}
+	return n, true
+}
+
 // parseRangeLongOrReply parses an integer argument within [lo, hi] as Redis's
 // getRangeLongFromObjectOrReply does: msg (when not empty) is the reply
 // both to a non-integer and to a value out of range; without msg they get

@@ -79,25 +79,15 @@ func restoreCommand(x *keyspace.Ctx) {
 		case keyspace.EqFold(args[j], "absttl"):
 			absTTL = true
 		case keyspace.EqFold(args[j], "idletime") && more >= 1 && freq == -1:
-			n, ok := keyspace.ParseInt(args[j+1])
+			n, ok := parseBoundedIntOrReply(x, args[j+1], 0, math.MaxInt64, "ERR Invalid IDLETIME value, must be >= 0")
 			if !ok {
-				x.W.Error(keyspace.ErrNotInt)
-				return
-			}
-			if n < 0 {
-				x.W.Error("ERR Invalid IDLETIME value, must be >= 0")
 				return
 			}
 			idle = n
 			j++
 		case keyspace.EqFold(args[j], "freq") && more >= 1 && idle == -1:
-			n, ok := keyspace.ParseInt(args[j+1])
+			n, ok := parseBoundedIntOrReply(x, args[j+1], 0, 255, "ERR Invalid FREQ value, must be >= 0 and <= 255")
 			if !ok {
-				x.W.Error(keyspace.ErrNotInt)
-				return
-			}
-			if n < 0 || n > 255 {
-				x.W.Error("ERR Invalid FREQ value, must be >= 0 and <= 255")
 				return
 			}
 			freq = n
@@ -113,13 +103,8 @@ func restoreCommand(x *keyspace.Ctx) {
 		x.W.Error(errBusyKey)
 		return
 	}
-	ttl, ok := keyspace.ParseInt(args[2])
+	ttl, ok := parseBoundedIntOrReply(x, args[2], 0, math.MaxInt64, "ERR Invalid TTL value, must be >= 0")
 	if !ok {
-		x.W.Error(keyspace.ErrNotInt)
-		return
-	}
-	if ttl < 0 {
-		x.W.Error("ERR Invalid TTL value, must be >= 0")
 		return
 	}
 	v, msg := restoreValue(args[3])

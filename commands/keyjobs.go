@@ -51,16 +51,7 @@ func parseTTLArgOrReply(x *keyspace.Ctx, arg []byte) (int64, bool) {
 // parsePositiveOrReply parses a positive integer argument; it replies errNotInt
 // for a non-integer and msg for a value below 1.
 func parsePositiveOrReply(x *keyspace.Ctx, arg []byte, msg string) (int64, bool) {
-	n, ok := keyspace.ParseInt(arg)
-	if !ok {
-		x.W.Error(keyspace.ErrNotInt)
-		return 0, false
-	}
-	if n < 1 {
-		x.W.Error(msg)
-		return 0, false
-	}
-	return n, true
+	return parseBoundedIntOrReply(x, arg, 1, math.MaxInt64, msg)
 }
 
 func registerKeyJobFamily(t keyspace.CommandTable) {

@@ -726,13 +726,8 @@ func xsetidCommand(x *keyspace.Ctx) {
 		more := len(args) - 1 - i
 		switch {
 		case keyspace.EqFold(args[i], "entriesadded") && more > 0:
-			n, ok := keyspace.ParseInt(args[i+1])
+			n, ok := parseBoundedIntOrReply(x, args[i+1], 0, math.MaxInt64, "ERR entries_added must be positive")
 			if !ok {
-				x.W.Error(keyspace.ErrNotInt)
-				return
-			}
-			if n < 0 {
-				x.W.Error("ERR entries_added must be positive")
 				return
 			}
 			entriesAdded = n
