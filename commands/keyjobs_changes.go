@@ -34,8 +34,10 @@ const changesScanMax = 65536
 // shardNoteChange records a note when the shard's feed is armed; otherwise it
 // returns at once.
 func shardNoteChange(sh *keyspace.Shard, cmd uint8, key string, detail int64, hasDetail bool) {
-	if f := stateOf(sh).changes; f != nil {
-		changeFeedAdd(f, cmd, key, detail, hasDetail)
+	// A plain look at the slot rather than stateOf: this runs on every SET,
+	// and a shard whose feed was never armed has nothing to make or do.
+	if st, _ := sh.FamilyState.(*shardState); st != nil && st.changes != nil {
+		changeFeedAdd(st.changes, cmd, key, detail, hasDetail)
 	}
 }
 
