@@ -277,3 +277,21 @@ var zsetMPop = mpopFamily{
 		return false
 	},
 }
+
+// blockedOnAt returns the T (a list or a sorted set) at key for a blocked
+// client, nil when the key is absent or holds another type (the client
+// then keeps waiting). Nothing is replied: a blocked client waits silently.
+func blockedOnAt[T any](x *keyspace.Ctx, key []byte) (*keyspace.Entry, T) {
+	var none T
+	e := x.S.Lookup(x.DB, key)
+	if e == nil {
+		return nil, none
+	}
+	o, ok := x.DB.Obj(e).(T)
+	if !ok {
+		return nil, none
+	}
+	return e, o
+}
+
+// listAt is blockedOnAt for lists.

@@ -566,3 +566,75 @@ func registerZSetFamily(t keyspace.CommandTable) {
 		withSpecs(c("zscan", -3, ro, 1, 1, 1, "2.8.0", "Incrementally iterate sorted sets elements and associated scores", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", zscanCommand), []keyspace.KeySpec{rangeSpec(keyspace.KeyRO|keyspace.KeyAccess, 1, 0, 1)}, []string{tipNondeterministic}),
 	)
 }
+
+// The blocking sorted-set pops, as the blocking list pops (list.go): the
+// non-blocking form first, then a parked client whose Serve is ZPOPMIN,
+// ZPOPMAX or ZMPOP.
+
+// zsetAt is blockedOnAt for sorted sets.
+func zsetAt(x *keyspace.Ctx, key []byte) (*keyspace.Entry, *keyspace.ZsetObj) {
+	return blockedOnAt[*keyspace.ZsetObj](x, key)
+}
+
+// blockingZPop is BZPOPMIN, BZPOPMAX (count -1) and BZMPOP.
+func blockingZPop(x *keyspace.Ctx, keys [][]byte, max bool, count int64, deadline int64) {
+	multi := count != -1
+	for _, key := range keys {
+		e, _, ok := lookupTypedOrReply[*keyspace.ZsetObj](x, key, false)
+		if !ok {
+			return
+		}
+		if e == nil {
+			continue
+		}
+		zpopGeneric(x, [][]byte{key}, max, count, true, multi, multi)
+		return
+	}
+	if x.NoBlock {
+		x.W.NullArray()
+		return
+	}
+	x.Block(keyspace.BlockSpec{
+		Keys:       keys,
+		DeadlineMs: deadline,
+		Serve: func(x *keyspace.Ctx, key []byte) bool {
+			if _, o := zsetAt(x, key); o == nil {
+				return false
+			}
+			zpopGeneric(x, [][]byte{key}, max, count, true, multi, multi)
+			return true
+		},
+	})
+}
+
+// BZPOPMIN key [key ...] timeout / BZPOPMAX key [key ...] timeout
+func bzpopCommand(x *keyspace.Ctx) {
+	deadline, ok := x.ParseBlockTimeoutOrReply(x.Args[len(x.Args)-1])
+	if !ok {
+		return
+	}
+	blockingZPop(x, x.Args[1:len(x.Args)-1], x.Cmd.Name == "bzpopmax", -1, deadline)
+}
+
+// BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
+func bzmpopCommand(x *keyspace.Ctx) {
+	m, ok := parseMPopOrReply(x, 2, zsetMPop)
+	if !ok {
+		return
+	}
+	deadline, ok := x.ParseBlockTimeoutOrReply(x.Args[1])
+	if !ok {
+		return
+	}
+	blockingZPop(x, m.keys, keyspace.EqFold(m.direction, "max"), m.count, deadline)
+}
+
+// registerZSetBlockingPops registers the blocking sorted-set pops: BZPOPMIN, BZPOPMAX and BZMPOP.
+func registerZSetBlockingPops(t keyspace.CommandTable) {
+	const rw, deny, fast, noscript, blocking = keyspace.FlagWrite, keyspace.FlagDenyOOM, keyspace.FlagFast, keyspace.FlagNoScript, keyspace.FlagBlocking
+	t.Add(
+		&keyspace.Command{Name: "bzpopmin", Arity: -3, Flags: rw | noscript | fast | blocking, FirstKey: 1, LastKey: -2, Step: 1, Group: "sorted-set", Since: "5.0.0", Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: bzpopCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, -2, 1)}},
+		&keyspace.Command{Name: "bzpopmax", Arity: -3, Flags: rw | noscript | fast | blocking, FirstKey: 1, LastKey: -2, Step: 1, Group: "sorted-set", Since: "5.0.0", Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: bzpopCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, -2, 1)}},
+		&keyspace.Command{Name: "bzmpop", Arity: -5, Flags: rw | blocking, NumKeysAt: 2, Group: "sorted-set", Since: "7.0.0", Summary: "Remove and return members with scores in a sorted set or block until one is available", Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", Handler: bzmpopCommand, KeySpecs: []keyspace.KeySpec{{Flags: keyspace.KeyRW | keyspace.KeyAccess | keyspace.KeyDelete, Index: 2, Find: keyspace.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}},
+	)
+}
