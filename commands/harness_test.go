@@ -170,6 +170,3 @@ func expectOps(t *testing.T, j *recJournal, what string, want ...persistence.Opc
 		t.Errorf("%s logged %v, want %v", what, got, want)
 	}
 }
-
-// newDB returns a database with an arena of its own.
-func newDB(id int) *keyspace.DB { return keyspace.NewDBIn(id, keyspace.NewArena()) }

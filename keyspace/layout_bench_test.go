@@ -1,4 +1,4 @@
-package commands
+package keyspace
 
 import (
 	"hash/maphash"
@@ -15,7 +15,7 @@ import (
 // collection with the data live (the collector's cost per cycle), and a
 // lookup:
 //
-//	go test ./commands -run '^$' -bench Layout -benchtime 2000000x
+//	go test ./keyspace -run '^$' -bench Layout -benchtime 2000000x
 const layoutKeys = 1_000_000
 
 // chainedEntry is the previous layout, kept here only to be measured: a

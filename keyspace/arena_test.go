@@ -1,8 +1,6 @@
-package commands
+package keyspace
 
 import (
-	"github.com/ruvio/ruvio/keyspace"
-
 	"bytes"
 	"fmt"
 	"math/rand/v2"
@@ -11,30 +9,30 @@ import (
 
 func TestSizeClasses(t *testing.T) {
 	prev := 0
-	for c := uint8(0); c < keyspace.NumClasses; c++ {
-		size := keyspace.ClassSize(c)
+	for c := uint8(0); c < NumClasses; c++ {
+		size := ClassSize(c)
 		if size <= prev || size%8 != 0 {
 			t.Fatalf("class %d: size %d after %d", c, size, prev)
 		}
 		prev = size
 	}
-	if prev != keyspace.MaxSmall {
-		t.Fatalf("largest class is %d bytes, want %d", prev, keyspace.MaxSmall)
+	if prev != MaxSmall {
+		t.Fatalf("largest class is %d bytes, want %d", prev, MaxSmall)
 	}
-	for n := 1; n <= keyspace.MaxSmall; n++ {
-		c := keyspace.SizeClass(n)
-		if c >= keyspace.NumClasses || keyspace.ClassSize(c) < n || (c > 0 && keyspace.ClassSize(c-1) >= n) {
-			t.Fatalf("sizeClass(%d) = %d (size %d)", n, c, keyspace.ClassSize(c))
+	for n := 1; n <= MaxSmall; n++ {
+		c := SizeClass(n)
+		if c >= NumClasses || ClassSize(c) < n || (c > 0 && ClassSize(c-1) >= n) {
+			t.Fatalf("sizeClass(%d) = %d (size %d)", n, c, ClassSize(c))
 		}
 		// Waste is bounded: 7 bytes, or 1/8 above 256 bytes.
-		if w := keyspace.ClassSize(c) - n; w > max(7, n/8) {
+		if w := ClassSize(c) - n; w > max(7, n/8) {
 			t.Fatalf("sizeClass(%d) wastes %d bytes", n, w)
 		}
 	}
 }
 
 func TestArenaReuse(t *testing.T) {
-	a := keyspace.NewArena()
+	a := NewArena()
 	h1, p1, c1 := a.Alloc(40)
 	h2, _, c2 := a.Alloc(40)
 	if h1 == 0 || h2 == 0 || h1 == h2 || c1 != c2 {
@@ -47,11 +45,11 @@ func TestArenaReuse(t *testing.T) {
 	if h3, _, _ := a.Alloc(37); h3 != h1 {
 		t.Fatalf("a freed slot of the class was not reused: %d, want %d", h3, h1)
 	}
-	if a.Used != int64(2*keyspace.ClassSize(c1)) {
+	if a.Used != int64(2*ClassSize(c1)) {
 		t.Fatalf("used %d", a.Used)
 	}
-	hb, pb, cb := a.Alloc(keyspace.MaxSmall + 1)
-	if cb != keyspace.ClassDedicated || a.Ptr(hb) != pb || a.HandleOf(pb) != hb {
+	hb, pb, cb := a.Alloc(MaxSmall + 1)
+	if cb != ClassDedicated || a.Ptr(hb) != pb || a.HandleOf(pb) != hb {
 		t.Fatalf("large allocation: class %d", cb)
 	}
 	mapped := a.Mapped
@@ -77,7 +75,7 @@ func TestDBModel(t *testing.T) {
 	value := func() string {
 		switch rng.IntN(10) {
 		case 0:
-			return string(bytes.Repeat([]byte{'L'}, keyspace.MaxSmall+rng.IntN(1000)))
+			return string(bytes.Repeat([]byte{'L'}, MaxSmall+rng.IntN(1000)))
 		case 1:
 			return string(bytes.Repeat([]byte{'M'}, 100+rng.IntN(3000)))
 		}
@@ -153,14 +151,14 @@ func TestDBModel(t *testing.T) {
 	}
 }
 
-func checkDB(t *testing.T, db *keyspace.DB, model map[string]string, deadlines map[string]int64) {
+func checkDB(t *testing.T, db *DB, model map[string]string, deadlines map[string]int64) {
 	t.Helper()
 	if db.Len() != len(model) {
 		t.Fatalf("%d keys, model %d", db.Len(), len(model))
 	}
 	var mem int64
 	seen := 0
-	db.Each(func(e *keyspace.Entry) {
+	db.Each(func(e *Entry) {
 		seen++
 		mem += db.Size(e)
 		want, ok := model[e.KeyString()]
