@@ -30,10 +30,10 @@ const (
 	maxPages  = 1 << (32 - offBits)
 	// MaxSmall is the largest allocation served by a size class.
 	MaxSmall = 32 << 10
-	// NumClasses is the number of size classes up to MaxSmall.
-	NumClasses = 32 + (15-8)*8
-	// ClassDedicated marks an allocation with a page of its own.
-	ClassDedicated = 255
+	// numClasses is the number of size classes up to MaxSmall.
+	numClasses = 32 + (15-8)*8
+	// classDedicated marks an allocation with a page of its own.
+	classDedicated = 255
 )
 
 // SizeClass returns the class of an n-byte allocation (n <= MaxSmall).
@@ -68,7 +68,7 @@ type arena struct {
 	// sizes is the usable length of each page (0: unmapped, reusable).
 	sizes     []int
 	freePages []uint32
-	free      [NumClasses]uint32
+	free      [numClasses]uint32
 	// cur and off are the page and byte offset of the bump allocator.
 	cur, off int
 	// Used is the bytes of live allocations (slot sizes), mapped the
@@ -84,8 +84,8 @@ type arena struct {
 	ObjAcct objAccounts
 }
 
-// NewArena returns an empty arena, for a shard's databases to share.
-func NewArena() *arena { return &arena{cur: -1} }
+// newArena returns an empty arena, for a shard's databases to share.
+func newArena() *arena { return &arena{cur: -1} }
 
 // Ptr returns the address of allocation h.
 func (a *arena) Ptr(h uint32) unsafe.Pointer {
@@ -110,7 +110,7 @@ func (a *arena) Alloc(n int) (uint32, unsafe.Pointer, uint8) {
 		pi := a.mapPage(size)
 		a.Used += int64(size)
 		h := uint32(pi)<<offBits | 8>>unitShift
-		return h, a.Ptr(h), ClassDedicated
+		return h, a.Ptr(h), classDedicated
 	}
 	c := SizeClass(n)
 	size := ClassSize(c)
@@ -132,7 +132,7 @@ func (a *arena) Alloc(n int) (uint32, unsafe.Pointer, uint8) {
 
 // Release returns allocation h of class c.
 func (a *arena) Release(h uint32, c uint8) {
-	if c == ClassDedicated {
+	if c == classDedicated {
 		pi := h >> offBits
 		a.Used -= int64(a.sizes[pi])
 		a.unmapPage(int(pi))

@@ -9,7 +9,7 @@ import (
 
 func TestSizeClasses(t *testing.T) {
 	prev := 0
-	for c := uint8(0); c < NumClasses; c++ {
+	for c := uint8(0); c < numClasses; c++ {
 		size := ClassSize(c)
 		if size <= prev || size%8 != 0 {
 			t.Fatalf("class %d: size %d after %d", c, size, prev)
@@ -21,7 +21,7 @@ func TestSizeClasses(t *testing.T) {
 	}
 	for n := 1; n <= MaxSmall; n++ {
 		c := SizeClass(n)
-		if c >= NumClasses || ClassSize(c) < n || (c > 0 && ClassSize(c-1) >= n) {
+		if c >= numClasses || ClassSize(c) < n || (c > 0 && ClassSize(c-1) >= n) {
 			t.Fatalf("sizeClass(%d) = %d (size %d)", n, c, ClassSize(c))
 		}
 		// Waste is bounded: 7 bytes, or 1/8 above 256 bytes.
@@ -32,7 +32,7 @@ func TestSizeClasses(t *testing.T) {
 }
 
 func TestArenaReuse(t *testing.T) {
-	a := NewArena()
+	a := newArena()
 	h1, p1, c1 := a.Alloc(40)
 	h2, _, c2 := a.Alloc(40)
 	if h1 == 0 || h2 == 0 || h1 == h2 || c1 != c2 {
@@ -49,7 +49,7 @@ func TestArenaReuse(t *testing.T) {
 		t.Fatalf("used %d", a.Used)
 	}
 	hb, pb, cb := a.Alloc(MaxSmall + 1)
-	if cb != ClassDedicated || a.Ptr(hb) != pb || a.HandleOf(pb) != hb {
+	if cb != classDedicated || a.Ptr(hb) != pb || a.HandleOf(pb) != hb {
 		t.Fatalf("large allocation: class %d", cb)
 	}
 	mapped := a.Mapped

@@ -27,8 +27,8 @@ type DB struct {
 	blk *blocking
 }
 
-// NewDBIn returns a database whose entries live in a.
-func NewDBIn(id int, a *arena) *DB {
+// newDBIn returns a database whose entries live in a.
+func newDBIn(id int, a *arena) *DB {
 	return &DB{ID: id, A: a, T: newTable()}
 }
 
@@ -85,7 +85,7 @@ func (db *DB) Obj(e *Entry) any {
 // Size is the bytes e takes: its allocation and any side value.
 func (db *DB) Size(e *Entry) int64 {
 	n := int64(ClassSize(e.class()))
-	if e.class() == ClassDedicated {
+	if e.class() == classDedicated {
 		n = int64(db.A.sizes[db.Handle(e)>>offBits])
 	}
 	switch e.Kind() & KindMask {
@@ -433,9 +433,9 @@ func (db *DB) Flush() {
 		}
 	}
 	db.T.Count = 0
-	if db.T.Mapped {
+	if db.T.mapped {
 		freeSlots(db.T.Slots)
-		db.T.Mapped = false
+		db.T.mapped = false
 	}
 	db.T.Slots = nil
 	db.T.resize(tableMinSlots)

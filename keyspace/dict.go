@@ -99,7 +99,7 @@ func (e *Entry) KeyString() string { return string(e.Key()) }
 
 // inlineCap is the room for an inline value in the entry's allocation.
 func (e *Entry) inlineCap() int {
-	if e.class() == ClassDedicated {
+	if e.class() == classDedicated {
 		return 0
 	}
 	return ClassSize(e.class()) - EntryHeader - int(e.klen)
@@ -128,9 +128,9 @@ func (e *Entry) IsObj() bool { return e.Kind()&KindMask == KindObj }
 type table struct {
 	seed  maphash.Seed
 	Slots []uint64
-	// Mapped says slots were mapped outside the Go heap (tables of a
+	// mapped says slots were mapped outside the Go heap (tables of a
 	// page or more), to be unmapped when replaced.
-	Mapped bool
+	mapped bool
 	Count  int
 	shift  uint8 // 32 - log2(len(slots))
 }
@@ -222,8 +222,8 @@ func (t *table) removeAt(i int) {
 // resize rebuilds the table with n slots (a power of two).
 func (t *table) resize(n int) {
 	n = max(n, tableMinSlots)
-	old, oldMapped := t.Slots, t.Mapped
-	t.Slots, t.Mapped = allocSlots(n)
+	old, oldMapped := t.Slots, t.mapped
+	t.Slots, t.mapped = allocSlots(n)
 	t.shift = uint8(32 - bits.TrailingZeros(uint(n)))
 	t.Count = 0
 	for _, s := range old {

@@ -5,7 +5,7 @@ package keyspace
 // exercise the engine's structures directly.
 
 // newDB returns a database with an arena of its own.
-func newDB(id int) *DB { return NewDBIn(id, NewArena()) }
+func newDB(id int) *DB { return newDBIn(id, newArena()) }
 
 // strLikeObj is a side-table object that reads as a string, standing in
 // for any value type the arena tests store.

@@ -122,7 +122,7 @@ func BenchmarkLayout(b *testing.B) {
 		benchLayout(b, func(k, v []byte) { db.AddString(k, v, 0) },
 			func() uint64 {
 				n := uint64(db.A.Mapped)
-				if db.T.Mapped {
+				if db.T.mapped {
 					n += uint64(len(db.T.Slots)) * 8
 				}
 				return n

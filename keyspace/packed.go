@@ -145,7 +145,7 @@ func (db *DB) pack(e *Entry) bool {
 	}
 	db.Mem -= db.Size(e)
 	n := 1 + len(b)
-	if e.class() == ClassDedicated || SizeClass(EntryHeader+int(e.klen)+n) != e.class() {
+	if e.class() == classDedicated || SizeClass(EntryHeader+int(e.klen)+n) != e.class() {
 		e = db.reslot(e, n)
 	}
 	o := db.A.Objs[i]

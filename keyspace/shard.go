@@ -161,9 +161,9 @@ func newShard(srv *Server, idx, databases int) *Shard {
 	}
 	// Keys recovered at start are accessed as of now.
 	sh.NowMs = srv.Now().UnixMilli()
-	sh.Arena = NewArena()
+	sh.Arena = newArena()
 	for i := 0; i < databases; i++ {
-		db := NewDBIn(i, sh.Arena)
+		db := newDBIn(i, sh.Arena)
 		db.clockMs = &sh.NowMs
 		db.lfu = srv.Opts.Live.LFU
 		db.blk = &sh.Blk
