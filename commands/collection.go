@@ -98,16 +98,12 @@ func parseIntOrReply(x *keyspace.Ctx, arg []byte, msg string) (int64, bool) {
 // non-integer gets the generic ErrNotInt, a value out of range msg (the
 // option's own text). RESTORE's and XSETID's numbers are checked so.
 func parseBoundedIntOrReply(x *keyspace.Ctx, arg []byte, lo, hi int64, msg string) (int64, bool) {
-	n, ok := keyspace.ParseInt(arg)
-	if !ok {
-		x.W.Error(keyspace.ErrNotInt)
-		return 0, false
+	n, ok := parseIntOrReply(x, arg, keyspace.ErrNotInt)
+	if !ok || lo <= n && n <= hi {
+		return n, ok
 	}
-	if n < lo || n > hi {
-		x.W.Error(msg)
-		return 0, false
-	}
-	return n, true
+	x.W.Error(msg)
+	return 0, false
 }
 
 // parseRangeLongOrReply parses an integer argument within [lo, hi] as Redis's
@@ -115,24 +111,20 @@ func parseBoundedIntOrReply(x *keyspace.Ctx, arg []byte, lo, hi int64, msg strin
 // both to a non-integer and to a value out of range; without msg they get
 // Redis's generic texts.
 func parseRangeLongOrReply(x *keyspace.Ctx, arg []byte, lo, hi int64, msg string) (int64, bool) {
-	n, ok := keyspace.ParseInt(arg)
-	if !ok {
-		if msg != "" {
-			x.W.Error(msg)
-		} else {
-			x.W.Error(keyspace.ErrNotInt)
-		}
-		return 0, false
+	notInt := msg
+	if notInt == "" {
+		notInt = keyspace.ErrNotInt
 	}
-	if n < lo || n > hi {
-		if msg != "" {
-			x.W.Error(msg)
-		} else {
-			x.W.Error("ERR value is out of range, value must between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10))
-		}
-		return 0, false
+	n, ok := parseIntOrReply(x, arg, notInt)
+	if !ok || lo <= n && n <= hi {
+		return n, ok
 	}
-	return n, true
+	if msg == "" {
+		// Redis's default text, built only when it is sent.
+		msg = "ERR value is out of range, value must between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10)
+	}
+	x.W.Error(msg)
+	return 0, false
 }
 
 // errMustBePositive is getPositiveLongFromObjectOrReply's default text.

@@ -192,8 +192,9 @@ func changesFiltered(x *keyspace.Ctx, f *changeFeed, cursor, start int64, c *key
 	}
 	if scanned > last {
 		clientStateOf(c).changesSkip = changesSkip{From: last, To: scanned, Users: c.ACLUsers}
-	} else {
-		clientStateOf(c).changesSkip = changesSkip{}
+	} else if st, _ := c.FamilyState.(*clientState); st != nil {
+		// A connection that never skipped has nothing to clear.
+		st.changesSkip = changesSkip{}
 	}
 	x.W.ArrayHeader(len(found))
 	for _, n := range found {
