@@ -76,7 +76,7 @@ func Reshard(o ReshardOptions) (ReshardReport, error) {
 	// The reshard server runs no command, so it has no command table and
 	// no users to check against one.
 	cfg.ACL = config.ACLConfig{}
-	srv, err := NewServer(Options{Config: cfg, Topology: o.FromTopology, Logger: o.Logger, Now: o.Now})
+	srv, err := NewServer(Options{Config: cfg, Topology: o.FromTopology, Logger: o.Logger, Now: o.Now, Commands: BuildCommandTable()})
 	if err != nil {
 		return rep, fmt.Errorf("keyspace: reshard: %w", err)
 	}

@@ -33,7 +33,8 @@ type Options struct {
 	// clock here, and keyspace code never reads the wall clock itself.
 	Now func() time.Time
 	// Commands is the command table the families package builds
-	// (commands.Table). nil serves no command, for offline tools.
+	// (commands.Table); an offline tool that runs no command (reshard)
+	// passes an empty one.
 	Commands CommandTable
 	// OnShutdown is called once, on a goroutine of its own, when a client
 	// sends SHUTDOWN. The caller stops the listeners and calls Close.
@@ -105,8 +106,8 @@ func NewServer(opts Options) (*Server, error) {
 		return nil, errors.New("keyspace: no topology")
 	}
 	if opts.Commands == nil {
-		// Offline users (reshard) run no command.
-		opts.Commands = BuildCommandTable()
+		// A server without a table would answer every command "unknown".
+		return nil, errors.New("keyspace: no command table")
 	}
 	if opts.Live == nil {
 		opts.Live = config.NewLive(opts.Config)
