@@ -42,10 +42,10 @@ func withSpecs(c *keyspace.Command, keys []keyspace.KeySpec, tips []string) *key
 	return c
 }
 
-// applyCommandSpecs derives the movablekeys flag of every command and
+// deriveMovableKeys derives the movablekeys flag of every command and
 // subcommand of t as Redis does: set when the legacy first/last/step
 // triple cannot find every key its key specs find.
-func applyCommandSpecs(t keyspace.CommandTable) {
+func deriveMovableKeys(t keyspace.CommandTable) {
 	mark := func(c *keyspace.Command) {
 		if _, _, _, movable := legacyKeyRange(c.KeySpecs); movable {
 			c.Flags |= keyspace.FlagMovableKeys

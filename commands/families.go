@@ -50,5 +50,5 @@ func commandFamilies() []func(keyspace.CommandTable) {
 // commandFamilies registers its commands, in order, then the specs are
 // applied.
 func newCommandTable() keyspace.CommandTable {
-	return keyspace.BuildCommandTable(append(commandFamilies(), applyCommandSpecs)...)
+	return keyspace.BuildCommandTable(append(commandFamilies(), deriveMovableKeys)...)
 }

@@ -70,7 +70,7 @@ const (
 	// FlagNoMandatoryKeys: the command may name no key at all (EVAL with
 	// numkeys 0, FCALL …), reported by COMMAND.
 	FlagNoMandatoryKeys
-	// FlagMovableKeys is derived from the key specs (applyCommandSpecs):
+	// FlagMovableKeys is derived from the key specs (commands.deriveMovableKeys):
 	// the legacy first/last/step triple does not find every key.
 	FlagMovableKeys
 )
