@@ -5,11 +5,13 @@
 //	ruvio [--config config.toml | --redis-conf redis.conf] [--port 6379] [--bind 127.0.0.1] [--shards N]
 //	      [--reactors N] [--dir data] [--fsync always|everysec|no] [--loglevel info]
 //	      [--replicaof host:port]
+//	      [--cluster-name n --cluster-announce host --cluster-members n1=host:port,... | --cluster-join host:port,...]
 //	      [--repair] [--cpuprofile file] [--trace file]
 //	ruvio [flags] redis.conf [--directive value ...]
 //	ruvio healthcheck [--host 127.0.0.1] [--port 6379] [--timeout 3s] [--password p]
 //	ruvio import-rdb [--config config.toml] [--dir data] [--shards N] [--replace] dump.rdb
 //	ruvio reshard [--config config.toml] [--dir data] --shards N
+//	ruvio cluster status|failover|remove --control host:port [...]
 //	ruvio help
 //
 // "ruvio --help" (or "ruvio help") prints the flags and the subcommands and
@@ -64,6 +66,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "import-rdb" {
 		if err := importRDB(os.Args[2:], os.Getenv, os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "ruvio import-rdb:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "cluster" {
+		if err := clusterTool(os.Args[2:], os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "ruvio cluster:", err)
 			os.Exit(1)
 		}
 		return
@@ -141,6 +150,10 @@ type overrides struct {
 	redisConf              string
 	redisArgs              []config.RedisDirective
 	replicaof              string
+	clusterName            string
+	clusterAnnounce        string
+	clusterMembers         string
+	clusterJoin            string
 	port, shards, reactors int
 	repair                 bool
 	cpuProfile, execTrace  string
@@ -158,6 +171,10 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.dir, "dir", "", "data directory (overrides persistence.dir)")
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
 	fs.StringVar(&o.replicaof, "replicaof", "", "host:port of the primary's shard 0 to follow as a replica (overrides replication.primary)")
+	fs.StringVar(&o.clusterName, "cluster-name", "", "this member's name in a cluster across hosts (overrides cluster.name)")
+	fs.StringVar(&o.clusterAnnounce, "cluster-announce", "", "host clients and members reach this process at (overrides cluster.announce)")
+	fs.StringVar(&o.clusterMembers, "cluster-members", "", "comma-separated name=host:control_port of the members the cluster is formed of (overrides cluster.members)")
+	fs.StringVar(&o.clusterJoin, "cluster-join", "", "comma-separated control addresses of a running cluster to join (overrides cluster.join)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
 	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
@@ -277,6 +294,18 @@ func applyOverrides(cfg config.Config, o overrides, set map[string]bool, getenv 
 	if set["fsync"] {
 		cfg.Persistence.Fsync = o.fsync
 	}
+	if set["cluster-name"] {
+		cfg.Cluster.Name = o.clusterName
+	}
+	if set["cluster-announce"] {
+		cfg.Cluster.Announce = o.clusterAnnounce
+	}
+	if set["cluster-members"] {
+		cfg.Cluster.Members = splitList(o.clusterMembers)
+	}
+	if set["cluster-join"] {
+		cfg.Cluster.Join = splitList(o.clusterJoin)
+	}
 	if set["loglevel"] {
 		cfg.Log.Level = o.loglevel
 	}
@@ -374,4 +403,15 @@ func writePidFile(path string, log *zap.Logger) func() {
 		return nil
 	}
 	return func() { _ = os.Remove(path) }
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -5,6 +5,15 @@ import "bytes"
 // SlotCount is the number of hash slots in Redis Cluster.
 const SlotCount = 16384
 
+// SlotRange is the slots Start..End, both included.
+type SlotRange struct {
+	Start uint16 `json:"start"`
+	End   uint16 `json:"end"`
+}
+
+// Len is the number of slots in the range.
+func (r SlotRange) Len() int { return int(r.End) - int(r.Start) + 1 }
+
 // crc16Table is the CRC16-CCITT (XMODEM) table for polynomial 0x1021, one entry per byte.
 // Computed once; never written afterwards.
 var crc16Table = func() (t [256]uint16) {

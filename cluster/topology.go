@@ -23,6 +23,36 @@ type Node struct {
 	SlotStart uint16 // first slot owned, inclusive
 	SlotEnd   uint16 // last slot owned, inclusive
 	Epoch     uint64 // config epoch: Shard + 1, unique per node
+
+	// The fields below are set in a cluster across hosts (NewClusterTopology)
+	// only.
+
+	// Ranges are the slot ranges the node serves when there are several;
+	// nil means the one range SlotStart..SlotEnd. A replica serves its
+	// primary's.
+	Ranges []SlotRange
+	// Replica is set on a replica; PrimaryID is then its primary's id.
+	Replica   bool
+	PrimaryID string
+	// ShardID is the node's CLUSTER MYSHARDID: shared by a primary and its
+	// replicas.
+	ShardID string
+	// Member is the name of the cluster member (process) the node is a
+	// shard of.
+	Member string
+	// Local is set on the shards of this process.
+	Local bool
+	// Failed is set on a node the control plane has not heard from within
+	// its timeout.
+	Failed bool
+}
+
+// SlotRanges are the slot ranges the node serves.
+func (n Node) SlotRanges() []SlotRange {
+	if n.Ranges != nil {
+		return n.Ranges
+	}
+	return []SlotRange{{Start: n.SlotStart, End: n.SlotEnd}}
 }
 
 // Addr is "host:port", the address MOVED and ASK replies carry.
@@ -40,10 +70,23 @@ func (n Node) BusPort() int {
 }
 
 // Slots is the number of slots the node owns.
-func (n Node) Slots() int { return int(n.SlotEnd) - int(n.SlotStart) + 1 }
+func (n Node) Slots() int {
+	total := 0
+	for _, r := range n.SlotRanges() {
+		total += r.Len()
+	}
+	return total
+}
 
-// Owns reports whether slot is in the node's range.
-func (n Node) Owns(slot uint16) bool { return slot >= n.SlotStart && slot <= n.SlotEnd }
+// Owns reports whether slot is in one of the node's ranges.
+func (n Node) Owns(slot uint16) bool {
+	for _, r := range n.SlotRanges() {
+		if slot >= r.Start && slot <= r.End {
+			return true
+		}
+	}
+	return false
+}
 
 // Node roles and health states as CLUSTER SHARDS reports them. Every node is a healthy
 // master: the topology has no replicas and no failure detection.
@@ -81,11 +124,25 @@ func (n Node) ShardsFields() []ShardField {
 // immutable after NewTopology returns and safe for concurrent use; callers must not modify
 // Nodes.
 type Topology struct {
-	// Nodes holds one Node per shard, indexed by shard. Read-only.
+	// Nodes holds one Node per shard of this process, indexed by shard.
+	// Read-only.
 	Nodes []Node
+	// All holds every node of the cluster, this process's too: the
+	// primaries, each followed by its replicas. On one host it is Nodes.
+	All []Node
+	// Multi is set for a cluster across hosts (NewClusterTopology).
+	Multi bool
+	// Epoch is the cluster's current epoch.
+	Epoch uint64
+	// LocalReplica is set when this process is a replica of its group.
+	LocalReplica bool
 
-	slotShard [SlotCount]uint16 // shard of every slot
+	slotShard [SlotCount]uint16 // shard of this process serving every slot, or noShard
+	slotOwner [SlotCount]uint16 // index in All of every slot's primary, or noShard
 }
+
+// noShard marks a slot no shard serves.
+const noShard = 0xFFFF
 
 // NewTopology builds the topology of shards shards on host, shard i listening on basePort+i
 // and owning the i-th of shards contiguous slot ranges. The 16384 slots are split as evenly
@@ -133,54 +190,94 @@ func NewTopology(host string, basePort, shards int, ids []string) (*Topology, er
 			SlotStart: uint16(start),
 			SlotEnd:   uint16(end),
 			Epoch:     uint64(i) + 1,
+			ShardID:   ids[i],
 		}
 		for s := start; s <= end; s++ {
 			t.slotShard[s] = uint16(i)
+			t.slotOwner[s] = uint16(i)
 		}
 		start = end + 1
 	}
+	t.All = t.Nodes
+	t.Epoch = uint64(shards)
 	return t, nil
 }
 
 // Len is the number of shards.
 func (t *Topology) Len() int { return len(t.Nodes) }
 
-// ShardOf returns the shard that owns slot, which must be below 16384. O(1).
+// ShardOf returns the shard of this process that serves slot, which must
+// be below 16384, or -1 when none does. O(1).
 func (t *Topology) ShardOf(slot uint16) int {
-	return int(t.slotShard[slot])
+	if s := t.slotShard[slot]; s != noShard {
+		return int(s)
+	}
+	return -1
 }
 
-// ShardOfKey returns key's slot and the shard that owns it. It does not allocate.
+// ShardOfKey returns key's slot and the shard of this process that serves
+// it, or -1. It does not allocate.
 func (t *Topology) ShardOfKey(key []byte) (slot uint16, shard int) {
 	slot = KeySlot(key)
-	return slot, int(t.slotShard[slot])
+	return slot, t.ShardOf(slot)
+}
+
+// Owner returns the primary node that owns slot, wherever it is; false when
+// no group owns the slot.
+func (t *Topology) Owner(slot uint16) (Node, bool) {
+	i := t.slotOwner[slot]
+	if i == noShard {
+		return Node{}, false
+	}
+	return t.All[i], true
 }
 
 // NodesText renders CLUSTER NODES as seen from shard myShard: one line per node,
 //
-//	<id> <ip>:<port>@<cport> [myself,]master - 0 0 <epoch> connected <start>-<end>
+//	<id> <ip>:<port>@<cport> [myself,]master|slave[,fail] <primary id>|- 0 0 <epoch> connected [<start>-<end> ...]
 //
 // each ending in "\n". "myself," marks myShard's line only.
 func (t *Topology) NodesText(myShard int) string {
 	var b strings.Builder
-	for _, n := range t.Nodes {
+	for _, n := range t.All {
 		b.WriteString(n.ID)
 		b.WriteByte(' ')
 		b.WriteString(n.Addr())
 		b.WriteByte('@')
 		b.WriteString(strconv.Itoa(n.BusPort()))
-		if n.Shard == myShard {
-			b.WriteString(" myself,master")
-		} else {
-			b.WriteString(" master")
+		b.WriteByte(' ')
+		if n.Shard == myShard && (n.Local || !t.Multi) {
+			b.WriteString("myself,")
 		}
-		b.WriteString(" - 0 0 ")
+		if n.Replica {
+			b.WriteString("slave")
+		} else {
+			b.WriteString("master")
+		}
+		if n.Failed {
+			b.WriteString(",fail")
+		}
+		if n.Replica {
+			b.WriteString(" " + n.PrimaryID)
+		} else {
+			b.WriteString(" -")
+		}
+		b.WriteString(" 0 0 ")
 		b.WriteString(strconv.FormatUint(n.Epoch, 10))
-		b.WriteString(" connected ")
-		b.WriteString(strconv.Itoa(int(n.SlotStart)))
-		if n.SlotEnd != n.SlotStart {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(int(n.SlotEnd)))
+		if n.Failed {
+			b.WriteString(" disconnected")
+		} else {
+			b.WriteString(" connected")
+		}
+		if !n.Replica {
+			for _, r := range n.SlotRanges() {
+				b.WriteByte(' ')
+				b.WriteString(strconv.Itoa(int(r.Start)))
+				if r.End != r.Start {
+					b.WriteByte('-')
+					b.WriteString(strconv.Itoa(int(r.End)))
+				}
+			}
 		}
 		b.WriteByte('\n')
 	}
@@ -188,23 +285,39 @@ func (t *Topology) NodesText(myShard int) string {
 }
 
 // InfoText renders CLUSTER INFO as seen from shard myShard: "field:value" lines, each ending
-// in "\r\n" as in Redis. The cluster is always ok with every slot assigned; the current epoch
-// is the number of nodes and myShard's epoch is myShard+1.
+// in "\r\n" as in Redis. On one host the cluster is always ok with every slot assigned; the
+// current epoch is the number of nodes and myShard's epoch is myShard+1.
 func (t *Topology) InfoText(myShard int) string {
-	n := strconv.Itoa(len(t.Nodes))
 	my := "0"
 	if myShard >= 0 && myShard < len(t.Nodes) {
 		my = strconv.FormatUint(t.Nodes[myShard].Epoch, 10)
 	}
+	assigned, failed, size := 0, 0, 0
+	for _, n := range t.All {
+		if n.Replica {
+			continue
+		}
+		if n.Slots() > 0 {
+			size++
+		}
+		assigned += n.Slots()
+		if n.Failed {
+			failed += n.Slots()
+		}
+	}
+	state := "ok"
+	if assigned < SlotCount || failed > 0 {
+		state = "fail"
+	}
 	lines := [...]string{
-		"cluster_state:ok",
-		"cluster_slots_assigned:16384",
-		"cluster_slots_ok:16384",
+		"cluster_state:" + state,
+		"cluster_slots_assigned:" + strconv.Itoa(assigned),
+		"cluster_slots_ok:" + strconv.Itoa(assigned-failed),
 		"cluster_slots_pfail:0",
-		"cluster_slots_fail:0",
-		"cluster_known_nodes:" + n,
-		"cluster_size:" + n,
-		"cluster_current_epoch:" + n,
+		"cluster_slots_fail:" + strconv.Itoa(failed),
+		"cluster_known_nodes:" + strconv.Itoa(len(t.All)),
+		"cluster_size:" + strconv.Itoa(size),
+		"cluster_current_epoch:" + strconv.FormatUint(t.Epoch, 10),
 		"cluster_my_epoch:" + my,
 		"cluster_stats_messages_sent:0",
 		"cluster_stats_messages_received:0",

@@ -37,7 +37,7 @@ var keyAuditCalls = map[string]string{
 	"client|setinfo": "CLIENT SETINFO lib-name x", "client|setname": "CLIENT SETNAME n", "client|tracking": "CLIENT TRACKING on",
 	"client|trackinginfo": "CLIENT TRACKINGINFO", "client|unblock": "CLIENT UNBLOCK 9", "client|unpause": "CLIENT UNPAUSE",
 	"cluster": "CLUSTER", "cluster|countkeysinslot": "CLUSTER COUNTKEYSINSLOT 1", "cluster|getkeysinslot": "CLUSTER GETKEYSINSLOT 1 1",
-	"cluster|help": "CLUSTER HELP", "cluster|info": "CLUSTER INFO", "cluster|keyslot": "CLUSTER KEYSLOT x", "cluster|myid": "CLUSTER MYID",
+	"cluster|help": "CLUSTER HELP", "cluster|info": "CLUSTER INFO", "cluster|keyslot": "CLUSTER KEYSLOT x", "cluster|myid": "CLUSTER MYID", "cluster|myshardid": "CLUSTER MYSHARDID",
 	"cluster|nodes": "CLUSTER NODES", "cluster|shards": "CLUSTER SHARDS", "cluster|slots": "CLUSTER SLOTS",
 	"command": "COMMAND", "command|count": "COMMAND COUNT", "command|docs": "COMMAND DOCS get",
 	"command|getkeys": "COMMAND GETKEYS get x", "command|getkeysandflags": "COMMAND GETKEYSANDFLAGS get x",

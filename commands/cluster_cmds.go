@@ -18,6 +18,9 @@ const errClusterDisabled = "ERR This instance has cluster support disabled"
 // commands answer errClusterDisabled, so clients that detect the topology
 // (CLUSTER SLOTS, CLUSTER INFO, INFO cluster) pick their standalone mode.
 func serverClusterEnabled(s *keyspace.Server) bool {
+	if s.ClusterAcrossHosts() {
+		return true
+	}
 	switch s.Opts.Config.Cluster.Enabled {
 	case config.On:
 		return true
@@ -49,7 +52,11 @@ func clusterCommand(x *keyspace.Ctx) {
 
 // CLUSTER SLOTS
 func clusterSlotsCommand(x *keyspace.Ctx) {
-	topo := x.S.Srv.Opts.Topology
+	topo := x.S.Srv.Topology()
+	if topo.Multi {
+		clusterSlotsAcrossHosts(x, topo)
+		return
+	}
 	x.W.ArrayHeader(len(topo.Nodes))
 	for _, n := range topo.Nodes {
 		x.W.ArrayHeader(3)
@@ -65,7 +72,11 @@ func clusterSlotsCommand(x *keyspace.Ctx) {
 
 // CLUSTER SHARDS
 func clusterShardsCommand(x *keyspace.Ctx) {
-	topo := x.S.Srv.Opts.Topology
+	topo := x.S.Srv.Topology()
+	if topo.Multi {
+		clusterShardsAcrossHosts(x, topo)
+		return
+	}
 	x.W.ArrayHeader(len(topo.Nodes))
 	for _, n := range topo.Nodes {
 		replicas := x.S.Srv.Replicas(n.Shard)
@@ -114,8 +125,12 @@ func clusterShardsCommand(x *keyspace.Ctx) {
 
 // CLUSTER NODES
 func clusterNodesCommand(x *keyspace.Ctx) {
-	topo := x.S.Srv.Opts.Topology
+	topo := x.S.Srv.Topology()
 	text := topo.NodesText(x.S.Idx)
+	if topo.Multi {
+		x.W.Verbatim("txt", text)
+		return
+	}
 	// Replicas follow their primaries, one line each.
 	for _, n := range topo.Nodes {
 		for _, r := range x.S.Srv.Replicas(n.Shard) {
@@ -130,12 +145,17 @@ func clusterNodesCommand(x *keyspace.Ctx) {
 
 // CLUSTER INFO
 func clusterInfoCommand(x *keyspace.Ctx) {
-	x.W.Verbatim("txt", x.S.Srv.Opts.Topology.InfoText(x.S.Idx))
+	x.W.Verbatim("txt", x.S.Srv.Topology().InfoText(x.S.Idx))
 }
 
 // CLUSTER MYID
 func clusterMyIDCommand(x *keyspace.Ctx) {
-	x.W.BulkString(x.S.Srv.Opts.Topology.Nodes[x.S.Idx].ID)
+	x.W.BulkString(x.S.Srv.Topology().Nodes[x.S.Idx].ID)
+}
+
+// CLUSTER MYSHARDID
+func clusterMyShardIDCommand(x *keyspace.Ctx) {
+	x.W.BulkString(x.S.Srv.Topology().Nodes[x.S.Idx].ShardID)
 }
 
 // CLUSTER KEYSLOT key
@@ -204,6 +224,7 @@ func clusterHelpCommand(x *keyspace.Ctx) {
 		"INFO", "    Return information about the cluster.",
 		"KEYSLOT <key>", "    Return the hash slot for <key>.",
 		"MYID", "    Return the node id.",
+		"MYSHARDID", "    Return the node's shard id.",
 		"NODES", "    Return cluster configuration seen by node.",
 		"SHARDS", "    Return information about slot range mappings and the nodes associated with them.",
 		"SLOTS", "    Return information about slots range mappings.",
@@ -215,14 +236,114 @@ func clusterHelpCommand(x *keyspace.Ctx) {
 	}
 }
 
-// READONLY / READWRITE: accepted in cluster mode, where every shard is a
-// primary; refused on a standalone server, as Redis does.
+// READONLY / READWRITE: accepted in cluster mode, refused on a standalone
+// server, as Redis does. In a cluster across hosts READONLY lets a replica
+// serve the connection's reads of its group's slots.
 func readonlyCommand(x *keyspace.Ctx) {
 	if !serverClusterEnabled(x.S.Srv) {
 		x.W.Error(errClusterDisabled)
 		return
 	}
+	x.C.ReadOnly = x.Cmd.Name == "readonly"
 	x.W.OK()
+}
+
+// clusterSlotsAcrossHosts is CLUSTER SLOTS in a cluster across hosts: each
+// range of each primary node, then the primary and its replicas.
+func clusterSlotsAcrossHosts(x *keyspace.Ctx, topo *cluster.Topology) {
+	n := 0
+	for _, p := range topo.All {
+		if !p.Replica {
+			n += len(p.SlotRanges())
+		}
+	}
+	x.W.ArrayHeader(n)
+	for _, p := range topo.All {
+		if p.Replica {
+			continue
+		}
+		replicas := replicasOf(topo, p.ID)
+		for _, r := range p.SlotRanges() {
+			x.W.ArrayHeader(3 + len(replicas))
+			x.W.Int(int64(r.Start))
+			x.W.Int(int64(r.End))
+			for _, nd := range append([]cluster.Node{p}, replicas...) {
+				x.W.ArrayHeader(4)
+				x.W.BulkString(nd.Host)
+				x.W.Int(int64(nd.Port))
+				x.W.BulkString(nd.ID)
+				x.W.ArrayHeader(0)
+			}
+		}
+	}
+}
+
+// replicasOf returns the replica nodes of the primary node id.
+func replicasOf(topo *cluster.Topology, id string) []cluster.Node {
+	var rs []cluster.Node
+	for _, n := range topo.All {
+		if n.Replica && n.PrimaryID == id {
+			rs = append(rs, n)
+		}
+	}
+	return rs
+}
+
+// clusterShardsAcrossHosts is CLUSTER SHARDS in a cluster across hosts:
+// one entry per primary node with its ranges, then it and its replicas.
+func clusterShardsAcrossHosts(x *keyspace.Ctx, topo *cluster.Topology) {
+	n := 0
+	for _, p := range topo.All {
+		if !p.Replica {
+			n++
+		}
+	}
+	x.W.ArrayHeader(n)
+	for _, p := range topo.All {
+		if p.Replica {
+			continue
+		}
+		replicas := replicasOf(topo, p.ID)
+		x.W.MapHeader(2)
+		x.W.BulkString("slots")
+		ranges := p.SlotRanges()
+		x.W.ArrayHeader(2 * len(ranges))
+		for _, r := range ranges {
+			x.W.Int(int64(r.Start))
+			x.W.Int(int64(r.End))
+		}
+		x.W.BulkString("nodes")
+		x.W.ArrayHeader(1 + len(replicas))
+		for _, nd := range append([]cluster.Node{p}, replicas...) {
+			x.W.MapHeader(7)
+			x.W.BulkString("id")
+			x.W.BulkString(nd.ID)
+			x.W.BulkString("port")
+			x.W.Int(int64(nd.Port))
+			x.W.BulkString("ip")
+			x.W.BulkString(nd.Host)
+			x.W.BulkString("endpoint")
+			x.W.BulkString(nd.Host)
+			x.W.BulkString("role")
+			if nd.Replica {
+				x.W.BulkString("replica")
+			} else {
+				x.W.BulkString("master")
+			}
+			x.W.BulkString("replication-offset")
+			var off uint64
+			if nd.Local {
+				off = x.S.Srv.LastSequence(nd.Shard)
+			}
+			x.W.Int(int64(off))
+			x.W.BulkString("health")
+			if nd.Failed {
+				x.W.BulkString("failed")
+			} else {
+				x.W.BulkString("online")
+			}
+		}
+	}
 }
 
 func registerClusterFamily(t keyspace.CommandTable) {
@@ -236,6 +357,7 @@ func registerClusterFamily(t keyspace.CommandTable) {
 				{Name: "nodes", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the cluster configuration for a node.", Complexity: "O(N) where N is the total number of Cluster nodes", Handler: clusterNodesCommand, Tips: []string{tipNondeterministic}},
 				{Name: "info", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns information about the state of a node.", Complexity: "O(1)", Handler: clusterInfoCommand, Tips: []string{tipNondeterministic}},
 				{Name: "myid", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the ID of a node.", Complexity: "O(1)", Handler: clusterMyIDCommand},
+				{Name: "myshardid", Arity: 2, Flags: stale, Group: grp, Since: "7.2.0", Summary: "Returns the shard ID of a node.", Complexity: "O(1)", Handler: clusterMyShardIDCommand, Tips: []string{tipNondeterministic}},
 				{Name: "keyslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the hash slot for a key.", Complexity: "O(N) where N is the number of bytes in the key", Handler: clusterKeySlotCommand},
 				{Name: "countkeysinslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the number of keys in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterCountKeysInSlotCommand},
 				{Name: "getkeysinslot", Arity: 4, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the key names in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterGetKeysInSlotCommand, Tips: []string{tipNondeterministic}},

@@ -132,13 +132,14 @@ func block(name string, args ...commandArg) commandArg {
 // the native key jobs, RUVIO and REPLSYNC, the CLIENT subcommands of later
 // Redis versions and the Bloom filter commands (RedisBloom's syntax).
 var nativeCommandDocs = map[string]*commandDoc{
-	"lease":     {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
-	"release":   {args: []commandArg{keyArg("key", 0), intArg("token")}},
-	"semaphore": {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("ttl_ms")}},
-	"limit":     {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("window_ms")}},
-	"once":      {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
-	"take":      {args: []commandArg{keyArg("key", 0), intArg("count")}},
-	"setv":      {args: []commandArg{keyArg("key", 0), strArg("value"), intArg("version").with(argOptional)}},
+	"cluster|myshardid": {},
+	"lease":             {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
+	"release":           {args: []commandArg{keyArg("key", 0), intArg("token")}},
+	"semaphore":         {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("ttl_ms")}},
+	"limit":             {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("window_ms")}},
+	"once":              {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
+	"take":              {args: []commandArg{keyArg("key", 0), intArg("count")}},
+	"setv":              {args: []commandArg{keyArg("key", 0), strArg("value"), intArg("version").with(argOptional)}},
 	"idem": {args: []commandArg{
 		keyArg("key", 0),
 		oneOf("action",

@@ -71,7 +71,7 @@ func TestDiskRemovesStaleSnapshotTemps(t *testing.T) {
 	d := durOpen(t, mem, clock, 2, nil)
 	key := ""
 	for i := 0; key == ""; i++ {
-		if _, owner := d.srv.Opts.Topology.ShardOfKey([]byte("k" + strconv.Itoa(i))); owner == 0 {
+		if _, owner := d.srv.Topology().ShardOfKey([]byte("k" + strconv.Itoa(i))); owner == 0 {
 			key = "k" + strconv.Itoa(i)
 		}
 	}

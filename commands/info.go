@@ -146,7 +146,7 @@ func infoServer(x *keyspace.Ctx, ib *infoBuilder) {
 	ib.int("process_id", int64(processInfo().pid))
 	ib.str("process_supervised", "no")
 	ib.str("run_id", srv.RunID())
-	ib.int("tcp_port", int64(srv.Opts.Topology.Nodes[x.S.Idx].Port))
+	ib.int("tcp_port", int64(srv.Topology().Nodes[x.S.Idx].Port))
 	ib.int("server_time_usec", now.UnixMicro())
 	ib.int("uptime_in_seconds", uptime)
 	ib.int("uptime_in_days", uptime/86400)

@@ -223,7 +223,7 @@ func TestKeysMultiShardRefusals(t *testing.T) {
 	key := ""
 	for i := 0; key == ""; i++ {
 		k := "k" + strconv.Itoa(i)
-		if _, owner := sh.Srv.Opts.Topology.ShardOfKey([]byte(k)); owner == 0 {
+		if _, owner := sh.Srv.Topology().ShardOfKey([]byte(k)); owner == 0 {
 			key = k
 		}
 	}
@@ -238,7 +238,7 @@ func TestKeysMultiShardRefusals(t *testing.T) {
 	other := ""
 	for i := 0; other == ""; i++ {
 		k := "k" + strconv.Itoa(i)
-		if _, owner := sh.Srv.Opts.Topology.ShardOfKey([]byte(k)); owner == 1 {
+		if _, owner := sh.Srv.Topology().ShardOfKey([]byte(k)); owner == 1 {
 			other = k
 		}
 	}

@@ -761,7 +761,7 @@ func TestDiskTwoShards(t *testing.T) {
 	n := 0
 	for i := 0; n < 200; i++ {
 		key := "key" + strconv.Itoa(i)
-		_, owner := d.srv.Opts.Topology.ShardOfKey([]byte(key))
+		_, owner := d.srv.Topology().ShardOfKey([]byte(key))
 		sh := d.shard(owner)
 		if got := d.do(sh, "SET", key, strconv.Itoa(i), "EX", strconv.Itoa(1+i%50)); got != rOK {
 			t.Fatalf("SET %s on shard %d: %q", key, owner, got)

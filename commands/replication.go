@@ -214,32 +214,14 @@ func waitCommand(x *keyspace.Ctx) {
 func replicaofCommand(x *keyspace.Ctx) {
 	sh := x.S
 	srv := sh.Srv
+	if srv.ClusterAcrossHosts() {
+		// The control plane decides who follows whom.
+		x.W.Error("ERR REPLICAOF not allowed in cluster mode.")
+		return
+	}
 	host, portArg := string(x.Args[1]), string(x.Args[2])
 	if strings.EqualFold(host, "no") && strings.EqualFold(portArg, "one") {
-		if srv.IsReplica() {
-			srv.Repl.Replica.Store(false)
-			srv.Repl.Epoch.Add(1)
-			if srv.Opts.Replication != nil {
-				srv.Opts.Replication.Unfollow()
-			}
-			// A promoted replica starts a history of its own: its old
-			// primary's replicas must not resume from it as if nothing had
-			// diverged (a history id per shard, changed on each shard).
-			for _, o := range srv.ShardList {
-				renew := func() {
-					if err := o.SetReplID(keyspace.RandomHex(40)); err != nil {
-						o.Logger().Error("storing the new replication id", zap.Error(err))
-					}
-				}
-				if o == sh {
-					renew()
-				} else {
-					o.Post(renew)
-				}
-			}
-			srv.Repl.Mu.Lock()
-			srv.Repl.Host, srv.Repl.Port = "", 0
-			srv.Repl.Mu.Unlock()
+		if srv.BecomePrimary(true) {
 			sh.Logger().Info("REPLICAOF NO ONE: this process is a primary now")
 		}
 		x.W.OK()
@@ -263,26 +245,16 @@ func replicaofCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR replication needs the write-ahead log (persistence.wal = true)")
 		return
 	}
-	if h, p := srv.PrimaryAddr(); srv.IsReplica() && h == host && p == base {
-		x.W.SimpleString("OK Already connected to specified master")
-		return
-	}
-	srv.Repl.Mu.Lock()
-	srv.Repl.Host, srv.Repl.Port = host, base
-	srv.Repl.Mu.Unlock()
-	srv.Repl.Replica.Store(true)
 	// As Redis does on a new primary, the replicas of this process are
 	// disconnected: they reconnect and learn the new chain of primaries
 	// (and a loop back to them is refused at their handshake).
-	for _, o := range srv.ShardList {
-		if o == sh {
-			o.DropReplicas()
-		} else {
-			o.Post(o.DropReplicas)
-		}
-	}
-	if err := srv.Opts.Replication.Follow(host, base, srv.Repl.Epoch.Add(1)); err != nil {
+	changed, err := srv.BecomeReplica(host, base)
+	if err != nil {
 		x.W.Error("ERR " + err.Error())
+		return
+	}
+	if !changed {
+		x.W.SimpleString("OK Already connected to specified master")
 		return
 	}
 	sh.Logger().Info("REPLICAOF: following a primary", zap.String("primary", net.JoinHostPort(host, portArg)),

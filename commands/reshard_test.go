@@ -21,7 +21,7 @@ func TestReshardKeepsEveryValue(t *testing.T) {
 	clock := newDurClock()
 	d := durOpen(t, mem, clock, 2, nil)
 	owner := func(key string) *keyspace.Shard {
-		_, i := d.srv.Opts.Topology.ShardOfKey([]byte(key))
+		_, i := d.srv.Topology().ShardOfKey([]byte(key))
 		return d.shard(i)
 	}
 	write := func(prefix string) {
@@ -85,14 +85,14 @@ func TestReshardKeepsEveryValue(t *testing.T) {
 		sh := r.shard(i)
 		for _, db := range sh.DBs {
 			db.Each(func(e *keyspace.Entry) {
-				if _, o := r.srv.Opts.Topology.ShardOfKey(e.Key()); o != i {
+				if _, o := r.srv.Topology().ShardOfKey(e.Key()); o != i {
 					t.Errorf("key %q on shard %d, its slot is shard %d's", e.KeyView(), i, o)
 				}
 			})
 		}
 	}
 	for _, k := range keys {
-		_, i := r.srv.Opts.Topology.ShardOfKey([]byte(k))
+		_, i := r.srv.Topology().ShardOfKey([]byte(k))
 		got = append(got, render(r, r.shard(i), k))
 	}
 	for _, w := range want[:6] {

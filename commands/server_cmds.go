@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ruvio/ruvio/acl"
+	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/config"
 	"go.uber.org/zap"
 )
@@ -292,16 +293,16 @@ func debugHelp(x *keyspace.Ctx) {
 // checkKeySlotOrReply replies MOVED and returns false when key belongs to another
 // shard, for subcommands whose key positions the dispatcher does not see.
 func checkKeySlotOrReply(x *keyspace.Ctx, key []byte) bool {
-	if x.S.Srv.Shards() == 1 {
+	if !x.S.Srv.RoutesSlots() {
 		return true
 	}
-	topo := x.S.Srv.Opts.Topology
-	slot, owner := topo.ShardOfKey(key)
-	if owner == x.S.Idx {
-		return true
+	topo := x.S.Srv.Topology()
+	slot := cluster.KeySlot(key)
+	if msg := x.S.Srv.SlotRefusal(topo, slot, x.S.Idx, x.Cmd.Flags&keyspace.FlagWrite != 0, x.C); msg != "" {
+		x.W.Error(msg)
+		return false
 	}
-	x.W.Error("MOVED " + strconv.Itoa(int(slot)) + " " + topo.Nodes[owner].Addr())
-	return false
+	return true
 }
 
 // RUVIO [OWNER key | HELP]: with no subcommand, the server's name, version
@@ -321,15 +322,24 @@ func ruvioCommand(x *keyspace.Ctx) {
 // RUVIO OWNER key: the slot of key, the shard that owns it and the address
 // that shard listens on. Any shard answers for any key.
 func ruvioOwnerCommand(x *keyspace.Ctx) {
-	topo := x.S.Srv.Opts.Topology
-	slot, owner := topo.ShardOfKey(x.Args[2])
+	topo := x.S.Srv.Topology()
+	slot := cluster.KeySlot(x.Args[2])
+	n, ok := topo.Owner(slot)
 	x.W.MapHeader(3)
 	x.W.BulkString("slot")
 	x.W.Int(int64(slot))
 	x.W.BulkString("shard")
-	x.W.Int(int64(owner))
+	if ok {
+		x.W.Int(int64(n.Shard))
+	} else {
+		x.W.Int(-1)
+	}
 	x.W.BulkString("address")
-	x.W.BulkString(topo.Nodes[owner].Addr())
+	if ok {
+		x.W.BulkString(n.Addr())
+	} else {
+		x.W.Null()
+	}
 }
 
 // RUVIO HELP

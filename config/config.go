@@ -3,10 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -209,6 +211,66 @@ type ClusterConfig struct {
 	// with several shards is refused: each shard owns only part of the slots, and only
 	// cluster clients can find the others.
 	Enabled Switch `toml:"enabled"`
+
+	// The keys below make the process a member of a cluster across hosts, whose
+	// topology and failover a control plane inside the members decides; Name and one of
+	// Members or Join turn it on ("" and empty lists: one host, as above).
+
+	// Name is this member's name, unique in the cluster and kept across restarts.
+	Name string `toml:"name"`
+	// Announce is the host clients and the other members reach this process's ports at
+	// ("": server.bind).
+	Announce string `toml:"announce"`
+	// ControlPort is the control plane's port (consensus and the members' requests), on
+	// server.bind; 0 is server.port + 10000, the cluster bus port Redis reports.
+	ControlPort int `toml:"control_port"`
+	// Members are the members the cluster is formed of, "name=host:control_port", the
+	// same list on every one of them; the first three (five with five or more) vote on
+	// the topology, the others follow it.
+	Members []string `toml:"members"`
+	// Join are control addresses ("host:control_port") of a running cluster that a
+	// member not in Members joins through, as a replica.
+	Join []string `toml:"join"`
+	// Replicas is the number of replicas of each group when the cluster is formed (1).
+	Replicas int `toml:"replicas"`
+	// NodeTimeoutMs is how long a primary may be silent before its group fails over,
+	// and the length of a primary's write lease, in milliseconds (2000).
+	NodeTimeoutMs int `toml:"node_timeout_ms"`
+}
+
+// ClusterSeed is one entry of cluster.members.
+type ClusterSeed struct {
+	Name    string // the member's name
+	Control string // its control address, "host:port"
+}
+
+// ParseClusterMember reads a cluster.members entry, "name=host:port".
+func ParseClusterMember(s string) (ClusterSeed, error) {
+	name, addr, ok := strings.Cut(s, "=")
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return ClusterSeed{}, fmt.Errorf("%q is not name=host:port", s)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || port == "" {
+		return ClusterSeed{}, fmt.Errorf("%q: %q is not host:port", s, addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return ClusterSeed{}, fmt.Errorf("%q: port %q is not 1..65535", s, port)
+	}
+	return ClusterSeed{Name: name, Control: addr}, nil
+}
+
+// ControlPortOrDefault is cluster.control_port, or server.port + 10000 when 0.
+func (c *Config) ControlPortOrDefault() int {
+	if c.Cluster.ControlPort != 0 {
+		return c.Cluster.ControlPort
+	}
+	return c.Server.Port + 10000
+}
+
+// AcrossHosts reports whether the process is a member of a cluster across hosts.
+func (c *ClusterConfig) AcrossHosts() bool {
+	return c.Name != "" && (len(c.Members) > 0 || len(c.Join) > 0)
 }
 
 // ACLConfig is the [acl] section: the users, declared here or kept in an ACL file.
@@ -289,6 +351,9 @@ func (s Switch) String() string {
 // ClusterEnabled resolves cluster.enabled: on when set so, or with more than one shard
 // when left to auto.
 func (c *Config) ClusterEnabled() bool {
+	if c.Cluster.AcrossHosts() {
+		return true
+	}
 	switch c.Cluster.Enabled {
 	case On:
 		return true
@@ -351,6 +416,10 @@ func Default() Config {
 			MaxMemorySamples: 5,
 			LFULogFactor:     10,
 			LFUDecayTime:     1,
+		},
+		Cluster: ClusterConfig{
+			Replicas:      1,
+			NodeTimeoutMs: 2000,
 		},
 	}
 }

@@ -146,6 +146,7 @@ lfu_decay_time = 2
 		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
 		Memory:      MemoryConfig{MaxMemory: 4 * GiB, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 5, LFUDecayTime: 2},
+		Cluster:     ClusterConfig{Replicas: 1, NodeTimeoutMs: 2000},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("Load =\n%+v\nwant\n%+v", c, want)

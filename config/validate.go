@@ -131,6 +131,45 @@ func (c *Config) Validate() error {
 		bad("cluster.enabled", "false needs server.shards = 1: with %d shards each owns part of the slots and only cluster clients find the others", c.Server.Shards)
 	}
 
+	if cl := &c.Cluster; cl.AcrossHosts() {
+		if cl.Enabled == Off {
+			bad("cluster.enabled", "false cannot be a member of a cluster across hosts (cluster.name and cluster.members or cluster.join are set)")
+		}
+		if !c.Persistence.WAL {
+			bad("cluster.name", "a member of a cluster across hosts needs the write-ahead log (persistence.wal = true): its replicas follow it")
+		}
+		if c.Replication.Primary != "" {
+			bad("replication.primary", "is decided by the control plane in a cluster across hosts; leave it empty")
+		}
+		inRange("cluster.replicas", int64(cl.Replicas), 0, 15)
+		inRange("cluster.node_timeout_ms", int64(cl.NodeTimeoutMs), 200, 600000)
+		if p := c.ControlPortOrDefault(); p < 1 || p > 65535 {
+			bad("cluster.control_port", "%d is not 1..65535 (0 means server.port + 10000)", p)
+		}
+		seen := map[string]bool{}
+		for _, m := range cl.Members {
+			sd, err := ParseClusterMember(m)
+			if err != nil {
+				bad("cluster.members", "%v", err)
+				continue
+			}
+			if seen[sd.Name] {
+				bad("cluster.members", "%s is named twice", sd.Name)
+			}
+			seen[sd.Name] = true
+		}
+		if len(cl.Members) > 0 && !seen[cl.Name] && len(cl.Join) == 0 {
+			bad("cluster.members", "does not name this member (%s); a member that is not one of them joins through cluster.join", cl.Name)
+		}
+		for _, j := range cl.Join {
+			if _, _, err := net.SplitHostPort(j); err != nil {
+				bad("cluster.join", "%q is not host:port", j)
+			}
+		}
+	} else if cl.Name != "" || len(cl.Members) > 0 || len(cl.Join) > 0 {
+		bad("cluster.name", "a member of a cluster across hosts needs cluster.name and one of cluster.members or cluster.join")
+	}
+
 	if p := c.Replication.Primary; p != "" {
 		if _, port, err := net.SplitHostPort(p); err != nil || port == "" {
 			bad("replication.primary", "%q is not host:port", p)

@@ -35,6 +35,9 @@ type Client struct {
 	// Proto is the RESP version the connection speaks: 2, or 3 after
 	// HELLO 3.
 	Proto int
+	// ReadOnly is set by READONLY: in a cluster across hosts, a replica
+	// serves the connection's reads of its group's slots.
+	ReadOnly bool
 	// Authenticated is set once the connection has authenticated, or
 	// from the start when the server needs no authentication.
 	Authenticated bool

@@ -3,6 +3,8 @@ package keyspace
 import (
 	"strconv"
 	"time"
+
+	"github.com/ruvio/ruvio/cluster"
 )
 
 // Running one command on its shard. Exec takes it from the table lookup
@@ -177,7 +179,7 @@ func (sh *Shard) admit(x *Ctx, cmd *Command, args [][]byte) bool {
 	if !sh.checkACL(x, cmd, args) {
 		return false
 	}
-	if len(sh.Srv.ShardList) > 1 && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.MovableKeys != nil) {
+	if sh.Srv.RoutesSlots() && (cmd.FirstKey > 0 || cmd.NumKeysAt > 0 || cmd.MovableKeys != nil) {
 		if !sh.CheckSlotsOrReply(x, cmd, args) {
 			return false
 		}
@@ -222,23 +224,19 @@ func (sh *Shard) CheckSlotsOrReply(x *Ctx, cmd *Command, args [][]byte) bool {
 	if len(sh.keyIdx) == 0 {
 		return true
 	}
-	topo := sh.Srv.Opts.Topology
-	slot, owner := topo.ShardOfKey(args[sh.keyIdx[0]])
+	topo := sh.Srv.Topology()
+	slot := cluster.KeySlot(args[sh.keyIdx[0]])
 	for _, i := range sh.keyIdx[1:] {
-		if s, _ := topo.ShardOfKey(args[i]); s != slot {
+		if cluster.KeySlot(args[i]) != slot {
 			x.W.Error(ErrCrossSlot)
 			return false
 		}
 	}
-	if owner != sh.Idx {
-		n := topo.Nodes[owner]
-		sh.scratch = append(sh.scratch[:0], "MOVED "...)
-		sh.scratch = strconv.AppendInt(sh.scratch, int64(slot), 10)
-		sh.scratch = append(sh.scratch, ' ')
-		sh.scratch = append(sh.scratch, n.Host...)
-		sh.scratch = append(sh.scratch, ':')
-		sh.scratch = strconv.AppendInt(sh.scratch, int64(n.Port), 10)
-		x.W.Error(string(sh.scratch))
+	if topo.ShardOf(slot) == sh.Idx && !topo.Multi {
+		return true
+	}
+	if msg := sh.Srv.SlotRefusal(topo, slot, sh.Idx, cmd.Flags&FlagWrite != 0, x.C); msg != "" {
+		x.W.Error(msg)
 		return false
 	}
 	return true

@@ -194,7 +194,7 @@ func subcommandOK(x *Ctx, cmd *Command, args [][]byte) bool {
 // TxOneSlot reports whether the keys of every queued command of c hash to
 // one slot (Redis Cluster refuses EXEC otherwise).
 func (sh *Shard) TxOneSlot(c *Client) bool {
-	topo := sh.Srv.Opts.Topology
+	topo := sh.Srv.Topology()
 	slot := -1
 	for _, q := range c.Tx.Queued {
 		sh.keyIdx = q.Cmd.KeyIndexes(q.Args, sh.keyIdx[:0])

@@ -103,6 +103,10 @@ func (s *Server) FollowConfigured() error {
 		return nil
 	}
 	host, port := s.PrimaryAddr()
+	if host == "" {
+		// A cluster member waiting for the control plane to name its primary.
+		return nil
+	}
 	return s.Opts.Replication.Follow(host, port, s.Repl.Epoch.Add(1))
 }
 

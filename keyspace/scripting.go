@@ -215,20 +215,20 @@ func (sh *Shard) ScriptMayRun(x *Ctx, flags scripting.Flags, ro bool, keys [][]b
 		}
 	}
 	slot := -1
-	if len(keys) == 0 || !sh.MultiShard() {
+	if len(keys) == 0 || !sh.Srv.RoutesSlots() {
 		return slot, true
 	}
-	topo := sh.Srv.Opts.Topology
-	s16, owner := topo.ShardOfKey(keys[0])
+	topo := sh.Srv.Topology()
+	s16, _ := topo.ShardOfKey(keys[0])
 	for _, k := range keys[1:] {
 		if s, _ := topo.ShardOfKey(k); s != s16 {
 			x.W.Error(ErrCrossSlot)
 			return 0, false
 		}
 	}
-	if owner != sh.Idx {
-		n := topo.Nodes[owner]
-		x.W.Error("MOVED " + strconv.Itoa(int(s16)) + " " + n.Host + ":" + strconv.Itoa(n.Port))
+	// A script may write: it needs what a write needs.
+	if msg := sh.Srv.SlotRefusal(topo, s16, sh.Idx, true, x.C); msg != "" {
+		x.W.Error(msg)
 		return 0, false
 	}
 	return int(s16), true
@@ -488,7 +488,7 @@ func (sh *Shard) scriptWritten() bool {
 // allows cross-slot keys, in the slot of its other keys.
 func (sh *Shard) scriptKeysLocal(cmd *Command, args [][]byte) string {
 	ss := &sh.Scr
-	topo := sh.Srv.Opts.Topology
+	topo := sh.Srv.Topology()
 	sh.keyIdx = cmd.KeyIndexes(args, sh.keyIdx[:0])
 	for _, i := range sh.keyIdx {
 		s16, owner := topo.ShardOfKey(args[i])

@@ -83,6 +83,8 @@ type Server struct {
 	MemTuner memoryTuner
 	// Repl is the replication role (replication.go).
 	Repl replState
+	// Cluster is the slot layout and the write lease (cluster.go).
+	Cluster clusterState
 	// pushBufs recycles the buffers that carry Pub/Sub messages and
 	// invalidations to a connection once it has written them (pubsub.go).
 	pushBufs sync.Pool
@@ -128,9 +130,10 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.Started = s.Clock()
 	s.runID = RandomHex(40)
+	s.Cluster.init(opts.Topology)
 	n := len(opts.Topology.Nodes)
 	databases := opts.Config.Server.Databases
-	if n > 1 {
+	if n > 1 || opts.Topology.Multi {
 		databases = 1
 	}
 	ncmds := s.Cmds.assignIDs()
@@ -227,8 +230,8 @@ func (s *Server) Live() *config.Live { return s.Opts.Live }
 // Config returns the start-up configuration.
 func (s *Server) Config() config.Config { return s.Opts.Config }
 
-// Topology returns the slot layout.
-func (s *Server) Topology() *cluster.Topology { return s.Opts.Topology }
+// Topology returns the current slot layout.
+func (s *Server) Topology() *cluster.Topology { return s.Cluster.topo.Load() }
 
 // Now returns the server clock's time.
 func (s *Server) Now() time.Time { return s.Clock() }

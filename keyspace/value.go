@@ -96,7 +96,7 @@ func buildValueTables(types []*valueType) *valueTables {
 
 // MultiShard reports whether the process runs more than one shard, which
 // makes it look like a Redis Cluster: only database 0 exists.
-func (sh *Shard) MultiShard() bool { return len(sh.Srv.ShardList) > 1 }
+func (sh *Shard) MultiShard() bool { return sh.Srv.RoutesSlots() }
 
 // CloneValue deep-copies the value of e for COPY. ok is false when the
 // value's type cannot be copied.

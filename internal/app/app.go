@@ -55,6 +55,7 @@ type App struct {
 	shutdown chan struct{}
 	lock     *dirLock // held on the data directory until Stop
 	repl     *replicator
+	member   *member // in a cluster across hosts
 }
 
 // Start recovers the data, starts the keyspace loops and listens. It
@@ -105,7 +106,13 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	if err != nil {
 		return nil, explainStartError(fmt.Errorf("node ids: %w", err), cfg.Persistence.Dir)
 	}
-	topo, err := cluster.NewTopology(cfg.Server.Bind, cfg.Server.Port, cfg.Server.Shards, ids)
+	var topo *cluster.Topology
+	if cfg.Cluster.AcrossHosts() {
+		a.member = newMember(cfg, ids, log)
+		topo, err = a.member.initialTopology()
+	} else {
+		topo, err = cluster.NewTopology(cfg.Server.Bind, cfg.Server.Port, cfg.Server.Shards, ids)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +143,13 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	a.ks, err = keyspace.NewServer(ksOpts)
 	if err != nil {
 		return nil, err
+	}
+	if a.member != nil {
+		// A member opens as a replica, so that nothing of its own (expiry,
+		// eviction) enters its logs before the control plane says whether
+		// it is its group's primary.
+		a.member.ks = a.ks
+		a.ks.StartReplica("", 0)
 	}
 	if a.repl != nil {
 		a.repl.ks = a.ks
@@ -184,6 +198,13 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		_ = a.ks.Close()
 		return nil, err
 	}
+	if a.member != nil {
+		if err := a.member.start(); err != nil {
+			_ = a.net.Stop(context.Background())
+			_ = a.ks.Close()
+			return nil, err
+		}
+	}
 	started = true
 	return a, nil
 }
@@ -207,6 +228,9 @@ func (a *App) Failed() <-chan error { return a.serveErr }
 // data: every write a shard acknowledged is already in its WAL file
 // (fsynced under "always"), so the next start replays it as after a crash.
 func (a *App) Stop(ctx context.Context) error {
+	if a.member != nil {
+		a.member.stop()
+	}
 	if err := a.net.Stop(ctx); err != nil {
 		a.log.Warn("stopping listeners", zap.Error(err))
 	}

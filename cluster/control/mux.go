@@ -1,0 +1,122 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// The first byte of a connection to the control port says what it carries.
+const (
+	connRaft byte = 'R' // the consensus log's traffic
+	connRPC  byte = 'C' // requests between members (rpc.go)
+)
+
+// muxListener accepts the control port's connections and hands each to the
+// consensus transport or the request server by its first byte.
+type muxListener struct {
+	ln      net.Listener
+	raftCh  chan net.Conn
+	rpcConn func(net.Conn)
+	done    chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+}
+
+func newMux(ln net.Listener, rpcConn func(net.Conn)) *muxListener {
+	m := &muxListener{ln: ln, raftCh: make(chan net.Conn), rpcConn: rpcConn, done: make(chan struct{})}
+	m.wg.Add(1)
+	go m.acceptLoop()
+	return m
+}
+
+func (m *muxListener) acceptLoop() {
+	defer m.wg.Done()
+	for {
+		c, err := m.ln.Accept()
+		if err != nil {
+			select {
+			case <-m.done:
+				return
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		go m.route(c)
+	}
+}
+
+func (m *muxListener) route(c net.Conn) {
+	var b [1]byte
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Read(b[:]); err != nil {
+		_ = c.Close()
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	switch b[0] {
+	case connRaft:
+		select {
+		case m.raftCh <- c:
+		case <-m.done:
+			_ = c.Close()
+		}
+	case connRPC:
+		m.rpcConn(c)
+	default:
+		_ = c.Close()
+	}
+}
+
+// Accept returns the next consensus connection (raft.StreamLayer).
+func (m *muxListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-m.raftCh:
+		return c, nil
+	case <-m.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops accepting.
+func (m *muxListener) Close() error {
+	var err error
+	m.once.Do(func() {
+		close(m.done)
+		err = m.ln.Close()
+	})
+	return err
+}
+
+// Addr is the control port's address.
+func (m *muxListener) Addr() net.Addr { return m.ln.Addr() }
+
+// Dial opens a consensus connection to address (raft.StreamLayer).
+func (m *muxListener) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	return dialKind(string(address), connRaft, timeout)
+}
+
+// dialKind connects to a control port and names what the connection
+// carries.
+func dialKind(addr string, kind byte, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	_ = c.SetWriteDeadline(time.Now().Add(timeout))
+	if _, err := c.Write([]byte{kind}); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("control: %s: %w", addr, err)
+	}
+	_ = c.SetWriteDeadline(time.Time{})
+	return c, nil
+}

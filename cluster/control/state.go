@@ -1,0 +1,378 @@
+package control
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/ruvio/ruvio/cluster"
+)
+
+// Member is one Ruvio process of the cluster as it registered itself.
+type Member struct {
+	// Name is the member's name (cluster.name), unique in the cluster; it is
+	// also its server id in the consensus group.
+	Name string `json:"name"`
+	// Host is the address clients and peers reach the member's ports at.
+	Host string `json:"host"`
+	// Port is the client port of the member's shard 0; shard i listens on
+	// Port+i.
+	Port int `json:"port"`
+	// Control is the "host:port" of the member's control plane.
+	Control string `json:"control"`
+	// NodeIDs are the CLUSTER MYID of each of the member's shards; their
+	// number is the member's shard count.
+	NodeIDs []string `json:"node_ids"`
+}
+
+// Shards is the member's shard count.
+func (m Member) Shards() int { return len(m.NodeIDs) }
+
+// Group is a primary and its replicas, which own slot ranges together.
+type Group struct {
+	// ID numbers the group from 0.
+	ID int `json:"id"`
+	// Slots are the slot ranges the group owns, in order.
+	Slots []cluster.SlotRange `json:"slots"`
+	// Primary is the name of the member that takes the group's writes.
+	Primary string `json:"primary"`
+	// Replicas are the names of the members that follow the primary.
+	Replicas []string `json:"replicas"`
+	// Epoch is the cluster epoch at which the current primary was made
+	// primary: a member holds a write lease only once it has applied it.
+	Epoch uint64 `json:"epoch"`
+	// PromotedAt is, for each shard, the durable sequence the primary's
+	// log had when it was promoted (empty for the first primary): a former
+	// primary that rejoins counts what it wrote after it as discarded.
+	PromotedAt []uint64 `json:"promoted_at,omitempty"`
+}
+
+// Has reports whether name is the group's primary or one of its replicas.
+func (g *Group) Has(name string) bool {
+	return g.Primary == name || slices.Contains(g.Replicas, name)
+}
+
+// State is the replicated topology: the members, the groups and an epoch
+// that grows with every change. Only Apply changes it, deterministically,
+// so that every member that applies the same log holds the same State.
+type State struct {
+	// Epoch grows by one with every change of the topology.
+	Epoch uint64 `json:"epoch"`
+	// Created is set once the initial groups are formed.
+	Created bool `json:"created"`
+	// Members are the registered members, ordered by name.
+	Members []Member `json:"members"`
+	// Groups are the groups, ordered by id.
+	Groups []Group `json:"groups"`
+}
+
+// Op names a change of the topology.
+type Op string
+
+// The changes of the topology.
+const (
+	// OpRegister adds a member or updates its addresses and node ids. A
+	// member new to a created cluster joins the group with the fewest
+	// replicas as a replica.
+	OpRegister Op = "register"
+	// OpCreate forms the initial groups from the seed members, all
+	// registered, and splits the slots among them.
+	OpCreate Op = "create"
+	// OpFailover makes a replica of a group its primary and the former
+	// primary one of its replicas.
+	OpFailover Op = "failover"
+	// OpRemove removes a member that is not a group's primary.
+	OpRemove Op = "remove"
+)
+
+// Command is one entry of the consensus log.
+type Command struct {
+	Op Op `json:"op"`
+	// Member is the registering member (OpRegister).
+	Member *Member `json:"member,omitempty"`
+	// Seeds are the members to form the groups from, in the configured
+	// order, and Replicas the replicas per group (OpCreate).
+	Seeds    []string `json:"seeds,omitempty"`
+	Replicas int      `json:"replicas,omitempty"`
+	// Group, From and To name the group, its current primary and the
+	// replica to promote (OpFailover); Seqs are To's durable sequences.
+	Group int      `json:"group,omitempty"`
+	From  string   `json:"from,omitempty"`
+	To    string   `json:"to,omitempty"`
+	Seqs  []uint64 `json:"seqs,omitempty"`
+	// Name is the member to remove (OpRemove).
+	Name string `json:"name,omitempty"`
+}
+
+// Encode is the command as a log entry.
+func (c Command) Encode() []byte {
+	b, err := json.Marshal(c)
+	if err != nil {
+		// Only plain fields: cannot fail.
+		panic(err)
+	}
+	return b
+}
+
+// DecodeCommand reads a log entry.
+func DecodeCommand(b []byte) (Command, error) {
+	var c Command
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("control: decoding a log entry: %w", err)
+	}
+	return c, nil
+}
+
+// Clone is a deep copy of s.
+func (s *State) Clone() *State {
+	c := &State{Epoch: s.Epoch, Created: s.Created}
+	for _, m := range s.Members {
+		m.NodeIDs = slices.Clone(m.NodeIDs)
+		c.Members = append(c.Members, m)
+	}
+	for _, g := range s.Groups {
+		g.Slots = slices.Clone(g.Slots)
+		g.Replicas = slices.Clone(g.Replicas)
+		g.PromotedAt = slices.Clone(g.PromotedAt)
+		c.Groups = append(c.Groups, g)
+	}
+	return c
+}
+
+// Member returns the member named name.
+func (s *State) Member(name string) (Member, bool) {
+	i := s.memberIndex(name)
+	if i < 0 {
+		return Member{}, false
+	}
+	return s.Members[i], true
+}
+
+func (s *State) memberIndex(name string) int {
+	i := sort.Search(len(s.Members), func(i int) bool { return s.Members[i].Name >= name })
+	if i < len(s.Members) && s.Members[i].Name == name {
+		return i
+	}
+	return -1
+}
+
+// GroupOf returns the group name belongs to, or nil.
+func (s *State) GroupOf(name string) *Group {
+	for i := range s.Groups {
+		if s.Groups[i].Has(name) {
+			return &s.Groups[i]
+		}
+	}
+	return nil
+}
+
+// Errors of Apply, each a refused change; the state is unchanged.
+var (
+	ErrCreated      = errors.New("the cluster is already created")
+	ErrNotCreated   = errors.New("the cluster is not created yet")
+	ErrUnknown      = errors.New("no such member")
+	ErrShardCount   = errors.New("a member's shard count differs from the cluster's")
+	ErrStalePrimary = errors.New("the group's primary changed meanwhile")
+)
+
+// Apply makes the change c, or refuses it with an error and changes
+// nothing.
+func (s *State) Apply(c Command) error {
+	switch c.Op {
+	case OpRegister:
+		return s.register(c.Member)
+	case OpCreate:
+		return s.create(c.Seeds, c.Replicas)
+	case OpFailover:
+		return s.failover(c.Group, c.From, c.To, c.Seqs)
+	case OpRemove:
+		return s.remove(c.Name)
+	}
+	return fmt.Errorf("unknown change %q", c.Op)
+}
+
+func (s *State) register(m *Member) error {
+	if m == nil || m.Name == "" {
+		return errors.New("a member needs a name")
+	}
+	if m.Host == "" || m.Port < 1 || m.Port+m.Shards()-1 > 65535 || m.Control == "" {
+		return fmt.Errorf("member %s: address %q port %d control %q is not valid", m.Name, m.Host, m.Port, m.Control)
+	}
+	if m.Shards() < 1 {
+		return fmt.Errorf("member %s has no shards", m.Name)
+	}
+	for _, id := range m.NodeIDs {
+		if !cluster.ValidNodeID(id) {
+			return fmt.Errorf("member %s: node id %q is not 40 hex characters", m.Name, id)
+		}
+	}
+	if s.Created && len(s.Members) > 0 && s.Members[0].Name != m.Name && s.Members[0].Shards() != m.Shards() {
+		return fmt.Errorf("member %s has %d shards, the cluster %d: %w", m.Name, m.Shards(), s.Members[0].Shards(), ErrShardCount)
+	}
+	nm := *m
+	nm.NodeIDs = slices.Clone(m.NodeIDs)
+	if i := s.memberIndex(m.Name); i >= 0 {
+		old := s.Members[i]
+		if old.Shards() != nm.Shards() && s.GroupOf(m.Name) != nil {
+			return fmt.Errorf("member %s came back with %d shards instead of %d: %w", m.Name, nm.Shards(), old.Shards(), ErrShardCount)
+		}
+		if old.Host == nm.Host && old.Port == nm.Port && old.Control == nm.Control && slices.Equal(old.NodeIDs, nm.NodeIDs) {
+			return nil
+		}
+		s.Members[i] = nm
+		s.Epoch++
+		return nil
+	}
+	i := sort.Search(len(s.Members), func(i int) bool { return s.Members[i].Name >= m.Name })
+	s.Members = slices.Insert(s.Members, i, nm)
+	if s.Created && len(s.Groups) > 0 {
+		g := s.placeReplica(nm.Name, nm.Host)
+		s.Groups[g].Replicas = append(s.Groups[g].Replicas, nm.Name)
+	}
+	s.Epoch++
+	return nil
+}
+
+// placeReplica picks the group a new replica on host joins: the one with
+// the fewest replicas among those with no member on host, else the one
+// with the fewest replicas; the lowest id on a tie.
+func (s *State) placeReplica(name, host string) int {
+	best, bestApart := -1, false
+	for i := range s.Groups {
+		g := &s.Groups[i]
+		apart := true
+		for _, n := range append([]string{g.Primary}, g.Replicas...) {
+			if m, ok := s.Member(n); ok && m.Host == host {
+				apart = false
+			}
+		}
+		switch {
+		case best < 0,
+			apart && !bestApart,
+			apart == bestApart && len(g.Replicas) < len(s.Groups[best].Replicas):
+			best, bestApart = i, apart
+		}
+	}
+	return best
+}
+
+func (s *State) create(seeds []string, replicas int) error {
+	if s.Created {
+		return ErrCreated
+	}
+	if len(seeds) == 0 {
+		return errors.New("no seed members")
+	}
+	if replicas < 0 {
+		return fmt.Errorf("replicas %d is negative", replicas)
+	}
+	shards := -1
+	for _, n := range seeds {
+		m, ok := s.Member(n)
+		if !ok {
+			return fmt.Errorf("seed member %s has not registered: %w", n, ErrUnknown)
+		}
+		if shards >= 0 && m.Shards() != shards {
+			return fmt.Errorf("seed member %s has %d shards, another %d: %w", n, m.Shards(), shards, ErrShardCount)
+		}
+		shards = m.Shards()
+	}
+	groups := max(len(seeds)/(replicas+1), 1)
+	if groups*shards > cluster.SlotCount {
+		return fmt.Errorf("%d groups of %d shards is more than %d slots", groups, shards, cluster.SlotCount)
+	}
+	// Primaries on distinct hosts where the hosts allow, in seed order.
+	var primaries []string
+	usedHost := map[string]bool{}
+	taken := map[string]bool{}
+	for _, n := range seeds {
+		if len(primaries) == groups {
+			break
+		}
+		m, _ := s.Member(n)
+		if !usedHost[m.Host] && !taken[n] {
+			primaries = append(primaries, n)
+			usedHost[m.Host], taken[n] = true, true
+		}
+	}
+	for _, n := range seeds {
+		if len(primaries) == groups {
+			break
+		}
+		if !taken[n] {
+			primaries = append(primaries, n)
+			taken[n] = true
+		}
+	}
+	s.Groups = nil
+	base, extra := cluster.SlotCount/groups, cluster.SlotCount%groups
+	start := 0
+	for i, p := range primaries {
+		size := base
+		if i < extra {
+			size++
+		}
+		s.Groups = append(s.Groups, Group{
+			ID:      i,
+			Slots:   []cluster.SlotRange{{Start: uint16(start), End: uint16(start + size - 1)}},
+			Primary: p,
+			Epoch:   uint64(i + 1),
+		})
+		start += size
+	}
+	for _, n := range seeds {
+		if taken[n] {
+			continue
+		}
+		m, _ := s.Member(n)
+		g := s.placeReplica(n, m.Host)
+		s.Groups[g].Replicas = append(s.Groups[g].Replicas, n)
+		taken[n] = true
+	}
+	s.Created = true
+	s.Epoch = max(s.Epoch, uint64(len(s.Groups))) + 1
+	return nil
+}
+
+func (s *State) failover(group int, from, to string, seqs []uint64) error {
+	if !s.Created {
+		return ErrNotCreated
+	}
+	if group < 0 || group >= len(s.Groups) {
+		return fmt.Errorf("no group %d", group)
+	}
+	g := &s.Groups[group]
+	if g.Primary != from {
+		return fmt.Errorf("group %d: primary is %s, not %s: %w", group, g.Primary, from, ErrStalePrimary)
+	}
+	i := slices.Index(g.Replicas, to)
+	if i < 0 {
+		return fmt.Errorf("group %d: %s is not one of its replicas", group, to)
+	}
+	g.Replicas = slices.Delete(g.Replicas, i, i+1)
+	g.Replicas = append(g.Replicas, from)
+	g.Primary = to
+	s.Epoch++
+	g.Epoch = s.Epoch
+	g.PromotedAt = slices.Clone(seqs)
+	return nil
+}
+
+func (s *State) remove(name string) error {
+	i := s.memberIndex(name)
+	if i < 0 {
+		return fmt.Errorf("member %s: %w", name, ErrUnknown)
+	}
+	if g := s.GroupOf(name); g != nil {
+		if g.Primary == name {
+			return fmt.Errorf("member %s is the primary of group %d: fail it over first", name, g.ID)
+		}
+		j := slices.Index(g.Replicas, name)
+		g.Replicas = slices.Delete(g.Replicas, j, j+1)
+	}
+	s.Members = slices.Delete(s.Members, i, i+1)
+	s.Epoch++
+	return nil
+}

@@ -1,0 +1,231 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/cluster/control"
+	"github.com/ruvio/ruvio/config"
+	"github.com/ruvio/ruvio/keyspace"
+)
+
+// member joins the keyspace and the control plane of a cluster across
+// hosts: it turns each topology the control plane applies into the
+// keyspace's slot layout and role (primary, or replica following its
+// group's primary), and the control plane's leases into the keyspace's
+// write lease.
+type member struct {
+	cfg  config.Config
+	self control.Member
+	ks   *keyspace.Server
+	log  *zap.Logger
+	node *control.Node
+
+	mu sync.Mutex // serialises role changes
+	// primaryEpoch is the group epoch at which this member last became
+	// primary, kept in the data directory: a primary that restarts into
+	// the same epoch keeps its history, so its replicas resume.
+	primaryEpoch uint64
+}
+
+// primaryEpochFile holds member.primaryEpoch.
+const primaryEpochFile = "cluster-primary-epoch"
+
+// newMember describes this process as a member; ids are its shards' node
+// ids.
+func newMember(cfg config.Config, ids []string, log *zap.Logger) *member {
+	host := cfg.Cluster.Announce
+	if host == "" {
+		host = cfg.Server.Bind
+	}
+	m := &member{cfg: cfg, log: log.Named("cluster"), self: control.Member{
+		Name:    cfg.Cluster.Name,
+		Host:    host,
+		Port:    cfg.Server.Port,
+		Control: net.JoinHostPort(host, strconv.Itoa(cfg.ControlPortOrDefault())),
+		NodeIDs: slices.Clone(ids),
+	}}
+	if b, err := os.ReadFile(filepath.Join(cfg.Persistence.Dir, primaryEpochFile)); err == nil {
+		m.primaryEpoch, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	}
+	return m
+}
+
+// initialTopology is the layout before the control plane has told
+// anything: this member's shards serve no slot.
+func (m *member) initialTopology() (*cluster.Topology, error) {
+	return cluster.NewClusterTopology(m.view(m.self, false), 0, nil)
+}
+
+func (m *member) view(mb control.Member, failed bool) cluster.MemberView {
+	return cluster.MemberView{Name: mb.Name, Host: mb.Host, Port: mb.Port, NodeIDs: mb.NodeIDs, Failed: failed}
+}
+
+// start runs the control plane; the keyspace serves by then.
+func (m *member) start() error {
+	var seeds []control.Seed
+	for _, s := range m.cfg.Cluster.Members {
+		sd, err := config.ParseClusterMember(s)
+		if err != nil {
+			return fmt.Errorf("cluster.members: %w", err)
+		}
+		seeds = append(seeds, control.Seed{Name: sd.Name, Control: sd.Control})
+	}
+	node, err := control.Start(control.Config{
+		Self:        m.self,
+		Listen:      net.JoinHostPort(m.cfg.Server.Bind, strconv.Itoa(m.cfg.ControlPortOrDefault())),
+		Dir:         filepath.Join(m.cfg.Persistence.Dir, "control"),
+		Seeds:       seeds,
+		Join:        m.cfg.Cluster.Join,
+		Replicas:    m.cfg.Cluster.Replicas,
+		NodeTimeout: time.Duration(m.cfg.Cluster.NodeTimeoutMs) * time.Millisecond,
+		Logger:      m.log,
+		OnState:     m.apply,
+		OnLease:     m.lease,
+		Status:      m.status,
+	})
+	if err != nil {
+		return err
+	}
+	m.node = node
+	m.log.Info("control plane started", zap.String("member", m.self.Name), zap.String("control", m.self.Control))
+	return nil
+}
+
+func (m *member) stop() {
+	if m.node == nil {
+		return
+	}
+	if err := m.node.Close(); err != nil {
+		m.log.Warn("stopping the control plane", zap.Error(err))
+	}
+}
+
+// status is what the heartbeats report.
+func (m *member) status() control.Status {
+	st := control.Status{Primary: !m.ks.IsReplica()}
+	for i := range m.ks.Shards() {
+		st.Seqs = append(st.Seqs, m.ks.DurableSequence(i))
+	}
+	return st
+}
+
+// lease applies a write lease the leader granted.
+func (m *member) lease(until time.Time) {
+	if m.ks.IsReplica() {
+		return
+	}
+	m.ks.SetWriteLease(until)
+}
+
+// apply makes the keyspace match a new topology.
+func (m *member) apply(st *control.State, failed []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var groups []cluster.GroupView
+	for _, g := range st.Groups {
+		p, ok := st.Member(g.Primary)
+		if !ok {
+			continue
+		}
+		gv := cluster.GroupView{ID: g.ID, Slots: g.Slots, Epoch: g.Epoch, Primary: m.view(p, slices.Contains(failed, p.Name))}
+		for _, r := range g.Replicas {
+			if rm, ok := st.Member(r); ok {
+				gv.Replicas = append(gv.Replicas, m.view(rm, slices.Contains(failed, r)))
+			}
+		}
+		groups = append(groups, gv)
+	}
+	topo, err := cluster.NewClusterTopology(m.view(m.self, false), st.Epoch, groups)
+	if err != nil {
+		m.log.Error("topology refused", zap.Error(err))
+		return
+	}
+	g := st.GroupOf(m.self.Name)
+	switch {
+	case g == nil:
+		m.ks.SetTopology(topo)
+	case g.Primary == m.self.Name:
+		if m.ks.IsReplica() {
+			// Same epoch as before a restart: the same history goes on.
+			newHistory := m.primaryEpoch != g.Epoch
+			m.ks.BecomePrimary(newHistory)
+			m.storePrimaryEpoch(g.Epoch)
+			m.log.Warn("serving as the primary of a group", zap.Int("group", g.ID), zap.Uint64("epoch", g.Epoch), zap.Bool("new_history", newHistory))
+		}
+		m.ks.SetTopology(topo)
+	default:
+		p, ok := st.Member(g.Primary)
+		if !ok {
+			return
+		}
+		// A primary demoted now, or one that restarts after a failover
+		// (its data directory says it was a primary).
+		wasPrimary := !m.ks.IsReplica() || m.primaryEpoch != 0
+		m.ks.SetWriteLease(time.Time{})
+		m.ks.SetTopology(topo)
+		if wasPrimary {
+			m.logDiscarded(g)
+			m.storePrimaryEpoch(0)
+		}
+		changed, err := m.ks.BecomeReplica(p.Host, p.Port)
+		if err != nil {
+			m.log.Error("following the group's primary", zap.String("primary", p.Name), zap.Error(err))
+			return
+		}
+		if changed {
+			m.log.Info("following the group's primary", zap.Int("group", g.ID), zap.String("primary", p.Name), zap.String("addr", net.JoinHostPort(p.Host, strconv.Itoa(p.Port))))
+		}
+	}
+}
+
+// logDiscarded counts, when a former primary rejoins as a replica, the
+// records it made durable after the sequence its successor was promoted
+// at: the full resync that follows discards them.
+func (m *member) logDiscarded(g *control.Group) {
+	var n uint64
+	for i := range m.ks.Shards() {
+		own := m.ks.DurableSequence(i)
+		if i < len(g.PromotedAt) && own > g.PromotedAt[i] {
+			n += own - g.PromotedAt[i]
+		}
+	}
+	m.log.Warn("a former primary rejoins as a replica: records written after the failover are discarded by the resync",
+		zap.Int("group", g.ID), zap.String("primary", g.Primary), zap.Uint64("discarded_records", n))
+}
+
+func (m *member) storePrimaryEpoch(e uint64) {
+	m.primaryEpoch = e
+	p := filepath.Join(m.cfg.Persistence.Dir, primaryEpochFile)
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.FormatUint(e, 10)+"\n"), 0o600); err != nil {
+		m.log.Error("storing the primary epoch", zap.Error(err))
+		return
+	}
+	if err := syncFile(tmp); err != nil {
+		m.log.Error("storing the primary epoch", zap.Error(err))
+		return
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		m.log.Error("storing the primary epoch", zap.Error(err))
+	}
+}
+
+func syncFile(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
