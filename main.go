@@ -154,6 +154,9 @@ type overrides struct {
 	clusterAnnounce        string
 	clusterMembers         string
 	clusterJoin            string
+	clusterControlPort     int
+	clusterReplicas        int
+	clusterNodeTimeoutMs   int
 	port, shards, reactors int
 	repair                 bool
 	cpuProfile, execTrace  string
@@ -175,6 +178,9 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.clusterAnnounce, "cluster-announce", "", "host clients and members reach this process at (overrides cluster.announce)")
 	fs.StringVar(&o.clusterMembers, "cluster-members", "", "comma-separated name=host:control_port of the members the cluster is formed of (overrides cluster.members)")
 	fs.StringVar(&o.clusterJoin, "cluster-join", "", "comma-separated control addresses of a running cluster to join (overrides cluster.join)")
+	fs.IntVar(&o.clusterControlPort, "cluster-control-port", 0, "control plane port (overrides cluster.control_port; 0 is port+10000)")
+	fs.IntVar(&o.clusterReplicas, "cluster-replicas", 1, "replicas per group when the cluster is formed (overrides cluster.replicas)")
+	fs.IntVar(&o.clusterNodeTimeoutMs, "cluster-node-timeout-ms", 2000, "milliseconds a primary may be silent before its group fails over (overrides cluster.node_timeout_ms)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
 	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
@@ -305,6 +311,15 @@ func applyOverrides(cfg config.Config, o overrides, set map[string]bool, getenv 
 	}
 	if set["cluster-join"] {
 		cfg.Cluster.Join = splitList(o.clusterJoin)
+	}
+	if set["cluster-control-port"] {
+		cfg.Cluster.ControlPort = o.clusterControlPort
+	}
+	if set["cluster-replicas"] {
+		cfg.Cluster.Replicas = o.clusterReplicas
+	}
+	if set["cluster-node-timeout-ms"] {
+		cfg.Cluster.NodeTimeoutMs = o.clusterNodeTimeoutMs
 	}
 	if set["loglevel"] {
 		cfg.Log.Level = o.loglevel

@@ -111,6 +111,12 @@ type BinaryConfig struct {
 	Fsync string
 	// Args are extra command-line arguments.
 	Args []string
+	// Host is the loopback address to bind (default 127.0.0.1); tests of a
+	// cluster across hosts give each member its own (127.0.0.x).
+	Host string
+	// Port, when set, is shard 0's port: StartBinary uses it instead of
+	// finding free ports.
+	Port int
 }
 
 // Process is a running ruvio binary, a child of the test process.
@@ -142,7 +148,10 @@ func StartBinary(t testing.TB, cfg BinaryConfig) *Process {
 	}
 	var last error
 	for attempt := 0; attempt < 5; attempt++ {
-		port, err := FreePorts(cfg.Shards)
+		port, err := cfg.Port, error(nil)
+		if port == 0 {
+			port, err = FreePorts(cfg.Shards)
+		}
 		if err != nil {
 			last = err
 			continue
@@ -165,9 +174,13 @@ func StartBinary(t testing.TB, cfg BinaryConfig) *Process {
 }
 
 func startProcess(bin string, cfg BinaryConfig, port int) (*Process, error) {
+	host := cfg.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
 	args := []string{
 		"--config", "",
-		"--bind", "127.0.0.1",
+		"--bind", host,
 		"--port", strconv.Itoa(port),
 		"--shards", strconv.Itoa(cfg.Shards),
 		"--dir", cfg.Dir,
@@ -176,7 +189,7 @@ func startProcess(bin string, cfg BinaryConfig, port int) (*Process, error) {
 	args = append(args, cfg.Args...)
 	p := &Process{Config: cfg, Port: port, out: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
 	for i := 0; i < cfg.Shards; i++ {
-		p.Addrs = append(p.Addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(port+i)))
+		p.Addrs = append(p.Addrs, net.JoinHostPort(host, strconv.Itoa(port+i)))
 	}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout = p.out
