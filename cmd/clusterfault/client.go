@@ -52,12 +52,20 @@ func (doubtHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 	return next
 }
 
-// definite reports whether err is a server's error reply (or a null
-// reply), which says for certain what happened.
+// definite reports whether err says for certain what happened: a server's
+// error reply (or a null reply), or a failed dial, after which nothing was
+// sent.
 func definite(err error) bool {
 	var re redis.Error
-	return err == nil || errors.Is(err, redis.Nil) || errors.As(err, &re)
+	var oe *net.OpError
+	return err == nil || errors.Is(err, redis.Nil) || errors.As(err, &re) || (errors.As(err, &oe) && oe.Op == "dial")
 }
+
+// quietLogger drops go-redis's own log lines (a dial refused while a
+// process is down is expected; the history records it).
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // clientOpts are the settings of every client of the harness.
 type clientOpts struct {
@@ -96,7 +104,12 @@ type runner struct {
 
 // do runs args as op (whose Kind, Key and inputs the caller set), with its
 // own deadline, and records it. It returns the reply and the outcome.
+// Once ctx is done it sends nothing and returns Failed.
 func (r *runner) do(ctx context.Context, op history.Op, args ...any) (any, history.Outcome) {
+	if ctx.Err() != nil {
+		// The run is over: issue nothing, record nothing.
+		return nil, history.Failed
+	}
 	op.Client = r.id
 	h := r.rec.Invoke(op)
 	doubt := new(atomic.Bool)

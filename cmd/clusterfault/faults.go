@@ -91,7 +91,6 @@ func (e *env) runFaults(ctx context.Context, kinds []string, end time.Time) []fa
 			continue
 		}
 		rec.target, rec.host = p.name, p.ns
-		rec.injected = e.rec.Now()
 		e.logf("fault %d: %s %s (primary of %s on %s)", n+1, kind, p.name, g.id, p.ns)
 		switch kind {
 		case faultKill:
@@ -101,6 +100,10 @@ func (e *env) runFaults(ctx context.Context, kinds []string, end time.Time) []fa
 		case faultPartition:
 			rec.err = e.net.isolate(ctx, p.hostIdx)
 		}
+		// Stamped once the fault is in effect (the process has exited, the
+		// rules are loaded): a probe write acknowledged before then is no
+		// recovery.
+		rec.injected = e.rec.Now()
 		sleepCtx(ctx, hold)
 		// Undo with a fresh context: a cancelled run must not leave it.
 		if err := e.undo(context.Background(), kind, p); err != nil && rec.err == nil {

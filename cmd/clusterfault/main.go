@@ -35,6 +35,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/ruvio/ruvio/internal/history"
 )
 
@@ -102,6 +104,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	redis.SetLogger(quietLogger{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, o, os.Stdout)

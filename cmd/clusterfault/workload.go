@@ -40,56 +40,60 @@ func (w *worker) unique() string {
 }
 
 // step runs one randomly chosen operation (or a short LEASE/RELEASE or
-// IDEM BEGIN/COMPLETE sequence).
-func (w *worker) step(ctx context.Context, start time.Time) {
+// IDEM BEGIN/COMPLETE sequence) and returns the last one's outcome.
+func (w *worker) step(ctx context.Context, start time.Time) history.Outcome {
+	var out history.Outcome
 	switch r := w.rng.IntN(100); {
 	case r < 35:
 		k := "r:" + strconv.Itoa(w.rng.IntN(regKeys))
 		if w.rng.IntN(2) == 0 {
 			v := w.unique()
-			w.do(ctx, history.Op{Kind: history.KindSet, Key: k, Value: v}, "SET", k, v)
+			_, out = w.do(ctx, history.Op{Kind: history.KindSet, Key: k, Value: v}, "SET", k, v)
 		} else {
-			w.do(ctx, history.Op{Kind: history.KindGet, Key: k}, "GET", k)
+			_, out = w.do(ctx, history.Op{Kind: history.KindGet, Key: k}, "GET", k)
 		}
 	case r < 45:
 		k := "c:" + strconv.Itoa(w.rng.IntN(counterKeys))
 		if w.rng.IntN(10) < 7 {
-			w.do(ctx, history.Op{Kind: history.KindIncr, Key: k}, "INCR", k)
+			_, out = w.do(ctx, history.Op{Kind: history.KindIncr, Key: k}, "INCR", k)
 		} else {
-			w.do(ctx, history.Op{Kind: history.KindGet, Key: k}, "GET", k)
+			_, out = w.do(ctx, history.Op{Kind: history.KindGet, Key: k}, "GET", k)
 		}
 	case r < 60:
 		v := w.unique()
 		k := "d:" + v
-		w.do(ctx, history.Op{Kind: history.KindSet, Key: k, Value: v}, "SET", k, v)
+		_, out = w.do(ctx, history.Op{Kind: history.KindSet, Key: k, Value: v}, "SET", k, v)
 	case r < 70:
 		k := "l:" + strconv.Itoa(w.rng.IntN(leaseKeys))
-		reply, out := w.do(ctx, history.Op{Kind: history.KindLease, Key: k, TTL: leaseTTL},
+		var reply any
+		reply, out = w.do(ctx, history.Op{Kind: history.KindLease, Key: k, TTL: leaseTTL},
 			"LEASE", k, leaseTTL.Milliseconds())
 		tok, granted := reply.(int64)
 		if out != history.OK || !granted {
-			return
+			return out
 		}
 		sleepCtx(ctx, time.Duration(20+w.rng.IntN(60))*time.Millisecond)
 		t := strconv.FormatInt(tok, 10)
-		w.do(ctx, history.Op{Kind: history.KindRelease, Key: k, Value: t}, "RELEASE", k, t)
+		_, out = w.do(ctx, history.Op{Kind: history.KindRelease, Key: k, Value: t}, "RELEASE", k, t)
 	case r < 85:
 		window := int(time.Since(start) / idemWindow)
 		k := fmt.Sprintf("i:%d:%d", window, w.rng.IntN(idemKeys))
 		owner := w.unique()
-		reply, out := w.do(ctx, history.Op{Kind: history.KindIdemBegin, Key: k, Value: "fp", Owner: owner, TTL: idemTTL},
+		var reply any
+		reply, out = w.do(ctx, history.Op{Kind: history.KindIdemBegin, Key: k, Value: "fp", Owner: owner, TTL: idemTTL},
 			"IDEM", k, "BEGIN", "fp", owner, idemTTL.Milliseconds())
 		if state, _ := replyText(reply); out != history.OK || state != "acquired" {
-			return
+			return out
 		}
 		res := "r-" + owner
-		w.do(ctx, history.Op{Kind: history.KindIdemComplete, Key: k, Value: "fp", Owner: owner, Result: res},
+		_, out = w.do(ctx, history.Op{Kind: history.KindIdemComplete, Key: k, Value: "fp", Owner: owner, Result: res},
 			"IDEM", k, "COMPLETE", "fp", owner, res)
 	default:
 		k := "s:" + strconv.Itoa(w.rng.IntN(streamKeys))
 		v := w.unique()
-		w.do(ctx, history.Op{Kind: history.KindXAdd, Key: k, Value: v}, "XADD", k, "*", "v", v)
+		_, out = w.do(ctx, history.Op{Kind: history.KindXAdd, Key: k, Value: v}, "XADD", k, "*", "v", v)
 	}
+	return out
 }
 
 // sleepCtx sleeps d or until ctx is done.
@@ -144,9 +148,14 @@ func (e *env) runWorkload(ctx context.Context) {
 			defer wg.Done()
 			defer rdb.Close()
 			for ctx.Err() == nil {
-				w.step(ctx, start)
-				// Pace the clients: the history stays small enough to check.
-				sleepCtx(ctx, 5*time.Millisecond)
+				pause := 5 * time.Millisecond // pace: the history stays small enough to check
+				if w.step(ctx, start) == history.Unknown {
+					// Back off while the server is unreachable: every
+					// unknown write stays open to the end of the history
+					// and makes the linearizability search harder.
+					pause = 200 * time.Millisecond
+				}
+				sleepCtx(ctx, pause)
 			}
 		}()
 	}
