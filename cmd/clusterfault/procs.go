@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,7 +63,7 @@ func renderConfig(p *proc, cs clusterSpec) string {
 		return b.String()
 	}
 	var members []string
-	for _, m := range cs.members {
+	for _, m := range voterOrder(cs.members) {
 		members = append(members, fmt.Sprintf("%q", fmt.Sprintf("%s=%s:%d", m.name, m.ip, m.ctlPort)))
 	}
 	fmt.Fprintf(&b, "\n[cluster]\nenabled = \"on\"\nname = %q\nannounce = %q\nmembers = [%s]\n",
@@ -72,6 +73,26 @@ func renderConfig(p *proc, cs clusterSpec) string {
 	fmt.Fprintf(&b, "\n[replication]\nsync_replicas = %d\nsync_timeout_ms = %d\n",
 		cs.syncReplicas, cs.syncTimeout.Milliseconds())
 	return b.String()
+}
+
+// voterOrder lists the members with each host's first process before any
+// host's second, so the first 3 (the voters) are on 3 different hosts and
+// losing one host never loses the control plane's majority.
+func voterOrder(members []*proc) []*proc {
+	out := slices.Clone(members)
+	rank := map[*proc]int{}
+	seen := map[int]int{}
+	for _, m := range members {
+		rank[m] = seen[m.hostIdx]
+		seen[m.hostIdx]++
+	}
+	slices.SortStableFunc(out, func(a, b *proc) int {
+		if rank[a] != rank[b] {
+			return rank[a] - rank[b]
+		}
+		return a.hostIdx - b.hostIdx
+	})
+	return out
 }
 
 // writeConfig writes p's configuration file and makes its data directory.
@@ -158,6 +179,32 @@ func (p *proc) kill() error {
 	return nil
 }
 
+// exited reports whether the process was started and has exited on its
+// own (not by kill, which forgets it).
+func (p *proc) exited() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// lastLine returns the last non-empty line of the file at path.
+func lastLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}
+
 // pid returns the running process's id, or 0.
 func (p *proc) pid() int {
 	p.mu.Lock()
@@ -234,6 +281,9 @@ func waitPing(ctx context.Context, n *network, procs []*proc, total time.Duratio
 			err := pingFrom(ctx, n.hub, p.addr(), time.Second)
 			if err == nil {
 				break
+			}
+			if p.exited() {
+				return fmt.Errorf("%s exited: %s", p.name, lastLine(p.logPath))
 			}
 			if time.Now().After(end) || ctx.Err() != nil {
 				return fmt.Errorf("%s at %s never answered: %w", p.name, p.addr(), err)
