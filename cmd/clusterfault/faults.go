@@ -169,7 +169,7 @@ func (e *env) runProbes(ctx context.Context, groups []group) ([]*probe, *sync.Wa
 	for _, g := range groups {
 		pr := &probe{g: g, key: keyIn(g, "probe")}
 		probes = append(probes, pr)
-		rdb := newClient(clientOpts{standalone: e.standalone, ns: e.net.hub, addrs: e.seeds(), timeout: 300 * time.Millisecond})
+		rdb := newClient(clientOpts{standalone: e.plain, ns: e.net.hub, addrs: e.seeds(), timeout: 300 * time.Millisecond})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -56,6 +56,7 @@ type options struct {
 	seed        uint64
 	out         string
 	linTimeout  time.Duration
+	shards      int
 }
 
 // env is one run: its network, processes and history.
@@ -67,7 +68,10 @@ type env struct {
 	net        *network
 	procs      []*proc
 	rec        *history.Recorder
-	logf       func(format string, args ...any)
+	// plain: clients talk to one server without cluster routing (standalone
+	// with one shard); otherwise they use go-redis's cluster client.
+	plain bool
+	logf  func(format string, args ...any)
 }
 
 // errChecksFailed is returned when the run completed and a check failed.
@@ -88,6 +92,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", 5*time.Second, "workload time before the first fault")
 	flag.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "workload random seed")
 	flag.StringVar(&o.out, "out", "", "where the history and logs go on failure (default /tmp/clusterfault-<tag>)")
+	flag.IntVar(&o.shards, "shards", 1, "with -standalone: server.shards; more than 1 answers as a static cluster, so the cluster client and CLUSTER SHARDS are exercised")
 	flag.DurationVar(&o.linTimeout, "lin-timeout", 60*time.Second, "most time the linearizability checker may take")
 	flag.Parse()
 	if o.bin == "" {
@@ -148,6 +153,10 @@ func run(ctx context.Context, o options, stdout io.Writer) (err error) {
 		o.out = filepath.Join(os.TempDir(), "clusterfault-"+tag)
 	}
 	e := &env{opts: o, standalone: o.standalone || o.selftest, bin: bin, work: work, rec: history.NewRecorder(), logf: logf}
+	if o.selftest {
+		e.opts.shards = 1
+	}
+	e.plain = e.standalone && e.opts.shards <= 1
 	defer func() {
 		if err != nil {
 			if kerr := e.keep(); kerr != nil {
@@ -162,7 +171,7 @@ func run(ctx context.Context, o options, stdout io.Writer) (err error) {
 		return err
 	}
 	e.procs = layoutProcs(e.net, work, e.standalone, o.selftest)
-	cs := clusterSpec{standalone: e.standalone, members: e.procs, replicas: 1, nodeTimeout: o.nodeTimeout,
+	cs := clusterSpec{standalone: e.standalone, shards: max(1, e.opts.shards), members: e.procs, replicas: 1, nodeTimeout: o.nodeTimeout,
 		syncReplicas: 1, syncTimeout: 5 * time.Second}
 	if o.async {
 		cs.syncReplicas = 0

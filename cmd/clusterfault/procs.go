@@ -39,6 +39,7 @@ func (p *proc) addr() string { return fmt.Sprintf("%s:%d", p.ip, p.port) }
 // clusterSpec is what every member's configuration shares.
 type clusterSpec struct {
 	standalone   bool
+	shards       int     // server.shards (standalone only; cluster members run 1)
 	members      []*proc // all of them, in order; the first 3 vote
 	replicas     int
 	nodeTimeout  time.Duration
@@ -51,7 +52,7 @@ type clusterSpec struct {
 // leave the [cluster] keys out, since today's server refuses unknown keys.
 func renderConfig(p *proc, cs clusterSpec) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[server]\nbind = %q\nport = %d\nshards = 1\n", p.ip, p.port)
+	fmt.Fprintf(&b, "[server]\nbind = %q\nport = %d\nshards = %d\n", p.ip, p.port, max(1, cs.shards))
 	// Clients come from other namespaces' addresses, never loopback.
 	b.WriteString("protected_mode = false\nreactors = 1\n")
 	fmt.Fprintf(&b, "\n[persistence]\ndir = %q\nfsync = \"always\"\n", p.dir)

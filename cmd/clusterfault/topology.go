@@ -27,7 +27,7 @@ type group struct {
 // harness learns which process is which group's primary; adjust it if
 // cluster mode describes itself differently.
 func discoverGroups(ctx context.Context, e *env) ([]group, error) {
-	if e.standalone {
+	if e.plain {
 		return []group{{id: "all", slots: [][2]int{{0, cluster.SlotCount - 1}}, primary: e.procs[0].addr(),
 			members: []string{e.procs[0].addr()}}}, nil
 	}
@@ -104,8 +104,11 @@ func keyIn(g group, prefix string) string {
 // procAt returns the process listening on addr, or nil.
 func (e *env) procAt(addr string) *proc {
 	for _, p := range e.procs {
-		if p.addr() == addr {
-			return p
+		// A standalone server with several shards listens on port+i.
+		for i := range max(1, e.opts.shards) {
+			if fmt.Sprintf("%s:%d", p.ip, p.port+i) == addr {
+				return p
+			}
 		}
 	}
 	return nil

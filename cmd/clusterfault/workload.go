@@ -138,7 +138,7 @@ func (e *env) runWorkload(ctx context.Context) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i, home := range e.clientHomes() {
-		rdb := newClient(clientOpts{standalone: e.standalone, ns: home, addrs: e.seeds(), timeout: e.opts.opTimeout})
+		rdb := newClient(clientOpts{standalone: e.plain, ns: home, addrs: e.seeds(), timeout: e.opts.opTimeout})
 		w := &worker{
 			runner: &runner{id: i, rec: e.rec, rdb: rdb, timeout: e.opts.opTimeout},
 			rng:    rand.New(rand.NewPCG(e.opts.seed, uint64(i))),
@@ -168,7 +168,7 @@ func (e *env) runWorkload(ctx context.Context) {
 // recorded too, so the linearizability check sees them.
 func (e *env) finalRead(ctx context.Context) history.Final {
 	final := history.Final{Values: map[string]history.Read{}, Streams: map[string][]history.Entry{}}
-	rdb := newClient(clientOpts{standalone: e.standalone, ns: e.net.hub, addrs: e.seeds(), timeout: 2 * time.Second})
+	rdb := newClient(clientOpts{standalone: e.plain, ns: e.net.hub, addrs: e.seeds(), timeout: 2 * time.Second})
 	defer rdb.Close()
 	r := &runner{id: len(e.clientHomes()), rec: e.rec, rdb: rdb, timeout: 2 * time.Second}
 	keys, streams := map[string]bool{}, map[string]bool{}

@@ -143,6 +143,12 @@ func TestLinearizable(t *testing.T) {
 			failed(w(1, KindSet, "x", "b", 2, 3)),
 			w(2, KindGet, "x", "b", 50, 51),
 		}, false},
+		{"unread unknown write does not hide a stale read", []Op{
+			w(0, KindSet, "x", "a", 0, 1),
+			unknown(w(1, KindSet, "x", "c", 1, 2)),
+			w(1, KindSet, "x", "b", 2, 3),
+			w(2, KindGet, "x", "a", 4, 5),
+		}, false},
 		{"unknown read constrains nothing", []Op{
 			w(0, KindSet, "x", "a", 0, 1),
 			unknown(w(2, KindGet, "x", "zzz", 4, 5)),
