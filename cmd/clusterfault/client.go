@@ -89,6 +89,9 @@ func newClient(o clientOpts) redis.UniversalClient {
 		Addrs: o.addrs, Dialer: nsDialer(o.ns), Protocol: 2,
 		MaxRedirects: 3, MaxRetries: -1, DialTimeout: o.timeout, ReadTimeout: o.timeout, WriteTimeout: o.timeout,
 		ContextTimeoutEnabled: true, PoolSize: 4,
+		// go-redis reloads the slot map on MOVED, else only every minute by
+		// default: a dead primary's slots would wait that long.
+		ClusterStateReloadInterval: 500 * time.Millisecond,
 	})
 	c.OnNewNode(func(n *redis.Client) { n.AddHook(doubtHook{}) })
 	return c

@@ -47,6 +47,7 @@ type options struct {
 	standalone  bool
 	selftest    bool
 	async       bool
+	keep        bool
 	faults      string
 	clients     int
 	opTimeout   time.Duration
@@ -91,6 +92,7 @@ func main() {
 	flag.DurationVar(&o.downFor, "down-for", 10*time.Second, "how long a killed process stays down and a partition lasts")
 	flag.DurationVar(&o.warmup, "warmup", 5*time.Second, "workload time before the first fault")
 	flag.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "workload random seed")
+	flag.BoolVar(&o.keep, "keep", false, "keep the history and logs in -out even when every check passes")
 	flag.StringVar(&o.out, "out", "", "where the history and logs go on failure (default /tmp/clusterfault-<tag>)")
 	flag.IntVar(&o.shards, "shards", 1, "with -standalone: server.shards; more than 1 answers as a static cluster, so the cluster client and CLUSTER SHARDS are exercised")
 	flag.DurationVar(&o.linTimeout, "lin-timeout", 60*time.Second, "most time the linearizability checker may take")
@@ -158,7 +160,7 @@ func run(ctx context.Context, o options, stdout io.Writer) (err error) {
 	}
 	e.plain = e.standalone && e.opts.shards <= 1
 	defer func() {
-		if err != nil {
+		if err != nil || o.keep {
 			if kerr := e.keep(); kerr != nil {
 				logf("could not keep the evidence: %v", kerr)
 			}

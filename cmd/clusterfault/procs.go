@@ -67,12 +67,14 @@ func renderConfig(p *proc, cs clusterSpec) string {
 	for _, m := range voterOrder(cs.members) {
 		members = append(members, fmt.Sprintf("%q", fmt.Sprintf("%s=%s:%d", m.name, m.ip, m.ctlPort)))
 	}
-	fmt.Fprintf(&b, "\n[cluster]\nenabled = \"on\"\nname = %q\nannounce = %q\nmembers = [%s]\n",
+	fmt.Fprintf(&b, "\n[cluster]\nenabled = true\nname = %q\nannounce = %q\nmembers = [%s]\n",
 		p.name, p.ip, strings.Join(members, ", "))
 	fmt.Fprintf(&b, "control_port = %d\nreplicas = %d\nnode_timeout_ms = %d\n",
 		p.ctlPort, cs.replicas, cs.nodeTimeout.Milliseconds())
-	fmt.Fprintf(&b, "\n[replication]\nsync_replicas = %d\nsync_timeout_ms = %d\n",
-		cs.syncReplicas, cs.syncTimeout.Milliseconds())
+	if cs.syncReplicas > 0 {
+		fmt.Fprintf(&b, "\n[replication]\nsync_replicas = %d\nsync_timeout_ms = %d\n",
+			cs.syncReplicas, cs.syncTimeout.Milliseconds())
+	}
 	return b.String()
 }
 
