@@ -94,7 +94,8 @@ func (sh *Shard) markSync(g *commitGroup) {
 		// goroutine is the only writer of k).
 		sh.SyncAcks()
 	}
-	g.sync = k > 0 && !sh.Srv.IsReplica()
+	// An empty group has nothing to hold: no clock read for it.
+	g.sync = k > 0 && g.head != nil && !sh.Srv.IsReplica()
 	if !g.sync {
 		return
 	}
