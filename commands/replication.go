@@ -345,6 +345,11 @@ func infoReplication(x *keyspace.Ctx, ib *infoBuilder) {
 				host, port, r.Ack, (sh.NowMs-r.AckAtMs)/1000, off-min(off, r.Ack)))
 		}
 	}
+	// Synchronous replication: the replicas each reply waits for, the
+	// replies waiting now, and those dropped at sync_timeout_ms.
+	ib.int("sync_replicas", int64(sh.Srv.Opts.Live.SyncReplicas()))
+	ib.int("sync_held_replies", sh.SyncHeldReplies())
+	ib.int("sync_timeouts", sh.SyncTimeouts())
 	ib.str("master_failover_state", "no-failover")
 	ib.str("master_replid", sh.Srv.ReplID(sh.Idx))
 	ib.str("master_replid2", strings.Repeat("0", 40))

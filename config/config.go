@@ -67,6 +67,15 @@ type ReplicationConfig struct {
 	PrimaryAuth string `toml:"primaryauth"`
 	// PrimaryUser is the user the replica authenticates as; "" is the default user.
 	PrimaryUser string `toml:"primaryuser"`
+	// SyncReplicas, 0..MaxSyncReplicas, makes a primary shard hold every reply until at
+	// least this many replicas acknowledged, as durable, the shard's log up to the records
+	// the reply depends on; 0 replicates asynchronously (0). CONFIG SET sync-replicas
+	// changes it at run time.
+	SyncReplicas int `toml:"sync_replicas"`
+	// SyncTimeoutMs is how long, in milliseconds, a reply held for SyncReplicas waits for
+	// the acknowledgements; past it the reply is dropped and its connection closed, since
+	// the outcome is unknown (5000).
+	SyncTimeoutMs int `toml:"sync_timeout_ms"`
 }
 
 // ServerConfig is the [server] section: listeners, shards and client admission.
@@ -420,6 +429,9 @@ func Default() Config {
 		Cluster: ClusterConfig{
 			Replicas:      1,
 			NodeTimeoutMs: 2000,
+		},
+		Replication: ReplicationConfig{
+			SyncTimeoutMs: DefaultSyncTimeoutMs,
 		},
 	}
 }

@@ -66,7 +66,7 @@ func TestShippedConfigDocumentsEveryKey(t *testing.T) {
 			}
 		}
 	}
-	for table, sec := range map[string]any{"server": ServerConfig{}, "limits": LimitsConfig{}, "log": LogConfig{}, "persistence": PersistenceConfig{}, "keyspace": KeyspaceConfig{}, "memory": MemoryConfig{}} {
+	for table, sec := range map[string]any{"server": ServerConfig{}, "limits": LimitsConfig{}, "log": LogConfig{}, "persistence": PersistenceConfig{}, "keyspace": KeyspaceConfig{}, "memory": MemoryConfig{}, "replication": ReplicationConfig{}} {
 		check(table, reflect.TypeOf(sec))
 	}
 }
@@ -130,6 +130,10 @@ maxmemory_policy = "allkeys-lfu"
 maxmemory_samples = 10
 lfu_log_factor = 5
 lfu_decay_time = 2
+
+[replication]
+sync_replicas = 2
+sync_timeout_ms = 750
 `)
 	c, err := Load(p)
 	if err != nil {
@@ -147,6 +151,7 @@ lfu_decay_time = 2
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
 		Memory:      MemoryConfig{MaxMemory: 4 * GiB, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 5, LFUDecayTime: 2},
 		Cluster:     ClusterConfig{Replicas: 1, NodeTimeoutMs: 2000},
+		Replication: ReplicationConfig{SyncReplicas: 2, SyncTimeoutMs: 750},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("Load =\n%+v\nwant\n%+v", c, want)
@@ -239,6 +244,9 @@ func TestValidateErrors(t *testing.T) {
 		{"effort", func(c *Config) { c.Keyspace.ActiveExpireEffort = 11 }, "config: keyspace.active_expire_effort: 11 is out of range 1..10"},
 		{"hz", func(c *Config) { c.Keyspace.Hz = 0 }, "config: keyspace.hz: 0 is out of range 1..500"},
 		{"changes", func(c *Config) { c.Keyspace.ChangesCapacity = 0 }, "config: keyspace.changes_capacity: 0 is out of range 1..16777216"},
+		{"sync replicas high", func(c *Config) { c.Replication.SyncReplicas = 17 }, "config: replication.sync_replicas: 17 is out of range 0..16"},
+		{"sync replicas negative", func(c *Config) { c.Replication.SyncReplicas = -1 }, "config: replication.sync_replicas: -1 is out of range 0..16"},
+		{"sync timeout", func(c *Config) { c.Replication.SyncTimeoutMs = 0 }, "config: replication.sync_timeout_ms: 0 is out of range 1..2147483647"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,6 +44,7 @@ var configSetters = map[string]func(c *Config, v string, n int64){
 	"lfu-log-factor":       func(c *Config, _ string, n int64) { c.Memory.LFULogFactor = int(n) },
 	"lfu-decay-time":       func(c *Config, _ string, n int64) { c.Memory.LFUDecayTime = int(n) },
 	"aclfile":              func(c *Config, v string, _ int64) { c.ACL.File = v },
+	"sync-replicas":        func(c *Config, _ string, n int64) { c.Replication.SyncReplicas = int(n) },
 }
 
 // tomlLogLevel maps a Redis loglevel to log.level: zap has no level between debug and info,

@@ -167,6 +167,10 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.minReplicas.Store(n) }},
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10",
 		apply: func(l *Live, _ string, n int64) { l.minReplicasLag.Store(n) }},
+	// Synchronous replication (replication.sync_replicas): a primary holds each reply until
+	// this many replicas acknowledged the records it depends on; 0: asynchronous.
+	{name: "sync-replicas", kind: kindInt, min: 0, max: MaxSyncReplicas, initial: func(c *Config) string { return itoa(int64(c.Replication.SyncReplicas)) },
+		apply: func(l *Live, _ string, n int64) { l.syncReplicas.Store(n) }},
 	// Sentinel reads replica-priority (INFO slave_priority; 0: never promoted) and
 	// replica-announced; a replica announces replica-announce-ip/-port to its primary
 	// at its next handshake (shard i announces port+i).
@@ -311,6 +315,8 @@ type Live struct {
 	minReplicas    atomic.Int64
 	minReplicasLag atomic.Int64
 	serveStale     atomic.Bool
+	// syncReplicas is sync-replicas.
+	syncReplicas atomic.Int64
 	// Sentinel-facing replica settings.
 	replicaPriority  atomic.Int64
 	replicaAnnounced atomic.Bool
@@ -764,6 +770,10 @@ func (l *Live) MinReplicasToWrite() int64 { return l.minReplicas.Load() }
 
 // MinReplicasMaxLag is min-replicas-max-lag in seconds.
 func (l *Live) MinReplicasMaxLag() int64 { return l.minReplicasLag.Load() }
+
+// SyncReplicas is sync-replicas: the replicas that must acknowledge the
+// records a primary's reply depends on before it goes out; 0: none.
+func (l *Live) SyncReplicas() int { return int(l.syncReplicas.Load()) }
 
 // ReplicaPriority is replica-priority: Sentinel promotes the replica with
 // the lowest non-zero value and never one with 0.

@@ -25,6 +25,10 @@ const (
 	MaxHz               = 500
 	// MinProtoMaxBulkLen is also the minimum of client_query_buffer_limit, as in Redis.
 	MinProtoMaxBulkLen = 1 * MiB
+	// MaxSyncReplicas caps replication.sync_replicas (and CONFIG SET sync-replicas).
+	MaxSyncReplicas = 16
+	// DefaultSyncTimeoutMs is replication.sync_timeout_ms.
+	DefaultSyncTimeoutMs = 5000
 )
 
 // logLevels are the accepted values of log.level, in increasing severity.
@@ -170,6 +174,9 @@ func (c *Config) Validate() error {
 		bad("cluster.name", "a member of a cluster across hosts needs cluster.name and one of cluster.members or cluster.join")
 	}
 
+	// sync_replicas: the replicas each reply of a primary waits for (0: none).
+	inRange("replication.sync_replicas", int64(c.Replication.SyncReplicas), 0, MaxSyncReplicas)
+	inRange("replication.sync_timeout_ms", int64(c.Replication.SyncTimeoutMs), 1, math.MaxInt32)
 	if p := c.Replication.Primary; p != "" {
 		if _, port, err := net.SplitHostPort(p); err != nil || port == "" {
 			bad("replication.primary", "%q is not host:port", p)

@@ -53,6 +53,10 @@ type Batch struct {
 	// depGen is the commit group (groupGen+1) of the last entry of deps
 	// made by a command that appended records.
 	depGen uint64
+	// touchesData is set once a command of the batch read or wrote the
+	// data: its replies wait for the replicas under synchronous
+	// replication (syncrepl.go).
+	touchesData bool
 }
 
 // Reset prepares a recycled batch for the next read of c.
@@ -71,6 +75,7 @@ func (b *Batch) Reset() {
 	b.next = nil
 	b.deps = b.deps[:0]
 	b.depGen = 0
+	b.touchesData = false
 }
 
 // Commands returns the number of commands in the batch.

@@ -99,6 +99,9 @@ func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
 	if timed {
 		start = sh.Srv.elapsed()
 	}
+	if (cmd.Flags|called.Flags)&dataFlags != 0 {
+		sh.touchedData = true
+	}
 	sh.callDepth++
 	writing := sh.writing
 	sh.writing = cmd.Flags&FlagWrite != 0

@@ -284,6 +284,9 @@ func (sh *Shard) PublishReplicas() {
 	sh.Repl.viewMu.Lock()
 	sh.Repl.view = v
 	sh.Repl.viewMu.Unlock()
+	// An acknowledgement, or a replica come or gone, may release replies
+	// held for synchronous replication.
+	sh.SyncAcks()
 }
 
 // Replicas returns the replicas of shard i (any goroutine).
@@ -406,6 +409,11 @@ func (sh *Shard) ResumeWaits() int {
 // handed over, so replies stay in order.
 func (sh *Shard) DeliverNow(b *Batch, target uint64) bool {
 	c := b.Client
+	if sh.syncActive() {
+		// The batch's replies (the commands before the WAIT) wait for
+		// the replicas like any other (syncrepl.go).
+		return false
+	}
 	j, ok := sh.Journal.(*WALJournal)
 	if !ok || c.Blk != nil || c.undelivered.Load() != 0 || j.WAL.DurableSequence() < target ||
 		c.SubCount.Load() != 0 || c.Trk != nil || len(c.pushBuf) > 0 {

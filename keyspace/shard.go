@@ -80,6 +80,9 @@ type Shard struct {
 	// command to note what its reply depends on.
 	appends  uint64
 	ranWrite bool
+	// touchedData is set when a command that reads or writes the data
+	// runs (Call); runFrom notes it on the batch (syncrepl.go).
+	touchedData bool
 	// group collects the batches run in one drain that wait for the same
 	// durability point; groups recycles them.
 	group  *commitGroup
@@ -135,6 +138,8 @@ type Shard struct {
 	Scr shardScripts
 	// Repl is the shard's replicas, WAITs and tasks (replication.go).
 	Repl shardRepl
+	// Sync holds the replies that wait for replicas (syncrepl.go).
+	Sync syncHold
 	// Blk is the table of blocked clients (blocking.go).
 	Blk blocking
 	// wakeAt maps keys whose blocked clients must be offered the key
@@ -328,6 +333,12 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
 		return false, false
 	}
+	if sh.syncActive() {
+		// Replies that wait for replicas go through the commit group
+		// and its hold (syncrepl.go), which the inline path bypasses.
+		sh.Release()
+		return false, false
+	}
 	if sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
 		// Scripts run on the shard goroutine only (scripting.go). So
 		// does everything that may park a client (blocking.go): a
@@ -481,6 +492,7 @@ func (sh *Shard) cron() {
 	if sh.Journal != nil {
 		sh.Journal.Tick(sh)
 	}
+	sh.syncTick()
 	if sh.Trk != nil {
 		sh.trackLimit()
 		sh.trackBroadcast()
@@ -536,7 +548,11 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 		b.Out.Proto = c.Proto
 		start, appends := len(b.Out.Buf), sh.appends
 		sh.ranWrite = false
+		sh.touchedData = false
 		sh.Exec(x, args)
+		if sh.touchedData || sh.appends != appends {
+			b.touchesData = true
+		}
 		if track && sh.appends != appends {
 			if b.depGen != sh.groupGen+1 {
 				// The first records of this commit group: the replies
@@ -629,33 +645,46 @@ type commitGroup struct {
 	count int
 	// cmds counts the commands of the group, for commands-per-fsync.
 	cmds int
+	// sync is set when the group's replies wait for sync-replicas
+	// replicas to acknowledge the log up to target; heldAtMs is when the
+	// group was closed, for sync_timeout_ms (syncrepl.go).
+	sync     bool
+	target   uint64
+	heldAtMs int64
 }
 
 // Committed releases the group's replies (Journal calls it when the log
 // covering the group is durable). When the log failed, each batch's
 // replies leave up to the first that depends on a record the log did not
 // make durable; that one becomes an error and the connection is closed
-// (settleFailed).
+// (settleFailed). Under synchronous replication the replies may wait
+// further for the replicas (syncrepl.go).
 func (g *commitGroup) Committed(err error) {
 	sh := g.sh
-	var durable uint64
 	if err != nil {
 		// Final: a failed log makes nothing more durable.
-		_, durable = sh.Journal.Sequences()
+		_, durable := sh.Journal.Sequences()
+		for b := g.head; b != nil; b = b.next {
+			settleFailed(sh, b, durable, err)
+		}
+		// What is left of the replies depends on durable records only.
+		g.target = min(g.target, durable)
 	}
+	g.release()
+}
+
+// deliver hands every batch of g to its sink and recycles g.
+func (g *commitGroup) deliver() {
 	for b := g.head; b != nil; {
 		next := b.next
 		b.next = nil
-		if err != nil {
-			settleFailed(sh, b, durable, err)
-		}
 		c := b.Client
 		b.Sink.Deliver(b)
 		c.undelivered.Add(-1)
 		b = next
 	}
 	g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
-	sh.recycleGroup(g)
+	g.sh.recycleGroup(g)
 }
 
 // Writers is the number of batches (connections' turns) in the group: the
@@ -711,6 +740,7 @@ func (sh *Shard) Commit() {
 	if sh.Journal == nil {
 		if g != nil && g.head != nil {
 			sh.group = nil
+			sh.markSync(g)
 			g.Committed(nil)
 		}
 		return
@@ -719,6 +749,7 @@ func (sh *Shard) Commit() {
 		g = sh.newGroup()
 	}
 	sh.group = nil
+	sh.markSync(g)
 	if sh.Journal.Commit(g, g.cmds) {
 		g.Committed(nil)
 	}
@@ -733,7 +764,10 @@ func (sh *Shard) newGroup() *commitGroup {
 
 // recycleGroup returns g to the shard's pool; the journal's sync goroutine
 // calls it too, hence a sync.Pool rather than a free list.
-func (sh *Shard) recycleGroup(g *commitGroup) { sh.groups.Put(g) }
+func (sh *Shard) recycleGroup(g *commitGroup) {
+	g.sync, g.target, g.heldAtMs = false, 0, 0
+	sh.groups.Put(g)
+}
 
 // Journal is a shard's durable log as the keyspace sees it.
 type Journal interface {
