@@ -56,8 +56,9 @@ type Config struct {
 	NodeTimeout time.Duration
 	// Logger receives the control plane's events.
 	Logger *zap.Logger
-	// OnState is called with every new topology, in order, from one
-	// goroutine.
+	// OnState is called with the newest topology whenever it or the set of
+	// failed members changes, from one goroutine; states that were
+	// superseded before it ran are skipped.
 	OnState func(s *State, failed []string)
 	// OnLease is called when a lease is granted: this member may serve as a
 	// primary until until (monotonic clock).
@@ -542,6 +543,11 @@ func (n *Node) handleFailover(a FailoverArgs, r *Reply) error {
 	defer n.lmu.Unlock()
 	if !n.leading {
 		return errors.New("leadership is changing; try again")
+	}
+	if a.To != "" && time.Since(n.seen(a.To)) > n.cfg.NodeTimeout {
+		// Fencing the primary for a replica that cannot take over would
+		// leave the group without a writer.
+		return fmt.Errorf("%s is not answering the control plane", a.To)
 	}
 	n.revoked[g.Primary] = a.Group
 	if a.To != "" {

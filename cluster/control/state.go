@@ -208,8 +208,11 @@ func (s *State) register(m *Member) error {
 			return fmt.Errorf("member %s: node id %q is not 40 hex characters", m.Name, id)
 		}
 	}
-	if s.Created && len(s.Members) > 0 && s.Members[0].Name != m.Name && s.Members[0].Shards() != m.Shards() {
-		return fmt.Errorf("member %s has %d shards, the cluster %d: %w", m.Name, m.Shards(), s.Members[0].Shards(), ErrShardCount)
+	if s.Created && len(s.Groups) > 0 {
+		// Every member of a group has the cluster's shard count.
+		if p, ok := s.Member(s.Groups[0].Primary); ok && p.Name != m.Name && p.Shards() != m.Shards() {
+			return fmt.Errorf("member %s has %d shards, the cluster %d: %w", m.Name, m.Shards(), p.Shards(), ErrShardCount)
+		}
 	}
 	nm := *m
 	nm.NodeIDs = slices.Clone(m.NodeIDs)
@@ -309,6 +312,7 @@ func (s *State) create(seeds []string, replicas int) error {
 	s.Groups = nil
 	base, extra := cluster.SlotCount/groups, cluster.SlotCount%groups
 	start := 0
+	first := s.Epoch + 1
 	for i, p := range primaries {
 		size := base
 		if i < extra {
@@ -318,11 +322,36 @@ func (s *State) create(seeds []string, replicas int) error {
 			ID:      i,
 			Slots:   []cluster.SlotRange{{Start: uint16(start), End: uint16(start + size - 1)}},
 			Primary: p,
-			Epoch:   uint64(i + 1),
+			// Unique per group, and the epoch of the creation or above: a
+			// primary is leased only once it has applied it.
+			Epoch: first + uint64(i),
 		})
 		start += size
 	}
+	// Replicas: first as many per group as asked for, each on a host
+	// apart from its group's, matched over all groups at once (a greedy
+	// pass can strand a group whose host is the only one left); then the
+	// other seeds and the members that registered without being seeds,
+	// one at a time.
+	var rest []string
 	for _, n := range seeds {
+		if !taken[n] {
+			rest = append(rest, n)
+		}
+	}
+	for _, m := range s.Members {
+		if !taken[m.Name] && !slices.Contains(seeds, m.Name) {
+			rest = append(rest, m.Name)
+		}
+	}
+	matched := s.matchReplicas(rest, replicas)
+	for gi := range s.Groups {
+		for _, n := range matched[gi] {
+			s.Groups[gi].Replicas = append(s.Groups[gi].Replicas, n)
+			taken[n] = true
+		}
+	}
+	for _, n := range rest {
 		if taken[n] {
 			continue
 		}
@@ -332,8 +361,68 @@ func (s *State) create(seeds []string, replicas int) error {
 		taken[n] = true
 	}
 	s.Created = true
-	s.Epoch = max(s.Epoch, uint64(len(s.Groups))) + 1
+	s.Epoch = first + uint64(len(s.Groups)) - 1
 	return nil
+}
+
+// matchReplicas assigns up to perGroup replicas to every group from
+// candidates, each on a host where its group has no member, as many as
+// such a placement allows (a maximum bipartite matching, by augmenting
+// paths); it returns the assignment as group index → member names.
+func (s *State) matchReplicas(candidates []string, perGroup int) map[int][]string {
+	type slot struct{ group int }
+	var slots []slot
+	for g := range s.Groups {
+		for range perGroup {
+			slots = append(slots, slot{g})
+		}
+	}
+	hostOf := func(n string) string { m, _ := s.Member(n); return m.Host }
+	apart := func(n string, g int) bool {
+		return hostOf(n) != hostOf(s.Groups[g].Primary)
+	}
+	owner := make([]int, len(slots)) // slot → candidate index, -1 free
+	for i := range owner {
+		owner[i] = -1
+	}
+	var try func(c int, seen []bool) bool
+	try = func(c int, seen []bool) bool {
+		// A free slot first, in group order, so that an easy placement
+		// stays the obvious one; then move a placed candidate elsewhere.
+		for si, sl := range slots {
+			if owner[si] < 0 && apart(candidates[c], sl.group) {
+				owner[si] = c
+				return true
+			}
+		}
+		for si, sl := range slots {
+			if seen[si] || !apart(candidates[c], sl.group) {
+				continue
+			}
+			seen[si] = true
+			if try(owner[si], seen) {
+				owner[si] = c
+				return true
+			}
+		}
+		return false
+	}
+	for c := range candidates {
+		try(c, make([]bool, len(slots)))
+	}
+	out := map[int][]string{}
+	for si, c := range owner {
+		if c >= 0 {
+			out[slots[si].group] = append(out[slots[si].group], candidates[c])
+		}
+	}
+	for g := range out {
+		// In the order the candidates were given.
+		slices.SortFunc(out[g], func(a, b string) int {
+			return slices.Index(candidates, a) - slices.Index(candidates, b)
+		})
+	}
+	return out
 }
 
 func (s *State) failover(group int, from, to string, seqs []uint64) error {
