@@ -410,6 +410,11 @@ func (e *env) report(w io.Writer, faults []faultRecord, final history.Final) err
 		failed = failed || !r.OK()
 	}
 	fmt.Fprintf(w, "  acknowledged writes lost: %d\n", lost)
+	if final.Unread > 0 {
+		// Every fault has healed by now: the cluster must serve every key.
+		fmt.Fprintf(w, "  final read: %d keys or streams could not be read (a group unavailable after the faults healed)\n", final.Unread)
+		failed = true
+	}
 	var faultErrs int
 	for _, f := range faults {
 		if f.err != nil {

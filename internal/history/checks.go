@@ -27,6 +27,9 @@ type Entry struct {
 type Final struct {
 	Values  map[string]Read
 	Streams map[string][]Entry
+	// Unread counts the keys and streams the final read could not read
+	// in time (a group still unavailable after the faults healed).
+	Unread int
 }
 
 // CheckDurability checks keys written by exactly one SET (of any outcome):
