@@ -20,6 +20,10 @@ const (
 // consensus transport or the request server by its first byte.
 type muxListener struct {
 	ln      net.Listener
+	// advertise is the control address the other members reach this one
+	// at: the consensus transport names it as this member's address, so
+	// a wildcard listen address ("0.0.0.0:16379") must not leak there.
+	advertise net.Addr
 	raftCh  chan net.Conn
 	rpcConn func(net.Conn)
 	done    chan struct{}
@@ -27,8 +31,8 @@ type muxListener struct {
 	wg      sync.WaitGroup
 }
 
-func newMux(ln net.Listener, rpcConn func(net.Conn)) *muxListener {
-	m := &muxListener{ln: ln, raftCh: make(chan net.Conn), rpcConn: rpcConn, done: make(chan struct{})}
+func newMux(ln net.Listener, advertise string, rpcConn func(net.Conn)) *muxListener {
+	m := &muxListener{ln: ln, advertise: controlAddr(advertise), raftCh: make(chan net.Conn), rpcConn: rpcConn, done: make(chan struct{})}
 	m.wg.Add(1)
 	go m.acceptLoop()
 	return m
@@ -97,8 +101,14 @@ func (m *muxListener) Close() error {
 	return err
 }
 
-// Addr is the control port's address.
-func (m *muxListener) Addr() net.Addr { return m.ln.Addr() }
+// Addr is the control port's advertised address (raft.StreamLayer).
+func (m *muxListener) Addr() net.Addr { return m.advertise }
+
+// controlAddr is a "host:port" as a net.Addr.
+type controlAddr string
+
+func (a controlAddr) Network() string { return "tcp" }
+func (a controlAddr) String() string  { return string(a) }
 
 // Dial opens a consensus connection to address (raft.StreamLayer).
 func (m *muxListener) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {

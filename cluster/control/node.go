@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -129,7 +130,7 @@ func Start(cfg Config) (*Node, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("control: %w", err)
 	}
-	n.mux = newMux(ln, func(c net.Conn) { n.rpcSrv.ServeCodec(jsonrpc.NewServerCodec(c)) })
+	n.mux = newMux(ln, cfg.Self.Control, func(c net.Conn) { n.rpcSrv.ServeCodec(jsonrpc.NewServerCodec(c)) })
 	ok := false
 	defer func() {
 		if !ok {
@@ -141,9 +142,11 @@ func Start(cfg Config) (*Node, error) {
 	}()
 
 	hlog := hclog.New(&hclog.LoggerOptions{
-		Name:   "raft",
-		Level:  hclog.Warn,
-		Output: zap.NewStdLog(n.log.Named("raft")).Writer(),
+		Name:            "raft",
+		Level:           hclog.Warn,
+		Output:          raftLogWriter{n.log.Named("raft")},
+		DisableTime:     true,
+		IncludeLocation: false,
 	})
 	n.transport = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream:  n.mux,
@@ -677,6 +680,7 @@ func (n *Node) lead() {
 		n.maybeCreate(st)
 		return
 	}
+	n.keepVoters(st)
 	for _, g := range st.Groups {
 		if c, ok := n.failoverDecision(st, g, time.Now()); ok {
 			if err := n.apply(c); err != nil {
@@ -736,6 +740,59 @@ func (n *Node) failoverDecision(st *State, g Group, now time.Time) (Command, boo
 	return Command{Op: OpFailover, Group: g.ID, From: g.Primary, To: best, Seqs: slices.Clone(n.seqs[best])}, true
 }
 
+// keepVoters promotes a live non-voter when the consensus group has fewer
+// voters than its size calls for (a voter was removed), preferring one on
+// a host with no voter.
+func (n *Node) keepVoters(st *State) {
+	f := n.raft.GetConfiguration()
+	if f.Error() != nil {
+		return
+	}
+	servers := f.Configuration().Servers
+	voters, hosts := 0, map[string]bool{}
+	for _, sv := range servers {
+		if sv.Suffrage == raft.Voter {
+			voters++
+			if m, ok := st.Member(string(sv.ID)); ok {
+				hosts[m.Host] = true
+			}
+		}
+	}
+	if voters >= votersFor(len(servers)) {
+		return
+	}
+	now := time.Now()
+	var pick *raft.Server
+	n.lmu.Lock()
+	for i, sv := range servers {
+		if sv.Suffrage == raft.Voter {
+			continue
+		}
+		m, ok := st.Member(string(sv.ID))
+		if _, heard := n.lastSeen[m.Name]; !ok || !heard || now.Sub(n.seen(m.Name)) > n.cfg.NodeTimeout {
+			continue
+		}
+		if pick == nil || (!hosts[m.Host] && hostOf(st, *pick, hosts)) {
+			pick = &servers[i]
+		}
+	}
+	n.lmu.Unlock()
+	if pick == nil {
+		return
+	}
+	if err := n.raft.AddVoter(pick.ID, pick.Address, 0, n.rpcTimeout()).Error(); err != nil {
+		n.log.Warn("promoting a member to voter", zap.String("member", string(pick.ID)), zap.Error(err))
+		return
+	}
+	n.log.Info("a member votes now", zap.String("member", string(pick.ID)), zap.Int("voters", voters+1))
+}
+
+// hostOf reports whether server sv's host already has a voter.
+func hostOf(st *State, sv raft.Server, hosts map[string]bool) bool {
+	m, _ := st.Member(string(sv.ID))
+	return hosts[m.Host]
+}
+
 // maybeCreate forms the groups once every seed has registered.
 func (n *Node) maybeCreate(st *State) {
 	var seeds []string
@@ -753,4 +810,20 @@ func (n *Node) maybeCreate(st *State) {
 		return
 	}
 	n.log.Info("cluster formed", zap.Strings("seeds", seeds), zap.Int("replicas", n.cfg.Replicas))
+}
+
+// raftLogWriter passes raft's log lines to zap at their own level.
+type raftLogWriter struct{ log *zap.Logger }
+
+func (w raftLogWriter) Write(p []byte) (int, error) {
+	line := strings.TrimSpace(string(p))
+	switch {
+	case strings.HasPrefix(line, "[ERROR]"):
+		w.log.Error(strings.TrimSpace(strings.TrimPrefix(line, "[ERROR]")))
+	case strings.HasPrefix(line, "[WARN]"):
+		w.log.Warn(strings.TrimSpace(strings.TrimPrefix(line, "[WARN]")))
+	default:
+		w.log.Info(line)
+	}
+	return len(p), nil
 }
