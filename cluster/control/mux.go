@@ -19,16 +19,16 @@ const (
 // muxListener accepts the control port's connections and hands each to the
 // consensus transport or the request server by its first byte.
 type muxListener struct {
-	ln      net.Listener
+	ln net.Listener
 	// advertise is the control address the other members reach this one
 	// at: the consensus transport names it as this member's address, so
 	// a wildcard listen address ("0.0.0.0:16379") must not leak there.
 	advertise net.Addr
-	raftCh  chan net.Conn
-	rpcConn func(net.Conn)
-	done    chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup
+	raftCh    chan net.Conn
+	rpcConn   func(net.Conn)
+	done      chan struct{}
+	once      sync.Once
+	wg        sync.WaitGroup
 }
 
 func newMux(ln net.Listener, advertise string, rpcConn func(net.Conn)) *muxListener {
