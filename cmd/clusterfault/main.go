@@ -48,6 +48,7 @@ type options struct {
 	selftest    bool
 	async       bool
 	keep        bool
+	replicas    int
 	faults      string
 	clients     int
 	opTimeout   time.Duration
@@ -92,6 +93,7 @@ func main() {
 	flag.DurationVar(&o.downFor, "down-for", 10*time.Second, "how long a killed process stays down and a partition lasts")
 	flag.DurationVar(&o.warmup, "warmup", 5*time.Second, "workload time before the first fault")
 	flag.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "workload random seed")
+	flag.IntVar(&o.replicas, "replicas", -1, "cluster.replicas: replicas per group (default 2 with sync_replicas = 1, 1 with -async)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the history and logs in -out even when every check passes")
 	flag.StringVar(&o.out, "out", "", "where the history and logs go on failure (default /tmp/clusterfault-<tag>)")
 	flag.IntVar(&o.shards, "shards", 1, "with -standalone: server.shards; more than 1 answers as a static cluster, so the cluster client and CLUSTER SHARDS are exercised")
@@ -173,7 +175,19 @@ func run(ctx context.Context, o options, stdout io.Writer) (err error) {
 		return err
 	}
 	e.procs = layoutProcs(e.net, work, e.standalone, o.selftest)
-	cs := clusterSpec{standalone: e.standalone, shards: max(1, e.opts.shards), members: e.procs, replicas: 1, nodeTimeout: o.nodeTimeout,
+	// Under synchronous replication a group keeps taking writes after a
+	// failover only while a replica is left to acknowledge them: two
+	// replicas per group (one member of every group on each host), so
+	// losing one member or one host leaves one. Asynchronous runs keep
+	// one replica per group, three groups.
+	replicas := o.replicas
+	if replicas < 0 {
+		replicas = 2
+		if o.async {
+			replicas = 1
+		}
+	}
+	cs := clusterSpec{standalone: e.standalone, shards: max(1, e.opts.shards), members: e.procs, replicas: replicas, nodeTimeout: o.nodeTimeout,
 		syncReplicas: 1, syncTimeout: 5 * time.Second}
 	if o.async {
 		cs.syncReplicas = 0
