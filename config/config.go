@@ -427,6 +427,8 @@ func Default() Config {
 			LFUDecayTime:     1,
 		},
 		Cluster: ClusterConfig{
+			Members:       []string{},
+			Join:          []string{},
 			Replicas:      1,
 			NodeTimeoutMs: 2000,
 		},

@@ -66,7 +66,7 @@ func TestShippedConfigDocumentsEveryKey(t *testing.T) {
 			}
 		}
 	}
-	for table, sec := range map[string]any{"server": ServerConfig{}, "limits": LimitsConfig{}, "log": LogConfig{}, "persistence": PersistenceConfig{}, "keyspace": KeyspaceConfig{}, "memory": MemoryConfig{}, "replication": ReplicationConfig{}} {
+	for table, sec := range map[string]any{"server": ServerConfig{}, "limits": LimitsConfig{}, "log": LogConfig{}, "persistence": PersistenceConfig{}, "keyspace": KeyspaceConfig{}, "memory": MemoryConfig{}, "replication": ReplicationConfig{}, "cluster": ClusterConfig{}} {
 		check(table, reflect.TypeOf(sec))
 	}
 }
@@ -150,7 +150,7 @@ sync_timeout_ms = 750
 		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},
 		Keyspace:    KeyspaceConfig{ActiveExpire: false, ActiveExpireEffort: 10, Hz: 100, ChangesCapacity: 128},
 		Memory:      MemoryConfig{MaxMemory: 4 * GiB, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 5, LFUDecayTime: 2},
-		Cluster:     ClusterConfig{Replicas: 1, NodeTimeoutMs: 2000},
+		Cluster:     ClusterConfig{Members: []string{}, Join: []string{}, Replicas: 1, NodeTimeoutMs: 2000},
 		Replication: ReplicationConfig{SyncReplicas: 2, SyncTimeoutMs: 750},
 	}
 	if !reflect.DeepEqual(c, want) {
