@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/ruvio/ruvio/internal/testserver"
 )
@@ -254,6 +256,42 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 	}
 	if err := c.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err == nil || err.Error() != "ERR REPLICAOF not allowed in cluster mode." {
 		t.Fatalf("REPLICAOF in a cluster = %v", err)
+	}
+
+	// rueidis finds the cluster from one member and routes every key.
+	ro := rueidis.ClientOption{InitAddress: []string{ms[3].addr()}, DisableCache: true}
+	ro.Dialer.Timeout = 2 * time.Second
+	ro.ConnWriteTimeout = 2 * time.Second
+	rc2, err := rueidis.NewClient(ro)
+	if err != nil {
+		t.Fatalf("rueidis.NewClient: %v", err)
+	}
+	defer rc2.Close()
+	if m := rc2.Mode(); m != rueidis.ClientModeCluster {
+		t.Fatalf("rueidis mode %v, want cluster", m)
+	}
+	for i := range 50 {
+		k := "rk" + strconv.Itoa(i)
+		if err := rc2.Do(ctx, rc2.B().Set().Key(k).Value(k).Build()).Error(); err != nil {
+			t.Fatalf("rueidis SET %s: %v", k, err)
+		}
+		if got, err := cc.Get(ctx, k).Result(); err != nil || got != k {
+			t.Fatalf("go-redis GET %s after rueidis SET = %q, %v", k, got, err)
+		}
+	}
+
+	// redis-cli -c follows MOVED across hosts.
+	if _, err := exec.LookPath("redis-cli"); err == nil {
+		host, port, _ := net.SplitHostPort(ms[0].addr())
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		out, err := exec.CommandContext(cctx, "redis-cli", "-c", "-h", host, "-p", port, "SET", key, "cli").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "OK" {
+			t.Fatalf("redis-cli -c SET = %q, %v", out, err)
+		}
+		if got, err := cc.Get(ctx, key).Result(); err != nil || got != "cli" {
+			t.Fatalf("GET after redis-cli -c SET = %q, %v", got, err)
+		}
 	}
 }
 
