@@ -55,6 +55,9 @@ var layers = []layer{
 	{"persistence", nil},
 	{"acl", nil},
 	{"cluster", nil},
+	// The control plane of a cluster across hosts: the topology's state
+	// machine over Raft; internal/app joins it to the keyspace.
+	{"cluster/control", []string{"cluster"}},
 	{"replication", []string{"persistence"}},
 	{"scripting", nil},
 	{"client", nil},
