@@ -1,4 +1,4 @@
-package integration
+package integration_test
 
 import (
 	"context"
@@ -158,12 +158,10 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 	ms := startClusterAcrossHosts(t, 4, 1)
 	c := redis.NewClient(&redis.Options{Addr: ms[0].addr(), MaxRetries: -1, DisableIdentity: true})
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 
 	// Two groups of a primary and a replica, on different hosts, the
 	// slots split in two.
-	slots, err := c.ClusterSlots(ctx).Result()
+	slots, err := c.ClusterSlots(ctxT(t)).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,18 +178,18 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 			t.Fatalf("range %d-%d: primary and replica on one host %s", s.Start, s.End, ph)
 		}
 	}
-	nodes, err := c.ClusterNodes(ctx).Result()
+	nodes, err := c.ClusterNodes(ctxT(t)).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(nodes, "\n"); n != 4 || strings.Count(nodes, "myself,") != 1 || strings.Count(nodes, " slave ") != 2 {
 		t.Fatalf("CLUSTER NODES =\n%s", nodes)
 	}
-	shards, err := c.ClusterShards(ctx).Result()
+	shards, err := c.ClusterShards(ctxT(t)).Result()
 	if err != nil || len(shards) != 2 || len(shards[0].Nodes) != 2 {
 		t.Fatalf("CLUSTER SHARDS = %+v, %v", shards, err)
 	}
-	id, err := c.Do(ctx, "CLUSTER", "MYSHARDID").Text()
+	id, err := c.Do(ctxT(t), "CLUSTER", "MYSHARDID").Text()
 	if err != nil || len(id) != 40 {
 		t.Fatalf("CLUSTER MYSHARDID = %q, %v", id, err)
 	}
@@ -205,8 +203,8 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 		}
 	}
 	owner := primaryOf(t, ms, ms[0], key)
-	err = c.Set(ctx, key, "v", 0).Err()
-	slot := c.ClusterKeySlot(ctx, key).Val()
+	err = c.Set(ctxT(t), key, "v", 0).Err()
+	slot := c.ClusterKeySlot(ctxT(t), key).Val()
 	if want := fmt.Sprintf("MOVED %d %s", slot, owner.addr()); err == nil || err.Error() != want {
 		t.Fatalf("SET on another group's member = %v, want %s", err, want)
 	}
@@ -214,10 +212,10 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 	// Through a cluster client: written on the primary, read on the
 	// replica with READONLY once replicated.
 	cc := clusterClientOf(t, ms)
-	if err := cc.Set(ctx, key, "v1", 0).Err(); err != nil {
+	if err := cc.Set(ctxT(t), key, "v1", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := cc.Get(ctx, key).Result(); err != nil || got != "v1" {
+	if got, err := cc.Get(ctxT(t), key).Result(); err != nil || got != "v1" {
 		t.Fatalf("GET = %q, %v", got, err)
 	}
 	var replica *clusterMember
@@ -232,17 +230,17 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 	}
 	rc := redis.NewClient(&redis.Options{Addr: replica.addr(), MaxRetries: -1, DisableIdentity: true})
 	defer rc.Close()
-	if err := rc.Get(ctx, key).Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
+	if err := rc.Get(ctxT(t), key).Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
 		t.Fatalf("GET on a replica without READONLY = %v, want MOVED", err)
 	}
 	conn := rc.Conn()
 	defer conn.Close()
-	if err := conn.ReadOnly(ctx).Err(); err != nil {
+	if err := conn.ReadOnly(ctxT(t)).Err(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got, err := conn.Get(ctx, key).Result()
+		got, err := conn.Get(ctxT(t), key).Result()
 		if err == nil && got == "v1" {
 			break
 		}
@@ -251,10 +249,10 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := conn.Set(ctx, key, "v2", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
+	if err := conn.Set(ctxT(t), key, "v2", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
 		t.Fatalf("SET on a READONLY replica = %v, want MOVED", err)
 	}
-	if err := c.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err == nil || err.Error() != "ERR REPLICAOF not allowed in cluster mode." {
+	if err := c.Do(ctxT(t), "REPLICAOF", "NO", "ONE").Err(); err == nil || err.Error() != "ERR REPLICAOF not allowed in cluster mode." {
 		t.Fatalf("REPLICAOF in a cluster = %v", err)
 	}
 
@@ -272,10 +270,10 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 	}
 	for i := range 50 {
 		k := "rk" + strconv.Itoa(i)
-		if err := rc2.Do(ctx, rc2.B().Set().Key(k).Value(k).Build()).Error(); err != nil {
+		if err := rc2.Do(ctxT(t), rc2.B().Set().Key(k).Value(k).Build()).Error(); err != nil {
 			t.Fatalf("rueidis SET %s: %v", k, err)
 		}
-		if got, err := cc.Get(ctx, k).Result(); err != nil || got != k {
+		if got, err := cc.Get(ctxT(t), k).Result(); err != nil || got != k {
 			t.Fatalf("go-redis GET %s after rueidis SET = %q, %v", k, got, err)
 		}
 	}
@@ -289,7 +287,7 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(out)) != "OK" {
 			t.Fatalf("redis-cli -c SET = %q, %v", out, err)
 		}
-		if got, err := cc.Get(ctx, key).Result(); err != nil || got != "cli" {
+		if got, err := cc.Get(ctxT(t), key).Result(); err != nil || got != "cli" {
 			t.Fatalf("GET after redis-cli -c SET = %q, %v", got, err)
 		}
 	}
