@@ -87,40 +87,32 @@ func clusterShardsCommand(x *keyspace.Ctx) {
 		x.W.Int(int64(n.SlotEnd))
 		x.W.BulkString("nodes")
 		x.W.ArrayHeader(1 + len(replicas))
-		x.W.MapHeader(7)
-		x.W.BulkString("id")
-		x.W.BulkString(n.ID)
-		x.W.BulkString("port")
-		x.W.Int(int64(n.Port))
-		x.W.BulkString("ip")
-		x.W.BulkString(n.Host)
-		x.W.BulkString("endpoint")
-		x.W.BulkString(n.Host)
-		x.W.BulkString("role")
-		x.W.BulkString("master")
-		x.W.BulkString("replication-offset")
-		x.W.Int(int64(x.S.Srv.LastSequence(n.Shard)))
-		x.W.BulkString("health")
-		x.W.BulkString("online")
+		writeShardNode(x, n.ID, n.Host, n.Port, "master", x.S.Srv.LastSequence(n.Shard), "online")
 		for _, r := range replicas {
 			host, port := r.HostPort()
-			x.W.MapHeader(7)
-			x.W.BulkString("id")
-			x.W.BulkString(r.NodeID)
-			x.W.BulkString("port")
-			x.W.Int(int64(port))
-			x.W.BulkString("ip")
-			x.W.BulkString(host)
-			x.W.BulkString("endpoint")
-			x.W.BulkString(host)
-			x.W.BulkString("role")
-			x.W.BulkString("replica")
-			x.W.BulkString("replication-offset")
-			x.W.Int(int64(r.Ack))
-			x.W.BulkString("health")
-			x.W.BulkString("online")
+			writeShardNode(x, r.NodeID, host, port, "replica", r.Ack, "online")
 		}
 	}
+}
+
+// writeShardNode writes one node of a CLUSTER SHARDS entry, its attributes in
+// Redis's order.
+func writeShardNode(x *keyspace.Ctx, id, host string, port int, role string, offset uint64, health string) {
+	x.W.MapHeader(7)
+	x.W.BulkString("id")
+	x.W.BulkString(id)
+	x.W.BulkString("port")
+	x.W.Int(int64(port))
+	x.W.BulkString("ip")
+	x.W.BulkString(host)
+	x.W.BulkString("endpoint")
+	x.W.BulkString(host)
+	x.W.BulkString("role")
+	x.W.BulkString(role)
+	x.W.BulkString("replication-offset")
+	x.W.Int(int64(offset))
+	x.W.BulkString("health")
+	x.W.BulkString(health)
 }
 
 // CLUSTER NODES
@@ -315,33 +307,18 @@ func clusterShardsAcrossHosts(x *keyspace.Ctx, topo *cluster.Topology) {
 		x.W.BulkString("nodes")
 		x.W.ArrayHeader(1 + len(replicas))
 		for _, nd := range append([]cluster.Node{p}, replicas...) {
-			x.W.MapHeader(7)
-			x.W.BulkString("id")
-			x.W.BulkString(nd.ID)
-			x.W.BulkString("port")
-			x.W.Int(int64(nd.Port))
-			x.W.BulkString("ip")
-			x.W.BulkString(nd.Host)
-			x.W.BulkString("endpoint")
-			x.W.BulkString(nd.Host)
-			x.W.BulkString("role")
+			role, health := "master", "online"
 			if nd.Replica {
-				x.W.BulkString("replica")
-			} else {
-				x.W.BulkString("master")
+				role = "replica"
 			}
-			x.W.BulkString("replication-offset")
+			if nd.Failed {
+				health = "failed"
+			}
 			var off uint64
 			if nd.Local {
 				off = x.S.Srv.LastSequence(nd.Shard)
 			}
-			x.W.Int(int64(off))
-			x.W.BulkString("health")
-			if nd.Failed {
-				x.W.BulkString("failed")
-			} else {
-				x.W.BulkString("online")
-			}
+			writeShardNode(x, nd.ID, nd.Host, nd.Port, role, off, health)
 		}
 	}
 }

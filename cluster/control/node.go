@@ -442,12 +442,21 @@ func (n *Node) leaderAddr() string {
 // within the leader lease.
 func (n *Node) isLeader() bool { return n.raft.State() == raft.Leader }
 
-func (n *Node) handleHeartbeat(a HeartbeatArgs, r *HeartbeatReply) error {
+// answerAsLeader fills the leader fields of a reply and reports whether
+// this node leads; a caller that does not lead answers only those.
+func (n *Node) answerAsLeader(r leaderReply) bool {
 	if !n.isLeader() {
-		r.Leader, r.NotLeader = n.leaderAddr(), true
+		r.setLeader(n.leaderAddr(), true)
+		return false
+	}
+	r.setLeader(n.cfg.Self.Control, false)
+	return true
+}
+
+func (n *Node) handleHeartbeat(a HeartbeatArgs, r *HeartbeatReply) error {
+	if !n.answerAsLeader(r) {
 		return nil
 	}
-	r.Leader = n.cfg.Self.Control
 	now := time.Now()
 	st := n.fsm.current()
 	n.lmu.Lock()
@@ -491,11 +500,9 @@ func (n *Node) seen(member string) time.Time {
 }
 
 func (n *Node) handleJoin(a JoinArgs, r *Reply) error {
-	if !n.isLeader() {
-		r.Leader, r.NotLeader = n.leaderAddr(), true
+	if !n.answerAsLeader(r) {
 		return nil
 	}
-	r.Leader = n.cfg.Self.Control
 	if a.Name == "" || a.Control == "" {
 		return errors.New("a joining member needs a name and a control address")
 	}
@@ -516,21 +523,17 @@ func (n *Node) handleJoin(a JoinArgs, r *Reply) error {
 }
 
 func (n *Node) handleRegister(a RegisterArgs, r *Reply) error {
-	if !n.isLeader() {
-		r.Leader, r.NotLeader = n.leaderAddr(), true
+	if !n.answerAsLeader(r) {
 		return nil
 	}
-	r.Leader = n.cfg.Self.Control
 	m := a.Member
 	return n.apply(Command{Op: OpRegister, Member: &m})
 }
 
 func (n *Node) handleFailover(a FailoverArgs, r *Reply) error {
-	if !n.isLeader() {
-		r.Leader, r.NotLeader = n.leaderAddr(), true
+	if !n.answerAsLeader(r) {
 		return nil
 	}
-	r.Leader = n.cfg.Self.Control
 	st := n.fsm.current()
 	if a.Group < 0 || a.Group >= len(st.Groups) {
 		return fmt.Errorf("no group %d", a.Group)
@@ -561,11 +564,9 @@ func (n *Node) handleFailover(a FailoverArgs, r *Reply) error {
 }
 
 func (n *Node) handleRemove(a RemoveArgs, r *Reply) error {
-	if !n.isLeader() {
-		r.Leader, r.NotLeader = n.leaderAddr(), true
+	if !n.answerAsLeader(r) {
 		return nil
 	}
-	r.Leader = n.cfg.Self.Control
 	if err := n.apply(Command{Op: OpRemove, Name: a.Name}); err != nil {
 		return err
 	}
@@ -577,11 +578,9 @@ func (n *Node) handleRemove(a RemoveArgs, r *Reply) error {
 }
 
 func (n *Node) handleStatus(r *StatusReply) error {
-	if !n.isLeader() {
-		r.Leader, r.NotLeader = n.leaderAddr(), true
+	if !n.answerAsLeader(r) {
 		return nil
 	}
-	r.Leader = n.cfg.Self.Control
 	st := n.fsm.current()
 	r.State = *st
 	n.lmu.Lock()

@@ -183,6 +183,15 @@ func (c *Client) Close() { c.p.close() }
 // leaderOf reads the leader an answer names.
 type leaderOf interface{ leader() (string, bool) }
 
+// leaderReply is a reply that names the leader.
+type leaderReply interface {
+	setLeader(addr string, notLeader bool)
+}
+
+func (r *Reply) setLeader(a string, not bool)          { r.Leader, r.NotLeader = a, not }
+func (r *StatusReply) setLeader(a string, not bool)    { r.Leader, r.NotLeader = a, not }
+func (r *HeartbeatReply) setLeader(a string, not bool) { r.Leader, r.NotLeader = a, not }
+
 func (r *Reply) leader() (string, bool)          { return r.Leader, r.NotLeader }
 func (r *StatusReply) leader() (string, bool)    { return r.Leader, r.NotLeader }
 func (r *HeartbeatReply) leader() (string, bool) { return r.Leader, r.NotLeader }
