@@ -137,6 +137,7 @@ func primaryOf(t *testing.T, ms []*clusterMember, via *clusterMember, key string
 	if err != nil {
 		t.Fatal(err)
 	}
+	//lint:ignore SA1019 CLUSTER SLOTS is what most cluster clients still read
 	slots, err := c.ClusterSlots(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +162,7 @@ func TestClusterAcrossHostsTopologyAndMoved(t *testing.T) {
 
 	// Two groups of a primary and a replica, on different hosts, the
 	// slots split in two.
+	//lint:ignore SA1019 CLUSTER SLOTS is what most cluster clients still read
 	slots, err := c.ClusterSlots(ctxT(t)).Result()
 	if err != nil {
 		t.Fatal(err)
