@@ -4,6 +4,9 @@ import (
 	"github.com/ruvio/ruvio/keyspace"
 
 	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/config"
@@ -117,11 +120,16 @@ func writeShardNode(x *keyspace.Ctx, id, host string, port int, role string, off
 
 // CLUSTER NODES
 func clusterNodesCommand(x *keyspace.Ctx) {
+	x.W.Verbatim("txt", clusterNodesText(x))
+}
+
+// clusterNodesText is CLUSTER NODES's text: the topology's nodes and, on
+// one host, the replicas connected to each shard.
+func clusterNodesText(x *keyspace.Ctx) string {
 	topo := x.S.Srv.Topology()
 	text := topo.NodesText(x.S.Idx)
 	if topo.Multi {
-		x.W.Verbatim("txt", text)
-		return
+		return text
 	}
 	// Replicas follow their primaries, one line each.
 	for _, n := range topo.Nodes {
@@ -132,7 +140,7 @@ func clusterNodesCommand(x *keyspace.Ctx) {
 				" slave " + n.ID + " 0 0 " + strconv.FormatUint(n.Epoch, 10) + " connected\n"
 		}
 	}
-	x.W.Verbatim("txt", text)
+	return text
 }
 
 // CLUSTER INFO
@@ -143,6 +151,101 @@ func clusterInfoCommand(x *keyspace.Ctx) {
 // CLUSTER MYID
 func clusterMyIDCommand(x *keyspace.Ctx) {
 	x.W.BulkString(x.S.Srv.Topology().Nodes[x.S.Idx].ID)
+}
+
+// findNode returns the node with id, replying Redis's "Unknown node" error
+// when there is none.
+func findNodeOrReply(x *keyspace.Ctx, id []byte) (cluster.Node, bool) {
+	for _, n := range x.S.Srv.Topology().All {
+		if n.ID == string(id) {
+			return n, true
+		}
+	}
+	x.W.Error("ERR Unknown node " + string(id))
+	return cluster.Node{}, false
+}
+
+// CLUSTER REPLICAS node-id (and SLAVES): the replicas of a primary, as
+// CLUSTER NODES lines.
+func clusterReplicasCommand(x *keyspace.Ctx) {
+	n, ok := findNodeOrReply(x, x.Args[2])
+	if !ok {
+		return
+	}
+	if n.Replica {
+		x.W.Error("ERR The specified node is not a master")
+		return
+	}
+	var lines []string
+	for _, line := range strings.Split(clusterNodesText(x), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[3] == n.ID {
+			lines = append(lines, line)
+		}
+	}
+	x.W.BulkStrings(lines)
+}
+
+// CLUSTER COUNT-FAILURE-REPORTS node-id: Ruvio's members report no
+// failures to each other (the control plane's leader decides alone), so a
+// known node has none.
+func clusterCountFailureReportsCommand(x *keyspace.Ctx) {
+	if _, ok := findNodeOrReply(x, x.Args[2]); ok {
+		x.W.Int(0)
+	}
+}
+
+// CLUSTER LINKS: there is no cluster bus between nodes; the control plane's
+// connections are its own (docs/operations.md).
+func clusterLinksCommand(x *keyspace.Ctx) {
+	x.W.ArrayHeader(0)
+}
+
+// CLUSTER FAILOVER [FORCE|TAKEOVER]: on a replica of a cluster across hosts,
+// asks the control plane to promote it; the primary is fenced and the
+// promotion follows once its write lease has ended (FORCE and TAKEOVER
+// change nothing: no promotion may skip the lease).
+func clusterFailoverCommand(x *keyspace.Ctx) {
+	if len(x.Args) > 3 {
+		x.W.Error(keyspace.ErrSyntax)
+		return
+	}
+	if len(x.Args) == 3 && !keyspace.EqFold(x.Args[2], "force") && !keyspace.EqFold(x.Args[2], "takeover") {
+		x.W.Error(keyspace.ErrSyntax)
+		return
+	}
+	srv := x.S.Srv
+	topo := srv.Topology()
+	if !topo.Multi || srv.Opts.ClusterFailover == nil {
+		x.W.Error("ERR CLUSTER FAILOVER needs a cluster across hosts: on one host every shard is a primary")
+		return
+	}
+	if !topo.LocalReplica {
+		x.W.Error("ERR You should send CLUSTER FAILOVER to a replica")
+		return
+	}
+	log := x.S.Logger()
+	request := srv.Opts.ClusterFailover
+	// The request travels to the control plane's leader; the shard does not
+	// wait for it, as Redis answers before the failover is done.
+	go func() {
+		if err := request(); err != nil {
+			log.Warn("CLUSTER FAILOVER refused by the control plane", zap.Error(err))
+		}
+	}()
+	x.W.OK()
+}
+
+// CLUSTER MEET, FORGET and REPLICATE: members join through cluster.join,
+// leave through `ruvio cluster remove`, and the control plane decides who
+// replicates whom.
+func clusterMembershipCommand(x *keyspace.Ctx) {
+	sub := strings.ToUpper(string(x.Args[1]))
+	if sub == "FORGET" || sub == "REPLICATE" {
+		if _, ok := findNodeOrReply(x, x.Args[2]); !ok {
+			return
+		}
+	}
+	x.W.Error("ERR CLUSTER " + sub + " is not how this cluster changes: members join with cluster.join, leave with `ruvio cluster remove`, and the control plane places replicas (docs/operations.md)")
 }
 
 // CLUSTER MYSHARDID
@@ -215,9 +318,13 @@ func clusterHelpCommand(x *keyspace.Ctx) {
 		"GETKEYSINSLOT <slot> <count>", "    Return key names stored by current node in a slot.",
 		"INFO", "    Return information about the cluster.",
 		"KEYSLOT <key>", "    Return the hash slot for <key>.",
+		"COUNT-FAILURE-REPORTS <node-id>", "    Return number of failure reports for <node-id> (always 0: the control plane decides alone).",
+		"FAILOVER [FORCE|TAKEOVER]", "    Promote this replica: the control plane fences the primary and promotes it once the primary's lease has ended.",
+		"LINKS", "    Return the cluster bus links (none: the control plane uses its own connections).",
 		"MYID", "    Return the node id.",
 		"MYSHARDID", "    Return the node's shard id.",
 		"NODES", "    Return cluster configuration seen by node.",
+		"REPLICAS <node-id>", "    Return <node-id> replicas.",
 		"SHARDS", "    Return information about slot range mappings and the nodes associated with them.",
 		"SLOTS", "    Return information about slots range mappings.",
 		"HELP", "    Prints this help.",
@@ -334,6 +441,14 @@ func registerClusterFamily(t keyspace.CommandTable) {
 				{Name: "nodes", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the cluster configuration for a node.", Complexity: "O(N) where N is the total number of Cluster nodes", Handler: clusterNodesCommand, Tips: []string{tipNondeterministic}},
 				{Name: "info", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns information about the state of a node.", Complexity: "O(1)", Handler: clusterInfoCommand, Tips: []string{tipNondeterministic}},
 				{Name: "myid", Arity: 2, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the ID of a node.", Complexity: "O(1)", Handler: clusterMyIDCommand},
+				{Name: "replicas", Arity: 3, Flags: keyspace.FlagAdmin | stale, Group: grp, Since: "5.0.0", Summary: "Lists the replica nodes of a master node.", Complexity: "O(1)", Handler: clusterReplicasCommand, Tips: []string{tipNondeterministic}},
+				{Name: "slaves", Arity: 3, Flags: keyspace.FlagAdmin | stale, Group: grp, Since: "3.0.0", Summary: "Lists the replica nodes of a master node.", Complexity: "O(1)", Handler: clusterReplicasCommand, Tips: []string{tipNondeterministic}},
+				{Name: "count-failure-reports", Arity: 3, Flags: keyspace.FlagAdmin | stale, Group: grp, Since: "3.0.0", Summary: "Returns the number of active failure reports active for a node.", Complexity: "O(N) where N is the number of failure reports", Handler: clusterCountFailureReportsCommand, Tips: []string{tipNondeterministic}},
+				{Name: "links", Arity: 2, Flags: stale, Group: grp, Since: "7.0.0", Summary: "Returns a list of all TCP links to and from peer nodes.", Complexity: "O(N) where N is the total number of Cluster nodes", Handler: clusterLinksCommand, Tips: []string{tipNondeterministic}},
+				{Name: "failover", Arity: -2, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoAsyncLoading, Group: grp, Since: "3.0.0", Summary: "Forces a replica to perform a manual failover of its master.", Complexity: "O(1)", Handler: clusterFailoverCommand},
+				{Name: "meet", Arity: -4, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoAsyncLoading, Group: grp, Since: "3.0.0", Summary: "Forces a node to handshake with another node.", Complexity: "O(1)", Handler: clusterMembershipCommand},
+				{Name: "forget", Arity: 3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoAsyncLoading, Group: grp, Since: "3.0.0", Summary: "Removes a node from the nodes table.", Complexity: "O(1)", Handler: clusterMembershipCommand},
+				{Name: "replicate", Arity: 3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoAsyncLoading, Group: grp, Since: "3.0.0", Summary: "Configure a node as replica of a master node.", Complexity: "O(1)", Handler: clusterMembershipCommand},
 				{Name: "myshardid", Arity: 2, Flags: stale, Group: grp, Since: "7.2.0", Summary: "Returns the shard ID of a node.", Complexity: "O(1)", Handler: clusterMyShardIDCommand, Tips: []string{tipNondeterministic}},
 				{Name: "keyslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the hash slot for a key.", Complexity: "O(N) where N is the number of bytes in the key", Handler: clusterKeySlotCommand},
 				{Name: "countkeysinslot", Arity: 3, Flags: stale, Group: grp, Since: "3.0.0", Summary: "Returns the number of keys in a hash slot.", Complexity: "O(N) in the number of keys of the shard", Handler: clusterCountKeysInSlotCommand},

@@ -262,8 +262,20 @@ var redisCommandDocs1 = map[string]*commandDoc{
 	}},
 	"client|unpause": {},
 	"cluster":        {},
+	"cluster|count-failure-reports": {args: []commandArg{
+		{name: "node-id", typ: argString},
+	}},
 	"cluster|countkeysinslot": {args: []commandArg{
 		{name: "slot", typ: argInteger},
+	}},
+	"cluster|failover": {args: []commandArg{
+		{name: "options", typ: argOneOf, flags: argOptional, args: []commandArg{
+			{name: "force", typ: argPureToken, token: "FORCE"},
+			{name: "takeover", typ: argPureToken, token: "TAKEOVER"},
+		}},
+	}},
+	"cluster|forget": {args: []commandArg{
+		{name: "node-id", typ: argString},
 	}},
 	"cluster|getkeysinslot": {args: []commandArg{
 		{name: "slot", typ: argInteger},
@@ -274,12 +286,27 @@ var redisCommandDocs1 = map[string]*commandDoc{
 	"cluster|keyslot": {args: []commandArg{
 		{name: "key", typ: argString},
 	}},
-	"cluster|myid":   {},
-	"cluster|nodes":  {},
+	"cluster|links": {},
+	"cluster|meet": {history: [][2]string{{"4.0.0", "Added the optional `cluster_bus_port` argument."}}, args: []commandArg{
+		{name: "ip", typ: argString},
+		{name: "port", typ: argInteger},
+		{name: "cluster_bus_port", typ: argInteger, since: "4.0.0", flags: argOptional},
+	}},
+	"cluster|myid":  {},
+	"cluster|nodes": {},
+	"cluster|replicas": {args: []commandArg{
+		{name: "node-id", typ: argString},
+	}},
+	"cluster|replicate": {args: []commandArg{
+		{name: "node-id", typ: argString},
+	}},
 	"cluster|shards": {},
-	"cluster|slots":  {docFlags: docDeprecated, deprecatedSince: "7.0.0", replacedBy: "`CLUSTER SHARDS`", history: [][2]string{{"4.0.0", "Added node IDs."}, {"7.0.0", "Added additional networking metadata field."}}},
-	"command":        {},
-	"command|count":  {},
+	"cluster|slaves": {docFlags: docDeprecated, deprecatedSince: "5.0.0", replacedBy: "`CLUSTER REPLICAS`", args: []commandArg{
+		{name: "node-id", typ: argString},
+	}},
+	"cluster|slots": {docFlags: docDeprecated, deprecatedSince: "7.0.0", replacedBy: "`CLUSTER SHARDS`", history: [][2]string{{"4.0.0", "Added node IDs."}, {"7.0.0", "Added additional networking metadata field."}}},
+	"command":       {},
+	"command|count": {},
 	"command|docs": {args: []commandArg{
 		{name: "command-name", typ: argString, flags: argOptional | argMultiple},
 	}},
@@ -868,33 +895,6 @@ var redisCommandDocs1 = map[string]*commandDoc{
 		{name: "start", typ: argInteger},
 		{name: "stop", typ: argInteger},
 	}},
-	"memory":              {},
-	"memory|help":         {},
-	"memory|malloc-stats": {},
-	"memory|purge":        {},
-	"memory|stats":        {},
-	"memory|usage": {args: []commandArg{
-		{name: "key", typ: argKey, keySpec: 1},
-		{name: "count", typ: argInteger, token: "SAMPLES", flags: argOptional},
-	}},
-	"mget": {args: []commandArg{
-		{name: "key", typ: argKey, keySpec: 1, flags: argMultiple},
-	}},
-	"module":      {},
-	"module|help": {},
-	"module|list": {},
-	"module|load": {args: []commandArg{
-		{name: "path", typ: argString},
-		{name: "arg", typ: argString, flags: argOptional | argMultiple},
-	}},
-	"module|loadex": {args: []commandArg{
-		{name: "path", typ: argString},
-		{name: "configs", typ: argBlock, token: "CONFIG", flags: argOptional | argMultiple | argMultipleToken, args: []commandArg{
-			{name: "name", typ: argString},
-			{name: "value", typ: argString},
-		}},
-		{name: "args", typ: argBlock, token: "ARGS", flags: argOptional | argMultiple, args: []commandArg{
-			{name: "arg", typ: argString},
-		}},
-	}},
+	"memory":      {},
+	"memory|help": {},
 }

@@ -438,3 +438,83 @@ func clusterOutputs(ms []*clusterMember) string {
 	}
 	return b.String()
 }
+
+func TestClusterAcrossHostsClusterSubcommandsAndManualFailover(t *testing.T) {
+	ms := startClusterAcrossHosts(t, 4, 1)
+	primary := primaryOf(t, ms, ms[0], "manual")
+	pc := redis.NewClient(&redis.Options{Addr: primary.addr(), MaxRetries: -1, DisableIdentity: true})
+	defer pc.Close()
+	myID, err := pc.ClusterMyID(ctxT(t)).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The primary's replica, from CLUSTER REPLICAS.
+	lines, err := pc.Do(ctxT(t), "CLUSTER", "REPLICAS", myID).StringSlice()
+	if err != nil || len(lines) != 1 || !strings.Contains(lines[0], " slave "+myID+" ") {
+		t.Fatalf("CLUSTER REPLICAS = %q, %v", lines, err)
+	}
+	var replica *clusterMember
+	for _, m := range ms {
+		if strings.Contains(lines[0], " "+m.addr()+"@") {
+			replica = m
+		}
+	}
+	if replica == nil {
+		t.Fatalf("no member at the replica's address in %q", lines[0])
+	}
+	if n, err := pc.Do(ctxT(t), "CLUSTER", "COUNT-FAILURE-REPORTS", myID).Int(); err != nil || n != 0 {
+		t.Fatalf("CLUSTER COUNT-FAILURE-REPORTS = %d, %v", n, err)
+	}
+	for _, args := range [][]any{{"CLUSTER", "REPLICAS", "nosuch"}, {"CLUSTER", "COUNT-FAILURE-REPORTS", "nosuch"}, {"CLUSTER", "FORGET", "nosuch"}} {
+		if err := pc.Do(ctxT(t), args...).Err(); err == nil || err.Error() != "ERR Unknown node nosuch" {
+			t.Fatalf("%v = %v, want Unknown node", args, err)
+		}
+	}
+	if links, err := pc.Do(ctxT(t), "CLUSTER", "LINKS").Slice(); err != nil || len(links) != 0 {
+		t.Fatalf("CLUSTER LINKS = %v, %v", links, err)
+	}
+	if err := pc.Do(ctxT(t), "CLUSTER", "MEET", "127.0.0.1", "1").Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR CLUSTER MEET is not how this cluster changes") {
+		t.Fatalf("CLUSTER MEET = %v", err)
+	}
+	if err := pc.Do(ctxT(t), "CLUSTER", "FAILOVER").Err(); err == nil || err.Error() != "ERR You should send CLUSTER FAILOVER to a replica" {
+		t.Fatalf("CLUSTER FAILOVER on a primary = %v", err)
+	}
+
+	// CLUSTER FAILOVER on the replica: the primary is fenced, the replica
+	// promoted once the lease has ended, and the old primary follows it.
+	rc := redis.NewClient(&redis.Options{Addr: replica.addr(), MaxRetries: -1, DisableIdentity: true})
+	defer rc.Close()
+	if err := pc.Set(ctxT(t), "manual", "before", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Do(ctxT(t), "CLUSTER", "FAILOVER").Err(); err != nil {
+		t.Fatalf("CLUSTER FAILOVER on the replica: %v", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		role, err := rc.Do(ctxT(t), "ROLE").Slice()
+		if err == nil && len(role) > 0 && role[0] == "master" {
+			if err := rc.Set(ctxT(t), "manual", "after", 0).Err(); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica was not promoted: ROLE %v, %v\n%s", role, err, clusterOutputs(ms))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		role, err := pc.Do(ctxT(t), "ROLE").Slice()
+		if err == nil && len(role) > 0 && role[0] == "slave" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the former primary is not a replica: ROLE %v, %v", role, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got, err := rc.Get(ctxT(t), "manual").Result(); err != nil || got != "after" {
+		t.Fatalf("GET manual on the new primary = %q, %v", got, err)
+	}
+}

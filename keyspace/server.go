@@ -36,6 +36,11 @@ type Options struct {
 	// (commands.Table); an offline tool that runs no command (reshard)
 	// passes an empty one.
 	Commands CommandTable
+	// ClusterFailover asks the control plane of a cluster across hosts to
+	// make this member its group's primary (CLUSTER FAILOVER on a
+	// replica); nil outside such a cluster. It returns once the request is
+	// accepted, not when the failover is done, and must not block long.
+	ClusterFailover func() error
 	// OnShutdown is called once, on a goroutine of its own, when a client
 	// sends SHUTDOWN. The caller stops the listeners and calls Close.
 	OnShutdown func()

@@ -298,6 +298,29 @@ func (n *Node) deliverLoop() {
 	}
 }
 
+// RequestFailover asks the leader to make this member the primary of its
+// group: the current primary is fenced and, once its lease has ended, this
+// member is promoted.
+func (n *Node) RequestFailover() error {
+	st := n.fsm.current()
+	g := st.GroupOf(n.cfg.Self.Name)
+	switch {
+	case g == nil:
+		return errors.New("this member is in no group")
+	case g.Primary == n.cfg.Self.Name:
+		return errors.New("this member is its group's primary already")
+	}
+	leader, _ := n.raft.LeaderWithID()
+	if leader == "" {
+		return errors.New("the control plane has no leader now")
+	}
+	var r Reply
+	if string(leader) == n.cfg.Self.Control {
+		return n.handleFailover(FailoverArgs{Group: g.ID, To: n.cfg.Self.Name}, &r)
+	}
+	return n.callLeader(string(leader), "Failover", FailoverArgs{Group: g.ID, To: n.cfg.Self.Name}, &r)
+}
+
 // State returns a copy of the topology this member has applied.
 func (n *Node) State() *State { return n.fsm.current() }
 

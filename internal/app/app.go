@@ -129,6 +129,9 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 			}
 		},
 	}
+	if a.member != nil {
+		ksOpts.ClusterFailover = a.member.requestFailover
+	}
 	ksOpts.Persistence, err = newPersistence(cfg, opts.Repair, opts.FS, log)
 	if err != nil {
 		return nil, err

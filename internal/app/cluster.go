@@ -112,6 +112,16 @@ func (m *member) stop() {
 	}
 }
 
+// requestFailover is CLUSTER FAILOVER on this member: it runs on a shard
+// goroutine, so the request to the leader is bounded by the control
+// plane's own timeouts.
+func (m *member) requestFailover() error {
+	if m.node == nil {
+		return errors.New("the control plane is not running yet")
+	}
+	return m.node.RequestFailover()
+}
+
 // status is what the heartbeats report.
 func (m *member) status() control.Status {
 	st := control.Status{Primary: !m.ks.IsReplica()}
