@@ -123,12 +123,15 @@ func eventually(t *testing.T, d time.Duration, check func() string) {
 
 // startControlPlane starts three seed members n0, n1, n2 on 127.0.0.1, one
 // replica per group, and closes them at the end of the test.
-func startControlPlane(t *testing.T) []*testNode {
+func startControlPlane(t *testing.T) []*testNode { return startControlPlaneOf(t, 3) }
+
+// startControlPlaneOf starts count seeds (the first three vote).
+func startControlPlaneOf(t *testing.T, count int) []*testNode {
 	t.Helper()
-	addrs := freePorts(t, 3)
+	addrs := freePorts(t, count)
 	var seeds []Seed
-	nodes := make([]*testNode, 3)
-	dirs := make([]string, 3)
+	nodes := make([]*testNode, count)
+	dirs := make([]string, count)
 	for i := range nodes {
 		nodes[i] = &testNode{name: fmt.Sprintf("n%d", i), ctl: addrs[i], seq: uint64(100 + i)}
 		seeds = append(seeds, Seed{Name: nodes[i].name, Control: addrs[i]})
@@ -333,4 +336,48 @@ func TestControlPlaneFormsAndFailsOver(t *testing.T) {
 		}
 		t.Logf("%s: OnState epochs %v, %d leases", tn.name, epochs, len(leases))
 	}
+}
+
+// A voter removed from a cluster of four is replaced by the live
+// non-voter, so the control plane keeps three votes.
+func TestControlPlaneReplacesARemovedVoter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a four-member control plane")
+	}
+	nodes := startControlPlaneOf(t, 4)
+	c := NewClient(nodes[0].ctl, 2*time.Second)
+	defer c.Close()
+	voters := func() []string {
+		st, err := c.Status()
+		if err != nil || !st.State.Created {
+			return nil
+		}
+		return st.Voters
+	}
+	waitFor(t, 20*time.Second, "three voters of a formed cluster", func() bool { return len(voters()) == 3 })
+	if v := voters(); slices.Contains(v, "n3") {
+		t.Fatalf("voters %v: n3 is not one of the first three", v)
+	}
+	// Remove a voter that is not a primary.
+	st, err := c.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := ""
+	for _, name := range []string{"n1", "n2", "n0"} {
+		if g := st.State.GroupOf(name); g != nil && g.Primary != name && slices.Contains(st.Voters, name) {
+			victim = name
+			break
+		}
+	}
+	if victim == "" {
+		t.Fatalf("no voter that is a replica in %+v", st.State.Groups)
+	}
+	if err := c.Remove(victim); err != nil {
+		t.Fatalf("remove %s: %v", victim, err)
+	}
+	waitFor(t, 20*time.Second, "n3 voting in place of "+victim, func() bool {
+		v := voters()
+		return len(v) == 3 && slices.Contains(v, "n3") && !slices.Contains(v, victim)
+	})
 }
