@@ -310,7 +310,7 @@ func TestClusterAcrossHostsFailoverAfterKill(t *testing.T) {
 	// Asynchronous replication: WAIT makes sure the replicas have them.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
-		n, err := c.Wait(ctx, 1, 5000).Result()
+		n, err := c.Wait(ctx, 1, 5*time.Second).Result()
 		if err == nil && n < 1 {
 			err = fmt.Errorf("WAIT 1 = %d", n)
 		}
