@@ -68,7 +68,44 @@ func startClusterAcrossHosts(t *testing.T, n, replicas int, extra ...string) []*
 		m.proc = startMember(t, m, replicas, args)
 	}
 	waitClusterOK(t, ms, 40*time.Second)
+	waitPrimariesLeased(t, ms)
 	return ms
+}
+
+// waitPrimariesLeased writes a key of every slot range until each write
+// succeeds: cluster_state:ok says every slot has a primary, not yet that
+// every primary's first heartbeat has brought it a write lease.
+func waitPrimariesLeased(t *testing.T, ms []*clusterMember) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: ms[0].addr(), MaxRetries: -1, DisableIdentity: true})
+	defer c.Close()
+	//lint:ignore SA1019 CLUSTER SLOTS is what most cluster clients still read
+	slots, err := c.ClusterSlots(ctxT(t)).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range slots {
+		pc := redis.NewClient(&redis.Options{Addr: s.Nodes[0].Addr, MaxRetries: -1, DisableIdentity: true})
+		key := ""
+		for i := 0; key == ""; i++ {
+			k := "lease-probe-" + strconv.Itoa(i)
+			if slot, err := c.ClusterKeySlot(ctxT(t), k).Result(); err == nil && int64(s.Start) <= slot && slot <= int64(s.End) {
+				key = k
+			}
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			err := pc.Set(ctxT(t), key, "1", 0).Err()
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the primary at %s takes no write within 30 s: %v\n%s", s.Nodes[0].Addr, err, clusterOutputs(ms))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		_ = pc.Close()
+	}
 }
 
 func startMember(t *testing.T, m *clusterMember, replicas int, args []string) *testserver.Process {
@@ -78,7 +115,7 @@ func startMember(t *testing.T, m *clusterMember, replicas int, args []string) *t
 		Dir:  m.dir,
 		Host: m.host,
 		Port: m.port,
-		Args: append(cfgArgs, "--cluster-control-port", strconv.Itoa(m.control), "--cluster-replicas", strconv.Itoa(replicas), "--cluster-node-timeout-ms", "1000"),
+		Args: append(cfgArgs, "--cluster-control-port", strconv.Itoa(m.control), "--cluster-replicas", strconv.Itoa(replicas), "--cluster-node-timeout-ms", "2000"),
 	})
 }
 
@@ -344,7 +381,7 @@ func TestClusterAcrossHostsFailoverAfterKill(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("failover: first acknowledged write %v after SIGKILL of the primary (node timeout 1 s)", time.Since(killed).Round(time.Millisecond))
+	t.Logf("failover: first acknowledged write %v after SIGKILL of the primary (node timeout 2 s)", time.Since(killed).Round(time.Millisecond))
 	if p := primaryOf(t, ms, other, "key:0"); p == victim {
 		t.Fatalf("the killed member is still the primary")
 	}

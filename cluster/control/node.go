@@ -492,7 +492,7 @@ func (n *Node) handleHeartbeat(a HeartbeatArgs, r *HeartbeatReply) error {
 	n.seqs[a.Name] = slices.Clone(a.Seqs)
 	g := st.GroupOf(a.Name)
 	_, revoked := n.revoked[a.Name]
-	confirmed := now.Sub(n.confirmedAt) < raft.DefaultConfig().LeaderLeaseTimeout
+	confirmed := now.Sub(n.confirmedAt) < confirmWindow
 	if g != nil && g.Primary == a.Name && a.Epoch >= g.Epoch && a.Primary && !revoked && confirmed {
 		n.leases.grant(a.Name, now)
 		r.LeaseMs = n.cfg.NodeTimeout.Milliseconds()
@@ -633,6 +633,17 @@ func (n *Node) apply(c Command) error {
 	}
 	return nil
 }
+
+// confirmWindow is how recent a quorum's confirmation of this leader must
+// be for it to grant a lease. A rival can only be elected once a quorum
+// member has not heard from this leader for a heartbeat timeout (raft's
+// followers refuse votes while they have a leader), so grants confirmed
+// within less than that end before a successor's wait does (lead waits a
+// whole lease from its election). Wider than raft's leader lease, so that
+// a loaded machine's slower confirmations do not lapse the primaries'
+// leases.
+// Three quarters of raft's default heartbeat timeout (1 s), which Start keeps.
+const confirmWindow = 750 * time.Millisecond
 
 // confirmLoop confirms leadership with a quorum several times per leader
 // lease: leases are granted only while it is recent.
