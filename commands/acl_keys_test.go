@@ -105,6 +105,8 @@ var keyAuditCalls = map[string]string{
 	"sintercard": "SINTERCARD 2 app:a app:b LIMIT 1", "sinterstore": "SINTERSTORE app:d app:a app:b",
 	"sismember": "SISMEMBER app:k m", "slaveof": "SLAVEOF NO ONE",
 	"slowlog": "SLOWLOG", "slowlog|get": "SLOWLOG GET", "slowlog|help": "SLOWLOG HELP", "slowlog|len": "SLOWLOG LEN", "slowlog|reset": "SLOWLOG RESET",
+	"latency": "LATENCY", "latency|doctor": "LATENCY DOCTOR", "latency|graph": "LATENCY GRAPH command", "latency|help": "LATENCY HELP",
+	"latency|histogram": "LATENCY HISTOGRAM get", "latency|history": "LATENCY HISTORY command", "latency|latest": "LATENCY LATEST", "latency|reset": "LATENCY RESET",
 	"smembers": "SMEMBERS app:k", "smismember": "SMISMEMBER app:k a b", "smove": "SMOVE app:a app:b m",
 	"sort":    "SORT app:k LIMIT 0 1 ALPHA STORE app:d",
 	"sort_ro": "SORT_RO app:k LIMIT 0 1 ALPHA",

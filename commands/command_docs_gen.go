@@ -780,7 +780,23 @@ var redisCommandDocs1 = map[string]*commandDoc{
 	"keys": {args: []commandArg{
 		{name: "pattern", typ: argPattern},
 	}},
-	"lastsave": {},
+	"lastsave":       {},
+	"latency":        {},
+	"latency|doctor": {},
+	"latency|graph": {args: []commandArg{
+		{name: "event", typ: argString},
+	}},
+	"latency|help": {},
+	"latency|histogram": {args: []commandArg{
+		{name: "command", typ: argString, flags: argOptional | argMultiple},
+	}},
+	"latency|history": {args: []commandArg{
+		{name: "event", typ: argString},
+	}},
+	"latency|latest": {},
+	"latency|reset": {args: []commandArg{
+		{name: "event", typ: argString, flags: argOptional | argMultiple},
+	}},
 	"lcs": {args: []commandArg{
 		{name: "key1", typ: argKey, keySpec: 1},
 		{name: "key2", typ: argKey, keySpec: 1},
@@ -880,21 +896,5 @@ var redisCommandDocs1 = map[string]*commandDoc{
 	"mget": {args: []commandArg{
 		{name: "key", typ: argKey, keySpec: 1, flags: argMultiple},
 	}},
-	"module":      {},
-	"module|help": {},
-	"module|list": {},
-	"module|load": {args: []commandArg{
-		{name: "path", typ: argString},
-		{name: "arg", typ: argString, flags: argOptional | argMultiple},
-	}},
-	"module|loadex": {args: []commandArg{
-		{name: "path", typ: argString},
-		{name: "configs", typ: argBlock, token: "CONFIG", flags: argOptional | argMultiple | argMultipleToken, args: []commandArg{
-			{name: "name", typ: argString},
-			{name: "value", typ: argString},
-		}},
-		{name: "args", typ: argBlock, token: "ARGS", flags: argOptional | argMultiple, args: []commandArg{
-			{name: "arg", typ: argString},
-		}},
-	}},
+	"module": {},
 }

@@ -4,6 +4,22 @@ package commands
 
 // redisCommandDocs2 is part 2 of redisCommandDocs.
 var redisCommandDocs2 = map[string]*commandDoc{
+	"module|help": {},
+	"module|list": {},
+	"module|load": {args: []commandArg{
+		{name: "path", typ: argString},
+		{name: "arg", typ: argString, flags: argOptional | argMultiple},
+	}},
+	"module|loadex": {args: []commandArg{
+		{name: "path", typ: argString},
+		{name: "configs", typ: argBlock, token: "CONFIG", flags: argOptional | argMultiple | argMultipleToken, args: []commandArg{
+			{name: "name", typ: argString},
+			{name: "value", typ: argString},
+		}},
+		{name: "args", typ: argBlock, token: "ARGS", flags: argOptional | argMultiple, args: []commandArg{
+			{name: "arg", typ: argString},
+		}},
+	}},
 	"module|unload": {args: []commandArg{
 		{name: "name", typ: argString},
 	}},
