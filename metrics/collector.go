@@ -247,7 +247,6 @@ func (c *Collector) collectCommands(ch chan<- prometheus.Metric) {
 		cmds = append(cmds, cmd)
 		cmds = append(cmds, cmd.Subcommands...)
 	}
-	buckets := make(map[float64]uint64, keyspace.LatencyBuckets-1)
 	for _, cmd := range cmds {
 		var t keyspace.CmdStat
 		for i := range c.scratch {
@@ -267,6 +266,8 @@ func (c *Collector) collectCommands(ch chan<- prometheus.Metric) {
 		if total == 0 {
 			continue
 		}
+		// The histogram keeps the map until the registry writes it.
+		buckets := make(map[float64]uint64, keyspace.LatencyBuckets-1)
 		var cum uint64
 		for b := 0; b < keyspace.LatencyBuckets-1; b++ {
 			cum += uint64(t.Hist[b])
