@@ -114,12 +114,6 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// cmdTotals is one command's figures summed over the shards.
-type cmdTotals struct {
-	name string
-	keyspace.CmdStat
-}
-
 // Collect reads the server and sends its metrics.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
