@@ -58,7 +58,7 @@ rps() {
 	# shellcheck disable=SC2046
 	timeout -k 5 "$RUN_TIMEOUT" $(pinprefix "$CLIENT_CPU") redis-benchmark -h 127.0.0.1 -p "$1" \
 		-t "$2" -P "$3" -c "$CLIENTS" -n "$4" -r "$KEYSPACE" -q 2>/dev/null | tr '\r' '\n' |
-		awk '/requests per second/ { v = $2 } END { print (v == "" ? "NA" : v) }'
+		awk '/requests per second/ { for (i = 2; i <= NF; i++) if ($i == "requests") v = $(i - 1) } END { print (v == "" ? "NA" : v) }'
 }
 
 # scraper: curl the endpoint every SCRAPE_EVERY seconds until killed.

@@ -123,6 +123,8 @@ type Shard struct {
 	Slow Slowlog
 	// Latency is the latency monitor (latency.go).
 	Latency LatencyMonitor
+	// hot is the sampled hot-key table (hotkeys.go).
+	hot hotKeys
 	// metrics is the copy of the shard's figures a scraper reads
 	// (metrics.go).
 	metrics metricsPub
@@ -180,6 +182,7 @@ func newShard(srv *Server, idx, databases int) *Shard {
 		sh.DBs = append(sh.DBs, db)
 	}
 	sh.ActiveExpireOn.Store(true)
+	sh.initHotKeys()
 	sh.Ctx.S = sh
 	return sh
 }
