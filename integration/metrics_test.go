@@ -408,3 +408,42 @@ func TestLatencyCommandsShapes(t *testing.T) {
 		t.Errorf("INFO latencystats: %q %v", info, err)
 	}
 }
+
+// TestLatencyAndHotkeysWithRedisCLI: redis-cli reads LATENCY's replies,
+// and --hotkeys finds the hot key under an LFU policy; RUVIO HOTKEYS finds
+// it under the default policy.
+func TestLatencyAndHotkeysWithRedisCLI(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	for i := range 20 {
+		if err := c.Set(ctxT(t), fmt.Sprintf("k%d", i), "v", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 640 {
+		if err := c.Get(ctxT(t), "k7").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := cli(t, s.Port(), "LATENCY", "HISTOGRAM", "get"); !strings.Contains(out, "calls") || !strings.Contains(out, "histogram_usec") {
+		t.Errorf("redis-cli LATENCY HISTOGRAM get: %q", out)
+	}
+	if out := cli(t, s.Port(), "LATENCY", "DOCTOR"); !strings.Contains(out, "latency-monitor-threshold") {
+		t.Errorf("redis-cli LATENCY DOCTOR: %q", out)
+	}
+	if out := cli(t, s.Port(), "RUVIO", "HOTKEYS", "1"); !strings.Contains(out, "k7") {
+		t.Errorf("redis-cli RUVIO HOTKEYS 1: %q", out)
+	}
+	if err := c.ConfigSet(ctxT(t), "maxmemory-policy", "allkeys-lfu").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		if err := c.Get(ctxT(t), "k7").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := cli(t, s.Port(), "--hotkeys")
+	if !strings.Contains(out, `keyname: "k7"`) {
+		t.Errorf("redis-cli --hotkeys: %q", out)
+	}
+}
