@@ -59,7 +59,7 @@ type HotKey struct {
 // sampleHotKey counts a sampled lookup of key in db; Lookup calls it
 // when its countdown runs out.
 func (sh *Shard) sampleHotKey(db *DB, key []byte) {
-	hk := &sh.hot
+	hk := sh.hot
 	hk.rng ^= hk.rng << 13
 	hk.rng ^= hk.rng >> 7
 	hk.rng ^= hk.rng << 17
@@ -94,6 +94,7 @@ func (sh *Shard) sampleHotKey(db *DB, key []byte) {
 
 // initHotKeys seeds the shard's table.
 func (sh *Shard) initHotKeys() {
+	sh.hot = &hotKeys{}
 	sh.hot.seed = maphash.MakeSeed()
 	sh.hot.rng = maphash.String(sh.hot.seed, "hotkeys") | 1
 	sh.hot.countdown = HotKeySampleEvery - 1
@@ -102,7 +103,7 @@ func (sh *Shard) initHotKeys() {
 // HotKeys returns the shard's sampled hot keys, most counted first, at
 // most n of them.
 func (sh *Shard) HotKeys(n int) []HotKey {
-	hk := &sh.hot
+	hk := sh.hot
 	out := make([]HotKey, 0, hk.used)
 	for i := range hk.used {
 		s := &hk.slots[i]

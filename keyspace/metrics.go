@@ -79,7 +79,7 @@ type metricsPub struct {
 // holding the shard.
 func (sh *Shard) publishMetrics() {
 	sh.metrics.want.Store(false)
-	p := &sh.metrics
+	p := sh.metrics
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m := &p.snap
@@ -148,7 +148,7 @@ var ErrMetricsStale = fmt.Errorf("keyspace: shard metrics: the shard did not ans
 // dst.Fresh false and an error wrapping ErrMetricsStale and ctx's error.
 // Safe from any goroutine; several readers may wait at once.
 func (sh *Shard) ReadMetrics(ctx context.Context, dst *ShardMetrics) error {
-	p := &sh.metrics
+	p := sh.metrics
 	p.mu.Lock()
 	if p.done == nil {
 		p.done = make(chan struct{})
