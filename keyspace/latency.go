@@ -81,6 +81,10 @@ const (
 	LatencyEventFastCommand = "fast-command" // a command flagged fast (@fast)
 	LatencyEventExpireCycle = "expire-cycle" // the active expiry cycle
 	LatencyEventEviction    = "eviction-cycle"
+	// The WAL's fsyncs (the longest since the last tick): under fsync
+	// always and under everysec.
+	LatencyEventFsyncAlways     = "aof-fsync-always"
+	LatencyEventFsyncBackground = "aof-background-fsync"
 )
 
 // latencyHistoryLen is how many samples an event keeps, as Redis's

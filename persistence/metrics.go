@@ -67,6 +67,7 @@ type walMetrics struct {
 	writtenSeq    atomic.Uint64 // last sequence handed to File.Write
 	lastSyncedSeq atomic.Uint64 // writtenSeq at the start of the last fsync
 	fsyncHist     [FsyncBuckets]atomic.Uint64
+	maxFsyncNs    atomic.Int64 // the longest fsync since TakeMaxFsync last read it
 }
 
 func (m *walMetrics) wrote(records int, bytes int) {
@@ -84,6 +85,8 @@ func (m *walMetrics) synced(d time.Duration) {
 		b = min(bits.Len64(uint64(us)), FsyncBuckets-1)
 	}
 	m.fsyncHist[b].Add(1)
+	for cur := m.maxFsyncNs.Load(); int64(d) > cur && !m.maxFsyncNs.CompareAndSwap(cur, int64(d)); cur = m.maxFsyncNs.Load() {
+	}
 	m.lastFsyncNs.Store(int64(d))
 	m.totalFsyncNs.Add(int64(d))
 	n := m.unsyncedRecs.Swap(0)
