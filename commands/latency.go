@@ -177,6 +177,8 @@ func latencyReport(sh *keyspace.Shard) string {
 			advice = append(advice, "- The active expiry cycle was slow: many keys expiring at the same time; spread their TTLs.")
 		case keyspace.LatencyEventEviction:
 			advice = append(advice, "- Eviction was slow: the shard is over its maxmemory share; raise maxmemory or write less at once.")
+		case keyspace.LatencyEventSnapshotStep:
+			advice = append(advice, "- Snapshot steps were slow: large values (a step writes whole keys); see INFO persistence for the snapshot's progress.")
 		case keyspace.LatencyEventFsyncAlways, keyspace.LatencyEventFsyncBackground:
 			advice = append(advice, "- WAL fsyncs were slow: the disk of the data directory is slow or shared; a local SSD, or fsync everysec, helps (INFO persistence: wal_avg_fsync_latency_us).")
 		}

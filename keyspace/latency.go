@@ -85,6 +85,9 @@ const (
 	// always and under everysec.
 	LatencyEventFsyncAlways     = "aof-fsync-always"
 	LatencyEventFsyncBackground = "aof-background-fsync"
+	// One step of a snapshot between two drains (Ruvio's own event: the
+	// snapshot is written by the shard in steps, not by a fork).
+	LatencyEventSnapshotStep = "snapshot-step"
 )
 
 // latencyHistoryLen is how many samples an event keeps, as Redis's
