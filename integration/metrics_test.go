@@ -144,14 +144,14 @@ func TestMetricsEndpoint(t *testing.T) {
 			defer wg.Done()
 			for i := range 200 {
 				key := fmt.Sprintf("w%d:%d", w, i%50)
+				// One pipeline, one request, one deadline.
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-					p.Set(ctx, key, i, 0)
-					p.Get(ctx, key)
-					p.Incr(ctx, fmt.Sprintf("counter%d", i%4))
-					p.Expire(ctx, key, time.Hour)
-					return nil
-				})
+				p := c.Pipeline()
+				p.Set(ctx, key, i, 0)
+				p.Get(ctx, key)
+				p.Incr(ctx, fmt.Sprintf("counter%d", i%4))
+				p.Expire(ctx, key, time.Hour)
+				_, err := p.Exec(ctx)
 				cancel()
 				if err != nil {
 					errs <- err
