@@ -64,7 +64,7 @@ var (
 	descCmdLatency      = desc("redis_commands_latencies_usec", "Latency of each command in microseconds (LATENCY HISTOGRAM; needs latency-tracking).", "cmd")
 	descErrors          = desc("redis_errors_total", "Error replies per error code (errorstats).", "err")
 	descErrorReplies    = desc("redis_total_error_replies", "Error replies (total_error_replies).")
-	descConnectedSlaves = desc("redis_connected_slaves", "Replicas streaming from this server's shards.")
+	descConnectedSlaves = desc("redis_connected_slaves", "Replicas streaming from this server (the most streaming from one shard).")
 	descLatencySpike    = desc("redis_latency_spike_duration_seconds", "Highest latency recorded by the latency monitor per event (LATENCY LATEST).", "event_name")
 
 	descShardStale       = desc("ruvio_shard_metrics_stale", "1 when the shard did not answer this scrape in time and its figures are its previous copy's.", "shard")
@@ -203,7 +203,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(ch, descSnapLastDuration, m.SnapshotLastDuration.Seconds(), label)
 		gauge(ch, descSnapLastSuccess, float64(m.SnapshotLastUnix), label)
 		gauge(ch, descSnapLastOK, b2f(m.SnapshotLastOK), label)
-		replicas += int64(len(m.Replicas))
+		// A replica process follows every shard: count it once.
+		replicas = max(replicas, int64(len(m.Replicas)))
 		for _, r := range m.Replicas {
 			gauge(ch, descReplLagRecords, float64(r.Records), label, r.Addr)
 			gauge(ch, descReplLagSeconds, r.SinceAck.Seconds(), label, r.Addr)
