@@ -70,7 +70,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		for p in $PIPELINES; do
 			n=$N_P1; ((p > 1)) && n=$N_PIPE
 			[[ $t == mset ]] && n=$((n / MSET_DIV))
-			scraper &
+			# Its output goes nowhere: a sleep it leaves behind must not hold
+			# the script's stdout open.
+			scraper >/dev/null 2>&1 &
 			SCRAPER=$!
 			PIDS+=("$SCRAPER")
 			if ((r % 2 == 1)); then off=$(rps "$PORT_off" "$t" "$p" "$n"); on=$(rps "$PORT_on" "$t" "$p" "$n")
