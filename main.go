@@ -160,6 +160,7 @@ type overrides struct {
 	port, shards, reactors int
 	repair                 bool
 	cpuProfile, execTrace  string
+	metricsListen          string
 }
 
 func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
@@ -181,6 +182,7 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.IntVar(&o.clusterControlPort, "cluster-control-port", 0, "control plane port (overrides cluster.control_port; 0 is port+10000)")
 	fs.IntVar(&o.clusterReplicas, "cluster-replicas", 1, "replicas per group when the cluster is formed (overrides cluster.replicas)")
 	fs.IntVar(&o.clusterNodeTimeoutMs, "cluster-node-timeout-ms", 2000, "milliseconds a primary may be silent before its group fails over (overrides cluster.node_timeout_ms)")
+	fs.StringVar(&o.metricsListen, "metrics-listen", "", "host:port of the Prometheus endpoint (GET /metrics); \"\" serves none (overrides metrics.listen)")
 	fs.StringVar(&o.loglevel, "loglevel", "", "log level: debug, info, warn, error (overrides log.level)")
 	fs.BoolVar(&o.repair, "repair", false, "instead of refusing to start on damage, cut the WAL at the first bad record or load a damaged snapshot up to its first bad entry (what is cut is kept as .broken)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file")
@@ -323,6 +325,9 @@ func applyOverrides(cfg config.Config, o overrides, set map[string]bool, getenv 
 	}
 	if set["loglevel"] {
 		cfg.Log.Level = o.loglevel
+	}
+	if set["metrics-listen"] {
+		cfg.Metrics.Listen = o.metricsListen
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err

@@ -152,6 +152,9 @@ var nativeCommandDocs = map[string]*commandDoc{
 	"ruvio":       {},
 	"ruvio|help":  {},
 	"ruvio|owner": {args: []commandArg{strArg("key")}},
+	"ruvio|hotkeys": {args: []commandArg{
+		oneOf("what", intArg("count"), pureToken("RESET")).with(argOptional),
+	}},
 	"replsync": {docFlags: docSysCmd, args: []commandArg{
 		intArg("shards"), intArg("shard"), intArg("after-sequence"), strArg("history-id"),
 	}},

@@ -807,7 +807,23 @@ var redisCommandDocs1 = map[string]*commandDoc{
 	"keys": {args: []commandArg{
 		{name: "pattern", typ: argPattern},
 	}},
-	"lastsave": {},
+	"lastsave":       {},
+	"latency":        {},
+	"latency|doctor": {},
+	"latency|graph": {args: []commandArg{
+		{name: "event", typ: argString},
+	}},
+	"latency|help": {},
+	"latency|histogram": {args: []commandArg{
+		{name: "command", typ: argString, flags: argOptional | argMultiple},
+	}},
+	"latency|history": {args: []commandArg{
+		{name: "event", typ: argString},
+	}},
+	"latency|latest": {},
+	"latency|reset": {args: []commandArg{
+		{name: "event", typ: argString, flags: argOptional | argMultiple},
+	}},
 	"lcs": {args: []commandArg{
 		{name: "key1", typ: argKey, keySpec: 1},
 		{name: "key2", typ: argKey, keySpec: 1},
@@ -880,21 +896,4 @@ var redisCommandDocs1 = map[string]*commandDoc{
 		{name: "start", typ: argInteger},
 		{name: "stop", typ: argInteger},
 	}},
-	"lrem": {args: []commandArg{
-		{name: "key", typ: argKey, keySpec: 1},
-		{name: "count", typ: argInteger},
-		{name: "element", typ: argString},
-	}},
-	"lset": {args: []commandArg{
-		{name: "key", typ: argKey, keySpec: 1},
-		{name: "index", typ: argInteger},
-		{name: "element", typ: argString},
-	}},
-	"ltrim": {args: []commandArg{
-		{name: "key", typ: argKey, keySpec: 1},
-		{name: "start", typ: argInteger},
-		{name: "stop", typ: argInteger},
-	}},
-	"memory":      {},
-	"memory|help": {},
 }

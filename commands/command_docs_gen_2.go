@@ -4,6 +4,23 @@ package commands
 
 // redisCommandDocs2 is part 2 of redisCommandDocs.
 var redisCommandDocs2 = map[string]*commandDoc{
+	"lrem": {args: []commandArg{
+		{name: "key", typ: argKey, keySpec: 1},
+		{name: "count", typ: argInteger},
+		{name: "element", typ: argString},
+	}},
+	"lset": {args: []commandArg{
+		{name: "key", typ: argKey, keySpec: 1},
+		{name: "index", typ: argInteger},
+		{name: "element", typ: argString},
+	}},
+	"ltrim": {args: []commandArg{
+		{name: "key", typ: argKey, keySpec: 1},
+		{name: "start", typ: argInteger},
+		{name: "stop", typ: argInteger},
+	}},
+	"memory":              {},
+	"memory|help":         {},
 	"memory|malloc-stats": {},
 	"memory|purge":        {},
 	"memory|stats":        {},

@@ -20,6 +20,7 @@ func commandFamilies() []func(keyspace.CommandTable) {
 		registerConnectionFamily,
 		registerServerFamily,
 		registerSlowlogFamily,
+		registerLatencyFamily,
 		registerStringFamily,
 		registerBitmapFamily,
 		registerHyperLogLogFamily,

@@ -34,7 +34,7 @@ var infoSections = [...]infoSection{
 	{"modules", "Modules", true, nil},
 	{"commandstats", "Commandstats", false, infoCommandstats},
 	{"errorstats", "Errorstats", true, infoErrorstats},
-	{"latencystats", "Latencystats", false, nil},
+	{"latencystats", "Latencystats", false, infoLatencystats},
 	{"cluster", "Cluster", true, infoCluster},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }

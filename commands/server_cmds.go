@@ -349,7 +349,48 @@ func ruvioHelpCommand(x *keyspace.Ctx) {
 		"    Return the server name, its version and the number of shards.",
 		"OWNER <key>",
 		"    Return the hash slot of <key>, the shard that owns it and its address.",
+		"HOTKEYS [<count>|RESET]",
+		"    Return the shard's most looked-up keys (default 16), from one lookup in 64:",
+		"    key, db, estimated lookups and the estimate's error bound. RESET empties the sample.",
 	)
+}
+
+// RUVIO HOTKEYS [count|RESET]: the shard's sampled hot keys
+// (keyspace/hotkeys.go), most looked up first, each a map of key, db,
+// count (estimated lookups) and error (the bound below which the true
+// count may lie); any eviction policy.
+func ruvioHotkeysCommand(x *keyspace.Ctx) {
+	n := 16
+	if len(x.Args) > 3 {
+		x.W.Error(keyspace.ErrSyntax)
+		return
+	}
+	if len(x.Args) == 3 {
+		if keyspace.EqFold(x.Args[2], "reset") {
+			x.S.ResetHotKeys()
+			x.W.OK()
+			return
+		}
+		c, ok := keyspace.ParseInt(x.Args[2])
+		if !ok || c < 1 {
+			x.W.Error("ERR count should be a positive integer")
+			return
+		}
+		n = int(min(c, 1<<20))
+	}
+	hot := x.S.HotKeys(n)
+	x.W.ArrayHeader(len(hot))
+	for _, h := range hot {
+		x.W.MapHeader(4)
+		x.W.BulkString("key")
+		x.W.BulkString(h.Key)
+		x.W.BulkString("db")
+		x.W.Int(int64(h.DB))
+		x.W.BulkString("count")
+		x.W.Int(h.Count)
+		x.W.BulkString("error")
+		x.W.Int(h.Err)
+	}
 }
 
 // MEMORY <subcommand>
@@ -439,6 +480,8 @@ func registerServerFamily(t keyspace.CommandTable) {
 		&keyspace.Command{Name: "ruvio", Arity: -1, Flags: keyspace.FlagFast | stale, Group: grp, Since: keyspace.Version, Summary: "Returns the server name, version and shard count, or which shard owns a key.", Complexity: "O(1)", Handler: ruvioCommand,
 			Subcommands: []*keyspace.Command{
 				{Name: "owner", Arity: 3, Flags: keyspace.FlagFast | stale, Group: grp, Since: keyspace.Version, Summary: "Returns the hash slot of a key, the shard that owns it and that shard's address.", Complexity: "O(N) where N is the number of bytes in the key", Handler: ruvioOwnerCommand},
+				{Name: "hotkeys", Arity: -2, Flags: keyspace.FlagAdmin | keyspace.FlagNoScript | stale, Group: grp, Since: keyspace.Version, Summary: "Returns the shard's most looked-up keys, sampled, or resets the sample.", Complexity: "O(1): the sample holds at most 64 keys", Handler: ruvioHotkeysCommand,
+					Tips: []string{tipNondeterministic, tipAllNodes, tipSpecialResponse}},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: keyspace.Version, Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: ruvioHelpCommand},
 			}},
 		&keyspace.Command{Name: "memory", Arity: -2, Group: grp, Since: "4.0.0", Summary: "A container for memory diagnostics commands.", Complexity: "Depends on subcommand.", Handler: memoryCommand,

@@ -153,7 +153,7 @@ func TestCommandDocs(t *testing.T) {
 
 	got := srvRun(sh, 3, "COMMAND", "DOCS", "ruvio")
 	want := "%1\r\n$5\r\nruvio\r\n%5\r\n"
-	if !strings.HasPrefix(got, want) || !strings.Contains(got, "$11\r\nsubcommands\r\n%2\r\n$10\r\nruvio|help\r\n") ||
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, "$11\r\nsubcommands\r\n%3\r\n$10\r\nruvio|help\r\n") ||
 		!strings.Contains(got, "$11\r\nruvio|owner\r\n") {
 		t.Errorf("COMMAND DOCS ruvio: %q", got)
 	}
@@ -381,7 +381,7 @@ func TestRuvioCommand(t *testing.T) {
 	srvExpect(t, sh, "*6\r\n$4\r\nslot\r\n:"+slot+"\r\n$5\r\nshard\r\n:0\r\n$7\r\naddress\r\n$14\r\n127.0.0.1:7000\r\n", "RUVIO", "OWNER", "foo")
 	srvExpect(t, sh, "-ERR wrong number of arguments for 'ruvio|owner' command\r\n", "RUVIO", "OWNER")
 	srvExpect(t, sh, "-ERR unknown subcommand 'nope'. Try RUVIO HELP.\r\n", "RUVIO", "nope")
-	if help := srvRun(sh, 2, "RUVIO", "HELP"); !strings.HasPrefix(help, "*7\r\n+RUVIO <subcommand>") {
+	if help := srvRun(sh, 2, "RUVIO", "HELP"); !strings.HasPrefix(help, "*10\r\n+RUVIO <subcommand>") {
 		t.Errorf("RUVIO HELP: %q", help)
 	}
 

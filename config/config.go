@@ -56,6 +56,14 @@ type Config struct {
 	Cluster     ClusterConfig     `toml:"cluster"`     // [cluster]
 	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
 	Replication ReplicationConfig `toml:"replication"` // [replication]
+	Metrics     MetricsConfig     `toml:"metrics"`     // [metrics]
+}
+
+// MetricsConfig is the [metrics] section: the Prometheus endpoint.
+type MetricsConfig struct {
+	// Listen is the "host:port" the HTTP endpoint serving GET /metrics (the Prometheus
+	// text format) listens on; "" (the default) serves none.
+	Listen string `toml:"listen"`
 }
 
 // ReplicationConfig is the [replication] section: the primary a replica follows.
@@ -481,6 +489,7 @@ type fileConfig struct {
 	Cluster     *ClusterConfig     `toml:"cluster"`
 	ACL         *ACLConfig         `toml:"acl"`
 	Replication *ReplicationConfig `toml:"replication"`
+	Metrics     *MetricsConfig     `toml:"metrics"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -518,6 +527,7 @@ func newFileConfig(c *Config) *fileConfig {
 		Cluster:     &c.Cluster,
 		ACL:         &c.ACL,
 		Replication: &c.Replication,
+		Metrics:     &c.Metrics,
 	}
 }
 

@@ -233,8 +233,12 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.hllSparseMax.Store(n) }},
 
 	// Introspection, notifications, scripting (stored only except notify-keyspace-events and slowlog-*).
-	{name: "latency-tracking", kind: kindBool, def: "yes"},
-	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0"},
+	{name: "latency-tracking", kind: kindBool, def: "yes",
+		apply: func(l *Live, v string, _ int64) { l.latencyTracking.Store(v == "yes") }},
+	{name: "latency-tracking-info-percentiles", kind: kindSpecial, def: "50 99 99.9",
+		special: parsePercentiles, apply: func(l *Live, v string, _ int64) { p := ParsePercentiles(v); l.latencyPercentiles.Store(&p) }},
+	{name: "latency-monitor-threshold", kind: kindInt, min: 0, max: longMax, def: "0",
+		apply: func(l *Live, _ string, n int64) { l.latencyThreshold.Store(n) }},
 	{name: "slowlog-log-slower-than", kind: kindInt, min: -1, max: longMax, def: "10000",
 		apply: func(l *Live, _ string, n int64) { l.slowlogSlowerThan.Store(n) }},
 	{name: "slowlog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
@@ -335,7 +339,13 @@ type Live struct {
 	lfuDecayTime     atomic.Int64
 
 	slowlogSlowerThan atomic.Int64 // microseconds; -1: off
-	slowlogMaxLen     atomic.Int64
+	// latencyTracking is latency-tracking, latencyPercentiles
+	// latency-tracking-info-percentiles, latencyThreshold
+	// latency-monitor-threshold (milliseconds; 0: off).
+	latencyTracking    atomic.Bool
+	latencyPercentiles atomic.Pointer[[]float64]
+	latencyThreshold   atomic.Int64
+	slowlogMaxLen      atomic.Int64
 
 	setMaxIntset   atomic.Int64
 	zsetMaxEntries atomic.Int64
@@ -587,6 +597,32 @@ func parseSave(v, _ string) (string, string) {
 	return strings.Join(f, " "), ""
 }
 
+// parsePercentiles checks latency-tracking-info-percentiles: numbers in
+// [0, 100] separated by spaces, possibly none, as Redis accepts.
+func parsePercentiles(v, _ string) (string, string) {
+	f := strings.Fields(v)
+	for _, s := range f {
+		p, err := strconv.ParseFloat(s, 64)
+		if err != nil || p < 0 || p > 100 || p != p {
+			return "", "latency-tracking-info-percentiles should be a number between 0 and 100"
+		}
+	}
+	return strings.Join(f, " "), ""
+}
+
+// ParsePercentiles reads a canonical latency-tracking-info-percentiles
+// value (as parsePercentiles returns it).
+func ParsePercentiles(v string) []float64 {
+	f := strings.Fields(v)
+	out := make([]float64, 0, len(f))
+	for _, s := range f {
+		if p, err := strconv.ParseFloat(s, 64); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // SavePoint is one of Redis's save points: a snapshot is due once Seconds have passed since
 // the last one and at least Changes writes were made since.
 type SavePoint struct{ Seconds, Changes int64 }
@@ -720,6 +756,24 @@ func (l *Live) ActiveExpireEffort() int { return int(l.effort.Load()) }
 // SlowlogSlowerThan is slowlog-log-slower-than in microseconds: commands
 // that take at least this long are logged; -1 logs none.
 func (l *Live) SlowlogSlowerThan() int64 { return l.slowlogSlowerThan.Load() }
+
+// LatencyTracking is latency-tracking: per-command latency histograms are
+// kept (LATENCY HISTOGRAM, INFO latencystats, the metrics endpoint).
+func (l *Live) LatencyTracking() bool { return l.latencyTracking.Load() }
+
+// LatencyPercentiles is latency-tracking-info-percentiles, the percentiles
+// INFO latencystats reports, each in [0, 100]. The slice is shared: do not
+// modify it.
+func (l *Live) LatencyPercentiles() []float64 {
+	if p := l.latencyPercentiles.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// LatencyMonitorThreshold is latency-monitor-threshold in milliseconds:
+// events that last at least this long are recorded (LATENCY); 0 is off.
+func (l *Live) LatencyMonitorThreshold() int64 { return l.latencyThreshold.Load() }
 
 // SlowlogMaxLen is slowlog-max-len, the most entries the slow log keeps.
 func (l *Live) SlowlogMaxLen() int64 { return l.slowlogMaxLen.Load() }

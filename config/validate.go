@@ -184,6 +184,11 @@ func (c *Config) Validate() error {
 			bad("replication.primary", "a replica needs the write-ahead log (persistence.wal = true)")
 		}
 	}
+	if l := c.Metrics.Listen; l != "" {
+		if _, port, err := net.SplitHostPort(l); err != nil || port == "" {
+			bad("metrics.listen", "%q is not host:port", l)
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -7,6 +7,11 @@ package keyspace
 func (sh *Shard) Lookup(db *DB, key []byte) *Entry {
 	e := sh.LookupNoTouch(db, key)
 	if e != nil {
+		if sh.hot.countdown > 0 {
+			sh.hot.countdown--
+		} else {
+			sh.sampleHotKey(db, key)
+		}
 		if sh.Srv.Opts.Live.LFU() {
 			sh.lfuTouch(e)
 		} else {

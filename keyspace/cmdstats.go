@@ -5,16 +5,20 @@ import (
 	"time"
 )
 
-// cmdStat counts the calls of one command on one shard, for INFO
-// commandstats. Only the shard goroutine touches it.
-type cmdStat struct {
+// CmdStat counts the calls of one command on one shard, for INFO
+// commandstats, LATENCY HISTOGRAM and the metrics endpoint. Only the
+// shard goroutine touches a shard's; others read copies (metrics.go).
+type CmdStat struct {
 	Calls, Failed, Rejected int64
 	Elapsed                 time.Duration
+	// Hist is the latency histogram (latency.go), kept while
+	// latency-tracking is on.
+	Hist LatencyHist
 }
 
 // commandStats is a shard's per-command and per-error-code counters.
 type commandStats struct {
-	ByID   []cmdStat
+	ByID   []CmdStat
 	Errors map[string]int64
 	// ErrorReplies counts every error reply (total_error_replies).
 	ErrorReplies int64

@@ -131,10 +131,20 @@ func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
 				sh.slowlogAfter(x, called, args, d, slowUs)
 			}
 		}
+		weight := time.Duration(1)
 		if sampled && st.Calls > timingEvery {
-			d *= timingEvery
+			weight = timingEvery
 		}
-		st.Elapsed += d
+		live := sh.Srv.Opts.Live
+		if live.LatencyTracking() {
+			// A sampled call stands for the calls between samples, as
+			// in Elapsed.
+			st.Hist[latencyBucket(d)] += int64(weight)
+		}
+		if thr := live.LatencyMonitorThreshold(); thr > 0 {
+			sh.latencyAfter(called, d, thr)
+		}
+		st.Elapsed += d * weight
 	}
 	if len(w.Buf) > before && w.Buf[before] == '-' {
 		st.Failed++

@@ -86,6 +86,12 @@ func (sh *Shard) evictForWrite() bool {
 	if limit == 0 {
 		return true
 	}
+	if sh.memUsed() <= limit {
+		return true
+	}
+	// Over the limit: an eviction cycle, which the latency monitor times.
+	start := sh.latencyStart()
+	defer sh.latencyEnd(LatencyEventEviction, start)
 	for i := 0; i < evictStepKeys; i++ {
 		if sh.memUsed() <= limit {
 			return true

@@ -254,8 +254,30 @@ func (j *WALJournal) Sequences() (last, durable uint64) {
 	return j.WAL.LastSequence(), j.WAL.DurableSequence()
 }
 
-// Tick starts a scheduled snapshot when one is due.
+// fsyncLatency enters the longest fsync since the last tick in the
+// latency monitor when it reaches latency-monitor-threshold, as Redis's
+// aof-fsync-always (fsync always) or aof-background-fsync (everysec)
+// event, at the tick's second.
+func (j *WALJournal) fsyncLatency(sh *Shard) {
+	d := j.WAL.TakeMaxFsync()
+	live := sh.Srv.Opts.Live
+	if live == nil {
+		return
+	}
+	if thr := live.LatencyMonitorThreshold(); thr <= 0 || d.Milliseconds() < thr {
+		return
+	}
+	ev := LatencyEventFsyncBackground
+	if j.Opts.Policy == persistence.FsyncAlways {
+		ev = LatencyEventFsyncAlways
+	}
+	sh.Latency.Add(ev, sh.Srv.Now().Unix(), d.Milliseconds())
+}
+
+// Tick starts a scheduled snapshot when one is due, and enters slow
+// fsyncs in the latency monitor.
 func (j *WALJournal) Tick(sh *Shard) {
+	j.fsyncLatency(sh)
 	sh.PollSnapshot()
 	if sh.Snap != nil || sh.SnapFinishing || j.WAL.Err() != nil {
 		return

@@ -148,7 +148,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	for i := 0; i < n; i++ {
 		sh := newShard(s, i, databases)
-		sh.CmdStats.ByID = make([]cmdStat, ncmds)
+		sh.CmdStats.ByID = make([]CmdStat, ncmds)
 		s.ShardList = append(s.ShardList, sh)
 	}
 	checkIdemLimits(s)

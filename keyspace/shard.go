@@ -121,6 +121,14 @@ type Shard struct {
 	Trk *shardTracking
 	// Slow is the slow log (slowlog.go).
 	Slow Slowlog
+	// Latency is the latency monitor (latency.go).
+	Latency LatencyMonitor
+	// hot is the sampled hot-key table (hotkeys.go); a pointer, so that
+	// its 10 KB stay out of the shard's hot fields.
+	hot *hotKeys
+	// metrics is the copy of the shard's figures a scraper reads
+	// (metrics.go).
+	metrics *metricsPub
 	// Pause is the CLIENT PAUSE state (pause.go); writing is set while a
 	// write command runs.
 	Pause   shardPause
@@ -175,6 +183,8 @@ func newShard(srv *Server, idx, databases int) *Shard {
 		sh.DBs = append(sh.DBs, db)
 	}
 	sh.ActiveExpireOn.Store(true)
+	sh.initHotKeys()
+	sh.metrics = &metricsPub{}
 	sh.Ctx.S = sh
 	return sh
 }
@@ -255,6 +265,9 @@ func (sh *Shard) loop() {
 	idle := 0
 	for {
 		sh.Acquire()
+		if sh.metrics.want.Load() {
+			sh.publishMetrics()
+		}
 		n := sh.Drain()
 		if n > 0 && sh.NowMs >= sh.nextCronMs {
 			// A shard that never goes idle still runs its periodic work.
@@ -280,7 +293,7 @@ func (sh *Shard) loop() {
 			continue
 		}
 		sh.Ring.sleeping.Store(1)
-		if !sh.Ring.Empty() || sh.quit.Load() || sh.waiting.Load() || sh.Repl.hasTasks.Load() || sh.Repl.Due.Load() || sh.Tx.closedN.Load() != 0 {
+		if !sh.Ring.Empty() || sh.quit.Load() || sh.waiting.Load() || sh.metrics.want.Load() || sh.Repl.hasTasks.Load() || sh.Repl.Due.Load() || sh.Tx.closedN.Load() != 0 {
 			sh.Ring.sleeping.Store(0)
 			if sh.waiting.Load() {
 				sh.wakeWaiters()
@@ -477,11 +490,15 @@ func (sh *Shard) cron() {
 	paused := sh.PauseActive()
 	replica := sh.Srv.IsReplica()
 	if sh.Srv.Opts.Live.ActiveExpire() && sh.ActiveExpireOn.Load() && !paused && !replica {
+		start := sh.latencyStart()
 		sh.ActiveExpireCycle()
+		sh.latencyEnd(LatencyEventExpireCycle, start)
 		sh.Commit()
 	}
 	if sh.maxMemoryShare() != 0 && !paused && !replica {
+		start := sh.latencyStart()
 		sh.evictInBackground()
+		sh.latencyEnd(LatencyEventEviction, start)
 		sh.Commit()
 	}
 	sh.publishMem()

@@ -217,6 +217,8 @@ func (sh *Shard) snapshotBucket(run *snapshotRun, i, b int) {
 // SnapshotStep advances the cursor by up to n buckets; it finishes the run
 // when the cursor passes the last bucket.
 func (sh *Shard) SnapshotStep(n int) {
+	// The latency monitor times the step (snapshot-step).
+	defer sh.latencyEnd(LatencyEventSnapshotStep, sh.latencyStart())
 	run := sh.Snap
 	for n > 0 && run.db < len(run.dbs) && run.err == nil {
 		for run.bucket < run.buckets(run.db) && n > 0 {

@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"math/bits"
 	"sync/atomic"
 	"time"
 )
@@ -35,7 +36,14 @@ type WALStats struct {
 	Segments            int           // live segment files (including the current one)
 	LastSequence        uint64        // as LastSequence
 	DurableSequence     uint64        // as DurableSequence
+	// FsyncHist counts the fsyncs by duration: bucket i (i <
+	// FsyncBuckets-1) those under 2^i microseconds and at least
+	// 2^(i-1) (bucket 0: under 1µs), the last one the rest.
+	FsyncHist [FsyncBuckets]uint64
 }
+
+// FsyncBuckets is the number of buckets of WALStats.FsyncHist.
+const FsyncBuckets = 26
 
 // walMetrics holds the WAL's counters; every field is atomic so Stats is
 // safe from any goroutine.
@@ -58,6 +66,8 @@ type walMetrics struct {
 	durableSeq    atomic.Uint64
 	writtenSeq    atomic.Uint64 // last sequence handed to File.Write
 	lastSyncedSeq atomic.Uint64 // writtenSeq at the start of the last fsync
+	fsyncHist     [FsyncBuckets]atomic.Uint64
+	maxFsyncNs    atomic.Int64 // the longest fsync since TakeMaxFsync last read it
 }
 
 func (m *walMetrics) wrote(records int, bytes int) {
@@ -69,6 +79,14 @@ func (m *walMetrics) wrote(records int, bytes int) {
 
 func (m *walMetrics) synced(d time.Duration) {
 	m.fsyncs.Add(1)
+	us := d.Microseconds()
+	b := 0
+	if us > 0 {
+		b = min(bits.Len64(uint64(us)), FsyncBuckets-1)
+	}
+	m.fsyncHist[b].Add(1)
+	for cur := m.maxFsyncNs.Load(); int64(d) > cur && !m.maxFsyncNs.CompareAndSwap(cur, int64(d)); cur = m.maxFsyncNs.Load() {
+	}
 	m.lastFsyncNs.Store(int64(d))
 	m.totalFsyncNs.Add(int64(d))
 	n := m.unsyncedRecs.Swap(0)
@@ -100,6 +118,9 @@ func (m *walMetrics) snapshot() WALStats {
 		Segments:            int(m.segments.Load()),
 		LastSequence:        m.lastSeq.Load(),
 		DurableSequence:     m.durableSeq.Load(),
+	}
+	for i := range m.fsyncHist {
+		s.FsyncHist[i] = m.fsyncHist[i].Load()
 	}
 	if s.Fsyncs > 0 {
 		s.AvgRecordsPerFsync = float64(m.syncedRecs.Load()) / float64(s.Fsyncs)

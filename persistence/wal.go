@@ -616,6 +616,11 @@ func (w *WAL) advanceSyncedLocked() {
 // Stats returns the WAL's counters. Safe from any goroutine.
 func (w *WAL) Stats() WALStats { return w.m.snapshot() }
 
+// TakeMaxFsync returns the longest fsync since the previous call (0 when
+// none ran) and starts over; for the latency monitor. Safe from any
+// goroutine.
+func (w *WAL) TakeMaxFsync() time.Duration { return time.Duration(w.m.maxFsyncNs.Swap(0)) }
+
 // Append encodes one record with the given payload into the current batch
 // and returns its sequence number. It does no I/O and does not allocate
 // once the batch buffer has grown. See End for oversized payloads.

@@ -20,6 +20,7 @@ import (
 	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/eventloop"
 	"github.com/ruvio/ruvio/keyspace"
+	"github.com/ruvio/ruvio/metrics"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -55,7 +56,8 @@ type App struct {
 	shutdown chan struct{}
 	lock     *dirLock // held on the data directory until Stop
 	repl     *replicator
-	member   *member // in a cluster across hosts
+	member   *member         // in a cluster across hosts
+	metrics  *metrics.Server // the Prometheus endpoint; nil without one
 }
 
 // Start recovers the data, starts the keyspace loops and listens. It
@@ -208,8 +210,33 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
+	if l := cfg.Metrics.Listen; l != "" {
+		a.metrics, err = metrics.Listen(l, a.ks)
+		if err != nil {
+			a.stopAfterFailedStart()
+			return nil, err
+		}
+		log.Info("metrics endpoint", zap.String("addr", "http://"+a.metrics.Addr()+metrics.Path))
+	}
 	started = true
 	return a, nil
+}
+
+// stopAfterFailedStart undoes a start that failed once serving.
+func (a *App) stopAfterFailedStart() {
+	if a.member != nil {
+		a.member.stop()
+	}
+	_ = a.net.Stop(context.Background())
+	_ = a.ks.Close()
+}
+
+// MetricsAddr is the address of the metrics endpoint, "" when there is none.
+func (a *App) MetricsAddr() string {
+	if a.metrics == nil {
+		return ""
+	}
+	return a.metrics.Addr()
 }
 
 // Logger returns the process logger.
@@ -231,6 +258,11 @@ func (a *App) Failed() <-chan error { return a.serveErr }
 // data: every write a shard acknowledged is already in its WAL file
 // (fsynced under "always"), so the next start replays it as after a crash.
 func (a *App) Stop(ctx context.Context) error {
+	if a.metrics != nil {
+		if err := a.metrics.Close(ctx); err != nil {
+			a.log.Warn("stopping the metrics endpoint", zap.Error(err))
+		}
+	}
 	if a.member != nil {
 		a.member.stop()
 	}

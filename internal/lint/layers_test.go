@@ -62,6 +62,8 @@ var layers = []layer{
 	{"scripting", nil},
 	{"client", nil},
 	{"idempotency", []string{"client"}},
+	// The Prometheus endpoint reads the engine's figures (read-only).
+	{"metrics", []string{"keyspace", "persistence"}},
 
 	// Test and benchmark programs talk to a server over the network.
 	{"bench/...", nil},
