@@ -37,8 +37,20 @@ runtime_image=${RUNTIME_IMAGE:-$(arg_default RUNTIME_IMAGE)}
 
 present() { docker image inspect "$1" >/dev/null 2>&1; }
 need_go=1; need_rt=1
+# A Go stand-in built before go.mod gained a module has no copy of it (its module proxy is a file
+# tree, and no registry is reachable), so the image build would fail at `go mod download`: such a
+# stand-in is rebuilt. A real image (no stand-in label) is never touched.
+stale_go_stand_in() {
+	[ "$(docker image inspect --format '{{index .Config.Labels "org.ruvio.stand-in"}}' "$go_image" 2>/dev/null)" = true ] || return 1
+	! timeout 300 docker run --rm --network none -v "$root/go.mod:/src/go.mod:ro" -v "$root/go.sum:/src/go.sum:ro" \
+		-w /src "$go_image" go mod download >/dev/null 2>&1
+}
 if [ "$force" = 0 ]; then
-	present "$go_image" && { echo "$go_image: present, kept"; need_go=0; }
+	if present "$go_image" && stale_go_stand_in; then
+		echo "$go_image: a stand-in that lacks modules go.mod needs: rebuilding it"
+	else
+		present "$go_image" && { echo "$go_image: present, kept"; need_go=0; }
+	fi
 	present "$runtime_image" && { echo "$runtime_image: present, kept"; need_rt=0; }
 fi
 [ "$need_go" = 1 ] || [ "$need_rt" = 1 ] || exit 0

@@ -249,18 +249,7 @@ for arg in GO_IMAGE RUNTIME_IMAGE; do
 	timeout 30 docker image inspect "$name" >/dev/null 2>&1 || fail "$name missing"
 	ok "$name present"
 done
-# A Go stand-in built before go.mod gained a module has no copy of it (its module proxy is a
-# file tree, and no registry is reachable): the image build would fail at `go mod download`.
-go_image=$(sed -n 's/^ARG GO_IMAGE=//p' Dockerfile | head -n 1)
-if [ "$(timeout 30 docker image inspect --format '{{index .Config.Labels "org.ruvio.stand-in"}}' "$go_image")" = true ]; then
-	if timeout 300 docker run --rm --network none -v "$root/go.mod:/src/go.mod:ro" -v "$root/go.sum:/src/go.sum:ro" \
-		-w /src "$go_image" go mod download >/dev/null 2>&1; then
-		ok "the stand-in $go_image holds every module go.mod needs"
-	else
-		log "  the stand-in $go_image lacks modules go.mod needs: rebuilding the stand-ins"
-		run 1200 "docker/build-base-images.sh --force" "$root/docker/build-base-images.sh" --force
-	fi
-fi
+# (build-base-images.sh rebuilds a Go stand-in that lacks a module go.mod now needs.)
 
 step "build: the image and the host's ruvio"
 SHOW='^(Step [0-9]+/|Successfully)' run 900 "compose build" "${compose[@]}" build
