@@ -315,9 +315,6 @@ func (n *Node) RequestFailover() error {
 		return errors.New("the control plane has no leader now")
 	}
 	var r Reply
-	if string(leader) == n.cfg.Self.Control {
-		return n.handleFailover(FailoverArgs{Group: g.ID, To: n.cfg.Self.Name}, &r)
-	}
 	return n.callLeader(string(leader), "Failover", FailoverArgs{Group: g.ID, To: n.cfg.Self.Name}, &r)
 }
 
@@ -431,6 +428,8 @@ func (n *Node) local(method string, args any, reply any) error {
 		return s.Join(args.(JoinArgs), reply.(*Reply))
 	case "Register":
 		return s.Register(args.(RegisterArgs), reply.(*Reply))
+	case "Failover":
+		return s.Failover(args.(FailoverArgs), reply.(*Reply))
 	}
 	return fmt.Errorf("control: no local %s", method)
 }
