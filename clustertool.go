@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/cluster/control"
 )
 
@@ -24,6 +26,10 @@ commands:
   failover --group G [--to NAME]
                            fence group G's primary and promote a replica once its lease has ended
   remove --member NAME     remove a member that is not a primary (fail it over first)
+  migrate --slots A-B --to-group G [--from-shard I] [--to-shard J] [--no-wait]
+                           move slots A-B (all on one shard) to shard J of group G, atomically;
+                           waits for the outcome unless --no-wait
+  abort-migration --id N   end migration N, leaving its slots where they were
 
 A cluster forms when its members start with cluster.members; a new member joins by
 starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
@@ -40,6 +46,13 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 	group := fs.Int("group", -1, "group to fail over (failover)")
 	to := fs.String("to", "", "replica to promote (failover; default: the most advanced)")
 	name := fs.String("member", "", "member to remove (remove)")
+	slots := fs.String("slots", "", "slot range A-B, or one slot (migrate)")
+	toGroup := fs.Int("to-group", -1, "group that receives the slots (migrate)")
+	fromShard := fs.Int("from-shard", -1, "shard that owns the slots (migrate; default: found)")
+	toShard := fs.Int("to-shard", -1, "shard of the receiving group (migrate; default: the one with the fewest slots)")
+	noWait := fs.Bool("no-wait", false, "return once the migration has begun (migrate)")
+	wait := fs.Duration("wait", 10*time.Minute, "how long to wait for a migration's outcome (migrate)")
+	id := fs.Uint64("id", 0, "migration to abort (abort-migration)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -71,8 +84,71 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 		}
 		fmt.Fprintf(out, "member %s removed\n", *name)
 		return nil
+	case "migrate":
+		r, err := parseSlotRange(*slots)
+		if err != nil {
+			return err
+		}
+		if *toGroup < 0 {
+			return errors.New("migrate needs --to-group")
+		}
+		m, err := c.Migrate(control.MigrateArgs{Slots: r, To: *toGroup, FromShard: *fromShard, ToShard: *toShard})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "migration %d: slots %d-%d from group %d shard %d to group %d shard %d\n", m.ID, r.Start, r.End, m.From, m.FromShard, m.To, m.ToShard)
+		if *noWait {
+			return nil
+		}
+		return awaitMigration(c, m, *wait, out)
+	case "abort-migration":
+		if *id == 0 {
+			return errors.New("abort-migration needs --id")
+		}
+		if err := c.AbortMigration(*id); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "migration %d aborted\n", *id)
+		return nil
 	}
 	return fmt.Errorf("unknown command %q (ruvio cluster --help lists them)", cmd)
+}
+
+// parseSlotRange reads "A-B" or "A".
+func parseSlotRange(s string) (cluster.SlotRange, error) {
+	a, b, found := strings.Cut(s, "-")
+	if !found {
+		b = a
+	}
+	lo, err1 := strconv.ParseUint(a, 10, 16)
+	hi, err2 := strconv.ParseUint(b, 10, 16)
+	if s == "" || err1 != nil || err2 != nil || lo > hi || hi >= cluster.SlotCount {
+		return cluster.SlotRange{}, fmt.Errorf("--slots %q is not a range A-B of slots 0-%d", s, cluster.SlotCount-1)
+	}
+	return cluster.SlotRange{Start: uint16(lo), End: uint16(hi)}, nil
+}
+
+// awaitMigration polls the state until migration m has ended and says
+// whether it committed (its slots belong to the receiving group).
+func awaitMigration(c *control.Client, m control.Migration, limit time.Duration, out io.Writer) error {
+	deadline := time.Now().Add(limit)
+	for {
+		st, err := c.Status()
+		if err == nil && !slices.ContainsFunc(st.State.Migrations, func(x control.Migration) bool { return x.ID == m.ID }) {
+			g := st.State.Groups[m.To]
+			if m.ToShard < len(g.ShardSlots) && slices.ContainsFunc(g.ShardSlots[m.ToShard], func(r cluster.SlotRange) bool {
+				return r.Start <= m.Slots.Start && m.Slots.End <= r.End
+			}) {
+				fmt.Fprintf(out, "migration %d committed: slots %d-%d belong to group %d shard %d\n", m.ID, m.Slots.Start, m.Slots.End, m.To, m.ToShard)
+				return nil
+			}
+			return fmt.Errorf("migration %d was aborted: the slots stay with group %d (the members' logs say why)", m.ID, m.From)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("migration %d still running after %v (ruvio cluster status follows it)", m.ID, limit)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // printStatus writes the topology as a table.
@@ -94,5 +170,20 @@ func printStatus(out io.Writer, r control.StatusReply) {
 			slots = append(slots, fmt.Sprintf("%d-%d", s.Start, s.End))
 		}
 		fmt.Fprintf(out, "  %d slots %s primary %s replicas %s epoch %d\n", g.ID, strings.Join(slots, ","), g.Primary, strings.Join(g.Replicas, ","), g.Epoch)
+		if len(g.ShardSlots) > 1 {
+			for i, p := range g.ShardSlots {
+				var rs []string
+				for _, s := range p {
+					rs = append(rs, fmt.Sprintf("%d-%d", s.Start, s.End))
+				}
+				fmt.Fprintf(out, "      shard %d: %s\n", i, strings.Join(rs, ","))
+			}
+		}
+	}
+	if len(st.Migrations) > 0 {
+		fmt.Fprintln(out, "\nmigrations:")
+		for _, m := range st.Migrations {
+			fmt.Fprintf(out, "  %d slots %d-%d group %d shard %d -> group %d shard %d\n", m.ID, m.Slots.Start, m.Slots.End, m.From, m.FromShard, m.To, m.ToShard)
+		}
 	}
 }

@@ -137,8 +137,13 @@ type Topology struct {
 	// LocalReplica is set when this process is a replica of its group.
 	LocalReplica bool
 
-	slotShard [SlotCount]uint16 // shard of this process serving every slot, or noShard
-	slotOwner [SlotCount]uint16 // index in All of every slot's primary, or noShard
+	// ImportIDs are, per local shard, the migration whose range the shard
+	// receives now (0: none).
+	ImportIDs []uint64
+
+	slotShard  [SlotCount]uint16 // shard of this process serving every slot, or noShard
+	slotImport [SlotCount]uint16 // shard of this process receiving every slot, or noShard
+	slotOwner  [SlotCount]uint16 // index in All of every slot's primary, or noShard
 }
 
 // noShard marks a slot no shard serves.
@@ -173,7 +178,10 @@ func NewTopology(host string, basePort, shards int, ids []string) (*Topology, er
 		seen[id] = i
 	}
 
-	t := &Topology{Nodes: make([]Node, shards)}
+	t := &Topology{Nodes: make([]Node, shards), ImportIDs: make([]uint64, shards)}
+	for i := range t.slotImport {
+		t.slotImport[i] = noShard
+	}
 	base, extra := SlotCount/shards, SlotCount%shards
 	start := 0
 	for i := range shards {
@@ -213,6 +221,21 @@ func (t *Topology) ShardOf(slot uint16) int {
 		return int(s)
 	}
 	return -1
+}
+
+// ImportingShard returns the shard of this process that receives slot
+// from a migration in progress, or -1.
+func (t *Topology) ImportingShard(slot uint16) int {
+	if s := t.slotImport[slot]; s != noShard {
+		return int(s)
+	}
+	return -1
+}
+
+// Keeps reports whether shard idx of this process keeps the keys of slot:
+// it serves the slot or receives it from a migration.
+func (t *Topology) Keeps(idx int, slot uint16) bool {
+	return t.ShardOf(slot) == idx || t.ImportingShard(slot) == idx
 }
 
 // ShardOfKey returns key's slot and the shard of this process that serves

@@ -19,11 +19,24 @@ type MemberView struct {
 // GroupView is a group of members that owns slot ranges: a primary and its
 // replicas.
 type GroupView struct {
-	ID       int // the group's number, which its shard ids derive from
-	Slots    []SlotRange
-	Epoch    uint64 // config epoch of the group's primary
-	Primary  MemberView
-	Replicas []MemberView
+	ID    int // the group's number, which its shard ids derive from
+	Slots []SlotRange
+	// ShardSlots, when set, are the ranges each shard of the group's
+	// members serves (index: shard); else Slots is split evenly.
+	ShardSlots [][]SlotRange
+	Epoch      uint64 // config epoch of the group's primary
+	Primary    MemberView
+	Replicas   []MemberView
+}
+
+// ImportView is a slot range moving into a group's shard: the members of
+// that group keep the keys they receive for it, though they do not serve
+// it yet.
+type ImportView struct {
+	ID    uint64 // the migration's id
+	Group int    // the group the range moves to
+	Shard int    // the shard of that group's members that receives it
+	Slots SlotRange
 }
 
 // NewClusterTopology builds the topology of a cluster across hosts as seen
@@ -31,7 +44,7 @@ type GroupView struct {
 // host: shard i of every member of the group serves the i-th part, so a
 // replica's shard i follows its primary's shard i. A slot in no group is
 // served by nobody.
-func NewClusterTopology(self MemberView, epoch uint64, groups []GroupView) (*Topology, error) {
+func NewClusterTopology(self MemberView, epoch uint64, groups []GroupView, imports ...ImportView) (*Topology, error) {
 	me, shards := self.Name, len(self.NodeIDs)
 	if shards < 1 || shards > MaxShards {
 		return nil, fmt.Errorf("cluster: shards %d is out of range 1..%d", shards, MaxShards)
@@ -40,7 +53,9 @@ func NewClusterTopology(self MemberView, epoch uint64, groups []GroupView) (*Top
 	for i := range t.slotShard {
 		t.slotShard[i] = noShard
 		t.slotOwner[i] = noShard
+		t.slotImport[i] = noShard
 	}
+	t.ImportIDs = make([]uint64, shards)
 	local := false
 	for _, g := range groups {
 		members := append([]MemberView{g.Primary}, g.Replicas...)
@@ -49,7 +64,10 @@ func NewClusterTopology(self MemberView, epoch uint64, groups []GroupView) (*Top
 				return nil, fmt.Errorf("cluster: member %s has %d shards, this one %d", m.Name, len(m.NodeIDs), shards)
 			}
 		}
-		parts := splitRanges(g.Slots, shards)
+		parts := g.ShardSlots
+		if len(parts) != shards {
+			parts = SplitRanges(g.Slots, shards)
+		}
 		for i := range shards {
 			primaryAt := len(t.All)
 			for k, m := range members {
@@ -94,6 +112,20 @@ func NewClusterTopology(self MemberView, epoch uint64, groups []GroupView) (*Top
 			}
 		}
 	}
+	for _, im := range imports {
+		if im.Shard < 0 || im.Shard >= shards || im.Slots.Start > im.Slots.End || int(im.Slots.End) >= SlotCount {
+			return nil, fmt.Errorf("cluster: migration %d names shard %d, slots %d-%d", im.ID, im.Shard, im.Slots.Start, im.Slots.End)
+		}
+		for _, g := range groups {
+			if g.ID != im.Group || !(g.Primary.Name == me || containsMember(g.Replicas, me)) {
+				continue
+			}
+			t.ImportIDs[im.Shard] = im.ID
+			for s := int(im.Slots.Start); s <= int(im.Slots.End); s++ {
+				t.slotImport[s] = uint16(im.Shard)
+			}
+		}
+	}
 	if !local {
 		// Not in a group yet: the shards serve no slot.
 		for i := range t.Nodes {
@@ -112,9 +144,9 @@ func containsMember(ms []MemberView, name string) bool {
 	return false
 }
 
-// splitRanges splits the slots of rs into n parts of consecutive slots, as
+// SplitRanges splits the slots of rs into n parts of consecutive slots, as
 // even as possible (the first ones one slot longer), each as ranges.
-func splitRanges(rs []SlotRange, n int) [][]SlotRange {
+func SplitRanges(rs []SlotRange, n int) [][]SlotRange {
 	total := 0
 	for _, r := range rs {
 		total += r.Len()

@@ -285,15 +285,15 @@ func slotsOf(rs []SlotRange) []int {
 }
 
 func TestSplitRanges(t *testing.T) {
-	got := splitRanges([]SlotRange{{0, 99}, {200, 299}}, 3)
+	got := SplitRanges([]SlotRange{{0, 99}, {200, 299}}, 3)
 	want := [][]SlotRange{{{0, 66}}, {{67, 99}, {200, 233}}, {{234, 299}}}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("splitRanges(0-99 200-299, 3) = %v, want %v", got, want)
+		t.Fatalf("SplitRanges(0-99 200-299, 3) = %v, want %v", got, want)
 	}
-	if got, want := splitRanges([]SlotRange{{5, 5}}, 3), [][]SlotRange{{{5, 5}}, nil, nil}; !reflect.DeepEqual(got, want) {
+	if got, want := SplitRanges([]SlotRange{{5, 5}}, 3), [][]SlotRange{{{5, 5}}, nil, nil}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("one slot in 3: %v", got)
 	}
-	if got := splitRanges(nil, 2); !reflect.DeepEqual(got, [][]SlotRange{nil, nil}) {
+	if got := SplitRanges(nil, 2); !reflect.DeepEqual(got, [][]SlotRange{nil, nil}) {
 		t.Fatalf("no slots in 2: %v", got)
 	}
 
@@ -310,7 +310,7 @@ func TestSplitRanges(t *testing.T) {
 		all := slotsOf(rs)
 		total := len(all)
 		for _, n := range []int{1, 2, 3, 4, 5, 7, 16, 64, 333, 1024} {
-			parts := splitRanges(rs, n)
+			parts := SplitRanges(rs, n)
 			if len(parts) != n {
 				t.Fatalf("%v in %d: %d parts", rs, n, len(parts))
 			}

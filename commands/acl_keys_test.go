@@ -145,7 +145,7 @@ var keyAuditCalls = map[string]string{
 	"changes": "CHANGES START", "idem": "IDEM app:k BEGIN tok fp 1000", "lease": "LEASE app:k 1000",
 	"limit": "LIMIT app:k 10 1000", "once": "ONCE app:k 1000", "release": "RELEASE app:k 1",
 	"semaphore": "SEMAPHORE app:k 3 1000", "setv": "SETV app:k v 1", "take": "TAKE app:k 1",
-	"ruvio": "RUVIO", "ruvio|help": "RUVIO HELP", "ruvio|owner": "RUVIO OWNER x", "ruvio|hotkeys": "RUVIO HOTKEYS", "replsync": "REPLSYNC 0 0 0 0",
+	"ruvio": "RUVIO", "ruvio|help": "RUVIO HELP", "ruvio|owner": "RUVIO OWNER x", "ruvio|hotkeys": "RUVIO HOTKEYS", "replsync": "REPLSYNC 0 0 0 0", "slotmove": "SLOTMOVE SEQ 1",
 	"bf.add": "BF.ADD app:k i", "bf.card": "BF.CARD app:k", "bf.exists": "BF.EXISTS app:k i", "bf.info": "BF.INFO app:k",
 	"bf.insert": "BF.INSERT app:k ITEMS i", "bf.madd": "BF.MADD app:k i j", "bf.mexists": "BF.MEXISTS app:k i j",
 	"bf.reserve": "BF.RESERVE app:k 0.01 100",

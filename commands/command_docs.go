@@ -158,6 +158,9 @@ var nativeCommandDocs = map[string]*commandDoc{
 	"replsync": {docFlags: docSysCmd, args: []commandArg{
 		intArg("shards"), intArg("shard"), intArg("after-sequence"), strArg("history-id"),
 	}},
+	"slotmove": {docFlags: docSysCmd, args: []commandArg{
+		oneOf("step", pureToken("SYNC"), pureToken("SEQ"), pureToken("FREEZE")), intArg("id"),
+	}},
 
 	"client|no-touch": {args: []commandArg{oneOf("enabled", pureToken("ON"), pureToken("OFF"))}},
 	"client|setinfo": {args: []commandArg{oneOf("attr",

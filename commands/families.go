@@ -31,6 +31,7 @@ func commandFamilies() []func(keyspace.CommandTable) {
 		registerScriptingFamily,
 		registerKeyJobFamily,
 		registerReplicationCommands,
+		registerSlotMoveCommands,
 		registerPubSubFamily,
 		registerTransactionFamily,
 		registerHashFamily,

@@ -43,6 +43,13 @@ func execCommand(x *keyspace.Ctx) {
 		w.Error(keyspace.ErrCrossSlot)
 		return
 	}
+	if msg := sh.TxSlotRefusal(c); msg != "" {
+		// The slot moved (or the lease lapsed) since the commands were
+		// queued: dropped, as Redis Cluster drops a redirected EXEC.
+		sh.DiscardTx(c)
+		w.Error(msg)
+		return
+	}
 	if sh.WatchedKeyExpired(c) {
 		c.Tx.DirtyCAS = true
 	}

@@ -45,7 +45,8 @@ func startClusterAcrossHosts(t *testing.T, n, replicas int, extra ...string) []*
 	var seeds []string
 	base := 11 + int(time.Now().UnixNano()%200) // a loopback /24 of its own per run
 	for i := range n {
-		port, err := testserver.FreePorts(2)
+		// Up to three shards' ports, then the control port.
+		port, err := testserver.FreePorts(4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func startClusterAcrossHosts(t *testing.T, n, replicas int, extra ...string) []*
 			name:    fmt.Sprintf("m%d", i),
 			host:    fmt.Sprintf("127.0.%d.%d", base%250+1, i+1),
 			port:    port,
-			control: port + 1,
+			control: port + 3,
 			dir:     t.TempDir(),
 		}
 		ms = append(ms, m)

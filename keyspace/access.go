@@ -84,6 +84,10 @@ func (sh *Shard) ExpireEntry(db *DB, e *Entry) {
 	if sh.Srv.IsReplica() {
 		return
 	}
+	if sh.Srv.Cluster.multi && sh.receivingSlot(e.Key()) {
+		// The sender's deletion arrives as a record, as on a replica.
+		return
+	}
 	if sh.Snap != nil {
 		sh.SnapshotTouch(db, e.Key())
 	}

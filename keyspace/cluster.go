@@ -25,6 +25,12 @@ type clusterState struct {
 	// leaseUntil is when the write lease ends, in nanoseconds after
 	// leaseBase on the monotonic clock; 0: no lease.
 	leaseUntil atomic.Int64
+	// outgoing are the migrations this process sends (SetMigrations).
+	outgoing atomic.Pointer[[]Outgoing]
+	// cleanFrom is the lowest topology epoch keys are deleted by: the
+	// epoch this process had applied before it restarted (the control
+	// plane replays older states first).
+	cleanFrom atomic.Uint64
 }
 
 func (c *clusterState) init(t *cluster.Topology) {
@@ -48,8 +54,15 @@ func (s *Server) SetTopology(t *cluster.Topology) {
 		s.Log.Error("refusing a topology with another shard count", zap.Int("shards", len(t.Nodes)))
 		return
 	}
-	s.Cluster.topo.Store(t)
+	old := s.Cluster.topo.Swap(t)
+	if t.Epoch >= s.Cluster.cleanFrom.Load() {
+		s.cleanupAfter(old, t)
+	}
 }
+
+// SetCleanFrom makes topologies older than epoch delete no keys: the
+// epoch this process had applied before a restart.
+func (s *Server) SetCleanFrom(epoch uint64) { s.Cluster.cleanFrom.Store(epoch) }
 
 // SetWriteLease lets this process's primary shards serve until until (read
 // on the monotonic clock); a zero time withdraws the lease at once.

@@ -60,6 +60,12 @@ func (sh *Shard) Exec(x *Ctx, args [][]byte) {
 		sh.postpone(x)
 		return
 	}
+	if sh.Mig.frozenID != 0 && sh.freezeHolds(x, cmd, args) {
+		// A write to a slot range that is moving to another shard waits
+		// for the move's outcome (migrate.go), as under a pause.
+		sh.postpone(x)
+		return
+	}
 	if c.Tx.Multi && !txControl(cmd) {
 		if !subcommandOK(x, cmd, args) {
 			c.flagTx()

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/persistence"
 )
 
@@ -209,6 +210,33 @@ func (sh *Shard) TxOneSlot(c *Client) bool {
 		}
 	}
 	return true
+}
+
+// TxSlotRefusal is, in a cluster across hosts, the error for an EXEC whose
+// queued commands' slot this shard no longer serves as it did when they
+// were queued (the slot moved, or the write lease lapsed): MOVED or
+// CLUSTERDOWN, as Redis Cluster refuses such an EXEC; "" otherwise.
+func (sh *Shard) TxSlotRefusal(c *Client) string {
+	if !sh.Srv.Cluster.multi {
+		return ""
+	}
+	topo := sh.Srv.Topology()
+	write := false
+	slot := -1
+	for _, q := range c.Tx.Queued {
+		if sh.EffectiveFlags(q.Cmd, q.Args)&FlagWrite != 0 {
+			write = true
+		}
+		if slot < 0 {
+			if sh.keyIdx = q.Cmd.KeyIndexes(q.Args, sh.keyIdx[:0]); len(sh.keyIdx) > 0 {
+				slot = int(cluster.KeySlot(q.Args[sh.keyIdx[0]]))
+			}
+		}
+	}
+	if slot < 0 {
+		return ""
+	}
+	return sh.Srv.SlotRefusal(topo, uint16(slot), sh.Idx, write, c)
 }
 
 // UnwatchAll drops every watch of c.

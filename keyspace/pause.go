@@ -160,7 +160,7 @@ func (sh *Shard) postpone(x *Ctx) {
 // While the pause lasts it makes sure the shard wakes at its end.
 func (sh *Shard) ReleasePostponed() bool {
 	bs := &sh.Blk
-	if len(bs.Postponed) == 0 {
+	if len(bs.Postponed) == 0 || sh.Mig.frozenID != 0 {
 		return false
 	}
 	if sh.PauseActive() {

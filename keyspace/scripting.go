@@ -495,6 +495,9 @@ func (sh *Shard) scriptKeysLocal(cmd *Command, args [][]byte) string {
 		if owner != sh.Idx {
 			return errScriptNonLocalKey
 		}
+		if sh.Mig.frozenID != 0 && sh.slotFrozen(s16) && cmd.Flags&FlagWrite != 0 {
+			return errSlotMoving
+		}
 		if ss.flags&scripting.FlagAllowCrossSlot != 0 {
 			continue
 		}

@@ -131,7 +131,9 @@ type Shard struct {
 	metrics *metricsPub
 	// Pause is the CLIENT PAUSE state (pause.go); writing is set while a
 	// write command runs.
-	Pause   shardPause
+	Pause shardPause
+	// Mig is the shard's part in slot migrations (migrate.go).
+	Mig     shardMigration
 	writing bool
 	// callDepth counts the command handlers running, nested ones (of EXEC
 	// and scripts) included.
@@ -279,6 +281,10 @@ func (sh *Shard) loop() {
 		}
 		if n == 0 && sh.Snap != nil {
 			sh.SnapshotStep(snapshotBucketsPerStep)
+			sh.Release()
+			continue
+		}
+		if n == 0 && sh.Mig.cleanup != nil && sh.cleanupStep() {
 			sh.Release()
 			continue
 		}
@@ -471,6 +477,9 @@ func (sh *Shard) Drain() int {
 		sh.Stats.Batches.Add(int64(n))
 		if sh.Snap != nil {
 			sh.SnapshotStep(snapshotBucketsPerStep)
+		}
+		if sh.Mig.cleanup != nil {
+			sh.cleanupStep()
 		}
 		sh.PollSnapshot()
 		if sh.waiting.Load() {

@@ -61,6 +61,7 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	if err := json.NewDecoder(r).Decode(&s); err != nil {
 		return fmt.Errorf("control: restoring a snapshot: %w", err)
 	}
+	s.normalize()
 	f.mu.Lock()
 	f.state = &s
 	snap := s.Clone()

@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/ruvio/ruvio/cluster"
 	"go.uber.org/zap"
 )
 
@@ -430,6 +432,8 @@ func (n *Node) local(method string, args any, reply any) error {
 		return s.Register(args.(RegisterArgs), reply.(*Reply))
 	case "Failover":
 		return s.Failover(args.(FailoverArgs), reply.(*Reply))
+	case "MigrateEnd":
+		return s.MigrateEnd(args.(MigrateEndArgs), reply.(*Reply))
 	}
 	return fmt.Errorf("control: no local %s", method)
 }
@@ -621,6 +625,136 @@ func (n *Node) handleStatus(r *StatusReply) error {
 	return nil
 }
 
+func (n *Node) handleMigrate(a MigrateArgs, r *MigrateReply) error {
+	if !n.answerAsLeader(r) {
+		return nil
+	}
+	st := n.fsm.current()
+	if !st.Created {
+		return ErrNotCreated
+	}
+	if a.To < 0 || a.To >= len(st.Groups) {
+		return fmt.Errorf("no group %d", a.To)
+	}
+	if a.Slots.Start > a.Slots.End || int(a.Slots.End) >= cluster.SlotCount {
+		return fmt.Errorf("slots %d-%d are not a range of 0-%d", a.Slots.Start, a.Slots.End, cluster.SlotCount-1)
+	}
+	from, fromShard := -1, -1
+	for _, g := range st.Groups {
+		for i, p := range g.ShardSlots {
+			if covers(p, cluster.SlotRange{Start: a.Slots.Start, End: a.Slots.Start}) {
+				from, fromShard = g.ID, i
+			}
+		}
+	}
+	if from < 0 {
+		return fmt.Errorf("slot %d is owned by no group", a.Slots.Start)
+	}
+	if a.FromShard >= 0 && a.FromShard != fromShard {
+		return fmt.Errorf("slot %d is on shard %d of group %d, not shard %d", a.Slots.Start, fromShard, from, a.FromShard)
+	}
+	toShard := a.ToShard
+	if toShard < 0 {
+		// The receiving group's shard with the fewest slots; not the
+		// sending shard itself.
+		best := -1
+		for i, p := range st.Groups[a.To].ShardSlots {
+			if a.To == from && i == fromShard {
+				continue
+			}
+			if best < 0 || slotsIn(p) < slotsIn(st.Groups[a.To].ShardSlots[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return errors.New("the range is on the only shard of its group")
+		}
+		toShard = best
+	}
+	m := Migration{Slots: a.Slots, From: from, FromShard: fromShard, To: a.To, ToShard: toShard}
+	if err := n.apply(Command{Op: OpMigrate, Migration: &m}); err != nil {
+		return err
+	}
+	for _, got := range n.fsm.current().Migrations {
+		if got.Slots == m.Slots && got.From == from && got.FromShard == fromShard {
+			r.Migration = got
+		}
+	}
+	n.log.Info("migration begun", zap.Uint64("id", r.Migration.ID), zap.Uint16("start", a.Slots.Start), zap.Uint16("end", a.Slots.End),
+		zap.Int("from", from), zap.Int("from_shard", fromShard), zap.Int("to", a.To), zap.Int("to_shard", toShard))
+	return nil
+}
+
+// slotsIn counts the slots of rs.
+func slotsIn(rs []cluster.SlotRange) int {
+	n := 0
+	for _, r := range rs {
+		n += r.Len()
+	}
+	return n
+}
+
+func (n *Node) handleMigrateEnd(a MigrateEndArgs, r *Reply) error {
+	if !n.answerAsLeader(r) {
+		return nil
+	}
+	op := OpMigrateAbort
+	if a.Commit {
+		op = OpMigrateCommit
+	}
+	if err := n.apply(Command{Op: op, Migration: &Migration{ID: a.ID}}); err != nil {
+		return err
+	}
+	n.log.Info("migration ended", zap.Uint64("id", a.ID), zap.Bool("committed", a.Commit))
+	return nil
+}
+
+// EndMigration asks the leader to commit or abort migration id. An error
+// wrapping ErrNoMigration means it had already ended, one way or the
+// other: the caller learns which from the state.
+func (n *Node) EndMigration(id uint64, commit bool) error {
+	leader, _ := n.raft.LeaderWithID()
+	if leader == "" {
+		return errors.New("the control plane has no leader now")
+	}
+	var r Reply
+	err := n.callLeader(string(leader), "MigrateEnd", MigrateEndArgs{ID: id, Commit: commit}, &r)
+	if err != nil && strings.Contains(err.Error(), ErrNoMigration.Error()) {
+		// The error crossed the wire as text.
+		return fmt.Errorf("migration %d: %w", id, ErrNoMigration)
+	}
+	return err
+}
+
+// abortStaleMigrations ends the migrations that cannot commit any more:
+// either group failed over, or either primary is silent past the node
+// timeout (a receiver that died would otherwise keep the sender holding
+// the range's writes until its own watchdog fires).
+func (n *Node) abortStaleMigrations(st *State) {
+	n.lmu.Lock()
+	failed := n.failedLocked(st, time.Now())
+	n.lmu.Unlock()
+	for _, m := range st.Migrations {
+		from, to := st.Groups[m.From], st.Groups[m.To]
+		why := ""
+		switch {
+		case from.Epoch != m.FromEpoch || to.Epoch != m.ToEpoch:
+			why = "a group failed over"
+		case slices.Contains(failed, from.Primary):
+			why = "the sending primary is silent"
+		case slices.Contains(failed, to.Primary):
+			why = "the receiving primary is silent"
+		default:
+			continue
+		}
+		if err := n.apply(Command{Op: OpMigrateAbort, Migration: &Migration{ID: m.ID}}); err != nil {
+			n.log.Warn("aborting a migration", zap.Uint64("id", m.ID), zap.Error(err))
+			continue
+		}
+		n.log.Warn("migration aborted", zap.Uint64("id", m.ID), zap.String("reason", why))
+	}
+}
+
 // apply appends c to the log and waits until it is applied.
 func (n *Node) apply(c Command) error {
 	f := n.raft.Apply(c.Encode(), n.rpcTimeout())
@@ -713,6 +847,7 @@ func (n *Node) lead() {
 		return
 	}
 	n.keepVoters(st)
+	n.abortStaleMigrations(st)
 	for _, g := range st.Groups {
 		if c, ok := n.failoverDecision(st, g, time.Now()); ok {
 			if err := n.apply(c); err != nil {

@@ -236,7 +236,8 @@ func TestControlPlaneFormsAndFailsOver(t *testing.T) {
 		return true
 	})
 	st := nodes[0].node.State()
-	want := []Group{{ID: 0, Slots: []cluster.SlotRange{{Start: 0, End: cluster.SlotCount - 1}}, Primary: "n0", Replicas: []string{"n1", "n2"}, Epoch: 4}}
+	all := []cluster.SlotRange{{Start: 0, End: cluster.SlotCount - 1}}
+	want := []Group{{ID: 0, Slots: all, ShardSlots: [][]cluster.SlotRange{all}, Primary: "n0", Replicas: []string{"n1", "n2"}, Epoch: 4}}
 	if !reflect.DeepEqual(st.Groups, want) || st.Epoch != 4 || len(st.Members) != 3 {
 		t.Fatalf("formed state: epoch %d, %d members, groups %+v; want epoch 4 (3 registers, create), 3, %+v", st.Epoch, len(st.Members), st.Groups, want)
 	}

@@ -8,6 +8,8 @@ import (
 	"net/rpc/jsonrpc"
 	"sync"
 	"time"
+
+	"github.com/ruvio/ruvio/cluster"
 )
 
 // The requests between members and from the `ruvio cluster` command. Every
@@ -60,6 +62,31 @@ type RemoveArgs struct {
 	Name string
 }
 
+// MigrateArgs begins moving Slots from shard FromShard of the group that
+// owns them to shard ToShard of group To (FromShard and ToShard: -1 picks
+// them: the owning shard, and the receiving group's shard that owns the
+// fewest slots).
+type MigrateArgs struct {
+	Slots     cluster.SlotRange
+	To        int
+	FromShard int
+	ToShard   int
+}
+
+// MigrateReply is the migration begun.
+type MigrateReply struct {
+	Leader    string
+	NotLeader bool
+	Migration Migration
+}
+
+// MigrateEndArgs ends migration ID: committed (the receiving shard has
+// every record of the range and the sender holds its writes) or aborted.
+type MigrateEndArgs struct {
+	ID     uint64
+	Commit bool
+}
+
 // StatusReply is the topology, the leader and the members' health.
 type StatusReply struct {
 	Leader    string
@@ -86,6 +113,10 @@ func (s *service) Register(a RegisterArgs, r *Reply) error { return s.n.handleRe
 func (s *service) Failover(a FailoverArgs, r *Reply) error { return s.n.handleFailover(a, r) }
 func (s *service) Remove(a RemoveArgs, r *Reply) error     { return s.n.handleRemove(a, r) }
 func (s *service) Status(_ struct{}, r *StatusReply) error { return s.n.handleStatus(r) }
+func (s *service) Migrate(a MigrateArgs, r *MigrateReply) error {
+	return s.n.handleMigrate(a, r)
+}
+func (s *service) MigrateEnd(a MigrateEndArgs, r *Reply) error { return s.n.handleMigrateEnd(a, r) }
 
 // peers keeps one JSON-RPC client per control address.
 type peers struct {
@@ -189,6 +220,8 @@ type leaderReply interface {
 }
 
 func (r *Reply) setLeader(a string, not bool)          { r.Leader, r.NotLeader = a, not }
+func (r *MigrateReply) setLeader(a string, not bool)   { r.Leader, r.NotLeader = a, not }
+func (r *MigrateReply) leader() (string, bool)         { return r.Leader, r.NotLeader }
 func (r *StatusReply) setLeader(a string, not bool)    { r.Leader, r.NotLeader = a, not }
 func (r *HeartbeatReply) setLeader(a string, not bool) { r.Leader, r.NotLeader = a, not }
 
@@ -233,4 +266,19 @@ func (c *Client) Failover(group int, to string) error {
 func (c *Client) Remove(name string) error {
 	var r Reply
 	return c.do("Remove", RemoveArgs{Name: name}, &r)
+}
+
+// Migrate begins moving a slot range (see MigrateArgs); it returns the
+// migration as the log recorded it. The move itself runs on the members:
+// follow it with Status until the migration is gone from the state.
+func (c *Client) Migrate(a MigrateArgs) (Migration, error) {
+	var r MigrateReply
+	err := c.do("Migrate", a, &r)
+	return r.Migration, err
+}
+
+// AbortMigration ends migration id, leaving its range where it was.
+func (c *Client) AbortMigration(id uint64) error {
+	var r Reply
+	return c.do("MigrateEnd", MigrateEndArgs{ID: id}, &r)
 }

@@ -36,6 +36,11 @@ type Group struct {
 	ID int `json:"id"`
 	// Slots are the slot ranges the group owns, in order.
 	Slots []cluster.SlotRange `json:"slots"`
+	// ShardSlots are the ranges each shard of the group's members serves
+	// (index: shard; shard i of a replica follows shard i of the
+	// primary). Their union is Slots. States written before slots could
+	// move lack them: normalize splits Slots evenly, as those did.
+	ShardSlots [][]cluster.SlotRange `json:"shard_slots,omitempty"`
 	// Primary is the name of the member that takes the group's writes.
 	Primary string `json:"primary"`
 	// Replicas are the names of the members that follow the primary.
@@ -66,6 +71,29 @@ type State struct {
 	Members []Member `json:"members"`
 	// Groups are the groups, ordered by id.
 	Groups []Group `json:"groups"`
+	// Migrations are the slot ranges moving between groups now.
+	Migrations []Migration `json:"migrations,omitempty"`
+}
+
+// Migration is a slot range moving from a shard of one group to a shard
+// of another (or of the same group). The receiving group's primary copies
+// the range and follows the sender's log; once it has caught up, the
+// sender holds the range's writes and OpMigrateCommit moves ownership in
+// one change, or OpMigrateAbort leaves it where it was. Exactly one of
+// the two ends every migration.
+type Migration struct {
+	// ID is the epoch at which the migration began: unique.
+	ID    uint64            `json:"id"`
+	Slots cluster.SlotRange `json:"slots"`
+	// From and FromShard own the range now; To and ToShard receive it.
+	From      int `json:"from"`
+	FromShard int `json:"from_shard"`
+	To        int `json:"to"`
+	ToShard   int `json:"to_shard"`
+	// FromEpoch and ToEpoch are the two groups' epochs when it began: a
+	// failover of either group makes the commit fail.
+	FromEpoch uint64 `json:"from_epoch"`
+	ToEpoch   uint64 `json:"to_epoch"`
 }
 
 // Op names a change of the topology.
@@ -85,6 +113,13 @@ const (
 	OpFailover Op = "failover"
 	// OpRemove removes a member that is not a group's primary.
 	OpRemove Op = "remove"
+	// OpMigrate begins moving a slot range between groups' shards.
+	OpMigrate Op = "migrate"
+	// OpMigrateCommit ends a migration: the range belongs to its
+	// receiving shard from this epoch on.
+	OpMigrateCommit Op = "migrate-commit"
+	// OpMigrateAbort ends a migration and leaves the range where it was.
+	OpMigrateAbort Op = "migrate-abort"
 )
 
 // Command is one entry of the consensus log.
@@ -104,6 +139,10 @@ type Command struct {
 	Seqs  []uint64 `json:"seqs,omitempty"`
 	// Name is the member to remove (OpRemove).
 	Name string `json:"name,omitempty"`
+	// Migration is the move to begin (OpMigrate; its ID and epochs are
+	// set by Apply) or, by ID, the one to end (OpMigrateCommit,
+	// OpMigrateAbort).
+	Migration *Migration `json:"migration,omitempty"`
 }
 
 // Encode is the command as a log entry.
@@ -134,11 +173,44 @@ func (s *State) Clone() *State {
 	}
 	for _, g := range s.Groups {
 		g.Slots = slices.Clone(g.Slots)
+		if g.ShardSlots != nil {
+			parts := make([][]cluster.SlotRange, len(g.ShardSlots))
+			for i, p := range g.ShardSlots {
+				parts[i] = slices.Clone(p)
+			}
+			g.ShardSlots = parts
+		}
 		g.Replicas = slices.Clone(g.Replicas)
 		g.PromotedAt = slices.Clone(g.PromotedAt)
 		c.Groups = append(c.Groups, g)
 	}
+	c.Migrations = slices.Clone(s.Migrations)
 	return c
+}
+
+// shardCount is the cluster's shard count per member (0 before any group
+// exists).
+func (s *State) shardCount() int {
+	for _, g := range s.Groups {
+		if p, ok := s.Member(g.Primary); ok {
+			return p.Shards()
+		}
+	}
+	return 0
+}
+
+// normalize fills in the per-shard ranges of a state written before slots
+// could move, exactly as those members split their groups' slots.
+func (s *State) normalize() {
+	n := s.shardCount()
+	if n == 0 {
+		return
+	}
+	for i := range s.Groups {
+		if g := &s.Groups[i]; len(g.ShardSlots) != n {
+			g.ShardSlots = cluster.SplitRanges(g.Slots, n)
+		}
+	}
 }
 
 // Member returns the member named name.
@@ -175,6 +247,7 @@ var (
 	ErrUnknown      = errors.New("no such member")
 	ErrShardCount   = errors.New("a member's shard count differs from the cluster's")
 	ErrStalePrimary = errors.New("the group's primary changed meanwhile")
+	ErrNoMigration  = errors.New("no such migration (it has ended)")
 )
 
 // Apply makes the change c, or refuses it with an error and changes
@@ -189,6 +262,13 @@ func (s *State) Apply(c Command) error {
 		return s.failover(c.Group, c.From, c.To, c.Seqs)
 	case OpRemove:
 		return s.remove(c.Name)
+	case OpMigrate:
+		return s.migrate(c.Migration)
+	case OpMigrateCommit, OpMigrateAbort:
+		if c.Migration == nil {
+			return errors.New("no migration named")
+		}
+		return s.endMigration(c.Migration.ID, c.Op == OpMigrateCommit)
 	}
 	return fmt.Errorf("unknown change %q", c.Op)
 }
@@ -362,6 +442,9 @@ func (s *State) create(seeds []string, replicas int) error {
 	}
 	s.Created = true
 	s.Epoch = first + uint64(len(s.Groups)) - 1
+	for i := range s.Groups {
+		s.Groups[i].ShardSlots = cluster.SplitRanges(s.Groups[i].Slots, shards)
+	}
 	return nil
 }
 

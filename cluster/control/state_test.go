@@ -453,7 +453,8 @@ func TestFailover(t *testing.T) {
 	if !reflect.DeepEqual(g.PromotedAt, []uint64{7, 9}) {
 		t.Fatalf("promoted at %v", g.PromotedAt)
 	}
-	if !reflect.DeepEqual(s.Groups[1], Group{ID: 1, Slots: []cluster.SlotRange{{Start: 8192, End: 16383}}, Primary: "s1", Replicas: []string{"s3"}, Epoch: 6}) {
+	if !reflect.DeepEqual(s.Groups[1], Group{ID: 1, Slots: []cluster.SlotRange{{Start: 8192, End: 16383}},
+		ShardSlots: [][]cluster.SlotRange{{{Start: 8192, End: 12287}}, {{Start: 12288, End: 16383}}}, Primary: "s1", Replicas: []string{"s3"}, Epoch: 6}) {
 		t.Fatalf("the other group changed: %+v", s.Groups[1])
 	}
 	// And back, with no sequences: PromotedAt is replaced.

@@ -154,6 +154,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		// eviction) enters its logs before the control plane says whether
 		// it is its group's primary.
 		a.member.ks = a.ks
+		a.ks.SetCleanFrom(a.member.appliedEpoch)
 		a.ks.StartReplica("", 0)
 	}
 	if a.repl != nil {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -37,6 +38,11 @@ type member struct {
 	// primary, kept in the data directory: a primary that restarts into
 	// the same epoch keeps its history, so its replicas resume.
 	primaryEpoch uint64
+	// appliedEpoch is the highest topology epoch applied (appliedEpochFile).
+	appliedEpoch uint64
+	// imports cancel the imports this member runs, by migration id.
+	imports   map[uint64]context.CancelFunc
+	stopWatch chan struct{}
 }
 
 // primaryEpochFile holds member.primaryEpoch.
@@ -59,6 +65,9 @@ func newMember(cfg config.Config, ids []string, log *zap.Logger) *member {
 	if b, err := os.ReadFile(filepath.Join(cfg.Persistence.Dir, primaryEpochFile)); err == nil {
 		m.primaryEpoch, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	}
+	m.appliedEpoch = m.loadAppliedEpoch()
+	m.imports = map[uint64]context.CancelFunc{}
+	m.stopWatch = make(chan struct{})
 	return m
 }
 
@@ -99,6 +108,7 @@ func (m *member) start() error {
 		return err
 	}
 	m.node = node
+	go m.freezeWatch(m.stopWatch)
 	m.log.Info("control plane started", zap.String("member", m.self.Name), zap.String("control", m.self.Control))
 	return nil
 }
@@ -107,6 +117,13 @@ func (m *member) stop() {
 	if m.node == nil {
 		return
 	}
+	close(m.stopWatch)
+	m.mu.Lock()
+	for id, cancel := range m.imports {
+		cancel()
+		delete(m.imports, id)
+	}
+	m.mu.Unlock()
 	if err := m.node.Close(); err != nil {
 		m.log.Warn("stopping the control plane", zap.Error(err))
 	}
@@ -149,7 +166,7 @@ func (m *member) apply(st *control.State, failed []string) {
 		if !ok {
 			continue
 		}
-		gv := cluster.GroupView{ID: g.ID, Slots: g.Slots, Epoch: g.Epoch, Primary: m.view(p, slices.Contains(failed, p.Name))}
+		gv := cluster.GroupView{ID: g.ID, Slots: g.Slots, ShardSlots: g.ShardSlots, Epoch: g.Epoch, Primary: m.view(p, slices.Contains(failed, p.Name))}
 		for _, r := range g.Replicas {
 			if rm, ok := st.Member(r); ok {
 				gv.Replicas = append(gv.Replicas, m.view(rm, slices.Contains(failed, r)))
@@ -157,11 +174,19 @@ func (m *member) apply(st *control.State, failed []string) {
 		}
 		groups = append(groups, gv)
 	}
-	topo, err := cluster.NewClusterTopology(m.view(m.self, false), st.Epoch, groups)
+	var imports []cluster.ImportView
+	for _, mg := range st.Migrations {
+		imports = append(imports, cluster.ImportView{ID: mg.ID, Group: mg.To, Shard: mg.ToShard, Slots: mg.Slots})
+	}
+	topo, err := cluster.NewClusterTopology(m.view(m.self, false), st.Epoch, groups, imports...)
 	if err != nil {
 		m.log.Error("topology refused", zap.Error(err))
 		return
 	}
+	// The topology first: a freeze ended by a commit must find the range
+	// served elsewhere when its held writes run again.
+	defer m.storeAppliedEpoch(st.Epoch)
+	defer m.migrations(st)
 	g := st.GroupOf(m.self.Name)
 	switch {
 	case g == nil:

@@ -1,0 +1,391 @@
+package integration_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/cluster/control"
+)
+
+// Slot migration in a cluster across hosts: a range moves between groups
+// while clients write to it, and afterwards exactly one group holds every
+// key of it, with every acknowledged write.
+
+// keysInSlots returns n key names whose slots are in r, each with prefix.
+func keysInSlots(prefix string, r cluster.SlotRange, n int) []string {
+	var out []string
+	for i := 0; len(out) < n; i++ {
+		k := prefix + strconv.Itoa(i)
+		if s := cluster.KeySlot([]byte(k)); r.Start <= s && s <= r.End {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// controlClient talks to the control plane through member m.
+func controlClient(t *testing.T, m *clusterMember) *control.Client {
+	c := control.NewClient(net.JoinHostPort(m.host, strconv.Itoa(m.control)), 3*time.Second)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// awaitMigrationEnd polls the control plane until migration id has ended
+// and reports whether its range belongs to group to.
+func awaitMigrationEnd(t *testing.T, cc *control.Client, m control.Migration, within time.Duration, ms []*clusterMember) bool {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		st, err := cc.Status()
+		if err == nil && !slices.ContainsFunc(st.State.Migrations, func(x control.Migration) bool { return x.ID == m.ID }) {
+			for _, r := range st.State.Groups[m.To].ShardSlots[m.ToShard] {
+				if r.Start <= m.Slots.Start && m.Slots.End <= r.End {
+					return true
+				}
+			}
+			return false
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("migration %d has not ended within %v (%v)\n%s", m.ID, within, err, clusterOutputs(ms))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// countKeysInRange sums CLUSTER COUNTKEYSINSLOT over r on a node.
+func countKeysInRange(t *testing.T, addr string, r cluster.SlotRange) int64 {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true})
+	defer c.Close()
+	var n int64
+	for s := int(r.Start); s <= int(r.End); s++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		v, err := c.ClusterCountKeysInSlot(ctx, s).Result()
+		cancel()
+		if err != nil {
+			t.Fatalf("CLUSTER COUNTKEYSINSLOT %d on %s: %v", s, addr, err)
+		}
+		n += v
+	}
+	return n
+}
+
+// counterLoad increments counters from several clients until stop and
+// keeps, per counter, how many increments were acknowledged and how many
+// have an unknown outcome (timeouts).
+type counterLoad struct {
+	acked, unsure sync.Map // key → *atomic.Int64
+	errs          atomic.Int64
+	lastErr       atomic.Value
+}
+
+func (l *counterLoad) add(m *sync.Map, k string) {
+	v, _ := m.LoadOrStore(k, new(atomic.Int64))
+	v.(*atomic.Int64).Add(1)
+}
+
+func (l *counterLoad) get(m *sync.Map, k string) int64 {
+	if v, ok := m.Load(k); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+func (l *counterLoad) run(c *redis.ClusterClient, keys []string, stop <-chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		k := keys[i%len(keys)]
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		err := c.Incr(ctx, k).Err()
+		cancel()
+		switch {
+		case err == nil:
+			l.add(&l.acked, k)
+		case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "i/o timeout"):
+			l.add(&l.unsure, k)
+			l.lastErr.Store(err.Error())
+		default:
+			// A refusal (MOVED past the redirect limit, CLUSTERDOWN): not
+			// applied.
+			l.errs.Add(1)
+			l.lastErr.Store(err.Error())
+		}
+	}
+}
+
+func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
+	ms := startClusterAcrossHosts(t, 2, 0)
+	cc := controlClient(t, ms[0])
+	st, err := cc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Group 0 owns 0-8191: move 0-999 to group 1 and back again.
+	if g := st.State.Groups[0]; len(g.Slots) != 1 || g.Slots[0].Start != 0 {
+		t.Fatalf("group 0 slots %v", g.Slots)
+	}
+	moving := cluster.SlotRange{Start: 0, End: 999}
+	c := clusterClientOf(t, ms)
+	ctx := ctxT(t)
+
+	// Data of every kind in the range, a key with a deadline, and keys
+	// elsewhere.
+	strs := keysInSlots("str:", moving, 2000)
+	for _, k := range strs {
+		if err := c.Set(ctx, k, "v-"+k, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := keysInSlots("other:", cluster.SlotRange{Start: 5000, End: 16000}, 200)
+	for _, k := range other {
+		if err := c.Set(ctx, k, "o-"+k, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, z, l, x, ttl := keysInSlots("hash:", moving, 1)[0], keysInSlots("zset:", moving, 1)[0], keysInSlots("list:", moving, 1)[0], keysInSlots("stream:", moving, 1)[0], keysInSlots("ttl:", moving, 1)[0]
+	lease := keysInSlots("lease:", moving, 1)[0]
+	for i := range 300 {
+		c.HSet(ctx, h, "f"+strconv.Itoa(i), i)
+		c.ZAdd(ctx, z, redis.Z{Score: float64(i), Member: "m" + strconv.Itoa(i)})
+		c.RPush(ctx, l, i)
+		c.XAdd(ctx, &redis.XAddArgs{Stream: x, Values: []any{"i", i}})
+	}
+	if err := c.Set(ctx, ttl, "t", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	token, err := c.Do(ctx, "LEASE", lease, 600000).Int64()
+	if err != nil {
+		t.Fatalf("LEASE: %v", err)
+	}
+	// The copy comes from a snapshot plus the records after it.
+	for _, m := range ms {
+		mc := redis.NewClient(&redis.Options{Addr: m.addr(), DisableIdentity: true})
+		if err := mc.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		_ = mc.Close()
+	}
+
+	// Writers: counters in the moving range and elsewhere, and
+	// transactions on hash-tagged pairs in the range.
+	counters := append(keysInSlots("cnt:", moving, 20), keysInSlots("cntx:", cluster.SlotRange{Start: 9000, End: 16000}, 5)...)
+	load := &counterLoad{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go load.run(c, counters, stop, &wg)
+	}
+	tag := keysInSlots("tx", moving, 1)[0]
+	pairA, pairB := "{"+tag+"}a", "{"+tag+"}b"
+	var txAcked, txUnsure atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Incr(ctx, pairA)
+				p.Incr(ctx, pairB)
+				return nil
+			})
+			cancel()
+			if err == nil {
+				txAcked.Add(1)
+			} else if errors.Is(err, context.DeadlineExceeded) {
+				txUnsure.Add(1)
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+
+	// There and back: group 0 → group 1 (the snapshot path), then back
+	// (the log-only path, no snapshot since).
+	for round, to := range []int{1, 0} {
+		mg, err := cc.Migrate(control.MigrateArgs{Slots: moving, To: to, FromShard: -1, ToShard: -1})
+		if err != nil {
+			t.Fatalf("round %d: migrate: %v", round, err)
+		}
+		if !awaitMigrationEnd(t, cc, mg, 60*time.Second, ms) {
+			t.Fatalf("round %d: migration %d aborted\n%s", round, mg.ID, clusterOutputs(ms))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	// And once more to group 1, to end away from where the data began.
+	mg, err := cc.Migrate(control.MigrateArgs{Slots: moving, To: 1, FromShard: -1, ToShard: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !awaitMigrationEnd(t, cc, mg, 60*time.Second, ms) {
+		t.Fatalf("migration %d aborted\n%s", mg.ID, clusterOutputs(ms))
+	}
+	time.Sleep(500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+
+	// The range is group 1's: CLUSTER SLOTS says so, and the client finds
+	// everything there.
+	owner := primaryOf(t, ms, ms[0], strs[0])
+	if owner != ms[1] {
+		t.Fatalf("slot of %s served by %s, want m1", strs[0], owner.name)
+	}
+	for _, k := range strs {
+		if v, err := c.Get(ctx, k).Result(); err != nil || v != "v-"+k {
+			t.Fatalf("GET %s = %q, %v", k, v, err)
+		}
+	}
+	for _, k := range other {
+		if v, err := c.Get(ctx, k).Result(); err != nil || v != "o-"+k {
+			t.Fatalf("GET %s = %q, %v", k, v, err)
+		}
+	}
+	if n, _ := c.HLen(ctx, h).Result(); n != 300 {
+		t.Fatalf("HLEN = %d", n)
+	}
+	if n, _ := c.ZCard(ctx, z).Result(); n != 300 {
+		t.Fatalf("ZCARD = %d", n)
+	}
+	if n, _ := c.LLen(ctx, l).Result(); n != 300 {
+		t.Fatalf("LLEN = %d", n)
+	}
+	if n, _ := c.XLen(ctx, x).Result(); n != 300 {
+		t.Fatalf("XLEN = %d", n)
+	}
+	if d, _ := c.TTL(ctx, ttl).Result(); d <= 0 || d > time.Hour {
+		t.Fatalf("TTL after the moves = %v", d)
+	}
+	// The lease moved with its token: releasing with it works.
+	if n, err := c.Do(ctx, "RELEASE", lease, token).Int64(); err != nil || n != 1 {
+		t.Fatalf("RELEASE with the token = %d, %v", n, err)
+	}
+	for _, k := range counters {
+		got, err := c.Get(ctx, k).Int64()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			t.Fatal(err)
+		}
+		acked, unsure := load.get(&load.acked, k), load.get(&load.unsure, k)
+		if got < acked || got > acked+unsure {
+			t.Fatalf("counter %s = %d, acknowledged %d (+%d unsure): an acknowledged write was lost or doubled\n%s", k, got, acked, unsure, clusterOutputs(ms))
+		}
+	}
+	a, _ := c.Get(ctx, pairA).Int64()
+	b, _ := c.Get(ctx, pairB).Int64()
+	if a != b || a < txAcked.Load() || a > txAcked.Load()+txUnsure.Load() {
+		t.Fatalf("transaction pair %d/%d, acknowledged %d (+%d unsure)", a, b, txAcked.Load(), txUnsure.Load())
+	}
+	total := int64(0)
+	for _, k := range counters {
+		total += load.get(&load.acked, k)
+	}
+	if total == 0 || txAcked.Load() == 0 {
+		t.Fatalf("no writes acknowledged during the moves (last error %v)", load.lastErr.Load())
+	}
+	// The former owner deleted the range's keys.
+	deadline := time.Now().Add(20 * time.Second)
+	for countKeysInRange(t, ms[0].addr(), moving) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("m0 still holds keys of the moved range\n%s", clusterOutputs(ms))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := countKeysInRange(t, ms[1].addr(), moving); n < int64(len(strs)) {
+		t.Fatalf("m1 holds %d keys of the range", n)
+	}
+	unsure := int64(0)
+	for _, k := range counters {
+		unsure += load.get(&load.unsure, k)
+	}
+	t.Logf("acknowledged increments %d (unsure %d, refused %d), transactions %d", total, unsure, load.errs.Load(), txAcked.Load())
+	for _, line := range strings.Split(ms[0].proc.Output()+ms[1].proc.Output(), "\n") {
+		if strings.Contains(line, "migration committed") {
+			t.Log(line)
+		}
+	}
+}
+
+// TestClusterMigrateAbortLeavesOneOwner aborts a migration at once (or
+// finds it committed, when the commit wins the race) between two shards
+// of members with two shards each: afterwards exactly one group holds the
+// range's keys, and the other none.
+func TestClusterMigrateAbortLeavesOneOwner(t *testing.T) {
+	ms := startClusterAcrossHosts(t, 2, 0, "--shards", "2")
+	cc := controlClient(t, ms[0])
+	c := clusterClientOf(t, ms)
+	ctx := ctxT(t)
+	moving := cluster.SlotRange{Start: 100, End: 199}
+	keys := keysInSlots("ab:", moving, 3000)
+	for _, k := range keys {
+		if err := c.Set(ctx, k, k, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := primaryOf(t, ms, ms[0], keys[0])
+	dst := ms[1]
+	if src == ms[1] {
+		dst = ms[0]
+	}
+	st, err := cc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := st.State.GroupOf(dst.name).ID
+	mg, err := cc.Migrate(control.MigrateArgs{Slots: moving, To: to, FromShard: -1, ToShard: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abortErr := cc.AbortMigration(mg.ID)
+	committed := awaitMigrationEnd(t, cc, mg, 30*time.Second, ms)
+	if committed && abortErr == nil {
+		t.Fatalf("migration %d both aborted and committed", mg.ID)
+	}
+	owner, other := src, dst
+	if committed {
+		owner, other = dst, src
+	}
+	if got := primaryOf(t, ms, ms[0], keys[0]); got != owner {
+		t.Fatalf("committed=%v: slot served by %s, want %s", committed, got.name, owner.name)
+	}
+	for _, k := range keys {
+		if v, err := c.Get(ctx, k).Result(); err != nil || v != k {
+			t.Fatalf("GET %s = %q, %v", k, v, err)
+		}
+	}
+	// The other side holds none of the range (on any of its shards).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n := int64(0)
+		for i := range 2 {
+			n += countKeysInRange(t, net.JoinHostPort(other.host, strconv.Itoa(other.port+i)), moving)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("committed=%v: %s still holds %d keys of the range\n%s", committed, other.name, n, clusterOutputs(ms))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Log(fmt.Sprintf("migration %d committed=%v abort error=%v", mg.ID, committed, abortErr))
+}

@@ -1,0 +1,471 @@
+package keyspace
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/persistence"
+)
+
+// This file holds the keyspace's side of moving a slot range between
+// shards of a cluster across hosts (the control plane decides, the
+// receiving member drives the copy: internal/app):
+//
+//   - the sending shard streams its log (a snapshot, then the records
+//     after it) to the receiving primary, like a replica's full resync;
+//   - the receiving shard applies the keys and records of the range and
+//     writes them to its own log under its own sequences, so its replicas
+//     and its recovery have them; it neither serves nor expires them yet;
+//   - once it has caught up, the sending shard freezes the range: writes
+//     to it wait (parked like a CLIENT PAUSE), reads go on; the records up
+//     to the freeze reach the receiver and the control plane commits;
+//   - the freeze ends when the member applies a state without the
+//     migration: committed, the held writes run again and get -MOVED;
+//     aborted, they run here;
+//   - a primary deletes, in small steps, the keys of slots it neither
+//     serves nor receives (the sender's range after a commit, the
+//     receiver's after an abort).
+
+// Outgoing is a migration a shard of this process sends.
+type Outgoing struct {
+	ID    uint64
+	Shard int
+	Slots cluster.SlotRange
+}
+
+// shardMigration is a shard's part in migrations.
+type shardMigration struct {
+	// frozenID is the migration whose range is frozen (0: none), frozen
+	// the range and frozenAt when the freeze began.
+	frozenID uint64
+	frozen   cluster.SlotRange
+	frozenAt time.Time
+	// cleanup is the deletion of the keys of slots the shard no longer
+	// keeps, in progress.
+	cleanup *cleanupRun
+	keyIdx  []int
+}
+
+// cleanupRun walks every database of a shard with a scan cursor.
+type cleanupRun struct {
+	db      int
+	cursor  uint64
+	deleted int64
+	started time.Time
+	keys    [][]byte
+}
+
+// Errors of the migration calls.
+var (
+	errNotImporting = errors.New("keyspace: the migration is not receiving on this shard (it ended)")
+	errNotSending   = errors.New("ERR no migration of that id sends from this shard")
+)
+
+// SetMigrations publishes the migrations this process sends now. A shard
+// frozen for a migration that is no longer listed (committed or aborted)
+// is unfrozen: the writes it held run again, and find the range served
+// here (aborted) or get -MOVED (committed, once the topology says so:
+// publish the topology first).
+func (s *Server) SetMigrations(out []Outgoing) {
+	cp := slices.Clone(out)
+	s.Cluster.outgoing.Store(&cp)
+	for _, sh := range s.ShardList {
+		sh.Post(func() {
+			id := sh.Mig.frozenID
+			if id == 0 || slices.ContainsFunc(cp, func(o Outgoing) bool { return o.ID == id }) {
+				return
+			}
+			sh.unfreeze("the migration ended")
+		})
+	}
+}
+
+func (s *Server) outgoing(id uint64, shard int) (Outgoing, bool) {
+	p := s.Cluster.outgoing.Load()
+	if p == nil {
+		return Outgoing{}, false
+	}
+	for _, o := range *p {
+		if o.ID == id && o.Shard == shard {
+			return o, true
+		}
+	}
+	return Outgoing{}, false
+}
+
+// CheckSending reports whether migration id sends from shard sh (the
+// stream a receiver asks for).
+func (sh *Shard) CheckSending(id uint64) error {
+	if _, ok := sh.Srv.outgoing(id, sh.Idx); !ok || sh.Srv.IsReplica() {
+		return errNotSending
+	}
+	return nil
+}
+
+// FreezeMigration holds the writes to the range of migration id, which
+// this shard sends, and returns the last sequence of the shard's log:
+// every record of the range is at or before it. The freeze ends when the
+// migration is no longer listed (SetMigrations).
+func (sh *Shard) FreezeMigration(id uint64) (uint64, error) {
+	o, ok := sh.Srv.outgoing(id, sh.Idx)
+	if !ok || sh.Srv.IsReplica() {
+		return 0, errNotSending
+	}
+	j, ok := sh.Journal.(*WALJournal)
+	if !ok {
+		return 0, errors.New("ERR moving slots needs the write-ahead log")
+	}
+	if sh.Tx.Recording {
+		sh.flushUnit()
+	}
+	if sh.Mig.frozenID != id {
+		sh.Mig.frozenID, sh.Mig.frozen, sh.Mig.frozenAt = id, o.Slots, time.Now() // lint:allow-clock the pause is measured on the monotonic clock
+		sh.Logger().Info("migration: writes to the range held", zap.Uint64("id", id), zap.Uint16("start", o.Slots.Start), zap.Uint16("end", o.Slots.End))
+	}
+	return j.WAL.LastSequence(), nil
+}
+
+// unfreeze ends the shard's freeze and resumes the writes it held.
+func (sh *Shard) unfreeze(why string) {
+	sh.Logger().Info("migration: writes to the range resumed", zap.Uint64("id", sh.Mig.frozenID), zap.String("reason", why),
+		zap.Duration("held", time.Since(sh.Mig.frozenAt))) // lint:allow-clock monotonic
+	sh.Mig.frozenID = 0
+	if sh.ReleasePostponed() {
+		sh.ResumeBlocked()
+	}
+}
+
+// Frozen reports whether shard i holds a migration's writes now, and for
+// how long (any goroutine: for tests and INFO, through a shard task).
+func (s *Server) Frozen(i int) (id uint64, held time.Duration) {
+	sh := s.ShardList[i]
+	sh.do(func() {
+		id = sh.Mig.frozenID
+		if id != 0 {
+			held = time.Since(sh.Mig.frozenAt) // lint:allow-clock monotonic
+		}
+	})
+	return id, held
+}
+
+// freezeHolds reports whether the running freeze holds cmd: a write to a
+// key of the frozen range, a write without keys (FLUSHALL and the like
+// reach the range too), or an EXEC of a transaction with one of these.
+// Commands queued inside MULTI are held at EXEC.
+func (sh *Shard) freezeHolds(x *Ctx, cmd *Command, args [][]byte) bool {
+	if cmd.Name == "exec" && x.C.Tx.Multi {
+		for _, q := range x.C.Tx.Queued {
+			if sh.frozenCall(q.Cmd, q.Args) {
+				return true
+			}
+		}
+		return false
+	}
+	if x.C.Tx.Multi {
+		return false
+	}
+	return sh.frozenCall(cmd, args)
+}
+
+func (sh *Shard) frozenCall(cmd *Command, args [][]byte) bool {
+	if sh.EffectiveFlags(cmd, args)&FlagWrite == 0 {
+		return false
+	}
+	sh.Mig.keyIdx = cmd.KeyIndexes(args, sh.Mig.keyIdx[:0])
+	if len(sh.Mig.keyIdx) == 0 {
+		return true
+	}
+	for _, i := range sh.Mig.keyIdx {
+		if sh.slotFrozen(cluster.KeySlot(args[i])) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sh *Shard) slotFrozen(slot uint16) bool {
+	r := sh.Mig.frozen
+	return sh.Mig.frozenID != 0 && r.Start <= slot && slot <= r.End
+}
+
+// errSlotMoving refuses a script's write to a frozen slot it did not
+// declare: the script cannot be held halfway.
+const errSlotMoving = "TRYAGAIN the slot is moving to another shard; retry"
+
+// ---- the receiving side ----
+
+// ImportEntry is one key of a migration's copy of its range, as a
+// snapshot stores it.
+type ImportEntry struct {
+	DB       uint16
+	Kind     uint8
+	Key      []byte
+	Value    []byte
+	Deadline int64
+}
+
+// receiving checks that shard sh receives migration id now (its
+// primary: a replica has the keys from its primary's log).
+func (sh *Shard) receiving(id uint64) error {
+	t := sh.Srv.Topology()
+	if id == 0 || t.LocalReplica || sh.Idx >= len(t.ImportIDs) || t.ImportIDs[sh.Idx] != id {
+		return errNotImporting
+	}
+	if _, ok := sh.Journal.(*WALJournal); !ok {
+		return errors.New("keyspace: moving slots needs the write-ahead log")
+	}
+	return nil
+}
+
+// ImportEntries stores keys of migration id's copy on shard, those of
+// the slots it receives (others are skipped), replacing what the shard
+// held under those names, and logs them.
+func (s *Server) ImportEntries(shard int, id uint64, es []ImportEntry) error {
+	sh := s.ShardList[shard]
+	var err error
+	if !sh.do(func() { err = sh.importEntries(id, es) }) {
+		return errShardStopped
+	}
+	return err
+}
+
+func (sh *Shard) importEntries(id uint64, es []ImportEntry) error {
+	if err := sh.receiving(id); err != nil {
+		return err
+	}
+	sh.FinishSnapshotNow()
+	t := sh.Srv.Topology()
+	for _, e := range es {
+		if t.ImportingShard(cluster.KeySlot(e.Key)) != sh.Idx {
+			continue
+		}
+		if int(e.DB) >= len(sh.DBs) {
+			return fmt.Errorf("keyspace: the sender has database %d, this server %d databases", e.DB, len(sh.DBs))
+		}
+		var p []byte
+		op := persistence.OpRestore
+		if e.Kind == KindString {
+			op = persistence.OpSet
+			p = persistence.AppendBytes(sh.scratch[:0], e.Key)
+			p = persistence.AppendBytes(p, e.Value)
+			p = persistence.AppendI64(p, e.Deadline)
+		} else {
+			p = persistence.AppendBytes(sh.scratch[:0], e.Key)
+			p = persistence.AppendI64(p, e.Deadline)
+			p = persistence.AppendU8(p, e.Kind)
+			p = append(p, e.Value...)
+		}
+		if err := sh.ApplyRecord(persistence.Record{DB: e.DB, Op: op, Payload: p}); err != nil {
+			return fmt.Errorf("keyspace: key %q of the copy: %w", e.Key, err)
+		}
+		sh.recordScratch(int(e.DB), op, p)
+	}
+	return nil
+}
+
+// ImportRecords applies the records of recs (encoded as the log stores
+// them, from the sender's log) that concern the slots shard receives for
+// migration id, and logs them under the shard's own sequences. It returns
+// the sender's sequence of the last record. A record it cannot place in
+// or out of the range (SWAPDB; a record naming keys on both sides) fails
+// the migration.
+func (s *Server) ImportRecords(shard int, id uint64, recs []byte) (uint64, error) {
+	sh := s.ShardList[shard]
+	var last uint64
+	var err error
+	if !sh.do(func() { last, err = sh.importRecords(id, recs) }) {
+		return 0, errShardStopped
+	}
+	return last, err
+}
+
+func (sh *Shard) importRecords(id uint64, recs []byte) (uint64, error) {
+	if err := sh.receiving(id); err != nil {
+		return 0, err
+	}
+	sh.FinishSnapshotNow()
+	t := sh.Srv.Topology()
+	var last uint64
+	for len(recs) > 0 {
+		r, n, err := persistence.DecodeRecord(recs)
+		if err != nil {
+			return last, fmt.Errorf("keyspace: a record of the sender after sequence %d: %w", last, err)
+		}
+		recs = recs[n:]
+		last = r.Seq
+		if r.Op == persistence.OpBatch {
+			entries, err := persistence.DecodeBatch(nil, r.Payload)
+			if err != nil {
+				return last, fmt.Errorf("keyspace: record %d of the sender: %w", r.Seq, err)
+			}
+			for _, e := range entries {
+				if err := sh.importRecord(t, persistence.Record{Seq: r.Seq, DB: e.DB, Op: e.Op, Payload: e.Payload}); err != nil {
+					return last, err
+				}
+			}
+			continue
+		}
+		if err := sh.importRecord(t, r); err != nil {
+			return last, err
+		}
+	}
+	return last, nil
+}
+
+func (sh *Shard) importRecord(t *cluster.Topology, r persistence.Record) error {
+	in := func(key []byte) bool { return t.ImportingShard(cluster.KeySlot(key)) == sh.Idx }
+	switch r.Op {
+	case persistence.OpFlushAll:
+		for i := range sh.DBs {
+			sh.dropImported(t, i)
+		}
+		return nil
+	case persistence.OpFlushDB:
+		if int(r.DB) < len(sh.DBs) {
+			sh.dropImported(t, int(r.DB))
+		}
+		return nil
+	case persistence.OpSwapDB:
+		return errors.New("keyspace: the sender ran SWAPDB during the migration")
+	}
+	p := persistence.NewPayloadReader(r.Payload)
+	key, err := p.Bytes()
+	if err != nil {
+		return fmt.Errorf("keyspace: record %d (%s) of the sender: %w", r.Seq, r.Op, err)
+	}
+	switch r.Op {
+	case persistence.OpRename, persistence.OpCopy, persistence.OpListMove, persistence.OpSetMove:
+		dst, err := p.Bytes()
+		if err != nil {
+			return fmt.Errorf("keyspace: record %d (%s) of the sender: %w", r.Seq, r.Op, err)
+		}
+		if in(key) != in(dst) {
+			return fmt.Errorf("keyspace: record %d (%s) of the sender names keys inside and outside the moving range", r.Seq, r.Op)
+		}
+	}
+	if !in(key) {
+		return nil
+	}
+	if err := sh.ApplyRecord(r); err != nil {
+		return fmt.Errorf("keyspace: record %d of the sender: %w", r.Seq, err)
+	}
+	sh.record(int(r.DB), r.Op, r.Payload)
+	return nil
+}
+
+// dropImported deletes, and logs, the keys of database db in the slots the
+// shard receives (a FLUSHDB or FLUSHALL on the sender).
+func (sh *Shard) dropImported(t *cluster.Topology, db int) {
+	d := sh.DBs[db]
+	var keys [][]byte
+	d.Each(func(e *Entry) {
+		if k := e.KeyView(); t.ImportingShard(cluster.KeySlot([]byte(k))) == sh.Idx {
+			keys = append(keys, []byte(k))
+		}
+	})
+	for _, k := range keys {
+		if e := d.Find(k); e != nil {
+			sh.LogDel(db, string(k))
+			d.Remove(e)
+		}
+	}
+}
+
+// receivingSlot reports whether key's slot is one the shard receives: its
+// deadline is the sender's to act on (the sender's deletion arrives as a
+// record), as on a replica.
+func (sh *Shard) receivingSlot(key []byte) bool {
+	t := sh.Srv.Topology()
+	return sh.Idx < len(t.ImportIDs) && t.ImportIDs[sh.Idx] != 0 && t.ImportingShard(cluster.KeySlot(key)) == sh.Idx
+}
+
+// ---- dropping the keys of slots a shard no longer keeps ----
+
+// cleanupBucketsPerStep bounds one step of the deletion of unkept keys.
+const cleanupBucketsPerStep = 256
+
+// scheduleCleanup starts (or restarts) the deletion of the keys the
+// shard does not keep under the current topology.
+func (sh *Shard) scheduleCleanup() {
+	if sh.Mig.cleanup != nil {
+		sh.Mig.cleanup.db, sh.Mig.cleanup.cursor = 0, 0
+		return
+	}
+	sh.Mig.cleanup = &cleanupRun{started: time.Now()} // lint:allow-clock duration log only
+}
+
+// cleanupStep deletes the unkept keys of up to cleanupBucketsPerStep
+// buckets and reports whether it did any work. Only a primary deletes;
+// its records reach its replicas (a primary demoted meanwhile drops the
+// run; a pause defers it).
+func (sh *Shard) cleanupStep() bool {
+	run := sh.Mig.cleanup
+	t := sh.Srv.Topology()
+	if t.LocalReplica || sh.Srv.IsReplica() {
+		sh.Mig.cleanup = nil
+		return false
+	}
+	if sh.PauseActive() {
+		return false
+	}
+	for n := 0; n < cleanupBucketsPerStep && run.db < len(sh.DBs); n++ {
+		db := sh.DBs[run.db]
+		run.keys = run.keys[:0]
+		run.cursor = db.T.Scan(run.cursor, func(h uint32) {
+			e := db.EntryAt(h)
+			if k := e.Key(); !t.Keeps(sh.Idx, cluster.KeySlot(k)) {
+				run.keys = append(run.keys, k)
+			}
+		})
+		for _, k := range run.keys {
+			e := db.Find(k)
+			if e == nil {
+				continue
+			}
+			if sh.Snap != nil {
+				sh.SnapshotTouch(db, k)
+				e = db.Find(k)
+			}
+			sh.LogDel(db.ID, string(k))
+			db.Remove(e)
+			run.deleted++
+		}
+		if run.cursor == 0 {
+			run.db++
+		}
+	}
+	sh.Commit()
+	if run.db >= len(sh.DBs) {
+		sh.Mig.cleanup = nil
+		if run.deleted > 0 {
+			sh.Logger().Info("deleted the keys of slots this shard no longer serves", zap.Int64("keys", run.deleted),
+				zap.Duration("duration", time.Since(run.started))) // lint:allow-clock duration log only
+		}
+	}
+	return true
+}
+
+// cleanupAfter schedules, on each shard of a primary, the deletion of the
+// keys of slots that shard kept under old and does not under t; on the
+// first topology from the control plane, or the first as a primary, of
+// every slot it does not keep (a crash may have interrupted a deletion).
+func (s *Server) cleanupAfter(old, t *cluster.Topology) {
+	if !t.Multi || t.Epoch == 0 || t.LocalReplica {
+		return
+	}
+	full := old == nil || old.Epoch == 0 || old.LocalReplica
+	for _, sh := range s.ShardList {
+		need := full
+		for slot := 0; !need && slot < cluster.SlotCount; slot++ {
+			need = old.Keeps(sh.Idx, uint16(slot)) && !t.Keeps(sh.Idx, uint16(slot))
+		}
+		if need {
+			sh.Post(sh.scheduleCleanup)
+		}
+	}
+}
