@@ -233,13 +233,33 @@ func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	// And once more to group 1, to end away from where the data began.
+	// And once more to group 1, to end away from where the data began,
+	// with a client blocked on a key of the range on the sender: it is
+	// answered with the slot's redirection.
+	blockKey := keysInSlots("blk:", moving, 1)[0]
+	bc := redis.NewClient(&redis.Options{Addr: ms[0].addr(), MaxRetries: -1, DisableIdentity: true, ReadTimeout: -1})
+	defer bc.Close()
+	blocked := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		blocked <- bc.BLPop(ctx, 0, blockKey).Err()
+	}()
+	time.Sleep(200 * time.Millisecond)
 	mg, err := cc.Migrate(control.MigrateArgs{Slots: moving, To: 1, FromShard: -1, ToShard: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !awaitMigrationEnd(t, cc, mg, 60*time.Second, ms) {
 		t.Fatalf("migration %d aborted\n%s", mg.ID, clusterOutputs(ms))
+	}
+	select {
+	case err := <-blocked:
+		if err == nil || !strings.HasPrefix(err.Error(), "MOVED ") || !strings.HasSuffix(err.Error(), ms[1].addr()) {
+			t.Fatalf("BLPOP blocked on the sender across the move: %v, want MOVED to %s", err, ms[1].addr())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("BLPOP blocked on the sender is still waiting after the move")
 	}
 	time.Sleep(500 * time.Millisecond)
 	close(stop)

@@ -450,6 +450,37 @@ func (sh *Shard) cleanupStep() bool {
 	return true
 }
 
+// redirectBlocked answers the clients blocked on keys of slots the shard
+// no longer serves with the slot's redirection (MOVED), as Redis Cluster
+// does when a slot moves away, instead of leaving them waiting on keys
+// that will never change here.
+func (sh *Shard) redirectBlocked() {
+	t := sh.Srv.Topology()
+	for _, bc := range sh.Blk.Clients {
+		if bc.done || bc.Postponed || len(bc.keys) == 0 {
+			continue
+		}
+		slot := cluster.KeySlot([]byte(bc.keys[0].Key))
+		if t.ShardOf(slot) == sh.Idx {
+			continue
+		}
+		msg := sh.Srv.SlotRefusal(t, slot, sh.Idx, true, bc.c)
+		if msg == "" {
+			continue
+		}
+		x := sh.blockCtx(bc)
+		before := len(x.W.Buf)
+		x.W.Error(msg)
+		sh.countBlockedError(bc, before)
+		bc.silence(x.W, before)
+		*x = Ctx{}
+		sh.unblocked(bc)
+	}
+	if len(sh.Blk.Resume) > 0 {
+		sh.ResumeBlocked()
+	}
+}
+
 // cleanupAfter schedules, on each shard of a primary, the deletion of the
 // keys of slots that shard kept under old and does not under t; on the
 // first topology from the control plane, or the first as a primary, of
@@ -465,7 +496,10 @@ func (s *Server) cleanupAfter(old, t *cluster.Topology) {
 			need = old.Keeps(sh.Idx, uint16(slot)) && !t.Keeps(sh.Idx, uint16(slot))
 		}
 		if need {
-			sh.Post(sh.scheduleCleanup)
+			sh.Post(func() {
+				sh.redirectBlocked()
+				sh.scheduleCleanup()
+			})
 		}
 	}
 }
