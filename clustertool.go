@@ -26,9 +26,10 @@ commands:
   failover --group G [--to NAME]
                            fence group G's primary and promote a replica once its lease has ended
   remove --member NAME     remove a member that is not a primary (fail it over first)
-  migrate --slots A-B --to-group G [--from-shard I] [--to-shard J] [--no-wait]
-                           move slots A-B (all on one shard) to shard J of group G, atomically;
-                           waits for the outcome unless --no-wait
+  migrate --slots A-B --to-group G|--to-member NAME [--from-shard I] [--to-shard J] [--no-wait]
+                           move slots A-B (all on one shard) to shard J of group G (or of the
+                           group member NAME belongs to), atomically; waits for the outcome
+                           unless --no-wait
   abort-migration --id N   end migration N, leaving its slots where they were
 
 A cluster forms when its members start with cluster.members; a new member joins by
@@ -48,6 +49,7 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 	name := fs.String("member", "", "member to remove (remove)")
 	slots := fs.String("slots", "", "slot range A-B, or one slot (migrate)")
 	toGroup := fs.Int("to-group", -1, "group that receives the slots (migrate)")
+	toMember := fs.String("to-member", "", "a member of the group that receives the slots (migrate; instead of --to-group)")
 	fromShard := fs.Int("from-shard", -1, "shard that owns the slots (migrate; default: found)")
 	toShard := fs.Int("to-shard", -1, "shard of the receiving group (migrate; default: the one with the fewest slots)")
 	noWait := fs.Bool("no-wait", false, "return once the migration has begun (migrate)")
@@ -89,8 +91,19 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 		if err != nil {
 			return err
 		}
+		if *toMember != "" {
+			st, err := c.Status()
+			if err != nil {
+				return err
+			}
+			g := st.State.GroupOf(*toMember)
+			if g == nil {
+				return fmt.Errorf("member %s is in no group", *toMember)
+			}
+			*toGroup = g.ID
+		}
 		if *toGroup < 0 {
-			return errors.New("migrate needs --to-group")
+			return errors.New("migrate needs --to-group or --to-member")
 		}
 		m, err := c.Migrate(control.MigrateArgs{Slots: r, To: *toGroup, FromShard: *fromShard, ToShard: *toShard})
 		if err != nil {

@@ -384,6 +384,16 @@ func (sh *Shard) receivingSlot(key []byte) bool {
 	return sh.Idx < len(t.ImportIDs) && t.ImportIDs[sh.Idx] != 0 && t.ImportingShard(cluster.KeySlot(key)) == sh.Idx
 }
 
+// ReplicatedTo reports, for the receiving side's commit under synchronous
+// replication, how many replicas of shard acknowledged seq, and how many
+// replication.sync_replicas asks for.
+func (s *Server) ReplicatedTo(shard int, seq uint64) (acked, want int) {
+	sh := s.ShardList[shard]
+	want = s.Opts.Live.SyncReplicas()
+	sh.do(func() { acked = sh.AckedAtLeast(seq) })
+	return acked, want
+}
+
 // ---- dropping the keys of slots a shard no longer keeps ----
 
 // cleanupBucketsPerStep bounds one step of the deletion of unkept keys.

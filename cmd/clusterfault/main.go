@@ -37,6 +37,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/internal/history"
 )
 
@@ -59,6 +60,7 @@ type options struct {
 	out         string
 	linTimeout  time.Duration
 	shards      int
+	migrations  bool
 }
 
 // env is one run: its network, processes and history.
@@ -74,6 +76,11 @@ type env struct {
 	// with one shard); otherwise they use go-redis's cluster client.
 	plain bool
 	logf  func(format string, args ...any)
+	// migrations are the slot migrations of the run; stray the keys found
+	// outside their group afterwards (-1: could not be counted).
+	migrations []migrationRecord
+	stray      int
+	strayNote  string
 }
 
 // errChecksFailed is returned when the run completed and a check failed.
@@ -98,6 +105,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "where the history and logs go on failure (default /tmp/clusterfault-<tag>)")
 	flag.IntVar(&o.shards, "shards", 1, "with -standalone: server.shards; more than 1 answers as a static cluster, so the cluster client and CLUSTER SHARDS are exercised")
 	flag.DurationVar(&o.linTimeout, "lin-timeout", 60*time.Second, "most time the linearizability checker may take")
+	flag.BoolVar(&o.migrations, "migrations", true, "in cluster mode, move random slot ranges between groups during the run")
 	flag.Parse()
 	if o.bin == "" {
 		fmt.Fprintln(os.Stderr, "clusterfault: -bin is required")
@@ -300,8 +308,21 @@ func (e *env) workloadRun(ctx context.Context, stdout io.Writer) error {
 	probes, probesDone := e.runProbes(wctx, groups)
 	faultsDone := make(chan []faultRecord, 1)
 	go func() { faultsDone <- e.runFaults(wctx, kinds, end) }()
+	migrationsDone := make(chan []migrationRecord, 1)
+	go func() {
+		if e.plain || e.standalone || !e.opts.migrations {
+			migrationsDone <- nil
+			return
+		}
+		var keep []int
+		for _, pr := range probes {
+			keep = append(keep, int(cluster.KeySlot([]byte(pr.key))))
+		}
+		migrationsDone <- e.runMigrations(wctx, time.Now(), keep)
+	}()
 	e.runWorkload(wctx)
 	faults := <-faultsDone
+	e.migrations = <-migrationsDone
 	probesDone.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
@@ -333,6 +354,9 @@ func (e *env) workloadRun(ctx context.Context, stdout io.Writer) error {
 	final := e.finalRead(ctx)
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if !e.plain && !e.standalone {
+		e.stray, e.strayNote = e.strayKeys(ctx, 30*time.Second)
 	}
 	return e.report(stdout, faults, final)
 }
@@ -401,6 +425,10 @@ func (e *env) report(w io.Writer, faults []faultRecord, final history.Final) err
 		fmt.Fprintln(w)
 	}
 
+	if e.migrations != nil {
+		reportMigrations(w, e.migrations)
+	}
+
 	results := []history.Result{
 		history.CheckDurability(ops, final),
 		history.CheckLinearizable(ops, e.opts.linTimeout),
@@ -428,6 +456,16 @@ func (e *env) report(w io.Writer, faults []faultRecord, final history.Final) err
 		// Every fault has healed by now: the cluster must serve every key.
 		fmt.Fprintf(w, "  final read: %d keys or streams could not be read (a group unavailable after the faults healed)\n", final.Unread)
 		failed = true
+	}
+	switch {
+	case e.stray > 0:
+		fmt.Fprintf(w, "  keys held outside their group: %d (%s)\n", e.stray, e.strayNote)
+		failed = true
+	case e.stray < 0:
+		fmt.Fprintf(w, "  keys held outside their group: not counted (%s)\n", e.strayNote)
+		failed = true
+	case !e.plain && !e.standalone:
+		fmt.Fprintln(w, "  keys held outside their group: 0")
 	}
 	var faultErrs int
 	for _, f := range faults {

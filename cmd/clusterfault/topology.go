@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,7 +17,7 @@ import (
 // group is one replication group as the cluster describes it: the slot
 // ranges it owns and which member is its primary now.
 type group struct {
-	id      string // its first slot range, "0-5460": stable across failovers
+	id      string // its members' names, "n1+n3+n5": stable across failovers and migrations
 	slots   [][2]int
 	primary string // "ip:port"
 	members []string
@@ -35,6 +37,20 @@ func discoverGroups(ctx context.Context, e *env) ([]group, error) {
 	for _, p := range e.procs {
 		groups, err := shardsOf(ctx, e.net.hub, p.addr())
 		if err == nil {
+			// Named by their members, which neither failovers nor slot
+			// migrations change.
+			for i := range groups {
+				var names []string
+				for _, a := range groups[i].members {
+					if pr := e.procAt(a); pr != nil {
+						names = append(names, pr.name)
+					} else {
+						names = append(names, a)
+					}
+				}
+				sort.Strings(names)
+				groups[i].id = strings.Join(names, "+")
+			}
 			return groups, nil
 		}
 		lastErr = err

@@ -194,14 +194,20 @@ func (m *member) runImport(ctx context.Context, mg control.Migration, from contr
 	}
 }
 
-// awaitDurable waits until what shard's log holds now is durable: the
-// commit must not make the receiver the owner of records it could lose.
+// awaitDurable waits until what shard's log holds now is durable, and,
+// under synchronous replication, on as many replicas as it asks for: the
+// commit must not make the receiver the owner of records it, or the
+// replica that would replace it, could lose.
 func (m *member) awaitDurable(ctx context.Context, shard int) error {
 	want := m.ks.LastSequence(shard)
 	deadline := time.Now().Add(5 * time.Second)
-	for m.ks.DurableSequence(shard) < want {
+	for {
+		acked, need := m.ks.ReplicatedTo(shard, want)
+		if m.ks.DurableSequence(shard) >= want && acked >= need {
+			return nil
+		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the receiving shard's log did not make sequence %d durable in time", want)
+			return fmt.Errorf("the receiving shard's log did not make sequence %d durable in time (replicas acknowledged: %d of %d)", want, acked, need)
 		}
 		select {
 		case <-ctx.Done():
@@ -209,7 +215,6 @@ func (m *member) awaitDurable(ctx context.Context, shard int) error {
 		case <-time.After(time.Millisecond):
 		}
 	}
-	return nil
 }
 
 // freezeWatch aborts the migration of a shard frozen past freezeLimit: the
