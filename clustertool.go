@@ -31,6 +31,10 @@ commands:
                            group member NAME belongs to), atomically; waits for the outcome
                            unless --no-wait
   abort-migration --id N   end migration N, leaving its slots where they were
+  add-group --member NAME  make NAME (a replica, or a member that just joined) the primary of a
+                           new group without slots; then rebalance moves a share onto it
+  rebalance                spread the slots evenly over every group's shards, one migration at a time
+  drain --group G          move every slot of group G to the other groups (then remove its members)
 
 A cluster forms when its members start with cluster.members; a new member joins by
 starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
@@ -44,9 +48,9 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 	fs.SetOutput(out)
 	addr := fs.String("control", "127.0.0.1:16379", "control address (host:control_port) of any member")
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for each answer")
-	group := fs.Int("group", -1, "group to fail over (failover)")
+	group := fs.Int("group", -1, "group to fail over (failover) or to drain (drain)")
 	to := fs.String("to", "", "replica to promote (failover; default: the most advanced)")
-	name := fs.String("member", "", "member to remove (remove)")
+	name := fs.String("member", "", "member to remove (remove) or to make a new group's primary (add-group)")
 	slots := fs.String("slots", "", "slot range A-B, or one slot (migrate)")
 	toGroup := fs.Int("to-group", -1, "group that receives the slots (migrate)")
 	toMember := fs.String("to-member", "", "a member of the group that receives the slots (migrate; instead of --to-group)")
@@ -114,6 +118,22 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 			return nil
 		}
 		return awaitMigration(c, m, *wait, out)
+	case "add-group":
+		if *name == "" {
+			return errors.New("add-group needs --member")
+		}
+		if err := c.AddGroup(*name); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "member %s is the primary of a new group (no slots yet: ruvio cluster rebalance moves a share onto it)\n", *name)
+		return nil
+	case "rebalance":
+		return rebalance(c, nil, *wait, out)
+	case "drain":
+		if *group < 0 {
+			return errors.New("drain needs --group")
+		}
+		return rebalance(c, map[int]bool{*group: true}, *wait, out)
 	case "abort-migration":
 		if *id == 0 {
 			return errors.New("abort-migration needs --id")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/cluster/control"
+	"github.com/ruvio/ruvio/internal/testserver"
 )
 
 // Slot migration in a cluster across hosts: a range moves between groups
@@ -408,4 +410,104 @@ func TestClusterMigrateAbortLeavesOneOwner(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Log(fmt.Sprintf("migration %d committed=%v abort error=%v", mg.ID, committed, abortErr))
+}
+
+// TestClusterAddHostRebalanceDrain grows a cluster by a host and shrinks
+// it again through `ruvio cluster`: a member joins (as a replica), becomes
+// the primary of a new group, rebalance moves a share of the slots onto
+// it, drain moves them all away again, and the member is removed; every
+// key stays readable throughout.
+func TestClusterAddHostRebalanceDrain(t *testing.T) {
+	ms := startClusterAcrossHosts(t, 3, 0)
+	c := clusterClientOf(t, ms)
+	ctx := ctxT(t)
+	keys := keysInSlots("grow:", cluster.SlotRange{Start: 0, End: cluster.SlotCount - 1}, 3000)
+	for _, k := range keys {
+		if err := c.Set(ctx, k, k, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The fourth member joins through the first one's control port.
+	port, err := testserver.FreePorts(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m3 := &clusterMember{name: "m3", host: ms[0].host[:strings.LastIndex(ms[0].host, ".")] + ".4", port: port, control: port + 3, dir: t.TempDir()}
+	m3.proc = startMember(t, m3, 0, []string{"--cluster-name", "m3", "--cluster-join", net.JoinHostPort(ms[0].host, strconv.Itoa(ms[0].control))})
+	all := append(append([]*clusterMember{}, ms...), m3)
+	cc := controlClient(t, ms[0])
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := cc.Status()
+		if err == nil && st.State.GroupOf("m3") != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("m3 did not join a group: %v\n%s", err, clusterOutputs(all))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	tool := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(testserver.Binary(t), append([]string{"cluster"}, append(args, "--control", net.JoinHostPort(ms[0].host, strconv.Itoa(ms[0].control)))...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("ruvio cluster %v: %v\n%s\n%s", args, err, out, clusterOutputs(all))
+		}
+		return string(out)
+	}
+	tool("add-group", "--member", "m3")
+	out := tool("rebalance")
+	st, err := cc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := st.State.GroupOf("m3")
+	if g.Primary != "m3" || slotsIn(g.Slots) != cluster.SlotCount/4 {
+		t.Fatalf("after rebalance m3's group %+v owns %d slots, want %d\n%s", g, slotsIn(g.Slots), cluster.SlotCount/4, out)
+	}
+	for _, other := range st.State.Groups {
+		if n := slotsIn(other.Slots); n != cluster.SlotCount/4 {
+			t.Fatalf("group %d owns %d slots after rebalance\n%s", other.ID, n, out)
+		}
+	}
+	readAll := func(stage string) {
+		t.Helper()
+		for _, k := range keys {
+			if v, err := c.Get(ctx, k).Result(); err != nil || v != k {
+				t.Fatalf("%s: GET %s = %q, %v\n%s", stage, k, v, err, clusterOutputs(all))
+			}
+		}
+	}
+	readAll("after rebalance")
+	waitClusterOK(t, all, 20*time.Second)
+	if n := countKeysInRange(t, m3.addr(), g.Slots[0]); n == 0 {
+		t.Fatalf("m3 holds no key of its slots %v", g.Slots[0])
+	}
+	tool("drain", "--group", strconv.Itoa(g.ID))
+	st, err = cc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := slotsIn(st.State.Groups[g.ID].Slots); n != 0 {
+		t.Fatalf("group %d owns %d slots after drain", g.ID, n)
+	}
+	readAll("after drain")
+	tool("remove", "--member", "m3")
+	st, err = cc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.State.Member("m3"); ok || st.State.Groups[g.ID].Primary != "" {
+		t.Fatalf("m3 still in the state: %+v", st.State.Groups[g.ID])
+	}
+	readAll("after remove")
+}
+
+func slotsIn(rs []cluster.SlotRange) int {
+	n := 0
+	for _, r := range rs {
+		n += r.Len()
+	}
+	return n
 }

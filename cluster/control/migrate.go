@@ -32,6 +32,9 @@ func (s *State) migrate(m *Migration) error {
 	case m.From == m.To && m.FromShard == m.ToShard:
 		return errors.New("the range would move to the shard that owns it")
 	}
+	if s.Groups[m.To].Primary == "" {
+		return fmt.Errorf("group %d is retired", m.To)
+	}
 	from := &s.Groups[m.From]
 	if !covers(from.ShardSlots[m.FromShard], r) {
 		return fmt.Errorf("group %d shard %d does not own all of slots %d-%d", m.From, m.FromShard, r.Start, r.End)
@@ -129,4 +132,48 @@ func unionRanges(parts [][]cluster.SlotRange) []cluster.SlotRange {
 		}
 	}
 	return out
+}
+
+// migrating reports whether a migration involves group g.
+func (s *State) migrating(g int) bool {
+	return slices.ContainsFunc(s.Migrations, func(m Migration) bool { return m.From == g || m.To == g })
+}
+
+// addGroup makes member name the primary of a new group without slots. A
+// replica leaves its group for it (its data, its former group's, is
+// deleted once it serves as the new primary); its shard count must be the
+// cluster's.
+func (s *State) addGroup(name string) error {
+	if !s.Created {
+		return ErrNotCreated
+	}
+	m, ok := s.Member(name)
+	if !ok {
+		return fmt.Errorf("member %s: %w", name, ErrUnknown)
+	}
+	if n := s.shardCount(); m.Shards() != n {
+		return fmt.Errorf("member %s has %d shards, the cluster %d: %w", name, m.Shards(), n, ErrShardCount)
+	}
+	if g := s.GroupOf(name); g != nil {
+		if g.Primary == name {
+			return fmt.Errorf("member %s is already the primary of group %d", name, g.ID)
+		}
+		if s.migrating(g.ID) {
+			return fmt.Errorf("member %s: its group %d has a migration in progress", name, g.ID)
+		}
+		j := slices.Index(g.Replicas, name)
+		g.Replicas = slices.Delete(g.Replicas, j, j+1)
+	}
+	s.Epoch++
+	s.Groups = append(s.Groups, Group{
+		ID:         len(s.Groups),
+		Slots:      []cluster.SlotRange{},
+		ShardSlots: make([][]cluster.SlotRange, m.Shards()),
+		Primary:    name,
+		Epoch:      s.Epoch,
+	})
+	for i := range s.Groups[len(s.Groups)-1].ShardSlots {
+		s.Groups[len(s.Groups)-1].ShardSlots[i] = []cluster.SlotRange{}
+	}
+	return nil
 }

@@ -140,3 +140,45 @@ func TestNormalizeSplitsLegacyGroups(t *testing.T) {
 		t.Fatalf("normalize: %+v, want %+v", s.Groups, want.Groups)
 	}
 }
+
+func TestAddGroupAndRetire(t *testing.T) {
+	s := createdState(t, 1, 1, "A", "B", "C", "D") // g0 = s0 + s2, g1 = s1 + s3
+	if err := s.Apply(Command{Op: OpAddGroup, Name: "s0"}); err == nil {
+		t.Fatal("a primary became another group's primary")
+	}
+	if err := s.Apply(Command{Op: OpAddGroup, Name: "nobody"}); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("unknown member: %v", err)
+	}
+	mustApply(t, s, Command{Op: OpAddGroup, Name: "s2"})
+	g := s.Groups[2]
+	if g.ID != 2 || g.Primary != "s2" || len(g.Slots) != 0 || len(g.ShardSlots) != 1 || g.Epoch != s.Epoch {
+		t.Fatalf("new group %+v", g)
+	}
+	if len(s.Groups[0].Replicas) != 0 {
+		t.Fatalf("s2 still a replica of group 0: %v", s.Groups[0].Replicas)
+	}
+	// A new member joins the group with the fewest replicas: the new one.
+	mustApply(t, s, register(testMember(4, "E", 1)))
+	if s.GroupOf("s4").ID != 0 && s.GroupOf("s4").ID != 2 {
+		t.Fatalf("s4 joined group %d", s.GroupOf("s4").ID)
+	}
+	// A primary with slots is not removed; an empty one without replicas
+	// is, and its group is retired.
+	if err := s.Apply(Command{Op: OpRemove, Name: "s1"}); err == nil {
+		t.Fatal("removed the primary of a group with slots")
+	}
+	if g := s.GroupOf("s4"); g.ID == 2 {
+		mustApply(t, s, Command{Op: OpRemove, Name: "s4"})
+	}
+	mustApply(t, s, Command{Op: OpRemove, Name: "s2"})
+	if s.Groups[2].Primary != "" {
+		t.Fatalf("group 2 not retired: %+v", s.Groups[2])
+	}
+	if err := s.Apply(migrateCmd(cluster.SlotRange{Start: 0, End: 0}, 0, 0, 2, 0)); err == nil || !strings.Contains(err.Error(), "retired") {
+		t.Fatalf("migration to a retired group: %v", err)
+	}
+	mustApply(t, s, register(testMember(5, "F", 1)))
+	if s.GroupOf("s5").ID == 2 {
+		t.Fatal("a new member joined a retired group")
+	}
+}

@@ -709,6 +709,17 @@ func (n *Node) handleMigrateEnd(a MigrateEndArgs, r *Reply) error {
 	return nil
 }
 
+func (n *Node) handleAddGroup(a RemoveArgs, r *Reply) error {
+	if !n.answerAsLeader(r) {
+		return nil
+	}
+	if err := n.apply(Command{Op: OpAddGroup, Name: a.Name}); err != nil {
+		return err
+	}
+	n.log.Info("group added", zap.String("primary", a.Name))
+	return nil
+}
+
 // EndMigration asks the leader to commit or abort migration id. An error
 // wrapping ErrNoMigration means it had already ended, one way or the
 // other: the caller learns which from the state.

@@ -117,6 +117,7 @@ func (s *service) Migrate(a MigrateArgs, r *MigrateReply) error {
 	return s.n.handleMigrate(a, r)
 }
 func (s *service) MigrateEnd(a MigrateEndArgs, r *Reply) error { return s.n.handleMigrateEnd(a, r) }
+func (s *service) AddGroup(a RemoveArgs, r *Reply) error       { return s.n.handleAddGroup(a, r) }
 
 // peers keeps one JSON-RPC client per control address.
 type peers struct {
@@ -281,4 +282,11 @@ func (c *Client) Migrate(a MigrateArgs) (Migration, error) {
 func (c *Client) AbortMigration(id uint64) error {
 	var r Reply
 	return c.do("MigrateEnd", MigrateEndArgs{ID: id}, &r)
+}
+
+// AddGroup makes member name, which is no group's primary, the primary of
+// a new group without slots; move slots onto it with Migrate.
+func (c *Client) AddGroup(name string) error {
+	var r Reply
+	return c.do("AddGroup", RemoveArgs{Name: name}, &r)
 }

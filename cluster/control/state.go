@@ -120,6 +120,9 @@ const (
 	OpMigrateCommit Op = "migrate-commit"
 	// OpMigrateAbort ends a migration and leaves the range where it was.
 	OpMigrateAbort Op = "migrate-abort"
+	// OpAddGroup makes a member that is no group's primary the primary of
+	// a new group without slots (slots then move onto it).
+	OpAddGroup Op = "add-group"
 )
 
 // Command is one entry of the consensus log.
@@ -137,7 +140,8 @@ type Command struct {
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
 	Seqs  []uint64 `json:"seqs,omitempty"`
-	// Name is the member to remove (OpRemove).
+	// Name is the member to remove (OpRemove) or to make a new group's
+	// primary (OpAddGroup).
 	Name string `json:"name,omitempty"`
 	// Migration is the move to begin (OpMigrate; its ID and epochs are
 	// set by Apply) or, by ID, the one to end (OpMigrateCommit,
@@ -264,6 +268,8 @@ func (s *State) Apply(c Command) error {
 		return s.remove(c.Name)
 	case OpMigrate:
 		return s.migrate(c.Migration)
+	case OpAddGroup:
+		return s.addGroup(c.Name)
 	case OpMigrateCommit, OpMigrateAbort:
 		if c.Migration == nil {
 			return errors.New("no migration named")
@@ -325,6 +331,9 @@ func (s *State) placeReplica(name, host string) int {
 	best, bestApart := -1, false
 	for i := range s.Groups {
 		g := &s.Groups[i]
+		if g.Primary == "" {
+			continue // retired
+		}
 		apart := true
 		for _, n := range append([]string{g.Primary}, g.Replicas...) {
 			if m, ok := s.Member(n); ok && m.Host == host {
@@ -538,8 +547,19 @@ func (s *State) remove(name string) error {
 		return fmt.Errorf("member %s: %w", name, ErrUnknown)
 	}
 	if g := s.GroupOf(name); g != nil {
-		if g.Primary == name {
-			return fmt.Errorf("member %s is the primary of group %d: fail it over first", name, g.ID)
+		switch {
+		case g.Primary == name && (len(g.Slots) > 0 || len(g.Replicas) > 0):
+			return fmt.Errorf("member %s is the primary of group %d: fail it over, or move its slots away (drain) and remove its replicas, first", name, g.ID)
+		case g.Primary == name:
+			if s.migrating(g.ID) {
+				return fmt.Errorf("member %s: group %d has a migration in progress", name, g.ID)
+			}
+			// A drained group without replicas is retired: it keeps its
+			// number, and nothing joins or moves to it again.
+			g.Primary = ""
+			s.Members = slices.Delete(s.Members, i, i+1)
+			s.Epoch++
+			return nil
 		}
 		j := slices.Index(g.Replicas, name)
 		g.Replicas = slices.Delete(g.Replicas, j, j+1)
