@@ -174,7 +174,7 @@ func (m *member) runImport(ctx context.Context, mg control.Migration, from contr
 		err = m.node.EndMigration(mg.ID, true)
 		if err == nil {
 			now := time.Now()
-			log.Info("migration committed", zap.Int("keys_copied", sink.keys), zap.Duration("total", now.Sub(began)),
+			log.Info("migration committed", zap.Int("snapshot_entries_read", sink.keys), zap.Duration("total", now.Sub(began)),
 				zap.Duration("write_pause_to_commit", now.Sub(res.FrozenAt)), zap.Duration("catch_up_after_freeze", res.CaughtUpAt.Sub(res.FrozenAt)))
 			return
 		}
