@@ -724,6 +724,11 @@ func (cn *conn) writeAsync(b []byte, pooled bool) {
 		}
 		return
 	}
+	if len(b) == 0 {
+		// A refresh of the outbound buffer's count (ClientStream.Write).
+		cn.outbox.post(delivery{cn: cn})
+		return
+	}
 	out := &c.Out
 	n := len(b)
 	lim := cn.srv.live.OutputBufferLimit(c.OutputClass())

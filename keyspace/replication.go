@@ -216,7 +216,10 @@ type ClientStream struct {
 }
 
 // Write queues b on the connection's asynchronous writer; false once the
-// connection is gone or cut off (or cannot write asynchronously).
+// connection is gone or cut off (or cannot write asynchronously). An
+// empty b writes nothing but has the event loop refresh its count of the
+// outbound buffer: a sender waiting for Pending to fall polls with it, as
+// nothing else refreshes that count on a connection that sends no input.
 func (s ClientStream) Write(b []byte) bool {
 	if s.C.Killed() || s.C.IsClosed() {
 		return false
@@ -224,9 +227,6 @@ func (s ClientStream) Write(b []byte) bool {
 	w, ok := s.C.Conn.(AsyncWriter)
 	if !ok {
 		return false
-	}
-	if len(b) == 0 {
-		return true
 	}
 	w.WriteAsync(b)
 	return !s.C.Killed()
