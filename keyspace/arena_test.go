@@ -223,3 +223,61 @@ func TestTableScanResizes(t *testing.T) {
 		}
 	}
 }
+
+// longestRun is the longest run of occupied slots of a table, wrapping.
+func longestRun(tb *table) int {
+	best, run := 0, 0
+	for i := 0; i < 2*len(tb.Slots); i++ {
+		if tb.Slots[i%len(tb.Slots)] != 0 {
+			run++
+			best = max(best, min(run, len(tb.Slots)))
+		} else {
+			run = 0
+		}
+	}
+	return best
+}
+
+// TestTableShrinkAfterDeletionsInHashOrder deletes most keys in scan
+// (hash) order, as SCAN+DEL or a slot range's cleanup does: the keys left
+// crowd the end of the hash space, and the shrinks must not pack them into
+// a table where they overflow into one long run (every lookup and insert
+// then walks it: deleting a million keys this way took minutes).
+func TestTableShrinkAfterDeletionsInHashOrder(t *testing.T) {
+	db := newDB(0)
+	const n = 100000
+	for i := 0; i < n; i++ {
+		db.AddString([]byte(fmt.Sprint("k", i)), nil, 0)
+	}
+	peak := len(db.T.Slots)
+	cursor, deleted, steps := uint64(0), 0, 0
+	var keys [][]byte
+	for deleted < n*19/20 {
+		keys = keys[:0]
+		cursor = db.T.Scan(cursor, func(h uint32) { keys = append(keys, db.EntryAt(h).Key()) })
+		for _, k := range keys {
+			if deleted < n*19/20 && db.Delete(k) {
+				deleted++
+			}
+		}
+		if steps++; steps%2000 == 0 {
+			if run := longestRun(&db.T); run > 1024 {
+				t.Fatalf("after %d deletions in hash order: a run of %d occupied slots in a table of %d holding %d keys", deleted, run, len(db.T.Slots), db.T.Count)
+			}
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	if run := longestRun(&db.T); run > 1024 {
+		t.Fatalf("a run of %d occupied slots in a table of %d holding %d keys", run, len(db.T.Slots), db.T.Count)
+	}
+	if db.Len() != n-deleted || len(db.T.Slots) >= peak {
+		t.Fatalf("%d keys left (want %d) in %d slots (peak %d)", db.Len(), n-deleted, len(db.T.Slots), peak)
+	}
+	db.Each(func(e *Entry) {
+		if db.Find(e.Key()) != e {
+			t.Fatalf("key %q not found", e.Key())
+		}
+	})
+}

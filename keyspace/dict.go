@@ -133,6 +133,10 @@ type table struct {
 	mapped bool
 	Count  int
 	shift  uint8 // 32 - log2(len(slots))
+	// shrinkBelow, when set, is the count under which the table tries to
+	// shrink again: its last shrink stopped short because its keys crowd
+	// part of the hash space (see resize).
+	shrinkBelow int
 }
 
 const tableMinSlots = 16
@@ -181,15 +185,18 @@ func (t *table) slotOf(key []byte, h uint32) int {
 	}
 }
 
-// put adds a slot value (hash<<32 | handle) for a key that is absent.
-func (t *table) put(s uint64) {
+// put adds a slot value (hash<<32 | handle) for a key that is absent and
+// returns how many slots past its home it went.
+func (t *table) put(s uint64) (probe int) {
 	mask := len(t.Slots) - 1
 	i := t.home(uint32(s >> 32))
 	for t.Slots[i] != 0 {
 		i = (i + 1) & mask
+		probe++
 	}
 	t.Slots[i] = s
 	t.Count++
+	return probe
 }
 
 // removeAt empties slot i, shifting back the slots after it that would
@@ -223,13 +230,29 @@ func (t *table) removeAt(i int) {
 func (t *table) resize(n int) {
 	n = max(n, tableMinSlots)
 	old, oldMapped := t.Slots, t.mapped
-	t.Slots, t.mapped = allocSlots(n)
-	t.shift = uint8(32 - bits.TrailingZeros(uint(n)))
-	t.Count = 0
-	for _, s := range old {
-		if s != 0 {
-			t.put(s)
+	if n > len(old) {
+		t.shrinkBelow = 0
+	}
+	for {
+		t.Slots, t.mapped = allocSlots(n)
+		t.shift = uint8(32 - bits.TrailingZeros(uint(n)))
+		t.Count = 0
+		crowded := false
+		for _, s := range old {
+			if s != 0 && t.put(s) > maxShrinkProbe && n < len(old) {
+				crowded = true
+				break
+			}
 		}
+		if !crowded {
+			break
+		}
+		// A shrink into a table the keys crowd: try one twice the size
+		// (at most the old size, which held them).
+		if t.mapped {
+			freeSlots(t.Slots)
+		}
+		n *= 2
 	}
 	if oldMapped {
 		freeSlots(old)
@@ -267,11 +290,21 @@ func sizeFor(n int) int {
 
 // maybeShrink halves the table while it is less than 1/8 full.
 func (t *table) maybeShrink() {
-	if len(t.Slots) <= tableMinSlots || t.Count*8 >= len(t.Slots) {
+	if len(t.Slots) <= tableMinSlots || t.Count*8 >= len(t.Slots) || t.Count >= t.shrinkBelow && t.shrinkBelow > 0 {
 		return
 	}
 	t.resize(max(sizeFor(t.Count), tableMinSlots))
+	t.shrinkBelow = 0
+	if t.Count*8 < len(t.Slots) {
+		t.shrinkBelow = t.Count / 2
+	}
 }
+
+// maxShrinkProbe is the longest probe a shrinking resize accepts: keys
+// deleted in hash order (SCAN and DEL, a slot range's cleanup) leave the
+// others crowding the rest of the hash space, and a table sized for their
+// count would overflow there into runs as long as the table.
+const maxShrinkProbe = 64
 
 // eachHome calls fn for the handle of every key whose home is slot b.
 func (t *table) eachHome(b int, fn func(h uint32)) {

@@ -153,10 +153,12 @@ func (s *Server) Frozen(i int) (id uint64, held time.Duration) {
 	return id, held
 }
 
-// freezeHolds reports whether the running freeze holds cmd: a write to a
-// key of the frozen range, a write without keys (FLUSHALL and the like
-// reach the range too), or an EXEC of a transaction with one of these.
-// Commands queued inside MULTI are held at EXEC.
+// freezeHolds reports whether the running freeze holds cmd: any command on
+// a key of the frozen range (reads too: once the commit is decided the
+// receiver serves the range, and a read here could return what a write
+// there has replaced), a write without keys (FLUSHALL and the like reach
+// the range too), or an EXEC of a transaction with one of these. Commands
+// queued inside MULTI are held at EXEC.
 func (sh *Shard) freezeHolds(x *Ctx, cmd *Command, args [][]byte) bool {
 	if cmd.Name == "exec" && x.C.Tx.Multi {
 		for _, q := range x.C.Tx.Queued {
@@ -173,12 +175,9 @@ func (sh *Shard) freezeHolds(x *Ctx, cmd *Command, args [][]byte) bool {
 }
 
 func (sh *Shard) frozenCall(cmd *Command, args [][]byte) bool {
-	if sh.EffectiveFlags(cmd, args)&FlagWrite == 0 {
-		return false
-	}
 	sh.Mig.keyIdx = cmd.KeyIndexes(args, sh.Mig.keyIdx[:0])
 	if len(sh.Mig.keyIdx) == 0 {
-		return true
+		return sh.EffectiveFlags(cmd, args)&FlagWrite != 0
 	}
 	for _, i := range sh.Mig.keyIdx {
 		if sh.slotFrozen(cluster.KeySlot(args[i])) {

@@ -495,7 +495,7 @@ func (sh *Shard) scriptKeysLocal(cmd *Command, args [][]byte) string {
 		if owner != sh.Idx {
 			return errScriptNonLocalKey
 		}
-		if sh.Mig.frozenID != 0 && sh.slotFrozen(s16) && cmd.Flags&FlagWrite != 0 {
+		if sh.Mig.frozenID != 0 && sh.slotFrozen(s16) {
 			return errSlotMoving
 		}
 		if ss.flags&scripting.FlagAllowCrossSlot != 0 {

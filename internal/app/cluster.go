@@ -41,8 +41,13 @@ type member struct {
 	// appliedEpoch is the highest topology epoch applied (appliedEpochFile).
 	appliedEpoch uint64
 	// imports cancel the imports this member runs, by migration id.
-	imports   map[uint64]context.CancelFunc
-	stopWatch chan struct{}
+	imports map[uint64]context.CancelFunc
+	// committed are the migrations this member committed as their
+	// receiver and whose commit its own log may not have applied yet.
+	committed map[uint64]bool
+	// lastFailed is the failed list of the last state applied.
+	lastFailed []string
+	stopWatch  chan struct{}
 }
 
 // primaryEpochFile holds member.primaryEpoch.
@@ -67,6 +72,7 @@ func newMember(cfg config.Config, ids []string, log *zap.Logger) *member {
 	}
 	m.appliedEpoch = m.loadAppliedEpoch()
 	m.imports = map[uint64]context.CancelFunc{}
+	m.committed = map[uint64]bool{}
 	m.stopWatch = make(chan struct{})
 	return m
 }
@@ -160,6 +166,8 @@ func (m *member) lease(until time.Time) {
 func (m *member) apply(st *control.State, failed []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.lastFailed = failed
+	st = m.withOwnCommits(st)
 	var groups []cluster.GroupView
 	for _, g := range st.Groups {
 		p, ok := st.Member(g.Primary)

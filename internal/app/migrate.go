@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,6 +174,7 @@ func (m *member) runImport(ctx context.Context, mg control.Migration, from contr
 	if err == nil {
 		err = m.node.EndMigration(mg.ID, true)
 		if err == nil {
+			m.servePromptly(mg.ID)
 			now := time.Now()
 			log.Info("migration committed", zap.Int("snapshot_entries_read", sink.keys), zap.Duration("total", now.Sub(began)),
 				zap.Duration("write_pause_to_commit", now.Sub(res.FrozenAt)), zap.Duration("catch_up_after_freeze", res.CaughtUpAt.Sub(res.FrozenAt)))
@@ -248,4 +250,41 @@ func (m *member) freezeWatch(stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// servePromptly makes the receiver serve a range as soon as the leader
+// has committed its migration, before this member's own log applies the
+// commit (a follower learns it with the leader's next message): clients
+// that the sender redirects here find it served rather than redirected
+// back. The sender holds every command on the range until it applies the
+// commit itself, so no two members serve it at once.
+func (m *member) servePromptly(id uint64) {
+	m.mu.Lock()
+	m.committed[id] = true
+	failed := m.lastFailed
+	m.mu.Unlock()
+	m.apply(m.node.State(), failed)
+}
+
+// withOwnCommits is st with the migrations this member committed applied
+// as committed, when st does not have them yet; those it has ended are
+// forgotten. mu held.
+func (m *member) withOwnCommits(st *control.State) *control.State {
+	if len(m.committed) == 0 {
+		return st
+	}
+	out := st
+	for id := range m.committed {
+		if !slices.ContainsFunc(st.Migrations, func(x control.Migration) bool { return x.ID == id }) {
+			delete(m.committed, id) // ended in the log too
+			continue
+		}
+		if out == st {
+			out = st.Clone()
+		}
+		if err := out.Apply(control.Command{Op: control.OpMigrateCommit, Migration: &control.Migration{ID: id}}); err != nil {
+			m.log.Warn("applying a committed migration ahead of the log", zap.Uint64("migration", id), zap.Error(err))
+		}
+	}
+	return out
 }
