@@ -495,6 +495,12 @@ parse:
 		res := m.run(job)
 		o.Finish(func(x *keyspace.Ctx) {
 			defer guard.Release()
+			if msg := x.S.WritesRefused(); msg != "" && !copyOpt {
+				// The shard may no longer write (its log failed, or it
+				// became a replica meanwhile): the keys stay, copied.
+				x.W.Error(msg)
+				return
+			}
 			if !copyOpt {
 				for i, k := range moved {
 					// A key changed meanwhile keeps its newer value.

@@ -123,6 +123,12 @@ func (sh *Shard) finishOffLoop(o *OffLoop, fn func(x *Ctx)) {
 	sh.ResumeBlocked()
 }
 
+// WritesRefused is the error a write gets now ("" when writes are
+// accepted): the log has failed, or the server became a replica or lost
+// its write lease. fn checks it before it writes, as the command's own
+// checks ran before the wait.
+func (sh *Shard) WritesRefused() string { return sh.writesRefused() }
+
 // offLoopTrack tells the clients tracking the keys of a write finished
 // off the loop that they changed, whatever the reply (fn may have changed
 // some keys and failed on others); a key left alone is at worst read again.
