@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ruvio/ruvio/keyspace"
@@ -46,8 +47,10 @@ import (
 //     (BUSYKEY, NOAUTH, WRONGPASS ... as the target worded it; the keys it
 //     did acknowledge are deleted all the same, as in Redis), -IOERR error
 //     or timeout connecting to the client (Redis's words when the
-//     connection cannot be made), -IOERR error or timeout writing|reading
-//     to target instance.
+//     connection cannot be made in time or the host is unknown), -IOERR
+//     error or timeout writing|reading to target instance (a refused
+//     connection is a write error, as Redis, connecting without blocking,
+//     finds it).
 //
 // Other clients run while the exchange is under way. A key that one of
 // them changes (writes, deletes, renames, expires, flushes) between the
@@ -239,6 +242,11 @@ func (m *migrateSockets) try(j *migrateJob, mayRetry bool) (res migrateResult, r
 	if mc == nil {
 		port, _ := strconv.Atoi(j.port)
 		conn, err := net.DialTimeout("tcp", net.JoinHostPort(j.host, strconv.Itoa(port)), j.timeout)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// Redis connects without blocking and learns of the refusal
+			// when it writes: it retries once, then reports a write error.
+			return migrateResult{err: errMigrateWriting}, mayRetry
+		}
 		if err != nil {
 			return migrateResult{err: errMigrateConnect}, false
 		}
