@@ -500,3 +500,47 @@ func TestMigrateWithRedisServer(t *testing.T) {
 		expect(t, prot, []interface{}{"1", "2", "3"}, "MGET", "a1", "a2", "a3")
 	})
 }
+
+// TestMigrateWaitNotUnblockable: the client waiting for the target shows
+// as blocked, but CLIENT UNBLOCK (from its shard or another) does not end
+// the wait, as Redis's MIGRATE is never a blocked command.
+func TestMigrateWaitNotUnblockable(t *testing.T) {
+	t.Parallel()
+	src := testserver.Start(t, testserver.Shards(2))
+	value(t, src.ClusterClient(t), "SET", "{w}k", "v")
+	var owner, other *redis.Client
+	ownerIdx := 0
+	for i := range 2 {
+		c := src.ClientOf(t, i)
+		if err := c.Do(ctxT(t), "EXISTS", "{w}k").Err(); err != nil {
+			other = c
+		} else {
+			owner, ownerIdx = c, i
+		}
+	}
+	same := src.ClientOf(t, ownerIdx) // another client of the owner's shard
+	f := newFakeTarget(t, 2)
+	done := make(chan error, 1)
+	go func() { done <- owner.Do(ctxT(t), migrateArgs(f.l.Addr().String(), "{w}k", 0, 20_000)...).Err() }()
+	f.waitGot(t)
+	id := ""
+	for _, line := range strings.Split(fmt.Sprint(value(t, same, "CLIENT", "LIST")), "\n") {
+		if strings.Contains(line, " cmd=migrate ") {
+			if !strings.Contains(line, " flags=b ") {
+				t.Errorf("the waiting client is not shown blocked: %s", line)
+			}
+			id, _, _ = strings.Cut(strings.TrimPrefix(line, "id="), " ")
+		}
+	}
+	if id == "" {
+		t.Fatalf("no client waits in MIGRATE: %s", value(t, same, "CLIENT", "LIST"))
+	}
+	expect(t, other, int64(0), "CLIENT", "UNBLOCK", id)
+	expect(t, same, int64(0), "CLIENT", "UNBLOCK", id, "ERROR")
+	expect(t, same, int64(0), "CLIENT", "UNBLOCK", id)
+	close(f.release)
+	if err := <-done; err != nil {
+		t.Fatalf("MIGRATE: %v", err)
+	}
+	expect(t, owner, int64(0), "EXISTS", "{w}k")
+}

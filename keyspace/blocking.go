@@ -416,6 +416,9 @@ func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 		}
 		bc.c.Postponed.Store(false)
 	}
+	if bc.offLoop {
+		bc.c.OffLoop.Store(false)
+	}
 	delete(bs.Clients, bc.c)
 	bs.N.Store(int64(len(bs.Clients)))
 	if bc.spec.DeadlineMs > 0 {

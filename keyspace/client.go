@@ -121,6 +121,9 @@ type Client struct {
 	// Postponed is set while the wait is a CLIENT PAUSE's (blocked is
 	// set too), which CLIENT UNBLOCK does not end.
 	Postponed atomic.Bool
+	// OffLoop is set while the wait is for work off the shard goroutine
+	// (offloop.go; blocked is set too), which CLIENT UNBLOCK does not end.
+	OffLoop atomic.Bool
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter

@@ -71,6 +71,7 @@ func (x *Ctx) ParkOffLoop() (*OffLoop, bool) {
 	x.S.block(x, BlockSpec{Serve: func(*Ctx, []byte) bool { return false }})
 	o.bc = x.C.Blk
 	o.bc.offLoop = true
+	x.C.OffLoop.Store(true)
 	return o, true
 }
 
