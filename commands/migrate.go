@@ -449,34 +449,24 @@ parse:
 		timeout = 1000
 	}
 	sh, db := x.S, x.DB
-	var found []*keyspace.Entry
-	var keys [][]byte
-	for _, k := range args[first : first+num] {
-		if e := sh.LookupRead(db, k); e != nil {
-			found = append(found, e)
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		x.W.SimpleString("NOKEY")
-		return
-	}
 	restore := []byte("RESTORE")
 	if serverClusterEnabled(sh.Srv) {
 		restore = []byte("RESTORE-ASKING")
 	}
 	job := &migrateJob{host: string(args[1]), port: string(args[2]), db: dbid, auth: auth,
 		timeout: time.Duration(min(timeout, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond}
+	// Each key is serialized as soon as it is found: nothing else runs on
+	// the shard meanwhile, and no entry is held across another lookup.
 	var moved [][]byte
 	var ttlBuf [20]byte
-	for i, e := range found {
+	for _, k := range args[first : first+num] {
+		e := sh.LookupRead(db, k)
+		if e == nil {
+			continue
+		}
 		ttl := int64(0)
 		if e.ExpireAt != 0 {
-			ttl = e.ExpireAt - sh.NowMs
-			if ttl < 0 {
-				continue // expired since it was looked up
-			}
-			ttl = max(ttl, 1)
+			ttl = max(e.ExpireAt-sh.NowMs, 1) // a live key has time left
 		}
 		v, msg := rdbValueOf(db, e, sh.NowMs)
 		if msg != "" {
@@ -486,11 +476,15 @@ parse:
 		payload := rdb.AppendDump(nil, &v)
 		ttlArg := strconv.AppendInt(ttlBuf[:0], ttl, 10)
 		if replace {
-			job.restores = appendRESPCommand(job.restores, restore, keys[i], ttlArg, payload, []byte("REPLACE"))
+			job.restores = appendRESPCommand(job.restores, restore, k, ttlArg, payload, []byte("REPLACE"))
 		} else {
-			job.restores = appendRESPCommand(job.restores, restore, keys[i], ttlArg, payload)
+			job.restores = appendRESPCommand(job.restores, restore, k, ttlArg, payload)
 		}
-		moved = append(moved, append([]byte(nil), keys[i]...))
+		moved = append(moved, append([]byte(nil), k...))
+	}
+	if len(moved) == 0 {
+		x.W.SimpleString("NOKEY")
+		return
 	}
 	job.n = len(moved)
 	o, ok := x.ParkOffLoop()
