@@ -37,8 +37,9 @@ import (
 //     milliseconds; 0 or less means 1000). As in Redis: a failure to
 //     write, or to read before the first RESTORE reply, that is not a
 //     timeout is retried once on a new connection (a cached connection
-//     the target closed); a connection that failed is closed, one that
-//     worked goes back to the cache, which keeps at most 64 idle
+//     the target closed); a connection that failed is closed (with the
+//     other idle ones to that target), one that worked goes back to the
+//     cache, which keeps at most 64 idle
 //     connections and closes each after 10 s unused (INFO's
 //     migrate_cached_sockets counts them).
 //  3. Back on the shard (OffLoop.Finish): unless COPY, delete each key
@@ -166,6 +167,19 @@ func (m *migrateSockets) put(mc *migrateConn) {
 	}
 }
 
+// drop closes the idle connections to name.
+func (m *migrateSockets) drop(name string) {
+	m.mu.Lock()
+	list := m.idle[name]
+	delete(m.idle, name)
+	m.n.Add(-int64(len(list)))
+	m.mu.Unlock()
+	for _, mc := range list {
+		mc.timer.Stop()
+		mc.conn.Close()
+	}
+}
+
 // expire closes mc if it is still idle in the cache.
 func (m *migrateSockets) expire(mc *migrateConn) {
 	m.mu.Lock()
@@ -238,7 +252,11 @@ func isTimeout(err error) bool {
 // a new connection may fix and mayRetry allowed it.
 func (m *migrateSockets) try(j *migrateJob, mayRetry bool) (res migrateResult, retry bool) {
 	name := j.host + ":" + j.port
-	mc := m.take(name)
+	var mc *migrateConn
+	if mayRetry {
+		// A retry connects anew, as Redis's does.
+		mc = m.take(name)
+	}
 	if mc == nil {
 		port, _ := strconv.Atoi(j.port)
 		conn, err := net.DialTimeout("tcp", net.JoinHostPort(j.host, strconv.Itoa(port)), j.timeout)
@@ -256,6 +274,9 @@ func (m *migrateSockets) try(j *migrateJob, mayRetry bool) (res migrateResult, r
 	// connection may do better.
 	failed := func(writing bool, err error) (migrateResult, bool) {
 		mc.conn.Close()
+		// The other idle connections to the target likely went the same
+		// way (it restarted, or closed its clients).
+		m.drop(name)
 		if mayRetry && !isTimeout(err) {
 			return migrateResult{}, true
 		}
