@@ -254,12 +254,12 @@ func (m *migrateSockets) try(j *migrateJob, mayRetry bool) (res migrateResult, r
 	name := j.host + ":" + j.port
 	var mc *migrateConn
 	if mayRetry {
-		// A retry connects anew, as Redis's does.
+		// The first attempt may use a cached connection; the retry
+		// connects anew, as Redis's does.
 		mc = m.take(name)
 	}
 	if mc == nil {
-		port, _ := strconv.Atoi(j.port)
-		conn, err := net.DialTimeout("tcp", net.JoinHostPort(j.host, strconv.Itoa(port)), j.timeout)
+		conn, err := net.DialTimeout("tcp", net.JoinHostPort(j.host, strconv.Itoa(atoi(j.port))), j.timeout)
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			// Redis connects without blocking and learns of the refusal
 			// when it writes: it retries once, then reports a write error.
@@ -286,20 +286,20 @@ func (m *migrateSockets) try(j *migrateJob, mayRetry bool) (res migrateResult, r
 		return migrateResult{err: errMigrateReading}, false
 	}
 	selectDB := mc.db != j.db
-	buf := make([]byte, 0, len(j.auth)+32+len(j.restores))
-	buf = append(buf, j.auth...)
+	head := append([]byte(nil), j.auth...)
 	if selectDB {
-		buf = appendRESPCommand(buf, []byte("SELECT"), strconv.AppendInt(nil, j.db, 10))
+		head = appendRESPCommand(head, []byte("SELECT"), strconv.AppendInt(nil, j.db, 10))
 	}
-	buf = append(buf, j.restores...)
-	for pos := 0; pos < len(buf); {
-		end := min(pos+migrateChunk, len(buf))
-		mc.conn.SetWriteDeadline(time.Now().Add(j.timeout))
-		n, err := mc.conn.Write(buf[pos:end])
-		if err != nil {
-			return failed(true, err)
+	for _, buf := range [][]byte{head, j.restores} {
+		for pos := 0; pos < len(buf); {
+			end := min(pos+migrateChunk, len(buf))
+			mc.conn.SetWriteDeadline(time.Now().Add(j.timeout))
+			n, err := mc.conn.Write(buf[pos:end])
+			if err != nil {
+				return failed(true, err)
+			}
+			pos += n
 		}
-		pos += n
 	}
 	readLine := func() (string, error) {
 		mc.conn.SetReadDeadline(time.Now().Add(j.timeout))
@@ -368,6 +368,28 @@ func (m *migrateSockets) try(j *migrateJob, mayRetry bool) (res migrateResult, r
 	}
 	m.put(mc)
 	return res, false
+}
+
+// atoi reads a port as C's atoi does: leading blanks and a sign, then the
+// digits up to the first other byte; 0 when there are none.
+func atoi(s string) int {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	n := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9' && n < 1<<20; i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // appendRESPCommand appends one command in RESP.

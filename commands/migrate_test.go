@@ -169,3 +169,12 @@ func TestKeyGuard(t *testing.T) {
 	}
 	g2.Release()
 }
+
+// MIGRATE reads its port argument as Redis does (atoi).
+func TestMigratePortAtoi(t *testing.T) {
+	for in, want := range map[string]int{"6379": 6379, " 6379": 6379, "+80x": 80, "abc": 0, "": 0, "-1": -1} {
+		if got := atoi(in); got != want {
+			t.Errorf("atoi(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
