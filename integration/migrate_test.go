@@ -603,3 +603,33 @@ func TestMigrateDeletionIsDurable(t *testing.T) {
 	expect(t, ac, "3", "GET", "kept")
 	expect(t, dst.Client(t), []interface{}{"1", "2", "3"}, "MGET", "d1", "d2", "kept")
 }
+
+// TestMigrateWaitsForPause: CLIENT PAUSE WRITE begun while MIGRATE waits
+// for the target holds its deletions (and its reply) until the pause ends,
+// as it holds any write.
+func TestMigrateWaitsForPause(t *testing.T) {
+	t.Parallel()
+	src := testserver.Start(t)
+	sc, other := src.Client(t), src.Client(t)
+	value(t, sc, "SET", "paused", "v")
+	f := newFakeTarget(t, 2)
+	done := make(chan error, 1)
+	go func() { done <- sc.Do(ctxT(t), migrateArgs(f.l.Addr().String(), "paused", 0, 20_000)...).Err() }()
+	f.waitGot(t)
+	expect(t, other, "OK", "CLIENT", "PAUSE", 600, "WRITE")
+	paused := time.Now()
+	close(f.release)
+	select {
+	case err := <-done:
+		t.Fatalf("MIGRATE answered during the pause: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	expect(t, other, int64(1), "EXISTS", "paused") // reads go on
+	if err := <-done; err != nil {
+		t.Fatalf("MIGRATE: %v", err)
+	}
+	if d := time.Since(paused); d < 500*time.Millisecond {
+		t.Errorf("MIGRATE answered %v after a pause of 600 ms began", d)
+	}
+	expect(t, other, int64(0), "EXISTS", "paused")
+}

@@ -30,12 +30,17 @@ import (
 // Finish posts its function to the shard (Shard.Post); it runs between
 // batches, like a command: with the shard's time set, before the commit
 // of its group, with a Ctx for the parked client whose reply fn writes.
+// A write command's fn waits while CLIENT PAUSE holds writes.
 // fn runs even when the client went away meanwhile (its reply is then
 // dropped): what the work did elsewhere has happened, and fn's changes
 // (MIGRATE's deletions) must follow it. fn's writes are logged and
 // notified like a command's, a running snapshot copies the command's keys
 // before they change, clients tracking them are told, and under fsync
 // always the client's reply waits for fn's records.
+
+// offLoopPauseRecheck is how often a Finish held by CLIENT PAUSE looks
+// again.
+const offLoopPauseRecheck = 10 * time.Millisecond
 
 // OffLoop is a command's wait for work off the shard goroutine; see
 // ParkOffLoop.
@@ -86,6 +91,12 @@ func (sh *Shard) finishOffLoop(o *OffLoop, fn func(x *Ctx)) {
 	bc := o.bc
 	db := sh.DBs[o.db]
 	write := o.cmd.Flags&FlagWrite != 0
+	if write && sh.PauseActive() {
+		// CLIENT PAUSE holds writes: fn waits for the pause's end (or
+		// CLIENT UNPAUSE), as a write sent now would.
+		time.AfterFunc(offLoopPauseRecheck, func() { sh.Post(func() { sh.finishOffLoop(o, fn) }) })
+		return
+	}
 	if sh.Snap != nil && write {
 		sh.snapshotBeforeWrite(o.cmd, o.args, db)
 	}
