@@ -455,6 +455,10 @@ func TestMigrateInCluster(t *testing.T) {
 	expect(t, owner, "OK", migrateArgs(dst.Addr(), "", 0, 5000, "KEYS", "{m}a", "{m}b")...)
 	expect(t, cc, int64(0), "EXISTS", "{m}a", "{m}b")
 	expect(t, dst.Client(t), []interface{}{"1", "2"}, "MGET", "{m}a", "{m}b")
+	// In cluster mode the keys travel as RESTORE-ASKING, as Redis sends them.
+	if stats := fmt.Sprint(value(t, dst.Client(t), "INFO", "commandstats")); !strings.Contains(stats, "cmdstat_restore-asking:calls=2,") {
+		t.Errorf("the target ran no RESTORE-ASKING: %s", stats)
+	}
 	expect(t, owner, "OK", "ASKING")
 }
 
