@@ -48,6 +48,7 @@ var keyAuditCalls = map[string]string{
 	"config": "CONFIG", "config|get": "CONFIG GET maxmemory", "config|help": "CONFIG HELP", "config|resetstat": "CONFIG RESETSTAT",
 	"config|rewrite": "CONFIG REWRITE", "config|set": "CONFIG SET maxmemory 0",
 	"copy": "COPY app:a app:b REPLACE", "dbsize": "DBSIZE", "debug": "DEBUG help",
+	"asking": "ASKING", "migrate": "MIGRATE 127.0.0.1 1 app:k 0 10 COPY AUTH2 u p", "restore-asking": "RESTORE-ASKING app:k 0 payload REPLACE",
 	"decr": "DECR app:k", "decrby": "DECRBY app:k 2", "del": "DEL app:a app:b", "discard": "DISCARD", "dump": "DUMP app:k",
 	"echo":       "ECHO x",
 	"eval":       "EVAL return 2 app:a app:b x",

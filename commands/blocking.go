@@ -45,7 +45,7 @@ func clientUnblockCommand(x *keyspace.Ctx) {
 		}
 		return
 	}
-	if !target.Blocked.Load() || target.Postponed.Load() || target.Shard >= len(x.S.Srv.ShardList) {
+	if !target.Blocked.Load() || target.Postponed.Load() || target.OffLoop.Load() || target.Shard >= len(x.S.Srv.ShardList) {
 		x.W.Int(0)
 		return
 	}

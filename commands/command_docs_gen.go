@@ -48,6 +48,7 @@ var redisCommandDocs1 = map[string]*commandDoc{
 		{name: "key", typ: argKey, keySpec: 1},
 		{name: "value", typ: argString},
 	}},
+	"asking": {},
 	"auth": {history: [][2]string{{"6.0.0", "Added ACL style (username and password)."}}, args: []commandArg{
 		{name: "username", typ: argString, since: "6.0.0", flags: argOptional},
 		{name: "password", typ: argString},

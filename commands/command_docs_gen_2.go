@@ -31,6 +31,26 @@ var redisCommandDocs2 = map[string]*commandDoc{
 	"mget": {args: []commandArg{
 		{name: "key", typ: argKey, keySpec: 1, flags: argMultiple},
 	}},
+	"migrate": {history: [][2]string{{"3.0.0", "Added the `COPY` and `REPLACE` options."}, {"3.0.6", "Added the `KEYS` option."}, {"4.0.7", "Added the `AUTH` option."}, {"6.0.0", "Added the `AUTH2` option."}}, args: []commandArg{
+		{name: "host", typ: argString},
+		{name: "port", typ: argInteger},
+		{name: "key_or_empty_string", typ: argOneOf, args: []commandArg{
+			{name: "key", typ: argKey, keySpec: 1},
+			{name: "empty_string", typ: argPureToken, token: "\"\""},
+		}},
+		{name: "destination-db", typ: argInteger},
+		{name: "timeout", typ: argInteger},
+		{name: "copy", typ: argPureToken, token: "COPY", since: "3.0.0", flags: argOptional},
+		{name: "replace", typ: argPureToken, token: "REPLACE", since: "3.0.0", flags: argOptional},
+		{name: "authentication", typ: argOneOf, flags: argOptional, args: []commandArg{
+			{name: "password", typ: argString, token: "AUTH", since: "4.0.7", flags: argOptional},
+			{name: "username_password", typ: argBlock, token: "AUTH2", since: "6.0.0", flags: argOptional, args: []commandArg{
+				{name: "username", typ: argString},
+				{name: "password", typ: argString},
+			}},
+		}},
+		{name: "key", typ: argKey, keySpec: 2, token: "KEYS", since: "3.0.6", flags: argOptional | argMultiple},
+	}},
 	"module":      {},
 	"module|help": {},
 	"module|list": {},
@@ -190,6 +210,15 @@ var redisCommandDocs2 = map[string]*commandDoc{
 	}},
 	"reset": {},
 	"restore": {history: [][2]string{{"3.0.0", "Added the `REPLACE` modifier."}, {"5.0.0", "Added the `ABSTTL` modifier."}, {"5.0.0", "Added the `IDLETIME` and `FREQ` options."}}, args: []commandArg{
+		{name: "key", typ: argKey, keySpec: 1},
+		{name: "ttl", typ: argInteger},
+		{name: "serialized-value", typ: argString},
+		{name: "replace", typ: argPureToken, token: "REPLACE", since: "3.0.0", flags: argOptional},
+		{name: "absttl", typ: argPureToken, token: "ABSTTL", since: "5.0.0", flags: argOptional},
+		{name: "seconds", typ: argInteger, token: "IDLETIME", since: "5.0.0", flags: argOptional},
+		{name: "frequency", typ: argInteger, token: "FREQ", since: "5.0.0", flags: argOptional},
+	}},
+	"restore-asking": {docFlags: docSysCmd, history: [][2]string{{"3.0.0", "Added the `REPLACE` modifier."}, {"5.0.0", "Added the `ABSTTL` modifier."}, {"5.0.0", "Added the `IDLETIME` and `FREQ` options."}}, args: []commandArg{
 		{name: "key", typ: argKey, keySpec: 1},
 		{name: "ttl", typ: argInteger},
 		{name: "serialized-value", typ: argString},

@@ -26,6 +26,7 @@ func commandFamilies() []func(keyspace.CommandTable) {
 		registerHyperLogLogFamily,
 		registerKeyFamily,
 		registerClusterFamily,
+		registerMigrateFamily,
 		registerPersistenceFamily,
 		registerFunctionFamily,
 		registerScriptingFamily,

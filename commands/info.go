@@ -319,7 +319,7 @@ func infoStats(x *keyspace.Ctx, ib *infoBuilder) {
 	ib.int("pubsubshard_channels", shch)
 	ib.int("latest_fork_usec", 0)
 	ib.int("total_forks", 0)
-	ib.int("migrate_cached_sockets", 0) // no MIGRATE
+	ib.int("migrate_cached_sockets", migrateCachedSockets(srv))
 	ib.int("slave_expires_tracked_keys", 0)
 	ib.int("active_defrag_hits", 0) // no active defragmentation
 	ib.int("active_defrag_misses", 0)

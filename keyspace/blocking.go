@@ -228,6 +228,9 @@ type blockedClient struct {
 	// silent: the client asked for no reply to the blocked command
 	// (CLIENT REPLY OFF or SKIP when it blocked); pushes still go out.
 	silent bool
+	// offLoop: the client waits for work off the shard goroutine
+	// (offloop.go), which only its Finish ends.
+	offLoop bool
 }
 
 // blocking is a shard's table of blocked clients.
@@ -412,6 +415,9 @@ func (sh *Shard) unlinkBlocked(bc *blockedClient) {
 			}
 		}
 		bc.c.Postponed.Store(false)
+	}
+	if bc.offLoop {
+		bc.c.OffLoop.Store(false)
 	}
 	delete(bs.Clients, bc.c)
 	bs.N.Store(int64(len(bs.Clients)))
@@ -646,7 +652,7 @@ func (sh *Shard) blockTick() {
 // end of the pause releases it.
 func (sh *Shard) UnblockClient(c *Client, errReply bool) bool {
 	bc := c.Blk
-	if bc == nil || bc.done || bc.Postponed {
+	if bc == nil || bc.done || bc.Postponed || bc.offLoop {
 		return false
 	}
 	x := sh.blockCtx(bc)
@@ -815,8 +821,8 @@ func (sh *Shard) RequestUnblock(c *Client, errReply bool) {
 }
 
 // batchMayBlock reports whether b holds a command that may park its
-// client or another command of b: a blocking command, WAIT, or CLIENT
-// PAUSE (the commands after it may be postponed). TryRun leaves such
+// client or another command of b: a blocking command, WAIT, MIGRATE, or
+// CLIENT PAUSE (the commands after it may be postponed). TryRun leaves such
 // batches to the shard goroutine.
 func (sh *Shard) batchMayBlock(b *Batch) bool {
 	for i := range b.Ends {
@@ -834,6 +840,13 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 		case 'w', 'W':
 			// WAIT parks with this facility too (replication.go).
 			if len(args[0]) == 4 && EqFold(args[0], "wait") {
+				return true
+			}
+			continue
+		case 'm', 'M':
+			// So does MIGRATE, while its exchange runs off the loop
+			// (offloop.go).
+			if len(args[0]) == 7 && EqFold(args[0], "migrate") {
 				return true
 			}
 			continue

@@ -38,6 +38,9 @@ type Client struct {
 	// ReadOnly is set by READONLY: in a cluster across hosts, a replica
 	// serves the connection's reads of its group's slots.
 	ReadOnly bool
+	// asking is set by ASKING (SetAsking) and askingNext while ASKING was
+	// the last top-level command: see Asking.
+	asking, askingNext bool
 	// Authenticated is set once the connection has authenticated, or
 	// from the start when the server needs no authentication.
 	Authenticated bool
@@ -118,6 +121,9 @@ type Client struct {
 	// Postponed is set while the wait is a CLIENT PAUSE's (blocked is
 	// set too), which CLIENT UNBLOCK does not end.
 	Postponed atomic.Bool
+	// OffLoop is set while the wait is for work off the shard goroutine
+	// (offloop.go; blocked is set too), which CLIENT UNBLOCK does not end.
+	OffLoop atomic.Bool
 
 	// Out counts the reply bytes not in the socket yet.
 	Out OutputMeter

@@ -73,6 +73,10 @@ const (
 	// FlagMovableKeys is derived from the key specs (commands.deriveMovableKeys):
 	// the legacy first/last/step triple does not find every key.
 	FlagMovableKeys
+	// FlagAsking: reported by COMMAND as Redis does (RESTORE-ASKING: a
+	// command that may reach a slot being imported without ASKING); no
+	// slot is ever importing as clients see it, so it changes nothing.
+	FlagAsking
 )
 
 // flagNames lists the flags COMMAND reports, in Redis's order. Like Redis,
@@ -85,7 +89,7 @@ var flagNames = [...]struct {
 	{FlagAdmin, "admin"}, {FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"},
 	{FlagBlocking, "blocking"}, {FlagLoading, "loading"}, {FlagStale, "stale"},
 	{FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"},
-	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagNoMandatoryKeys, "no_mandatory_keys"},
+	{FlagAsking, "asking"}, {FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagNoMandatoryKeys, "no_mandatory_keys"},
 	{FlagNoAsyncLoading, "no_async_loading"}, {FlagNoMulti, "no_multi"},
 	{FlagMovableKeys, "movablekeys"}, {FlagAllowBusy, "allow_busy"},
 }

@@ -21,6 +21,9 @@ import (
 func (sh *Shard) Exec(x *Ctx, args [][]byte) {
 	w := x.W
 	c := x.C
+	if c.asking {
+		c.expireAsking()
+	}
 	cmd := sh.Srv.Cmds.Lookup(args[0])
 	before := len(w.Buf)
 	if c.ReplyMode != 0 {
@@ -81,6 +84,33 @@ func (sh *Shard) Exec(x *Ctx, args [][]byte) {
 	x.Args = args
 	x.Cmd = cmd
 	sh.Call(x, cmd, args)
+}
+
+// SetAsking is ASKING: the flag that lets the connection's next command
+// reach a slot being imported (Redis's CLIENT_ASKING). Ruvio moves slots
+// in one step (no slot is ever importing as clients see it), so nothing
+// reads the flag yet; it lives exactly as long as Redis's: until the end
+// of the next top-level command, or of the transaction that command opens
+// (EXEC ends it), whether the command ran or was refused.
+func (x *Ctx) SetAsking() {
+	x.C.asking = true
+	// Inside EXEC the top-level command is EXEC, which ends it.
+	x.C.askingNext = x.S.callDepth <= 1
+}
+
+// Asking reports whether ASKING covers the command running for c.
+func (c *Client) Asking() bool { return c.asking }
+
+// expireAsking runs as a top-level command starts: the flag ASKING set
+// covers this command when ASKING was the one before, and the commands
+// of a transaction up to its EXEC; otherwise it has expired.
+func (c *Client) expireAsking() {
+	switch {
+	case c.askingNext:
+		c.askingNext = false
+	case !c.Tx.Multi:
+		c.asking = false
+	}
 }
 
 // Call runs a command that passed its checks: the handler, statistics and

@@ -105,6 +105,11 @@ func (c *Command) CallKeys(args [][]byte, dst []KeyRef) (_ []KeyRef, ok bool) {
 			if first == 0 {
 				continue // keyword absent: no keys from this spec
 			}
+			if s.Flags&KeyIncomplete != 0 && c.GetKeys != nil {
+				// The spec may miss keys (MIGRATE's KEYS): as in
+				// Redis, the command's own key finder decides.
+				return c.GetKeys(args, dst[:base]), true
+			}
 		default:
 			if c.GetKeys != nil {
 				// An unknown spec: the command's own key finder decides.

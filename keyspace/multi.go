@@ -291,6 +291,9 @@ func (sh *Shard) touchKey(db int, key string) {
 	if len(sh.Blk.Waiting) != 0 {
 		sh.signalKey(db, key)
 	}
+	if len(sh.guards) != 0 {
+		sh.guardTouch(db, key)
+	}
 	if len(sh.Tx.Watched) == 0 {
 		return
 	}
@@ -328,6 +331,9 @@ func (sh *Shard) touchKey(db int, key string) {
 func (sh *Shard) TouchAllInDB(db int, replaced *DB) {
 	if len(sh.Blk.Waiting) != 0 {
 		sh.signalDB(db)
+	}
+	if len(sh.guards) != 0 {
+		sh.guardTouchDB(db)
 	}
 	if len(sh.Tx.Watched) == 0 {
 		return

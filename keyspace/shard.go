@@ -63,6 +63,8 @@ type Shard struct {
 	Ctx   Ctx // the context every command of the shard runs with, reused
 	// keyIdx is scratch space for key positions.
 	keyIdx []int
+	// guards are the keys commands guard against changes (offloop.go).
+	guards map[WatchKey][]guardRef
 	// aclReq, aclKeyRefs and aclKeyIdx are reused by every ACL check of
 	// a restricted user (acl.go).
 	aclReq     acl.Request

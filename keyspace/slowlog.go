@@ -87,7 +87,8 @@ func SlowlogArgs(args [][]byte) []string {
 }
 
 // redactedArgs returns which arguments of a command hold secrets that the
-// slow log must not show: passwords of AUTH and HELLO ... AUTH, every
+// slow log must not show: passwords of AUTH, HELLO ... AUTH and MIGRATE
+// ... AUTH or AUTH2 (with AUTH2's user, as Redis hides it), every
 // argument of ACL SETUSER after the subcommand, and the values of
 // CONFIG SET for masterauth, masteruser and requirepass.
 func redactedArgs(args [][]byte) func(i int) bool {
@@ -111,6 +112,25 @@ func redactedArgs(args [][]byte) func(i int) bool {
 			case EqFold(args[j], "setname") && j+1 < len(args):
 				j++
 			default:
+				j = len(args)
+			}
+		}
+		if len(hide) > 0 {
+			return func(i int) bool { return slices.Contains(hide, i) }
+		}
+	case EqFold(args[0], "migrate"):
+		// AUTH's password, AUTH2's user and password, up to KEYS.
+		var hide []int
+		for j := 6; j < len(args); j++ {
+			more := len(args) - 1 - j
+			switch {
+			case EqFold(args[j], "auth") && more >= 1:
+				hide = append(hide, j+1)
+				j++
+			case EqFold(args[j], "auth2") && more >= 2:
+				hide = append(hide, j+1, j+2)
+				j += 2
+			case EqFold(args[j], "keys"):
 				j = len(args)
 			}
 		}
