@@ -3,7 +3,7 @@
 // Usage:
 //
 //	ruvio [--config config.toml | --redis-conf redis.conf] [--port 6379] [--bind 127.0.0.1] [--shards N]
-//	      [--reactors N] [--dir data] [--fsync always|everysec|no] [--loglevel info]
+//	      [--reactors N | --reactor-per-shard] [--dir data] [--fsync always|everysec|no] [--loglevel info]
 //	      [--replicaof host:port]
 //	      [--cluster-name n --cluster-announce host --cluster-members n1=host:port,... | --cluster-join host:port,...]
 //	      [--repair] [--cpuprofile file] [--trace file]
@@ -158,6 +158,7 @@ type overrides struct {
 	clusterReplicas        int
 	clusterNodeTimeoutMs   int
 	port, shards, reactors int
+	reactorPerShard        bool
 	repair                 bool
 	cpuProfile, execTrace  string
 	metricsListen          string
@@ -172,6 +173,7 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.IntVar(&o.port, "port", 0, "port of shard 0; shard i listens on port+i (overrides server.port)")
 	fs.IntVar(&o.shards, "shards", 0, "number of shards (overrides server.shards)")
 	fs.IntVar(&o.reactors, "reactors", -1, "number of network reactors, 0 = one per CPU (overrides server.reactors)")
+	fs.BoolVar(&o.reactorPerShard, "reactor-per-shard", false, "give each shard's port a reactor of its own, so commands of different connections of a shard run in the order read (overrides server.reactor_per_shard; needs reactors 0)")
 	fs.StringVar(&o.dir, "dir", "", "data directory (overrides persistence.dir)")
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
 	fs.StringVar(&o.replicaof, "replicaof", "", "host:port of the primary's shard 0 to follow as a replica (overrides replication.primary)")
@@ -292,6 +294,9 @@ func applyOverrides(cfg config.Config, o overrides, set map[string]bool, getenv 
 	}
 	if set["reactors"] {
 		cfg.Server.Reactors = o.reactors
+	}
+	if set["reactor-per-shard"] {
+		cfg.Server.ReactorPerShard = o.reactorPerShard
 	}
 	if set["dir"] {
 		cfg.Persistence.Dir = o.dir

@@ -98,7 +98,8 @@ func bfReserveCommand(x *keyspace.Ctx) {
 
 // bfInsertCommon adds items to the filter at key, creating it with prm
 // when autocreate is set: the shared body of BF.ADD, BF.MADD and
-// BF.INSERT.
+// BF.INSERT. Each item's answer is 1 or 0 in RESP2 and true or false in
+// RESP3, as RedisBloom replies.
 func bfInsertCommon(x *keyspace.Ctx, key []byte, items [][]byte, prm keyspace.BloomParams, autocreate, multi bool) {
 	e, o, ok := lookupBloomOrReply(x, key, true)
 	if !ok {
@@ -140,7 +141,7 @@ func bfInsertCommon(x *keyspace.Ctx, key []byte, items [][]byte, prm keyspace.Bl
 		if r < 0 {
 			x.W.Error("ERR non scaling filter is full")
 		} else {
-			x.W.Int(int64(r))
+			x.W.Bool(r == 1)
 		}
 	}
 }
@@ -234,7 +235,7 @@ func bfInsertCommand(x *keyspace.Ctx) {
 
 // BF.EXISTS key item, BF.MEXISTS key item [item ...]. As in RedisBloom,
 // a key that holds no filter, whatever its type, contains no item: the
-// answer is 0, not WRONGTYPE.
+// answer is 0 (false in RESP3), not WRONGTYPE.
 func bfExistsGeneric(x *keyspace.Ctx, multi bool) {
 	var o *keyspace.BloomObj
 	if e := x.S.LookupRead(x.DB, x.Args[1]); e != nil && e.IsObj() {
@@ -244,11 +245,7 @@ func bfExistsGeneric(x *keyspace.Ctx, multi bool) {
 		x.W.ArrayHeader(len(x.Args) - 2)
 	}
 	for _, it := range x.Args[2:] {
-		if o != nil && o.F.Exists(it) {
-			x.W.Int(1)
-		} else {
-			x.W.Int(0)
-		}
+		x.W.Bool(o != nil && o.F.Exists(it))
 	}
 }
 
@@ -256,9 +253,11 @@ func bfExistsCommand(x *keyspace.Ctx) { bfExistsGeneric(x, false) }
 
 func bfMexistsCommand(x *keyspace.Ctx) { bfExistsGeneric(x, true) }
 
-// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]. One field
-// is answered as a one-element array, as RedisBloom does (and go-redis's
-// BFInfoArg parses); no field, all five as a map.
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]. As
+// RedisBloom answers: one field is a one-element array in RESP2 (`*1
+// :100`) and a one-entry map under its name in RESP3 (`%1 +Capacity
+// :100`); no field, all five as a map (a flat array in RESP2). go-redis's
+// BFInfoArg parses both single-field shapes.
 func bfInfoCommand(x *keyspace.Ctx) {
 	if len(x.Args) > 3 {
 		x.W.Error(keyspace.ErrWrongArgs(x.Cmd.FullName()))
@@ -282,21 +281,29 @@ func bfInfoCommand(x *keyspace.Ctx) {
 	}
 	if len(x.Args) == 3 {
 		field := x.Args[2]
+		one := func(name string) {
+			if x.W.Proto >= 3 {
+				x.W.MapHeader(1)
+				x.W.SimpleString(name)
+			} else {
+				x.W.ArrayHeader(1)
+			}
+		}
 		switch {
 		case keyspace.EqFold(field, "capacity"):
-			x.W.ArrayHeader(1)
+			one("Capacity")
 			x.W.Int(int64(f.Capacity()))
 		case keyspace.EqFold(field, "size"):
-			x.W.ArrayHeader(1)
+			one("Size")
 			x.W.Int(int64(f.MemoryUsage()))
 		case keyspace.EqFold(field, "filters"):
-			x.W.ArrayHeader(1)
+			one("Number of filters")
 			x.W.Int(int64(f.Filters()))
 		case keyspace.EqFold(field, "items"):
-			x.W.ArrayHeader(1)
+			one("Number of items inserted")
 			x.W.Int(int64(f.Card()))
 		case keyspace.EqFold(field, "expansion"):
-			x.W.ArrayHeader(1)
+			one("Expansion rate")
 			expansion()
 		default:
 			// RedisBloom's text, without an error code.

@@ -97,6 +97,11 @@ type ServerConfig struct {
 	Shards int `toml:"shards"`
 	// Reactors is the number of network event loops; 0 means runtime.NumCPU() (0).
 	Reactors int `toml:"reactors"`
+	// ReactorPerShard gives each shard's port a reactor of its own instead of
+	// Reactors loops shared by every port (false). Commands that arrive on
+	// different connections of one shard then run in the order the reactor
+	// read them, as on a single-threaded server; Reactors must be 0.
+	ReactorPerShard bool `toml:"reactor_per_shard"`
 	// InlineExecution lets a reactor run a connection's batch itself when the
 	// connection's shard is idle, taking the shard's ownership token for the
 	// duration, instead of handing it through the ring (false). The shard's
@@ -389,6 +394,7 @@ func Default() Config {
 			Port:            6379,
 			Shards:          1,
 			Reactors:        0,
+			ReactorPerShard: false,
 			InlineExecution: false,
 			Databases:       16,
 			MaxClients:      10000,

@@ -87,6 +87,7 @@ bind = "0.0.0.0"
 port = 7000
 shards = 3
 reactors = 2
+reactor_per_shard = false
 inline_execution = false
 databases = 4
 max_clients = 50

@@ -76,7 +76,9 @@ func (c *Config) Validate() error {
 		bad("server.port", "%d with %d shards needs ports %d..%d, beyond 65535",
 			s.Port, s.Shards, s.Port, s.Port+s.Shards-1)
 	}
-	inRange("server.reactors", int64(s.Reactors), 0, MaxReactors)
+	if inRange("server.reactors", int64(s.Reactors), 0, MaxReactors) && s.ReactorPerShard && s.Reactors != 0 {
+		bad("server.reactors", "must be 0 with server.reactor_per_shard = true (each shard's port has its own reactor), not %d", s.Reactors)
+	}
 	inRange("server.databases", int64(s.Databases), 1, MaxDatabases)
 	inRange("server.max_clients", int64(s.MaxClients), 1, math.MaxInt32)
 	inRange("server.timeout", int64(s.Timeout), 0, math.MaxInt32)

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/panjf2000/gnet/v2"
+	errorx "github.com/panjf2000/gnet/v2/pkg/errors"
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/codec"
@@ -30,6 +31,12 @@ type Options struct {
 	Port int
 	// Reactors is the number of gnet event loops (0: one per CPU).
 	Reactors int
+	// ReactorPerShard serves each shard's port with an engine of one event
+	// loop instead of Reactors loops shared by every port: the connections
+	// of a shard are then read by one reactor, in the order their input
+	// became readable, and their batches reach the shard's ring in that
+	// order. Reactors is ignored.
+	ReactorPerShard bool
 	// Inline lets a reactor run a batch on an idle shard (Shard.TryRun).
 	Inline bool
 	// MaxMultibulkLen bounds the arguments of one request.
@@ -47,10 +54,17 @@ type Server struct {
 	ks       *keyspace.Server
 	live     *config.Live
 	log      *zap.Logger
-	engine   gnet.Engine
 	booted   chan struct{}
 	addrs    []string
 	loopback bool
+	// engines are the gnet engines booted so far: one for every port, or
+	// one per port with ReactorPerShard; booted closes once all of
+	// engineCount are. stopping makes an engine that boots after Stop (or
+	// after another port failed) shut down at once.
+	engMu       sync.Mutex
+	engines     []gnet.Engine
+	engineCount int
+	stopping    bool
 
 	// requests recycles batches between reactors and shards.
 	requests sync.Pool
@@ -100,27 +114,56 @@ func New(opts Options) (*Server, error) {
 	for i := 0; i < s.ks.Shards(); i++ {
 		s.addrs = append(s.addrs, "tcp://"+net.JoinHostPort(opts.Bind, strconv.Itoa(opts.Port+i)))
 	}
+	s.engineCount = 1
+	if opts.ReactorPerShard {
+		s.engineCount = len(s.addrs)
+	}
 	return s, nil
 }
 
 // Serve listens on every shard's port and blocks until Stop.
 func (s *Server) Serve() error {
-	reactors := s.opts.Reactors
 	gopts := []gnet.Option{
-		gnet.WithMulticore(true),
+		gnet.WithMulticore(!s.opts.ReactorPerShard),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithReuseAddr(true),
 		gnet.WithLogger(s.log.Sugar()),
 	}
-	if reactors > 0 {
-		gopts = append(gopts, gnet.WithNumEventLoop(reactors))
-	}
 	go s.idleLoop()
+	if s.opts.ReactorPerShard {
+		return s.servePerShard(gopts)
+	}
+	if s.opts.Reactors > 0 {
+		gopts = append(gopts, gnet.WithNumEventLoop(s.opts.Reactors))
+	}
 	err := gnet.Rotate(s, s.addrs, gopts...)
 	if err != nil {
 		return fmt.Errorf("eventloop: serve %v: %w", s.addrs, err)
 	}
 	return nil
+}
+
+// servePerShard runs one single-loop engine per shard's port. If one
+// port cannot be served, the others stop and Serve reports it.
+func (s *Server) servePerShard(gopts []gnet.Option) error {
+	errs := make(chan error, len(s.addrs))
+	for _, addr := range s.addrs {
+		go func() {
+			if err := gnet.Run(s, addr, gopts...); err != nil {
+				errs <- fmt.Errorf("eventloop: serve %s: %w", addr, err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range s.addrs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			_ = s.stopEngines(context.Background())
+		}
+	}
+	return first
 }
 
 // Ready is closed once the listeners accept connections.
@@ -131,20 +174,39 @@ func (s *Server) Stop(ctx context.Context) error {
 	var err error
 	s.stopOnce.Do(func() {
 		close(s.stopIdle)
-		select {
-		case <-s.booted:
-			err = s.engine.Stop(ctx)
-		default:
-		}
+		err = s.stopEngines(ctx)
 	})
 	return err
 }
 
-// OnBoot records the engine.
+// stopEngines stops every engine booted so far; one that boots later
+// shuts down in OnBoot.
+func (s *Server) stopEngines(ctx context.Context) error {
+	s.engMu.Lock()
+	s.stopping = true
+	engines := s.engines
+	s.engMu.Unlock()
+	var first error
+	for _, eng := range engines {
+		if err := eng.Stop(ctx); err != nil && first == nil && !errors.Is(err, errorx.ErrEngineInShutdown) {
+			first = err
+		}
+	}
+	return first
+}
+
+// OnBoot records an engine; the server is ready once every engine is.
 func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
-	s.engine = eng
-	s.log.Info("listening", zap.Strings("addresses", s.addrs))
-	close(s.booted)
+	s.engMu.Lock()
+	defer s.engMu.Unlock()
+	if s.stopping {
+		return gnet.Shutdown
+	}
+	s.engines = append(s.engines, eng)
+	if len(s.engines) == s.engineCount {
+		s.log.Info("listening", zap.Strings("addresses", s.addrs), zap.Bool("reactor_per_shard", s.opts.ReactorPerShard))
+		close(s.booted)
+	}
 	return gnet.None
 }
 

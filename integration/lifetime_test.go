@@ -38,12 +38,15 @@ func (g ghostCounts) zero() bool {
 }
 
 // lifetimeVariants are the servers the lifetime tests run on: one shard
-// and four, and one where reactors run batches of idle shards inline.
+// and four, one where reactors run batches of idle shards inline, and
+// one where each shard's port has a reactor of its own.
 var lifetimeVariants = []struct {
 	name   string
 	shards int
 	inline bool
-}{{"1shard", 1, false}, {"4shards", 4, false}, {"1shard-inline", 1, true}}
+	// perShard sets server.reactor_per_shard.
+	perShard bool
+}{{"1shard", 1, false, false}, {"4shards", 4, false, false}, {"1shard-inline", 1, true, false}, {"2shards-reactor-per-shard", 2, false, true}}
 
 // lifetimeServer is a server of n shards with one checking client per
 // shard, and the shard owning the {gs} hash tag.
@@ -53,10 +56,15 @@ type lifetimeServer struct {
 	owner int
 }
 
-func startLifetime(t *testing.T, shards int, inline bool) *lifetimeServer {
+func startLifetime(t *testing.T, shards int, inline, perShard bool) *lifetimeServer {
 	t.Helper()
 	s := testserver.Start(t, testserver.Shards(shards),
-		testserver.Config(func(c *config.Config) { c.Server.InlineExecution = inline }))
+		testserver.Config(func(c *config.Config) {
+			c.Server.InlineExecution = inline
+			if perShard {
+				c.Server.Reactors, c.Server.ReactorPerShard = 0, true
+			}
+		}))
 	ls := &lifetimeServer{s: s}
 	for i := range shards {
 		ls.cs = append(ls.cs, s.ClientOf(t, i))
@@ -177,7 +185,7 @@ func writeAndClose(t *testing.T, addr string, b []byte, rst bool) {
 func TestGhostSubscriptionsAfterClose(t *testing.T) {
 	for _, v := range lifetimeVariants {
 		t.Run(v.name, func(t *testing.T) {
-			ls := startLifetime(t, v.shards, v.inline)
+			ls := startLifetime(t, v.shards, v.inline, v.perShard)
 			owner := ls.s.Addrs[ls.owner]
 			sub := []byte(multibulk("SUBSCRIBE", "gs:ch") + multibulk("PSUBSCRIBE", "gs:ch*") + multibulk("SSUBSCRIBE", "{gs}s"))
 			var wg sync.WaitGroup
@@ -228,7 +236,7 @@ var lifetimeScripts = [][]string{
 func TestConnectionStateReleasedAtEveryClosePoint(t *testing.T) {
 	for _, v := range lifetimeVariants {
 		t.Run(v.name, func(t *testing.T) {
-			ls := startLifetime(t, v.shards, v.inline)
+			ls := startLifetime(t, v.shards, v.inline, v.perShard)
 			owner := ls.s.Addrs[ls.owner]
 			const workers, rounds = 8, 1000
 			var wg sync.WaitGroup
@@ -335,7 +343,7 @@ func closeAtRandomPoint(t *testing.T, addr string, rng *rand.Rand) {
 func TestClientKillTakesEffectAtOnce(t *testing.T) {
 	for _, v := range lifetimeVariants {
 		t.Run(v.name, func(t *testing.T) {
-			ls := startLifetime(t, v.shards, v.inline)
+			ls := startLifetime(t, v.shards, v.inline, v.perShard)
 			killer := dialRaw(t, ls.s.Addrs[0])
 			for round := range 200 {
 				vShard := round % v.shards

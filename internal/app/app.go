@@ -180,6 +180,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		Bind:            cfg.Server.Bind,
 		Port:            cfg.Server.Port,
 		Reactors:        cfg.Server.Reactors,
+		ReactorPerShard: cfg.Server.ReactorPerShard,
 		Inline:          cfg.Server.InlineExecution,
 		MaxMultibulkLen: cfg.Limits.MaxMultibulkLen,
 		Logger:          log,
