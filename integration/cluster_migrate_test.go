@@ -145,41 +145,40 @@ func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
 	}
 	moving := cluster.SlotRange{Start: 0, End: 999}
 	c := clusterClientOf(t, ms)
-	ctx := ctxT(t)
 
 	// Data of every kind in the range, a key with a deadline, and keys
 	// elsewhere.
 	strs := keysInSlots("str:", moving, 2000)
 	for _, k := range strs {
-		if err := c.Set(ctx, k, "v-"+k, 0).Err(); err != nil {
+		if err := c.Set(ctxT(t), k, "v-"+k, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	other := keysInSlots("other:", cluster.SlotRange{Start: 5000, End: 16000}, 200)
 	for _, k := range other {
-		if err := c.Set(ctx, k, "o-"+k, 0).Err(); err != nil {
+		if err := c.Set(ctxT(t), k, "o-"+k, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	h, z, l, x, ttl := keysInSlots("hash:", moving, 1)[0], keysInSlots("zset:", moving, 1)[0], keysInSlots("list:", moving, 1)[0], keysInSlots("stream:", moving, 1)[0], keysInSlots("ttl:", moving, 1)[0]
 	lease := keysInSlots("lease:", moving, 1)[0]
 	for i := range 300 {
-		c.HSet(ctx, h, "f"+strconv.Itoa(i), i)
-		c.ZAdd(ctx, z, redis.Z{Score: float64(i), Member: "m" + strconv.Itoa(i)})
-		c.RPush(ctx, l, i)
-		c.XAdd(ctx, &redis.XAddArgs{Stream: x, Values: []any{"i", i}})
+		c.HSet(ctxT(t), h, "f"+strconv.Itoa(i), i)
+		c.ZAdd(ctxT(t), z, redis.Z{Score: float64(i), Member: "m" + strconv.Itoa(i)})
+		c.RPush(ctxT(t), l, i)
+		c.XAdd(ctxT(t), &redis.XAddArgs{Stream: x, Values: []any{"i", i}})
 	}
-	if err := c.Set(ctx, ttl, "t", time.Hour).Err(); err != nil {
+	if err := c.Set(ctxT(t), ttl, "t", time.Hour).Err(); err != nil {
 		t.Fatal(err)
 	}
-	token, err := c.Do(ctx, "LEASE", lease, 600000).Int64()
+	token, err := c.Do(ctxT(t), "LEASE", lease, 600000).Int64()
 	if err != nil {
 		t.Fatalf("LEASE: %v", err)
 	}
 	// The copy comes from a snapshot plus the records after it.
 	for _, m := range ms {
 		mc := redis.NewClient(&redis.Options{Addr: m.addr(), DisableIdentity: true})
-		if err := mc.Save(ctx).Err(); err != nil {
+		if err := mc.Save(ctxT(t)).Err(); err != nil {
 			t.Fatal(err)
 		}
 		_ = mc.Close()
@@ -207,7 +206,7 @@ func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
 				return
 			default:
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second) // lint:allow-shared-deadline (one transaction)
 			_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 				p.Incr(ctx, pairA)
 				p.Incr(ctx, pairB)
@@ -274,36 +273,36 @@ func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
 		t.Fatalf("slot of %s served by %s, want m1", strs[0], owner.name)
 	}
 	for _, k := range strs {
-		if v, err := c.Get(ctx, k).Result(); err != nil || v != "v-"+k {
+		if v, err := c.Get(ctxT(t), k).Result(); err != nil || v != "v-"+k {
 			t.Fatalf("GET %s = %q, %v", k, v, err)
 		}
 	}
 	for _, k := range other {
-		if v, err := c.Get(ctx, k).Result(); err != nil || v != "o-"+k {
+		if v, err := c.Get(ctxT(t), k).Result(); err != nil || v != "o-"+k {
 			t.Fatalf("GET %s = %q, %v", k, v, err)
 		}
 	}
-	if n, _ := c.HLen(ctx, h).Result(); n != 300 {
+	if n, _ := c.HLen(ctxT(t), h).Result(); n != 300 {
 		t.Fatalf("HLEN = %d", n)
 	}
-	if n, _ := c.ZCard(ctx, z).Result(); n != 300 {
+	if n, _ := c.ZCard(ctxT(t), z).Result(); n != 300 {
 		t.Fatalf("ZCARD = %d", n)
 	}
-	if n, _ := c.LLen(ctx, l).Result(); n != 300 {
+	if n, _ := c.LLen(ctxT(t), l).Result(); n != 300 {
 		t.Fatalf("LLEN = %d", n)
 	}
-	if n, _ := c.XLen(ctx, x).Result(); n != 300 {
+	if n, _ := c.XLen(ctxT(t), x).Result(); n != 300 {
 		t.Fatalf("XLEN = %d", n)
 	}
-	if d, _ := c.TTL(ctx, ttl).Result(); d <= 0 || d > time.Hour {
+	if d, _ := c.TTL(ctxT(t), ttl).Result(); d <= 0 || d > time.Hour {
 		t.Fatalf("TTL after the moves = %v", d)
 	}
 	// The lease moved with its token: releasing with it works.
-	if n, err := c.Do(ctx, "RELEASE", lease, token).Int64(); err != nil || n != 1 {
+	if n, err := c.Do(ctxT(t), "RELEASE", lease, token).Int64(); err != nil || n != 1 {
 		t.Fatalf("RELEASE with the token = %d, %v", n, err)
 	}
 	for _, k := range counters {
-		got, err := c.Get(ctx, k).Int64()
+		got, err := c.Get(ctxT(t), k).Int64()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			t.Fatal(err)
 		}
@@ -312,8 +311,8 @@ func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
 			t.Fatalf("counter %s = %d, acknowledged %d (+%d unsure): an acknowledged write was lost or doubled\n%s", k, got, acked, unsure, clusterOutputs(ms))
 		}
 	}
-	a, _ := c.Get(ctx, pairA).Int64()
-	b, _ := c.Get(ctx, pairB).Int64()
+	a, _ := c.Get(ctxT(t), pairA).Int64()
+	b, _ := c.Get(ctxT(t), pairB).Int64()
 	if a != b || a < txAcked.Load() || a > txAcked.Load()+txUnsure.Load() {
 		t.Fatalf("transaction pair %d/%d, acknowledged %d (+%d unsure)", a, b, txAcked.Load(), txUnsure.Load())
 	}
@@ -355,11 +354,10 @@ func TestClusterMigrateAbortLeavesOneOwner(t *testing.T) {
 	ms := startClusterAcrossHosts(t, 2, 0, "--shards", "2")
 	cc := controlClient(t, ms[0])
 	c := clusterClientOf(t, ms)
-	ctx := ctxT(t)
 	moving := cluster.SlotRange{Start: 100, End: 199}
 	keys := keysInSlots("ab:", moving, 3000)
 	for _, k := range keys {
-		if err := c.Set(ctx, k, k, 0).Err(); err != nil {
+		if err := c.Set(ctxT(t), k, k, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -390,7 +388,7 @@ func TestClusterMigrateAbortLeavesOneOwner(t *testing.T) {
 		t.Fatalf("committed=%v: slot served by %s, want %s", committed, got.name, owner.name)
 	}
 	for _, k := range keys {
-		if v, err := c.Get(ctx, k).Result(); err != nil || v != k {
+		if v, err := c.Get(ctxT(t), k).Result(); err != nil || v != k {
 			t.Fatalf("GET %s = %q, %v", k, v, err)
 		}
 	}
@@ -420,10 +418,9 @@ func TestClusterMigrateAbortLeavesOneOwner(t *testing.T) {
 func TestClusterAddHostRebalanceDrain(t *testing.T) {
 	ms := startClusterAcrossHosts(t, 3, 0)
 	c := clusterClientOf(t, ms)
-	ctx := ctxT(t)
 	keys := keysInSlots("grow:", cluster.SlotRange{Start: 0, End: cluster.SlotCount - 1}, 3000)
 	for _, k := range keys {
-		if err := c.Set(ctx, k, k, 0).Err(); err != nil {
+		if err := c.Set(ctxT(t), k, k, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -474,7 +471,7 @@ func TestClusterAddHostRebalanceDrain(t *testing.T) {
 	readAll := func(stage string) {
 		t.Helper()
 		for _, k := range keys {
-			if v, err := c.Get(ctx, k).Result(); err != nil || v != k {
+			if v, err := c.Get(ctxT(t), k).Result(); err != nil || v != k {
 				t.Fatalf("%s: GET %s = %q, %v\n%s", stage, k, v, err, clusterOutputs(all))
 			}
 		}

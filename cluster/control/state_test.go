@@ -505,7 +505,7 @@ func TestRemove(t *testing.T) {
 	before := s.Clone()
 
 	err := s.Apply(Command{Op: OpRemove, Name: "s1"})
-	if err == nil || err.Error() != "member s1 is the primary of group 1: fail it over first" {
+	if err == nil || err.Error() != "member s1 is the primary of group 1: fail it over, or move its slots away (drain) and remove its replicas, first" {
 		t.Fatalf("removing a primary: %v", err)
 	}
 	err = s.Apply(Command{Op: OpRemove, Name: "s9"})

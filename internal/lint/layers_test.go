@@ -66,7 +66,7 @@ var layers = []layer{
 	{"metrics", []string{"keyspace", "persistence"}},
 
 	// Test and benchmark programs talk to a server over the network.
-	{"bench/...", nil},
+	{"bench/...", []string{"cluster"}},
 	{"conformance/...", nil},
 	{"integration", nil},
 	{"internal/lint", nil},
