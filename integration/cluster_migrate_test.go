@@ -508,3 +508,123 @@ func slotsIn(rs []cluster.SlotRange) int {
 	}
 	return n
 }
+
+// TestClusterMigrateSurvivesAKilledSide kills the receiving primary, then
+// (in a second round) the sending one, at a random point of a migration
+// of a range holding many keys, while a client writes counters in it: the
+// migration ends (aborted, or committed when it got there first), and once
+// the member is back exactly one group holds the range, with every key and
+// every acknowledged increment, and the other none of it.
+func TestClusterMigrateSurvivesAKilledSide(t *testing.T) {
+	ms := startClusterAcrossHosts(t, 3, 0)
+	cc := controlClient(t, ms[0])
+	c := clusterClientOf(t, ms)
+	moving := cluster.SlotRange{Start: 0, End: 199}
+	keys := keysInSlots("kill:", moving, 40000)
+	for i := 0; i < len(keys); i += 500 {
+		p := c.Pipeline()
+		for _, k := range keys[i:min(i+500, len(keys))] {
+			p.Set(context.Background(), k, k, 0)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := p.Exec(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round, victimSide := range []string{"receiver", "sender"} {
+		counters := keysInSlots(fmt.Sprintf("killcnt%d:", round), moving, 8)
+		st, err := cc.Status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var from *control.Group
+		for i := range st.State.Groups {
+			for _, r := range st.State.Groups[i].Slots {
+				if r.Start <= moving.Start && moving.End <= r.End {
+					from = &st.State.Groups[i]
+				}
+			}
+		}
+		if from == nil {
+			t.Fatalf("round %d: the range is not within one group: %+v", round, st.State.Groups)
+		}
+		to := (from.ID + 1) % len(st.State.Groups)
+		load := &counterLoad{}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go load.run(c, counters, stop, &wg)
+		mg, err := cc.Migrate(control.MigrateArgs{Slots: moving, To: to, FromShard: -1, ToShard: -1})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		name := st.State.Groups[to].Primary
+		if victimSide == "sender" {
+			name = from.Primary
+		}
+		var victim *clusterMember
+		for _, m := range ms {
+			if m.name == name {
+				victim = m
+			}
+		}
+		if victim == ms[0] {
+			// Keep the member the control client talks through.
+			cc = controlClient(t, ms[1])
+		}
+		time.Sleep(time.Duration(20+time.Now().UnixNano()%300) * time.Millisecond)
+		victim.proc.Kill(t)
+		committed := awaitMigrationEnd(t, cc, mg, 30*time.Second, ms)
+		victim.proc = victim.proc.Restart(t)
+		waitClusterOK(t, ms, 40*time.Second)
+		waitPrimariesLeased(t, ms)
+		close(stop)
+		wg.Wait()
+		owner := ms[0]
+		for _, m := range ms {
+			if st, err := cc.Status(); err == nil {
+				g := st.State.GroupOf(m.name)
+				for _, r := range g.Slots {
+					if r.Start <= moving.Start && moving.End <= r.End {
+						owner = m
+					}
+				}
+			}
+		}
+		for _, k := range keys {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			v, err := c.Get(ctx, k).Result()
+			cancel()
+			if err != nil || v != k {
+				t.Fatalf("round %d (%s killed, committed %v): GET %s = %q, %v\n%s", round, victimSide, committed, k, v, err, clusterOutputs(ms))
+			}
+		}
+		for _, k := range counters {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			got, err := c.Get(ctx, k).Int64()
+			cancel()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				t.Fatal(err)
+			}
+			acked, unsure := load.get(&load.acked, k), load.get(&load.unsure, k)
+			if got < acked || got > acked+unsure {
+				t.Fatalf("round %d (%s killed): counter %s = %d, acknowledged %d (+%d unsure)", round, victimSide, k, got, acked, unsure)
+			}
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for _, m := range ms {
+			if m == owner {
+				continue
+			}
+			for countKeysInRange(t, m.addr(), moving) != 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: %s (not the owner %s) still holds keys of the range\n%s", round, m.name, owner.name, clusterOutputs(ms))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+		t.Logf("round %d: %s killed, migration %d committed=%v, owner %s", round, victimSide, mg.ID, committed, owner.name)
+	}
+}
