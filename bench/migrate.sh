@@ -5,7 +5,7 @@
 # redis-server 7.0 in cluster mode moved with `redis-cli --cluster reshard` (SETSLOT + MIGRATE,
 # key by key, --cluster-pipeline PIPELINE keys per MIGRATE), the same data on the same machine.
 #
-#   bench/migrate.sh          N=1000000 PIPELINE=10 CLIENTS=4
+#   bench/migrate.sh          N=1000000 PIPELINE=10 CLIENTS=4 (SKIP_REDIS=1: Ruvio's side only)
 #
 # Both sides on 127.0.0.1 (Ruvio: two members; Redis: three masters, as redis-cli requires), no replicas, persistence with fsync everysec (Ruvio's WAL,
 # Redis's AOF). Reported per move: the time the move took (the command's wall time), throughput
@@ -82,6 +82,8 @@ move_and_probe "ruvio: slot 1, one sorted set of $N members" "$TAG_Z" "127.0.0.1
 	"$WORK/ruvio" cluster migrate --control "$ctl" --slots 1 --to-group 1 --wait 10m
 grep -h "migration committed" "$WORK"/ruvio*.log | tail -1 | sed -E 's/.*(\{.*)/    commit: \1/'
 grep -h "writes to the range resumed" "$WORK"/ruvio*.log | sed -E 's/.*"held": ([0-9.e-]+).*/    write pause at the flip (sender, freeze to resume): \1 s/'
+
+[[ "${SKIP_REDIS:-0}" == 1 ]] && exit 0
 
 # ---- redis-server 7.0 in cluster mode ----
 # redis-cli --cluster create needs three masters: the third holds the last third of the slots.

@@ -206,7 +206,20 @@ type ImportEntry struct {
 	Key      []byte
 	Value    []byte
 	Deadline int64
+
+	// A large collection is decoded, and its record built, before the
+	// entry reaches the shard (ImportEntries): obj and val are the value,
+	// record the OpRestore payload.
+	obj    any
+	val    []byte
+	record []byte
 }
+
+// importDecodeOffLoop is the encoded size from which a collection of a
+// migration's copy is decoded off the shard goroutine: a million-member
+// sorted set takes about a second to rebuild, which the shard's other
+// clients would otherwise wait for.
+const importDecodeOffLoop = 64 << 10
 
 // receiving checks that shard sh receives migration id now (its
 // primary: a replica has the keys from its primary's log).
@@ -226,6 +239,22 @@ func (sh *Shard) receiving(id uint64) error {
 // held under those names, and logs them.
 func (s *Server) ImportEntries(shard int, id uint64, es []ImportEntry) error {
 	sh := s.ShardList[shard]
+	t := s.Topology()
+	cfg := sh.ValueConfig()
+	for i := range es {
+		e := &es[i]
+		if e.Kind == KindString || len(e.Value) < importDecodeOffLoop || t.ImportingShard(cluster.KeySlot(e.Key)) != shard {
+			continue
+		}
+		val, obj, err := DecodeSnapshotValue(cfg, e.Kind, e.Value)
+		if err != nil {
+			return fmt.Errorf("keyspace: key %q of the copy: %w", e.Key, err)
+		}
+		p := persistence.AppendBytes(make([]byte, 0, len(e.Key)+len(e.Value)+24), e.Key)
+		p = persistence.AppendI64(p, e.Deadline)
+		p = persistence.AppendU8(p, e.Kind)
+		e.val, e.obj, e.record = val, obj, append(p, e.Value...)
+	}
 	var err error
 	if !sh.do(func() { err = sh.importEntries(id, es) }) {
 		return errShardStopped
@@ -245,6 +274,16 @@ func (sh *Shard) importEntries(id uint64, es []ImportEntry) error {
 		}
 		if int(e.DB) >= len(sh.DBs) {
 			return fmt.Errorf("keyspace: the sender has database %d, this server %d databases", e.DB, len(sh.DBs))
+		}
+		if e.obj != nil {
+			db := sh.DBs[e.DB]
+			if old := db.Find(e.Key); old != nil {
+				db.Remove(old)
+			}
+			db.Add(e.Key, e.val, e.obj, e.Deadline)
+			sh.SettleMem()
+			sh.record(int(e.DB), persistence.OpRestore, e.record)
+			continue
 		}
 		var p []byte
 		op := persistence.OpRestore
