@@ -407,7 +407,7 @@ func TestClusterMigrateAbortLeavesOneOwner(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Log(fmt.Sprintf("migration %d committed=%v abort error=%v", mg.ID, committed, abortErr))
+	t.Logf("migration %d committed=%v abort error=%v", mg.ID, committed, abortErr)
 }
 
 // TestClusterAddHostRebalanceDrain grows a cluster by a host and shrinks
