@@ -786,7 +786,7 @@ func (cn *conn) writeAsync(b []byte, pooled bool) {
 		}
 		return
 	}
-	if len(b) == 0 {
+	if len(b) == 0 && !pooled {
 		// A refresh of the outbound buffer's count (ClientStream.Write).
 		cn.outbox.post(delivery{cn: cn})
 		return
