@@ -95,9 +95,12 @@ func (d *delivery) write() {
 	n := len(d.b)
 	out := &cn.client.Out
 	if n == 0 {
-		// A refresh: gnet may have flushed its outbound buffer since the
-		// last write counted it.
+		// Nothing to write (a refresh: gnet may have flushed its outbound
+		// buffer since the last write counted it).
 		out.SetBuffered(c.OutboundBuffered())
+		if d.pooled {
+			cn.srv.ks.PutPushBuffer(d.b)
+		}
 		return
 	}
 	if _, err := c.Write(d.b); err != nil {
