@@ -398,6 +398,12 @@ func writeCommandArgs(x *keyspace.Ctx, args []commandArg) {
 		} {
 			if f.v != "" {
 				w.BulkString(f.name)
+				if f.v == `""` {
+					// MIGRATE's empty-key token: Redis's generator writes
+					// it as the C literal """", an empty string.
+					w.BulkString("")
+					continue
+				}
 				w.BulkString(f.v)
 			}
 		}

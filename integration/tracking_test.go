@@ -57,9 +57,10 @@ func TestTrackingDefaultModeRESP3(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 	// Expiry invalidates too.
-	expect(t, other, "OK", "SET", "e", "v", "PX", "50")
+	// A deadline a busy machine cannot pass between the SET and the GET.
+	expect(t, other, "OK", "SET", "e", "v", "PX", "1000")
 	rc.expect("$1\r\nv\r\n", "GET", "e")
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	expect(t, other, nil, "GET", "e")
 	if got := rc.read(); got != inv("e") {
 		t.Fatalf("expiry: got %q", got)
