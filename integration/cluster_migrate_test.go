@@ -628,3 +628,57 @@ func TestClusterMigrateSurvivesAKilledSide(t *testing.T) {
 		t.Logf("round %d: %s killed, migration %d committed=%v, owner %s", round, victimSide, mg.ID, committed, owner.name)
 	}
 }
+
+// TestClusterMigrateBetweenShardsOfOneGroup moves a range between two
+// shards of the same members (the receiver reads its own sending shard):
+// the replica's shards follow, and the keys stay readable.
+func TestClusterMigrateBetweenShardsOfOneGroup(t *testing.T) {
+	ms := startClusterAcrossHosts(t, 2, 1, "--shards", "2")
+	cc := controlClient(t, ms[0])
+	c := clusterClientOf(t, ms)
+	moving := cluster.SlotRange{Start: 10, End: 60}
+	keys := keysInSlots("same:", moving, 2000)
+	for _, k := range keys {
+		if err := c.Set(ctxT(t), k, k, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mg, err := cc.Migrate(control.MigrateArgs{Slots: moving, To: 0, FromShard: 0, ToShard: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !awaitMigrationEnd(t, cc, mg, 30*time.Second, ms) {
+		t.Fatalf("migration %d aborted\n%s", mg.ID, clusterOutputs(ms))
+	}
+	st, err := cc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	primary, _ := st.State.Member(st.State.Groups[0].Primary)
+	shard1 := net.JoinHostPort(primary.Host, strconv.Itoa(primary.Port+1))
+	for _, k := range keys {
+		if v, err := c.Get(ctxT(t), k).Result(); err != nil || v != k {
+			t.Fatalf("GET %s = %q, %v", k, v, err)
+		}
+	}
+	if n := countKeysInRange(t, shard1, moving); n != int64(len(keys)) {
+		t.Fatalf("shard 1 of the primary holds %d keys of the range, want %d", n, len(keys))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	shard0 := net.JoinHostPort(primary.Host, strconv.Itoa(primary.Port))
+	for countKeysInRange(t, shard0, moving) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("shard 0 still holds keys of the range\n%s", clusterOutputs(ms))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// The replica's shard 1 has them too (it follows shard 1's log).
+	replica, _ := st.State.Member(st.State.Groups[0].Replicas[0])
+	raddr := net.JoinHostPort(replica.Host, strconv.Itoa(replica.Port+1))
+	for countKeysInRange(t, raddr, moving) != int64(len(keys)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica's shard 1 does not hold the range's keys\n%s", clusterOutputs(ms))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
