@@ -105,6 +105,62 @@ func (l *counterLoad) get(m *sync.Map, k string) int64 {
 	return 0
 }
 
+// doubtKey is the context key of the *atomic.Bool that loadClient's hook
+// sets when an attempt of a request ended without a server reply.
+type doubtKey struct{}
+
+// doubtHook marks a request whose attempt ended in doubt: go-redis's
+// cluster client resends a command after a lost connection, so an INCR
+// may apply twice though the client sees one success.
+type doubtHook struct{}
+
+func (doubtHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (doubtHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		if err != nil && !definite(err) {
+			if b, ok := ctx.Value(doubtKey{}).(*atomic.Bool); ok {
+				b.Store(true)
+			}
+		}
+		return err
+	}
+}
+func (doubtHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if err != nil && !definite(err) {
+			if b, ok := ctx.Value(doubtKey{}).(*atomic.Bool); ok {
+				b.Store(true)
+			}
+		}
+		return err
+	}
+}
+
+// definite reports whether err says for certain what happened: a server's
+// reply, or a dial that failed before anything was sent.
+func definite(err error) bool {
+	var re redis.Error
+	var oe *net.OpError
+	return err == nil || errors.Is(err, redis.Nil) || errors.As(err, &re) || (errors.As(err, &oe) && oe.Op == "dial")
+}
+
+// loadClient is a cluster client whose node clients mark doubtful attempts.
+func loadClient(t *testing.T, ms []*clusterMember) *redis.ClusterClient {
+	var addrs []string
+	for _, m := range ms {
+		addrs = append(addrs, m.addr())
+	}
+	c := redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs: addrs, MaxRedirects: 8, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second,
+		DisableIdentity: true, ClusterStateReloadInterval: 500 * time.Millisecond,
+	})
+	c.OnNewNode(func(n *redis.Client) { n.AddHook(doubtHook{}) })
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 func (l *counterLoad) run(c *redis.ClusterClient, keys []string, stop <-chan struct{}, wg *sync.WaitGroup) {
 	defer wg.Done()
 	for i := 0; ; i++ {
@@ -114,19 +170,23 @@ func (l *counterLoad) run(c *redis.ClusterClient, keys []string, stop <-chan str
 		default:
 		}
 		k := keys[i%len(keys)]
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		doubt := new(atomic.Bool)
+		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), doubtKey{}, doubt), 3*time.Second)
 		err := c.Incr(ctx, k).Err()
 		cancel()
 		switch {
 		case err == nil:
 			l.add(&l.acked, k)
-		case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "i/o timeout"):
-			l.add(&l.unsure, k)
+			if doubt.Load() {
+				// An earlier attempt may have applied it too.
+				l.add(&l.unsure, k)
+			}
+		case definite(err) && !doubt.Load():
+			// Refused by the server, or never sent: not applied.
+			l.errs.Add(1)
 			l.lastErr.Store(err.Error())
 		default:
-			// A refusal (MOVED past the redirect limit, CLUSTERDOWN): not
-			// applied.
-			l.errs.Add(1)
+			l.add(&l.unsure, k)
 			l.lastErr.Store(err.Error())
 		}
 	}
@@ -188,11 +248,12 @@ func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
 	// transactions on hash-tagged pairs in the range.
 	counters := append(keysInSlots("cnt:", moving, 20), keysInSlots("cntx:", cluster.SlotRange{Start: 9000, End: 16000}, 5)...)
 	load := &counterLoad{}
+	lc := loadClient(t, ms)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
-		go load.run(c, counters, stop, &wg)
+		go load.run(lc, counters, stop, &wg)
 	}
 	tag := keysInSlots("tx", moving, 1)[0]
 	pairA, pairB := "{"+tag+"}a", "{"+tag+"}b"
@@ -206,16 +267,21 @@ func TestClusterMigrateSlotsUnderLoad(t *testing.T) {
 				return
 			default:
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second) // lint:allow-shared-deadline (one transaction)
-			_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			doubt := new(atomic.Bool)
+			ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), doubtKey{}, doubt), 3*time.Second) // lint:allow-shared-deadline (one transaction)
+			_, err := lc.TxPipelined(ctx, func(p redis.Pipeliner) error {
 				p.Incr(ctx, pairA)
 				p.Incr(ctx, pairB)
 				return nil
 			})
 			cancel()
-			if err == nil {
+			switch {
+			case err == nil:
 				txAcked.Add(1)
-			} else if errors.Is(err, context.DeadlineExceeded) {
+				if doubt.Load() {
+					txUnsure.Add(1)
+				}
+			case !definite(err) || doubt.Load():
 				txUnsure.Add(1)
 			}
 		}
@@ -555,7 +621,7 @@ func TestClusterMigrateSurvivesAKilledSide(t *testing.T) {
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
-		go load.run(c, counters, stop, &wg)
+		go load.run(loadClient(t, ms), counters, stop, &wg)
 		mg, err := cc.Migrate(control.MigrateArgs{Slots: moving, To: to, FromShard: -1, ToShard: -1})
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
