@@ -144,7 +144,8 @@ var keyAuditCalls = map[string]string{
 
 	// Native commands.
 	"changes": "CHANGES START", "idem": "IDEM app:k BEGIN tok fp 1000", "lease": "LEASE app:k 1000",
-	"limit": "LIMIT app:k 10 1000", "once": "ONCE app:k 1000", "release": "RELEASE app:k 1",
+	"delifeq": "DELIFEQ app:k v",
+	"limit":   "LIMIT app:k 10 1000", "once": "ONCE app:k 1000", "release": "RELEASE app:k 1",
 	"semaphore": "SEMAPHORE app:k 3 1000", "setv": "SETV app:k v 1", "take": "TAKE app:k 1",
 	"ruvio": "RUVIO", "ruvio|help": "RUVIO HELP", "ruvio|owner": "RUVIO OWNER x", "ruvio|hotkeys": "RUVIO HOTKEYS", "replsync": "REPLSYNC 0 0 0 0", "slotmove": "SLOTMOVE SEQ 1",
 	"bf.add": "BF.ADD app:k i", "bf.card": "BF.CARD app:k", "bf.exists": "BF.EXISTS app:k i", "bf.info": "BF.INFO app:k",
@@ -163,6 +164,7 @@ var keyAuditFlags = map[string][]string{
 	"idem":      {"RW access update"},       // replies the stored outcome
 	"lease":     {"RW access update"},       // replies the token
 	"limit":     {"RW access update"},       // replies the allowance left
+	"delifeq":   {"RM access delete"},       // compares, then deletes
 	"once":      {"OW insert"},              // 1 or 0, like SETNX
 	"release":   {"RW delete"},              // 1 or 0
 	"semaphore": {"RW access update"},       // replies a token
@@ -181,6 +183,7 @@ var keyAuditVariableFlags = []struct {
 	{"SET app:k v GET", "RW access update"},
 	{"SET app:k v get EX 1", "RW access update"},
 	{"SET app:k get", "OW update"},
+	{"SET app:k v IFEQ old", "RW access update"}, // compares the value
 	{"BITFIELD app:k GET u8 0", "RO access"},
 	{"BITFIELD app:k GET u8 0 OVERFLOW SAT GET i4 1", "RO access"},
 	{"BITFIELD app:k INCRBY u8 0 1", "RW access update"},

@@ -147,6 +147,8 @@ var nativeCommandDocs = map[string]*commandDoc{
 			block("complete", strArg("fingerprint"), strArg("owner"), strArg("result")).withToken("COMPLETE"),
 		),
 	}},
+	// DELIFEQ key value (Valkey 9.0).
+	"delifeq": {args: []commandArg{keyArg("key", 0), strArg("value")}},
 	"changes": {args: []commandArg{oneOf("from", pureToken("START"), intArg("cursor"))}},
 
 	"ruvio":       {},
@@ -205,6 +207,10 @@ var extendedCommandDocs = map[string]*commandDoc{
 	// GETEX key milliseconds: a bare number is one more choice of the
 	// expiration.
 	"getex": extendChoice("getex", "expiration", intArg("milliseconds")),
+	// SET key value [NX|XX|IFEQ comparison-value] ... (Valkey 8.1): one more
+	// choice of the condition.
+	"set": withHistory(extendChoice("set", "condition", commandArg{name: "comparison-value", typ: argString, token: "IFEQ", since: "8.1.0"}),
+		"8.1.0", "Added the `IFEQ` option."),
 }
 
 // extendChoice returns a copy of Redis's docs of name with arg added to the
@@ -215,6 +221,12 @@ func extendChoice(name, choice string, arg commandArg) *commandDoc {
 	i := docArgIndex(name, choice)
 	d.args[i].args = append(slices.Clone(d.args[i].args), arg)
 	return &d
+}
+
+// withHistory returns d with one more entry in its history.
+func withHistory(d *commandDoc, version, change string) *commandDoc {
+	d.history = append(slices.Clone(d.history), [2]string{version, change})
+	return d
 }
 
 // extendArgs returns a copy of Redis's docs of name with arg inserted at
