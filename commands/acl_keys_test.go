@@ -144,8 +144,8 @@ var keyAuditCalls = map[string]string{
 
 	// Native commands.
 	"changes": "CHANGES START", "idem": "IDEM app:k BEGIN tok fp 1000", "lease": "LEASE app:k 1000",
-	"delifeq": "DELIFEQ app:k v",
-	"limit":   "LIMIT app:k 10 1000", "once": "ONCE app:k 1000", "release": "RELEASE app:k 1",
+	"delifeq": "DELIFEQ app:k v", "cl.throttle": "CL.THROTTLE app:k 15 30 60",
+	"limit": "LIMIT app:k 10 1000", "once": "ONCE app:k 1000", "release": "RELEASE app:k 1",
 	"semaphore": "SEMAPHORE app:k 3 1000", "setv": "SETV app:k v 1", "take": "TAKE app:k 1",
 	"ruvio": "RUVIO", "ruvio|help": "RUVIO HELP", "ruvio|owner": "RUVIO OWNER x", "ruvio|hotkeys": "RUVIO HOTKEYS", "replsync": "REPLSYNC 0 0 0 0", "slotmove": "SLOTMOVE SEQ 1",
 	"bf.add": "BF.ADD app:k i", "bf.card": "BF.CARD app:k", "bf.exists": "BF.EXISTS app:k i", "bf.info": "BF.INFO app:k",
@@ -157,20 +157,21 @@ var keyAuditCalls = map[string]string{
 // reference summary cannot: the native commands, Redis's "unknown" specs
 // (SORT) and the variable flags Redis resolves from the arguments.
 var keyAuditFlags = map[string][]string{
-	"set":       {"OW update"},              // no GET: written without being read
-	"bitfield":  {"RW access update"},       // a SET among the operations
-	"sort":      {"RO access", "OW update"}, // STORE
-	"sort_ro":   {"RO access"},              // no BY or GET patterns
-	"idem":      {"RW access update"},       // replies the stored outcome
-	"lease":     {"RW access update"},       // replies the token
-	"limit":     {"RW access update"},       // replies the allowance left
-	"delifeq":   {"RM access delete"},       // compares, then deletes
-	"once":      {"OW insert"},              // 1 or 0, like SETNX
-	"release":   {"RW delete"},              // 1 or 0
-	"semaphore": {"RW access update"},       // replies a token
-	"setv":      {"RW update"},              // replies the new version
-	"take":      {"RW access update"},       // replies the remainder
-	"bf.add":    {"RW insert"}, "bf.card": {"RO"}, "bf.exists": {"RO access"}, "bf.info": {"RO"},
+	"set":         {"OW update"},              // no GET: written without being read
+	"bitfield":    {"RW access update"},       // a SET among the operations
+	"sort":        {"RO access", "OW update"}, // STORE
+	"sort_ro":     {"RO access"},              // no BY or GET patterns
+	"idem":        {"RW access update"},       // replies the stored outcome
+	"lease":       {"RW access update"},       // replies the token
+	"limit":       {"RW access update"},       // replies the allowance left
+	"delifeq":     {"RM access delete"},       // compares, then deletes
+	"cl.throttle": {"RW access update"},       // replies the allowance left
+	"once":        {"OW insert"},              // 1 or 0, like SETNX
+	"release":     {"RW delete"},              // 1 or 0
+	"semaphore":   {"RW access update"},       // replies a token
+	"setv":        {"RW update"},              // replies the new version
+	"take":        {"RW access update"},       // replies the remainder
+	"bf.add":      {"RW insert"}, "bf.card": {"RO"}, "bf.exists": {"RO access"}, "bf.info": {"RO"},
 	"bf.insert": {"RW insert"}, "bf.madd": {"RW insert"}, "bf.mexists": {"RO access"}, "bf.reserve": {"RW insert"},
 }
 

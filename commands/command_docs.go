@@ -137,9 +137,13 @@ var nativeCommandDocs = map[string]*commandDoc{
 	"release":           {args: []commandArg{keyArg("key", 0), intArg("token")}},
 	"semaphore":         {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("ttl_ms")}},
 	"limit":             {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("window_ms")}},
-	"once":              {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
-	"take":              {args: []commandArg{keyArg("key", 0), intArg("count")}},
-	"setv":              {args: []commandArg{keyArg("key", 0), strArg("value"), intArg("version").with(argOptional)}},
+	"cl.throttle": {args: []commandArg{
+		keyArg("key", 0), intArg("max_burst"), intArg("count_per_period"), intArg("period"),
+		intArg("quantity").with(argOptional),
+	}},
+	"once": {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
+	"take": {args: []commandArg{keyArg("key", 0), intArg("count")}},
+	"setv": {args: []commandArg{keyArg("key", 0), strArg("value"), intArg("version").with(argOptional)}},
 	"idem": {args: []commandArg{
 		keyArg("key", 0),
 		oneOf("action",

@@ -35,6 +35,7 @@ var nativeCommands = map[string]bool{
 	"release": true, "semaphore": true, "setv": true, "take": true,
 	"ruvio": true, "ruvio|help": true, "ruvio|owner": true, "ruvio|hotkeys": true, "replsync": true, "slotmove": true,
 	"delifeq":         true,
+	"cl.throttle":     true,
 	"client|no-touch": true, "client|setinfo": true, "cluster|myshardid": true,
 	"bf.add": true, "bf.card": true, "bf.exists": true, "bf.info": true,
 	"bf.insert": true, "bf.madd": true, "bf.mexists": true, "bf.reserve": true,
