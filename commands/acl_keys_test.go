@@ -118,7 +118,7 @@ var keyAuditCalls = map[string]string{
 	"sscan": "SSCAN app:k 0", "ssubscribe": "SSUBSCRIBE c", "strlen": "STRLEN app:k", "subscribe": "SUBSCRIBE c",
 	"substr": "SUBSTR app:k 0 1", "sunion": "SUNION app:a app:b", "sunionstore": "SUNIONSTORE app:d app:a app:b",
 	"sunsubscribe": "SUNSUBSCRIBE c", "swapdb": "SWAPDB 0 1", "time": "TIME", "touch": "TOUCH app:a app:b", "ttl": "TTL app:k",
-	"type": "TYPE app:k", "unlink": "UNLINK app:a app:b", "unsubscribe": "UNSUBSCRIBE", "unwatch": "UNWATCH", "wait": "WAIT 0 0",
+	"type": "TYPE app:k", "unlink": "UNLINK app:a app:b", "unsubscribe": "UNSUBSCRIBE", "unwatch": "UNWATCH", "wait": "WAIT 0 0", "waitaof": "WAITAOF 0 0 0",
 	"watch": "WATCH app:a app:b",
 	"xack":  "XACK app:s g 1-1", "xadd": "XADD app:s * f v", "xautoclaim": "XAUTOCLAIM app:s g c 0 0-0",
 	"xclaim": "XCLAIM app:s g c 0 1-1", "xdel": "XDEL app:s 1-1",

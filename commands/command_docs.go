@@ -137,6 +137,8 @@ var nativeCommandDocs = map[string]*commandDoc{
 	"release":           {args: []commandArg{keyArg("key", 0), intArg("token")}},
 	"semaphore":         {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("ttl_ms")}},
 	"limit":             {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("window_ms")}},
+	// WAITAOF numlocal numreplicas timeout (Redis 7.2).
+	"waitaof": {args: []commandArg{intArg("numlocal"), intArg("numreplicas"), intArg("timeout")}},
 	"cl.throttle": {args: []commandArg{
 		keyArg("key", 0), intArg("max_burst"), intArg("count_per_period"), intArg("period"),
 		intArg("quantity").with(argOptional),
