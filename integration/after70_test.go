@@ -136,3 +136,24 @@ func TestAfter70ReplicaAndCrash(t *testing.T) {
 		t.Errorf("a full limiter after the restart: %v, want limited", got)
 	}
 }
+
+// On one shard and on four behind a ClusterClient: each key's limiter and
+// compare-and-set run on its owner shard.
+func TestAfter70Topologies(t *testing.T) {
+	kjTopologies(t, func(t *testing.T, c cmdr) {
+		for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+			expect(t, c, []interface{}{int64(0), int64(3), int64(2), int64(-1), int64(60)}, "CL.THROTTLE", "top:"+k, 2, 1, 60)
+			expect(t, c, "OK", "SET", "cas:"+k, "v")
+			expect(t, c, "OK", "SET", "cas:"+k, "w", "IFEQ", "v")
+			expect(t, c, int64(1), "DELIFEQ", "cas:"+k, "w")
+		}
+		for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+			// The second call: one left, full again in 120 s less the time
+			// since the first.
+			got := value(t, c, "CL.THROTTLE", "top:"+k, 2, 1, 60).([]interface{})
+			if len(got) != 5 || got[0] != int64(0) || got[2] != int64(1) || got[4].(int64) < 110 || got[4].(int64) > 120 {
+				t.Errorf("second CL.THROTTLE of top:%s: %v, want [0 3 1 -1 ~120]", k, got)
+			}
+		}
+	})
+}
