@@ -5,7 +5,7 @@
 #   CASES="once limit" PIPELINES=1 bench/keyjobs.sh
 #
 # Native command on ruvio vs, on redis-server, SET NX PX (ONCE, LEASE) or a Lua script from
-# bench/lua/ loaded with SCRIPT LOAD and called with EVALSHA (IDEM, SEMAPHORE, LIMIT, TAKE,
+# bench/lua/ loaded with SCRIPT LOAD and called with EVALSHA (IDEM, SEMAPHORE, LIMIT, CL.THROTTLE, TAKE,
 # INCRBY … MAX). Same set-up as `bench/run.sh` core mode: both servers pinned to CPU 0,
 # redis-benchmark on CPU 1, -c 50, random keys via __rand_int__ and -r. Every run starts from
 # FLUSHALL plus the case's own seed data, so both servers see the same state. Every load run
@@ -13,7 +13,7 @@
 # only the processes started here are stopped (by pid). See bench/README.md.
 set -euo pipefail
 
-ALL_CASES="once lease idem-hit idem-acquire idem-complete semaphore limit take incrbymax"
+ALL_CASES="once lease idem-hit idem-acquire idem-complete semaphore limit throttle take incrbymax"
 CASES=${CASES:-$ALL_CASES}
 ROUNDS=${ROUNDS:-3}
 PIPELINES=${PIPELINES:-"1 16"}
@@ -24,6 +24,7 @@ N_PIPE=${N_PIPE:-800000}            # -n at -P > 1
 TTL_MS=${TTL_MS:-60000}             # ONCE/LEASE/SEMAPHORE ttl, LIMIT window, IDEM retention
 SEM_MAX=${SEM_MAX:-8}               # SEMAPHORE max
 LIMIT_MAX=${LIMIT_MAX:-8}           # LIMIT max
+THROTTLE_ARGS=${THROTTLE_ARGS:-"15 30 60"} # CL.THROTTLE max_burst count period (redis-cell's example)
 IDEM_RESULT_BYTES=${IDEM_RESULT_BYTES:-64}
 IDEM_ACQUIRE_KEYSPACE=${IDEM_ACQUIRE_KEYSPACE:-1000000000} # -r for idem-acquire: nearly every key is new
 COMPLETE_FACTOR=${COMPLETE_FACTOR:-4} # idem-complete seeds COMPLETE_FACTOR*n pending records
@@ -55,7 +56,7 @@ start_cache_ruvio
 cli() { redis-cli -h 127.0.0.1 -p "$@"; }
 
 # SCRIPT LOAD every script; SHA_<name> holds its sha1.
-for f in idem_begin idem_complete semaphore limit take incrby_max; do
+for f in idem_begin idem_complete semaphore limit gcra take incrby_max; do
 	sha=$(cli "$REDIS_PORT" script load "$(cat "$HERE/lua/$f.lua")") || die "SCRIPT LOAD $f failed"
 	[[ "$sha" =~ ^[0-9a-f]{40}$ ]] || die "SCRIPT LOAD $f: $sha"
 	printf -v "SHA_$f" '%s' "$sha"
@@ -84,6 +85,8 @@ case_cmd() {
 	semaphore:redis) echo "EVALSHA $SHA_semaphore 1 sem:$R $SEM_MAX $TTL_MS" ;;
 	limit:ruvio) echo "LIMIT lim:$R $LIMIT_MAX $TTL_MS" ;;
 	limit:redis) echo "EVALSHA $SHA_limit 1 lim:$R $LIMIT_MAX $TTL_MS" ;;
+	throttle:ruvio) echo "CL.THROTTLE thr:$R $THROTTLE_ARGS" ;;
+	throttle:redis) echo "EVALSHA $SHA_gcra 1 thr:$R $THROTTLE_ARGS" ;;
 	take:ruvio) echo "TAKE tk:$R 1" ;;
 	take:redis) echo "EVALSHA $SHA_take 1 tk:$R 1" ;;
 	incrbymax:ruvio) echo "INCRBY cap:$R 1 MAX 1000000000" ;;
@@ -101,6 +104,7 @@ case_label() {
 	idem-complete) echo "idem-complete/lua" ;;
 	semaphore) echo "semaphore/lua" ;;
 	limit) echo "limit/lua" ;;
+	throttle) echo "cl.throttle/lua-gcra" ;;
 	take) echo "take/lua" ;;
 	incrbymax) echo "incrby-max/lua" ;;
 	esac

@@ -1,5 +1,5 @@
 // Package client is Ruvio's Go SDK: typed helpers for the native key-job
-// commands (LEASE/RELEASE, SEMAPHORE, SETV, LIMIT, ONCE, TAKE,
+// commands (LEASE/RELEASE, SEMAPHORE, SETV, LIMIT, CL.THROTTLE, ONCE, TAKE,
 // INCRBY … MAX, GETEX, IDEM, CHANGES) on top of go-redis v9.
 //
 // A Client wraps any go-redis UniversalClient. With a *redis.ClusterClient
@@ -104,6 +104,34 @@ func (c *Client) SetV(ctx context.Context, key string, value []byte, version int
 // It returns the remaining allowance; ok is false when the window is full.
 func (c *Client) Limit(ctx context.Context, key string, max int64, window time.Duration) (remaining int64, ok bool, err error) {
 	return c.optInt(ctx, "LIMIT", key, max, ms(window))
+}
+
+// ThrottleResult is CL.THROTTLE's reply.
+type ThrottleResult struct {
+	Limited   bool  // the call was refused
+	Limit     int64 // max_burst + 1 (X-RateLimit-Limit)
+	Remaining int64 // calls left now (X-RateLimit-Remaining)
+	// RetryAfter is when to retry (Retry-After), in whole seconds rounded
+	// up; -1 s when the call was admitted, or can never be.
+	RetryAfter time.Duration
+	// ResetAfter is when the limiter is full again (X-RateLimit-Reset), in
+	// whole seconds rounded up.
+	ResetAfter time.Duration
+}
+
+// Throttle counts quantity calls against the GCRA limiter at key: count
+// calls per period seconds after a burst of up to maxBurst+1 (redis-cell's
+// CL.THROTTLE). Quantity 0 looks without counting.
+func (c *Client) Throttle(ctx context.Context, key string, maxBurst, count, periodSeconds, quantity int64) (ThrottleResult, error) {
+	v, err := c.rdb.Do(ctx, "CL.THROTTLE", key, maxBurst, count, periodSeconds, quantity).Int64Slice()
+	if err != nil {
+		return ThrottleResult{}, err
+	}
+	if len(v) != 5 {
+		return ThrottleResult{}, fmt.Errorf("client: CL.THROTTLE replied %d integers, want 5", len(v))
+	}
+	return ThrottleResult{Limited: v[0] == 1, Limit: v[1], Remaining: v[2],
+		RetryAfter: time.Duration(v[3]) * time.Second, ResetAfter: time.Duration(v[4]) * time.Second}, nil
 }
 
 // Once reports whether this is the first call at key within ttl.

@@ -169,6 +169,26 @@ func TestClientHelpers(t *testing.T) {
 	}
 }
 
+func TestClientThrottle(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := newClient(t)
+	key := "thr" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	r, err := c.Throttle(ctx, key, 15, 30, 60, 1)
+	want := client.ThrottleResult{Limit: 16, Remaining: 15, RetryAfter: -time.Second, ResetAfter: 2 * time.Second}
+	if err != nil || r != want {
+		t.Fatalf("Throttle: %+v %v, want %+v", r, err, want)
+	}
+	r, err = c.Throttle(ctx, key, 15, 30, 60, 100)
+	want = client.ThrottleResult{Limited: true, Limit: 16, Remaining: 15, RetryAfter: -time.Second, ResetAfter: 2 * time.Second}
+	if err != nil || r.Limited != want.Limited || r.Remaining != 15 || r.RetryAfter != want.RetryAfter {
+		t.Fatalf("Throttle over the burst: %+v %v, want %+v", r, err, want)
+	}
+	if _, err := c.Throttle(ctx, key, 1, 0, 60, 1); err == nil || err.Error() != "Cell error: Zero rates are not supported" {
+		t.Fatalf("zero rate: %v", err)
+	}
+}
+
 func TestClientChanges(t *testing.T) {
 	ctx := context.Background()
 	a, addr, err := startServer(1)

@@ -118,7 +118,7 @@ var keyAuditCalls = map[string]string{
 	"sscan": "SSCAN app:k 0", "ssubscribe": "SSUBSCRIBE c", "strlen": "STRLEN app:k", "subscribe": "SUBSCRIBE c",
 	"substr": "SUBSTR app:k 0 1", "sunion": "SUNION app:a app:b", "sunionstore": "SUNIONSTORE app:d app:a app:b",
 	"sunsubscribe": "SUNSUBSCRIBE c", "swapdb": "SWAPDB 0 1", "time": "TIME", "touch": "TOUCH app:a app:b", "ttl": "TTL app:k",
-	"type": "TYPE app:k", "unlink": "UNLINK app:a app:b", "unsubscribe": "UNSUBSCRIBE", "unwatch": "UNWATCH", "wait": "WAIT 0 0",
+	"type": "TYPE app:k", "unlink": "UNLINK app:a app:b", "unsubscribe": "UNSUBSCRIBE", "unwatch": "UNWATCH", "wait": "WAIT 0 0", "waitaof": "WAITAOF 0 0 0",
 	"watch": "WATCH app:a app:b",
 	"xack":  "XACK app:s g 1-1", "xadd": "XADD app:s * f v", "xautoclaim": "XAUTOCLAIM app:s g c 0 0-0",
 	"xclaim": "XCLAIM app:s g c 0 1-1", "xdel": "XDEL app:s 1-1",
@@ -144,6 +144,7 @@ var keyAuditCalls = map[string]string{
 
 	// Native commands.
 	"changes": "CHANGES START", "idem": "IDEM app:k BEGIN tok fp 1000", "lease": "LEASE app:k 1000",
+	"delifeq": "DELIFEQ app:k v", "cl.throttle": "CL.THROTTLE app:k 15 30 60",
 	"limit": "LIMIT app:k 10 1000", "once": "ONCE app:k 1000", "release": "RELEASE app:k 1",
 	"semaphore": "SEMAPHORE app:k 3 1000", "setv": "SETV app:k v 1", "take": "TAKE app:k 1",
 	"ruvio": "RUVIO", "ruvio|help": "RUVIO HELP", "ruvio|owner": "RUVIO OWNER x", "ruvio|hotkeys": "RUVIO HOTKEYS", "replsync": "REPLSYNC 0 0 0 0", "slotmove": "SLOTMOVE SEQ 1",
@@ -156,19 +157,21 @@ var keyAuditCalls = map[string]string{
 // reference summary cannot: the native commands, Redis's "unknown" specs
 // (SORT) and the variable flags Redis resolves from the arguments.
 var keyAuditFlags = map[string][]string{
-	"set":       {"OW update"},              // no GET: written without being read
-	"bitfield":  {"RW access update"},       // a SET among the operations
-	"sort":      {"RO access", "OW update"}, // STORE
-	"sort_ro":   {"RO access"},              // no BY or GET patterns
-	"idem":      {"RW access update"},       // replies the stored outcome
-	"lease":     {"RW access update"},       // replies the token
-	"limit":     {"RW access update"},       // replies the allowance left
-	"once":      {"OW insert"},              // 1 or 0, like SETNX
-	"release":   {"RW delete"},              // 1 or 0
-	"semaphore": {"RW access update"},       // replies a token
-	"setv":      {"RW update"},              // replies the new version
-	"take":      {"RW access update"},       // replies the remainder
-	"bf.add":    {"RW insert"}, "bf.card": {"RO"}, "bf.exists": {"RO access"}, "bf.info": {"RO"},
+	"set":         {"OW update"},              // no GET: written without being read
+	"bitfield":    {"RW access update"},       // a SET among the operations
+	"sort":        {"RO access", "OW update"}, // STORE
+	"sort_ro":     {"RO access"},              // no BY or GET patterns
+	"idem":        {"RW access update"},       // replies the stored outcome
+	"lease":       {"RW access update"},       // replies the token
+	"limit":       {"RW access update"},       // replies the allowance left
+	"delifeq":     {"RM access delete"},       // compares, then deletes
+	"cl.throttle": {"RW access update"},       // replies the allowance left
+	"once":        {"OW insert"},              // 1 or 0, like SETNX
+	"release":     {"RW delete"},              // 1 or 0
+	"semaphore":   {"RW access update"},       // replies a token
+	"setv":        {"RW update"},              // replies the new version
+	"take":        {"RW access update"},       // replies the remainder
+	"bf.add":      {"RW insert"}, "bf.card": {"RO"}, "bf.exists": {"RO access"}, "bf.info": {"RO"},
 	"bf.insert": {"RW insert"}, "bf.madd": {"RW insert"}, "bf.mexists": {"RO access"}, "bf.reserve": {"RW insert"},
 }
 
@@ -181,6 +184,7 @@ var keyAuditVariableFlags = []struct {
 	{"SET app:k v GET", "RW access update"},
 	{"SET app:k v get EX 1", "RW access update"},
 	{"SET app:k get", "OW update"},
+	{"SET app:k v IFEQ old", "RW access update"}, // compares the value
 	{"BITFIELD app:k GET u8 0", "RO access"},
 	{"BITFIELD app:k GET u8 0 OVERFLOW SAT GET i4 1", "RO access"},
 	{"BITFIELD app:k INCRBY u8 0 1", "RW access update"},

@@ -137,9 +137,15 @@ var nativeCommandDocs = map[string]*commandDoc{
 	"release":           {args: []commandArg{keyArg("key", 0), intArg("token")}},
 	"semaphore":         {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("ttl_ms")}},
 	"limit":             {args: []commandArg{keyArg("key", 0), intArg("max"), intArg("window_ms")}},
-	"once":              {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
-	"take":              {args: []commandArg{keyArg("key", 0), intArg("count")}},
-	"setv":              {args: []commandArg{keyArg("key", 0), strArg("value"), intArg("version").with(argOptional)}},
+	// WAITAOF numlocal numreplicas timeout (Redis 7.2).
+	"waitaof": {args: []commandArg{intArg("numlocal"), intArg("numreplicas"), intArg("timeout")}},
+	"cl.throttle": {args: []commandArg{
+		keyArg("key", 0), intArg("max_burst"), intArg("count_per_period"), intArg("period"),
+		intArg("quantity").with(argOptional),
+	}},
+	"once": {args: []commandArg{keyArg("key", 0), intArg("ttl_ms")}},
+	"take": {args: []commandArg{keyArg("key", 0), intArg("count")}},
+	"setv": {args: []commandArg{keyArg("key", 0), strArg("value"), intArg("version").with(argOptional)}},
 	"idem": {args: []commandArg{
 		keyArg("key", 0),
 		oneOf("action",
@@ -147,6 +153,8 @@ var nativeCommandDocs = map[string]*commandDoc{
 			block("complete", strArg("fingerprint"), strArg("owner"), strArg("result")).withToken("COMPLETE"),
 		),
 	}},
+	// DELIFEQ key value (Valkey 9.0).
+	"delifeq": {args: []commandArg{keyArg("key", 0), strArg("value")}},
 	"changes": {args: []commandArg{oneOf("from", pureToken("START"), intArg("cursor"))}},
 
 	"ruvio":       {},
@@ -205,6 +213,10 @@ var extendedCommandDocs = map[string]*commandDoc{
 	// GETEX key milliseconds: a bare number is one more choice of the
 	// expiration.
 	"getex": extendChoice("getex", "expiration", intArg("milliseconds")),
+	// SET key value [NX|XX|IFEQ comparison-value] ... (Valkey 8.1): one more
+	// choice of the condition.
+	"set": withHistory(extendChoice("set", "condition", commandArg{name: "comparison-value", typ: argString, token: "IFEQ", since: "8.1.0"}),
+		"8.1.0", "Added the `IFEQ` option."),
 }
 
 // extendChoice returns a copy of Redis's docs of name with arg added to the
@@ -215,6 +227,12 @@ func extendChoice(name, choice string, arg commandArg) *commandDoc {
 	i := docArgIndex(name, choice)
 	d.args[i].args = append(slices.Clone(d.args[i].args), arg)
 	return &d
+}
+
+// withHistory returns d with one more entry in its history.
+func withHistory(d *commandDoc, version, change string) *commandDoc {
+	d.history = append(slices.Clone(d.history), [2]string{version, change})
+	return d
 }
 
 // extendArgs returns a copy of Redis's docs of name with arg inserted at

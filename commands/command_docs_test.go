@@ -80,6 +80,7 @@ func TestCommandDocsArguments(t *testing.T) {
 			r.arr(b("6.0.0"), b("Added the `KEEPTTL` option.")),
 			r.arr(b("6.2.0"), b("Added the `GET`, `EXAT` and `PXAT` option.")),
 			r.arr(b("7.0.0"), b("Allowed the `NX` and `GET` options to be used together.")),
+			r.arr(b("8.1.0"), b("Added the `IFEQ` option.")),
 		)
 		setArgs := r.arr(
 			key,
@@ -87,6 +88,7 @@ func TestCommandDocsArguments(t *testing.T) {
 			r.kv("name", b("condition"), "type", b("oneof"), "since", b("2.6.12"), "flags", r.flags("optional"), "arguments", r.arr(
 				r.kv("name", b("nx"), "type", b("pure-token"), "token", b("NX")),
 				r.kv("name", b("xx"), "type", b("pure-token"), "token", b("XX")),
+				valued("comparison-value", "string", "IFEQ", "8.1.0"),
 			)),
 			r.kv("name", b("get"), "type", b("pure-token"), "token", b("GET"), "since", b("6.2.0"), "flags", r.flags("optional")),
 			r.kv("name", b("expiration"), "type", b("oneof"), "flags", r.flags("optional"), "arguments", r.arr(

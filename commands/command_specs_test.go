@@ -28,12 +28,14 @@ type redisRefEntry struct {
 }
 
 // nativeCommands are the commands of the table that Redis 7.0 does not
-// have: the native key jobs and RUVIO, CLIENT subcommands of later Redis
-// versions, and the Bloom filter commands (RedisBloom's names).
+// have: the native key jobs and RUVIO, commands of later Redis and Valkey
+// versions (WAITAOF, DELIFEQ, CLIENT subcommands), redis-cell's
+// CL.THROTTLE, and the Bloom filter commands (RedisBloom's names).
 var nativeCommands = map[string]bool{
 	"changes": true, "idem": true, "lease": true, "limit": true, "once": true,
 	"release": true, "semaphore": true, "setv": true, "take": true,
 	"ruvio": true, "ruvio|help": true, "ruvio|owner": true, "ruvio|hotkeys": true, "replsync": true, "slotmove": true,
+	"delifeq": true, "cl.throttle": true, "waitaof": true,
 	"client|no-touch": true, "client|setinfo": true, "cluster|myshardid": true,
 	"bf.add": true, "bf.card": true, "bf.exists": true, "bf.info": true,
 	"bf.insert": true, "bf.madd": true, "bf.mexists": true, "bf.reserve": true,

@@ -7,8 +7,8 @@ import (
 )
 
 // Key jobs are the native coordination commands that run on the shard that
-// owns their key: LEASE/RELEASE, SEMAPHORE, SETV, LIMIT, ONCE, TAKE,
-// INCRBY … MAX, IDEM and the CHANGES feed. Their values live in entry.obj
+// owns their key: LEASE/RELEASE, SEMAPHORE, SETV, LIMIT, CL.THROTTLE, ONCE,
+// TAKE, INCRBY … MAX, IDEM and the CHANGES feed. Their values live in entry.obj
 // (IDEM records are plain strings in entry.val), so keys that never use
 // them carry nothing extra. Every accepted mutation is exactly one WAL
 // record; rejections (null replies, 0 replies, errors) write nothing.
@@ -20,6 +20,7 @@ import (
 //	keyjobs_counters.go LIMIT, ONCE, TAKE, INCRBY … MAX, SETV
 //	keyjobs_idem.go     IDEM
 //	keyjobs_changes.go  CHANGES
+//	keyjobs_throttle.go CL.THROTTLE (GCRA, redis-cell's reply)
 
 // Reply texts of the key jobs.
 const (
@@ -65,6 +66,7 @@ func registerKeyJobFamily(t keyspace.CommandTable) {
 		&keyspace.Command{Name: "take", Arity: 3, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Subtracts a positive count from an integer when it holds at least that much; returns the remainder or a null reply.", Complexity: "O(1)", Handler: takeCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyUpdate, 1, 0, 1)}},
 		&keyspace.Command{Name: "setv", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Writes a versioned string: creates version 1, or replaces the value when the current version is passed; returns the new version.", Complexity: "O(1)", Handler: setvCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyUpdate, 1, 0, 1)}},
 		&keyspace.Command{Name: "idem", Arity: 6, Flags: rw | deny, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "0.1.0", Summary: "Native idempotency records: BEGIN acquires or reports pending, conflict or the completed result; COMPLETE publishes the result.", Complexity: "O(N) where N is the length of the tokens and the result.", Handler: idemCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyUpdate, 1, 0, 1)}},
+		&keyspace.Command{Name: "cl.throttle", Arity: -5, Flags: rw, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "0.1.0", Summary: "GCRA rate limiting as redis-cell's CL.THROTTLE: replies limited, limit, remaining, retry-after and reset-after seconds.", Complexity: "O(1)", Handler: clThrottleCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyUpdate, 1, 0, 1)}},
 		&keyspace.Command{Name: "changes", Arity: 2, Flags: keyspace.FlagReadOnly | keyspace.FlagKeyless, Group: "generic", Since: "0.1.0", Summary: "CHANGES START arms this shard's in-memory change feed and returns its cursor; CHANGES cursor returns up to 1024 later notes.", Complexity: "O(N) where N is the number of notes returned.", Handler: changesCommand, Tips: []string{tipNondeterministic}},
 	)
 }

@@ -47,6 +47,12 @@ var keyJobCases = []keyJobCase{
 		[]string{"LIMIT", "l", "9223372036854775807", "600000"}, 1},
 	{"LimitFull", [][]string{{"LIMIT", "l", "1", "600000"}},
 		[]string{"LIMIT", "l", "1", "600000"}, 0},
+	// A burst of a billion at one a second: every call is admitted and moves
+	// the TAT a second on.
+	{"ThrottleAdmit", [][]string{{"CL.THROTTLE", "g", "1000000000", "1", "1"}},
+		[]string{"CL.THROTTLE", "g", "1000000000", "1", "1"}, 1},
+	{"ThrottleLimited", [][]string{{"CL.THROTTLE", "g", "0", "1", "3600"}},
+		[]string{"CL.THROTTLE", "g", "0", "1", "3600"}, 0},
 	{"OnceExisting", [][]string{{"ONCE", "o", "600000"}},
 		[]string{"ONCE", "o", "600000"}, 0},
 	{"TakeExisting", [][]string{{"SET", "t", "9223372036854775807"}},

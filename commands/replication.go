@@ -210,6 +210,80 @@ func waitCommand(x *keyspace.Ctx) {
 	sh.Repl.Waits = append(sh.Repl.Waits, keyspace.WaitReq{Bc: x.C.Blk, Want: int(want), Target: target})
 }
 
+// WAITAOF numlocal numreplicas timeout (Redis 7.2): parks the calling
+// client until this shard's log is fsynced through the shard's last
+// sequence (numlocal 1) and numreplicas replicas acknowledged it on their
+// disks, or timeout milliseconds passed (0: forever); replies [local,
+// replicas]. The last sequence covers the client's last write (and any
+// written after it by others). WAIT's parking serves it; a WAITAOF waiting
+// for the local fsync is looked at again on each tick of the shard.
+// Under fsync no the server never fsyncs the log by itself, so numlocal 1
+// gets Redis's error for appendonly no.
+func waitaofCommand(x *keyspace.Ctx) {
+	numLocal, ok := keyspace.ParseInt(x.Args[1])
+	if !ok {
+		x.W.Error(keyspace.ErrNotInt)
+		return
+	}
+	if numLocal < 0 || numLocal > 1 {
+		x.W.Error("ERR value is out of range, value must between 0 and 1")
+		return
+	}
+	want, ok := keyspace.ParseInt(x.Args[2])
+	if !ok {
+		x.W.Error(keyspace.ErrNotInt)
+		return
+	}
+	if want < 0 {
+		x.W.Error("ERR value is out of range, must be positive")
+		return
+	}
+	timeout, ok := keyspace.ParseInt(x.Args[3])
+	if !ok {
+		x.W.Error("ERR timeout is not an integer or out of range")
+		return
+	}
+	if timeout < 0 {
+		x.W.Error(keyspace.ErrNegTimeout)
+		return
+	}
+	sh := x.S
+	if sh.Srv.IsReplica() {
+		x.W.Error("ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated.")
+		return
+	}
+	if numLocal > 0 && sh.LocalFsyncOff() {
+		x.W.Error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+		return
+	}
+	target := sh.ReplOffset()
+	local, n := sh.LocalSynced(target), sh.AckedAtLeast(target)
+	if (int64(n) >= want && (local || numLocal == 0)) || x.NoBlock || x.Batch == nil {
+		keyspace.WaitAOFReply(x, local, n)
+		return
+	}
+	deadline := int64(0)
+	if timeout > 0 {
+		deadline = sh.NowMs + timeout
+		if deadline < sh.NowMs {
+			deadline = math.MaxInt64
+		}
+	}
+	x.Block(keyspace.BlockSpec{
+		DeadlineMs: deadline,
+		Timeout: func(x *keyspace.Ctx) {
+			keyspace.WaitAOFReply(x, x.S.LocalSynced(target), x.S.AckedAtLeast(target))
+		},
+		Serve:    func(*keyspace.Ctx, []byte) bool { return false },
+		HandOver: func(b *keyspace.Batch) bool { return sh.DeliverNow(b, target) },
+	})
+	if x.C.Blk == nil {
+		return
+	}
+	sh.Repl.Waits = sh.LiveWaits()
+	sh.Repl.Waits = append(sh.Repl.Waits, keyspace.WaitReq{Bc: x.C.Blk, Want: int(want), Target: target, AOF: true, Local: numLocal > 0})
+}
+
 // REPLICAOF host port | REPLICAOF NO ONE (and SLAVEOF).
 func replicaofCommand(x *keyspace.Ctx) {
 	sh := x.S
@@ -373,6 +447,7 @@ func boolInt(b bool) int {
 func registerReplicationCommands(t keyspace.CommandTable) {
 	t.Add(
 		&keyspace.Command{Name: "role", Arity: 1, Flags: keyspace.FlagNoScript | keyspace.FlagLoading | keyspace.FlagStale | keyspace.FlagFast, Group: "server", Categories: []string{"admin", "dangerous"}, Since: "2.8.12", Summary: "Returns the replication role.", Complexity: "O(1)", Handler: roleCommand},
+		&keyspace.Command{Name: "waitaof", Arity: 4, Flags: keyspace.FlagNoScript, Group: "generic", Categories: []string{"connection"}, Since: "7.2.0", Summary: "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.", Complexity: "O(1)", Handler: waitaofCommand, Tips: []string{tipAllShards, tipAggMin}},
 		&keyspace.Command{Name: "wait", Arity: 3, Flags: keyspace.FlagNoScript, Group: "generic", Categories: []string{"connection"}, Since: "3.0.0", Summary: "Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.", Complexity: "O(1)", Handler: waitCommand, Tips: []string{tipAllShards, tipAggMin}},
 		&keyspace.Command{Name: "replicaof", Arity: 3, Flags: keyspace.FlagAdmin | keyspace.FlagNoScript | keyspace.FlagStale | keyspace.FlagNoAsyncLoading, Group: "server", Since: "5.0.0", Summary: "Configures a server as replica of another, or promotes it to a master.", Complexity: "O(1)", Handler: replicaofCommand},
 		&keyspace.Command{Name: "slaveof", Arity: 3, Flags: keyspace.FlagAdmin | keyspace.FlagNoScript | keyspace.FlagStale | keyspace.FlagNoAsyncLoading, Group: "server", Since: "1.0.0", Summary: "Sets a Redis server as a replica of another, or promotes it to being a master.", Complexity: "O(1)", Handler: replicaofCommand},

@@ -64,6 +64,9 @@ func getCommand(x *keyspace.Ctx) {
 type setFlags struct {
 	nx, xx, get, keepTTL bool
 	at                   int64 // absolute deadline in ms, 0 = none
+	// ifeq is IFEQ's comparison value (Valkey 8.1): set only when the
+	// current value is a string equal to it; nil when not given.
+	ifeq []byte
 }
 
 // parseExpireArgOrReply converts an EX/PX/EXAT/PXAT value to an absolute
@@ -121,7 +124,8 @@ func expireUnit(a []byte) string {
 }
 
 // parseSetOptionsOrReply parses SET's options from args[3:]. As in Redis, an
-// option may repeat (the last expiry wins) but may not conflict.
+// option may repeat (the last expiry wins) but may not conflict. IFEQ
+// (Valkey 8.1) conflicts with NX and XX, and needs its value.
 func parseSetOptionsOrReply(x *keyspace.Ctx, args [][]byte) (setFlags, bool) {
 	var f setFlags
 	expUnit := "" // "keepttl" or an expireUnit, once given
@@ -129,10 +133,13 @@ func parseSetOptionsOrReply(x *keyspace.Ctx, args [][]byte) (setFlags, bool) {
 		a := args[i]
 		unit := expireUnit(a)
 		switch {
-		case keyspace.EqFold(a, "nx") && !f.xx:
+		case keyspace.EqFold(a, "nx") && !f.xx && f.ifeq == nil:
 			f.nx = true
-		case keyspace.EqFold(a, "xx") && !f.nx:
+		case keyspace.EqFold(a, "xx") && !f.nx && f.ifeq == nil:
 			f.xx = true
+		case keyspace.EqFold(a, "ifeq") && !f.nx && !f.xx && i+1 < len(args):
+			f.ifeq = args[i+1]
+			i++
 		case keyspace.EqFold(a, "get"):
 			f.get = true
 		case keyspace.EqFold(a, "keepttl") && (expUnit == "" || expUnit == "keepttl"):
@@ -154,7 +161,8 @@ func parseSetOptionsOrReply(x *keyspace.Ctx, args [][]byte) (setFlags, bool) {
 	return f, true
 }
 
-// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
+// SET key value [NX|XX|IFEQ comparison-value] [GET]
+// [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
 func setCommand(x *keyspace.Ctx) {
 	f := setFlags{}
 	if len(x.Args) > 3 {
@@ -184,7 +192,22 @@ func setGeneric(x *keyspace.Ctx, key, val []byte, f setFlags, okReply bool) {
 			x.W.Bulk(v)
 		}
 	}
-	if (f.nx && e != nil) || (f.xx && e == nil) {
+	abort := (f.nx && e != nil) || (f.xx && e == nil)
+	if f.ifeq != nil {
+		// IFEQ: a missing key, or a string that differs, is not set. With
+		// GET the old value has been replied (or WRONGTYPE, stopping here).
+		if e == nil {
+			abort = true
+		} else {
+			v, isStr := stringOf(x.DB, e)
+			if !isStr {
+				x.W.Error(keyspace.ErrWrongType)
+				return
+			}
+			abort = string(v) != string(f.ifeq)
+		}
+	}
+	if abort {
 		if f.get {
 			return
 		}
@@ -299,6 +322,29 @@ func getdelCommand(x *keyspace.Ctx) {
 		x.S.DeleteKey(x.DB, x.Args[1])
 		x.Notify(keyspace.EvGeneric, "del", x.Args[1])
 	}
+}
+
+// DELIFEQ key value (Valkey 9.0): deletes the key when it holds a string
+// equal to value; 1 when deleted, 0 otherwise (missing key or another
+// value), WRONGTYPE when it holds another type.
+func delifeqCommand(x *keyspace.Ctx) {
+	key := x.Args[1]
+	e := x.S.Lookup(x.DB, key)
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	v, ok := stringValueOrReply(x, e)
+	if !ok {
+		return
+	}
+	if string(v) != string(x.Args[2]) {
+		x.W.Int(0)
+		return
+	}
+	x.S.DeleteKey(x.DB, key)
+	x.Notify(keyspace.EvGeneric, "del", key)
+	x.W.Int(1)
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST] and GETEX key ms
@@ -870,6 +916,7 @@ func registerStringFamily(t keyspace.CommandTable) {
 		&keyspace.Command{Name: "msetnx", Arity: -3, Flags: rw | deny, FirstKey: 1, LastKey: -1, Step: 2, Group: "string", Since: "1.0.1", Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.", Complexity: "O(N) where N is the number of keys to set.", Handler: msetCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyOW|keyspace.KeyInsert, 1, -1, 2)}, Tips: []string{tipMultiShard, tipAggMin}},
 		&keyspace.Command{Name: "getset", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns the previous string value of a key after setting it to a new value.", Complexity: "O(1)", Handler: getsetCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyUpdate, 1, 0, 1)}},
 		&keyspace.Command{Name: "getdel", Arity: 2, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after deleting the key.", Complexity: "O(1)", Handler: getdelCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1)}},
+		&keyspace.Command{Name: "delifeq", Arity: 3, Flags: rw, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "9.0.0", Summary: "Delete key if value matches string.", Complexity: "O(1)", Handler: delifeqCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRM|keyspace.KeyAccess|keyspace.KeyDelete, 1, 0, 1)}},
 		&keyspace.Command{Name: "getex", Arity: -2, Flags: rw | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after setting its expiration time; GETEX key milliseconds extends it by that many milliseconds from now.", Complexity: "O(1)", Handler: getexCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyAccess|keyspace.KeyUpdate, 1, 0, 1)}},
 		&keyspace.Command{Name: "append", Arity: 3, Flags: rw | deny | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.0.0", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Complexity: "O(1)", Handler: appendCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRW|keyspace.KeyInsert, 1, 0, 1)}},
 		&keyspace.Command{Name: "strlen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Returns the length of a string value.", Complexity: "O(1)", Handler: strlenCommand, KeySpecs: []keyspace.KeySpec{rangeSpec(keyspace.KeyRO, 1, 0, 1)}},

@@ -198,7 +198,8 @@ func equalFoldASCII(b []byte, s string) bool {
 
 // CallKeyFlags returns the flags of the key at position pos of a call of
 // c, resolving variable flags from the arguments as Redis does: SET
-// overwrites its key without reading it unless GET asks for the old value;
+// overwrites its key without reading it unless GET asks for the old value
+// or IFEQ compares it;
 // BITFIELD only reads when every operation is a GET (OVERFLOW aside), and
 // is taken to write when an operation is malformed.
 func (c *Command) CallKeyFlags(args [][]byte, k KeyRef) KeyFlag {
@@ -208,7 +209,7 @@ func (c *Command) CallKeyFlags(args [][]byte, k KeyRef) KeyFlag {
 	switch c.FullName() {
 	case "set":
 		for _, a := range args[3:] {
-			if EqFold(a, "get") {
+			if EqFold(a, "get") || EqFold(a, "ifeq") {
 				return KeyRW | KeyAccess | KeyUpdate
 			}
 		}

@@ -161,6 +161,9 @@ type WaitReq struct {
 	Bc     *blockedClient // the parked client
 	Want   int            // the number of replicas WAIT asked for
 	Target uint64         // the log sequence they must acknowledge
+	// AOF marks a WAITAOF, which replies [local, replicas]; Local says it
+	// also waits for this shard's log to be fsynced through Target.
+	AOF, Local bool
 }
 
 // do runs fn on the shard goroutine and waits for it; false when the
@@ -369,6 +372,53 @@ func WaitReply(x *Ctx, count int) {
 	}
 }
 
+// WaitAOFReply writes WAITAOF's [local, replicas] unless the client
+// turned replies off.
+func WaitAOFReply(x *Ctx, local bool, count int) {
+	if x.C.ReplyMode&ReplyOff != 0 {
+		return
+	}
+	x.W.ArrayHeader(2)
+	if local {
+		x.W.Int(1)
+	} else {
+		x.W.Int(0)
+	}
+	x.W.Int(int64(count))
+}
+
+// LocalSynced reports whether this shard's log has fsynced every record
+// through seq, as WAITAOF's local count means it. Under fsync always a
+// reply leaves only once the records before it are synced (the group
+// commit), so every record already written counts.
+func (sh *Shard) LocalSynced(seq uint64) bool {
+	j, ok := sh.Journal.(*WALJournal)
+	if !ok || j.Opts.Policy == persistence.FsyncNo {
+		return false
+	}
+	return j.Opts.Policy == persistence.FsyncAlways || j.WAL.SyncedSequence() >= seq
+}
+
+// LocalFsyncOff reports whether WAITAOF's numlocal must be refused: no
+// log, or a log the server never fsyncs by itself (fsync no), which is
+// what Redis's appendonly no is to it.
+func (sh *Shard) LocalFsyncOff() bool {
+	j, ok := sh.Journal.(*WALJournal)
+	return !ok || j.Opts.Policy == persistence.FsyncNo
+}
+
+// pollLocalWaits marks the parked WAITAOFs due for another look when one
+// waits for this shard's fsync (fsync everysec syncs off the loop and
+// nothing else wakes them); the periodic tick calls it.
+func (sh *Shard) pollLocalWaits() {
+	for _, w := range sh.Repl.Waits {
+		if w.Local {
+			sh.Repl.Due.Store(true)
+			return
+		}
+	}
+}
+
 // ResumeWaits unblocks the parked WAITs whose replicas have acknowledged
 // enough, forgets those unblocked otherwise, and runs what the woken
 // clients sent meanwhile. It returns how many batches it finished, each
@@ -385,10 +435,14 @@ func (sh *Shard) ResumeWaits() int {
 			// Ended otherwise, or gone (the reaper forgets it).
 			continue
 		}
-		if count := sh.AckedAtLeast(w.Target); count >= w.Want {
+		if count := sh.AckedAtLeast(w.Target); count >= w.Want && (!w.Local || sh.LocalSynced(w.Target)) {
 			x := sh.blockCtx(bc)
 			before := len(x.W.Buf)
-			WaitReply(x, count)
+			if w.AOF {
+				WaitAOFReply(x, sh.LocalSynced(w.Target), count)
+			} else {
+				WaitReply(x, count)
+			}
 			bc.silence(x.W, before)
 			*x = Ctx{}
 			sh.unblocked(bc)

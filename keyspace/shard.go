@@ -521,6 +521,7 @@ func (sh *Shard) cron() {
 		sh.Journal.Tick(sh)
 	}
 	sh.syncTick()
+	sh.pollLocalWaits()
 	if sh.Trk != nil {
 		sh.trackLimit()
 		sh.trackBroadcast()
