@@ -163,7 +163,7 @@ func TestRedisCliHelpShowsArguments(t *testing.T) {
 	for _, line := range []string{
 		"IDEM key BEGIN fingerprint owner ttl_ms|COMPLETE fingerprint owner result",
 		"LEASE key ttl_ms",
-		"SET key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]",
+		"SET key value [NX|XX|IFEQ comparison-value] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]",
 		"XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] [DELAY delay_ms] *|id field value [field value ...]",
 		"INCRBY key increment [MAX limit]",
 	} {
