@@ -147,6 +147,21 @@ func replconfCommand(x *keyspace.Ctx) {
 	x.W.OK()
 }
 
+// waitTimeout parses the millisecond timeout of WAIT and WAITAOF,
+// replying Redis's error when it is not a non-negative integer.
+func waitTimeout(x *keyspace.Ctx, arg []byte) (int64, bool) {
+	timeout, ok := keyspace.ParseInt(arg)
+	if !ok {
+		x.W.Error("ERR timeout is not an integer or out of range")
+		return 0, false
+	}
+	if timeout < 0 {
+		x.W.Error(keyspace.ErrNegTimeout)
+		return 0, false
+	}
+	return timeout, true
+}
+
 // WAIT numreplicas timeout: parks the calling client until numreplicas
 // replicas of the shard acknowledged the shard's last sequence as durable,
 // or timeout milliseconds passed (0: forever); replies how many did.
@@ -166,13 +181,8 @@ func waitCommand(x *keyspace.Ctx) {
 		x.W.Error(keyspace.ErrNotInt)
 		return
 	}
-	timeout, ok := keyspace.ParseInt(x.Args[2])
+	timeout, ok := waitTimeout(x, x.Args[2])
 	if !ok {
-		x.W.Error("ERR timeout is not an integer or out of range")
-		return
-	}
-	if timeout < 0 {
-		x.W.Error(keyspace.ErrNegTimeout)
 		return
 	}
 	sh := x.S
@@ -238,13 +248,8 @@ func waitaofCommand(x *keyspace.Ctx) {
 		x.W.Error("ERR value is out of range, must be positive")
 		return
 	}
-	timeout, ok := keyspace.ParseInt(x.Args[3])
+	timeout, ok := waitTimeout(x, x.Args[3])
 	if !ok {
-		x.W.Error("ERR timeout is not an integer or out of range")
-		return
-	}
-	if timeout < 0 {
-		x.W.Error(keyspace.ErrNegTimeout)
 		return
 	}
 	sh := x.S

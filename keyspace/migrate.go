@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -45,6 +46,11 @@ type shardMigration struct {
 	frozenID uint64
 	frozen   cluster.SlotRange
 	frozenAt time.Time
+	// heldID and heldSince publish frozenID and frozenAt (on the
+	// monotonic clock, after Cluster.leaseBase) for Frozen, which other
+	// goroutines call without a round trip through the shard.
+	heldID    atomic.Uint64
+	heldSince atomic.Int64
 	// cleanup is the deletion of the keys of slots the shard no longer
 	// keeps, in progress.
 	cleanup *cleanupRun
@@ -125,6 +131,8 @@ func (sh *Shard) FreezeMigration(id uint64) (uint64, error) {
 	}
 	if sh.Mig.frozenID != id {
 		sh.Mig.frozenID, sh.Mig.frozen, sh.Mig.frozenAt = id, o.Slots, time.Now() // lint:allow-clock the pause is measured on the monotonic clock
+		sh.Mig.heldSince.Store(int64(sh.Mig.frozenAt.Sub(sh.Srv.Cluster.leaseBase)))
+		sh.Mig.heldID.Store(id)
 		sh.Logger().Info("migration: writes to the range held", zap.Uint64("id", id), zap.Uint16("start", o.Slots.Start), zap.Uint16("end", o.Slots.End))
 	}
 	return j.WAL.LastSequence(), nil
@@ -135,21 +143,19 @@ func (sh *Shard) unfreeze(why string) {
 	sh.Logger().Info("migration: writes to the range resumed", zap.Uint64("id", sh.Mig.frozenID), zap.String("reason", why),
 		zap.Duration("held", time.Since(sh.Mig.frozenAt))) // lint:allow-clock monotonic
 	sh.Mig.frozenID = 0
+	sh.Mig.heldID.Store(0)
 	if sh.ReleasePostponed() {
 		sh.ResumeBlocked()
 	}
 }
 
-// Frozen reports whether shard i holds a migration's writes now, and for
-// how long (any goroutine: for tests and INFO, through a shard task).
+// Frozen reports whether shard i holds a migration's commands now, and for
+// how long (any goroutine).
 func (s *Server) Frozen(i int) (id uint64, held time.Duration) {
-	sh := s.ShardList[i]
-	sh.do(func() {
-		id = sh.Mig.frozenID
-		if id != 0 {
-			held = time.Since(sh.Mig.frozenAt) // lint:allow-clock monotonic
-		}
-	})
+	m := &s.ShardList[i].Mig
+	if id = m.heldID.Load(); id != 0 {
+		held = time.Since(s.Cluster.leaseBase) - time.Duration(m.heldSince.Load()) // lint:allow-clock monotonic
+	}
 	return id, held
 }
 

@@ -286,23 +286,11 @@ func receiveImportSnapshot(conn net.Conn, fr *FrameReader, o ImportOptions, seq 
 	if err != nil {
 		return fmt.Errorf("import: create %s: %w", path, err)
 	}
-	var got int64
-	for got < size {
-		_ = conn.SetReadDeadline(time.Now().Add(o.Timeout + 25*time.Second))
-		typ, payload, err := fr.Next(seq)
-		if err != nil {
-			_ = f.Close()
-			return fmt.Errorf("import: the sender's snapshot: %w", err)
-		}
-		if typ != FrameData || got+int64(len(payload)) > size {
-			_ = f.Close()
-			return fmt.Errorf("%w in the sender's snapshot at sequence %d: unexpected frame %q at byte %d", ErrCorruptStream, seq, typ, got)
-		}
-		if _, err := f.Write(payload); err != nil {
-			_ = f.Close()
-			return fmt.Errorf("import: write %s: %w", path, err)
-		}
-		got += int64(len(payload))
+	deadline := func() { _ = conn.SetReadDeadline(time.Now().Add(o.Timeout + 25*time.Second)) }
+	deadline()
+	if err := copySnapshotFrames(fr, f, path, seq, size, deadline); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("import: the sender's snapshot: %w", err)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("import: close %s: %w", path, err)

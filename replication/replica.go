@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -421,26 +422,10 @@ func (l *link) receiveSnapshot(fr *FrameReader, seq uint64, size int64, id strin
 	if err != nil {
 		return fmt.Errorf("replication: create %s: %w", path, err)
 	}
-	var got int64
-	for got < size {
-		typ, payload, err := fr.Next(seq)
-		if err != nil {
-			_ = f.Close()
-			_ = o.FS.Remove(path)
-			return err
-		}
-		if typ != FrameData || got+int64(len(payload)) > size {
-			_ = f.Close()
-			_ = o.FS.Remove(path)
-			return fmt.Errorf("%w in the snapshot at sequence %d: unexpected frame %q at byte %d", ErrCorruptStream, seq, typ, got)
-		}
-		if _, err := f.Write(payload); err != nil {
-			_ = f.Close()
-			_ = o.FS.Remove(path)
-			return fmt.Errorf("replication: write %s: %w", path, err)
-		}
-		got += int64(len(payload))
-		l.lastIO.Store(time.Now().UnixNano())
+	if err := copySnapshotFrames(fr, f, path, seq, size, func() { l.lastIO.Store(time.Now().UnixNano()) }); err != nil {
+		_ = f.Close()
+		_ = o.FS.Remove(path)
+		return err
 	}
 	err = f.Sync()
 	if cerr := f.Close(); err == nil {
@@ -453,6 +438,27 @@ func (l *link) receiveSnapshot(fr *FrameReader, seq uint64, size int64, id strin
 	if err := l.f.target.InstallReplicaSnapshot(l.shard, o.Epoch, path, seq, id); err != nil {
 		_ = o.FS.Remove(path)
 		return err
+	}
+	return nil
+}
+
+// copySnapshotFrames writes the size bytes of a snapshot at seq, sent as
+// 'D' frames, to w (the file at path), calling each after every frame.
+func copySnapshotFrames(fr *FrameReader, w io.Writer, path string, seq uint64, size int64, each func()) error {
+	var got int64
+	for got < size {
+		typ, payload, err := fr.Next(seq)
+		if err != nil {
+			return err
+		}
+		if typ != FrameData || got+int64(len(payload)) > size {
+			return fmt.Errorf("%w in the snapshot at sequence %d: unexpected frame %q at byte %d", ErrCorruptStream, seq, typ, got)
+		}
+		if _, err := w.Write(payload); err != nil {
+			return fmt.Errorf("replication: write %s: %w", path, err)
+		}
+		got += int64(len(payload))
+		each()
 	}
 	return nil
 }

@@ -67,10 +67,8 @@ func newMember(cfg config.Config, ids []string, log *zap.Logger) *member {
 		Control: net.JoinHostPort(host, strconv.Itoa(cfg.ControlPortOrDefault())),
 		NodeIDs: slices.Clone(ids),
 	}}
-	if b, err := os.ReadFile(filepath.Join(cfg.Persistence.Dir, primaryEpochFile)); err == nil {
-		m.primaryEpoch, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	}
-	m.appliedEpoch = m.loadAppliedEpoch()
+	m.primaryEpoch = readEpochFile(cfg.Persistence.Dir, primaryEpochFile)
+	m.appliedEpoch = readEpochFile(cfg.Persistence.Dir, appliedEpochFile)
 	m.imports = map[uint64]context.CancelFunc{}
 	m.committed = map[uint64]bool{}
 	m.stopWatch = make(chan struct{})
@@ -250,19 +248,33 @@ func (m *member) logDiscarded(g *control.Group) {
 
 func (m *member) storePrimaryEpoch(e uint64) {
 	m.primaryEpoch = e
-	p := filepath.Join(m.cfg.Persistence.Dir, primaryEpochFile)
+	if err := writeEpochFile(m.cfg.Persistence.Dir, primaryEpochFile, e); err != nil {
+		m.log.Error("storing the primary epoch", zap.Error(err))
+	}
+}
+
+// readEpochFile reads an epoch kept in file name of dir (0 when absent).
+func readEpochFile(dir, name string) uint64 {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return 0
+	}
+	e, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return e
+}
+
+// writeEpochFile keeps epoch e in file name of dir, durably: written to a
+// temporary file, synced, then renamed over it.
+func writeEpochFile(dir, name string, e uint64) error {
+	p := filepath.Join(dir, name)
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, []byte(strconv.FormatUint(e, 10)+"\n"), 0o600); err != nil {
-		m.log.Error("storing the primary epoch", zap.Error(err))
-		return
+		return err
 	}
 	if err := syncFile(tmp); err != nil {
-		m.log.Error("storing the primary epoch", zap.Error(err))
-		return
+		return err
 	}
-	if err := os.Rename(tmp, p); err != nil {
-		m.log.Error("storing the primary epoch", zap.Error(err))
-	}
+	return os.Rename(tmp, p)
 }
 
 func syncFile(p string) error {

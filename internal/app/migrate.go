@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,32 +44,13 @@ const (
 // that new.
 const appliedEpochFile = "cluster-applied-epoch"
 
-// loadAppliedEpoch reads appliedEpochFile (0 when absent).
-func (m *member) loadAppliedEpoch() uint64 {
-	b, err := os.ReadFile(filepath.Join(m.cfg.Persistence.Dir, appliedEpochFile))
-	if err != nil {
-		return 0
-	}
-	e, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	return e
-}
-
 // storeAppliedEpoch records e durably when it is newer than what is kept.
 func (m *member) storeAppliedEpoch(e uint64) {
 	if e <= m.appliedEpoch {
 		return
 	}
 	m.appliedEpoch = e
-	p := filepath.Join(m.cfg.Persistence.Dir, appliedEpochFile)
-	tmp := p + ".tmp"
-	err := os.WriteFile(tmp, []byte(strconv.FormatUint(e, 10)+"\n"), 0o600)
-	if err == nil {
-		err = syncFile(tmp)
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
+	if err := writeEpochFile(m.cfg.Persistence.Dir, appliedEpochFile, e); err != nil {
 		m.log.Error("storing the applied topology epoch", zap.Error(err))
 	}
 }
