@@ -81,7 +81,7 @@ grep -h "migration committed" "$WORK"/ruvio*.log | tail -1 | sed -E 's/.*(\{.*)/
 move_and_probe "ruvio: slot 1, one sorted set of $N members" "$TAG_Z" "127.0.0.1:$P0" \
 	"$WORK/ruvio" cluster migrate --control "$ctl" --slots 1 --to-group 1 --wait 10m
 grep -h "migration committed" "$WORK"/ruvio*.log | tail -1 | sed -E 's/.*(\{.*)/    commit: \1/'
-grep -h "writes to the range resumed" "$WORK"/ruvio*.log | sed -E 's/.*"held": ([0-9.e-]+).*/    write pause at the flip (sender, freeze to resume): \1 s/'
+grep -h "commands on the range resumed" "$WORK"/ruvio*.log | sed -E 's/.*"held": ([0-9.e-]+).*/    write pause at the flip (sender, freeze to resume): \1 s/'
 
 [[ "${SKIP_REDIS:-0}" == 1 ]] && exit 0
 

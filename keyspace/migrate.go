@@ -22,11 +22,12 @@ import (
 //   - the receiving shard applies the keys and records of the range and
 //     writes them to its own log under its own sequences, so its replicas
 //     and its recovery have them; it neither serves nor expires them yet;
-//   - once it has caught up, the sending shard freezes the range: writes
-//     to it wait (parked like a CLIENT PAUSE), reads go on; the records up
-//     to the freeze reach the receiver and the control plane commits;
+//   - once it has caught up, the sending shard freezes the range: every
+//     command on its keys waits, reads too (parked like a CLIENT PAUSE);
+//     the records up to the freeze reach the receiver and the control
+//     plane commits;
 //   - the freeze ends when the member applies a state without the
-//     migration: committed, the held writes run again and get -MOVED;
+//     migration: committed, the held commands run again and get -MOVED;
 //     aborted, they run here;
 //   - a primary deletes, in small steps, the keys of slots it neither
 //     serves nor receives (the sender's range after a commit, the
@@ -113,7 +114,7 @@ func (sh *Shard) CheckSending(id uint64) error {
 	return nil
 }
 
-// FreezeMigration holds the writes to the range of migration id, which
+// FreezeMigration holds the commands on the range of migration id, which
 // this shard sends, and returns the last sequence of the shard's log:
 // every record of the range is at or before it. The freeze ends when the
 // migration is no longer listed (SetMigrations).
@@ -133,14 +134,14 @@ func (sh *Shard) FreezeMigration(id uint64) (uint64, error) {
 		sh.Mig.frozenID, sh.Mig.frozen, sh.Mig.frozenAt = id, o.Slots, time.Now() // lint:allow-clock the pause is measured on the monotonic clock
 		sh.Mig.heldSince.Store(int64(sh.Mig.frozenAt.Sub(sh.Srv.Cluster.leaseBase)))
 		sh.Mig.heldID.Store(id)
-		sh.Logger().Info("migration: writes to the range held", zap.Uint64("id", id), zap.Uint16("start", o.Slots.Start), zap.Uint16("end", o.Slots.End))
+		sh.Logger().Info("migration: commands on the range held", zap.Uint64("id", id), zap.Uint16("start", o.Slots.Start), zap.Uint16("end", o.Slots.End))
 	}
 	return j.WAL.LastSequence(), nil
 }
 
 // unfreeze ends the shard's freeze and resumes the writes it held.
 func (sh *Shard) unfreeze(why string) {
-	sh.Logger().Info("migration: writes to the range resumed", zap.Uint64("id", sh.Mig.frozenID), zap.String("reason", why),
+	sh.Logger().Info("migration: commands on the range resumed", zap.Uint64("id", sh.Mig.frozenID), zap.String("reason", why),
 		zap.Duration("held", time.Since(sh.Mig.frozenAt))) // lint:allow-clock monotonic
 	sh.Mig.frozenID = 0
 	sh.Mig.heldID.Store(0)
