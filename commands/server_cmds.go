@@ -445,6 +445,8 @@ func memoryUsageCommand(x *keyspace.Ctx) {
 // MEMORY HELP
 func memoryHelpCommand(x *keyspace.Ctx) {
 	writeHelp(x, "MEMORY",
+		"DOCTOR",
+		"    Return a report of the memory problems this shard's figures show.",
 		"MALLOC-STATS",
 		"    Return the Go runtime allocator's statistics and the shards' arena sizes.",
 		"PURGE",
@@ -490,6 +492,7 @@ func registerServerFamily(t keyspace.CommandTable) {
 				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
 				{Name: "stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 				{Name: "malloc-stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns the Go runtime allocator's statistics and the shards' arena sizes.", Complexity: "O(1); the runtime briefly stops the world to read its statistics", Handler: memoryMallocStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
+				{Name: "doctor", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Outputs a memory problems report.", Complexity: "O(1)", Handler: memoryDoctorCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},
 	)

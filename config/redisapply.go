@@ -44,7 +44,12 @@ var configSetters = map[string]func(c *Config, v string, n int64){
 	"lfu-log-factor":       func(c *Config, _ string, n int64) { c.Memory.LFULogFactor = int(n) },
 	"lfu-decay-time":       func(c *Config, _ string, n int64) { c.Memory.LFUDecayTime = int(n) },
 	"aclfile":              func(c *Config, v string, _ int64) { c.ACL.File = v },
-	"sync-replicas":        func(c *Config, _ string, n int64) { c.Replication.SyncReplicas = int(n) },
+	"unixsocket":           func(c *Config, v string, _ int64) { c.Server.UnixSocket = v },
+	"unixsocketperm": func(c *Config, v string, _ int64) {
+		n, _ := strconv.ParseUint(v, 8, 32) // canonical: parsed already
+		c.Server.UnixSocketPerm = uint32(n)
+	},
+	"sync-replicas": func(c *Config, _ string, n int64) { c.Replication.SyncReplicas = int(n) },
 }
 
 // tomlLogLevel maps a Redis loglevel to log.level: zap has no level between debug and info,
@@ -88,13 +93,25 @@ var redisIgnored = map[string]bool{
 	"stop-writes-on-bgsave-error": true,
 	"supervised":                  true, "tcp-backlog": true, "tcp-keepalive": true,
 	"watchdog-period":          true,
-	"set-max-listpack-entries": true, "set-max-listpack-value": true, "unixsocketperm": true,
+	"set-max-listpack-entries": true, "set-max-listpack-value": true,
 	"cluster-config-file": true, "cluster-node-timeout": true, "cluster-require-full-coverage": true,
 	"cluster-replica-no-failover": true, "cluster-replica-validity-factor": true,
 	"cluster-migration-barrier": true, "cluster-allow-replica-migration": true,
 	"cluster-allow-reads-when-down": true, "cluster-allow-pubsubshard-when-down": true,
 	"cluster-link-sendbuf-limit": true, "repl-timeout": true, "repl-ping-replica-period": true,
 	"repl-backlog-ttl": true, "loading-process-events-interval-bytes": true, "use-exit-on-panic": true, "repl-backlog-size": true, "lua-replicate-commands": true,
+	// A command that fails while its effects propagate to the AOF or replicas: every write
+	// here reaches the WAL and the replication stream as the same record, so there is no
+	// such failure to react to.
+	"propagation-error-behavior": true,
+}
+
+// redisNoEffect are immutable parameters whose other values Redis uses to enable what this
+// server does not have; a file may set them (Redis's test suite does) and CONFIG GET reports
+// the value, and the log line says why it changes nothing.
+var redisNoEffect = map[string]string{
+	"enable-module-command":    "there are no modules and no MODULE command here, so there is nothing to enable",
+	"enable-protected-configs": "dir and dbfilename still cannot be changed at run time here",
 }
 
 // Directives that would change behaviour in a way this server does not support. Each is
@@ -104,7 +121,6 @@ var redisUnsupported = map[string][]string{
 	"rename-command":                   nil,
 	"loadmodule":                       nil,
 	"sentinel":                         nil,
-	"unixsocket":                       {""},
 	"syslog-enabled":                   {"no"},
 	"syslog-ident":                     {"redis"},
 	"syslog-facility":                  {"local0"},
@@ -112,7 +128,6 @@ var redisUnsupported = map[string][]string{
 	"replica-ignore-disk-write-errors": {"no"},
 	"shutdown-on-sigint":               {"default"},
 	"shutdown-on-sigterm":              {"default"},
-	"propagation-error-behavior":       {"ignore"},
 	"acl-pubsub-default":               {"resetchannels"},
 	"cluster-port":                     {"0"},
 	"cluster-announce-ip":              {""},
@@ -141,8 +156,6 @@ var redisUnsupported = map[string][]string{
 	"tls-session-caching":              {"yes"},
 	"tls-session-cache-size":           {"20480"},
 	"tls-session-cache-timeout":        {"300"},
-	"enable-module-command":            {"no"},
-	"enable-protected-configs":         {"no"},
 }
 
 // redisAliases are Redis's older names of directives this file handles itself (the runtime
@@ -344,7 +357,9 @@ func ApplyRedisDirectives(c *Config, dirs []RedisDirective) ([]string, error) {
 			set(c, canon, n)
 			continue
 		}
-		if p.immutable && p.initial == nil && canon != p.def && !redisIgnored[name] {
+		if why, ok := redisNoEffect[p.name]; ok && canon != p.def {
+			notes = append(notes, fmt.Sprintf("%s: %s %s: accepted without effect: %s", d.Where(), d.Name, canon, why))
+		} else if p.immutable && p.initial == nil && canon != p.def && !redisIgnored[name] {
 			return nil, fail("not supported by this server (docs/redis-conf.md)")
 		}
 		if j, ok := runtime[p.name]; ok {

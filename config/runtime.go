@@ -94,12 +94,24 @@ func zapLevel(v string) zapcore.Level {
 	return zapcore.InfoLevel // verbose, notice, info
 }
 
+// parseOctalPerm parses unixsocketperm as Redis does: permission bits in octal, 0 to 777.
+func parseOctalPerm(v, _ string) (string, string) {
+	n, err := strconv.ParseUint(v, 8, 32)
+	if err != nil || n > 0o777 {
+		return "", "argument must be an octal number between 0 and 777"
+	}
+	return strconv.FormatUint(n, 8), ""
+}
+
 // Parameters marked "stored only" are accepted for client compatibility; no effect yet: CONFIG
 // SET validates and keeps them, CONFIG GET reports them, and nothing else reads them.
 var params = [...]param{
 	// Listeners and identity.
 	{name: "bind", kind: kindString, fixed: whyListeners, initial: func(c *Config) string { return c.Server.Bind }},
 	{name: "port", kind: kindInt, fixed: whyPort, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
+	{name: "unixsocket", kind: kindString, immutable: true, initial: func(c *Config) string { return c.Server.UnixSocket }},
+	{name: "unixsocketperm", kind: kindSpecial, immutable: true, special: parseOctalPerm,
+		initial: func(c *Config) string { return strconv.FormatUint(uint64(c.Server.UnixSocketPerm), 8) }},
 	{name: "databases", kind: kindInt, immutable: true, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Databases)) }},
 	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.ClusterEnabled()) }},
 	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,11 @@ type Options struct {
 	// Bind is the address every shard listens on; shard i uses Port+i.
 	Bind string
 	Port int
+	// UnixSocket, when not empty, is the path of a Unix domain socket whose
+	// connections are shard 0's, as Redis's unixsocket; UnixSocketPerm, when
+	// not 0, the permission bits it is given once bound.
+	UnixSocket     string
+	UnixSocketPerm os.FileMode
 	// Reactors is the number of gnet event loops (0: one per CPU).
 	Reactors int
 	// ReactorPerShard serves each shard's port with an engine of one event
@@ -114,6 +120,11 @@ func New(opts Options) (*Server, error) {
 	for i := 0; i < s.ks.Shards(); i++ {
 		s.addrs = append(s.addrs, "tcp://"+net.JoinHostPort(opts.Bind, strconv.Itoa(opts.Port+i)))
 	}
+	if opts.UnixSocket != "" {
+		if err := checkUnixSocket(opts.UnixSocket); err != nil {
+			return nil, err
+		}
+	}
 	s.engineCount = 1
 	if opts.ReactorPerShard {
 		s.engineCount = len(s.addrs)
@@ -136,9 +147,30 @@ func (s *Server) Serve() error {
 	if s.opts.Reactors > 0 {
 		gopts = append(gopts, gnet.WithNumEventLoop(s.opts.Reactors))
 	}
-	err := gnet.Rotate(s, s.addrs, gopts...)
+	addrs := s.addrs
+	if s.opts.UnixSocket != "" {
+		addrs = append(addrs[:len(addrs):len(addrs)], "unix://"+s.opts.UnixSocket)
+	}
+	err := gnet.Rotate(s, addrs, gopts...)
 	if err != nil {
-		return fmt.Errorf("eventloop: serve %v: %w", s.addrs, err)
+		return fmt.Errorf("eventloop: serve %v: %w", addrs, err)
+	}
+	return nil
+}
+
+// checkUnixSocket refuses a unixsocket path that exists and is not a socket:
+// binding replaces what is at the path, as Redis unlinks a stale socket, and
+// that must never be a file or a directory.
+func checkUnixSocket(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("eventloop: unixsocket %s: %w", path, err)
+	}
+	if st.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("eventloop: unixsocket %s exists and is not a socket", path)
 	}
 	return nil
 }
@@ -147,9 +179,14 @@ func (s *Server) Serve() error {
 // port cannot be served, the others stop and Serve reports it.
 func (s *Server) servePerShard(gopts []gnet.Option) error {
 	errs := make(chan error, len(s.addrs))
-	for _, addr := range s.addrs {
+	for i, addr := range s.addrs {
 		go func() {
-			if err := gnet.Run(s, addr, gopts...); err != nil {
+			addrs := []string{addr}
+			if i == 0 && s.opts.UnixSocket != "" {
+				// The socket's clients are shard 0's, so shard 0's one loop reads them.
+				addrs = append(addrs, "unix://"+s.opts.UnixSocket)
+			}
+			if err := gnet.Rotate(s, addrs, gopts...); err != nil {
 				errs <- fmt.Errorf("eventloop: serve %s: %w", addr, err)
 				return
 			}
@@ -204,7 +241,12 @@ func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 	}
 	s.engines = append(s.engines, eng)
 	if len(s.engines) == s.engineCount {
-		s.log.Info("listening", zap.Strings("addresses", s.addrs), zap.Bool("reactor_per_shard", s.opts.ReactorPerShard))
+		if s.opts.UnixSocket != "" && s.opts.UnixSocketPerm != 0 {
+			if err := os.Chmod(s.opts.UnixSocket, s.opts.UnixSocketPerm); err != nil {
+				s.log.Warn("unixsocketperm not applied", zap.String("unixsocket", s.opts.UnixSocket), zap.Error(err))
+			}
+		}
+		s.log.Info("Ready to accept connections", zap.Strings("addresses", s.addrs), zap.Bool("reactor_per_shard", s.opts.ReactorPerShard))
 		close(s.booted)
 	}
 	return gnet.None
@@ -223,6 +265,11 @@ func refusedByProtectedMode(boundToLoopback, protectedMode, hasPassword bool, re
 
 // OnOpen assigns the connection to the shard of the port it came in on.
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	if _, ok := c.LocalAddr().(*net.UnixAddr); ok {
+		// Redis names a Unix socket client by the socket's path and port 0; such a client is
+		// local, so protected mode lets it in.
+		return s.open(c, 0, s.opts.UnixSocket+":0", s.opts.UnixSocket+":0")
+	}
 	local, _ := c.LocalAddr().(*net.TCPAddr)
 	remote, _ := c.RemoteAddr().(*net.TCPAddr)
 	if local == nil || remote == nil {
@@ -236,10 +283,15 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	if shard < 0 || shard >= s.ks.Shards() {
 		return nil, gnet.Close
 	}
+	return s.open(c, shard, remote.String(), local.String())
+}
+
+// open registers an accepted connection with its shard.
+func (s *Server) open(c gnet.Conn, shard int, remote, local string) ([]byte, gnet.Action) {
 	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: s.outboxOf(c.EventLoop())}
-	client, ok := s.ks.Connected(shard, remote.String(), local.String(), cn)
+	client, ok := s.ks.Connected(shard, remote, local, cn)
 	if !ok {
-		s.log.Warn("refused a client: maxclients reached", zap.String("remote", remote.String()))
+		s.log.Warn("refused a client: maxclients reached", zap.String("remote", remote))
 		return []byte("-" + keyspace.MaxClientsError + "\r\n"), gnet.Close
 	}
 	cn.client = client

@@ -179,6 +179,8 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		Live:            live,
 		Bind:            cfg.Server.Bind,
 		Port:            cfg.Server.Port,
+		UnixSocket:      cfg.Server.UnixSocket,
+		UnixSocketPerm:  os.FileMode(cfg.Server.UnixSocketPerm),
 		Reactors:        cfg.Server.Reactors,
 		ReactorPerShard: cfg.Server.ReactorPerShard,
 		Inline:          cfg.Server.InlineExecution,
@@ -317,7 +319,8 @@ func logStart(log *zap.Logger, cfg config.Config, note string) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	log.Info("starting ruvio",
+	// " PID: n" is also what Redis's test suite waits for in the log of a server it started.
+	log.Info(fmt.Sprintf("starting ruvio, PID: %d", os.Getpid()),
 		zap.String("version", keyspace.Version),
 		zap.String("config_file", file),
 		zap.String("fsync", fsync),
