@@ -41,6 +41,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
@@ -287,6 +288,11 @@ func loadConfigNotices(o overrides, set map[string]bool, getenv func(string) str
 		}
 	}
 	cfg, err = applyOverrides(cfg, o, set, getenv)
+	if err == nil && cfg.FileFormat == config.FormatRedis && cfg.ACL.File != "" && !filepath.IsAbs(cfg.ACL.File) {
+		// redis-server changes into its dir before it loads the ACL file, so a relative
+		// aclfile names a file there.
+		cfg.ACL.File = filepath.Join(cfg.Persistence.Dir, cfg.ACL.File)
+	}
 	return cfg, note, notices, err
 }
 

@@ -128,7 +128,6 @@ var redisUnsupported = map[string][]string{
 	"replica-ignore-disk-write-errors": {"no"},
 	"shutdown-on-sigint":               {"default"},
 	"shutdown-on-sigterm":              {"default"},
-	"acl-pubsub-default":               {"resetchannels"},
 	"cluster-port":                     {"0"},
 	"cluster-announce-ip":              {""},
 	"cluster-announce-hostname":        {""},

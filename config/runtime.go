@@ -257,6 +257,9 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.slowlogMaxLen.Store(n) }},
 	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
 		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
+	// Whether new users (and "reset") start with every channel; users that exist keep theirs.
+	{name: "acl-pubsub-default", kind: kindEnum, enum: []string{"allchannels", "resetchannels"}, def: "resetchannels",
+		apply: func(l *Live, v string, _ int64) { l.aclPubsubAll.Store(v == "allchannels") }},
 	// The ACL file (acl.file), fixed at start as in Redis.
 	{name: "aclfile", kind: kindString, immutable: true, initial: func(c *Config) string { return c.ACL.File }},
 	{name: "tracking-table-max-keys", kind: kindInt, min: 0, max: longMax, def: "1000000"},
@@ -309,6 +312,7 @@ type Live struct {
 	// apply functions, under mu.
 	maxClients    atomic.Int64
 	aclLogMaxLen  atomic.Int64
+	aclPubsubAll  atomic.Bool
 	timeout       atomic.Int64 // nanoseconds
 	protoMaxBulk  atomic.Int64
 	hllSparseMax  atomic.Int64
@@ -749,6 +753,10 @@ func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }
 
 // ACLLogMaxLen is acllog-max-len: the most entries ACL LOG keeps.
 func (l *Live) ACLLogMaxLen() int64 { return l.aclLogMaxLen.Load() }
+
+// ACLPubsubAllChannels is acl-pubsub-default = allchannels: new users and "reset" start with
+// every channel.
+func (l *Live) ACLPubsubAllChannels() bool { return l.aclPubsubAll.Load() }
 
 // RequirePass is requirepass: the default user's password, "" for none.
 func (l *Live) RequirePass() string { return *l.requirePass.Load() }
