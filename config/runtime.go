@@ -117,6 +117,12 @@ var params = [...]param{
 	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background
 	// The primary a replica follows is changed with REPLICAOF (or replication.primary at start).
 	{name: "replicaof", alias: "slaveof", kind: kindString, immutable: true, def: ""},
+	// What a replica authenticates to its primary with (replication.primaryauth and
+	// primaryuser); a change applies from the link's next connection.
+	{name: "masterauth", kind: kindString, initial: func(c *Config) string { return c.Replication.PrimaryAuth },
+		apply: func(l *Live, v string, _ int64) { l.primaryAuth.Store(&v) }},
+	{name: "masteruser", kind: kindString, initial: func(c *Config) string { return c.Replication.PrimaryUser },
+		apply: func(l *Live, v string, _ int64) { l.primaryUser.Store(&v) }},
 	// Who may run DEBUG (server.enable_debug_command); fixed at start, as in Redis.
 	{name: "enable-debug-command", kind: kindEnum, immutable: true, enum: []string{DebugNo, DebugYes, DebugLocal},
 		initial: func(c *Config) string { return c.Server.EnableDebugCommand }},
@@ -341,6 +347,8 @@ type Live struct {
 	replicaPriority  atomic.Int64
 	replicaAnnounced atomic.Bool
 	announceIP       atomic.Pointer[string]
+	primaryAuth      atomic.Pointer[string]
+	primaryUser      atomic.Pointer[string]
 	announcePort     atomic.Int64
 	notify           atomic.Pointer[string]
 	notifyMask       atomic.Uint32
@@ -614,14 +622,17 @@ func parseSave(v, _ string) (string, string) {
 }
 
 // parsePercentiles checks latency-tracking-info-percentiles: numbers in
-// [0, 100] separated by spaces, possibly none, as Redis accepts.
+// [0, 100] separated by spaces, possibly none, as Redis accepts. The
+// canonical form writes each in its shortest form ("50.0" is "50"), as
+// Redis's CONFIG GET does.
 func parsePercentiles(v, _ string) (string, string) {
 	f := strings.Fields(v)
-	for _, s := range f {
+	for i, s := range f {
 		p, err := strconv.ParseFloat(s, 64)
 		if err != nil || p < 0 || p > 100 || p != p {
 			return "", "latency-tracking-info-percentiles should be a number between 0 and 100"
 		}
+		f[i] = strconv.FormatFloat(p, 'f', -1, 64)
 	}
 	return strings.Join(f, " "), ""
 }
@@ -865,6 +876,18 @@ func (l *Live) ReplicaAnnounce() (ip string, port int) {
 		ip = *p
 	}
 	return ip, int(l.announcePort.Load())
+}
+
+// PrimaryCredentials is masteruser and masterauth: the user ("" for the
+// default one) and password ("" for none) a replica authenticates with.
+func (l *Live) PrimaryCredentials() (user, pass string) {
+	if p := l.primaryUser.Load(); p != nil {
+		user = *p
+	}
+	if p := l.primaryAuth.Load(); p != nil {
+		pass = *p
+	}
+	return user, pass
 }
 
 // ReplicaServeStaleData is replica-serve-stale-data.

@@ -49,6 +49,10 @@ type FollowerOptions struct {
 	Port int // the primary's shard 0; shard i is Port+i
 	User string
 	Pass string
+	// Credentials, when set, gives the user and password at each connection
+	// instead of User and Pass, so that a change (CONFIG SET masterauth)
+	// applies when the link next connects.
+	Credentials func() (user, pass string)
 	// Epoch tags the follower's calls of the Target.
 	Epoch uint64
 	FS    persistence.FS
@@ -232,6 +236,12 @@ func (l *link) run() {
 	}
 }
 
+// errAuthRefused is the primary's refusal of the replica's AUTH, in Redis's
+// wording, which tools watching a replica's log look for.
+//
+//lint:ignore ST1005 Redis's own wording, capitals included
+var errAuthRefused = errors.New("Unable to AUTH to MASTER")
+
 // session runs one connection: handshake, then frames until an error.
 func (l *link) session(addr string) error {
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -249,10 +259,14 @@ func (l *link) session(addr string) error {
 	defer conn.Close()
 	br := bufio.NewReaderSize(conn, 1<<20)
 	o := l.f.opts
-	if o.Pass != "" {
-		args := []string{"AUTH", o.Pass}
-		if o.User != "" {
-			args = []string{"AUTH", o.User, o.Pass}
+	user, pass := o.User, o.Pass
+	if o.Credentials != nil {
+		user, pass = o.Credentials()
+	}
+	if pass != "" {
+		args := []string{"AUTH", pass}
+		if user != "" {
+			args = []string{"AUTH", user, pass}
 		}
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 		if _, err := conn.Write(command(args...)); err != nil {
@@ -263,7 +277,7 @@ func (l *link) session(addr string) error {
 			return fmt.Errorf("AUTH: %w", err)
 		}
 		if !strings.HasPrefix(line, "+OK") {
-			return fmt.Errorf("AUTH refused by the primary: %s", strings.TrimSpace(line))
+			return fmt.Errorf("%w: %s", errAuthRefused, strings.TrimSpace(line))
 		}
 	}
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
