@@ -263,6 +263,9 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.slowlogMaxLen.Store(n) }},
 	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
 		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
+	// The process's OOM-killer score adjustment; the hook (SetOOMScoreHook) writes it.
+	{name: "oom-score-adj", kind: kindSpecial, def: "no", special: parseOOMScoreAdj},
+	{name: "oom-score-adj-values", kind: kindSpecial, def: "0 200 800", special: parseOOMScoreAdjValues},
 	// Whether new users (and "reset") start with every channel; users that exist keep theirs.
 	{name: "acl-pubsub-default", kind: kindEnum, enum: []string{"allchannels", "resetchannels"}, def: "resetchannels",
 		apply: func(l *Live, v string, _ int64) { l.aclPubsubAll.Store(v == "allchannels") }},
@@ -319,7 +322,8 @@ type Live struct {
 	maxClients    atomic.Int64
 	aclLogMaxLen  atomic.Int64
 	aclPubsubAll  atomic.Bool
-	timeout       atomic.Int64 // nanoseconds
+	oomHook       func(mode string, values [3]int) error // under mu
+	timeout       atomic.Int64                           // nanoseconds
 	protoMaxBulk  atomic.Int64
 	hllSparseMax  atomic.Int64
 	queryBufLimit atomic.Int64
@@ -536,10 +540,29 @@ func (l *Live) Set(pairs [][2]string) error {
 		}
 		vals[k], nums[k] = v, n
 	}
+	old := make([]string, len(idx))
+	oom := ""
 	for k, i := range idx {
+		old[k] = l.vals[i]
 		l.vals[i] = vals[k]
 		if params[i].apply != nil {
 			params[i].apply(l, vals[k], nums[k])
+		}
+		if n := params[i].name; n == "oom-score-adj" || n == "oom-score-adj-values" {
+			oom = pairs[k][0]
+		}
+	}
+	if oom != "" && l.oomHook != nil {
+		mode, values := l.oomScoreAdjLocked()
+		if err := l.oomHook(mode, values); err != nil {
+			for k, i := range idx {
+				l.vals[i] = old[k]
+				if params[i].apply != nil {
+					_, n, _ := params[i].parse(old[k], old[k])
+					params[i].apply(l, old[k], n)
+				}
+			}
+			return setFailed(oom, "Failed to set current oom_score_adj. Check server logs.")
 		}
 	}
 	return nil
@@ -619,6 +642,64 @@ func parseSave(v, _ string) (string, string) {
 		}
 	}
 	return strings.Join(f, " "), ""
+}
+
+// parseOOMScoreAdj parses oom-score-adj: no, yes, relative (the same as yes, reported as
+// yes, as Redis does) or absolute.
+func parseOOMScoreAdj(v, _ string) (string, string) {
+	switch strings.ToLower(v) {
+	case "no":
+		return "no", ""
+	case "yes", "relative":
+		return "yes", ""
+	case "absolute":
+		return "absolute", ""
+	}
+	return "", "argument(s) must be one of the following: no, yes, relative, absolute"
+}
+
+// parseOOMScoreAdjValues parses oom-score-adj-values: three integers from -2000 to 2000, the
+// scores of a primary, a replica and a background child.
+func parseOOMScoreAdjValues(v, _ string) (string, string) {
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return "", "wrong number of arguments"
+	}
+	for i, s := range f {
+		n, ok := parseStrictInt(s)
+		if !ok || n < -2000 || n > 2000 {
+			return "", "Invalid oom-score-adj-values, elements must be between -2000 and 2000."
+		}
+		f[i] = itoa(n)
+	}
+	return strings.Join(f, " "), ""
+}
+
+// OOMScoreAdj is oom-score-adj ("no", "yes" or "absolute") and oom-score-adj-values.
+func (l *Live) OOMScoreAdj() (mode string, values [3]int) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.oomScoreAdjLocked()
+}
+
+func (l *Live) oomScoreAdjLocked() (mode string, values [3]int) {
+	i, _ := lookupParam("oom-score-adj")
+	j, _ := lookupParam("oom-score-adj-values")
+	for k, s := range strings.Fields(l.vals[j]) {
+		if k < 3 {
+			values[k], _ = strconv.Atoi(s)
+		}
+	}
+	return l.vals[i], values
+}
+
+// SetOOMScoreHook installs what writes the process's OOM score (the server's, once it runs):
+// CONFIG SET of oom-score-adj or oom-score-adj-values calls it with the new settings, and
+// refuses the change, keeping the old settings, when it fails.
+func (l *Live) SetOOMScoreHook(hook func(mode string, values [3]int) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.oomHook = hook
 }
 
 // parsePercentiles checks latency-tracking-info-percentiles: numbers in

@@ -68,7 +68,7 @@ if [[ "$MODE" == normal ]]; then
 	ln -s "$(command -v redis-benchmark)" "$TREE/src/redis-benchmark"
 	: >"$WORK/skipfile"
 	if [[ -z "${SERVER_BIN:-}" && -f "$SKIPS" ]]; then
-		awk -F'\t' '!/^#/ && NF >= 2 { print $1 }' "$SKIPS" >"$WORK/skipfile"
+		awk -F'\t' '!/^#/ && NF >= 3 { print $2 }' "$SKIPS" >"$WORK/skipfile"
 	fi
 fi
 
@@ -102,8 +102,18 @@ ref_passed() { # unit name as in the TSV (type/list)
 	awk -F'\t' -v u="$1" '$1 == u { print $2; found = 1 } END { if (!found) print "?" }' "$REFERENCE"
 }
 
-printf 'unit\tpassed\tfailed\treference\n'
-total=0 total_ref=0
+# skipped UNIT: how many of the unit's tests the skip list names (normal mode).
+skipped() {
+	[[ "$MODE" == normal && -z "${SERVER_BIN:-}" && -f "$SKIPS" ]] || { echo 0; return; }
+	awk -F'\t' -v u="$1" '!/^#/ && $1 == u { n++ } END { print n + 0 }' "$SKIPS"
+}
+
+if [[ "$MODE" == normal ]]; then
+	printf 'unit\tpassed\tfailed\treference\tskipped\tof comparable\n'
+else
+	printf 'unit\tpassed\tfailed\treference\n'
+fi
+total=0 total_ref=0 total_cmp=0
 for unit in "${units[@]}"; do
 	# External mode names units as the reference does (type/list); normal mode as the suite
 	# does (unit/acl, integration/replication).
@@ -124,9 +134,26 @@ for unit in "${units[@]}"; do
 	# counts as one failure; the tests after it did not run.
 	failed=$(grep -cE '^\[(err|exception|TIMEOUT)\]:' "$dir/tcl.log" || true)
 	ref=$(ref_passed "$name")
-	printf '%s\t%s\t%s\t%s\n' "$name" "$passed" "$failed" "$ref"
+	if [[ "$MODE" == normal ]]; then
+		# The reference passes every test the skip list names, so the comparable count is the
+		# reference's less the skipped tests.
+		skip=$(skipped "$name")
+		pct="?"
+		if [[ "$ref" =~ ^[0-9]+$ ]]; then
+			cmp=$((ref - skip))
+			total_cmp=$((total_cmp + cmp))
+			((cmp > 0)) && pct=$(awk -v p="$passed" -v c="$cmp" 'BEGIN { printf "%.1f%%", 100 * p / c }')
+		fi
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$passed" "$failed" "$ref" "$skip" "$pct"
+	else
+		printf '%s\t%s\t%s\t%s\n' "$name" "$passed" "$failed" "$ref"
+	fi
 	total=$((total + passed))
 	[[ "$ref" =~ ^[0-9]+$ ]] && total_ref=$((total_ref + ref))
 	if [[ "$KEEP" == 1 ]]; then grep -E '^\[(err|exception|TIMEOUT)\]:|IN PROGRESS' "$dir/tcl.log" | sed 's/^/    /' >&2 || true; fi
 done
-printf 'total\t%s\t\t%s\n' "$total" "$total_ref"
+if [[ "$MODE" == normal ]]; then
+	printf 'total\t%s\t\t%s\t\t%s\n' "$total" "$total_ref" "$(awk -v p="$total" -v c="$total_cmp" 'BEGIN { if (c > 0) printf "%.1f%%", 100 * p / c; else print "?" }')"
+else
+	printf 'total\t%s\t\t%s\n' "$total" "$total_ref"
+fi

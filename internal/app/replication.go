@@ -21,6 +21,8 @@ type replicator struct {
 	port    int
 	nodeIDs []string
 	log     *zap.Logger
+	// onRole, when set, runs after the process became a replica or a primary.
+	onRole func()
 
 	mu       sync.Mutex
 	follower *replication.Follower // mu guards
@@ -63,7 +65,15 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 		old.Stop()
 	}
 	f.Start()
+	r.roleChanged()
 	return nil
+}
+
+// roleChanged runs onRole, if set, after the process became a replica or a primary.
+func (r *replicator) roleChanged() {
+	if r.onRole != nil {
+		r.onRole()
+	}
 }
 
 func (r *replicator) Unfollow() {
@@ -74,6 +84,7 @@ func (r *replicator) Unfollow() {
 	if old != nil {
 		old.Stop()
 	}
+	r.roleChanged()
 }
 
 // stop ends the follower's links and waits for them, before the keyspace
