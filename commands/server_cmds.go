@@ -241,6 +241,10 @@ func debugCommand(x *keyspace.Ctx) {
 		x.W.OK()
 	case keyspace.EqFold(sub, "object") && n == 3:
 		debugObject(x)
+	case keyspace.EqFold(sub, "digest") && n == 2:
+		debugDigest(x)
+	case keyspace.EqFold(sub, "digest-value") && n >= 2:
+		debugDigestValue(x)
 	default:
 		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + keyspace.TruncArg(sub) + "'. Try DEBUG HELP.")
 	}
@@ -277,6 +281,10 @@ func debugHelp(x *keyspace.Ctx) {
 		"CHANGE-REPL-ID",
 		"    Change the replication IDs of the instance.",
 		"    Dangerous: should be used only for testing the replication subsystem.",
+		"DIGEST",
+		"    Output a hex signature representing the current DB content.",
+		"DIGEST-VALUE <key> [<key> ...]",
+		"    Output a hex signature of the values of all the specified keys.",
 		"LOG <message>",
 		"    Write <message> to the server log.",
 		"OBJECT <key>",
