@@ -76,7 +76,7 @@ var redisIgnored = map[string]bool{
 	"activerehashing": true, "always-show-logo": true, "aof-disable-auto-gc": true,
 	"aof-load-truncated": true, "aof-rewrite-incremental-fsync": true, "aof-timestamp-enabled": true,
 	"aof-use-rdb-preamble": true, "appenddirname": true, "appendfilename": true,
-	"bind-source-addr": true, "crash-log-enabled": true, "crash-memcheck-enabled": true,
+	"crash-log-enabled": true, "crash-memcheck-enabled": true,
 	"dbfilename": true, "disable-thp": true, "dynamic-hz": true,
 	"ignore-warnings": true,
 	"io-threads":      true, "io-threads-do-reads": true, "jemalloc-bg-thread": true,

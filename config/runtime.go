@@ -117,6 +117,9 @@ var params = [...]param{
 	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background
 	// The primary a replica follows is changed with REPLICAOF (or replication.primary at start).
 	{name: "replicaof", alias: "slaveof", kind: kindString, immutable: true, def: ""},
+	// The local address a replica dials its primary from ("": the kernel's choice).
+	{name: "bind-source-addr", kind: kindString, def: "",
+		apply: func(l *Live, v string, _ int64) { l.bindSourceAddr.Store(&v) }},
 	// What a replica authenticates to its primary with (replication.primaryauth and
 	// primaryuser); a change applies from the link's next connection.
 	{name: "masterauth", kind: kindString, initial: func(c *Config) string { return c.Replication.PrimaryAuth },
@@ -370,6 +373,7 @@ type Live struct {
 	replicaAnnounced atomic.Bool
 	announceIP       atomic.Pointer[string]
 	primaryAuth      atomic.Pointer[string]
+	bindSourceAddr   atomic.Pointer[string]
 	primaryUser      atomic.Pointer[string]
 	announcePort     atomic.Int64
 	notify           atomic.Pointer[string]
@@ -975,6 +979,15 @@ func (l *Live) ReplicaAnnounce() (ip string, port int) {
 		ip = *p
 	}
 	return ip, int(l.announcePort.Load())
+}
+
+// BindSourceAddr is bind-source-addr: the local address outgoing replication
+// connections are made from ("" lets the kernel choose).
+func (l *Live) BindSourceAddr() string {
+	if p := l.bindSourceAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // PrimaryCredentials is masteruser and masterauth: the user ("" for the

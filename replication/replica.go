@@ -53,6 +53,9 @@ type FollowerOptions struct {
 	// instead of User and Pass, so that a change (CONFIG SET masterauth)
 	// applies when the link next connects.
 	Credentials func() (user, pass string)
+	// SourceAddr, when set, gives the local IP address to dial from at each
+	// connection ("" for the kernel's choice), as Redis's bind-source-addr.
+	SourceAddr func() string
 	// Epoch tags the follower's calls of the Target.
 	Epoch uint64
 	FS    persistence.FS
@@ -244,7 +247,17 @@ var errAuthRefused = errors.New("Unable to AUTH to MASTER")
 
 // session runs one connection: handshake, then frames until an error.
 func (l *link) session(addr string) error {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	d := net.Dialer{Timeout: 5 * time.Second}
+	if l.f.opts.SourceAddr != nil {
+		if ip := l.f.opts.SourceAddr(); ip != "" {
+			src := net.ParseIP(ip)
+			if src == nil {
+				return fmt.Errorf("bind-source-addr %q is not an IP address", ip)
+			}
+			d.LocalAddr = &net.TCPAddr{IP: src}
+		}
+	}
+	conn, err := d.Dial("tcp", addr)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,8 @@ func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) 
 
 func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
-		Host: host, Port: port, User: r.user, Pass: r.pass, Credentials: r.ks.Live().PrimaryCredentials, Epoch: epoch,
+		Host: host, Port: port, User: r.user, Pass: r.pass, Credentials: r.ks.Live().PrimaryCredentials,
+		SourceAddr: r.ks.Live().BindSourceAddr, Epoch: epoch,
 		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
 		Announce: r.ks.Live().ReplicaAnnounce,
 		RunID:    r.ks.RunID(),
