@@ -255,7 +255,9 @@ func debugObject(x *keyspace.Ctx) {
 	if !checkKeySlotOrReply(x, x.Args[2]) {
 		return
 	}
-	e := x.S.LookupNoTouch(x.DB, x.Args[2])
+	// The entry as stored, as Redis's DEBUG OBJECT finds it: a logically expired key a
+	// replica still holds (only its primary's deletion removes it) is shown too.
+	e := x.DB.Find(x.Args[2])
 	if e == nil {
 		x.W.Error(keyspace.ErrNoSuchKey)
 		return

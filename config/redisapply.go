@@ -102,7 +102,7 @@ var redisIgnored = map[string]bool{
 	"repl-backlog-ttl": true, "loading-process-events-interval-bytes": true, "use-exit-on-panic": true, "repl-backlog-size": true, "lua-replicate-commands": true,
 	// A command that fails while its effects propagate to the AOF or replicas: every write
 	// here reaches the WAL and the replication stream as the same record, so there is no
-	// such failure to react to.
+	// such failure to react to (CONFIG GET reports it).
 	"propagation-error-behavior": true,
 }
 

@@ -187,21 +187,22 @@ var params = [...]param{
 	// How Redis transfers and loads an RDB in a full sync, and its link timers: a full sync
 	// here streams the shard's snapshot frames and then its WAL, and the link is watched by
 	// its own heartbeat, so these are stored only, for the scripts and tests that set them.
-	{name: "repl-backlog-ttl", kind: kindInt, min: 0, max: longMax, def: "3600"},                                       // stored only
-	{name: "repl-diskless-sync", kind: kindBool, def: "yes"},                                                           // stored only
-	{name: "repl-diskless-sync-delay", kind: kindInt, min: 0, max: intMax, def: "5"},                                   // stored only
-	{name: "repl-diskless-sync-max-replicas", kind: kindInt, min: 0, max: intMax, def: "0"},                            // stored only
-	{name: "repl-diskless-load", kind: kindEnum, enum: []string{"disabled", "on-empty-db", "swapdb"}, def: "disabled"}, // stored only
-	{name: "repl-timeout", kind: kindInt, min: 1, max: intMax, def: "60"},                                              // stored only
-	{name: "repl-ping-replica-period", alias: "repl-ping-slave-period", kind: kindInt, min: 1, max: intMax, def: "10"}, // stored only
-	{name: "repl-disable-tcp-nodelay", kind: kindBool, def: "no"},                                                      // stored only
-	{name: "rdbcompression", kind: kindBool, def: "yes"},                                                               // stored only
-	{name: "rdbchecksum", kind: kindBool, immutable: true, def: "yes"},                                                 // stored only
-	{name: "rdb-del-sync-files", kind: kindBool, def: "no"},                                                            // stored only
-	{name: "stop-writes-on-bgsave-error", kind: kindBool, def: "yes"},                                                  // stored only
-	{name: "activerehashing", kind: kindBool, def: "yes"},                                                              // stored only
-	{name: "dynamic-hz", kind: kindBool, def: "yes"},                                                                   // stored only
-	{name: "loading-process-events-interval-bytes", kind: kindInt, min: 1024, max: intMax, def: "2097152"},             // stored only
+	{name: "repl-backlog-ttl", kind: kindInt, min: 0, max: longMax, def: "3600"},                                                // stored only
+	{name: "repl-diskless-sync", kind: kindBool, def: "yes"},                                                                    // stored only
+	{name: "repl-diskless-sync-delay", kind: kindInt, min: 0, max: intMax, def: "5"},                                            // stored only
+	{name: "repl-diskless-sync-max-replicas", kind: kindInt, min: 0, max: intMax, def: "0"},                                     // stored only
+	{name: "repl-diskless-load", kind: kindEnum, enum: []string{"disabled", "on-empty-db", "swapdb"}, def: "disabled"},          // stored only
+	{name: "repl-timeout", kind: kindInt, min: 1, max: intMax, def: "60"},                                                       // stored only
+	{name: "repl-ping-replica-period", alias: "repl-ping-slave-period", kind: kindInt, min: 1, max: intMax, def: "10"},          // stored only
+	{name: "repl-disable-tcp-nodelay", kind: kindBool, def: "no"},                                                               // stored only
+	{name: "propagation-error-behavior", kind: kindEnum, enum: []string{"ignore", "panic", "panic-on-replicas"}, def: "ignore"}, // stored only
+	{name: "rdbcompression", kind: kindBool, def: "yes"},                                                                        // stored only
+	{name: "rdbchecksum", kind: kindBool, immutable: true, def: "yes"},                                                          // stored only
+	{name: "rdb-del-sync-files", kind: kindBool, def: "no"},                                                                     // stored only
+	{name: "stop-writes-on-bgsave-error", kind: kindBool, def: "yes"},                                                           // stored only
+	{name: "activerehashing", kind: kindBool, def: "yes"},                                                                       // stored only
+	{name: "dynamic-hz", kind: kindBool, def: "yes"},                                                                            // stored only
+	{name: "loading-process-events-interval-bytes", kind: kindInt, min: 1024, max: intMax, def: "2097152"},                      // stored only
 	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0",
 		apply: func(l *Live, _ string, n int64) { l.minReplicas.Store(n) }},
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10",
