@@ -45,6 +45,24 @@ func TestReplicaRuntimeAuthAndSourceAddr(t *testing.T) {
 		t.Fatalf("primary digest %q", want)
 	}
 	waitFor(t, 10*time.Second, "equal digests", func() bool { return value(t, rc, "DEBUG", "DIGEST") == want })
+
+	// Killing the replica's link to its primary (Redis's master client) makes it reconnect and
+	// resume: the primary counts one full synchronisation, then resumes.
+	stats := func() string { return value(t, pc, "INFO", "stats").(string) }
+	if st := stats(); !strings.Contains(st, "sync_full:1\r\n") || !strings.Contains(st, "sync_partial_ok:0\r\n") {
+		t.Fatalf("after the first sync:\n%s", st)
+	}
+	expect(t, rc, "OK", "CLIENT", "KILL", p.Addrs[0])
+	waitFor(t, 10*time.Second, "a resume", func() bool { return strings.Contains(stats(), "sync_partial_ok:1\r\n") })
+	waitFor(t, 10*time.Second, "the link back up", func() bool { return linkUp(rc) })
+	expect(t, rc, int64(1), "CLIENT", "KILL", "TYPE", "master")
+	waitFor(t, 10*time.Second, "a second resume", func() bool { return strings.Contains(stats(), "sync_partial_ok:2\r\n") })
+	expectErr(t, rc, "ERR No such client", "CLIENT", "KILL", "127.0.0.1:1")
+	expect(t, pc, "OK", "SET", "b", "2")
+	waitFor(t, 10*time.Second, "the write after resuming", func() bool { return value(t, rc, "GET", "b") == "2" })
+	if st := stats(); !strings.Contains(st, "sync_full:1\r\n") {
+		t.Errorf("a resume counted as a full sync:\n%s", st)
+	}
 }
 
 // oom-score-adj writes the process's OOM score: relative to the score it found, the replica's

@@ -111,6 +111,23 @@ type link struct {
 	chain []string
 }
 
+// DropLink closes shard's connection to its primary, if it has one; the
+// link reconnects (and resumes) as after any drop. It reports whether a
+// connection was closed.
+func (f *Follower) DropLink(shard int) bool {
+	if shard < 0 || shard >= len(f.links) {
+		return false
+	}
+	l := f.links[shard]
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return false
+	}
+	_ = l.conn.Close()
+	return true
+}
+
 // LinkStatus is a shard's link as INFO and ROLE report it.
 type LinkStatus struct {
 	Up, Syncing     bool

@@ -46,6 +46,19 @@ func (r *replicator) durable(shard int, seq uint64) {
 	}
 }
 
+// DropLink closes shard's connection to its primary (keyspace.LinkDropper).
+func (r *replicator) DropLink(shard int) bool {
+	r.mu.Lock()
+	f := r.follower
+	r.mu.Unlock()
+	return f != nil && f.DropLink(shard)
+}
+
+// SyncCounts is the primary side's synchronisation counts (keyspace.SyncCounter).
+func (r *replicator) SyncCounts(shard int) (full, partialOK, partialErr int64) {
+	return r.primary.SyncCounts(shard)
+}
+
 func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) {
 	r.primary.Serve(shard, after, out)
 }
