@@ -126,3 +126,30 @@ func TestACLPubsubDefault(t *testing.T) {
 	expect(t, c, "OK", "ACL", "SETUSER", "after", "reset", "on", "nopass", "+@all")
 	expect(t, c, "This user has no permissions to access the 'ch' channel", "ACL", "DRYRUN", "after", "PUBLISH", "ch", "m")
 }
+
+// A command blocked on a primary that becomes a replica ends with Redis's -UNBLOCKED error
+// and its connection closes: served by the new primary's records, it would take from the
+// replica what the primary keeps, and the two would diverge.
+func TestBlockedClientsEndWhenPrimaryBecomesReplica(t *testing.T) {
+	p := startPrimary(t, 1)
+	b := testserver.StartBinary(t, testserver.BinaryConfig{Dir: t.TempDir(), Fsync: "always"})
+	blocked := dialRaw(t, b.Addrs[0])
+	blocked.send("BLPOP", "foo", "0")
+	bc := b.Client(t, 0)
+	waitFor(t, 10*time.Second, "the client to block", func() bool {
+		return strings.Contains(value(t, bc, "INFO", "clients").(string), "blocked_clients:1\r\n")
+	})
+	host, port, _ := strings.Cut(p.Addrs[0], ":")
+	expect(t, bc, "OK", "REPLICAOF", host, port)
+	if got := blocked.read(); got != "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)\r\n" {
+		t.Fatalf("blocked client got %q", got)
+	}
+	blocked.expectClosed(5 * time.Second)
+	waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(bc) })
+	pc := p.Client(t, 0)
+	expect(t, pc, int64(3), "RPUSH", "foo", "a", "b", "c")
+	waitFor(t, 10*time.Second, "the list on the replica", func() bool {
+		v, err := bc.Do(ctxT(t), "LRANGE", "foo", "0", "-1").StringSlice()
+		return err == nil && strings.Join(v, " ") == "a b c"
+	})
+}
