@@ -20,7 +20,7 @@ import (
 // yet in the keyspace: e is nil) when the key is absent. ok is false when
 // WRONGTYPE was replied.
 func hashFor(x *keyspace.Ctx, key []byte) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
-	e, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, key, false)
+	e, o, ok = liveHash(x, key, false)
 	if ok && e == nil {
 		o = &keyspace.HashObj{}
 	}
@@ -50,7 +50,7 @@ func hsetCommand(x *keyspace.Ctx) {
 	cfg := x.S.HashConfig()
 	added := 0
 	for i := 2; i < len(x.Args); i += 2 {
-		if o.H.Set(cfg, x.Args[i], x.Args[i+1]) {
+		if o.Set(cfg, x.Args[i], x.Args[i+1]) {
 			added++
 		}
 	}
@@ -75,7 +75,7 @@ func hsetnxCommand(x *keyspace.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	o.H.Set(x.S.HashConfig(), x.Args[2], x.Args[3])
+	o.Set(x.S.HashConfig(), x.Args[2], x.Args[3])
 	storeHash(x, e, key, o)
 	x.S.LogHashSet(x.DB.ID, key, x.Args[2:4])
 	x.Notify(keyspace.EvHash, "hset", key)
@@ -85,7 +85,7 @@ func hsetnxCommand(x *keyspace.Ctx) {
 // readHash returns the hash at key for a read; o is nil when the key is
 // absent. ok is false when WRONGTYPE was replied.
 func readHash(x *keyspace.Ctx) (o *keyspace.HashObj, ok bool) {
-	_, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, x.Args[1], true)
+	_, o, ok = liveHash(x, x.Args[1], true)
 	return o, ok
 }
 
@@ -129,13 +129,17 @@ func hmgetCommand(x *keyspace.Ctx) {
 // HDEL key field [field ...]
 func hdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, key, false)
+	e, o, ok := liveHash(x, key, false)
 	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Int(0)
 		return
 	}
 	var removed [][]byte
 	for _, f := range x.Args[2:] {
-		if o.H.Delete(f) {
+		if o.Delete(f) {
 			removed = append(removed, f)
 		}
 	}
@@ -152,8 +156,12 @@ func hdelCommand(x *keyspace.Ctx) {
 
 // HSTRLEN key field
 func hstrlenCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, x.Args[1], true)
+	_, o, ok := liveHash(x, x.Args[1], true)
 	if !ok {
+		return
+	}
+	if o == nil {
+		x.W.Int(0)
 		return
 	}
 	x.W.Int(int64(o.H.StrLen(x.Args[2])))
@@ -202,6 +210,17 @@ func hgetallCommand(x *keyspace.Ctx) {
 	})
 }
 
+// logHashUpdate logs the new values in kv (field, value alternating) of
+// fields whose deadline the change keeps (HINCRBY, HINCRBYFLOAT): a
+// HashSet, or a HashSetEx that keeps the deadlines when the hash has some.
+func logHashUpdate(x *keyspace.Ctx, key []byte, o *keyspace.HashObj, kv [][]byte) {
+	if o.HasFieldTTLs() {
+		x.S.LogHashSetEx(x.DB.ID, key, keyspace.SetExKeepTTL, 0, kv)
+		return
+	}
+	x.S.LogHashSet(x.DB.ID, key, kv)
+}
+
 // HINCRBY key field increment
 func hincrbyCommand(x *keyspace.Ctx) {
 	delta, ok := keyspace.ParseInt(x.Args[3])
@@ -221,7 +240,7 @@ func hincrbyCommand(x *keyspace.Ctx) {
 	}
 	storeHash(x, e, key, o)
 	v, _ := o.H.Get(x.Args[2])
-	x.S.LogHashSet(x.DB.ID, key, [][]byte{x.Args[2], v})
+	logHashUpdate(x, key, o, [][]byte{x.Args[2], v})
 	x.Notify(keyspace.EvHash, "hincrby", key)
 	x.W.Int(n)
 }
@@ -243,7 +262,7 @@ func hincrbyfloatCommand(x *keyspace.Ctx) {
 		return
 	}
 	storeHash(x, e, key, o)
-	x.S.LogHashSet(x.DB.ID, key, [][]byte{x.Args[2], out})
+	logHashUpdate(x, key, o, [][]byte{x.Args[2], out})
 	x.Notify(keyspace.EvHash, "hincrbyfloat", key)
 	x.W.Bulk(out)
 }

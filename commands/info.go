@@ -306,6 +306,7 @@ func infoStats(x *keyspace.Ctx, ib *infoBuilder) {
 	ib.int("sync_full", 0)
 	ib.int("sync_partial_ok", 0)
 	ib.int("sync_partial_err", 0)
+	ib.int("expired_subkeys", st.ExpiredFields.Load())
 	ib.int("expired_keys", st.ExpiredKeys.Load())
 	ib.int("evicted_keys", x.S.EvictedKeys())
 	ib.int("evicted_clients", 0)
