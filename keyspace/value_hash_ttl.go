@@ -510,11 +510,15 @@ func (o *HashObj) appendHashTTLSnapshot(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(enc)))
 	dst = append(dst, enc...)
 	dst = binary.AppendUvarint(dst, uint64(len(o.ttl.at)))
-	for f, at := range o.ttl.at {
-		dst = binary.AppendUvarint(dst, uint64(len(f)))
-		dst = append(dst, f...)
-		dst = binary.LittleEndian.AppendUint64(dst, uint64(at))
-	}
+	// In the hash's order, so that equal states encode alike.
+	o.H.Each(func(f, _ []byte) bool {
+		if at := o.ttl.at[string(f)]; at != 0 {
+			dst = binary.AppendUvarint(dst, uint64(len(f)))
+			dst = append(dst, f...)
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(at))
+		}
+		return true
+	})
 	return dst
 }
 
