@@ -17,10 +17,11 @@ import (
 // deleted, by the command and by the replay of its record alike.
 
 // hashFor returns the hash at key for a write, creating an empty one (not
-// yet in the keyspace: e is nil) when the key is absent. ok is false when
-// WRONGTYPE was replied.
-func hashFor(x *keyspace.Ctx, key []byte) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
-	e, o, ok = liveHash(x, key, false)
+// yet in the keyspace: e is nil) when the key is absent, after deleting
+// the expired fields among fields[0], fields[step], … (liveHash). ok is
+// false when WRONGTYPE was replied.
+func hashFor(x *keyspace.Ctx, key []byte, fields [][]byte, step int) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
+	e, o, ok = liveHash(x, key, false, fields, step)
 	if ok && e == nil {
 		o = &keyspace.HashObj{}
 	}
@@ -43,7 +44,7 @@ func hsetCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:], 2)
 	if !ok {
 		return
 	}
@@ -67,7 +68,7 @@ func hsetCommand(x *keyspace.Ctx) {
 // HSETNX key field value
 func hsetnxCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:3], 1)
 	if !ok {
 		return
 	}
@@ -82,16 +83,17 @@ func hsetnxCommand(x *keyspace.Ctx) {
 	x.W.Int(1)
 }
 
-// readHash returns the hash at key for a read; o is nil when the key is
-// absent. ok is false when WRONGTYPE was replied.
-func readHash(x *keyspace.Ctx) (o *keyspace.HashObj, ok bool) {
-	_, o, ok = liveHash(x, x.Args[1], true)
+// readHash returns the hash at key for a read, after deleting the
+// expired fields among fields[0], fields[step], …; o is nil when the key
+// is absent. ok is false when WRONGTYPE was replied.
+func readHash(x *keyspace.Ctx, fields [][]byte, step int) (o *keyspace.HashObj, ok bool) {
+	_, o, ok = liveHash(x, x.Args[1], true, fields, step)
 	return o, ok
 }
 
 // HGET key field
 func hgetCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, x.Args[2:], 1)
 	if !ok {
 		return
 	}
@@ -99,7 +101,7 @@ func hgetCommand(x *keyspace.Ctx) {
 		x.W.Null()
 		return
 	}
-	if v, found := o.H.Get(x.Args[2]); found {
+	if v, found := hget(x, o, x.Args[2]); found {
 		x.W.Bulk(v)
 	} else {
 		x.W.Null()
@@ -108,7 +110,7 @@ func hgetCommand(x *keyspace.Ctx) {
 
 // HMGET key field [field ...]
 func hmgetCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, x.Args[2:], 1)
 	if !ok {
 		return
 	}
@@ -118,7 +120,7 @@ func hmgetCommand(x *keyspace.Ctx) {
 			x.W.Null()
 			continue
 		}
-		if v, found := o.H.Get(f); found {
+		if v, found := hget(x, o, f); found {
 			x.W.Bulk(v)
 		} else {
 			x.W.Null()
@@ -129,12 +131,10 @@ func hmgetCommand(x *keyspace.Ctx) {
 // HDEL key field [field ...]
 func hdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false)
+	// As Redis, HDEL deletes an expired field not yet deleted like any
+	// other, and counts it.
+	e, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, key, false)
 	if !ok {
-		return
-	}
-	if o == nil {
-		x.W.Int(0)
 		return
 	}
 	var removed [][]byte
@@ -156,24 +156,21 @@ func hdelCommand(x *keyspace.Ctx) {
 
 // HSTRLEN key field
 func hstrlenCommand(x *keyspace.Ctx) {
-	_, o, ok := liveHash(x, x.Args[1], true)
+	_, o, ok := liveHash(x, x.Args[1], true, x.Args[2:], 1)
 	if !ok {
 		return
 	}
-	if o == nil {
-		x.W.Int(0)
-		return
-	}
-	x.W.Int(int64(o.H.StrLen(x.Args[2])))
+	v, _ := hget(x, o, x.Args[2])
+	x.W.Int(int64(len(v)))
 }
 
 // HEXISTS key field
 func hexistsCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, x.Args[2:], 1)
 	if !ok {
 		return
 	}
-	if o != nil && o.H.Exists(x.Args[2]) {
+	if hexists(x, o, x.Args[2]) {
 		x.W.Int(1)
 	} else {
 		x.W.Int(0)
@@ -182,13 +179,14 @@ func hexistsCommand(x *keyspace.Ctx) {
 
 // HKEYS key / HVALS key / HGETALL key
 func hgetallCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, nil, 1)
 	if !ok {
 		return
 	}
-	n := 0
+	n, now := 0, x.S.NowMs
 	if o != nil {
-		n = o.H.Len()
+		// Expired fields not yet deleted are skipped, as Redis does.
+		n = o.H.Len() - o.ExpiredFieldCount(now)
 	}
 	keys, vals := x.Cmd.Name != "hvals", x.Cmd.Name != "hkeys"
 	if keys && vals {
@@ -199,7 +197,11 @@ func hgetallCommand(x *keyspace.Ctx) {
 	if o == nil {
 		return
 	}
+	skip := o.ExpiredFieldCount(now) > 0
 	o.H.Each(func(f, v []byte) bool {
+		if skip && o.FieldExpired(f, now) {
+			return true
+		}
 		if keys {
 			x.W.Bulk(f)
 		}
@@ -229,7 +231,7 @@ func hincrbyCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:3], 1)
 	if !ok {
 		return
 	}
@@ -248,7 +250,7 @@ func hincrbyCommand(x *keyspace.Ctx) {
 // HINCRBYFLOAT key field increment
 func hincrbyfloatCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:3], 1)
 	if !ok {
 		return
 	}
@@ -267,10 +269,20 @@ func hincrbyfloatCommand(x *keyspace.Ctx) {
 	x.W.Bulk(out)
 }
 
+// randHash is readHash for HRANDFIELD, which first deletes every expired
+// field, as Redis does (on a replica it reads a copy without them).
+func randHash(x *keyspace.Ctx) (o *keyspace.HashObj, ok bool) {
+	e, o, ok := lookupTypedOrReply[*keyspace.HashObj](x, x.Args[1], true)
+	if !ok || e == nil || !o.HasFieldTTLs() {
+		return o, ok
+	}
+	return x.S.PurgeHashFields(x.DB, e, o), true
+}
+
 // HRANDFIELD key [count [WITHVALUES]]
 func hrandfieldCommand(x *keyspace.Ctx) {
 	if len(x.Args) == 2 {
-		o, ok := readHash(x)
+		o, ok := randHash(x)
 		if !ok {
 			return
 		}
@@ -301,7 +313,7 @@ func hrandfieldCommand(x *keyspace.Ctx) {
 			return
 		}
 	}
-	o, ok := readHash(x)
+	o, ok := randHash(x)
 	if !ok {
 		return
 	}
@@ -339,7 +351,7 @@ func hscanCommand(x *keyspace.Ctx) {
 	}
 	// As in Redis, the key is looked up before the options are read: a
 	// missing key answers an empty scan whatever follows.
-	o, ok := readHash(x)
+	o, ok := readHash(x, nil, 1)
 	if !ok {
 		return
 	}
@@ -354,8 +366,9 @@ func hscanCommand(x *keyspace.Ctx) {
 		return
 	}
 	var found [][]byte
+	now := x.S.NowMs
 	next := o.H.Scan(cursor, count, func(f, v []byte) {
-		if usePat && !globMatch(pat, f, false) {
+		if usePat && !globMatch(pat, f, false) || o.FieldExpired(f, now) {
 			return
 		}
 		found = append(found, f, v)

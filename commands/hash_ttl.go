@@ -9,8 +9,10 @@ import (
 // Hash-field expiry: Redis 7.4's HEXPIRE, HPEXPIRE, HEXPIREAT,
 // HPEXPIREAT, HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME and HPERSIST, and
 // Redis 8.0's HGETDEL, HGETEX and HSETEX. The deadlines live beside the
-// hash (keyspace/value_hash_ttl.go); every hash command first deletes the
-// fields whose deadline passed (liveHash), so they are never seen.
+// hash (keyspace/value_hash_ttl.go). As in Redis 7.4, a command naming
+// fields first deletes those of them that expired (liveHash), HRANDFIELD
+// every expired field, HGETALL and HSCAN skip them and HLEN counts them
+// until they are deleted, HDEL deletes them like the others.
 //
 // Records: deadlines set or removed are one HashFieldExpire record (one
 // deadline, the fields it applies to); fields deleted because the
@@ -44,21 +46,43 @@ const (
 func errExpireTime(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
 
 // liveHash looks key up for a read or a write, replying WRONGTYPE to a
-// key of another type (ok false), and deletes the hash's fields whose
-// deadline passed first: o is nil (and e too) when the key is absent or
-// was left empty. On a replica o may be a copy without the expired
-// fields, for reading only.
-func liveHash(x *keyspace.Ctx, key []byte, read bool) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
+// key of another type (ok false), and deletes the fields among
+// fields[0], fields[step], … that expired first: o is nil (and e too)
+// when the key is absent or went with them. On a replica the expired
+// fields stay; readers test them with live.
+func liveHash(x *keyspace.Ctx, key []byte, read bool, fields [][]byte, step int) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
 	e, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, key, read)
 	if !ok || e == nil {
 		return nil, nil, ok
 	}
-	if o.HasFieldTTLs() {
-		if o = x.S.PurgeHashFields(x.DB, e, o); o == nil {
-			return nil, nil, true
-		}
+	if o.HasFieldTTLs() && x.S.ExpireAccessedFields(x.DB, e, o, fields, step) {
+		return nil, nil, true
 	}
 	return e, o, true
+}
+
+// dropExpired deletes the expired fields among fields[0], fields[step], …
+// of the hash o at e (see liveHash) and returns e and o, nil when the key
+// went with them.
+func dropExpired(x *keyspace.Ctx, e *keyspace.Entry, o *keyspace.HashObj, fields [][]byte, step int) (*keyspace.Entry, *keyspace.HashObj) {
+	if o != nil && o.HasFieldTTLs() && x.S.ExpireAccessedFields(x.DB, e, o, fields, step) {
+		return nil, nil
+	}
+	return e, o
+}
+
+// hget returns field's value unless it is absent or expired.
+func hget(x *keyspace.Ctx, o *keyspace.HashObj, field []byte) ([]byte, bool) {
+	if o == nil || o.FieldExpired(field, x.S.NowMs) {
+		return nil, false
+	}
+	return o.H.Get(field)
+}
+
+// hexists reports whether field is present and not expired.
+func hexists(x *keyspace.Ctx, o *keyspace.HashObj, field []byte) bool {
+	_, ok := hget(x, o, field)
+	return ok
 }
 
 // parseNumFields reads the FIELDS numfields part at args[at-1] and
@@ -133,7 +157,7 @@ func hexpireCommand(x *keyspace.Ctx) {
 		base = 0
 	}
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false)
+	e, o, ok := liveHash(x, key, false, nil, 1)
 	if !ok {
 		return
 	}
@@ -159,6 +183,7 @@ func hexpireCommand(x *keyspace.Ctx) {
 	if !ok {
 		return
 	}
+	e, o = dropExpired(x, e, o, fields, 1)
 	x.W.ArrayHeader(len(fields))
 	if o == nil {
 		for range fields {
@@ -168,7 +193,7 @@ func hexpireCommand(x *keyspace.Ctx) {
 	}
 	var set, deleted [][]byte
 	for _, f := range fields {
-		if !o.H.Exists(f) {
+		if !hexists(x, o, f) {
 			x.W.Int(fieldMissing)
 			continue
 		}
@@ -230,7 +255,7 @@ func httlCommand(x *keyspace.Ctx) {
 	if name == "hexpiretime" || name == "hpexpiretime" {
 		base = 0
 	}
-	_, o, ok := liveHash(x, x.Args[1], true)
+	_, o, ok := liveHash(x, x.Args[1], true, nil, 1)
 	if !ok {
 		return
 	}
@@ -241,7 +266,7 @@ func httlCommand(x *keyspace.Ctx) {
 	x.W.ArrayHeader(len(fields))
 	for _, f := range fields {
 		switch {
-		case o == nil || !o.H.Exists(f):
+		case !hexists(x, o, f):
 			x.W.Int(fieldMissing)
 		case o.FieldTTL(f) == 0:
 			x.W.Int(fieldNoTTL)
@@ -256,7 +281,7 @@ func httlCommand(x *keyspace.Ctx) {
 // HPERSIST key FIELDS numfields field [field ...]
 func hpersistCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false)
+	e, o, ok := liveHash(x, key, false, nil, 1)
 	if !ok {
 		return
 	}
@@ -264,11 +289,12 @@ func hpersistCommand(x *keyspace.Ctx) {
 	if !ok {
 		return
 	}
+	e, o = dropExpired(x, e, o, fields, 1)
 	x.W.ArrayHeader(len(fields))
 	var persisted [][]byte
 	for _, f := range fields {
 		switch {
-		case o == nil || !o.H.Exists(f):
+		case !hexists(x, o, f):
 			x.W.Int(fieldMissing)
 		case o.FieldTTL(f) == 0:
 			x.W.Int(fieldNoTTL)
@@ -286,7 +312,7 @@ func hpersistCommand(x *keyspace.Ctx) {
 // HGETDEL key FIELDS numfields field [field ...]
 func hgetdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false)
+	e, o, ok := liveHash(x, key, false, nil, 1)
 	if !ok {
 		return
 	}
@@ -294,6 +320,7 @@ func hgetdelCommand(x *keyspace.Ctx) {
 	if !ok {
 		return
 	}
+	e, o = dropExpired(x, e, o, fields, 1)
 	x.W.ArrayHeader(len(fields))
 	var deleted [][]byte
 	for _, f := range fields {
@@ -301,7 +328,7 @@ func hgetdelCommand(x *keyspace.Ctx) {
 			x.W.Null()
 			continue
 		}
-		v, found := o.H.Get(f)
+		v, found := hget(x, o, f)
 		if !found {
 			x.W.Null()
 			continue
@@ -325,7 +352,7 @@ func hgetdelCommand(x *keyspace.Ctx) {
 // unix-time-milliseconds|PERSIST] FIELDS numfields field [field ...]
 func hgetexCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false)
+	e, o, ok := liveHash(x, key, false, nil, 1)
 	if !ok {
 		return
 	}
@@ -354,6 +381,7 @@ func hgetexCommand(x *keyspace.Ctx) {
 	if !ok {
 		return
 	}
+	e, o = dropExpired(x, e, o, fields, 1)
 	x.W.ArrayHeader(len(fields))
 	var set, deleted [][]byte
 	for _, f := range fields {
@@ -361,7 +389,7 @@ func hgetexCommand(x *keyspace.Ctx) {
 			x.W.Null()
 			continue
 		}
-		v, found := o.H.Get(f)
+		v, found := hget(x, o, f)
 		if !found {
 			x.W.Null()
 			continue
@@ -466,14 +494,14 @@ func hsetexCommand(x *keyspace.Ctx) {
 	}
 	kv := args[first:]
 	key := args[1]
-	e, o, ok := liveHash(x, key, false)
+	e, o, ok := liveHash(x, key, false, kv, 2)
 	if !ok {
 		return
 	}
 	if flags&(fnx|fxx) != 0 {
 		found := 0
 		for i := 0; o != nil && i < len(kv); i += 2 {
-			if o.H.Exists(kv[i]) {
+			if hexists(x, o, kv[i]) {
 				found++
 			}
 		}

@@ -304,13 +304,17 @@ func TestHashFieldExpireActiveAndNotify(t *testing.T) {
 	}
 
 	// With the active expiry off, HLEN counts an expired field still
-	// there (as Redis), every other command hides it and deletes it.
+	// there and HGETALL skips it (as Redis); a command naming it deletes
+	// it.
 	expect(t, c, "OK", "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	expect(t, c, int64(2), "HSET", "lazy", "a", "1", "b", "2")
 	expect(t, c, []interface{}{int64(1)}, "HPEXPIRE", "lazy", "1", "FIELDS", "1", "a")
 	time.Sleep(20 * time.Millisecond) // past the field's deadline
 	expect(t, c, int64(2), "HLEN", "lazy")
 	expect(t, c, map[interface{}]interface{}{"b": "2"}, "HGETALL", "lazy")
+	expect(t, c, int64(2), "HLEN", "lazy")
+	expect(t, c, []interface{}{"0", []interface{}{"b", "2"}}, "HSCAN", "lazy", "0")
+	expect(t, c, int64(0), "HEXISTS", "lazy", "a")
 	expect(t, c, int64(1), "HLEN", "lazy")
 	expect(t, c, "OK", "DEBUG", "SET-ACTIVE-EXPIRE", "1")
 }

@@ -18,17 +18,19 @@ import (
 // packed (its wrapper carries them), and is written to snapshots under
 // its own kind.
 //
-// Expired fields are deleted, never merely hidden, on the primary:
-//   - lazily, when a command reaches the hash (PurgeHashFields): every
-//     field past its deadline goes, in one HashDel record, with the
-//     hexpired notification (and del when the hash is left empty);
+// An expired field is invisible at once and deleted on the primary:
+//   - lazily, as Redis 7.4 does: a command naming fields deletes those of
+//     them it finds expired (ExpireAccessedFields), HRANDFIELD every
+//     expired field (PurgeHashFields), in one HashDel record with the
+//     hexpired notification (and del when the hash is left empty); the
+//     commands that walk the hash (HGETALL, HSCAN) skip expired fields
+//     and HLEN counts them until they are deleted, as Redis's do;
 //   - actively, by the cron's bounded step (activeExpireHashFields): each
 //     database keeps a min-heap of hashes by their earliest deadline, and
 //     a step deletes at most a quota of fields before it yields.
 //
 // A replica deletes nothing itself: its primary's HashDel records do;
-// meanwhile its commands read a copy without the expired fields
-// (HashView), so they stay invisible there too.
+// meanwhile its commands skip the expired fields the same way.
 
 // KindHashTTL is the snapshot value kind of a hash with field deadlines:
 // the KindHash encoding (uvarint length first), then uvarint count and
@@ -317,6 +319,69 @@ func (sh *Shard) PurgeHashFields(db *DB, e *Entry, o *HashObj) *HashObj {
 		return nil
 	}
 	return o
+}
+
+// ExpiredFieldCount is the number of fields whose deadline is at or
+// before now (still in the hash until deleted).
+func (o *HashObj) ExpiredFieldCount(now int64) int {
+	if o.ttl == nil {
+		return 0
+	}
+	if at := o.ttl.next(); at == 0 || at > now {
+		return 0
+	}
+	n := 0
+	for _, at := range o.ttl.at {
+		if at <= now {
+			n++
+		}
+	}
+	return n
+}
+
+// ExpireAccessedFields deletes, lazily, the fields among fields[0],
+// fields[step], fields[2*step], … whose deadline passed, as one HashDel
+// record with the hexpired notification, and the key with its last field
+// (del). It reports whether the key is gone. A shard that does not delete
+// (a replica) leaves them; the commands treat them as absent
+// (FieldExpired).
+func (sh *Shard) ExpireAccessedFields(db *DB, e *Entry, o *HashObj, fields [][]byte, step int) (gone bool) {
+	if o.ttl == nil {
+		return false
+	}
+	if at := o.ttl.next(); at == 0 || at > sh.NowMs {
+		return false
+	}
+	var expired [][]byte
+	for i := 0; i < len(fields); i += step {
+		if o.FieldExpired(fields[i], sh.NowMs) {
+			expired = append(expired, fields[i])
+		}
+	}
+	if len(expired) == 0 || !sh.canDeleteExpired(e.Key()) {
+		return false
+	}
+	if sh.Snap != nil {
+		sh.SnapshotTouch(db, e.Key())
+	}
+	deleted := expired[:0]
+	for _, f := range expired {
+		if o.Delete(f) {
+			deleted = append(deleted, f)
+		}
+	}
+	sh.LogHashDel(db.ID, e.Key(), deleted)
+	sh.Notify(EvHash, "hexpired", db.ID, e.Key())
+	sh.Srv.Stats.ExpiredFields.Add(int64(len(deleted)))
+	if o.H.Len() == 0 {
+		sh.Notify(EvGeneric, "del", db.ID, e.Key())
+		if sh.Trk != nil {
+			sh.trackRemoved(e.KeyString())
+		}
+		db.Remove(e)
+		return true
+	}
+	return false
 }
 
 // expireHashFields deletes up to limit expired fields of o (limit < 0:
