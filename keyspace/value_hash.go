@@ -31,8 +31,15 @@ type HashObj struct {
 // TypeName is the TYPE reply.
 func (o *HashObj) TypeName() string { return "hash" }
 
-// Encoding is OBJECT ENCODING: the encoding the hash is in now.
-func (o *HashObj) Encoding() string { return o.H.Encoding() }
+// Encoding is OBJECT ENCODING: the encoding the hash is in now; a compact
+// hash with field deadlines is "listpackex", as Redis 7.4 names it.
+func (o *HashObj) Encoding() string {
+	enc := o.H.Encoding()
+	if o.ttl != nil && enc == "listpack" {
+		return "listpackex"
+	}
+	return enc
+}
 
 // Len is the number of fields, which HLEN replies.
 func (o *HashObj) Len() int { return o.H.Len() }

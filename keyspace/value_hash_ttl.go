@@ -285,9 +285,22 @@ func (db *DB) NoteFieldTTLs(key []byte, o *HashObj) {
 	}
 }
 
-// HashFieldsQueued is the number of entries in db's queue of hashes with
-// field deadlines (stale ones included), for tests and INFO.
-func (db *DB) HashFieldsQueued() int { return len(db.hashQueue) }
+// HashesWithFieldTTLs counts the hashes of db with field deadlines
+// (INFO keyspace's subexpiry): each waits in the queue under exactly one
+// entry that is not stale. It walks the queue.
+func (db *DB) HashesWithFieldTTLs() int {
+	n := 0
+	for _, d := range db.hashQueue {
+		e := db.FindString(d.name)
+		if e == nil || !e.IsObj() {
+			continue
+		}
+		if o, ok := db.A.Objs[e.Vlen()].(*HashObj); ok && o.ttl != nil && o.ttl.queued == d.at {
+			n++
+		}
+	}
+	return n
+}
 
 // canDeleteExpired reports whether this shard deletes expired data itself
 // now: not on a replica, not while expiry is paused, not for a key whose
