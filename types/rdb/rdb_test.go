@@ -174,6 +174,7 @@ func seedValues() []Value {
 		{Kind: KindSet, Elems: bs("a", "b")},
 		{Kind: KindHash, Pairs: bs("f", "v", "g", "12")},
 		{Kind: KindHash, Pairs: big},
+		{Kind: KindHash, Pairs: bs("f", "v", "g", "12", "h", "x"), FieldTTLs: []int64{1_700_000_000_000, 0, 1_800_000_000_000}},
 		{Kind: KindZSet, Z: []ZEntry{{[]byte("a"), 1.5}, {[]byte("b"), math.Inf(1)}}},
 		{Kind: KindZSet, Z: func() (z []ZEntry) {
 			for i, m := range big {
