@@ -406,7 +406,6 @@ func durPayloads() map[persistence.Opcode][]byte {
 		persistence.OpSetRange: cat(b("key"), persistence.AppendU64(nil, 3), b("xyz")),
 		persistence.OpRestore: cat(b("key"), persistence.AppendI64(nil, 0), persistence.AppendU8(nil, keyspace.KindHash),
 			oneFieldHash().AppendSnapshot(nil)),
-		persistence.OpHashFieldExpire: cat(b("key"), persistence.AppendI64(nil, testNowMs+5), persistence.AppendU64(nil, 1), b("f")),
 		persistence.OpHashSetEx: cat(b("key"), persistence.AppendU8(nil, 0), persistence.AppendI64(nil, testNowMs+5),
 			persistence.AppendU64(nil, 1), b("f"), b("v")),
 	}
