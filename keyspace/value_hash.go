@@ -221,20 +221,18 @@ func replayHashRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.Pa
 	return applyHashRecord(sh, db, r.Op, p)
 }
 
-// RDBValue is the hash's plain contents, for DUMP: the fields expired at
-// now left out, the others' deadlines in FieldTTLs.
-func (o *HashObj) RDBValue(now int64) (rdb.Value, string) {
+// RDBValue is the hash's plain contents, for DUMP, with the fields'
+// deadlines in FieldTTLs. A field expired but not yet deleted is written
+// with its deadline, as Redis writes it: the restored hash deletes it in
+// turn, and a payload is never an empty hash.
+func (o *HashObj) RDBValue(int64) (rdb.Value, string) {
 	v := rdb.Value{Kind: rdb.KindHash, Pairs: make([][]byte, 0, 2*o.H.Len())}
 	if o.ttl != nil {
 		v.FieldTTLs = make([]int64, 0, o.H.Len())
 	}
 	o.H.Each(func(f, val []byte) bool {
 		if o.ttl != nil {
-			at := o.FieldTTL(f)
-			if at != 0 && at <= now {
-				return true
-			}
-			v.FieldTTLs = append(v.FieldTTLs, at)
+			v.FieldTTLs = append(v.FieldTTLs, o.FieldTTL(f))
 		}
 		v.Pairs = append(v.Pairs, bytes.Clone(f), bytes.Clone(val))
 		return true
