@@ -41,6 +41,25 @@ func TestHashWithFieldTTLs(t *testing.T) {
 		t.Fatalf("pre-GA: %v %+v", err, back)
 	}
 
+	// Redis 7.4's small form: a listpack of (field, value, deadline)
+	// triplets after the minimum deadline; the pre-GA form without it.
+	for _, typ := range []Type{TypeHashListpackEx, TypeHashListpackExPreGA} {
+		lb := newListpack()
+		for _, e := range []string{"a", "1", "1700000000500", "b", "2", "0"} {
+			lb.add([]byte(e))
+		}
+		body := []byte{byte(typ)}
+		if typ == TypeHashListpackEx {
+			body = binary.LittleEndian.AppendUint64(body, 1_700_000_000_500)
+		}
+		body = AppendString(body, lb.finish())
+		_, back, err = ParseDump(AppendFooter(body, 0))
+		want := Value{Kind: KindHash, Pairs: bs("a", "1", "b", "2"), FieldTTLs: []int64{1_700_000_000_500, 0}}
+		if err != nil || normalize(back) != normalize(want) {
+			t.Fatalf("type %d: %v %s", typ, err, normalize(back))
+		}
+	}
+
 	// No deadline at all: the plain encodings and version 10, as before.
 	plain := Value{Kind: KindHash, Pairs: bs("a", "1"), FieldTTLs: []int64{0}}
 	p = AppendDump(nil, &plain)

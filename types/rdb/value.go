@@ -40,6 +40,13 @@ const (
 	// field and the value.
 	TypeHashMetadataPreGA Type = 22
 	TypeHashMetadata      Type = 24
+	// TypeHashListpackExPreGA and TypeHashListpackEx are RDB version
+	// 12's small hashes with field deadlines: a listpack of (field, value,
+	// deadline) triplets, the deadline absolute in ms and 0 for none; the
+	// final form writes the minimum deadline (8 bytes) before it. They are
+	// read, never written.
+	TypeHashListpackExPreGA Type = 23
+	TypeHashListpackEx      Type = 25
 )
 
 // Kind is the data type of a value, whatever its encoding.
@@ -103,7 +110,39 @@ const (
 // IsObjectType reports whether t is a value type (as opposed to an
 // opcode of a file).
 func IsObjectType(t byte) bool {
-	return t <= 7 || (t >= 9 && t <= 19) || t == byte(TypeHashMetadataPreGA) || t == byte(TypeHashMetadata)
+	return t <= 7 || (t >= 9 && t <= 19) || (t >= byte(TypeHashMetadataPreGA) && t <= byte(TypeHashListpackEx))
+}
+
+// hashListpackEx reads the body of a TypeHashListpackEx or
+// TypeHashListpackExPreGA value.
+func (d *decoder) hashListpackEx(t Type) (Value, error) {
+	if t == TypeHashListpackEx {
+		var b [8]byte
+		if err := d.full(b[:]); err != nil {
+			return Value{}, err
+		}
+	}
+	blob, err := d.string()
+	if err != nil {
+		return Value{}, err
+	}
+	var items [][]byte
+	if err := parseListpack(blob, func(e []byte) error { items = append(items, bytes.Clone(e)); return nil }); err != nil {
+		return Value{}, err
+	}
+	if len(items)%3 != 0 {
+		return Value{}, badf("hash listpack with deadlines: %d entries", len(items))
+	}
+	v := Value{Kind: KindHash}
+	for i := 0; i < len(items); i += 3 {
+		at, err := strconv.ParseInt(string(items[i+2]), 10, 64)
+		if err != nil || at < 0 || at > maxFieldDeadline {
+			return Value{}, badf("hash field deadline %q", items[i+2])
+		}
+		v.Pairs = append(v.Pairs, items[i], items[i+1])
+		v.FieldTTLs = append(v.FieldTTLs, at)
+	}
+	return v, v.check()
 }
 
 // maxFieldDeadline is the latest field deadline RDB version 12 allows
@@ -217,6 +256,8 @@ func (d *decoder) value(t Type) (Value, error) {
 		return v, v.check()
 	case TypeHashMetadata, TypeHashMetadataPreGA:
 		return d.hashWithTTLs(t)
+	case TypeHashListpackEx, TypeHashListpackExPreGA:
+		return d.hashListpackEx(t)
 	case TypeHash:
 		n, err := d.count()
 		if err != nil {
