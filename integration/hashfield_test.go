@@ -412,3 +412,23 @@ func slicesEqual(a, b []int64) bool {
 	}
 	return true
 }
+
+// A client tracking a hash hears of a field the active expiry deleted,
+// as of a key that expires.
+func TestHashFieldExpireInvalidatesTracking(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	expect(t, c, int64(2), "HSET", "tr", "a", "1", "b", "2")
+	expect(t, c, []interface{}{int64(1)}, "HPEXPIRE", "tr", "1500", "FIELDS", "1", "a")
+	tr := dialRaw(t, s.Addr())
+	if got := tr.do("HELLO", "3"); !strings.HasPrefix(got, "%") {
+		t.Fatalf("HELLO 3: %q", got)
+	}
+	tr.expect("+OK\r\n", "CLIENT", "TRACKING", "ON")
+	tr.expect(bulk("2"), "HGET", "tr", "b")
+	got, err := tr.tryRead(30 * time.Second)
+	if err != nil || got != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\ntr\r\n" {
+		t.Fatalf("invalidation after the field expired: %q (%v)", got, err)
+	}
+	expect(t, c, int64(1), "HLEN", "tr")
+}

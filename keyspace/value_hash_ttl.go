@@ -393,11 +393,12 @@ func (sh *Shard) ExpireAccessedFields(db *DB, e *Entry, o *HashObj, fields [][]b
 	sh.LogHashDel(db.ID, e.Key(), deleted)
 	sh.Notify(EvHash, "hexpired", db.ID, e.Key())
 	sh.Srv.Stats.ExpiredFields.Add(int64(len(deleted)))
+	if sh.Trk != nil {
+		// Tracking clients learn of the change as of a key's expiry.
+		sh.trackRemoved(e.KeyString())
+	}
 	if o.H.Len() == 0 {
 		sh.Notify(EvGeneric, "del", db.ID, e.Key())
-		if sh.Trk != nil {
-			sh.trackRemoved(e.KeyString())
-		}
 		db.Remove(e)
 		return true
 	}
@@ -423,11 +424,11 @@ func (sh *Shard) expireHashFields(db *DB, e *Entry, o *HashObj, limit int) (n in
 	if cap(fields) <= 1024 {
 		sh.expiredFields = fields[:0]
 	}
+	if sh.Trk != nil {
+		sh.trackRemoved(e.KeyString())
+	}
 	if o.H.Len() == 0 {
 		sh.Notify(EvGeneric, "del", db.ID, e.Key())
-		if sh.Trk != nil {
-			sh.trackRemoved(e.KeyString())
-		}
 		db.Remove(e)
 		return len(fields), false
 	}
