@@ -432,3 +432,30 @@ func TestHashFieldExpireInvalidatesTracking(t *testing.T) {
 	}
 	expect(t, c, int64(1), "HLEN", "tr")
 }
+
+// On one shard and on four behind a ClusterClient: each hash's field
+// deadlines live and expire on its owner shard.
+func TestHashFieldExpireTopologies(t *testing.T) {
+	keys := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	kjTopologies(t, func(t *testing.T, c cmdr) {
+		for _, k := range keys {
+			expect(t, c, int64(2), "HSET", "hfe:"+k, "x", "1", "y", "2")
+			expect(t, c, []interface{}{int64(1), int64(-2)}, "HPEXPIRE", "hfe:"+k, "1", "FIELDS", "2", "x", "z")
+			expect(t, c, int64(1), "HSETEX", "hfe:"+k, "EX", "100", "FIELDS", "1", "w", "3")
+		}
+		waitFor(t, 30*time.Second, "every shard's active expiry", func() bool {
+			for _, k := range keys {
+				if intValue(t, c, "HLEN", "hfe:"+k) != 2 {
+					return false
+				}
+			}
+			return true
+		})
+		for _, k := range keys {
+			ttl := c2ints(t, c, "HTTL", "hfe:"+k, "FIELDS", "3", "x", "y", "w")
+			if ttl[0] != -2 || ttl[1] != -1 || ttl[2] < 90 || ttl[2] > 100 {
+				t.Errorf("HTTL hfe:%s: %v, want [-2 -1 ~100]", k, ttl)
+			}
+		}
+	})
+}
