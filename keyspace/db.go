@@ -28,6 +28,8 @@ type DB struct {
 	// hashQueue orders the hashes with field deadlines by their earliest
 	// one, for the active expiry of fields (value_hash_ttl.go).
 	hashQueue dueHeap
+	// hashQueueLive is the queue's length after its last compaction.
+	hashQueueLive int
 }
 
 // newDBIn returns a database whose entries live in a.
@@ -446,7 +448,7 @@ func (db *DB) Flush() {
 	db.T.Slots = nil
 	db.T.resize(tableMinSlots)
 	db.Expiring = nil
-	db.hashQueue = nil
+	db.hashQueue, db.hashQueueLive = nil, 0
 	db.Mem = 0
 }
 

@@ -67,8 +67,15 @@ func (h *dueHeap) pop() due {
 	last := len(s) - 1
 	s[0] = s[last]
 	s[last] = due{}
-	s = s[:last]
-	for i := 0; ; {
+	*h = s[:last]
+	h.down(0)
+	return top
+}
+
+// down sifts the entry at i down to its place.
+func (h *dueHeap) down(i int) {
+	s := *h
+	for {
 		l, m := 2*i+1, i
 		if l < len(s) && s[l].at < s[m].at {
 			m = l
@@ -77,13 +84,11 @@ func (h *dueHeap) pop() due {
 			m = r
 		}
 		if m == i {
-			break
+			return
 		}
 		s[m], s[i] = s[i], s[m]
 		i = m
 	}
-	*h = s
-	return top
 }
 
 // fieldTTLs holds the deadlines of a hash's fields.
@@ -273,6 +278,41 @@ func (db *DB) queueHash(key string, o *HashObj) {
 	}
 	o.ttl.queued = at
 	db.hashQueue.push(due{at: at, name: strings.Clone(key)})
+	if len(db.hashQueue) > 2*max(db.hashQueueLive, 512) {
+		db.compactHashQueue()
+	}
+}
+
+// compactHashQueue drops the stale entries of db's queue: those of
+// hashes deleted, renamed or persisted since, which would otherwise wait
+// for their deadline. It runs when the queue has doubled since the last
+// compaction, so its cost is constant per entry queued.
+func (db *DB) compactHashQueue() {
+	live := db.hashQueue[:0]
+	for _, d := range db.hashQueue {
+		if db.queuedHash(d) != nil {
+			live = append(live, d)
+		}
+	}
+	clear(db.hashQueue[len(live):])
+	db.hashQueue = live
+	// Restore the heap order over what is left.
+	for i := len(live)/2 - 1; i >= 0; i-- {
+		db.hashQueue.down(i)
+	}
+	db.hashQueueLive = len(live)
+}
+
+// queuedHash returns the hash d stands for, or nil when d is stale.
+func (db *DB) queuedHash(d due) *HashObj {
+	e := db.FindString(d.name)
+	if e == nil || !e.IsObj() {
+		return nil
+	}
+	if o, ok := db.A.Objs[e.Vlen()].(*HashObj); ok && o.ttl != nil && o.ttl.queued == d.at {
+		return o
+	}
+	return nil
 }
 
 // requeueHash queues o again under its earliest deadline, wherever it
@@ -298,11 +338,7 @@ func (db *DB) NoteFieldTTLs(key []byte, o *HashObj) {
 func (db *DB) HashesWithFieldTTLs() int {
 	n := 0
 	for _, d := range db.hashQueue {
-		e := db.FindString(d.name)
-		if e == nil || !e.IsObj() {
-			continue
-		}
-		if o, ok := db.A.Objs[e.Vlen()].(*HashObj); ok && o.ttl != nil && o.ttl.queued == d.at {
+		if db.queuedHash(d) != nil {
 			n++
 		}
 	}

@@ -156,3 +156,31 @@ func TestHashQueueFollowsKeys(t *testing.T) {
 		t.Fatalf("after HPERSIST of all fields %d hashes with deadlines, want 9", n)
 	}
 }
+
+// Hashes with far deadlines created and deleted over and over leave the
+// queue bounded: it drops its stale entries when it has doubled.
+func TestHashQueueCompacts(t *testing.T) {
+	db := newDB(0)
+	for i := range 100_000 {
+		key := []byte("k" + string(rune('a'+i%26)))
+		if e := db.Find(key); e != nil {
+			db.Remove(e)
+		}
+		db.Add(key, nil, ttlHash(int64(1_000_000+i)), 0)
+	}
+	if n := len(db.hashQueue); n > 2*512+1 {
+		t.Fatalf("the queue holds %d entries for 26 hashes", n)
+	}
+	if n := db.HashesWithFieldTTLs(); n != 26 {
+		t.Fatalf("%d hashes with deadlines, want 26", n)
+	}
+	// The heap order survives the compactions.
+	prev := int64(0)
+	for len(db.hashQueue) > 0 {
+		d := db.hashQueue.pop()
+		if d.at < prev {
+			t.Fatalf("popped %d after %d", d.at, prev)
+		}
+		prev = d.at
+	}
+}
