@@ -51,7 +51,7 @@ func serverCommandsProcessed(s *keyspace.Server) int64 {
 func serverResetInfoStats(s *keyspace.Server) {
 	for _, c := range []*keyspace.Counter{
 		&s.Stats.Connections, &s.Stats.RejectedConns,
-		&s.Stats.ExpiredKeys, &s.Stats.KeyspaceHits, &s.Stats.KeyspaceMisses,
+		&s.Stats.ExpiredKeys, &s.Stats.ExpiredFields, &s.Stats.KeyspaceHits, &s.Stats.KeyspaceMisses,
 		&s.Stats.NetInputBytes, &s.Stats.NetOutputBytes, &s.Stats.OutputBufKilled,
 		&s.Stats.ReadPauses,
 	} {
