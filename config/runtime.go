@@ -196,13 +196,16 @@ var params = [...]param{
 	{name: "repl-ping-replica-period", alias: "repl-ping-slave-period", kind: kindInt, min: 1, max: intMax, def: "10"},          // stored only
 	{name: "repl-disable-tcp-nodelay", kind: kindBool, def: "no"},                                                               // stored only
 	{name: "propagation-error-behavior", kind: kindEnum, enum: []string{"ignore", "panic", "panic-on-replicas"}, def: "ignore"}, // stored only
-	{name: "rdbcompression", kind: kindBool, def: "yes"},                                                                        // stored only
-	{name: "rdbchecksum", kind: kindBool, immutable: true, def: "yes"},                                                          // stored only
-	{name: "rdb-del-sync-files", kind: kindBool, def: "no"},                                                                     // stored only
-	{name: "stop-writes-on-bgsave-error", kind: kindBool, def: "yes"},                                                           // stored only
-	{name: "activerehashing", kind: kindBool, def: "yes"},                                                                       // stored only
-	{name: "dynamic-hz", kind: kindBool, def: "yes"},                                                                            // stored only
-	{name: "loading-process-events-interval-bytes", kind: kindInt, min: 1024, max: intMax, def: "2097152"},                      // stored only
+	// RESTORE always checks a payload whole before it changes anything (it is decoded into a
+	// new value first), which is what "yes" asks of Redis; the setting is stored only.
+	{name: "sanitize-dump-payload", kind: kindEnum, enum: []string{"no", "yes", "clients"}, def: "no"},     // stored only
+	{name: "rdbcompression", kind: kindBool, def: "yes"},                                                   // stored only
+	{name: "rdbchecksum", kind: kindBool, immutable: true, def: "yes"},                                     // stored only
+	{name: "rdb-del-sync-files", kind: kindBool, def: "no"},                                                // stored only
+	{name: "stop-writes-on-bgsave-error", kind: kindBool, def: "yes"},                                      // stored only
+	{name: "activerehashing", kind: kindBool, def: "yes"},                                                  // stored only
+	{name: "dynamic-hz", kind: kindBool, def: "yes"},                                                       // stored only
+	{name: "loading-process-events-interval-bytes", kind: kindInt, min: 1024, max: intMax, def: "2097152"}, // stored only
 	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0",
 		apply: func(l *Live, _ string, n int64) { l.minReplicas.Store(n) }},
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10",
