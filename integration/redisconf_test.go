@@ -39,6 +39,7 @@ func TestRedisConfDebianStarts(t *testing.T) {
 	expect(t, c, map[interface{}]interface{}{"save": "3600 1 300 100 60 10000"}, "CONFIG", "GET", "save")
 	expect(t, c, map[interface{}]interface{}{"slowlog-max-len": "128"}, "CONFIG", "GET", "slowlog-max-len")
 	expect(t, c, map[interface{}]interface{}{"hz": "10"}, "CONFIG", "GET", "hz")
+	expect(t, c, map[interface{}]interface{}{"oom-score-adj": "no"}, "CONFIG", "GET", "oom-score-adj")
 	abs, _ := filepath.Abs(debianConf)
 	info := value(t, c, "INFO", "server").(string)
 	if !strings.Contains(info, "config_file:"+abs) {
@@ -53,7 +54,7 @@ func TestRedisConfDebianStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"jemalloc-bg-thread ignored", "rdbcompression ignored", "tcp-backlog ignored",
-		"oom-score-adj ignored", "daemonize yes: this server does not fork", "keyspace ready"} {
+		"aof-load-truncated ignored", "daemonize yes: this server does not fork", "keyspace ready"} {
 		if !strings.Contains(string(logText), w) {
 			t.Errorf("log lacks %q:\n%s", w, logText)
 		}
