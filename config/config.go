@@ -57,6 +57,7 @@ type Config struct {
 	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
 	Replication ReplicationConfig `toml:"replication"` // [replication]
 	Metrics     MetricsConfig     `toml:"metrics"`     // [metrics]
+	TLS         TLSConfig         `toml:"tls"`         // [tls]
 }
 
 // MetricsConfig is the [metrics] section: the Prometheus endpoint.
@@ -449,6 +450,7 @@ func Default() Config {
 		Replication: ReplicationConfig{
 			SyncTimeoutMs: DefaultSyncTimeoutMs,
 		},
+		TLS: DefaultTLS(),
 	}
 }
 
@@ -496,6 +498,7 @@ type fileConfig struct {
 	ACL         *ACLConfig         `toml:"acl"`
 	Replication *ReplicationConfig `toml:"replication"`
 	Metrics     *MetricsConfig     `toml:"metrics"`
+	TLS         *TLSConfig         `toml:"tls"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -534,6 +537,7 @@ func newFileConfig(c *Config) *fileConfig {
 		ACL:         &c.ACL,
 		Replication: &c.Replication,
 		Metrics:     &c.Metrics,
+		TLS:         &c.TLS,
 	}
 }
 

@@ -71,6 +71,9 @@ type FollowerOptions struct {
 	// ruvio-run-id: a primary that is this process, or that replicates
 	// from it, is a loop and refused ("" announces none).
 	RunID string
+	// Dial, when set, opens the connection to a primary's shard (over
+	// TLS, with tls-replication); nil dials plain TCP.
+	Dial func(addr string, timeout time.Duration) (net.Conn, error)
 }
 
 // Follower keeps every shard of a replica following its primary.
@@ -234,7 +237,11 @@ func (l *link) run() {
 
 // session runs one connection: handshake, then frames until an error.
 func (l *link) session(addr string) error {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	dial := l.f.opts.Dial
+	if dial == nil {
+		dial = func(addr string, timeout time.Duration) (net.Conn, error) { return net.DialTimeout("tcp", addr, timeout) }
+	}
+	conn, err := dial(addr, 5*time.Second)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,17 @@
 package app
 
 import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/replication"
@@ -21,6 +28,8 @@ type replicator struct {
 	port    int
 	nodeIDs []string
 	log     *zap.Logger
+	// tlsDial, when set, is how links dial their primary (tls-replication).
+	tlsDial atomic.Pointer[tls.Config]
 
 	mu       sync.Mutex
 	follower *replication.Follower // mu guards
@@ -54,6 +63,7 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
 		Announce: r.ks.Live().ReplicaAnnounce,
 		RunID:    r.ks.RunID(),
+		Dial:     r.dial,
 	}, r.ks)
 	r.mu.Lock()
 	old := r.follower
@@ -63,6 +73,43 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 		old.Stop()
 	}
 	f.Start()
+	return nil
+}
+
+// dial opens a link's connection to its primary: over TLS while
+// tls-replication is on (the settings current at each dial), plain TCP
+// otherwise.
+func (r *replicator) dial(addr string, timeout time.Duration) (net.Conn, error) {
+	conf := r.tlsDial.Load()
+	if conf == nil {
+		c, err := net.DialTimeout("tcp", addr, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("replication: dial %s: %w", addr, err)
+		}
+		return c, nil
+	}
+	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: conf}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("replication: TLS dial %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+// setTLS makes the links dial with t's client settings when t turns
+// tls-replication on, plain TCP when off; links already open keep theirs.
+func (r *replicator) setTLS(t config.TLSConfig) error {
+	if !t.Replication {
+		r.tlsDial.Store(nil)
+		return nil
+	}
+	conf, err := t.ClientConfig()
+	if err != nil {
+		return fmt.Errorf("tls-replication: %w", err)
+	}
+	r.tlsDial.Store(conf)
 	return nil
 }
 
