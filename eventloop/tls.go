@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,7 +60,7 @@ func (s *Server) ApplyTLS(t config.TLSConfig) error {
 	s.tls.Store(&tlsState{
 		conf:      conf,
 		handshake: time.Duration(t.HandshakeTimeoutMs) * time.Millisecond,
-		userCN:    t.AuthClientsUser == config.TLSUserCN,
+		userCN:    strings.EqualFold(t.AuthClientsUser, config.TLSUserCN),
 	})
 	if s.tlsListening.Load() {
 		s.log.Info("TLS configuration loaded: new connections use it", zap.String("cert", t.CertFile))
