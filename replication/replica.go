@@ -239,7 +239,9 @@ func (l *link) run() {
 func (l *link) session(addr string) error {
 	dial := l.f.opts.Dial
 	if dial == nil {
-		dial = func(addr string, timeout time.Duration) (net.Conn, error) { return net.DialTimeout("tcp", addr, timeout) }
+		dial = func(addr string, timeout time.Duration) (net.Conn, error) {
+			return net.DialTimeout("tcp", addr, timeout)
+		}
 	}
 	conn, err := dial(addr, 5*time.Second)
 	if err != nil {

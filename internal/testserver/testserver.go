@@ -32,7 +32,7 @@ type Server struct {
 	Addrs []string
 	// TLSAddrs are the shards' TLS addresses, when it serves TLS.
 	TLSAddrs []string
-	app   *app.App
+	app      *app.App
 }
 
 // Addr is the address of shard 0.
