@@ -258,7 +258,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	if local == nil || remote == nil {
 		return nil, gnet.Close
 	}
-	cn, refusal := s.open(c, local, remote, local.Port-s.opts.Port, s.outboxOf(c.EventLoop()), "")
+	cn, refusal := s.open(c, local, remote, local.Port-s.opts.Port, s.outboxOf(c.EventLoop()), false, "")
 	if cn == nil {
 		return refusal, gnet.Close
 	}
@@ -266,12 +266,12 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	return nil, gnet.None
 }
 
-// open admits a connection of either kind (gnet's, or a TLS link) to the
-// shard of index shard: protected mode and maxclients apply as to any
-// client. user, when not empty, is the ACL user the connection starts
+// open admits a connection of either kind (gnet's, or a TLS link, tls)
+// to the shard of index shard: protected mode and maxclients apply as to
+// any client. user, when not empty, is the ACL user the connection starts
 // authenticated as (a TLS client certificate's identity). A refused
 // connection gets nil and the reply to send it before it is closed.
-func (s *Server) open(c link, local, remote *net.TCPAddr, shard int, ob *outbox, user string) (*conn, []byte) {
+func (s *Server) open(c link, local, remote *net.TCPAddr, shard int, ob *outbox, tls bool, user string) (*conn, []byte) {
 	if refusedByProtectedMode(s.loopback, s.live.ProtectedMode(), s.live.RequirePass() != "", remote.IP) {
 		s.log.Warn("refused a remote client: protected mode", zap.String("remote", remote.String()))
 		return nil, []byte(protectedModeMessage)
@@ -282,10 +282,10 @@ func (s *Server) open(c link, local, remote *net.TCPAddr, shard int, ob *outbox,
 	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: ob}
 	var client *keyspace.Client
 	ok, as := false, false
-	if user == "" {
-		client, ok = s.ks.Connected(shard, remote.String(), local.String(), cn)
+	if tls {
+		client, ok, as = s.ks.ConnectedTLS(shard, remote.String(), local.String(), cn, user)
 	} else {
-		client, ok, as = s.ks.ConnectedAs(shard, remote.String(), local.String(), cn, user)
+		client, ok = s.ks.Connected(shard, remote.String(), local.String(), cn)
 	}
 	if ok && user != "" {
 		if as {

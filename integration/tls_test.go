@@ -685,3 +685,47 @@ func TestTLSSighup(t *testing.T) {
 	_ = raw.Close()
 	waitFor(t, 20*time.Second, "the plaintext log line", func() bool { return strings.Contains(p.Output(), "plaintext on the TLS port") })
 }
+
+// TestTLSClusterPorts: with several shards each serves TLS on tls-port+i;
+// CLUSTER SLOTS answers a TLS client with the TLS ports and a plain one
+// with the plain ports; CLUSTER SHARDS gives both. A go-redis cluster
+// client over TLS follows the slots.
+func TestTLSClusterPorts(t *testing.T) {
+	e := newTLSEnv(t)
+	s := testserver.Start(t, e.options(nil), testserver.Shards(2))
+	tc := e.clientConfig(t, e.clientCert, e.clientKey)
+	tlsPorts := func(c *redis.Client) []int64 {
+		slots, err := c.ClusterSlots(ctxT(t)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ports []int64
+		for _, sl := range slots {
+			p, _ := strconv.ParseInt(strings.TrimPrefix(sl.Nodes[0].Addr, "127.0.0.1:"), 10, 64)
+			ports = append(ports, p)
+		}
+		return ports
+	}
+	tp, pp := int64(s.Config.TLS.Port), int64(s.Config.Server.Port)
+	if got := tlsPorts(tlsClient(t, s.TLSAddrs[0], tc)); len(got) != 2 || got[0] != tp || got[1] != tp+1 {
+		t.Errorf("CLUSTER SLOTS over TLS: ports %v, want %d, %d", got, tp, tp+1)
+	}
+	if got := tlsPorts(s.Client(t)); len(got) != 2 || got[0] != pp || got[1] != pp+1 {
+		t.Errorf("CLUSTER SLOTS over plain: ports %v, want %d, %d", got, pp, pp+1)
+	}
+	shards, err := s.Client(t).ClusterShards(ctxT(t)).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := shards[1].Nodes[0]; n.Port != pp+1 || n.TLSPort != tp+1 {
+		t.Errorf("CLUSTER SHARDS node: port %d tls-port %d", n.Port, n.TLSPort)
+	}
+	cc := redis.NewClusterClient(clusterTimeouts(&redis.ClusterOptions{Addrs: []string{s.TLSAddrs[0]}, TLSConfig: tc, MaxRetries: -1, DisableIdentity: true}))
+	t.Cleanup(func() { _ = cc.Close() })
+	for i := 0; i < 20; i++ {
+		k := "key:" + strconv.Itoa(i)
+		if err := cc.Set(ctxT(t), k, i, 0).Err(); err != nil {
+			t.Fatalf("cluster client over TLS: SET %s: %v", k, err)
+		}
+	}
+}

@@ -259,11 +259,11 @@ func (s *Server) elapsed() time.Duration {
 // replies errMaxClients and closes.
 func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Client, ok bool) {
 	users := s.Users()
-	return s.connected(shard, remote, local, conn, users, users.Default(), !s.AuthRequired())
+	return s.connected(shard, remote, local, conn, users, users.Default(), !s.AuthRequired(), false)
 }
 
 // connected registers a connection that runs as user u of snapshot users.
-func (s *Server) connected(shard int, remote, local string, conn Conn, users *acl.Users, u *acl.User, authed bool) (c *Client, ok bool) {
+func (s *Server) connected(shard int, remote, local string, conn Conn, users *acl.Users, u *acl.User, authed, tls bool) (c *Client, ok bool) {
 	if max := s.Opts.Live.MaxClients(); max > 0 && s.ClientRegistry.len() >= max {
 		s.Stats.RejectedConns.Add(1)
 		return nil, false
@@ -272,22 +272,26 @@ func (s *Server) connected(shard int, remote, local string, conn Conn, users *ac
 	c = NewClient(id, shard, remote, local, conn, s.Clock())
 	c.SetUser(users, u)
 	c.Authenticated = authed
+	c.TLS = tls
 	s.ClientRegistry.Add(c)
 	s.Stats.Connections.Add(1)
 	return c, true
 }
 
-// ConnectedAs is Connected for a connection whose peer proved who it is
-// (a TLS client certificate): it starts authenticated as the ACL user
-// named user when that user exists and is on. ok is false when
-// maxclients is reached; as reports whether the user was taken.
-func (s *Server) ConnectedAs(shard int, remote, local string, conn Conn, user string) (c *Client, ok, as bool) {
+// ConnectedTLS is Connected for a connection over TLS. When user is not
+// empty (the identity of the client's certificate) the connection starts
+// authenticated as the ACL user of that name, if it exists and is on. ok
+// is false when maxclients is reached; as reports whether the user was
+// taken.
+func (s *Server) ConnectedTLS(shard int, remote, local string, conn Conn, user string) (c *Client, ok, as bool) {
 	users := s.Users()
-	if u := users.Get(user); u != nil && u.Enabled() {
-		c, ok = s.connected(shard, remote, local, conn, users, u, true)
-		return c, ok, ok
+	if user != "" {
+		if u := users.Get(user); u != nil && u.Enabled() {
+			c, ok = s.connected(shard, remote, local, conn, users, u, true, true)
+			return c, ok, ok
+		}
 	}
-	c, ok = s.connected(shard, remote, local, conn, users, users.Default(), !s.AuthRequired())
+	c, ok = s.connected(shard, remote, local, conn, users, users.Default(), !s.AuthRequired(), true)
 	return c, ok, false
 }
 
