@@ -27,10 +27,13 @@ import (
 //
 //   - its loop (run), which plays the part of the connection's reactor:
 //     every call the package makes on a connection's loop (OnTraffic's
-//     work, the outbox's deliveries, written) is made there;
-//   - its reader, which decrypts into the inbound buffer and wakes the
-//     loop; it stops reading once readAheadPause bytes wait there, and
-//     goes on below readAheadResume, as readGate does for gnet;
+//     work, the outbox's deliveries, written) is made by the holder of
+//     the loop role (loopMu), one at a time;
+//   - its reader, which decrypts into the inbound buffer and then takes
+//     the loop role itself to parse it when the role is free (else it
+//     wakes the loop); it stops reading once readAheadPause bytes wait
+//     there, and goes on below readAheadResume, as readGate does for
+//     gnet;
 //   - its writer, which encrypts and sends what the loop wrote into the
 //     outbound buffer, so that the loop never blocks on a slow client:
 //     the unsent bytes count as gnet's outbound buffer does
@@ -269,6 +272,12 @@ type tlsLink struct {
 
 	closeOnce sync.Once
 
+	// loopMu is the connection's loop role: whoever holds it (the loop
+	// goroutine, or the reader right after a read, sparing a hand-off)
+	// may run the connection's logic (turn). spareTasks is its.
+	loopMu     sync.Mutex
+	spareTasks []gnet.Runnable
+
 	mu sync.Mutex
 	// in[r:] is the input read and not yet discarded. The reader only
 	// appends (into a new array when it must grow), the loop only reads
@@ -411,45 +420,57 @@ func (l *tlsLink) CloseWithCallback(gnet.AsyncCallback) error {
 	return nil
 }
 
-// run is the link's loop; it ends, and forgets the connection, once the
-// connection is closed or its input ends.
+// run is the link's loop goroutine: it takes the loop role (loopMu) for
+// each turn it is woken for, and ends the link once the connection is
+// closed or its input ends.
 func (l *tlsLink) run() {
-	s, cn := l.srv, l.cn
-	var spare []gnet.Runnable
 	for {
 		select {
 		case <-l.sig:
 		case <-l.done:
 		}
-		l.mu.Lock()
-		tasks := l.tasks
-		l.tasks = spare[:0]
-		woken := l.woken
-		l.woken = false
-		readErr := l.readErr
-		l.mu.Unlock()
-		for _, t := range tasks {
-			_ = t.Run(context.Background())
-		}
-		clear(tasks)
-		spare = tasks
-		select {
-		case <-l.done:
+		l.loopMu.Lock()
+		end := l.turn()
+		if end {
 			l.finish()
-			return
-		default:
 		}
-		if woken && !cn.closing && !cn.client.Killed() {
-			if _, act := s.onTraffic(cn, l); act != gnet.None {
-				cn.closing = true
-				_ = l.CloseWithCallback(nil)
-			}
-		}
-		if readErr != nil {
-			l.finish()
+		l.loopMu.Unlock()
+		if end {
 			return
 		}
 	}
+}
+
+// turn runs what waits for the connection's loop: the queued tasks, then
+// its input when woken. It reports that the link is to end (closed, or
+// its input ended); the loop goroutine then finishes it. With loopMu held.
+func (l *tlsLink) turn() (end bool) {
+	s, cn := l.srv, l.cn
+	l.mu.Lock()
+	tasks := l.tasks
+	l.tasks = l.spareTasks[:0]
+	l.spareTasks = nil
+	woken := l.woken
+	l.woken = false
+	readErr := l.readErr
+	l.mu.Unlock()
+	for _, t := range tasks {
+		_ = t.Run(context.Background())
+	}
+	clear(tasks)
+	l.spareTasks = tasks[:0]
+	select {
+	case <-l.done:
+		return true
+	default:
+	}
+	if woken && !cn.closing && !cn.client.Killed() {
+		if _, act := s.onTraffic(cn, l); act != gnet.None {
+			cn.closing = true
+			_ = l.CloseWithCallback(nil)
+		}
+	}
+	return readErr != nil
 }
 
 // finish ends the loop: the connection is closed and forgotten, and the
@@ -501,7 +522,18 @@ func (l *tlsLink) readLoop() {
 			l.in = append(l.in, buf[:n]...)
 			l.woken = true
 			l.mu.Unlock()
-			l.signal()
+			// Parse the input here when the loop role is free, rather
+			// than waking the loop goroutine for it; an end is left to
+			// that goroutine.
+			if l.loopMu.TryLock() {
+				end := l.turn()
+				l.loopMu.Unlock()
+				if end {
+					l.signal()
+				}
+			} else {
+				l.signal()
+			}
 		}
 		if err != nil {
 			l.mu.Lock()
