@@ -532,7 +532,6 @@ func TestTLSReload(t *testing.T) {
 	var done atomic.Int64
 	for i := 0; i < 4; i++ {
 		c := tlsClient(t, s.TLSAddrs[0], tc)
-		c.Options().PoolSize = 1
 		expect(t, c, "PONG", "PING")
 		wg.Add(1)
 		go func(i int) {
