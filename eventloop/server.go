@@ -99,8 +99,10 @@ type Server struct {
 	tlsMu        sync.Mutex
 	tlsListeners []net.Listener
 	tlsLinks     map[*tlsLink]struct{}
-	tlsStopped   bool
-	tlsWG        sync.WaitGroup
+	// tlsHandshakes are the connections still in their handshake.
+	tlsHandshakes map[net.Conn]struct{}
+	tlsStopped    bool
+	tlsWG         sync.WaitGroup
 }
 
 // New prepares a server; Serve runs it.

@@ -136,9 +136,15 @@ func (s *Server) serveTLS(nc net.Conn, shard int) {
 		_ = nc.Close()
 		return
 	}
+	if !s.addHandshake(nc) {
+		_ = nc.Close()
+		return
+	}
 	tc := tls.Server(nc, st.conf)
 	_ = nc.SetDeadline(time.Now().Add(st.handshake))
-	if err := tc.Handshake(); err != nil {
+	err := tc.Handshake()
+	s.forgetHandshake(nc)
+	if err != nil {
 		s.logHandshakeFailure(remote, err, st.handshake)
 		_ = nc.Close()
 		return
@@ -221,6 +227,27 @@ func (s *Server) addLink(l *tlsLink) bool {
 	return true
 }
 
+// addHandshake registers a connection in its handshake, so that Stop
+// closes it; false once stopping.
+func (s *Server) addHandshake(nc net.Conn) bool {
+	s.tlsMu.Lock()
+	defer s.tlsMu.Unlock()
+	if s.tlsStopped {
+		return false
+	}
+	if s.tlsHandshakes == nil {
+		s.tlsHandshakes = make(map[net.Conn]struct{})
+	}
+	s.tlsHandshakes[nc] = struct{}{}
+	return true
+}
+
+func (s *Server) forgetHandshake(nc net.Conn) {
+	s.tlsMu.Lock()
+	delete(s.tlsHandshakes, nc)
+	s.tlsMu.Unlock()
+}
+
 func (s *Server) forgetLink(l *tlsLink) {
 	s.tlsMu.Lock()
 	delete(s.tlsLinks, l)
@@ -236,6 +263,9 @@ func (s *Server) stopTLS(ctx context.Context) error {
 	links := make([]*tlsLink, 0, len(s.tlsLinks))
 	for l := range s.tlsLinks {
 		links = append(links, l)
+	}
+	for nc := range s.tlsHandshakes {
+		_ = nc.Close() // its handshake fails at once
 	}
 	s.tlsMu.Unlock()
 	for _, ln := range lns {

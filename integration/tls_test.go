@@ -728,3 +728,19 @@ func TestTLSClusterPorts(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSStopDuringHandshake: stopping the server closes a connection
+// still in its handshake (the handshake timeout here is far away).
+func TestTLSStopDuringHandshake(t *testing.T) {
+	e := newTLSEnv(t)
+	s := testserver.Start(t, e.options(func(c *config.TLSConfig) { c.HandshakeTimeoutMs = 3600_000 }))
+	c, err := net.DialTimeout("tcp", s.TLSAddrs[0], requestTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	open := tlsClient(t, s.TLSAddrs[0], e.clientConfig(t, e.clientCert, e.clientKey))
+	expect(t, open, "PONG", "PING")
+	s.Stop()
+	readUntilClosed(t, c, "a connection in its handshake at shutdown")
+}
