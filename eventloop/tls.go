@@ -38,6 +38,9 @@ import (
 //     outbound buffer, so that the loop never blocks on a slow client:
 //     the unsent bytes count as gnet's outbound buffer does
 //     (OutboundBuffered), towards the client's output buffer limits.
+//     While it is not sending, the turns asked for (a shard's delivery, a
+//     wake-up) are its, so a reply is written and sent by one goroutine;
+//     while it sends, the loop goroutine takes them.
 
 // tlsState is the TLS configuration new connections are served with;
 // replaced whole (ApplyTLS), never changed.
@@ -307,6 +310,7 @@ type tlsLink struct {
 	// may run the connection's logic (turn). spareTasks is its.
 	loopMu     sync.Mutex
 	spareTasks []gnet.Runnable
+	finished   bool
 
 	mu sync.Mutex
 	// in[r:] is the input read and not yet discarded. The reader only
@@ -328,10 +332,33 @@ type tlsLink struct {
 	shut bool
 	// exited is set once the loop has ended: Execute fails.
 	exited bool
+	// wantTurn is set by signal until a turn starts; inWrite while the
+	// writer is sending (signal then wakes the loop goroutine instead).
+	wantTurn bool
+	inWrite  bool
 }
 
-// signal wakes the loop.
+// signal asks for a turn of the loop role: the writer takes it when it is
+// not sending (so that the replies a turn writes go out without another
+// hand-off), the loop goroutine while it is.
 func (l *tlsLink) signal() {
+	l.mu.Lock()
+	l.wantTurn = true
+	busy := l.inWrite
+	l.mu.Unlock()
+	ch := l.wsig
+	if busy {
+		ch = l.sig
+	}
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// kickLoop wakes the loop goroutine: for a turn while the writer sends,
+// and to end the link.
+func (l *tlsLink) kickLoop() {
 	select {
 	case l.sig <- struct{}{}:
 	default:
@@ -451,8 +478,8 @@ func (l *tlsLink) CloseWithCallback(gnet.AsyncCallback) error {
 }
 
 // run is the link's loop goroutine: it takes the loop role (loopMu) for
-// each turn it is woken for, and ends the link once the connection is
-// closed or its input ends.
+// the turns asked for while the writer sends, and ends the link once the
+// connection is closed or its input ends.
 func (l *tlsLink) run() {
 	for {
 		select {
@@ -475,8 +502,12 @@ func (l *tlsLink) run() {
 // its input when woken. It reports that the link is to end (closed, or
 // its input ended); the loop goroutine then finishes it. With loopMu held.
 func (l *tlsLink) turn() (end bool) {
+	if l.finished {
+		return true
+	}
 	s, cn := l.srv, l.cn
 	l.mu.Lock()
+	l.wantTurn = false
 	tasks := l.tasks
 	l.tasks = l.spareTasks[:0]
 	l.spareTasks = nil
@@ -506,6 +537,7 @@ func (l *tlsLink) turn() (end bool) {
 // finish ends the loop: the connection is closed and forgotten, and the
 // tasks still queued run (their deliveries are dropped).
 func (l *tlsLink) finish() {
+	l.finished = true
 	_ = l.Close()
 	l.srv.closed(l.cn)
 	l.mu.Lock()
@@ -559,7 +591,7 @@ func (l *tlsLink) readLoop() {
 				end := l.turn()
 				l.loopMu.Unlock()
 				if end {
-					l.signal()
+					l.kickLoop()
 				}
 			} else {
 				l.signal()
@@ -569,7 +601,7 @@ func (l *tlsLink) readLoop() {
 			l.mu.Lock()
 			l.readErr = err
 			l.mu.Unlock()
-			l.signal()
+			l.kickLoop()
 			return
 		}
 	}
@@ -580,7 +612,9 @@ const keepOutbound = 1 << 20
 
 // writeLoop sends what the loop writes, in the order written, until the
 // connection closes; after the loop closed it (shut) it sends what is
-// queued, then closes the connection with a close_notify.
+// queued, then closes the connection with a close_notify. Before each
+// send it takes the loop role for a turn (signal asks it to): the
+// replies a shard delivers are written and sent by this one goroutine.
 func (l *tlsLink) writeLoop() {
 	for {
 		select {
@@ -589,6 +623,12 @@ func (l *tlsLink) writeLoop() {
 			return
 		}
 		for {
+			l.loopMu.Lock()
+			end := l.turn()
+			l.loopMu.Unlock()
+			if end {
+				l.kickLoop()
+			}
 			l.mu.Lock()
 			if len(l.out) == 0 {
 				shut := l.shut
@@ -603,10 +643,18 @@ func (l *tlsLink) writeLoop() {
 			buf := l.out
 			l.out, l.spare = l.spare[:0], nil
 			l.writing = len(buf)
+			l.inWrite = true
+			forward := l.wantTurn
 			l.mu.Unlock()
+			if forward {
+				// A turn asked for before the send began: the loop
+				// goroutine takes it, as the send may block.
+				l.kickLoop()
+			}
 			_, err := l.tc.Write(buf)
 			l.mu.Lock()
 			l.writing = 0
+			l.inWrite = false
 			if cap(buf) <= keepOutbound {
 				l.spare = buf[:0]
 			}
