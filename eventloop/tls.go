@@ -298,16 +298,17 @@ type tlsLink struct {
 	tc  *tls.Conn
 	cn  *conn
 
-	sig  chan struct{} // the loop has work (tasks, input, a wake-up)
-	wsig chan struct{} // the writer has work
+	sig  chan struct{} // the loop goroutine has work (a turn while the writer sends, the end)
+	wsig chan struct{} // the writer has work (output to send, a turn)
 	rsig chan struct{} // the reader may read again
 	done chan struct{} // closed by Close
 
 	closeOnce sync.Once
 
-	// loopMu is the connection's loop role: whoever holds it (the loop
-	// goroutine, or the reader right after a read, sparing a hand-off)
-	// may run the connection's logic (turn). spareTasks is its.
+	// loopMu is the connection's loop role: whoever holds it (the reader
+	// right after a read, the writer before it sends, or the loop
+	// goroutine while the writer sends) may run the connection's logic
+	// (turn). spareTasks and finished are its.
 	loopMu     sync.Mutex
 	spareTasks []gnet.Runnable
 	finished   bool
