@@ -9,8 +9,10 @@
 # redis-benchmark --tls runs pinned to CLIENT_CPU. Each round runs every test once against each
 # server, the order alternating by round. Besides requests/s it reads each server's CPU time
 # (utime + stime from /proc) around every run, as bench/ab.sh does: CPU µs per request is the
-# figure to compare on a shared machine. The last test, "connect", is the rate of new TLS
-# connections: redis-benchmark -k 0 opens a connection (and a full handshake) per PING.
+# figure to compare on a shared machine. The test "connect" is the rate of new TLS
+# connections: redis-benchmark -k 0 opens a connection (and a full handshake) per PING. The
+# "plain-*" rows run the same tests at -P 1 on the plain ports, for what TLS itself costs each
+# server (PLAIN=0 leaves them out).
 # Each line: round test pipeline rpsR rpsV cpuR cpuV rpsV/R cpuR/V (> 1: Ruvio spends less CPU
 # per request than redis-server).
 set -euo pipefail
@@ -86,14 +88,15 @@ wait_ready "$V_PORT" "$V_PID" ruvio
 
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# one PID TLSPORT TEST PIPELINE N [ARG...]: "rps cpu-µs-per-request"
+# one PID PORT TEST PIPELINE N [ARG...]: "rps cpu-µs-per-request"; over TLS unless PLAINRUN=1
 one() {
-	local pid=$1 port=$2 test=$3 pipe=$4 n=$5 c0 c1 rps
+	local pid=$1 port=$2 test=$3 pipe=$4 n=$5 c0 c1 rps tlsargs=()
 	shift 5
+	[[ "${PLAINRUN:-0}" == 1 ]] || tlsargs=(--tls --cacert "$C/ca.crt" --cert "$C/client.crt" --key "$C/client.key")
 	c0=$(cputicks "$pid")
 	# shellcheck disable=SC2046
 	rps=$(timeout -k 5 "$RUN_TIMEOUT" $(pinprefix "$CLIENT_CPU") redis-benchmark -h 127.0.0.1 \
-		-p "$port" --tls --cacert "$C/ca.crt" --cert "$C/client.crt" --key "$C/client.key" \
+		-p "$port" "${tlsargs[@]}" \
 		-t "$test" -P "$pipe" -c "$CLIENTS" -n "$n" -r "$KEYSPACE" --csv "$@" 2>/dev/null |
 		tail -1 | cut -d, -f2 | tr -d '"') || true
 	c1=$(cputicks "$pid")
@@ -111,16 +114,20 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	runs=()
 	for t in $TESTS; do for p in $PIPELINES; do runs+=("$t $p $N"); done; done
 	runs+=("connect 1 $CONNECT_N")
+	# The same without TLS, for the cost of TLS itself (PLAIN=0 skips them).
+	if [[ "${PLAIN:-1}" == 1 ]]; then
+		for t in $TESTS; do runs+=("plain-$t 1 $N"); done
+	fi
 	for run in "${runs[@]}"; do
 		read -r t p n <<<"$run"
 		for s in $order; do
-			pid=$R_PID port=$TLS_R
-			[[ $s == V ]] && pid=$V_PID port=$TLS_V
-			if [[ $t == connect ]]; then
-				read -r RPS[$s] CPU[$s] < <(one "$pid" "$port" ping_inline 1 "$n" -k 0)
-			else
-				read -r RPS[$s] CPU[$s] < <(one "$pid" "$port" "$t" "$p" "$n")
-			fi
+			pid=$R_PID port=$TLS_R plainport=$R_PORT
+			[[ $s == V ]] && pid=$V_PID port=$TLS_V plainport=$V_PORT
+			case $t in
+			connect) read -r RPS[$s] CPU[$s] < <(one "$pid" "$port" ping_inline 1 "$n" -k 0) ;;
+			plain-*) read -r RPS[$s] CPU[$s] < <(PLAINRUN=1 one "$pid" "$plainport" "${t#plain-}" "$p" "$n") ;;
+			*) read -r RPS[$s] CPU[$s] < <(one "$pid" "$port" "$t" "$p" "$n") ;;
+			esac
 		done
 		echo "$r $t $p ${RPS[R]} ${RPS[V]} ${CPU[R]} ${CPU[V]} $(ratio "${RPS[V]}" "${RPS[R]}")" \
 			"$(ratio "${CPU[R]}" "${CPU[V]}") $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$WORK/rows"
