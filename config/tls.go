@@ -80,8 +80,9 @@ type TLSConfig struct {
 	SessionCacheTimeout int `toml:"session_cache_timeout"`
 	// Replication makes a replica dial its primary over TLS (false).
 	Replication bool `toml:"replication"`
-	// Cluster is accepted for Redis's sake: the control plane's links of a cluster across
-	// hosts stay plain (false).
+	// Cluster makes the control plane's links of a cluster across hosts TLS: every
+	// connection to a member's control port, from a member or the `ruvio cluster` tool
+	// (--tls), verified both ways against the CAs; fixed at start (false).
 	Cluster bool `toml:"cluster"`
 	// HandshakeTimeoutMs bounds a TLS handshake; a client that has not finished it by then
 	// is closed (10000; CONFIG SET ruvio-tls-handshake-timeout).
@@ -100,8 +101,9 @@ func DefaultTLS() TLSConfig {
 	}
 }
 
-// Needed reports whether the settings ask for TLS anywhere: a TLS port, or a replica's link.
-func (t *TLSConfig) Needed() bool { return t.Port > 0 || t.Replication }
+// Needed reports whether the settings ask for TLS anywhere: a TLS port, a replica's link, or
+// the control plane's links.
+func (t *TLSConfig) Needed() bool { return t.Port > 0 || t.Replication || t.Cluster }
 
 // validate checks the section's values; files are read by ServerConfig.
 func (t *TLSConfig) validate(bad func(key, format string, args ...any), shards int) {

@@ -744,3 +744,45 @@ func TestTLSStopDuringHandshake(t *testing.T) {
 	s.Stop()
 	readUntilClosed(t, c, "a connection in its handshake at shutdown")
 }
+
+// TestTLSClusterControlPlane: with tls-cluster the members of a cluster
+// across hosts form it over TLS control links; `ruvio cluster status`
+// needs --tls and a certificate, and a plain connection to a control port
+// is closed.
+func TestTLSClusterControlPlane(t *testing.T) {
+	e := newTLSEnv(t)
+	conf := filepath.Join(t.TempDir(), "cluster-tls.toml")
+	body := "[tls]\ncluster = true\n" +
+		"cert_file = " + strconv.Quote(e.serverCert) + "\n" +
+		"key_file = " + strconv.Quote(e.serverKey) + "\n" +
+		"ca_cert_file = " + strconv.Quote(e.ca.file) + "\n"
+	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ms := startClusterAcrossHosts(t, 3, 0, "--config", conf)
+	control := net.JoinHostPort(ms[0].host, strconv.Itoa(ms[0].control))
+	bin := testserver.Binary(t)
+	out, err := exec.CommandContext(ctxT(t), bin, "cluster", "status", "--control", control, "--tls",
+		"--cacert", e.ca.file, "--cert", e.clientCert, "--key", e.clientKey).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cluster status over TLS: %v\n%s", err, out)
+	}
+	for _, m := range ms {
+		if !strings.Contains(string(out), m.name) {
+			t.Errorf("cluster status lacks %s:\n%s", m.name, out)
+		}
+	}
+	if out, err := exec.CommandContext(ctxT(t), bin, "cluster", "status", "--control", control, "--timeout", "2s").CombinedOutput(); err == nil {
+		t.Errorf("cluster status without TLS answered:\n%s", out)
+	}
+	c, err := net.DialTimeout("tcp", control, requestTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetWriteDeadline(time.Now().Add(requestTimeout))
+	_, _ = c.Write([]byte("C{\"method\":\"Control.Status\",\"params\":[{}],\"id\":1}\n"))
+	if got := readUntilClosed(t, c, "plain control connection"); strings.Contains(string(got), "result") {
+		t.Errorf("a plain control connection was answered: %q", got)
+	}
+	_ = c.Close()
+}

@@ -117,6 +117,9 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	var topo *cluster.Topology
 	if cfg.Cluster.AcrossHosts() {
 		a.member = newMember(cfg, ids, log)
+		if err := a.member.setTLS(cfg.TLS); err != nil {
+			return nil, err
+		}
 		topo, err = a.member.initialTopology()
 	} else {
 		topo, err = cluster.NewTopology(cfg.Server.Bind, clientPort, cfg.Server.Shards, ids)
@@ -251,6 +254,12 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 // the TLS listeners serve new connections with them, and a replica's
 // links dial with them. Settings that do not build change nothing.
 func (a *App) applyTLS(t config.TLSConfig) error {
+	if a.member != nil {
+		if err := a.member.setTLS(t); err != nil {
+			a.log.Warn("TLS configuration refused", zap.Error(err))
+			return fmt.Errorf("app: %w", err)
+		}
+	}
 	if t.Port > 0 || t.Replication {
 		if err := a.net.ApplyTLS(t); err != nil {
 			return fmt.Errorf("app: %w", err)
