@@ -18,7 +18,8 @@
 // exits 0; "ruvio <subcommand> --help" prints a subcommand's flags.
 //
 // A Redis 7.0 configuration file is read with --redis-conf, or given as the
-// first argument when its name ends in ".conf", as redis-server takes it; the
+// first argument when its name ends in ".conf" or it names an existing file other than a
+// ".toml" one, as redis-server takes it; the
 // "--directive value" options after that argument are applied after the file,
 // as redis-server applies them (docs/redis-conf.md). The flags before it still
 // take precedence over both.
@@ -41,6 +42,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
@@ -192,7 +194,7 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.execTrace, "trace", "", "write a Go execution trace of the whole run to this file (go tool trace; large: for short runs)")
 	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	err := parseArgs(fs, args)
-	if err == nil && fs.NArg() > 0 && strings.HasSuffix(fs.Arg(0), ".conf") {
+	if err == nil && fs.NArg() > 0 && isRedisConfArg(fs.Arg(0)) {
 		// redis-server's form: the file, then options written as directives.
 		if o.redisConf != "" {
 			return o, fs, fmt.Errorf("two Redis configuration files: --redis-conf %q and %q", o.redisConf, fs.Arg(0))
@@ -209,6 +211,21 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 		err = fmt.Errorf("unknown subcommand or argument %q (ruvio --help lists them)", fs.Arg(0))
 	}
 	return o, fs, err
+}
+
+// isRedisConfArg tells whether a first positional argument is a Redis configuration file, as
+// redis-server takes its first argument: a name ending in ".conf", or any existing regular file
+// (Redis's test suite names its files "redis.conf.<pid>.<n>") other than a TOML one, which
+// belongs to --config.
+func isRedisConfArg(a string) bool {
+	if strings.HasSuffix(a, ".conf") {
+		return true
+	}
+	if strings.HasSuffix(a, ".toml") {
+		return false
+	}
+	st, err := os.Stat(a)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // startRecording creates path and starts a whole-run recorder into it (a
@@ -272,6 +289,11 @@ func loadConfigNotices(o overrides, set map[string]bool, getenv func(string) str
 		}
 	}
 	cfg, err = applyOverrides(cfg, o, set, getenv)
+	if err == nil && cfg.FileFormat == config.FormatRedis && cfg.ACL.File != "" && !filepath.IsAbs(cfg.ACL.File) {
+		// redis-server changes into its dir before it loads the ACL file, so a relative
+		// aclfile names a file there.
+		cfg.ACL.File = filepath.Join(cfg.Persistence.Dir, cfg.ACL.File)
+	}
 	return cfg, note, notices, err
 }
 

@@ -154,6 +154,17 @@ func (s *Users) DelUsers(names ...string) (*Users, []*User, error) {
 	return n, gone, nil
 }
 
+// WithOptions returns s whose later new users and resets follow o; the users it holds are
+// unchanged.
+func (s *Users) WithOptions(o Options) *Users {
+	if s.opts == o {
+		return s
+	}
+	n := *s
+	n.opts = o
+	return &n
+}
+
 // WithRequirePass sets the default user's password as requirepass does: a non-empty
 // password replaces the default user's passwords, an empty one makes it nopass.
 func (s *Users) WithRequirePass(password string) *Users {

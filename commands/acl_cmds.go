@@ -43,9 +43,10 @@ func aclSetUserCommand(x *keyspace.Ctx) {
 		rules[i] = string(a)
 	}
 	var old *acl.Users
+	opts := acl.Options{PubSubAllChannels: x.S.Srv.Opts.Live.ACLPubsubAllChannels()}
 	users, err := x.S.Srv.ACL.Store.Update(func(u *acl.Users) (*acl.Users, error) {
 		old = u
-		return u.SetUser(name, rules...)
+		return u.WithOptions(opts).SetUser(name, rules...)
 	})
 	if err != nil {
 		x.W.Error("ERR " + err.Error())
@@ -53,7 +54,7 @@ func aclSetUserCommand(x *keyspace.Ctx) {
 	}
 	x.W.OK()
 	u, ou := users.Get(name), old.Get(name)
-	if u != nil && (!u.Enabled() || ou != nil && !u.KeepsChannels(ou)) {
+	if u != nil && ou != nil && !u.KeepsChannels(ou) {
 		x.ACLChanged(old, users, false)
 	}
 }
@@ -276,9 +277,10 @@ func aclLoadCommand(x *keyspace.Ctx) {
 		return
 	}
 	var old *acl.Users
+	opts := acl.Options{PubSubAllChannels: x.S.Srv.Opts.Live.ACLPubsubAllChannels()}
 	users, err := st.Store.Update(func(u *acl.Users) (*acl.Users, error) {
 		old = u
-		return u.LoadFile(st.File, data)
+		return u.WithOptions(opts).LoadFile(st.File, data)
 	})
 	if err != nil {
 		var le *acl.LoadError

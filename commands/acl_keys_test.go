@@ -83,7 +83,7 @@ var keyAuditCalls = map[string]string{
 	"lpos": "LPOS app:k v", "lpush": "LPUSH app:k v", "lpushx": "LPUSHX app:k v", "lrange": "LRANGE app:k 0 1",
 	"lrem": "LREM app:k 0 v", "lset": "LSET app:k 0 v", "ltrim": "LTRIM app:k 0 1",
 	"lolwut": "LOLWUT VERSION 5",
-	"memory": "MEMORY", "memory|help": "MEMORY HELP", "memory|malloc-stats": "MEMORY MALLOC-STATS", "memory|purge": "MEMORY PURGE", "memory|stats": "MEMORY STATS",
+	"memory": "MEMORY", "memory|doctor": "MEMORY DOCTOR", "memory|help": "MEMORY HELP", "memory|malloc-stats": "MEMORY MALLOC-STATS", "memory|purge": "MEMORY PURGE", "memory|stats": "MEMORY STATS",
 	"module": "MODULE", "module|help": "MODULE HELP", "module|list": "MODULE LIST", "module|load": "MODULE LOAD /m.so a",
 	"module|loadex": "MODULE LOADEX /m.so CONFIG n v ARGS a", "module|unload": "MODULE UNLOAD m",
 	"memory|usage": "MEMORY USAGE app:k", "mget": "MGET app:a app:b", "monitor": "MONITOR", "move": "MOVE app:k 1",

@@ -20,6 +20,7 @@ var redisCommandDocs2 = map[string]*commandDoc{
 		{name: "stop", typ: argInteger},
 	}},
 	"memory":              {},
+	"memory|doctor":       {},
 	"memory|help":         {},
 	"memory|malloc-stats": {},
 	"memory|purge":        {},

@@ -344,6 +344,11 @@ func clientKillCommand(x *keyspace.Ctx) {
 				return
 			}
 		}
+		// A replica's link to its primary is Redis's master client.
+		if a := x.S.Srv.PrimaryAddrOf(x.S.Idx); a != "" && a == string(args[0]) && x.S.Srv.DropPrimaryLink(x.S.Idx) {
+			x.W.OK()
+			return
+		}
 		x.W.Error("ERR No such client")
 		return
 	}
@@ -412,6 +417,12 @@ func clientKillCommand(x *keyspace.Ctx) {
 		}
 		x.KillClient(c)
 		killed++
+	}
+	// A replica's link to its primary is Redis's master client.
+	if id == 0 && laddr == "" && user == "" && (typ == "" || typ == "master") {
+		if a := x.S.Srv.PrimaryAddrOf(x.S.Idx); a != "" && (addr == "" && typ == "master" || addr == a) && x.S.Srv.DropPrimaryLink(x.S.Idx) {
+			killed++
+		}
 	}
 	x.W.Int(int64(killed))
 }

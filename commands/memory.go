@@ -1,11 +1,13 @@
 package commands
 
 import (
+	"fmt"
 	"github.com/ruvio/ruvio/keyspace"
 
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 )
 
 func pct(a, b int64) string {
@@ -186,4 +188,40 @@ func memoryPurgeCommand(x *keyspace.Ctx) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	x.W.OK()
+}
+
+// doctorMinUsed is the used memory below which MEMORY DOCTOR has too little to judge.
+const doctorMinUsed = 5 << 20
+
+// MEMORY DOCTOR: a report, in words, of the memory problems the shard's figures show: a peak
+// far above today's use, fragmentation of the process's resident memory, and a dataset close to
+// the shard's share of maxmemory.
+func memoryDoctorCommand(x *keyspace.Ctx) {
+	r := x.S.MemReport()
+	x.W.Verbatim("txt", memoryDiagnosis(r.Used, r.Peak, r.ProcessUsed, int64(r.M.Rss), r.Maxmemory))
+}
+
+// memoryDiagnosis writes MEMORY DOCTOR's report from the shard's used and peak memory, the
+// process's used and resident memory, and the shard's share of maxmemory (0: none).
+func memoryDiagnosis(used, peak, processUsed, rss, maxmemory int64) string {
+	if used < doctorMinUsed {
+		return "This instance is empty or uses very little memory (under 5 MB): there is not enough for a diagnosis yet.\n"
+	}
+	var found []string
+	if peak > used*3/2 {
+		found = append(found, fmt.Sprintf(" * Peak memory: at its peak this shard used %d bytes, more than 150%% of the %d it uses now. "+
+			"Memory freed since then may still be held by the process; MEMORY PURGE returns what the runtime can.", peak, used))
+	}
+	if processUsed > 0 && rss > 10<<20 && float64(rss)/float64(processUsed) > 1.4 {
+		found = append(found, fmt.Sprintf(" * High fragmentation: the process's resident memory (%d bytes) is %.2f times what its data and structures use (%d bytes). "+
+			"MEMORY PURGE returns freed pages to the operating system.", rss, float64(rss)/float64(processUsed), processUsed))
+	}
+	if maxmemory > 0 && used > maxmemory*9/10 {
+		found = append(found, fmt.Sprintf(" * Near maxmemory: this shard uses %d bytes of its %d byte share of maxmemory; "+
+			"writes will evict keys or be refused, as maxmemory-policy says.", used, maxmemory))
+	}
+	if len(found) == 0 {
+		return "No memory problem found in this shard's figures.\n"
+	}
+	return "Memory problems found in this shard's figures:\n\n" + strings.Join(found, "\n\n") + "\n"
 }

@@ -241,6 +241,10 @@ func debugCommand(x *keyspace.Ctx) {
 		x.W.OK()
 	case keyspace.EqFold(sub, "object") && n == 3:
 		debugObject(x)
+	case keyspace.EqFold(sub, "digest") && n == 2:
+		debugDigest(x)
+	case keyspace.EqFold(sub, "digest-value") && n >= 2:
+		debugDigestValue(x)
 	default:
 		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + keyspace.TruncArg(sub) + "'. Try DEBUG HELP.")
 	}
@@ -251,7 +255,9 @@ func debugObject(x *keyspace.Ctx) {
 	if !checkKeySlotOrReply(x, x.Args[2]) {
 		return
 	}
-	e := x.S.LookupNoTouch(x.DB, x.Args[2])
+	// The entry as stored, as Redis's DEBUG OBJECT finds it: a logically expired key a
+	// replica still holds (only its primary's deletion removes it) is shown too.
+	e := x.DB.Find(x.Args[2])
 	if e == nil {
 		x.W.Error(keyspace.ErrNoSuchKey)
 		return
@@ -277,6 +283,10 @@ func debugHelp(x *keyspace.Ctx) {
 		"CHANGE-REPL-ID",
 		"    Change the replication IDs of the instance.",
 		"    Dangerous: should be used only for testing the replication subsystem.",
+		"DIGEST",
+		"    Output a hex signature representing the current DB content.",
+		"DIGEST-VALUE <key> [<key> ...]",
+		"    Output a hex signature of the values of all the specified keys.",
 		"LOG <message>",
 		"    Write <message> to the server log.",
 		"OBJECT <key>",
@@ -445,6 +455,8 @@ func memoryUsageCommand(x *keyspace.Ctx) {
 // MEMORY HELP
 func memoryHelpCommand(x *keyspace.Ctx) {
 	writeHelp(x, "MEMORY",
+		"DOCTOR",
+		"    Return a report of the memory problems this shard's figures show.",
 		"MALLOC-STATS",
 		"    Return the Go runtime allocator's statistics and the shards' arena sizes.",
 		"PURGE",
@@ -490,6 +502,7 @@ func registerServerFamily(t keyspace.CommandTable) {
 				{Name: "purge", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Asks the allocator to release memory.", Complexity: "Depends on how much memory is allocated, could be slow", Handler: memoryPurgeCommand, Tips: []string{tipAllShards, tipAllSucceeded}},
 				{Name: "stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns details about memory usage.", Complexity: "O(1)", Handler: memoryStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 				{Name: "malloc-stats", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Returns the Go runtime allocator's statistics and the shards' arena sizes.", Complexity: "O(1); the runtime briefly stops the world to read its statistics", Handler: memoryMallocStatsCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
+				{Name: "doctor", Arity: 2, Group: grp, Since: "4.0.0", Summary: "Outputs a memory problems report.", Complexity: "O(1)", Handler: memoryDoctorCommand, Tips: []string{tipNondeterministic, tipAllShards, tipSpecialResponse}},
 				{Name: "help", Arity: 2, Flags: stale, Group: grp, Since: "4.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: memoryHelpCommand},
 			}},
 	)

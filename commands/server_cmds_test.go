@@ -368,7 +368,7 @@ func TestDebugCommand(t *testing.T) {
 	srvExpect(t, sh, "-ERR no such key\r\n", "DEBUG", "OBJECT", "missing")
 	srvRun(sh, 2, "SET", "k", "12345")
 	srvExpect(t, sh, "+Value at:0x0 refcount:1 encoding:"+encodingName(sh.DBs[0], sh.DBs[0].FindString("k"))+" serializedlength:3 lru:0 lru_seconds_idle:0\r\n", "DEBUG", "OBJECT", "k")
-	if help := srvRun(sh, 2, "DEBUG", "HELP"); !strings.HasPrefix(help, "*16\r\n+DEBUG <subcommand>") {
+	if help := srvRun(sh, 2, "DEBUG", "HELP"); !strings.HasPrefix(help, "*20\r\n+DEBUG <subcommand>") {
 		t.Errorf("DEBUG HELP: %q", help)
 	}
 }
@@ -402,6 +402,28 @@ func TestWaitCommand(t *testing.T) {
 	srvExpect(t, sh, "-ERR wrong number of arguments for 'wait' command\r\n", "WAIT", "0")
 }
 
+func TestMemoryDiagnosis(t *testing.T) {
+	const mb = 1 << 20
+	for _, c := range []struct {
+		name                                    string
+		used, peak, processUsed, rss, maxmemory int64
+		want                                    []string
+	}{
+		{"empty", 1 * mb, 1 * mb, 1 * mb, 8 * mb, 0, []string{"very little memory"}},
+		{"healthy", 50 * mb, 60 * mb, 50 * mb, 60 * mb, 0, []string{"No memory problem"}},
+		{"peak", 50 * mb, 100 * mb, 50 * mb, 60 * mb, 0, []string{"Peak memory", "104857600"}},
+		{"fragmentation", 50 * mb, 50 * mb, 50 * mb, 100 * mb, 0, []string{"High fragmentation", "2.00 times"}},
+		{"maxmemory", 95 * mb, 95 * mb, 95 * mb, 100 * mb, 100 * mb, []string{"Near maxmemory"}},
+	} {
+		got := memoryDiagnosis(c.used, c.peak, c.processUsed, c.rss, c.maxmemory)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: report lacks %q:\n%s", c.name, w, got)
+			}
+		}
+	}
+}
+
 func TestMemoryCommand(t *testing.T) {
 	sh, _ := srvTestShard(t, 1, 0, nil)
 	srvRun(sh, 2, "SET", "key", "value")
@@ -416,7 +438,8 @@ func TestMemoryCommand(t *testing.T) {
 	srvExpect(t, sh, "-ERR syntax error\r\n", "MEMORY", "USAGE", "key", "SAMPLES", "-1")
 	srvExpect(t, sh, "-ERR syntax error\r\n", "MEMORY", "USAGE", "key", "SAMPLES")
 	srvExpect(t, sh, "-ERR value is not an integer or out of range\r\n", "MEMORY", "USAGE", "key", "SAMPLES", "x")
-	srvExpect(t, sh, "-ERR unknown subcommand 'doctor'. Try MEMORY HELP.\r\n", "MEMORY", "doctor")
+	srvExpect(t, sh, "$105\r\nThis instance is empty or uses very little memory (under 5 MB): there is not enough for a diagnosis yet.\n\r\n", "MEMORY", "doctor")
+	srvExpect(t, sh, "-ERR unknown subcommand 'nosuch'. Try MEMORY HELP.\r\n", "MEMORY", "nosuch")
 
 	// With two shards a key of another shard is redirected.
 	sh2, _ := srvTestShard(t, 2, 0, nil)

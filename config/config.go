@@ -130,6 +130,13 @@ type ServerConfig struct {
 	// PidFile, when set, is a file the process writes its pid into at start and removes at
 	// exit, as Redis's pidfile; failing to write it is logged, not fatal, as in Redis ("").
 	PidFile string `toml:"pidfile"`
+	// UnixSocket, when set, is the path of a Unix domain socket the server also listens on,
+	// as Redis's unixsocket; its clients are shard 0's (""). A path that exists and is not a
+	// socket is refused at start.
+	UnixSocket string `toml:"unixsocket"`
+	// UnixSocketPerm is the socket's permission bits, as Redis's unixsocketperm; write it in
+	// octal (0o700). 0 leaves them to the process's umask (0).
+	UnixSocketPerm uint32 `toml:"unixsocketperm"`
 }
 
 // LimitsConfig is the [limits] section: per-client and protocol limits, in bytes.
@@ -154,7 +161,9 @@ type LimitsConfig struct {
 type LogConfig struct {
 	// Level is one of debug, info, warn, error ("info").
 	Level string `toml:"level"`
-	// Format is "console" (human-readable) or "json" ("console").
+	// Format is "console" (human-readable), "json", or "redis" (redis-server's line format,
+	// to stdout when File is empty, as redis-server writes; the default when the
+	// configuration is a Redis file) ("console").
 	Format string `toml:"format"`
 	// File, when set, is a file the log is appended to instead of stderr, as Redis's
 	// logfile ("").

@@ -236,7 +236,7 @@ func TestValidateErrors(t *testing.T) {
 		{"multibulk", func(c *Config) { c.Limits.MaxMultibulkLen = 0 }, "config: limits.max_multibulk_len: 0 is out of range 1..2147483647"},
 		{"max reply", func(c *Config) { c.Limits.MaxReplySize = 1000 }, "config: limits.max_reply_size: 1000 is out of range 1048576..9223372036854775807"},
 		{"log level", func(c *Config) { c.Log.Level = "verbose" }, `config: log.level: "verbose" is not one of debug, info, warn, error`},
-		{"log format", func(c *Config) { c.Log.Format = "text" }, `config: log.format: "text" is not one of console, json`},
+		{"log format", func(c *Config) { c.Log.Format = "text" }, `config: log.format: "text" is not one of console, json, redis`},
 		{"dir", func(c *Config) { c.Persistence.Dir = "" }, "config: persistence.dir: must not be empty"},
 		{"fsync", func(c *Config) { c.Persistence.Fsync = "sometimes" }, `config: persistence.fsync: "sometimes" is not one of always, everysec, no`},
 		{"segment small", func(c *Config) { c.Persistence.SegmentSize = 100 }, "config: persistence.segment_size: 100 is out of range 4096..4294967296"},

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -23,8 +25,8 @@ func ParseLogLevel(s string) (zapcore.Level, error) {
 	return 0, fmt.Errorf("config: log.level: %q is not one of debug, info, warn, error", s)
 }
 
-// NewLogger builds a zap logger writing to stderr (or c.File) at c.Level in c.Format ("console" or
-// "json"). Its level is fixed; use [NewLoggerAt] for one that CONFIG SET loglevel can change.
+// NewLogger builds a zap logger writing to stderr (or c.File) at c.Level in c.Format ("console",
+// "json", or "redis": redis-server's line format, written to stdout when c.File is empty). Its level is fixed; use [NewLoggerAt] for one that CONFIG SET loglevel can change.
 func NewLogger(c LogConfig) (*zap.Logger, error) {
 	lvl, err := ParseLogLevel(c.Level)
 	if err != nil {
@@ -45,6 +47,10 @@ func NewLoggerAt(c LogConfig, level zap.AtomicLevel) (*zap.Logger, error) {
 		}
 		return newLogger(c, level, zapcore.Lock(f))
 	}
+	if c.Format == "redis" {
+		// redis-server logs to standard output when its logfile is "".
+		return newLogger(c, level, zapcore.Lock(os.Stdout))
+	}
 	return newLogger(c, level, zapcore.Lock(os.Stderr))
 }
 
@@ -61,9 +67,42 @@ func newLogger(c LogConfig, level zap.AtomicLevel, out zapcore.WriteSyncer) (*za
 	case "console":
 		ec.EncodeLevel = zapcore.CapitalLevelEncoder
 		enc = zapcore.NewConsoleEncoder(ec)
+	case "redis":
+		enc = zapcore.NewConsoleEncoder(redisEncoderConfig(os.Getpid()))
 	default:
-		return nil, fmt.Errorf("config: log.format: %q is not one of console, json", c.Format)
+		return nil, fmt.Errorf("config: log.format: %q is not one of console, json, redis", c.Format)
 	}
-	return zap.New(zapcore.NewCore(enc, out, level),
-		zap.AddCaller(), zap.AddStacktrace(zapcore.DPanicLevel), zap.ErrorOutput(zapcore.Lock(os.Stderr))), nil
+	opts := []zap.Option{zap.AddStacktrace(zapcore.DPanicLevel), zap.ErrorOutput(zapcore.Lock(os.Stderr))}
+	if c.Format != "redis" {
+		opts = append(opts, zap.AddCaller())
+	}
+	return zap.New(zapcore.NewCore(enc, out, level), opts...), nil
+}
+
+// redisEncoderConfig writes redis-server's line format, "pid:M 05 Dec 2026 06:29:22.942 *
+// message", so that tools reading Redis's log (and Redis's own test suite, which waits for
+// its lines) read this one; structured fields follow the message as JSON. The level marks are
+// Redis's: '.' debug, '*' notice (info), '#' warning and worse.
+func redisEncoderConfig(pid int) zapcore.EncoderConfig {
+	prefix := strconv.Itoa(pid) + ":M "
+	return zapcore.EncoderConfig{
+		TimeKey:    "T",
+		LevelKey:   "L",
+		MessageKey: "M",
+		EncodeTime: func(t time.Time, enc zapcore.PrimitiveArrayEncoder) {
+			enc.AppendString(prefix + t.Format("02 Jan 2006 15:04:05.000"))
+		},
+		EncodeLevel: func(l zapcore.Level, enc zapcore.PrimitiveArrayEncoder) {
+			switch {
+			case l < zapcore.InfoLevel:
+				enc.AppendString(".")
+			case l == zapcore.InfoLevel:
+				enc.AppendString("*")
+			default:
+				enc.AppendString("#")
+			}
+		},
+		EncodeDuration:   zapcore.StringDurationEncoder,
+		ConsoleSeparator: " ",
+	}
 }

@@ -44,7 +44,12 @@ var configSetters = map[string]func(c *Config, v string, n int64){
 	"lfu-log-factor":       func(c *Config, _ string, n int64) { c.Memory.LFULogFactor = int(n) },
 	"lfu-decay-time":       func(c *Config, _ string, n int64) { c.Memory.LFUDecayTime = int(n) },
 	"aclfile":              func(c *Config, v string, _ int64) { c.ACL.File = v },
-	"sync-replicas":        func(c *Config, _ string, n int64) { c.Replication.SyncReplicas = int(n) },
+	"unixsocket":           func(c *Config, v string, _ int64) { c.Server.UnixSocket = v },
+	"unixsocketperm": func(c *Config, v string, _ int64) {
+		n, _ := strconv.ParseUint(v, 8, 32) // canonical: parsed already
+		c.Server.UnixSocketPerm = uint32(n)
+	},
+	"sync-replicas": func(c *Config, _ string, n int64) { c.Replication.SyncReplicas = int(n) },
 }
 
 // tomlLogLevel maps a Redis loglevel to log.level: zap has no level between debug and info,
@@ -71,15 +76,15 @@ var redisIgnored = map[string]bool{
 	"activerehashing": true, "always-show-logo": true, "aof-disable-auto-gc": true,
 	"aof-load-truncated": true, "aof-rewrite-incremental-fsync": true, "aof-timestamp-enabled": true,
 	"aof-use-rdb-preamble": true, "appenddirname": true, "appendfilename": true,
-	"bind-source-addr": true, "crash-log-enabled": true, "crash-memcheck-enabled": true,
+	"crash-log-enabled": true, "crash-memcheck-enabled": true,
 	"dbfilename": true, "disable-thp": true, "dynamic-hz": true,
 	"ignore-warnings": true,
 	"io-threads":      true, "io-threads-do-reads": true, "jemalloc-bg-thread": true,
 	"lazyfree-lazy-eviction": true, "lazyfree-lazy-expire": true, "lazyfree-lazy-server-del": true,
 	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true, "list-compress-depth": true,
 	"maxmemory-eviction-tenacity": true,
-	"no-appendfsync-on-rewrite":   true, "oom-score-adj": true, "oom-score-adj-values": true,
-	"proc-title-template": true, "rdb-del-sync-files": true, "rdb-key-save-delay": true,
+	"no-appendfsync-on-rewrite":   true,
+	"proc-title-template":         true, "rdb-del-sync-files": true, "rdb-key-save-delay": true,
 	"key-load-delay": true, "rdb-save-incremental-fsync": true, "rdbchecksum": true,
 	"rdbcompression": true, "repl-diskless-load": true, "repl-diskless-sync": true,
 	"repl-diskless-sync-delay": true, "repl-diskless-sync-max-replicas": true,
@@ -88,13 +93,25 @@ var redisIgnored = map[string]bool{
 	"stop-writes-on-bgsave-error": true,
 	"supervised":                  true, "tcp-backlog": true, "tcp-keepalive": true,
 	"watchdog-period":          true,
-	"set-max-listpack-entries": true, "set-max-listpack-value": true, "unixsocketperm": true,
+	"set-max-listpack-entries": true, "set-max-listpack-value": true,
 	"cluster-config-file": true, "cluster-node-timeout": true, "cluster-require-full-coverage": true,
 	"cluster-replica-no-failover": true, "cluster-replica-validity-factor": true,
 	"cluster-migration-barrier": true, "cluster-allow-replica-migration": true,
 	"cluster-allow-reads-when-down": true, "cluster-allow-pubsubshard-when-down": true,
 	"cluster-link-sendbuf-limit": true, "repl-timeout": true, "repl-ping-replica-period": true,
 	"repl-backlog-ttl": true, "loading-process-events-interval-bytes": true, "use-exit-on-panic": true, "repl-backlog-size": true, "lua-replicate-commands": true,
+	// A command that fails while its effects propagate to the AOF or replicas: every write
+	// here reaches the WAL and the replication stream as the same record, so there is no
+	// such failure to react to (CONFIG GET reports it).
+	"propagation-error-behavior": true,
+}
+
+// redisNoEffect are immutable parameters whose other values Redis uses to enable what this
+// server does not have; a file may set them (Redis's test suite does) and CONFIG GET reports
+// the value, and the log line says why it changes nothing.
+var redisNoEffect = map[string]string{
+	"enable-module-command":    "there are no modules and no MODULE command here, so there is nothing to enable",
+	"enable-protected-configs": "dir and dbfilename still cannot be changed at run time here",
 }
 
 // Directives that would change behaviour in a way this server does not support. Each is
@@ -104,7 +121,6 @@ var redisUnsupported = map[string][]string{
 	"rename-command":                   nil,
 	"loadmodule":                       nil,
 	"sentinel":                         nil,
-	"unixsocket":                       {""},
 	"syslog-enabled":                   {"no"},
 	"syslog-ident":                     {"redis"},
 	"syslog-facility":                  {"local0"},
@@ -112,8 +128,6 @@ var redisUnsupported = map[string][]string{
 	"replica-ignore-disk-write-errors": {"no"},
 	"shutdown-on-sigint":               {"default"},
 	"shutdown-on-sigterm":              {"default"},
-	"propagation-error-behavior":       {"ignore"},
-	"acl-pubsub-default":               {"resetchannels"},
 	"cluster-port":                     {"0"},
 	"cluster-announce-ip":              {""},
 	"cluster-announce-hostname":        {""},
@@ -121,8 +135,6 @@ var redisUnsupported = map[string][]string{
 	"cluster-announce-bus-port":        {"0"},
 	"cluster-announce-tls-port":        {"0"},
 	"cluster-preferred-endpoint-type":  {"ip"},
-	"enable-module-command":            {"no"},
-	"enable-protected-configs":         {"no"},
 }
 
 // redisAliases are Redis's older names of directives this file handles itself (the runtime
@@ -328,7 +340,9 @@ func ApplyRedisDirectives(c *Config, dirs []RedisDirective) ([]string, error) {
 			p.tls(&c.TLS, canon, n)
 			continue
 		}
-		if p.immutable && p.initial == nil && canon != p.def && !redisIgnored[name] {
+		if why, ok := redisNoEffect[p.name]; ok && canon != p.def {
+			notes = append(notes, fmt.Sprintf("%s: %s %s: accepted without effect: %s", d.Where(), d.Name, canon, why))
+		} else if p.immutable && p.initial == nil && canon != p.def && !redisIgnored[name] {
 			return nil, fail("not supported by this server (docs/redis-conf.md)")
 		}
 		if j, ok := runtime[p.name]; ok {

@@ -117,6 +117,9 @@ tls-port 0
 user alice on >pw ~app:* +@read
 slave-priority 10
 replica-announce-ip 10.0.0.9
+unixsocket /tmp/r.sock
+unixsocketperm 770
+enable-module-command yes
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +133,9 @@ replica-announce-ip 10.0.0.9
 	}
 	if p.Dir != "/tmp/x" || !p.WAL || p.Fsync != FsyncAlways || p.Save != "900 1 60 100" {
 		t.Errorf("persistence: %+v", p)
+	}
+	if s.UnixSocket != "/tmp/r.sock" || s.UnixSocketPerm != 0o770 {
+		t.Errorf("unixsocket: %q %o", s.UnixSocket, s.UnixSocketPerm)
 	}
 	if c.Log.Level != "warn" || c.Log.File != "/tmp/x.log" {
 		t.Errorf("log: %+v", c.Log)
@@ -150,6 +156,7 @@ replica-announce-ip 10.0.0.9
 		"notify-keyspace-events": "xE", "slowlog-max-len": "64", "busy-reply-threshold": "100",
 		"hash-max-listpack-entries": "99", "maxmemory": "1073741824", "save": "900 1 60 100",
 		"replica-priority": "10", "replica-announce-ip": "10.0.0.9",
+		"unixsocket": "/tmp/r.sock", "unixsocketperm": "770", "enable-module-command": "yes",
 		"client-output-buffer-limit": "normal 268435456 0 0 slave 268435456 67108864 60 pubsub 67108864 16777216 90",
 	} {
 		if v, _ := l.Value(name); v != want {
@@ -157,7 +164,8 @@ replica-announce-ip 10.0.0.9
 		}
 	}
 	joined := strings.Join(notes, "\n")
-	for _, w := range []string{"r.conf:4: bind", "r.conf:26: jemalloc-bg-thread ignored"} {
+	for _, w := range []string{"r.conf:4: bind", "r.conf:26: jemalloc-bg-thread ignored",
+		"r.conf:33: enable-module-command yes: accepted without effect"} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("notes lack %q:\n%s", w, joined)
 		}
@@ -178,7 +186,8 @@ func TestApplyRedisDirectivesRefused(t *testing.T) {
 		{"save 10\n", "r.conf:1: 'save': Invalid save parameters"},
 		{"replica-priority -1\n", "r.conf:1: 'replica-priority'"},
 		{"syslog-enabled yes\n", "r.conf:1: 'syslog-enabled': not supported"},
-		{"enable-module-command yes\n", "r.conf:1: 'enable-module-command': not supported"},
+		{"enable-module-command maybe\n", "r.conf:1: 'enable-module-command': argument(s) must be one of"},
+		{"unixsocketperm 800\n", "r.conf:1: 'unixsocketperm': argument must be an octal number"},
 		{"user bob (+get)\n", "r.conf:1: 'user': user bob: rule"},
 	} {
 		if _, _, err := applyRedis(t, tc.text); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -97,17 +97,38 @@ func zapLevel(v string) zapcore.Level {
 	return zapcore.InfoLevel // verbose, notice, info
 }
 
+// parseOctalPerm parses unixsocketperm as Redis does: permission bits in octal, 0 to 777.
+func parseOctalPerm(v, _ string) (string, string) {
+	n, err := strconv.ParseUint(v, 8, 32)
+	if err != nil || n > 0o777 {
+		return "", "argument must be an octal number between 0 and 777"
+	}
+	return strconv.FormatUint(n, 8), ""
+}
+
 // Parameters marked "stored only" are accepted for client compatibility; no effect yet: CONFIG
 // SET validates and keeps them, CONFIG GET reports them, and nothing else reads them.
 var params = [...]param{
 	// Listeners and identity.
 	{name: "bind", kind: kindString, fixed: whyListeners, initial: func(c *Config) string { return c.Server.Bind }},
 	{name: "port", kind: kindInt, fixed: whyPort, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
+	{name: "unixsocket", kind: kindString, immutable: true, initial: func(c *Config) string { return c.Server.UnixSocket }},
+	{name: "unixsocketperm", kind: kindSpecial, immutable: true, special: parseOctalPerm,
+		initial: func(c *Config) string { return strconv.FormatUint(uint64(c.Server.UnixSocketPerm), 8) }},
 	{name: "databases", kind: kindInt, immutable: true, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Server.Databases)) }},
 	{name: "cluster-enabled", kind: kindBool, immutable: true, initial: func(c *Config) string { return yesno(c.ClusterEnabled()) }},
 	{name: "daemonize", kind: kindBool, immutable: true, def: "no"}, // the server never forks into the background
 	// The primary a replica follows is changed with REPLICAOF (or replication.primary at start).
 	{name: "replicaof", alias: "slaveof", kind: kindString, immutable: true, def: ""},
+	// The local address a replica dials its primary from ("": the kernel's choice).
+	{name: "bind-source-addr", kind: kindString, def: "",
+		apply: func(l *Live, v string, _ int64) { l.bindSourceAddr.Store(&v) }},
+	// What a replica authenticates to its primary with (replication.primaryauth and
+	// primaryuser); a change applies from the link's next connection.
+	{name: "masterauth", kind: kindString, initial: func(c *Config) string { return c.Replication.PrimaryAuth },
+		apply: func(l *Live, v string, _ int64) { l.primaryAuth.Store(&v) }},
+	{name: "masteruser", kind: kindString, initial: func(c *Config) string { return c.Replication.PrimaryUser },
+		apply: func(l *Live, v string, _ int64) { l.primaryUser.Store(&v) }},
 	// Who may run DEBUG (server.enable_debug_command); fixed at start, as in Redis.
 	{name: "enable-debug-command", kind: kindEnum, immutable: true, enum: []string{DebugNo, DebugYes, DebugLocal},
 		initial: func(c *Config) string { return c.Server.EnableDebugCommand }},
@@ -166,6 +187,25 @@ var params = [...]param{
 	{name: "save", kind: kindSpecial, initial: func(c *Config) string { s, _ := parseSave(c.Persistence.Save, ""); return s },
 		special: parseSave, apply: func(l *Live, v string, _ int64) { p := ParseSavePoints(v); l.savePoints.Store(&p) }},
 	{name: "repl-backlog-size", kind: kindMemory, min: 1, max: longMax, def: "1048576"}, // stored only
+	// How Redis transfers and loads an RDB in a full sync, and its link timers: a full sync
+	// here streams the shard's snapshot frames and then its WAL, and the link is watched by
+	// its own heartbeat, so these are stored only, for the scripts and tests that set them.
+	{name: "repl-backlog-ttl", kind: kindInt, min: 0, max: longMax, def: "3600"},                                                // stored only
+	{name: "repl-diskless-sync", kind: kindBool, def: "yes"},                                                                    // stored only
+	{name: "repl-diskless-sync-delay", kind: kindInt, min: 0, max: intMax, def: "5"},                                            // stored only
+	{name: "repl-diskless-sync-max-replicas", kind: kindInt, min: 0, max: intMax, def: "0"},                                     // stored only
+	{name: "repl-diskless-load", kind: kindEnum, enum: []string{"disabled", "on-empty-db", "swapdb"}, def: "disabled"},          // stored only
+	{name: "repl-timeout", kind: kindInt, min: 1, max: intMax, def: "60"},                                                       // stored only
+	{name: "repl-ping-replica-period", alias: "repl-ping-slave-period", kind: kindInt, min: 1, max: intMax, def: "10"},          // stored only
+	{name: "repl-disable-tcp-nodelay", kind: kindBool, def: "no"},                                                               // stored only
+	{name: "propagation-error-behavior", kind: kindEnum, enum: []string{"ignore", "panic", "panic-on-replicas"}, def: "ignore"}, // stored only
+	{name: "rdbcompression", kind: kindBool, def: "yes"},                                                                        // stored only
+	{name: "rdbchecksum", kind: kindBool, immutable: true, def: "yes"},                                                          // stored only
+	{name: "rdb-del-sync-files", kind: kindBool, def: "no"},                                                                     // stored only
+	{name: "stop-writes-on-bgsave-error", kind: kindBool, def: "yes"},                                                           // stored only
+	{name: "activerehashing", kind: kindBool, def: "yes"},                                                                       // stored only
+	{name: "dynamic-hz", kind: kindBool, def: "yes"},                                                                            // stored only
+	{name: "loading-process-events-interval-bytes", kind: kindInt, min: 1024, max: intMax, def: "2097152"},                      // stored only
 	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, min: 0, max: intMax, def: "0",
 		apply: func(l *Live, _ string, n int64) { l.minReplicas.Store(n) }},
 	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, min: 0, max: intMax, def: "10",
@@ -248,6 +288,12 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.slowlogMaxLen.Store(n) }},
 	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
 		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
+	// The process's OOM-killer score adjustment; the hook (SetOOMScoreHook) writes it.
+	{name: "oom-score-adj", kind: kindSpecial, def: "no", special: parseOOMScoreAdj},
+	{name: "oom-score-adj-values", kind: kindSpecial, def: "0 200 800", special: parseOOMScoreAdjValues},
+	// Whether new users (and "reset") start with every channel; users that exist keep theirs.
+	{name: "acl-pubsub-default", kind: kindEnum, enum: []string{"allchannels", "resetchannels"}, def: "resetchannels",
+		apply: func(l *Live, v string, _ int64) { l.aclPubsubAll.Store(v == "allchannels") }},
 	// The ACL file (acl.file), fixed at start as in Redis.
 	{name: "aclfile", kind: kindString, immutable: true, initial: func(c *Config) string { return c.ACL.File }},
 	{name: "tracking-table-max-keys", kind: kindInt, min: 0, max: longMax, def: "1000000"},
@@ -352,7 +398,9 @@ type Live struct {
 	// apply functions, under mu.
 	maxClients    atomic.Int64
 	aclLogMaxLen  atomic.Int64
-	timeout       atomic.Int64 // nanoseconds
+	aclPubsubAll  atomic.Bool
+	oomHook       func(mode string, values [3]int) error // under mu
+	timeout       atomic.Int64                           // nanoseconds
 	protoMaxBulk  atomic.Int64
 	hllSparseMax  atomic.Int64
 	queryBufLimit atomic.Int64
@@ -380,6 +428,9 @@ type Live struct {
 	replicaPriority  atomic.Int64
 	replicaAnnounced atomic.Bool
 	announceIP       atomic.Pointer[string]
+	primaryAuth      atomic.Pointer[string]
+	bindSourceAddr   atomic.Pointer[string]
+	primaryUser      atomic.Pointer[string]
 	announcePort     atomic.Int64
 	notify           atomic.Pointer[string]
 	notifyMask       atomic.Uint32
@@ -574,10 +625,29 @@ func (l *Live) Set(pairs [][2]string) error {
 	if err := l.checkTLS(idx, vals, nums, pairs); err != nil {
 		return err
 	}
+	old := make([]string, len(idx))
+	oom := ""
 	for k, i := range idx {
+		old[k] = l.vals[i]
 		l.vals[i] = vals[k]
 		if params[i].apply != nil {
 			params[i].apply(l, vals[k], nums[k])
+		}
+		if n := params[i].name; n == "oom-score-adj" || n == "oom-score-adj-values" {
+			oom = pairs[k][0]
+		}
+	}
+	if oom != "" && l.oomHook != nil {
+		mode, values := l.oomScoreAdjLocked()
+		if err := l.oomHook(mode, values); err != nil {
+			for k, i := range idx {
+				l.vals[i] = old[k]
+				if params[i].apply != nil {
+					_, n, _ := params[i].parse(old[k], old[k])
+					params[i].apply(l, old[k], n)
+				}
+			}
+			return setFailed(oom, "Failed to set current oom_score_adj. Check server logs.")
 		}
 	}
 	return nil
@@ -722,15 +792,76 @@ func parseSave(v, _ string) (string, string) {
 	return strings.Join(f, " "), ""
 }
 
+// parseOOMScoreAdj parses oom-score-adj: no, yes, relative (the same as yes, reported as
+// yes, as Redis does) or absolute.
+func parseOOMScoreAdj(v, _ string) (string, string) {
+	switch strings.ToLower(v) {
+	case "no":
+		return "no", ""
+	case "yes", "relative":
+		return "yes", ""
+	case "absolute":
+		return "absolute", ""
+	}
+	return "", "argument(s) must be one of the following: no, yes, relative, absolute"
+}
+
+// parseOOMScoreAdjValues parses oom-score-adj-values: three integers from -2000 to 2000, the
+// scores of a primary, a replica and a background child.
+func parseOOMScoreAdjValues(v, _ string) (string, string) {
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return "", "wrong number of arguments"
+	}
+	for i, s := range f {
+		n, ok := parseStrictInt(s)
+		if !ok || n < -2000 || n > 2000 {
+			return "", "Invalid oom-score-adj-values, elements must be between -2000 and 2000."
+		}
+		f[i] = itoa(n)
+	}
+	return strings.Join(f, " "), ""
+}
+
+// OOMScoreAdj is oom-score-adj ("no", "yes" or "absolute") and oom-score-adj-values.
+func (l *Live) OOMScoreAdj() (mode string, values [3]int) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.oomScoreAdjLocked()
+}
+
+func (l *Live) oomScoreAdjLocked() (mode string, values [3]int) {
+	i, _ := lookupParam("oom-score-adj")
+	j, _ := lookupParam("oom-score-adj-values")
+	for k, s := range strings.Fields(l.vals[j]) {
+		if k < 3 {
+			values[k], _ = strconv.Atoi(s)
+		}
+	}
+	return l.vals[i], values
+}
+
+// SetOOMScoreHook installs what writes the process's OOM score (the server's, once it runs):
+// CONFIG SET of oom-score-adj or oom-score-adj-values calls it with the new settings, and
+// refuses the change, keeping the old settings, when it fails.
+func (l *Live) SetOOMScoreHook(hook func(mode string, values [3]int) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.oomHook = hook
+}
+
 // parsePercentiles checks latency-tracking-info-percentiles: numbers in
-// [0, 100] separated by spaces, possibly none, as Redis accepts.
+// [0, 100] separated by spaces, possibly none, as Redis accepts. The
+// canonical form writes each in its shortest form ("50.0" is "50"), as
+// Redis's CONFIG GET does.
 func parsePercentiles(v, _ string) (string, string) {
 	f := strings.Fields(v)
-	for _, s := range f {
+	for i, s := range f {
 		p, err := strconv.ParseFloat(s, 64)
 		if err != nil || p < 0 || p > 100 || p != p {
 			return "", "latency-tracking-info-percentiles should be a number between 0 and 100"
 		}
+		f[i] = strconv.FormatFloat(p, 'f', -1, 64)
 	}
 	return strings.Join(f, " "), ""
 }
@@ -863,6 +994,10 @@ func (l *Live) ClientQueryBufferLimit() int64 { return l.queryBufLimit.Load() }
 // ACLLogMaxLen is acllog-max-len: the most entries ACL LOG keeps.
 func (l *Live) ACLLogMaxLen() int64 { return l.aclLogMaxLen.Load() }
 
+// ACLPubsubAllChannels is acl-pubsub-default = allchannels: new users and "reset" start with
+// every channel.
+func (l *Live) ACLPubsubAllChannels() bool { return l.aclPubsubAll.Load() }
+
 // RequirePass is requirepass: the default user's password, "" for none.
 func (l *Live) RequirePass() string { return *l.requirePass.Load() }
 
@@ -970,6 +1105,27 @@ func (l *Live) ReplicaAnnounce() (ip string, port int) {
 		ip = *p
 	}
 	return ip, int(l.announcePort.Load())
+}
+
+// BindSourceAddr is bind-source-addr: the local address outgoing replication
+// connections are made from ("" lets the kernel choose).
+func (l *Live) BindSourceAddr() string {
+	if p := l.bindSourceAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// PrimaryCredentials is masteruser and masterauth: the user ("" for the
+// default one) and password ("" for none) a replica authenticates with.
+func (l *Live) PrimaryCredentials() (user, pass string) {
+	if p := l.primaryUser.Load(); p != nil {
+		user = *p
+	}
+	if p := l.primaryAuth.Load(); p != nil {
+		pass = *p
+	}
+	return user, pass
 }
 
 // ReplicaServeStaleData is replica-serve-stale-data.

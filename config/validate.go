@@ -35,7 +35,7 @@ const (
 var logLevels = [...]string{"debug", "info", "warn", "error"}
 
 // logFormats are the accepted values of log.format.
-var logFormats = [...]string{"console", "json"}
+var logFormats = [...]string{"console", "json", "redis"}
 
 // debugSettings are the accepted values of server.enable_debug_command.
 var debugSettings = [...]string{DebugNo, DebugYes, DebugLocal}
@@ -103,6 +103,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	inRange("server.shutdown_timeout", int64(s.ShutdownTimeout), 1, 3600)
+	inRange("server.unixsocketperm", int64(s.UnixSocketPerm), 0, 0o777)
 
 	l := &c.Limits
 	l.ClientOutputBuffer.validate(inRange)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,11 @@ type Options struct {
 	// TLSPort+i (tls.go), with the settings ApplyTLS loaded. Port 0
 	// serves TLS only.
 	TLSPort int
+	// UnixSocket, when not empty, is the path of a Unix domain socket whose
+	// connections are shard 0's, as Redis's unixsocket; UnixSocketPerm, when
+	// not 0, the permission bits it is given once bound.
+	UnixSocket     string
+	UnixSocketPerm os.FileMode
 	// Reactors is the number of gnet event loops (0: one per CPU).
 	Reactors int
 	// ReactorPerShard serves each shard's port with an engine of one event
@@ -128,11 +134,16 @@ func New(opts Options) (*Server, error) {
 	s.requests.New = newRequest
 	ip := net.ParseIP(opts.Bind)
 	s.loopback = ip != nil && ip.IsLoopback() || opts.Bind == "localhost"
-	for i := 0; i < s.ks.Shards(); i++ {
+	for i := 0; opts.Port > 0 && i < s.ks.Shards(); i++ {
 		s.addrs = append(s.addrs, "tcp://"+net.JoinHostPort(opts.Bind, strconv.Itoa(opts.Port+i)))
 	}
+	if opts.UnixSocket != "" {
+		if err := checkUnixSocket(opts.UnixSocket); err != nil {
+			return nil, err
+		}
+	}
 	s.engineCount = 1
-	if opts.ReactorPerShard {
+	if opts.ReactorPerShard && opts.Port > 0 {
 		s.engineCount = len(s.addrs)
 	}
 	return s, nil
@@ -152,22 +163,43 @@ func (s *Server) Serve() error {
 			return err
 		}
 	}
-	if s.opts.Port == 0 {
+	if s.opts.Port == 0 && s.opts.UnixSocket == "" {
 		// TLS only: no gnet engine.
 		s.log.Info("listening on TLS ports only (server.port = 0)")
 		close(s.booted)
 		<-s.stopIdle
 		return nil
 	}
-	if s.opts.ReactorPerShard {
+	if s.opts.ReactorPerShard && s.opts.Port > 0 {
 		return s.servePerShard(gopts)
 	}
 	if s.opts.Reactors > 0 {
 		gopts = append(gopts, gnet.WithNumEventLoop(s.opts.Reactors))
 	}
-	err := gnet.Rotate(s, s.addrs, gopts...)
+	addrs := s.addrs
+	if s.opts.UnixSocket != "" {
+		addrs = append(addrs[:len(addrs):len(addrs)], "unix://"+s.opts.UnixSocket)
+	}
+	err := gnet.Rotate(s, addrs, gopts...)
 	if err != nil {
-		return fmt.Errorf("eventloop: serve %v: %w", s.addrs, err)
+		return fmt.Errorf("eventloop: serve %v: %w", addrs, err)
+	}
+	return nil
+}
+
+// checkUnixSocket refuses a unixsocket path that exists and is not a socket:
+// binding replaces what is at the path, as Redis unlinks a stale socket, and
+// that must never be a file or a directory.
+func checkUnixSocket(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("eventloop: unixsocket %s: %w", path, err)
+	}
+	if st.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("eventloop: unixsocket %s exists and is not a socket", path)
 	}
 	return nil
 }
@@ -176,9 +208,14 @@ func (s *Server) Serve() error {
 // port cannot be served, the others stop and Serve reports it.
 func (s *Server) servePerShard(gopts []gnet.Option) error {
 	errs := make(chan error, len(s.addrs))
-	for _, addr := range s.addrs {
+	for i, addr := range s.addrs {
 		go func() {
-			if err := gnet.Run(s, addr, gopts...); err != nil {
+			addrs := []string{addr}
+			if i == 0 && s.opts.UnixSocket != "" {
+				// The socket's clients are shard 0's, so shard 0's one loop reads them.
+				addrs = append(addrs, "unix://"+s.opts.UnixSocket)
+			}
+			if err := gnet.Rotate(s, addrs, gopts...); err != nil {
 				errs <- fmt.Errorf("eventloop: serve %s: %w", addr, err)
 				return
 			}
@@ -236,7 +273,12 @@ func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 	}
 	s.engines = append(s.engines, eng)
 	if len(s.engines) == s.engineCount {
-		s.log.Info("listening", zap.Strings("addresses", s.addrs), zap.Bool("reactor_per_shard", s.opts.ReactorPerShard))
+		if s.opts.UnixSocket != "" && s.opts.UnixSocketPerm != 0 {
+			if err := os.Chmod(s.opts.UnixSocket, s.opts.UnixSocketPerm); err != nil {
+				s.log.Warn("unixsocketperm not applied", zap.String("unixsocket", s.opts.UnixSocket), zap.Error(err))
+			}
+		}
+		s.log.Info("Ready to accept connections", zap.Strings("addresses", s.addrs), zap.Bool("reactor_per_shard", s.opts.ReactorPerShard))
 		close(s.booted)
 	}
 	return gnet.None
@@ -255,12 +297,21 @@ func refusedByProtectedMode(boundToLoopback, protectedMode, hasPassword bool, re
 
 // OnOpen assigns the connection to the shard of the port it came in on.
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
-	local, _ := c.LocalAddr().(*net.TCPAddr)
-	remote, _ := c.RemoteAddr().(*net.TCPAddr)
-	if local == nil || remote == nil {
-		return nil, gnet.Close
+	var cn *conn
+	var refusal []byte
+	if _, ok := c.LocalAddr().(*net.UnixAddr); ok {
+		// Redis names a Unix socket client by the socket's path and port 0; such a client is
+		// local, so protected mode lets it in.
+		path := s.opts.UnixSocket + ":0"
+		cn, refusal = s.open(c, 0, path, path, nil, s.outboxOf(c.EventLoop()), false, "")
+	} else {
+		local, _ := c.LocalAddr().(*net.TCPAddr)
+		remote, _ := c.RemoteAddr().(*net.TCPAddr)
+		if local == nil || remote == nil {
+			return nil, gnet.Close
+		}
+		cn, refusal = s.open(c, local.Port-s.opts.Port, remote.String(), local.String(), remote.IP, s.outboxOf(c.EventLoop()), false, "")
 	}
-	cn, refusal := s.open(c, local, remote, local.Port-s.opts.Port, s.outboxOf(c.EventLoop()), false, "")
 	if cn == nil {
 		return refusal, gnet.Close
 	}
@@ -268,14 +319,15 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	return nil, gnet.None
 }
 
-// open admits a connection of either kind (gnet's, or a TLS link, tls)
-// to the shard of index shard: protected mode and maxclients apply as to
+// open admits a connection of any kind (gnet's over TCP or a Unix socket,
+// or a TLS link, tls) to the shard of index shard: protected mode (for a
+// TCP peer at remoteIP; nil is a local socket) and maxclients apply as to
 // any client. user, when not empty, is the ACL user the connection starts
 // authenticated as (a TLS client certificate's identity). A refused
 // connection gets nil and the reply to send it before it is closed.
-func (s *Server) open(c link, local, remote *net.TCPAddr, shard int, ob *outbox, tls bool, user string) (*conn, []byte) {
-	if refusedByProtectedMode(s.loopback, s.live.ProtectedMode(), s.live.RequirePass() != "", remote.IP) {
-		s.log.Warn("refused a remote client: protected mode", zap.String("remote", remote.String()))
+func (s *Server) open(c link, shard int, remote, local string, remoteIP net.IP, ob *outbox, tls bool, user string) (*conn, []byte) {
+	if remoteIP != nil && refusedByProtectedMode(s.loopback, s.live.ProtectedMode(), s.live.RequirePass() != "", remoteIP) {
+		s.log.Warn("refused a remote client: protected mode", zap.String("remote", remote))
 		return nil, []byte(protectedModeMessage)
 	}
 	if shard < 0 || shard >= s.ks.Shards() {
@@ -285,20 +337,20 @@ func (s *Server) open(c link, local, remote *net.TCPAddr, shard int, ob *outbox,
 	var client *keyspace.Client
 	ok, as := false, false
 	if tls {
-		client, ok, as = s.ks.ConnectedTLS(shard, remote.String(), local.String(), cn, user)
+		client, ok, as = s.ks.ConnectedTLS(shard, remote, local, cn, user)
 	} else {
-		client, ok = s.ks.Connected(shard, remote.String(), local.String(), cn)
+		client, ok = s.ks.Connected(shard, remote, local, cn)
 	}
 	if ok && user != "" {
 		if as {
-			s.log.Info("TLS client authenticated by its certificate", zap.String("remote", remote.String()), zap.String("user", user))
+			s.log.Info("TLS client authenticated by its certificate", zap.String("remote", remote), zap.String("user", user))
 		} else {
 			s.log.Warn("TLS client certificate names no enabled ACL user; the connection starts as the default user",
-				zap.String("remote", remote.String()), zap.String("cn", user))
+				zap.String("remote", remote), zap.String("cn", user))
 		}
 	}
 	if !ok {
-		s.log.Warn("refused a client: maxclients reached", zap.String("remote", remote.String()))
+		s.log.Warn("refused a client: maxclients reached", zap.String("remote", remote))
 		return nil, []byte("-" + keyspace.MaxClientsError + "\r\n")
 	}
 	cn.client = client

@@ -168,7 +168,7 @@ func (s *Server) serveTLS(nc net.Conn, shard int) {
 		rsig: make(chan struct{}, 1),
 		done: make(chan struct{}),
 	}
-	cn, refusal := s.open(l, local, remote, shard, &outbox{loop: l}, true, user)
+	cn, refusal := s.open(l, shard, remote.String(), local.String(), remote.IP, &outbox{loop: l}, true, user)
 	if cn == nil {
 		if refusal != nil {
 			_ = nc.SetWriteDeadline(time.Now().Add(closeFlushTimeout))

@@ -422,7 +422,7 @@ func TestACLInvalidUserStopsStartUp(t *testing.T) {
 	}
 }
 
-func TestACLDeletedOrDisabledUserIsDisconnected(t *testing.T) {
+func TestACLDeletedUserIsDisconnected(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, testserver.Shards(2))
 	admin := s.ClientOf(t, 1)
@@ -445,8 +445,10 @@ func TestACLDeletedOrDisabledUserIsDisconnected(t *testing.T) {
 
 	expect(t, admin, int64(1), "ACL", "DELUSER", "gone")
 	g.expectClosed(5 * time.Second)
+	// Turning a user off refuses new logins; open connections stay, as in Redis 7.0.
 	expect(t, admin, "OK", "ACL", "SETUSER", "paused", "off")
-	p.expectClosed(5 * time.Second)
+	p.expect("+PONG\r\n", "PING")
+	p.expect("-"+errWrongPassReply+"\r\n", "AUTH", "paused", "p")
 
 	// Deleting the caller's own user: the reply comes, then the close.
 	self := dialRaw(t, s.Addrs[1])

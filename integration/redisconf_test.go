@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
@@ -152,4 +154,69 @@ func TestRedisConfUserDirective(t *testing.T) {
 	expect(t, c, "OK", "SET", "app:1", "v")
 	expectErr(t, c, "NOPERM this user has no permissions to access one of the keys used as arguments", "SET", "other", "v")
 	expectErr(t, c, "NOPERM this user has no permissions to run the 'del' command", "DEL", "app:1")
+}
+
+// A server started the way redis-server is started by Redis's own test suite: a file whose
+// name does not end in ".conf", a Unix socket beside the port, and Redis's log format on
+// standard output, where the suite looks for " PID: <pid>" and "Ready to accept connections".
+func TestRedisConfUnixSocketAndRedisLog(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "ruvio.sock")
+	conf := filepath.Join(dir, "redis.conf.1234.1")
+	text := "always-show-logo yes\nloglevel verbose\nlogfile ''\nunixsocket " + sock + "\nunixsocketperm 700\n" +
+		"enable-protected-configs yes\nenable-module-command yes\npropagation-error-behavior panic\n"
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Args: []string{conf}})
+	st, err := os.Stat(sock)
+	if err != nil || st.Mode()&os.ModeSocket == 0 || st.Mode().Perm() != 0o700 {
+		t.Fatalf("unix socket %s: %v %v", sock, st, err)
+	}
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, MaxRetries: -1, DisableIdentity: true})
+	t.Cleanup(func() { _ = c.Close() })
+	expect(t, c, "PONG", "PING")
+	expect(t, c, "OK", "SET", "k", "v")
+	expect(t, p.Client(t, 0), "v", "GET", "k") // the socket's clients are shard 0's
+	list := value(t, c, "CLIENT", "LIST").(string)
+	if !strings.Contains(list, "addr="+sock+":0") {
+		t.Errorf("CLIENT LIST lacks addr=%s:0:\n%s", sock, list)
+	}
+	expect(t, c, map[interface{}]interface{}{"unixsocket": sock}, "CONFIG", "GET", "unixsocket")
+	expect(t, c, map[interface{}]interface{}{"unixsocketperm": "700"}, "CONFIG", "GET", "unixsocketperm")
+	out := p.Output()
+	for _, w := range []string{" PID: " + strconv.Itoa(p.Pid()), "Ready to accept connections",
+		strconv.Itoa(p.Pid()) + ":M ", "enable-module-command yes: accepted without effect"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	p.Stop(t, 20*time.Second)
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left after exit: %v", err)
+	}
+}
+
+// A unixsocket path held by a regular file is refused at start, never replaced.
+func TestRedisConfUnixSocketOverFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "precious")
+	if err := os.WriteFile(file, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "sock.conf")
+	if err := os.WriteFile(conf, []byte("unixsocket "+file+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port, err := testserver.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runRefused(t, conf, "--port", strconv.Itoa(port), "--dir", dir)
+	if !strings.Contains(out, "exists and is not a socket") {
+		t.Errorf("output: %s", out)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "data" {
+		t.Errorf("file replaced: %q %v", b, err)
+	}
 }

@@ -538,7 +538,7 @@ func TestReplicationAuth(t *testing.T) {
 	waitFor(t, 10*time.Second, "the replica's link", func() bool { return linkUp(rc) })
 	expect(t, rc, "1", "GET", "a")
 	bad := testserver.StartBinary(t, testserver.BinaryConfig{Dir: t.TempDir(), Fsync: "always", Args: []string{"--config", cfg("wrong"), "--fsync", "always"}})
-	waitFor(t, 10*time.Second, "the refusal in the log", func() bool { return strings.Contains(bad.Output(), "AUTH refused by the primary") })
+	waitFor(t, 10*time.Second, "the refusal in the log", func() bool { return strings.Contains(bad.Output(), "Unable to AUTH to MASTER") })
 	if linkUp(bad.Client(t, 0)) {
 		t.Errorf("a replica with a wrong password is linked")
 	}

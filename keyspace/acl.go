@@ -35,12 +35,12 @@ type aclState struct {
 // newACLState builds the command universe from t (whose ids assignIDs has
 // set) and the start-up users: the ACL file or the [[acl.user]] tables,
 // then requirepass for the default user.
-func newACLState(t CommandTable, cfg config.Config, now func() time.Time) (*aclState, error) {
+func newACLState(t CommandTable, cfg config.Config, live *config.Live, now func() time.Time) (*aclState, error) {
 	u, err := acl.NewUniverse(aclSpecs(t))
 	if err != nil {
 		return nil, fmt.Errorf("keyspace: acl command universe: %w", err)
 	}
-	users := acl.NewUsers(u, acl.Options{})
+	users := acl.NewUsers(u, acl.Options{PubSubAllChannels: live != nil && live.ACLPubsubAllChannels()})
 	if cfg.ACL.File != "" {
 		data, err := os.ReadFile(cfg.ACL.File)
 		switch {
@@ -136,15 +136,12 @@ func (c *Client) UserName() string {
 
 // resolveUser finds the connection's user again in a newer snapshot, so
 // that a changed user's permissions apply to its open connections at
-// once. A user that was deleted or turned off leaves ACLUser nil: every
-// command is refused until the connection is closed.
+// once. A user that was deleted leaves ACLUser nil: every command is
+// refused until the connection is closed. A user turned off keeps its
+// open connections and their permissions, as in Redis 7.0.
 func (c *Client) resolveUser(users *acl.Users) {
 	c.ACLUsers = users
-	u := users.Get(c.UserName())
-	if u != nil && !u.Enabled() {
-		u = nil
-	}
-	c.ACLUser = u
+	c.ACLUser = users.Get(c.UserName())
 }
 
 // checkACL is the permission check of a call of cmd, run before it
@@ -320,16 +317,17 @@ func CommandChannels(name string, args [][]byte, dst []acl.ChannelRef) []acl.Cha
 }
 
 // ACLChanged closes the connections that a change of the users (old to
-// users) took away: those of deleted or disabled users, after ACL LOAD
-// (all) those of every user but the default one, as Redis does, and, as
-// Redis 7.0 does, subscribers whose user no longer grants one of their
-// channels or patterns. The caller's own connection is closed after its
-// reply.
+// users) took away: those of deleted users, after ACL LOAD (all) those of
+// every user but the default one, as Redis does, and, as Redis 7.0 does,
+// subscribers whose user no longer grants one of their channels or
+// patterns. A user turned off keeps its open connections, as in Redis 7.0:
+// "off" refuses new authentications only. The caller's own connection is
+// closed after its reply.
 func (x *Ctx) ACLChanged(old, users *acl.Users, all bool) {
 	for _, c := range x.S.Srv.Clients() {
 		name := c.UserName()
 		u := users.Get(name)
-		if u != nil && u.Enabled() && !(all && name != acl.DefaultUserName) && !x.S.Srv.lostChannels(c, old.Get(name), u) {
+		if u != nil && !(all && name != acl.DefaultUserName) && !x.S.Srv.lostChannels(c, old.Get(name), u) {
 			continue
 		}
 		x.KillClient(c)

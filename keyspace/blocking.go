@@ -672,6 +672,43 @@ func (sh *Shard) UnblockClient(c *Client, errReply bool) bool {
 	return true
 }
 
+// roleChangeUnblocked is Redis's reply to a command blocked on a primary
+// that becomes a replica.
+const roleChangeUnblocked = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
+
+// UnblockForRoleChange ends every command blocked on this shard (on keys,
+// or WAIT) with Redis's -UNBLOCKED error and closes its client after the
+// reply, as Redis does when a primary becomes a replica: the keys now
+// change only through the primary's records, and a client served by one of
+// them would take from the replica what the primary still holds. Clients
+// held by CLIENT PAUSE stay held.
+func (sh *Shard) UnblockForRoleChange() {
+	bs := &sh.Blk
+	var ended []*blockedClient
+	for _, bc := range bs.Clients {
+		if !bc.done && !bc.Postponed && !bc.offLoop {
+			ended = append(ended, bc)
+		}
+	}
+	for _, bc := range ended {
+		x := sh.blockCtx(bc)
+		before := len(x.W.Buf)
+		x.W.Error(roleChangeUnblocked)
+		sh.countBlockedError(bc, before)
+		bc.silence(x.W, before)
+		bc.Batch.CloseAfter = true
+		*x = Ctx{}
+		sh.unblocked(bc)
+	}
+	if len(bs.Resume) > 0 {
+		sh.ResumeBlocked()
+		if len(sh.pushPending) > 0 {
+			sh.flushPushes()
+		}
+		sh.Commit()
+	}
+}
+
 // slowlogUnblocked enters the command of bc, served or ended by CLIENT
 // UNBLOCK, in the slow log, as Redis does for a blocked command (its
 // first run was not logged, call left it for now): its duration is the

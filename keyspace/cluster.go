@@ -155,9 +155,12 @@ func (s *Server) BecomeReplica(host string, port int) (bool, error) {
 	s.Repl.Mu.Lock()
 	s.Repl.Host, s.Repl.Port = host, port
 	s.Repl.Mu.Unlock()
-	s.Repl.Replica.Store(true)
+	was := s.Repl.Replica.Swap(true)
 	for _, o := range s.ShardList {
 		o.Post(o.DropReplicas)
+		if !was {
+			o.Post(o.UnblockForRoleChange)
+		}
 	}
 	if s.Opts.Replication == nil {
 		return true, nil

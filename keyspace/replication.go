@@ -65,6 +65,51 @@ type Replication interface {
 	Link(shard int) LinkStatus
 }
 
+// SyncCounter is implemented by a Replication that counts, per shard, the
+// synchronisations it served as a primary: full ones, resumes, and resumes
+// asked for that had to be full (INFO's sync_full, sync_partial_ok and
+// sync_partial_err).
+type SyncCounter interface {
+	SyncCounts(shard int) (full, partialOK, partialErr int64)
+}
+
+// SyncCounts is shard's SyncCounter figures, zeros without replication.
+func (s *Server) SyncCounts(shard int) (full, partialOK, partialErr int64) {
+	if c, ok := s.Opts.Replication.(SyncCounter); ok {
+		return c.SyncCounts(shard)
+	}
+	return 0, 0, 0
+}
+
+// LinkDropper is implemented by a Replication whose replica links can be
+// dropped on request (CLIENT KILL of the primary's address, or TYPE master).
+type LinkDropper interface {
+	DropLink(shard int) bool
+}
+
+// DropPrimaryLink closes shard's connection to its primary while the process
+// is a replica; the link reconnects and resumes. It reports whether one was
+// closed.
+func (s *Server) DropPrimaryLink(shard int) bool {
+	if d, ok := s.Opts.Replication.(LinkDropper); ok && s.IsReplica() {
+		return d.DropLink(shard)
+	}
+	return false
+}
+
+// PrimaryAddrOf is the address shard's link dials ("" when not a replica):
+// the primary's port plus the shard's index.
+func (s *Server) PrimaryAddrOf(shard int) string {
+	if !s.IsReplica() {
+		return ""
+	}
+	host, port := s.PrimaryAddr()
+	if host == "" {
+		return ""
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port+shard))
+}
+
 // replState is the process's replication role.
 type replState struct {
 	// Replica is set while the process follows a primary.

@@ -144,7 +144,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	ncmds := s.Cmds.assignIDs()
 	var err error
-	if s.ACL, err = newACLState(s.Cmds, opts.Config, s.Clock); err != nil {
+	if s.ACL, err = newACLState(s.Cmds, opts.Config, opts.Live, s.Clock); err != nil {
 		return nil, err
 	}
 	for i := 0; i < n; i++ {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -50,6 +51,10 @@ type Primary struct {
 
 // feed wakes the senders of one shard when its durable sequence advances.
 type feed struct {
+	// full, partialOK and partialErr count the shard's synchronisations: full
+	// ones, resumes, and resumes asked for that became full ones.
+	full, partialOK, partialErr atomic.Int64
+
 	mu sync.Mutex
 	ch chan struct{}
 	// taken is set once wait handed ch out: a notify with no sender
@@ -90,6 +95,17 @@ func NewPrimary(fs persistence.FS, dir string, shards int, durable func(int) uin
 		p.log = zap.NewNop()
 	}
 	return p
+}
+
+// SyncCounts returns shard's counts of full synchronisations, of resumes,
+// and of resumes asked for that had to be full synchronisations (Redis's
+// sync_full, sync_partial_ok and sync_partial_err).
+func (p *Primary) SyncCounts(shard int) (full, partialOK, partialErr int64) {
+	if shard < 0 || shard >= len(p.feeds) {
+		return 0, 0, 0
+	}
+	f := p.feeds[shard]
+	return f.full.Load(), f.partialOK.Load(), f.partialErr.Load()
 }
 
 // Durable is the WAL hook: shard's durable sequence advanced.
@@ -150,12 +166,18 @@ func (p *Primary) send(shard int, after uint64, out Stream) error {
 		rd = r
 	}
 	if rd != nil {
+		p.feeds[shard].partialOK.Add(1)
 		log.Info("replication: partial resync", zap.Uint64("after", after), zap.Uint64("durable", durable))
 		if err := p.write(out, AppendFrame(nil, FrameContinue, u64s(after))); err != nil {
 			rd.Close()
 			return err
 		}
 	} else {
+		p.feeds[shard].full.Add(1)
+		if after > 0 {
+			// The replica asked to resume from a point this log no longer holds.
+			p.feeds[shard].partialErr.Add(1)
+		}
 		seq, err := p.sendSnapshot(shard, out)
 		if err != nil {
 			return err

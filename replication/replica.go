@@ -49,6 +49,13 @@ type FollowerOptions struct {
 	Port int // the primary's shard 0; shard i is Port+i
 	User string
 	Pass string
+	// Credentials, when set, gives the user and password at each connection
+	// instead of User and Pass, so that a change (CONFIG SET masterauth)
+	// applies when the link next connects.
+	Credentials func() (user, pass string)
+	// SourceAddr, when set, gives the local IP address to dial from at each
+	// connection ("" for the kernel's choice), as Redis's bind-source-addr.
+	SourceAddr func() string
 	// Epoch tags the follower's calls of the Target.
 	Epoch uint64
 	FS    persistence.FS
@@ -71,9 +78,10 @@ type FollowerOptions struct {
 	// ruvio-run-id: a primary that is this process, or that replicates
 	// from it, is a loop and refused ("" announces none).
 	RunID string
-	// Dial, when set, opens the connection to a primary's shard (over
-	// TLS, with tls-replication); nil dials plain TCP.
-	Dial func(addr string, timeout time.Duration) (net.Conn, error)
+	// Dial, when set, opens the connection to a primary's shard with d
+	// (its timeout and source address), over TLS with tls-replication;
+	// nil dials plain TCP with d.
+	Dial func(d *net.Dialer, addr string) (net.Conn, error)
 }
 
 // Follower keeps every shard of a replica following its primary.
@@ -105,6 +113,23 @@ type link struct {
 	// chain is the run ids of the primary and of those it replicates
 	// from, as its answer to REPLCONF ruvio-run-id listed them; mu guards.
 	chain []string
+}
+
+// DropLink closes shard's connection to its primary, if it has one; the
+// link reconnects (and resumes) as after any drop. It reports whether a
+// connection was closed.
+func (f *Follower) DropLink(shard int) bool {
+	if shard < 0 || shard >= len(f.links) {
+		return false
+	}
+	l := f.links[shard]
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return false
+	}
+	_ = l.conn.Close()
+	return true
 }
 
 // LinkStatus is a shard's link as INFO and ROLE report it.
@@ -235,15 +260,31 @@ func (l *link) run() {
 	}
 }
 
+// errAuthRefused is the primary's refusal of the replica's AUTH, in Redis's
+// wording, which tools watching a replica's log look for.
+//
+//lint:ignore ST1005 Redis's own wording, capitals included
+var errAuthRefused = errors.New("Unable to AUTH to MASTER")
+
 // session runs one connection: handshake, then frames until an error.
 func (l *link) session(addr string) error {
-	dial := l.f.opts.Dial
-	if dial == nil {
-		dial = func(addr string, timeout time.Duration) (net.Conn, error) {
-			return net.DialTimeout("tcp", addr, timeout)
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	if l.f.opts.SourceAddr != nil {
+		if ip := l.f.opts.SourceAddr(); ip != "" {
+			src := net.ParseIP(ip)
+			if src == nil {
+				return fmt.Errorf("bind-source-addr %q is not an IP address", ip)
+			}
+			d.LocalAddr = &net.TCPAddr{IP: src}
 		}
 	}
-	conn, err := dial(addr, 5*time.Second)
+	var conn net.Conn
+	var err error
+	if l.f.opts.Dial != nil {
+		conn, err = l.f.opts.Dial(d, addr)
+	} else {
+		conn, err = d.Dial("tcp", addr)
+	}
 	if err != nil {
 		return err
 	}
@@ -258,10 +299,14 @@ func (l *link) session(addr string) error {
 	defer conn.Close()
 	br := bufio.NewReaderSize(conn, 1<<20)
 	o := l.f.opts
-	if o.Pass != "" {
-		args := []string{"AUTH", o.Pass}
-		if o.User != "" {
-			args = []string{"AUTH", o.User, o.Pass}
+	user, pass := o.User, o.Pass
+	if o.Credentials != nil {
+		user, pass = o.Credentials()
+	}
+	if pass != "" {
+		args := []string{"AUTH", pass}
+		if user != "" {
+			args = []string{"AUTH", user, pass}
 		}
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 		if _, err := conn.Write(command(args...)); err != nil {
@@ -272,7 +317,7 @@ func (l *link) session(addr string) error {
 			return fmt.Errorf("AUTH: %w", err)
 		}
 		if !strings.HasPrefix(line, "+OK") {
-			return fmt.Errorf("AUTH refused by the primary: %s", strings.TrimSpace(line))
+			return fmt.Errorf("%w: %s", errAuthRefused, strings.TrimSpace(line))
 		}
 	}
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))

@@ -19,6 +19,7 @@ import (
 	"github.com/ruvio/ruvio/commands"
 	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/eventloop"
+	"github.com/ruvio/ruvio/internal/oomscore"
 	"github.com/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/metrics"
 	"github.com/ruvio/ruvio/persistence"
@@ -175,6 +176,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		a.ks.SetCleanFrom(a.member.appliedEpoch)
 		a.ks.StartReplica("", 0)
 	}
+	a.setupOOMScore(live, log)
 	if a.repl != nil {
 		a.repl.ks = a.ks
 		if p := cfg.Replication.Primary; p != "" {
@@ -198,6 +200,8 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		Bind:            cfg.Server.Bind,
 		Port:            cfg.Server.Port,
 		TLSPort:         cfg.TLS.Port,
+		UnixSocket:      cfg.Server.UnixSocket,
+		UnixSocketPerm:  os.FileMode(cfg.Server.UnixSocketPerm),
 		Reactors:        cfg.Server.Reactors,
 		ReactorPerShard: cfg.Server.ReactorPerShard,
 		Inline:          cfg.Server.InlineExecution,
@@ -359,6 +363,33 @@ func (a *App) Stop(ctx context.Context) error {
 	return nil
 }
 
+// setupOOMScore applies oom-score-adj at start and whenever CONFIG SET or a change of role (a
+// replica scores values[1], a primary values[0]) changes what it should be.
+func (a *App) setupOOMScore(live *config.Live, log *zap.Logger) {
+	adj := oomscore.New()
+	apply := func(mode string, values [3]int) error {
+		v := values[0]
+		if a.ks.IsReplica() {
+			v = values[1]
+		}
+		if mode == oomscore.ModeYes {
+			mode = oomscore.ModeRelative
+		}
+		if err := adj.Apply(mode, v); err != nil {
+			log.Warn("oom-score-adj not applied", zap.String("mode", mode), zap.Int("value", v), zap.Error(err))
+			return err
+		}
+		return nil
+	}
+	live.SetOOMScoreHook(apply)
+	if a.repl != nil {
+		a.repl.onRole = func() { _ = apply(live.OOMScoreAdj()) }
+	}
+	if mode, values := live.OOMScoreAdj(); mode != oomscore.ModeNo {
+		_ = apply(mode, values)
+	}
+}
+
 // logStart writes the start line: what runs, from which configuration,
 // with which durability, where.
 func logStart(log *zap.Logger, cfg config.Config, note string) {
@@ -377,7 +408,8 @@ func logStart(log *zap.Logger, cfg config.Config, note string) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	log.Info("starting ruvio",
+	// " PID: n" is also what Redis's test suite waits for in the log of a server it started.
+	log.Info(fmt.Sprintf("starting ruvio, PID: %d", os.Getpid()),
 		zap.String("version", keyspace.Version),
 		zap.String("config_file", file),
 		zap.String("fsync", fsync),

@@ -7,7 +7,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -30,6 +29,8 @@ type replicator struct {
 	log     *zap.Logger
 	// tlsDial, when set, is how links dial their primary (tls-replication).
 	tlsDial atomic.Pointer[tls.Config]
+	// onRole, when set, runs after the process became a replica or a primary.
+	onRole func()
 
 	mu       sync.Mutex
 	follower *replication.Follower // mu guards
@@ -53,13 +54,27 @@ func (r *replicator) durable(shard int, seq uint64) {
 	}
 }
 
+// DropLink closes shard's connection to its primary (keyspace.LinkDropper).
+func (r *replicator) DropLink(shard int) bool {
+	r.mu.Lock()
+	f := r.follower
+	r.mu.Unlock()
+	return f != nil && f.DropLink(shard)
+}
+
+// SyncCounts is the primary side's synchronisation counts (keyspace.SyncCounter).
+func (r *replicator) SyncCounts(shard int) (full, partialOK, partialErr int64) {
+	return r.primary.SyncCounts(shard)
+}
+
 func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) {
 	r.primary.Serve(shard, after, out)
 }
 
 func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
-		Host: host, Port: port, User: r.user, Pass: r.pass, Epoch: epoch,
+		Host: host, Port: port, User: r.user, Pass: r.pass, Credentials: r.ks.Live().PrimaryCredentials,
+		SourceAddr: r.ks.Live().BindSourceAddr, Epoch: epoch,
 		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
 		Announce: r.ks.Live().ReplicaAnnounce,
 		RunID:    r.ks.RunID(),
@@ -73,25 +88,25 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 		old.Stop()
 	}
 	f.Start()
+	r.roleChanged()
 	return nil
 }
 
-// dial opens a link's connection to its primary: over TLS while
+// dial opens a link's connection to its primary with d: over TLS while
 // tls-replication is on (the settings current at each dial), plain TCP
 // otherwise.
-func (r *replicator) dial(addr string, timeout time.Duration) (net.Conn, error) {
+func (r *replicator) dial(d *net.Dialer, addr string) (net.Conn, error) {
 	conf := r.tlsDial.Load()
 	if conf == nil {
-		c, err := net.DialTimeout("tcp", addr, timeout)
+		c, err := d.Dial("tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("replication: dial %s: %w", addr, err)
 		}
 		return c, nil
 	}
-	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: conf}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	c, err := d.DialContext(ctx, "tcp", addr)
+	td := &tls.Dialer{NetDialer: d, Config: conf}
+	// The dialer's timeout bounds the connection and the handshake.
+	c, err := td.DialContext(context.Background(), "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("replication: TLS dial %s: %w", addr, err)
 	}
@@ -113,6 +128,13 @@ func (r *replicator) setTLS(t config.TLSConfig) error {
 	return nil
 }
 
+// roleChanged runs onRole, if set, after the process became a replica or a primary.
+func (r *replicator) roleChanged() {
+	if r.onRole != nil {
+		r.onRole()
+	}
+}
+
 func (r *replicator) Unfollow() {
 	r.mu.Lock()
 	old := r.follower
@@ -121,6 +143,7 @@ func (r *replicator) Unfollow() {
 	if old != nil {
 		old.Stop()
 	}
+	r.roleChanged()
 }
 
 // stop ends the follower's links and waits for them, before the keyspace

@@ -72,6 +72,8 @@ var layers = []layer{
 	{"internal/lint", nil},
 	// The fault harness's history recorder and checkers: pure, no server.
 	{"internal/history", nil},
+	// The process's OOM-killer score (oom-score-adj): a leaf internal/app uses.
+	{"internal/oomscore", nil},
 }
 
 // knownViolations are imports that break the table today. Each stays
