@@ -75,6 +75,12 @@ var keyAuditCalls = map[string]string{
 	"hdel": "HDEL app:k f", "hello": "HELLO 3", "hexists": "HEXISTS app:k f", "hget": "HGET app:k f", "hgetall": "HGETALL app:k",
 	"hincrby": "HINCRBY app:k f 1", "hincrbyfloat": "HINCRBYFLOAT app:k f 1", "hkeys": "HKEYS app:k", "hlen": "HLEN app:k",
 	"hmget": "HMGET app:k f g", "hmset": "HMSET app:k f v", "hrandfield": "HRANDFIELD app:k 2", "hscan": "HSCAN app:k 0",
+	"hexpire": "HEXPIRE app:k 10 FIELDS 1 f", "hpexpire": "HPEXPIRE app:k 10 NX FIELDS 1 f",
+	"hexpireat": "HEXPIREAT app:k 10 FIELDS 1 f", "hpexpireat": "HPEXPIREAT app:k 10 FIELDS 1 f",
+	"httl": "HTTL app:k FIELDS 1 f", "hpttl": "HPTTL app:k FIELDS 1 f",
+	"hexpiretime": "HEXPIRETIME app:k FIELDS 1 f", "hpexpiretime": "HPEXPIRETIME app:k FIELDS 1 f",
+	"hpersist": "HPERSIST app:k FIELDS 1 f", "hgetdel": "HGETDEL app:k FIELDS 1 f",
+	"hgetex": "HGETEX app:k EX 10 FIELDS 1 f", "hsetex": "HSETEX app:k EX 10 FIELDS 1 f v",
 	"hset": "HSET app:k f v", "hsetnx": "HSETNX app:k f v", "hstrlen": "HSTRLEN app:k f", "hvals": "HVALS app:k",
 	"incr": "INCR app:k", "incrby": "INCRBY app:k 1", "incrbyfloat": "INCRBYFLOAT app:k 1", "info": "INFO", "keys": "KEYS *",
 	"lastsave": "LASTSAVE", "lcs": "LCS app:a app:b LEN",
@@ -166,12 +172,16 @@ var keyAuditFlags = map[string][]string{
 	"limit":       {"RW access update"},       // replies the allowance left
 	"delifeq":     {"RM access delete"},       // compares, then deletes
 	"cl.throttle": {"RW access update"},       // replies the allowance left
-	"once":        {"OW insert"},              // 1 or 0, like SETNX
-	"release":     {"RW delete"},              // 1 or 0
-	"semaphore":   {"RW access update"},       // replies a token
-	"setv":        {"RW update"},              // replies the new version
-	"take":        {"RW access update"},       // replies the remainder
-	"bf.add":      {"RW insert"}, "bf.card": {"RO"}, "bf.exists": {"RO access"}, "bf.info": {"RO"},
+	// Hash-field expiry (Redis 7.4 and 8.0), as Redis's key specs.
+	"hexpire": {"RW update"}, "hpexpire": {"RW update"}, "hexpireat": {"RW update"}, "hpexpireat": {"RW update"},
+	"httl": {"RO access"}, "hpttl": {"RO access"}, "hexpiretime": {"RO access"}, "hpexpiretime": {"RO access"},
+	"hpersist": {"RW update"}, "hgetdel": {"RW access delete"}, "hgetex": {"RW access update"}, "hsetex": {"RW update"},
+	"once":      {"OW insert"},        // 1 or 0, like SETNX
+	"release":   {"RW delete"},        // 1 or 0
+	"semaphore": {"RW access update"}, // replies a token
+	"setv":      {"RW update"},        // replies the new version
+	"take":      {"RW access update"}, // replies the remainder
+	"bf.add":    {"RW insert"}, "bf.card": {"RO"}, "bf.exists": {"RO access"}, "bf.info": {"RO"},
 	"bf.insert": {"RW insert"}, "bf.madd": {"RW insert"}, "bf.mexists": {"RO access"}, "bf.reserve": {"RW insert"},
 }
 

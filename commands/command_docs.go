@@ -108,6 +108,26 @@ func intArg(name string) commandArg { return commandArg{name: name, typ: argInte
 
 func dblArg(name string) commandArg { return commandArg{name: name, typ: argDouble} }
 
+func unixTimeArg(name string) commandArg { return commandArg{name: name, typ: argUnixTime} }
+
+// fieldsBlock is the FIELDS numfields field [field ...] block of the
+// hash-field expiry commands.
+func fieldsBlock() commandArg {
+	return block("fields", intArg("numfields"), strArg("field").with(argMultiple)).withToken("FIELDS")
+}
+
+// hashFieldsDocArgs is key FIELDS numfields field [field ...].
+func hashFieldsDocArgs() []commandArg { return []commandArg{keyArg("key", 0), fieldsBlock()} }
+
+// hexpireDocArgs is HEXPIRE's tree with its time argument t.
+func hexpireDocArgs(t commandArg) []commandArg {
+	return []commandArg{
+		keyArg("key", 0), t,
+		oneOf("condition", pureToken("NX"), pureToken("XX"), pureToken("GT"), pureToken("LT")).with(argOptional),
+		fieldsBlock(),
+	}
+}
+
 // pureToken is a token without a value; its name is the token in lower
 // case, as Redis names them.
 func pureToken(token string) commandArg {
@@ -152,6 +172,38 @@ var nativeCommandDocs = map[string]*commandDoc{
 			block("begin", strArg("fingerprint"), strArg("owner"), intArg("ttl_ms")).withToken("BEGIN"),
 			block("complete", strArg("fingerprint"), strArg("owner"), strArg("result")).withToken("COMPLETE"),
 		),
+	}},
+	// Hash-field expiry: Redis 7.4's HEXPIRE family, HTTL family and
+	// HPERSIST, Redis 8.0's HGETDEL, HGETEX and HSETEX (their trees as
+	// Redis documents them).
+	"hexpire":      {args: hexpireDocArgs(intArg("seconds"))},
+	"hpexpire":     {args: hexpireDocArgs(intArg("milliseconds"))},
+	"hexpireat":    {args: hexpireDocArgs(unixTimeArg("unix-time-seconds"))},
+	"hpexpireat":   {args: hexpireDocArgs(unixTimeArg("unix-time-milliseconds"))},
+	"httl":         {args: hashFieldsDocArgs()},
+	"hpttl":        {args: hashFieldsDocArgs()},
+	"hexpiretime":  {args: hashFieldsDocArgs()},
+	"hpexpiretime": {args: hashFieldsDocArgs()},
+	"hpersist":     {args: hashFieldsDocArgs()},
+	"hgetdel":      {args: hashFieldsDocArgs()},
+	"hgetex": {args: []commandArg{
+		keyArg("key", 0),
+		oneOf("expiration",
+			intArg("seconds").withToken("EX"), intArg("milliseconds").withToken("PX"),
+			unixTimeArg("unix-time-seconds").withToken("EXAT"), unixTimeArg("unix-time-milliseconds").withToken("PXAT"),
+			pureToken("PERSIST"),
+		).with(argOptional),
+		fieldsBlock(),
+	}},
+	"hsetex": {args: []commandArg{
+		keyArg("key", 0),
+		oneOf("condition", pureToken("FNX"), pureToken("FXX")).with(argOptional),
+		oneOf("expiration",
+			intArg("seconds").withToken("EX"), intArg("milliseconds").withToken("PX"),
+			unixTimeArg("unix-time-seconds").withToken("EXAT"), unixTimeArg("unix-time-milliseconds").withToken("PXAT"),
+			pureToken("KEEPTTL"),
+		).with(argOptional),
+		block("fields", intArg("numfields"), block("data", strArg("field"), strArg("value")).with(argMultiple)).withToken("FIELDS"),
 	}},
 	// DELIFEQ key value (Valkey 9.0).
 	"delifeq": {args: []commandArg{keyArg("key", 0), strArg("value")}},

@@ -29,13 +29,16 @@ type redisRefEntry struct {
 
 // nativeCommands are the commands of the table that Redis 7.0 does not
 // have: the native key jobs and RUVIO, commands of later Redis and Valkey
-// versions (WAITAOF, DELIFEQ, CLIENT subcommands), redis-cell's
+// versions (WAITAOF, DELIFEQ, CLIENT subcommands, hash-field expiry), redis-cell's
 // CL.THROTTLE, and the Bloom filter commands (RedisBloom's names).
 var nativeCommands = map[string]bool{
 	"changes": true, "idem": true, "lease": true, "limit": true, "once": true,
 	"release": true, "semaphore": true, "setv": true, "take": true,
 	"ruvio": true, "ruvio|help": true, "ruvio|owner": true, "ruvio|hotkeys": true, "replsync": true, "slotmove": true,
 	"delifeq": true, "cl.throttle": true, "waitaof": true,
+	"hexpire": true, "hpexpire": true, "hexpireat": true, "hpexpireat": true,
+	"httl": true, "hpttl": true, "hexpiretime": true, "hpexpiretime": true, "hpersist": true,
+	"hgetdel": true, "hgetex": true, "hsetex": true,
 	"client|no-touch": true, "client|setinfo": true, "cluster|myshardid": true,
 	"bf.add": true, "bf.card": true, "bf.exists": true, "bf.info": true,
 	"bf.insert": true, "bf.madd": true, "bf.mexists": true, "bf.reserve": true,

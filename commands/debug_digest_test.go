@@ -45,3 +45,19 @@ func TestDebugDigest(t *testing.T) {
 		da = srvRun(b, 2, "DEBUG", "DIGEST")
 	}
 }
+
+func TestDebugPopulate(t *testing.T) {
+	sh, _ := srvTestShard(t, 1, 0, nil)
+	srvExpect(t, sh, "+OK\r\n", "SET", "key:1", "mine")
+	srvExpect(t, sh, "+OK\r\n", "DEBUG", "POPULATE", "3")
+	srvExpect(t, sh, ":3\r\n", "DBSIZE")
+	srvExpect(t, sh, "$7\r\nvalue:0\r\n", "GET", "key:0")
+	srvExpect(t, sh, "$4\r\nmine\r\n", "GET", "key:1") // existing keys stay
+	srvExpect(t, sh, "+OK\r\n", "DEBUG", "POPULATE", "2", "p", "10")
+	srvExpect(t, sh, "$10\r\nvalue:1\x00\x00\x00\r\n", "GET", "p:1")
+	srvExpect(t, sh, "+OK\r\n", "DEBUG", "POPULATE", "1", "q", "3")
+	srvExpect(t, sh, "$3\r\nval\r\n", "GET", "q:0")
+	srvExpect(t, sh, "-ERR value is out of range, must be positive\r\n", "DEBUG", "POPULATE", "-1")
+	srvExpect(t, sh, "-ERR value is out of range, must be positive\r\n", "DEBUG", "POPULATE", "1", "k", "x")
+	srvExpect(t, sh, ":6\r\n", "DBSIZE")
+}

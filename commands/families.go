@@ -36,6 +36,7 @@ func commandFamilies() []func(keyspace.CommandTable) {
 		registerPubSubFamily,
 		registerTransactionFamily,
 		registerHashFamily,
+		registerHashTTLFamily,
 		registerStreamFamily,
 		registerListFamily,
 		registerListBlockingPops,

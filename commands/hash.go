@@ -17,10 +17,11 @@ import (
 // deleted, by the command and by the replay of its record alike.
 
 // hashFor returns the hash at key for a write, creating an empty one (not
-// yet in the keyspace: e is nil) when the key is absent. ok is false when
-// WRONGTYPE was replied.
-func hashFor(x *keyspace.Ctx, key []byte) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
-	e, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, key, false)
+// yet in the keyspace: e is nil) when the key is absent, after deleting
+// the expired fields among fields[0], fields[step], … (liveHash). ok is
+// false when WRONGTYPE was replied.
+func hashFor(x *keyspace.Ctx, key []byte, fields [][]byte, step int) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
+	e, o, ok = liveHash(x, key, false, fields, step)
 	if ok && e == nil {
 		o = &keyspace.HashObj{}
 	}
@@ -43,14 +44,14 @@ func hsetCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:], 2)
 	if !ok {
 		return
 	}
 	cfg := x.S.HashConfig()
 	added := 0
 	for i := 2; i < len(x.Args); i += 2 {
-		if o.H.Set(cfg, x.Args[i], x.Args[i+1]) {
+		if o.Set(cfg, x.Args[i], x.Args[i+1]) {
 			added++
 		}
 	}
@@ -67,7 +68,7 @@ func hsetCommand(x *keyspace.Ctx) {
 // HSETNX key field value
 func hsetnxCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:3], 1)
 	if !ok {
 		return
 	}
@@ -75,23 +76,24 @@ func hsetnxCommand(x *keyspace.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	o.H.Set(x.S.HashConfig(), x.Args[2], x.Args[3])
+	o.Set(x.S.HashConfig(), x.Args[2], x.Args[3])
 	storeHash(x, e, key, o)
 	x.S.LogHashSet(x.DB.ID, key, x.Args[2:4])
 	x.Notify(keyspace.EvHash, "hset", key)
 	x.W.Int(1)
 }
 
-// readHash returns the hash at key for a read; o is nil when the key is
-// absent. ok is false when WRONGTYPE was replied.
-func readHash(x *keyspace.Ctx) (o *keyspace.HashObj, ok bool) {
-	_, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, x.Args[1], true)
+// readHash returns the hash at key for a read, after deleting the
+// expired fields among fields[0], fields[step], …; o is nil when the key
+// is absent. ok is false when WRONGTYPE was replied.
+func readHash(x *keyspace.Ctx, fields [][]byte, step int) (o *keyspace.HashObj, ok bool) {
+	_, o, ok = liveHash(x, x.Args[1], true, fields, step)
 	return o, ok
 }
 
 // HGET key field
 func hgetCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, x.Args[2:], 1)
 	if !ok {
 		return
 	}
@@ -99,7 +101,7 @@ func hgetCommand(x *keyspace.Ctx) {
 		x.W.Null()
 		return
 	}
-	if v, found := o.H.Get(x.Args[2]); found {
+	if v, found := hget(x, o, x.Args[2]); found {
 		x.W.Bulk(v)
 	} else {
 		x.W.Null()
@@ -108,7 +110,7 @@ func hgetCommand(x *keyspace.Ctx) {
 
 // HMGET key field [field ...]
 func hmgetCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, x.Args[2:], 1)
 	if !ok {
 		return
 	}
@@ -118,7 +120,7 @@ func hmgetCommand(x *keyspace.Ctx) {
 			x.W.Null()
 			continue
 		}
-		if v, found := o.H.Get(f); found {
+		if v, found := hget(x, o, f); found {
 			x.W.Bulk(v)
 		} else {
 			x.W.Null()
@@ -129,13 +131,15 @@ func hmgetCommand(x *keyspace.Ctx) {
 // HDEL key field [field ...]
 func hdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
+	// As Redis, HDEL deletes an expired field not yet deleted like any
+	// other, and counts it.
 	e, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, key, false)
 	if !ok {
 		return
 	}
 	var removed [][]byte
 	for _, f := range x.Args[2:] {
-		if o.H.Delete(f) {
+		if o.Delete(f) {
 			removed = append(removed, f)
 		}
 	}
@@ -152,20 +156,21 @@ func hdelCommand(x *keyspace.Ctx) {
 
 // HSTRLEN key field
 func hstrlenCommand(x *keyspace.Ctx) {
-	_, o, ok := lookupTypedOrReplyZero[*keyspace.HashObj](x, x.Args[1], true)
+	_, o, ok := liveHash(x, x.Args[1], true, x.Args[2:], 1)
 	if !ok {
 		return
 	}
-	x.W.Int(int64(o.H.StrLen(x.Args[2])))
+	v, _ := hget(x, o, x.Args[2])
+	x.W.Int(int64(len(v)))
 }
 
 // HEXISTS key field
 func hexistsCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, x.Args[2:], 1)
 	if !ok {
 		return
 	}
-	if o != nil && o.H.Exists(x.Args[2]) {
+	if hexists(x, o, x.Args[2]) {
 		x.W.Int(1)
 	} else {
 		x.W.Int(0)
@@ -174,13 +179,14 @@ func hexistsCommand(x *keyspace.Ctx) {
 
 // HKEYS key / HVALS key / HGETALL key
 func hgetallCommand(x *keyspace.Ctx) {
-	o, ok := readHash(x)
+	o, ok := readHash(x, nil, 1)
 	if !ok {
 		return
 	}
-	n := 0
+	n, now := 0, x.S.NowMs
 	if o != nil {
-		n = o.H.Len()
+		// Expired fields not yet deleted are skipped, as Redis does.
+		n = o.H.Len() - o.ExpiredFieldCount(now)
 	}
 	keys, vals := x.Cmd.Name != "hvals", x.Cmd.Name != "hkeys"
 	if keys && vals {
@@ -191,7 +197,11 @@ func hgetallCommand(x *keyspace.Ctx) {
 	if o == nil {
 		return
 	}
+	skip := o.ExpiredFieldCount(now) > 0
 	o.H.Each(func(f, v []byte) bool {
+		if skip && o.FieldExpired(f, now) {
+			return true
+		}
 		if keys {
 			x.W.Bulk(f)
 		}
@@ -202,6 +212,17 @@ func hgetallCommand(x *keyspace.Ctx) {
 	})
 }
 
+// logHashUpdate logs the new values in kv (field, value alternating) of
+// fields whose deadline the change keeps (HINCRBY, HINCRBYFLOAT): a
+// HashSet, or a HashSetEx that keeps the deadlines when the hash has some.
+func logHashUpdate(x *keyspace.Ctx, key []byte, o *keyspace.HashObj, kv [][]byte) {
+	if o.HasFieldTTLs() {
+		x.S.LogHashSetEx(x.DB.ID, key, keyspace.SetExKeepTTL, 0, kv)
+		return
+	}
+	x.S.LogHashSet(x.DB.ID, key, kv)
+}
+
 // HINCRBY key field increment
 func hincrbyCommand(x *keyspace.Ctx) {
 	delta, ok := keyspace.ParseInt(x.Args[3])
@@ -210,7 +231,7 @@ func hincrbyCommand(x *keyspace.Ctx) {
 		return
 	}
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:3], 1)
 	if !ok {
 		return
 	}
@@ -221,7 +242,7 @@ func hincrbyCommand(x *keyspace.Ctx) {
 	}
 	storeHash(x, e, key, o)
 	v, _ := o.H.Get(x.Args[2])
-	x.S.LogHashSet(x.DB.ID, key, [][]byte{x.Args[2], v})
+	logHashUpdate(x, key, o, [][]byte{x.Args[2], v})
 	x.Notify(keyspace.EvHash, "hincrby", key)
 	x.W.Int(n)
 }
@@ -229,7 +250,7 @@ func hincrbyCommand(x *keyspace.Ctx) {
 // HINCRBYFLOAT key field increment
 func hincrbyfloatCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := hashFor(x, key)
+	e, o, ok := hashFor(x, key, x.Args[2:3], 1)
 	if !ok {
 		return
 	}
@@ -243,15 +264,25 @@ func hincrbyfloatCommand(x *keyspace.Ctx) {
 		return
 	}
 	storeHash(x, e, key, o)
-	x.S.LogHashSet(x.DB.ID, key, [][]byte{x.Args[2], out})
+	logHashUpdate(x, key, o, [][]byte{x.Args[2], out})
 	x.Notify(keyspace.EvHash, "hincrbyfloat", key)
 	x.W.Bulk(out)
+}
+
+// randHash is readHash for HRANDFIELD, which first deletes every expired
+// field, as Redis does (on a replica it reads a copy without them).
+func randHash(x *keyspace.Ctx) (o *keyspace.HashObj, ok bool) {
+	e, o, ok := lookupTypedOrReply[*keyspace.HashObj](x, x.Args[1], true)
+	if !ok || e == nil || !o.HasFieldTTLs() {
+		return o, ok
+	}
+	return x.S.PurgeHashFields(x.DB, e, o), true
 }
 
 // HRANDFIELD key [count [WITHVALUES]]
 func hrandfieldCommand(x *keyspace.Ctx) {
 	if len(x.Args) == 2 {
-		o, ok := readHash(x)
+		o, ok := randHash(x)
 		if !ok {
 			return
 		}
@@ -282,7 +313,7 @@ func hrandfieldCommand(x *keyspace.Ctx) {
 			return
 		}
 	}
-	o, ok := readHash(x)
+	o, ok := randHash(x)
 	if !ok {
 		return
 	}
@@ -320,7 +351,7 @@ func hscanCommand(x *keyspace.Ctx) {
 	}
 	// As in Redis, the key is looked up before the options are read: a
 	// missing key answers an empty scan whatever follows.
-	o, ok := readHash(x)
+	o, ok := readHash(x, nil, 1)
 	if !ok {
 		return
 	}
@@ -335,8 +366,9 @@ func hscanCommand(x *keyspace.Ctx) {
 		return
 	}
 	var found [][]byte
+	now := x.S.NowMs
 	next := o.H.Scan(cursor, count, func(f, v []byte) {
-		if usePat && !globMatch(pat, f, false) {
+		if usePat && !globMatch(pat, f, false) || o.FieldExpired(f, now) {
 			return
 		}
 		found = append(found, f, v)

@@ -307,6 +307,7 @@ func infoStats(x *keyspace.Ctx, ib *infoBuilder) {
 	ib.int("sync_full", full)
 	ib.int("sync_partial_ok", partialOK)
 	ib.int("sync_partial_err", partialErr)
+	ib.int("expired_subkeys", st.ExpiredFields.Load())
 	ib.int("expired_keys", st.ExpiredKeys.Load())
 	ib.int("evicted_keys", x.S.EvictedKeys())
 	ib.int("evicted_clients", 0)
@@ -380,7 +381,14 @@ func infoKeyspace(x *keyspace.Ctx, ib *infoBuilder) {
 		b = strconv.AppendInt(b, int64(db.Len()), 10)
 		b = append(b, ",expires="...)
 		b = strconv.AppendInt(b, int64(db.Expires()), 10)
-		b = append(b, ",avg_ttl=0\r\n"...)
+		b = append(b, ",avg_ttl=0"...)
+		// Redis 7.4's count of hashes with field deadlines, shown when
+		// there are some (Redis 7.0's line has no such field).
+		if n := db.HashesWithFieldTTLs(); n > 0 {
+			b = append(b, ",subexpiry="...)
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, "\r\n"...)
 		ib.b = b
 	}
 }

@@ -66,6 +66,8 @@ var damageWorkload = [][]string{
 
 	{"HSET", "h", "f", "v", "g", "w"},
 	{"HDEL", "h", "f"},
+	{"HEXPIRE", "h", "100", "FIELDS", "1", "g"},
+	{"HSETEX", "h", "PX", "5000", "FIELDS", "1", "e", "x"},
 
 	{"RPUSH", "l", "a", "b", "c", "d"},
 	{"LPOP", "l"},

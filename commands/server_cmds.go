@@ -51,7 +51,7 @@ func serverCommandsProcessed(s *keyspace.Server) int64 {
 func serverResetInfoStats(s *keyspace.Server) {
 	for _, c := range []*keyspace.Counter{
 		&s.Stats.Connections, &s.Stats.RejectedConns,
-		&s.Stats.ExpiredKeys, &s.Stats.KeyspaceHits, &s.Stats.KeyspaceMisses,
+		&s.Stats.ExpiredKeys, &s.Stats.ExpiredFields, &s.Stats.KeyspaceHits, &s.Stats.KeyspaceMisses,
 		&s.Stats.NetInputBytes, &s.Stats.NetOutputBytes, &s.Stats.OutputBufKilled,
 		&s.Stats.ReadPauses,
 	} {
@@ -241,6 +241,8 @@ func debugCommand(x *keyspace.Ctx) {
 		x.W.OK()
 	case keyspace.EqFold(sub, "object") && n == 3:
 		debugObject(x)
+	case keyspace.EqFold(sub, "populate") && n >= 3 && n <= 5:
+		debugPopulate(x)
 	case keyspace.EqFold(sub, "digest") && n == 2:
 		debugDigest(x)
 	case keyspace.EqFold(sub, "digest-value") && n >= 2:
@@ -291,6 +293,10 @@ func debugHelp(x *keyspace.Ctx) {
 		"    Write <message> to the server log.",
 		"OBJECT <key>",
 		"    Show low level info about `key` and associated value.",
+		"POPULATE <count> [<prefix>] [<size>]",
+		"    Create <count> string keys <prefix>:<num> (prefix 'key') holding value:<num>,",
+		"    padded or cut to <size> bytes; existing keys stay. Written like SET (logged",
+		"    and replicated); keys of other shards' slots are left out.",
 		"SET-ACTIVE-EXPIRE <0|1>",
 		"    Setting it to 0 disables expiring keys in background when they are not",
 		"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",

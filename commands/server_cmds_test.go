@@ -368,7 +368,7 @@ func TestDebugCommand(t *testing.T) {
 	srvExpect(t, sh, "-ERR no such key\r\n", "DEBUG", "OBJECT", "missing")
 	srvRun(sh, 2, "SET", "k", "12345")
 	srvExpect(t, sh, "+Value at:0x0 refcount:1 encoding:"+encodingName(sh.DBs[0], sh.DBs[0].FindString("k"))+" serializedlength:3 lru:0 lru_seconds_idle:0\r\n", "DEBUG", "OBJECT", "k")
-	if help := srvRun(sh, 2, "DEBUG", "HELP"); !strings.HasPrefix(help, "*20\r\n+DEBUG <subcommand>") {
+	if help := srvRun(sh, 2, "DEBUG", "HELP"); !strings.HasPrefix(help, "*24\r\n+DEBUG <subcommand>") {
 		t.Errorf("DEBUG HELP: %q", help)
 	}
 }

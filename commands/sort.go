@@ -79,7 +79,7 @@ func sortLookup(x *keyspace.Ctx, pattern, elem []byte) (v []byte, ok bool) {
 	}
 	if field != nil {
 		h, isHash := x.DB.Obj(e).(*keyspace.HashObj)
-		if !isHash {
+		if !isHash || h.FieldExpired(field, x.S.NowMs) {
 			return nil, false
 		}
 		return h.H.Get(field)

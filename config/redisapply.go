@@ -126,15 +126,17 @@ var redisUnsupported = map[string][]string{
 	"syslog-facility":                  {"local0"},
 	"replica-ignore-maxmemory":         {"yes"},
 	"replica-ignore-disk-write-errors": {"no"},
-	"shutdown-on-sigint":               {"default"},
-	"shutdown-on-sigterm":              {"default"},
-	"cluster-port":                     {"0"},
-	"cluster-announce-ip":              {""},
-	"cluster-announce-hostname":        {""},
-	"cluster-announce-port":            {"0"},
-	"cluster-announce-bus-port":        {"0"},
-	"cluster-announce-tls-port":        {"0"},
-	"cluster-preferred-endpoint-type":  {"ip"},
+	// "force" (exit even when the shutdown snapshot fails) is what this server always does:
+	// its acknowledged writes are in the WAL, so a failed snapshot never holds the exit.
+	"shutdown-on-sigint":              {"default", "force"},
+	"shutdown-on-sigterm":             {"default", "force"},
+	"cluster-port":                    {"0"},
+	"cluster-announce-ip":             {""},
+	"cluster-announce-hostname":       {""},
+	"cluster-announce-port":           {"0"},
+	"cluster-announce-bus-port":       {"0"},
+	"cluster-announce-tls-port":       {"0"},
+	"cluster-preferred-endpoint-type": {"ip"},
 }
 
 // redisAliases are Redis's older names of directives this file handles itself (the runtime
@@ -293,7 +295,11 @@ func ApplyRedisDirectives(c *Config, dirs []RedisDirective) ([]string, error) {
 			if !containsFold(allowed, v) {
 				return nil, fail("not supported by this server (docs/redis-conf.md)")
 			}
-			notes = append(notes, fmt.Sprintf("%s: %s %s: Redis's default, nothing to do", d.Where(), d.Name, quoteRedis(v)))
+			what := "Redis's default"
+			if len(allowed) > 0 && !strings.EqualFold(allowed[0], v) {
+				what = "what this server does anyway"
+			}
+			notes = append(notes, fmt.Sprintf("%s: %s %s: %s, nothing to do", d.Where(), d.Name, quoteRedis(v), what))
 			continue
 		}
 		i, known := lookupParam(name)

@@ -120,6 +120,7 @@ replica-announce-ip 10.0.0.9
 unixsocket /tmp/r.sock
 unixsocketperm 770
 enable-module-command yes
+shutdown-on-sigterm force
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,8 @@ enable-module-command yes
 	}
 	joined := strings.Join(notes, "\n")
 	for _, w := range []string{"r.conf:4: bind", "r.conf:26: jemalloc-bg-thread ignored",
-		"r.conf:33: enable-module-command yes: accepted without effect"} {
+		"r.conf:33: enable-module-command yes: accepted without effect",
+		"r.conf:34: shutdown-on-sigterm force: what this server does anyway"} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("notes lack %q:\n%s", w, joined)
 		}
@@ -186,6 +188,7 @@ func TestApplyRedisDirectivesRefused(t *testing.T) {
 		{"save 10\n", "r.conf:1: 'save': Invalid save parameters"},
 		{"replica-priority -1\n", "r.conf:1: 'replica-priority'"},
 		{"syslog-enabled yes\n", "r.conf:1: 'syslog-enabled': not supported"},
+		{"shutdown-on-sigterm nosave\n", "r.conf:1: 'shutdown-on-sigterm': not supported"},
 		{"enable-module-command maybe\n", "r.conf:1: 'enable-module-command': argument(s) must be one of"},
 		{"unixsocketperm 800\n", "r.conf:1: 'unixsocketperm': argument must be an octal number"},
 		{"user bob (+get)\n", "r.conf:1: 'user': user bob: rule"},

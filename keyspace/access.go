@@ -178,6 +178,12 @@ func (sh *Shard) ActiveExpireCycle() {
 	budget := int64(25+2*(effort-1)) * 1000 // microseconds per second of CPU at hz
 	hz := int64(max(sh.Srv.Opts.Live.Hz(), 1))
 	deadline := sh.Srv.Now().UnixMicro() + budget/hz
+	quota := hashFieldQuota
+	for _, db := range sh.DBs {
+		if len(db.hashQueue) > 0 && quota > 0 {
+			quota = sh.activeExpireHashFields(db, quota, deadline)
+		}
+	}
 	for range sh.DBs {
 		db := sh.DBs[sh.expireCursor%len(sh.DBs)]
 		sh.expireCursor++

@@ -25,6 +25,11 @@ type DB struct {
 	Mem int64
 	// blk, when set, is told of every new key clients may wait on.
 	blk *blocking
+	// hashQueue orders the hashes with field deadlines by their earliest
+	// one, for the active expiry of fields (value_hash_ttl.go).
+	hashQueue dueHeap
+	// hashQueueLive is the queue's length after its last compaction.
+	hashQueueLive int
 }
 
 // newDBIn returns a database whose entries live in a.
@@ -152,6 +157,7 @@ func (db *DB) Add(key []byte, val []byte, obj any, at int64) *Entry {
 	e = db.insertNew(key, e, at)
 	// The caller may go on filling obj: measure it again after the command.
 	db.A.ObjAcct.mark(db, e, i)
+	db.requeueHash(bstr(key), obj)
 	return e
 }
 
@@ -301,6 +307,7 @@ func (db *DB) SetObj(e *Entry, obj any) {
 	}
 	db.A.ObjAcct.mark(db, e, e.Vlen())
 	db.Mem += db.Size(e)
+	db.requeueHash(e.KeyString(), obj)
 }
 
 // ResizeVal makes e's string value n bytes long (n >= its length),
@@ -394,6 +401,7 @@ func (db *DB) Transfer(e *Entry, dst *DB, key []byte) *Entry {
 	if ne.IsObj() {
 		// A pending settle must credit the new database and entry.
 		db.A.ObjAcct.moved(ne.Vlen(), dst, dst.Handle(ne))
+		dst.requeueHash(string(key), db.A.Objs[ne.Vlen()])
 	}
 	return ne
 }
@@ -440,6 +448,7 @@ func (db *DB) Flush() {
 	db.T.Slots = nil
 	db.T.resize(tableMinSlots)
 	db.Expiring = nil
+	db.hashQueue, db.hashQueueLive = nil, 0
 	db.Mem = 0
 }
 

@@ -100,6 +100,7 @@ type serverStats struct {
 	Connections     Counter
 	RejectedConns   Counter
 	ExpiredKeys     Counter
+	ExpiredFields   Counter // hash fields deleted by their deadline (expired_subkeys)
 	KeyspaceHits    Counter
 	KeyspaceMisses  Counter
 	NetInputBytes   Counter

@@ -72,6 +72,9 @@ type Shard struct {
 	aclKeyIdx  []int
 	// scratch is reusable space for formatting and WAL payloads.
 	scratch []byte
+	// expiredFields is the reused list of the hash fields one expiry
+	// deletes, for their HashDel record.
+	expiredFields [][]byte
 
 	// Journal is the shard's durable log; nil when persistence is off.
 	Journal Journal
@@ -503,6 +506,7 @@ func (sh *Shard) cron() {
 	if sh.Srv.Opts.Live.ActiveExpire() && sh.ActiveExpireOn.Load() && !paused && !replica {
 		start := sh.latencyStart()
 		sh.ActiveExpireCycle()
+		sh.SettleMem()
 		sh.latencyEnd(LatencyEventExpireCycle, start)
 		sh.Commit()
 	}

@@ -23,35 +23,61 @@ const KindHash uint8 = 60
 // HashObj is the value of a hash key.
 type HashObj struct {
 	H hash.Hash // the hash
+	// ttl holds the field deadlines; nil while no field has one
+	// (value_hash_ttl.go).
+	ttl *fieldTTLs
 }
 
 // TypeName is the TYPE reply.
 func (o *HashObj) TypeName() string { return "hash" }
 
-// Encoding is OBJECT ENCODING: the encoding the hash is in now.
-func (o *HashObj) Encoding() string { return o.H.Encoding() }
+// Encoding is OBJECT ENCODING: the encoding the hash is in now; a compact
+// hash with field deadlines is "listpackex", as Redis 7.4 names it.
+func (o *HashObj) Encoding() string {
+	enc := o.H.Encoding()
+	if o.ttl != nil && enc == "listpack" {
+		return "listpackex"
+	}
+	return enc
+}
 
 // Len is the number of fields, which HLEN replies.
 func (o *HashObj) Len() int { return o.H.Len() }
 
 // Clone returns a deep copy, for COPY.
-func (o *HashObj) Clone() any { return &HashObj{H: o.H.Clone()} }
+func (o *HashObj) Clone() any { return &HashObj{H: o.H.Clone(), ttl: o.ttl.clone()} }
 
 // packTag, compact and reset make a hash packable (packed.go).
-func (o *HashObj) packTag() byte   { return packedHash }
-func (o *HashObj) compact() []byte { return o.H.Compact() }
-func (o *HashObj) reset()          { *o = HashObj{} }
+// A hash with field deadlines is not packed: its wrapper holds them.
+func (o *HashObj) packTag() byte { return packedHash }
+func (o *HashObj) compact() []byte {
+	if o.ttl != nil {
+		return nil
+	}
+	return o.H.Compact()
+}
+func (o *HashObj) reset() { *o = HashObj{} }
 
 // memoryUsage is the heap the hash holds; the types measure it exactly, so
 // samples is not needed.
-func (o *HashObj) memoryUsage(int64) int64 { return int64(o.H.MemoryUsage()) }
+func (o *HashObj) memoryUsage(int64) int64 {
+	return int64(o.H.MemoryUsage()) + o.ttl.memoryUsage()
+}
 
-// SnapshotKind is KindHash.
-func (o *HashObj) SnapshotKind() uint8 { return KindHash }
+// SnapshotKind is KindHash, or KindHashTTL when fields have deadlines.
+func (o *HashObj) SnapshotKind() uint8 {
+	if o.ttl != nil {
+		return KindHashTTL
+	}
+	return KindHash
+}
 
-// AppendSnapshot appends the types/hash binary encoding. It cannot fail for
-// a hash built by the commands.
+// AppendSnapshot appends the types/hash binary encoding (KindHash) or the
+// KindHashTTL one. It cannot fail for a hash built by the commands.
 func (o *HashObj) AppendSnapshot(dst []byte) []byte {
+	if o.ttl != nil {
+		return o.appendHashTTLSnapshot(dst)
+	}
 	out, err := o.H.AppendBinary(dst)
 	if err != nil {
 		return dst
@@ -63,7 +89,11 @@ func (o *HashObj) AppendSnapshot(dst []byte) []byte {
 func (o *HashObj) String() string {
 	var pairs []string
 	o.H.Each(func(f, v []byte) bool {
-		pairs = append(pairs, fmt.Sprintf("%q=%q", f, v))
+		if at := o.FieldTTL(f); at != 0 {
+			pairs = append(pairs, fmt.Sprintf("%q=%q@%d", f, v, at))
+		} else {
+			pairs = append(pairs, fmt.Sprintf("%q=%q", f, v))
+		}
 		return true
 	})
 	slices.Sort(pairs)
@@ -138,11 +168,11 @@ func applyHashRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.Pa
 	cfg := sh.HashConfig()
 	for fields.Len() > 0 {
 		if op == persistence.OpHashDel {
-			o.H.Delete(fields.NextBytes())
+			o.Delete(fields.NextBytes())
 			continue
 		}
 		f, v := fields.NextBytes(), fields.NextBytes()
-		o.H.Set(cfg, f, v)
+		o.Set(cfg, f, v)
 	}
 	if o.H.Len() == 0 {
 		RemoveEmpty(db, e)
@@ -153,14 +183,17 @@ func applyHashRecord(sh *Shard, db *DB, op persistence.Opcode, p *persistence.Pa
 // hashValueType describes hashes to the engine (value.go).
 var hashValueType = valueType{
 	name:    "hash",
-	kinds:   []uint8{KindHash},
+	kinds:   []uint8{KindHash, KindHashTTL},
 	packTag: packedHash,
 	unpack: func(spare *spareObjs, b []byte) any {
 		o := takeWrapper[HashObj](spare, packedHash)
 		o.H = hash.FromCompact(b)
 		return o
 	},
-	decodeSnapshot: func(cfg valueConfig, _ uint8, val []byte) (any, error) {
+	decodeSnapshot: func(cfg valueConfig, kind uint8, val []byte) (any, error) {
+		if kind == KindHashTTL {
+			return decodeHashTTLValue(cfg.hash, val)
+		}
 		return decodeHashValue(cfg.hash, val)
 	},
 	rdbKind: rdb.KindHash,
@@ -168,6 +201,9 @@ var hashValueType = valueType{
 		o := &HashObj{}
 		for i := 0; i+1 < len(v.Pairs); i += 2 {
 			o.H.Set(cfg.hash, v.Pairs[i], v.Pairs[i+1])
+			if i/2 < len(v.FieldTTLs) && v.FieldTTLs[i/2] > 0 {
+				o.SetFieldTTL(v.Pairs[i], v.FieldTTLs[i/2])
+			}
 		}
 		return o
 	},
@@ -177,6 +213,7 @@ var hashValueType = valueType{
 // (replay.go's table).
 var hashReplayRoutes = []replayRoute{
 	{ops: []persistence.Opcode{persistence.OpHashSet, persistence.OpHashDel}, apply: replayHashRecord},
+	{ops: []persistence.Opcode{persistence.OpHashFieldExpire, persistence.OpHashSetEx}, apply: replayHashFieldTTL},
 }
 
 // replayHashRecord adapts the family decoder to the replay table.
@@ -184,10 +221,19 @@ func replayHashRecord(sh *Shard, db *DB, r persistence.Record, p *persistence.Pa
 	return applyHashRecord(sh, db, r.Op, p)
 }
 
-// RDBValue is the hash's plain contents, for DUMP.
+// RDBValue is the hash's plain contents, for DUMP, with the fields'
+// deadlines in FieldTTLs. A field expired but not yet deleted is written
+// with its deadline, as Redis writes it: the restored hash deletes it in
+// turn, and a payload is never an empty hash.
 func (o *HashObj) RDBValue(int64) (rdb.Value, string) {
 	v := rdb.Value{Kind: rdb.KindHash, Pairs: make([][]byte, 0, 2*o.H.Len())}
+	if o.ttl != nil {
+		v.FieldTTLs = make([]int64, 0, o.H.Len())
+	}
 	o.H.Each(func(f, val []byte) bool {
+		if o.ttl != nil {
+			v.FieldTTLs = append(v.FieldTTLs, o.FieldTTL(f))
+		}
 		v.Pairs = append(v.Pairs, bytes.Clone(f), bytes.Clone(val))
 		return true
 	})

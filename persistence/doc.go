@@ -93,6 +93,10 @@
 //	66 ListRem           key bytes, count i64, element bytes
 //	67 ListTrim          key bytes, start i64, stop i64
 //	68 ListMove          src bytes, dst bytes, from u8, to u8
+//	70 HashFieldExpire   key bytes, deadline i64 (0 = none), count u64,
+//	                     count × field bytes: the fields get the deadline
+//	71 HashSetEx         key bytes, mode u8 (0 deadline, 1 keep), deadline
+//	                     i64, count u64, count × (field, value bytes)
 //	80 SetAdd            key bytes, count u64, count × member bytes (SADD)
 //	81 SetRemove         key bytes, count u64, count × member bytes (SREM,
 //	                     SPOP with the popped members); an emptied set is deleted

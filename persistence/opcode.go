@@ -39,6 +39,8 @@ const (
 	OpListTrim         Opcode = 67 // key, start i64, stop i64 (LTRIM's indexes)
 	OpListMove         Opcode = 68 // src, dst, from u8, to u8: one element popped from src and pushed to dst
 	OpListStore        Opcode = 69 // key, list encoding (types/list binary form): replace the value, no deadline (SORT ... STORE)
+	OpHashFieldExpire  Opcode = 70 // key, deadline i64 (0 = none), count u64, count × field: existing fields get the deadline
+	OpHashSetEx        Opcode = 71 // key, mode u8 (0 deadline, 1 keep), deadline i64, count u64, count × (field, value)
 	OpSetAdd           Opcode = 80 // key, count u64, members: add each (creating the set)
 	OpSetRemove        Opcode = 81 // key, count u64, members: remove each (deleting an emptied set)
 	OpSetStore         Opcode = 82 // key, set encoding (types/set v1): replace the value, no deadline
@@ -97,6 +99,8 @@ var opcodeNames = [256]string{
 	OpListTrim:         "ListTrim",
 	OpListMove:         "ListMove",
 	OpListStore:        "ListStore",
+	OpHashFieldExpire:  "HashFieldExpire",
+	OpHashSetEx:        "HashSetEx",
 	OpSetAdd:           "SetAdd",
 	OpSetRemove:        "SetRemove",
 	OpSetStore:         "SetStore",

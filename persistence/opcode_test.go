@@ -40,6 +40,8 @@ func TestOpcodeNumbersArePinned(t *testing.T) {
 		{OpListTrim, 67, "ListTrim"},
 		{OpListMove, 68, "ListMove"},
 		{OpListStore, 69, "ListStore"},
+		{OpHashFieldExpire, 70, "HashFieldExpire"},
+		{OpHashSetEx, 71, "HashSetEx"},
 		{OpSetAdd, 80, "SetAdd"},
 		{OpSetRemove, 81, "SetRemove"},
 		{OpSetStore, 82, "SetStore"},

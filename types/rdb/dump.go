@@ -9,8 +9,12 @@ import (
 // Version is the RDB version this package writes (Redis 7.0's).
 const Version = 10
 
+// VersionFieldTTLs is the RDB version of a DUMP payload holding a hash
+// with field deadlines (Redis 7.4's), the newest RESTORE accepts.
+const VersionFieldTTLs = 12
+
 // ErrDumpFooter is returned for a DUMP payload whose version is newer
-// than Version or whose checksum does not match.
+// than VersionFieldTTLs or whose checksum does not match.
 var ErrDumpFooter = errors.New("rdb: DUMP payload version or checksum are wrong")
 
 // AppendDump appends the DUMP payload of v: its encoding, the version and
@@ -18,13 +22,21 @@ var ErrDumpFooter = errors.New("rdb: DUMP payload version or checksum are wrong"
 func AppendDump(dst []byte, v *Value) []byte {
 	start := len(dst)
 	dst = AppendValue(dst, v)
+	if v.hasFieldTTLs() {
+		return appendFooterVersion(dst, start, VersionFieldTTLs)
+	}
 	return AppendFooter(dst, start)
 }
 
 // AppendFooter appends the version and the checksum of dst[start:] to
 // dst, making it a DUMP payload.
 func AppendFooter(dst []byte, start int) []byte {
-	dst = binary.LittleEndian.AppendUint16(dst, Version)
+	return appendFooterVersion(dst, start, Version)
+}
+
+// appendFooterVersion is AppendFooter with the given version.
+func appendFooterVersion(dst []byte, start int, version uint16) []byte {
+	dst = binary.LittleEndian.AppendUint16(dst, version)
 	return binary.LittleEndian.AppendUint64(dst, CRC64(0, dst[start:]))
 }
 
@@ -35,7 +47,7 @@ func CheckFooter(p []byte) ([]byte, error) {
 		return nil, ErrDumpFooter
 	}
 	f := p[len(p)-10:]
-	if binary.LittleEndian.Uint16(f) > Version || binary.LittleEndian.Uint64(f[2:]) != CRC64(0, p[:len(p)-8]) {
+	if binary.LittleEndian.Uint16(f) > VersionFieldTTLs || binary.LittleEndian.Uint64(f[2:]) != CRC64(0, p[:len(p)-8]) {
 		return nil, ErrDumpFooter
 	}
 	return p[:len(p)-10], nil

@@ -125,7 +125,11 @@ func normalize(v Value) string {
 		}
 	case KindHash:
 		for i := 0; i < len(v.Pairs); i += 2 {
-			parts = append(parts, strconv.Quote(string(v.Pairs[i]))+"="+strconv.Quote(string(v.Pairs[i+1])))
+			p := strconv.Quote(string(v.Pairs[i])) + "=" + strconv.Quote(string(v.Pairs[i+1]))
+			if i/2 < len(v.FieldTTLs) && v.FieldTTLs[i/2] != 0 {
+				p += "@" + strconv.FormatInt(v.FieldTTLs[i/2], 10)
+			}
+			parts = append(parts, p)
 		}
 	case KindZSet:
 		for _, z := range v.Z {

@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -174,6 +175,7 @@ func seedValues() []Value {
 		{Kind: KindSet, Elems: bs("a", "b")},
 		{Kind: KindHash, Pairs: bs("f", "v", "g", "12")},
 		{Kind: KindHash, Pairs: big},
+		{Kind: KindHash, Pairs: bs("f", "v", "g", "12", "h", "x"), FieldTTLs: []int64{1_700_000_000_000, 0, 1_800_000_000_000}},
 		{Kind: KindZSet, Z: []ZEntry{{[]byte("a"), 1.5}, {[]byte("b"), math.Inf(1)}}},
 		{Kind: KindZSet, Z: func() (z []ZEntry) {
 			for i, m := range big {
@@ -218,6 +220,12 @@ func FuzzParseValue(f *testing.F) {
 		p := AppendValue(nil, &v)
 		f.Add(p)
 	}
+	// Redis 7.4's small hash with field deadlines (type 25).
+	lb := newListpack()
+	for _, e := range []string{"a", "1", "1700000000500", "b", "2", "0"} {
+		lb.add([]byte(e))
+	}
+	f.Add(AppendString(binary.LittleEndian.AppendUint64([]byte{byte(TypeHashListpackEx)}, 1_700_000_000_500), lb.finish()))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		_, v, err := ParseDump(AppendFooter(bytes.Clone(body), 0))
 		if err != nil {

@@ -33,6 +33,20 @@ const (
 	TypeZSetListpack     Type = 17
 	TypeListQuicklist2   Type = 18
 	TypeStreamListpacks2 Type = 19
+	// TypeHashMetadataPreGA and TypeHashMetadata are RDB version 12's
+	// hashes with field deadlines (Redis 7.4): per field a length-encoded
+	// deadline (absolute in the pre-GA form; in the final form 0 for none,
+	// else relative to a minimum written first as 8 bytes, plus 1), the
+	// field and the value.
+	TypeHashMetadataPreGA Type = 22
+	TypeHashMetadata      Type = 24
+	// TypeHashListpackExPreGA and TypeHashListpackEx are RDB version
+	// 12's small hashes with field deadlines: a listpack of (field, value,
+	// deadline) triplets, the deadline absolute in ms and 0 for none; the
+	// final form writes the minimum deadline (8 bytes) before it. They are
+	// read, never written.
+	TypeHashListpackExPreGA Type = 23
+	TypeHashListpackEx      Type = 25
 )
 
 // Kind is the data type of a value, whatever its encoding.
@@ -69,6 +83,10 @@ type Value struct {
 	Pairs  [][]byte
 	Z      []ZEntry
 	Stream *Stream
+	// FieldTTLs, for a hash whose fields have deadlines, holds each
+	// field's deadline (unix ms, 0 = none) in the order of Pairs; nil
+	// when no field has one.
+	FieldTTLs []int64
 }
 
 // ErrEmpty is returned for a collection with no elements, which Redis
@@ -92,7 +110,125 @@ const (
 // IsObjectType reports whether t is a value type (as opposed to an
 // opcode of a file).
 func IsObjectType(t byte) bool {
-	return t <= 7 || (t >= 9 && t <= 19)
+	return t <= 7 || (t >= 9 && t <= 19) || (t >= byte(TypeHashMetadataPreGA) && t <= byte(TypeHashListpackEx))
+}
+
+// hashListpackEx reads the body of a TypeHashListpackEx or
+// TypeHashListpackExPreGA value.
+func (d *decoder) hashListpackEx(t Type) (Value, error) {
+	if t == TypeHashListpackEx {
+		var b [8]byte
+		if err := d.full(b[:]); err != nil {
+			return Value{}, err
+		}
+	}
+	blob, err := d.string()
+	if err != nil {
+		return Value{}, err
+	}
+	var items [][]byte
+	if err := parseListpack(blob, func(e []byte) error { items = append(items, bytes.Clone(e)); return nil }); err != nil {
+		return Value{}, err
+	}
+	if len(items)%3 != 0 {
+		return Value{}, badf("hash listpack with deadlines: %d entries", len(items))
+	}
+	v := Value{Kind: KindHash}
+	for i := 0; i < len(items); i += 3 {
+		at, err := strconv.ParseInt(string(items[i+2]), 10, 64)
+		if err != nil || at < 0 || at > maxFieldDeadline {
+			return Value{}, badf("hash field deadline %q", items[i+2])
+		}
+		v.Pairs = append(v.Pairs, items[i], items[i+1])
+		v.FieldTTLs = append(v.FieldTTLs, at)
+	}
+	return v, v.check()
+}
+
+// maxFieldDeadline is the latest field deadline RDB version 12 allows
+// (unix ms, 48 bits).
+const maxFieldDeadline = 1<<48 - 1
+
+// hashWithTTLs reads the body of a TypeHashMetadata or
+// TypeHashMetadataPreGA value.
+func (d *decoder) hashWithTTLs(t Type) (Value, error) {
+	var minAt uint64
+	if t == TypeHashMetadata {
+		var b [8]byte
+		if err := d.full(b[:]); err != nil {
+			return Value{}, err
+		}
+		minAt = binary.LittleEndian.Uint64(b[:])
+		if minAt > maxFieldDeadline {
+			return Value{}, badf("hash minimum field deadline %d", minAt)
+		}
+	}
+	n, err := d.count()
+	if err != nil {
+		return Value{}, err
+	}
+	v := Value{Kind: KindHash}
+	for range n {
+		ttl, err := d.plainLength()
+		if err != nil {
+			return Value{}, err
+		}
+		at := ttl
+		if t == TypeHashMetadata && ttl != 0 {
+			at = ttl + minAt - 1
+		}
+		if at > maxFieldDeadline {
+			return Value{}, badf("hash field deadline %d", at)
+		}
+		f, err := d.string()
+		if err != nil {
+			return Value{}, err
+		}
+		val, err := d.string()
+		if err != nil {
+			return Value{}, err
+		}
+		v.Pairs = append(v.Pairs, f, val)
+		v.FieldTTLs = append(v.FieldTTLs, int64(at))
+	}
+	return v, v.check()
+}
+
+// hasFieldTTLs reports whether v is a hash with at least one field
+// deadline, which only RDB version 12's types can hold.
+func (v *Value) hasFieldTTLs() bool {
+	if v.Kind != KindHash {
+		return false
+	}
+	for _, at := range v.FieldTTLs {
+		if at > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendHashWithTTLs appends v as a TypeHashMetadata value.
+func appendHashWithTTLs(dst []byte, v *Value) []byte {
+	minAt := int64(0)
+	for _, at := range v.FieldTTLs {
+		if at > 0 && (minAt == 0 || at < minAt) {
+			minAt = at
+		}
+	}
+	dst = append(dst, byte(TypeHashMetadata))
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(minAt))
+	dst = AppendLength(dst, uint64(len(v.Pairs)/2))
+	for i := 0; i+1 < len(v.Pairs); i += 2 {
+		var rel uint64
+		if at := v.FieldTTLs[i/2]; at > 0 {
+			rel = uint64(at-minAt) + 1
+		}
+		dst = AppendLength(dst, rel)
+		dst = AppendString(dst, v.Pairs[i])
+		dst = AppendString(dst, v.Pairs[i+1])
+	}
+	return dst
 }
 
 // decodeValue reads a value of type t.
@@ -118,6 +254,10 @@ func (d *decoder) value(t Type) (Value, error) {
 			v.Elems = append(v.Elems, s)
 		}
 		return v, v.check()
+	case TypeHashMetadata, TypeHashMetadataPreGA:
+		return d.hashWithTTLs(t)
+	case TypeHashListpackEx, TypeHashListpackExPreGA:
+		return d.hashListpackEx(t)
 	case TypeHash:
 		n, err := d.count()
 		if err != nil {
@@ -343,6 +483,9 @@ func AppendValue(dst []byte, v *Value) []byte {
 		}
 		return dst
 	case KindHash:
+		if v.hasFieldTTLs() {
+			return appendHashWithTTLs(dst, v)
+		}
 		if small(v.Pairs, len(v.Pairs)/2) {
 			lb := newListpack()
 			for _, p := range v.Pairs {
