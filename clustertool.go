@@ -12,6 +12,7 @@ import (
 
 	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/cluster/control"
+	"github.com/ruvio/ruvio/config"
 )
 
 // clusterTool is "ruvio cluster status|failover|remove": it asks a
@@ -36,6 +37,8 @@ commands:
   rebalance                spread the slots evenly over every group's shards, one migration at a time
   drain --group G          move every slot of group G to the other groups (then remove its members)
 
+With tls.cluster = true on the members, add --tls --cacert ca.crt --cert c.crt --key c.key.
+
 A cluster forms when its members start with cluster.members; a new member joins by
 starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 		if len(args) == 0 {
@@ -59,10 +62,22 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 	noWait := fs.Bool("no-wait", false, "return once the migration has begun (migrate)")
 	wait := fs.Duration("wait", 10*time.Minute, "how long to wait for a migration's outcome (migrate)")
 	id := fs.Uint64("id", 0, "migration to abort (abort-migration)")
+	useTLS := fs.Bool("tls", false, "connect over TLS (the members run with tls.cluster = true)")
+	cacert := fs.String("cacert", "", "CA certificate (PEM) the member's certificate is verified against (--tls)")
+	cert := fs.String("cert", "", "client certificate (PEM) to present (--tls)")
+	key := fs.String("key", "", "the client certificate's key (PEM) (--tls)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	c := control.NewClient(*addr, *timeout)
+	if *useTLS {
+		t := config.TLSConfig{CACertFile: *cacert, ClientCertFile: *cert, ClientKeyFile: *key}
+		conf, err := t.ClientConfig()
+		if err != nil {
+			return fmt.Errorf("--tls: %w", err)
+		}
+		c = control.NewTLSClient(*addr, *timeout, conf)
+	}
 	defer c.Close()
 	switch cmd {
 	case "status":

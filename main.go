@@ -29,7 +29,8 @@
 // RUVIO_PRIMARYAUTH sets replication.primaryauth.
 //
 // SIGTERM or SIGINT starts a graceful shutdown bounded by
-// server.shutdown_timeout; a second one exits at once.
+// server.shutdown_timeout; a second one exits at once. SIGHUP reads the
+// TLS certificate, key and CA files again: new TLS connections use them.
 package main
 
 import (
@@ -403,8 +404,20 @@ func run(args []string) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
+	// SIGHUP reloads the TLS certificates, keys and CAs.
+	hups := make(chan os.Signal, 1)
+	signal.Notify(hups, syscall.SIGHUP)
+	defer signal.Stop(hups)
 	timeout := time.Duration(cfg.Server.ShutdownTimeout) * time.Second
+wait:
 	select {
+	case <-hups:
+		if err := a.ReloadTLS(); err != nil {
+			log.Warn("SIGHUP: the TLS settings in force stay", zap.Error(err))
+		} else {
+			log.Info("SIGHUP: TLS files reloaded")
+		}
+		goto wait
 	case sig := <-sigs:
 		log.Info("shutting down", zap.String("signal", sig.String()))
 	case <-a.ShutdownRequested():

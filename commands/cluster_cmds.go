@@ -60,14 +60,19 @@ func clusterSlotsCommand(x *keyspace.Ctx) {
 		clusterSlotsAcrossHosts(x, topo)
 		return
 	}
+	plain, tlsPort := clientPorts(x)
 	x.W.ArrayHeader(len(topo.Nodes))
 	for _, n := range topo.Nodes {
+		port := n.Port
+		if tlsPort > 0 && (x.C.TLS || plain == 0) {
+			port = tlsPort + n.Shard
+		}
 		x.W.ArrayHeader(3)
 		x.W.Int(int64(n.SlotStart))
 		x.W.Int(int64(n.SlotEnd))
 		x.W.ArrayHeader(4)
 		x.W.BulkString(n.Host)
-		x.W.Int(int64(n.Port))
+		x.W.Int(int64(port))
 		x.W.BulkString(n.ID)
 		x.W.ArrayHeader(0)
 	}
@@ -90,7 +95,14 @@ func clusterShardsCommand(x *keyspace.Ctx) {
 		x.W.Int(int64(n.SlotEnd))
 		x.W.BulkString("nodes")
 		x.W.ArrayHeader(1 + len(replicas))
-		writeShardNode(x, n.ID, n.Host, n.Port, "master", x.S.Srv.LastSequence(n.Shard), "online")
+		port, tlsPort := n.Port, 0
+		if plain, tp := clientPorts(x); tp > 0 {
+			tlsPort = tp + n.Shard
+			if plain == 0 {
+				port = 0
+			}
+		}
+		writeShardNodeTLS(x, n.ID, n.Host, port, tlsPort, "master", x.S.Srv.LastSequence(n.Shard), "online")
 		for _, r := range replicas {
 			host, port := r.HostPort()
 			writeShardNode(x, r.NodeID, host, port, "replica", r.Ack, "online")
@@ -98,14 +110,45 @@ func clusterShardsCommand(x *keyspace.Ctx) {
 	}
 }
 
+// clientPorts are shard 0's plain and TLS ports, 0 for none.
+func clientPorts(x *keyspace.Ctx) (plain, tls int) {
+	live := x.S.Srv.Opts.Live
+	p, _ := live.Value("port")
+	t, _ := live.Value("tls-port")
+	plain, _ = strconv.Atoi(p)
+	tls, _ = strconv.Atoi(t)
+	return plain, tls
+}
+
 // writeShardNode writes one node of a CLUSTER SHARDS entry, its attributes in
 // Redis's order.
 func writeShardNode(x *keyspace.Ctx, id, host string, port int, role string, offset uint64, health string) {
-	x.W.MapHeader(7)
+	writeShardNodeTLS(x, id, host, port, 0, role, offset, health)
+}
+
+// writeShardNodeTLS is writeShardNode for a node that may also serve TLS:
+// "tls-port" is there when tlsPort is not 0, and then "port" only when
+// port is not 0 (a node serving TLS only), as Redis does.
+func writeShardNodeTLS(x *keyspace.Ctx, id, host string, port, tlsPort int, role string, offset uint64, health string) {
+	n := 6
+	withPort := port > 0 || tlsPort == 0
+	if withPort {
+		n++
+	}
+	if tlsPort > 0 {
+		n++
+	}
+	x.W.MapHeader(n)
 	x.W.BulkString("id")
 	x.W.BulkString(id)
-	x.W.BulkString("port")
-	x.W.Int(int64(port))
+	if withPort {
+		x.W.BulkString("port")
+		x.W.Int(int64(port))
+	}
+	if tlsPort > 0 {
+		x.W.BulkString("tls-port")
+		x.W.Int(int64(tlsPort))
+	}
 	x.W.BulkString("ip")
 	x.W.BulkString(host)
 	x.W.BulkString("endpoint")

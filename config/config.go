@@ -57,6 +57,7 @@ type Config struct {
 	ACL         ACLConfig         `toml:"acl"`         // [acl] and [[acl.user]]
 	Replication ReplicationConfig `toml:"replication"` // [replication]
 	Metrics     MetricsConfig     `toml:"metrics"`     // [metrics]
+	TLS         TLSConfig         `toml:"tls"`         // [tls]
 }
 
 // MetricsConfig is the [metrics] section: the Prometheus endpoint.
@@ -458,6 +459,7 @@ func Default() Config {
 		Replication: ReplicationConfig{
 			SyncTimeoutMs: DefaultSyncTimeoutMs,
 		},
+		TLS: DefaultTLS(),
 	}
 }
 
@@ -505,6 +507,7 @@ type fileConfig struct {
 	ACL         *ACLConfig         `toml:"acl"`
 	Replication *ReplicationConfig `toml:"replication"`
 	Metrics     *MetricsConfig     `toml:"metrics"`
+	TLS         *TLSConfig         `toml:"tls"`
 }
 
 func newFileConfig(c *Config) *fileConfig {
@@ -543,6 +546,7 @@ func newFileConfig(c *Config) *fileConfig {
 		ACL:         &c.ACL,
 		Replication: &c.Replication,
 		Metrics:     &c.Metrics,
+		TLS:         &c.TLS,
 	}
 }
 

@@ -153,6 +153,7 @@ sync_timeout_ms = 750
 		Memory:      MemoryConfig{MaxMemory: 4 * GiB, MaxMemoryPolicy: "allkeys-lfu", MaxMemorySamples: 10, LFULogFactor: 5, LFUDecayTime: 2},
 		Cluster:     ClusterConfig{Members: []string{}, Join: []string{}, Replicas: 1, NodeTimeoutMs: 2000},
 		Replication: ReplicationConfig{SyncReplicas: 2, SyncTimeoutMs: 750},
+		TLS:         DefaultTLS(),
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("Load =\n%+v\nwant\n%+v", c, want)

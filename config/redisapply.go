@@ -137,26 +137,6 @@ var redisUnsupported = map[string][]string{
 	"cluster-announce-bus-port":       {"0"},
 	"cluster-announce-tls-port":       {"0"},
 	"cluster-preferred-endpoint-type": {"ip"},
-	"tls-port":                        {"0"},
-	"tls-cert-file":                   {""},
-	"tls-key-file":                    {""},
-	"tls-key-file-pass":               {""},
-	"tls-client-cert-file":            {""},
-	"tls-client-key-file":             {""},
-	"tls-client-key-file-pass":        {""},
-	"tls-dh-params-file":              {""},
-	"tls-ca-cert-file":                {""},
-	"tls-ca-cert-dir":                 {""},
-	"tls-protocols":                   {""},
-	"tls-ciphers":                     {""},
-	"tls-ciphersuites":                {""},
-	"tls-cluster":                     {"no"},
-	"tls-replication":                 {"no"},
-	"tls-auth-clients":                {"yes"},
-	"tls-prefer-server-ciphers":       {"no"},
-	"tls-session-caching":             {"yes"},
-	"tls-session-cache-size":          {"20480"},
-	"tls-session-cache-timeout":       {"300"},
 }
 
 // redisAliases are Redis's older names of directives this file handles itself (the runtime
@@ -360,6 +340,10 @@ func ApplyRedisDirectives(c *Config, dirs []RedisDirective) ([]string, error) {
 		}
 		if set, ok := configSetters[p.name]; ok {
 			set(c, canon, n)
+			continue
+		}
+		if p.tls != nil {
+			p.tls(&c.TLS, canon, n)
 			continue
 		}
 		if why, ok := redisNoEffect[p.name]; ok && canon != p.def {

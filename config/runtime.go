@@ -49,6 +49,9 @@ type param struct {
 	// special parses a kindSpecial value given the current canonical value and returns the new
 	// canonical value, or a Redis error reason.
 	special func(v, cur string) (string, string)
+	// tls, on the tls-* parameters, writes a canonical value into the [tls] settings: a
+	// change is applied only once the settings it gives build (Live.SetTLSCheck).
+	tls func(t *TLSConfig, v string, n int64)
 	// apply publishes a new canonical value (n is its number for kindInt/kindMemory) to the
 	// typed fields of Live. It runs with Live.mu held for writing.
 	apply func(l *Live, v string, n int64)
@@ -304,6 +307,55 @@ var params = [...]param{
 	// error (capped by maxmemory when that is set); 0: no limit of its own.
 	{name: "ruvio-lua-memory-limit", kind: kindMemory, min: 0, max: longMax, def: "1073741824"},
 
+	// TLS (tls.go): the settings of the [tls] section. A change is applied only once the
+	// settings it gives build; new connections then use them, open ones keep theirs.
+	{name: "tls-port", kind: kindInt, fixed: whyTLSPort, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.TLS.Port)) },
+		tls: func(t *TLSConfig, _ string, n int64) { t.Port = int(n) }},
+	{name: "tls-cert-file", kind: kindString, initial: func(c *Config) string { return c.TLS.CertFile },
+		tls: func(t *TLSConfig, v string, _ int64) { t.CertFile = v }},
+	{name: "tls-key-file", kind: kindString, initial: func(c *Config) string { return c.TLS.KeyFile },
+		tls: func(t *TLSConfig, v string, _ int64) { t.KeyFile = v }},
+	{name: "tls-key-file-pass", kind: kindString, initial: func(c *Config) string { return c.TLS.KeyFilePass },
+		tls: func(t *TLSConfig, v string, _ int64) { t.KeyFilePass = v }},
+	{name: "tls-client-cert-file", kind: kindString, initial: func(c *Config) string { return c.TLS.ClientCertFile },
+		tls: func(t *TLSConfig, v string, _ int64) { t.ClientCertFile = v }},
+	{name: "tls-client-key-file", kind: kindString, initial: func(c *Config) string { return c.TLS.ClientKeyFile },
+		tls: func(t *TLSConfig, v string, _ int64) { t.ClientKeyFile = v }},
+	{name: "tls-client-key-file-pass", kind: kindString, initial: func(c *Config) string { return c.TLS.ClientKeyFilePass },
+		tls: func(t *TLSConfig, v string, _ int64) { t.ClientKeyFilePass = v }},
+	{name: "tls-dh-params-file", kind: kindString, initial: func(c *Config) string { return c.TLS.DHParamsFile },
+		tls: func(t *TLSConfig, v string, _ int64) { t.DHParamsFile = v }},
+	{name: "tls-ca-cert-file", kind: kindString, initial: func(c *Config) string { return c.TLS.CACertFile },
+		tls: func(t *TLSConfig, v string, _ int64) { t.CACertFile = v }},
+	{name: "tls-ca-cert-dir", kind: kindString, initial: func(c *Config) string { return c.TLS.CACertDir },
+		tls: func(t *TLSConfig, v string, _ int64) { t.CACertDir = v }},
+	{name: "tls-auth-clients", kind: kindEnum, enum: []string{TLSAuthYes, TLSAuthNo, TLSAuthOptional},
+		initial: func(c *Config) string { return strings.ToLower(c.TLS.AuthClients) },
+		tls:     func(t *TLSConfig, v string, _ int64) { t.AuthClients = v }},
+	{name: "tls-auth-clients-user", kind: kindEnum, enum: []string{TLSUserOff, TLSUserCN},
+		initial: func(c *Config) string { return strings.ToLower(c.TLS.AuthClientsUser) },
+		tls:     func(t *TLSConfig, v string, _ int64) { t.AuthClientsUser = v }},
+	{name: "tls-protocols", kind: kindString, initial: func(c *Config) string { return c.TLS.Protocols },
+		tls: func(t *TLSConfig, v string, _ int64) { t.Protocols = v }},
+	{name: "tls-ciphers", kind: kindString, initial: func(c *Config) string { return c.TLS.Ciphers },
+		tls: func(t *TLSConfig, v string, _ int64) { t.Ciphers = v }},
+	{name: "tls-ciphersuites", kind: kindString, initial: func(c *Config) string { return c.TLS.Ciphersuites },
+		tls: func(t *TLSConfig, v string, _ int64) { t.Ciphersuites = v }},
+	{name: "tls-prefer-server-ciphers", kind: kindBool, initial: func(c *Config) string { return yesno(c.TLS.PreferServerCiphers) },
+		tls: func(t *TLSConfig, v string, _ int64) { t.PreferServerCiphers = v == "yes" }},
+	{name: "tls-session-caching", kind: kindBool, initial: func(c *Config) string { return yesno(c.TLS.SessionCaching) },
+		tls: func(t *TLSConfig, v string, _ int64) { t.SessionCaching = v == "yes" }},
+	{name: "tls-session-cache-size", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.TLS.SessionCacheSize)) },
+		tls: func(t *TLSConfig, _ string, n int64) { t.SessionCacheSize = int(n) }},
+	{name: "tls-session-cache-timeout", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.TLS.SessionCacheTimeout)) },
+		tls: func(t *TLSConfig, _ string, n int64) { t.SessionCacheTimeout = int(n) }},
+	{name: "tls-replication", kind: kindBool, initial: func(c *Config) string { return yesno(c.TLS.Replication) },
+		tls: func(t *TLSConfig, v string, _ int64) { t.Replication = v == "yes" }},
+	{name: "tls-cluster", kind: kindBool, initial: func(c *Config) string { return yesno(c.TLS.Cluster) },
+		tls: func(t *TLSConfig, v string, _ int64) { t.Cluster = v == "yes" }},
+	{name: "ruvio-tls-handshake-timeout", kind: kindInt, min: 1, max: intMax, initial: func(c *Config) string { return itoa(int64(c.TLS.HandshakeTimeoutMs)) },
+		tls: func(t *TLSConfig, _ string, n int64) { t.HandshakeTimeoutMs = int(n) }},
+
 	// Redis's hidden testing knobs (stored only): left out of CONFIG GET patterns.
 	{name: "key-load-delay", kind: kindInt, hidden: true, min: intMin, max: intMax, def: "0"},
 	{name: "rdb-key-save-delay", kind: kindInt, hidden: true, min: intMin, max: intMax, def: "0"},
@@ -316,6 +368,9 @@ const (
 	whyPort       = "can't set immutable config: shard i listens on port+i, and the ports of every shard are fixed at start (server.port in the configuration file)"
 	whyAppendonly = "can't set immutable config: the write-ahead log is turned on or off at start (persistence.wal in the configuration file)"
 	whyFsync      = "can't set immutable config: the WAL fsync policy is chosen at start (persistence.fsync in the configuration file)"
+	whyTLSPort    = "can't set immutable config: shard i serves TLS on tls-port+i, fixed at start (tls.port in the configuration file)"
+	// whyTLS is Redis's reason when new TLS settings do not build; the log says why.
+	whyTLS = "Unable to update TLS configuration. Check server logs."
 )
 
 // paramIndex maps every lower-case name and alias to its index in params. Built once, never
@@ -407,6 +462,10 @@ type Live struct {
 
 	streamNodeBytes   atomic.Int64
 	streamNodeEntries atomic.Int64
+
+	// tlsCheck, when set, is given the [tls] settings a CONFIG SET of tls-* parameters
+	// would make; its error refuses the change. Guarded by mu.
+	tlsCheck func(TLSConfig) error
 
 	databases  int        // immutable
 	dir        string     // immutable, as configured
@@ -566,6 +625,9 @@ func (l *Live) Set(pairs [][2]string) error {
 		}
 		vals[k], nums[k] = v, n
 	}
+	if err := l.checkTLS(idx, vals, nums, pairs); err != nil {
+		return err
+	}
 	old := make([]string, len(idx))
 	oom := ""
 	for k, i := range idx {
@@ -592,6 +654,69 @@ func (l *Live) Set(pairs [][2]string) error {
 		}
 	}
 	return nil
+}
+
+// checkTLS hands the [tls] settings the pairs would make to the TLS check, when a pair
+// changes one; with mu held.
+func (l *Live) checkTLS(idx []int, vals []string, nums []int64, pairs [][2]string) error {
+	first := -1
+	for k, i := range idx {
+		if params[i].tls != nil && vals[k] != l.vals[i] {
+			first = k
+			break
+		}
+	}
+	if first < 0 || l.tlsCheck == nil {
+		return nil
+	}
+	t := l.tlsLocked()
+	for k, i := range idx {
+		if params[i].tls != nil {
+			params[i].tls(&t, vals[k], nums[k])
+		}
+	}
+	if err := l.tlsCheck(t); err != nil {
+		return setFailed(pairs[first][0], whyTLS)
+	}
+	return nil
+}
+
+// TLS returns the current [tls] settings (CONFIG SET may have changed them since start).
+func (l *Live) TLS() TLSConfig {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.tlsLocked()
+}
+
+func (l *Live) tlsLocked() TLSConfig {
+	t := DefaultTLS()
+	for i := range params {
+		if params[i].tls != nil {
+			n, _ := strconv.ParseInt(l.vals[i], 10, 64)
+			params[i].tls(&t, l.vals[i], n)
+		}
+	}
+	return t
+}
+
+// SetTLSCheck installs the check CONFIG SET of a tls-* parameter must pass: check gets the
+// [tls] settings the change would make, builds them (reads the files) and applies them,
+// or returns why it cannot, and the change is refused. It also runs for ReloadTLS.
+func (l *Live) SetTLSCheck(check func(TLSConfig) error) {
+	l.mu.Lock()
+	l.tlsCheck = check
+	l.mu.Unlock()
+}
+
+// ReloadTLS runs the TLS check on the current settings again (on SIGHUP): the certificate,
+// key and CA files are read anew.
+func (l *Live) ReloadTLS() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tlsCheck == nil {
+		return nil
+	}
+	return l.tlsCheck(l.tlsLocked())
 }
 
 func setFailed(name, reason string) error {

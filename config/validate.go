@@ -70,7 +70,15 @@ func (c *Config) Validate() error {
 	if !validHost(s.Bind) {
 		bad("server.bind", "%q is not an IP address or host name", s.Bind)
 	}
-	portOK := inRange("server.port", int64(s.Port), 1, 65535)
+	portMin := int64(1)
+	if c.TLS.Port > 0 {
+		portMin = 0 // TLS only
+	}
+	portOK := inRange("server.port", int64(s.Port), portMin, 65535)
+	c.TLS.validate(bad, s.Shards)
+	if s.Port > 0 && c.TLS.Port > 0 && s.Port < c.TLS.Port+s.Shards && c.TLS.Port < s.Port+s.Shards {
+		bad("tls.port", "ports %d..%d overlap server.port's %d..%d", c.TLS.Port, c.TLS.Port+s.Shards-1, s.Port, s.Port+s.Shards-1)
+	}
 	shardsOK := inRange("server.shards", int64(s.Shards), 1, MaxShards)
 	if portOK && shardsOK && s.Port+s.Shards-1 > 65535 {
 		bad("server.port", "%d with %d shards needs ports %d..%d, beyond 65535",

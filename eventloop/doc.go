@@ -45,6 +45,15 @@
 // the limit broken, unsent bytes). A shard that finds a batch's replies
 // would reach the hard limit stops the batch itself.
 //
+// # TLS
+//
+// gnet has no TLS. TLS ports (Options.TLSPort+i) are served beside the
+// reactors by crypto/tls listeners (tls.go); a connection whose handshake
+// is done becomes a tlsLink, which offers the calls the code above makes
+// on a gnet connection (link) and runs them under a loop role of its own,
+// so TLS clients take the same path: batches, rings, outbox, output
+// accounting, back-pressure and limits.
+//
 // # Goroutines
 //
 // gnet calls the handler on the connection's event loop; the per-connection

@@ -21,7 +21,7 @@ import (
 // output limit broken), is dropped, as gnet drops a write queued behind a
 // Close.
 type outbox struct {
-	loop gnet.EventLoop
+	loop executor
 
 	mu        sync.Mutex
 	queued    []delivery
@@ -29,6 +29,12 @@ type outbox struct {
 
 	// spare is the slice a Run wrote last, kept for reuse; loop only.
 	spare []delivery
+}
+
+// executor runs a task on a connection's loop: a gnet reactor
+// (gnet.EventLoop), or a TLS link's own loop.
+type executor interface {
+	Execute(ctx context.Context, r gnet.Runnable) error
 }
 
 // delivery is, for connection cn, one batch's replies (r) or pushed

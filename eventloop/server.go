@@ -30,6 +30,10 @@ type Options struct {
 	// Bind is the address every shard listens on; shard i uses Port+i.
 	Bind string
 	Port int
+	// TLSPort, when not 0, is shard 0's TLS port: shard i serves TLS on
+	// TLSPort+i (tls.go), with the settings ApplyTLS loaded. Port 0
+	// serves TLS only.
+	TLSPort int
 	// UnixSocket, when not empty, is the path of a Unix domain socket whose
 	// connections are shard 0's, as Redis's unixsocket; UnixSocketPerm, when
 	// not 0, the permission bits it is given once bound.
@@ -92,6 +96,19 @@ type Server struct {
 	// outboxes carry replies and pushes to each reactor (outbox.go).
 	outboxMu sync.Mutex
 	outboxes map[gnet.EventLoop]*outbox
+
+	// tls is what new TLS connections are served with (ApplyTLS).
+	tls          atomic.Pointer[tlsState]
+	tlsListening atomic.Bool
+	// tlsMu guards the TLS listeners and open links; tlsWG counts the
+	// goroutines of the listeners and connections.
+	tlsMu        sync.Mutex
+	tlsListeners []net.Listener
+	tlsLinks     map[*tlsLink]struct{}
+	// tlsHandshakes are the connections still in their handshake.
+	tlsHandshakes map[net.Conn]struct{}
+	tlsStopped    bool
+	tlsWG         sync.WaitGroup
 }
 
 // New prepares a server; Serve runs it.
@@ -117,7 +134,7 @@ func New(opts Options) (*Server, error) {
 	s.requests.New = newRequest
 	ip := net.ParseIP(opts.Bind)
 	s.loopback = ip != nil && ip.IsLoopback() || opts.Bind == "localhost"
-	for i := 0; i < s.ks.Shards(); i++ {
+	for i := 0; opts.Port > 0 && i < s.ks.Shards(); i++ {
 		s.addrs = append(s.addrs, "tcp://"+net.JoinHostPort(opts.Bind, strconv.Itoa(opts.Port+i)))
 	}
 	if opts.UnixSocket != "" {
@@ -126,7 +143,7 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	s.engineCount = 1
-	if opts.ReactorPerShard {
+	if opts.ReactorPerShard && opts.Port > 0 {
 		s.engineCount = len(s.addrs)
 	}
 	return s, nil
@@ -141,7 +158,19 @@ func (s *Server) Serve() error {
 		gnet.WithLogger(s.log.Sugar()),
 	}
 	go s.idleLoop()
-	if s.opts.ReactorPerShard {
+	if s.opts.TLSPort > 0 {
+		if err := s.listenTLS(); err != nil {
+			return err
+		}
+	}
+	if s.opts.Port == 0 && s.opts.UnixSocket == "" {
+		// TLS only: no gnet engine.
+		s.log.Info("listening on TLS ports only (server.port = 0)")
+		close(s.booted)
+		<-s.stopIdle
+		return nil
+	}
+	if s.opts.ReactorPerShard && s.opts.Port > 0 {
 		return s.servePerShard(gopts)
 	}
 	if s.opts.Reactors > 0 {
@@ -212,6 +241,9 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		close(s.stopIdle)
 		err = s.stopEngines(ctx)
+		if terr := s.stopTLS(ctx); terr != nil && err == nil {
+			err = terr
+		}
 	})
 	return err
 }
@@ -265,55 +297,86 @@ func refusedByProtectedMode(boundToLoopback, protectedMode, hasPassword bool, re
 
 // OnOpen assigns the connection to the shard of the port it came in on.
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	var cn *conn
+	var refusal []byte
 	if _, ok := c.LocalAddr().(*net.UnixAddr); ok {
 		// Redis names a Unix socket client by the socket's path and port 0; such a client is
 		// local, so protected mode lets it in.
-		return s.open(c, 0, s.opts.UnixSocket+":0", s.opts.UnixSocket+":0")
+		path := s.opts.UnixSocket + ":0"
+		cn, refusal = s.open(c, 0, path, path, nil, s.outboxOf(c.EventLoop()), false, "")
+	} else {
+		local, _ := c.LocalAddr().(*net.TCPAddr)
+		remote, _ := c.RemoteAddr().(*net.TCPAddr)
+		if local == nil || remote == nil {
+			return nil, gnet.Close
+		}
+		cn, refusal = s.open(c, local.Port-s.opts.Port, remote.String(), local.String(), remote.IP, s.outboxOf(c.EventLoop()), false, "")
 	}
-	local, _ := c.LocalAddr().(*net.TCPAddr)
-	remote, _ := c.RemoteAddr().(*net.TCPAddr)
-	if local == nil || remote == nil {
-		return nil, gnet.Close
+	if cn == nil {
+		return refusal, gnet.Close
 	}
-	if refusedByProtectedMode(s.loopback, s.live.ProtectedMode(), s.live.RequirePass() != "", remote.IP) {
-		s.log.Warn("refused a remote client: protected mode", zap.String("remote", remote.String()))
-		return []byte(protectedModeMessage), gnet.Close
-	}
-	shard := local.Port - s.opts.Port
-	if shard < 0 || shard >= s.ks.Shards() {
-		return nil, gnet.Close
-	}
-	return s.open(c, shard, remote.String(), local.String())
-}
-
-// open registers an accepted connection with its shard.
-func (s *Server) open(c gnet.Conn, shard int, remote, local string) ([]byte, gnet.Action) {
-	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: s.outboxOf(c.EventLoop())}
-	client, ok := s.ks.Connected(shard, remote, local, cn)
-	if !ok {
-		s.log.Warn("refused a client: maxclients reached", zap.String("remote", remote))
-		return []byte("-" + keyspace.MaxClientsError + "\r\n"), gnet.Close
-	}
-	cn.client = client
 	c.SetContext(cn)
 	return nil, gnet.None
+}
+
+// open admits a connection of any kind (gnet's over TCP or a Unix socket,
+// or a TLS link, tls) to the shard of index shard: protected mode (for a
+// TCP peer at remoteIP; nil is a local socket) and maxclients apply as to
+// any client. user, when not empty, is the ACL user the connection starts
+// authenticated as (a TLS client certificate's identity). A refused
+// connection gets nil and the reply to send it before it is closed.
+func (s *Server) open(c link, shard int, remote, local string, remoteIP net.IP, ob *outbox, tls bool, user string) (*conn, []byte) {
+	if remoteIP != nil && refusedByProtectedMode(s.loopback, s.live.ProtectedMode(), s.live.RequirePass() != "", remoteIP) {
+		s.log.Warn("refused a remote client: protected mode", zap.String("remote", remote))
+		return nil, []byte(protectedModeMessage)
+	}
+	if shard < 0 || shard >= s.ks.Shards() {
+		return nil, nil
+	}
+	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: ob}
+	var client *keyspace.Client
+	ok, as := false, false
+	if tls {
+		client, ok, as = s.ks.ConnectedTLS(shard, remote, local, cn, user)
+	} else {
+		client, ok = s.ks.Connected(shard, remote, local, cn)
+	}
+	if ok && user != "" {
+		if as {
+			s.log.Info("TLS client authenticated by its certificate", zap.String("remote", remote), zap.String("user", user))
+		} else {
+			s.log.Warn("TLS client certificate names no enabled ACL user; the connection starts as the default user",
+				zap.String("remote", remote), zap.String("cn", user))
+		}
+	}
+	if !ok {
+		s.log.Warn("refused a client: maxclients reached", zap.String("remote", remote))
+		return nil, []byte("-" + keyspace.MaxClientsError + "\r\n")
+	}
+	cn.client = client
+	return cn, nil
 }
 
 // OnClose forgets the connection.
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok && cn != nil {
-		cn.closed = true
-		s.ks.Disconnected(cn.client)
-		if cn.pending != nil {
-			s.putRequest(cn.pending)
-			cn.pending = nil
-		}
-		if cn.throttled {
-			s.unthrottle(cn)
-		}
-		cn.parser.Reset()
+		s.closed(cn)
 	}
 	return gnet.None
+}
+
+// closed forgets a connection once it is closed; on its loop.
+func (s *Server) closed(cn *conn) {
+	cn.closed = true
+	s.ks.Disconnected(cn.client)
+	if cn.pending != nil {
+		s.putRequest(cn.pending)
+		cn.pending = nil
+	}
+	if cn.throttled {
+		s.unthrottle(cn)
+	}
+	cn.parser.Reset()
 }
 
 // Flow control of one connection's input.
@@ -368,20 +431,27 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	if !ok || cn == nil || cn.closing || cn.client.Killed() {
 		return gnet.None
 	}
+	read, act := s.onTraffic(cn, c)
+	if act == gnet.None && !cn.closing {
+		s.gateReads(cn, c, read)
+	}
+	return act
+}
+
+// onTraffic is OnTraffic for either kind of connection; read reports that
+// it follows new input.
+func (s *Server) onTraffic(cn *conn, c link) (read bool, act gnet.Action) {
 	// Any received byte is activity, not only a complete command (a large
 	// upload in progress is not idle); a wake-up without new bytes is not.
-	read := c.InboundBuffered() > cn.left
+	read = c.InboundBuffered() > cn.left
 	if read {
 		if now := s.clock.Load(); now-cn.client.LastActive() > int64(throttlePoll) {
 			cn.client.Touch(now)
 		}
 	}
-	act := s.traffic(cn, c)
+	act = s.traffic(cn, c)
 	cn.left = c.InboundBuffered()
-	if act == gnet.None && !cn.closing {
-		s.gateReads(cn, c, read)
-	}
-	return act
+	return read, act
 }
 
 // gateReads stops reading a connection whose unparsed input (cn.left, as
@@ -424,7 +494,7 @@ func (s *Server) gateFailed(err error) {
 }
 
 // traffic is OnTraffic for a live connection.
-func (s *Server) traffic(cn *conn, c gnet.Conn) gnet.Action {
+func (s *Server) traffic(cn *conn, c link) gnet.Action {
 	if cn.pending != nil {
 		if !cn.shard.Submit(&cn.pending.Batch) {
 			cn.shard.WaitRoom(cn)
@@ -455,7 +525,7 @@ func (s *Server) traffic(cn *conn, c gnet.Conn) gnet.Action {
 			}
 			// Paused, it gets no replies to trigger a check: the poll
 			// is what sees it stay over a soft limit.
-			if act := s.checkOutputBuffer(cn, c); act != gnet.None {
+			if act := s.checkOutputBuffer(cn); act != gnet.None {
 				cn.closing = true
 				return act
 			}
@@ -489,7 +559,7 @@ func (s *Server) authRequired(cn *conn) bool {
 // batch and hands it to the shard. A request the bytes end inside of goes
 // to the connection's Parser, which keeps it across reads. more reports
 // that the connection may go on with the next bytes at once.
-func (s *Server) parseBatch(cn *conn, c gnet.Conn, avail int) (_ gnet.Action, more bool) {
+func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bool) {
 	buf, _ := c.Peek(avail)
 	lim := codec.Limits{
 		MaxBulkLen:      s.live.ProtoMaxBulkLen(),
@@ -626,7 +696,7 @@ func (s *Server) parseBatch(cn *conn, c gnet.Conn, avail int) (_ gnet.Action, mo
 
 // writeInline writes the replies of a batch the shard ran on this event
 // loop, and recycles it.
-func (s *Server) writeInline(cn *conn, c gnet.Conn, req *request) gnet.Action {
+func (s *Server) writeInline(cn *conn, c link, req *request) gnet.Action {
 	s.ks.CountNetOutput(len(req.Out.Buf))
 	_, err := c.Write(req.Out.Buf)
 	closeAfter := req.CloseAfter
@@ -636,13 +706,13 @@ func (s *Server) writeInline(cn *conn, c gnet.Conn, req *request) gnet.Action {
 		return gnet.Close
 	}
 	cn.client.Out.SetBuffered(c.OutboundBuffered())
-	return s.checkOutputBuffer(cn, c)
+	return s.checkOutputBuffer(cn)
 }
 
 // checkOutputBuffer closes a connection whose unsent replies break the
 // output buffer limits of its class (keyspace.OutputMeter.Check): a client
 // that stopped reading, or reads too slowly for too long.
-func (s *Server) checkOutputBuffer(cn *conn, _ gnet.Conn) gnet.Action {
+func (s *Server) checkOutputBuffer(cn *conn) gnet.Action {
 	out := &cn.client.Out
 	lim := s.live.OutputBufferLimit(cn.client.OutputClass())
 	pending := out.Pending()
@@ -663,7 +733,7 @@ func (s *Server) cutOff(cn *conn, why keyspace.Breach, lim config.OutputLimit, p
 
 // checkQueryBuffer closes a connection whose unparsed input exceeds the
 // query buffer limit.
-func (s *Server) checkQueryBuffer(cn *conn, c gnet.Conn) gnet.Action {
+func (s *Server) checkQueryBuffer(cn *conn, c link) gnet.Action {
 	limit := s.live.ClientQueryBufferLimit()
 	if buffered := c.InboundBuffered() + cn.parser.Buffered(); limit > 0 && int64(buffered) > limit {
 		s.log.Warn("closing client: query buffer limit reached",
@@ -774,9 +844,23 @@ func (s *Server) idleLoop() {
 // one to two periods (Redis looks back eight seconds).
 const outputPeakPeriod = 4
 
+// link is what the connection logic uses of a connection: gnet.Conn, or
+// a TLS link (tlsLink) that behaves as one. Calls other than Wake and
+// Close are made on the connection's loop only.
+type link interface {
+	Peek(n int) ([]byte, error)
+	Discard(n int) (int, error)
+	InboundBuffered() int
+	OutboundBuffered() int
+	Write(b []byte) (int, error)
+	Wake(cb gnet.AsyncCallback) error
+	Close() error
+	CloseWithCallback(cb gnet.AsyncCallback) error
+}
+
 // conn is the per-connection state of the event loop.
 type conn struct {
-	gc     gnet.Conn
+	gc     link
 	srv    *Server
 	shard  *keyspace.Shard
 	client *keyspace.Client
@@ -918,7 +1002,7 @@ func (r *request) Deliver(_ *keyspace.Batch) {
 
 // written runs on the event loop once the replies are in the socket or the
 // outbound buffer: it enforces the output buffer limit and recycles r.
-func (r *request) written(c gnet.Conn, err error) error {
+func (r *request) written(c link, err error) error {
 	cn := r.conn
 	s := cn.srv
 	n := len(r.Out.Buf)
@@ -938,7 +1022,7 @@ func (r *request) written(c gnet.Conn, err error) error {
 		cn.closing, cn.shut = true, true
 		return c.CloseWithCallback(nil)
 	}
-	if s.checkOutputBuffer(cn, c) == gnet.Close {
+	if s.checkOutputBuffer(cn) == gnet.Close {
 		cn.closing, cn.shut = true, true
 		return c.CloseWithCallback(nil)
 	}

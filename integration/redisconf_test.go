@@ -102,7 +102,11 @@ func TestRedisConfRefusesUnsupported(t *testing.T) {
 	if err := os.WriteFile(good, []byte("port "+strconv.Itoa(port)+"\ndir "+dir+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := runRefused(t, good, "--tls-port", "6380"); !strings.Contains(out, "command line: 'tls-port': not supported") {
+	if out := runRefused(t, good, "--cluster-announce-tls-port", "6380"); !strings.Contains(out, "command line: 'cluster-announce-tls-port': not supported") {
+		t.Errorf("trailing --cluster-announce-tls-port: %s", out)
+	}
+	// A TLS port without a certificate is refused with the reason.
+	if out := runRefused(t, good, "--tls-port", "6380"); !strings.Contains(out, "TLS needs tls.cert_file and tls.key_file") {
 		t.Errorf("trailing --tls-port: %s", out)
 	}
 	// A stray word after the file, and a positional argument that is not a .conf file,

@@ -29,6 +29,7 @@ type Client struct {
 	LocalAddr  string    // the local address (CLIENT LIST laddr=)
 	Conn       Conn      // the connection, to close it
 	Created    time.Time // when the connection opened
+	TLS        bool      // the connection is over TLS (CLUSTER SLOTS answers with TLS ports)
 
 	// DB is the selected database; SelectDB changes it.
 	DB int

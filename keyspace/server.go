@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/acl"
 	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/config"
 )
@@ -258,18 +259,41 @@ func (s *Server) elapsed() time.Duration {
 // its client state. ok is false when maxclients is reached; the caller
 // replies errMaxClients and closes.
 func (s *Server) Connected(shard int, remote, local string, conn Conn) (c *Client, ok bool) {
+	users := s.Users()
+	return s.connected(shard, remote, local, conn, users, users.Default(), !s.AuthRequired(), false)
+}
+
+// connected registers a connection that runs as user u of snapshot users.
+func (s *Server) connected(shard int, remote, local string, conn Conn, users *acl.Users, u *acl.User, authed, tls bool) (c *Client, ok bool) {
 	if max := s.Opts.Live.MaxClients(); max > 0 && s.ClientRegistry.len() >= max {
 		s.Stats.RejectedConns.Add(1)
 		return nil, false
 	}
 	id := s.ClientRegistry.nextID.Add(1)
 	c = NewClient(id, shard, remote, local, conn, s.Clock())
-	users := s.Users()
-	c.SetUser(users, users.Default())
-	c.Authenticated = !s.AuthRequired()
+	c.SetUser(users, u)
+	c.Authenticated = authed
+	c.TLS = tls
 	s.ClientRegistry.Add(c)
 	s.Stats.Connections.Add(1)
 	return c, true
+}
+
+// ConnectedTLS is Connected for a connection over TLS. When user is not
+// empty (the identity of the client's certificate) the connection starts
+// authenticated as the ACL user of that name, if it exists and is on. ok
+// is false when maxclients is reached; as reports whether the user was
+// taken.
+func (s *Server) ConnectedTLS(shard int, remote, local string, conn Conn, user string) (c *Client, ok, as bool) {
+	users := s.Users()
+	if user != "" {
+		if u := users.Get(user); u != nil && u.Enabled() {
+			c, ok = s.connected(shard, remote, local, conn, users, u, true, true)
+			return c, ok, ok
+		}
+	}
+	c, ok = s.connected(shard, remote, local, conn, users, users.Default(), !s.AuthRequired(), true)
+	return c, ok, false
 }
 
 // Disconnected forgets a closed connection; its reactor calls it once the

@@ -78,6 +78,10 @@ type FollowerOptions struct {
 	// ruvio-run-id: a primary that is this process, or that replicates
 	// from it, is a loop and refused ("" announces none).
 	RunID string
+	// Dial, when set, opens the connection to a primary's shard with d
+	// (its timeout and source address), over TLS with tls-replication;
+	// nil dials plain TCP with d.
+	Dial func(d *net.Dialer, addr string) (net.Conn, error)
 }
 
 // Follower keeps every shard of a replica following its primary.
@@ -264,7 +268,7 @@ var errAuthRefused = errors.New("Unable to AUTH to MASTER")
 
 // session runs one connection: handshake, then frames until an error.
 func (l *link) session(addr string) error {
-	d := net.Dialer{Timeout: 5 * time.Second}
+	d := &net.Dialer{Timeout: 5 * time.Second}
 	if l.f.opts.SourceAddr != nil {
 		if ip := l.f.opts.SourceAddr(); ip != "" {
 			src := net.ParseIP(ip)
@@ -274,7 +278,13 @@ func (l *link) session(addr string) error {
 			d.LocalAddr = &net.TCPAddr{IP: src}
 		}
 	}
-	conn, err := d.Dial("tcp", addr)
+	var conn net.Conn
+	var err error
+	if l.f.opts.Dial != nil {
+		conn, err = l.f.opts.Dial(d, addr)
+	} else {
+		conn, err = d.Dial("tcp", addr)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -29,10 +30,26 @@ type muxListener struct {
 	done      chan struct{}
 	once      sync.Once
 	wg        sync.WaitGroup
+	// tls, when set, makes every connection TLS, both ways.
+	tls *TLS
 }
 
-func newMux(ln net.Listener, advertise string, rpcConn func(net.Conn)) *muxListener {
-	m := &muxListener{ln: ln, advertise: controlAddr(advertise), raftCh: make(chan net.Conn), rpcConn: rpcConn, done: make(chan struct{})}
+// TLS secures the control port's links (tls-cluster): every connection to
+// a control port, a member's or the `ruvio cluster` tool's, is TLS. The
+// functions are called for each new connection, so settings reloaded
+// since apply to the next one.
+type TLS struct {
+	// Server is what a control port serves its connections with.
+	Server func() *tls.Config
+	// Client is what a member dials other members' control ports with.
+	Client func() *tls.Config
+}
+
+// tlsHandshakeTimeout bounds the handshake of a control connection.
+const tlsHandshakeTimeout = 5 * time.Second
+
+func newMux(ln net.Listener, advertise string, rpcConn func(net.Conn), t *TLS) *muxListener {
+	m := &muxListener{ln: ln, advertise: controlAddr(advertise), raftCh: make(chan net.Conn), rpcConn: rpcConn, done: make(chan struct{}), tls: t}
 	m.wg.Add(1)
 	go m.acceptLoop()
 	return m
@@ -60,6 +77,10 @@ func (m *muxListener) acceptLoop() {
 }
 
 func (m *muxListener) route(c net.Conn) {
+	if m.tls != nil {
+		// The first read below runs the handshake, within its deadline.
+		c = tls.Server(c, m.tls.Server())
+	}
 	var b [1]byte
 	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := c.Read(b[:]); err != nil {
@@ -112,15 +133,29 @@ func (a controlAddr) String() string  { return string(a) }
 
 // Dial opens a consensus connection to address (raft.StreamLayer).
 func (m *muxListener) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	return dialKind(string(address), connRaft, timeout)
+	var conf *tls.Config
+	if m.tls != nil {
+		conf = m.tls.Client()
+	}
+	return dialKind(string(address), connRaft, timeout, conf)
 }
 
-// dialKind connects to a control port and names what the connection
-// carries.
-func dialKind(addr string, kind byte, timeout time.Duration) (net.Conn, error) {
+// dialKind connects to a control port, over TLS with conf when it is not
+// nil, and names what the connection carries.
+func dialKind(addr string, kind byte, timeout time.Duration, conf *tls.Config) (net.Conn, error) {
 	c, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return nil, err
+	}
+	if conf != nil {
+		tc := tls.Client(c, conf)
+		_ = c.SetDeadline(time.Now().Add(min(timeout, tlsHandshakeTimeout)))
+		if err := tc.Handshake(); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("control: TLS handshake with %s: %w", addr, err)
+		}
+		_ = c.SetDeadline(time.Time{})
+		c = tc
 	}
 	_ = c.SetWriteDeadline(time.Now().Add(timeout))
 	if _, err := c.Write([]byte{kind}); err != nil {

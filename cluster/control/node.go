@@ -68,6 +68,8 @@ type Config struct {
 	OnLease func(until time.Time)
 	// Status reports this member's role and sequences for its heartbeats.
 	Status func() Status
+	// TLS, when set, makes the control port's links TLS (tls-cluster).
+	TLS *TLS
 }
 
 // Node is a member's part of the control plane.
@@ -132,7 +134,10 @@ func Start(cfg Config) (*Node, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("control: %w", err)
 	}
-	n.mux = newMux(ln, cfg.Self.Control, func(c net.Conn) { n.rpcSrv.ServeCodec(jsonrpc.NewServerCodec(c)) })
+	n.mux = newMux(ln, cfg.Self.Control, func(c net.Conn) { n.rpcSrv.ServeCodec(jsonrpc.NewServerCodec(c)) }, cfg.TLS)
+	if cfg.TLS != nil {
+		n.peers.tls = cfg.TLS.Client
+	}
 	ok := false
 	defer func() {
 		if !ok {

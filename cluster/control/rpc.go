@@ -1,6 +1,7 @@
 package control
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -123,6 +124,8 @@ func (s *service) AddGroup(a RemoveArgs, r *Reply) error       { return s.n.hand
 type peers struct {
 	mu      sync.Mutex
 	clients map[string]*rpc.Client
+	// tls, when set, gives the TLS settings to dial with (tls-cluster).
+	tls func() *tls.Config
 }
 
 // call sends method to addr and waits at most timeout for the answer.
@@ -159,7 +162,11 @@ func (p *peers) client(addr string, timeout time.Duration) (*rpc.Client, error) 
 	if c != nil {
 		return c, nil
 	}
-	conn, err := dialKind(addr, connRPC, timeout)
+	var conf *tls.Config
+	if p.tls != nil {
+		conf = p.tls()
+	}
+	conn, err := dialKind(addr, connRPC, timeout, conf)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +214,14 @@ type Client struct {
 // addr ("host:port").
 func NewClient(addr string, timeout time.Duration) *Client {
 	return &Client{addr: addr, timeout: timeout}
+}
+
+// NewTLSClient is NewClient for control ports that serve TLS (tls-cluster):
+// it connects with conf.
+func NewTLSClient(addr string, timeout time.Duration, conf *tls.Config) *Client {
+	c := NewClient(addr, timeout)
+	c.p.tls = func() *tls.Config { return conf }
+	return c
 }
 
 // Close closes the client's connections.

@@ -109,12 +109,21 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	if err != nil {
 		return nil, explainStartError(fmt.Errorf("node ids: %w", err), cfg.Persistence.Dir)
 	}
+	// The port clients reach shard 0 at: the plain one, or the TLS one
+	// when the server serves TLS only (server.port = 0).
+	clientPort := cfg.Server.Port
+	if clientPort == 0 {
+		clientPort = cfg.TLS.Port
+	}
 	var topo *cluster.Topology
 	if cfg.Cluster.AcrossHosts() {
 		a.member = newMember(cfg, ids, log)
+		if err := a.member.setTLS(cfg.TLS); err != nil {
+			return nil, err
+		}
 		topo, err = a.member.initialTopology()
 	} else {
-		topo, err = cluster.NewTopology(cfg.Server.Bind, cfg.Server.Port, cfg.Server.Shards, ids)
+		topo, err = cluster.NewTopology(cfg.Server.Bind, clientPort, cfg.Server.Shards, ids)
 	}
 	if err != nil {
 		return nil, err
@@ -141,7 +150,16 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	if ksOpts.Persistence != nil {
 		rc := cfg.Replication
-		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, cfg.Server.Port, rc.PrimaryUser, rc.PrimaryAuth, log)
+		// A replica announces the port its primary can reach it at: the
+		// TLS one under tls-replication, as Redis does.
+		announce := clientPort
+		if cfg.TLS.Replication && cfg.TLS.Port > 0 {
+			announce = cfg.TLS.Port
+		}
+		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, announce, rc.PrimaryUser, rc.PrimaryAuth, log)
+		if err := a.repl.setTLS(cfg.TLS); err != nil {
+			return nil, err
+		}
 		a.repl.nodeIDs = ids
 		ksOpts.Replication = a.repl
 		ksOpts.OnDurable = a.repl.durable
@@ -182,6 +200,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		Live:            live,
 		Bind:            cfg.Server.Bind,
 		Port:            cfg.Server.Port,
+		TLSPort:         cfg.TLS.Port,
 		UnixSocket:      cfg.Server.UnixSocket,
 		UnixSocketPerm:  os.FileMode(cfg.Server.UnixSocketPerm),
 		Reactors:        cfg.Server.Reactors,
@@ -194,6 +213,13 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		_ = a.ks.Close()
 		return nil, err
 	}
+	if cfg.TLS.Port > 0 {
+		if err := a.net.ApplyTLS(cfg.TLS); err != nil {
+			_ = a.ks.Close()
+			return nil, err
+		}
+	}
+	live.SetTLSCheck(a.applyTLS)
 	go func() { a.serveErr <- a.net.Serve() }()
 	select {
 	case <-a.net.Ready():
@@ -227,6 +253,40 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 	}
 	started = true
 	return a, nil
+}
+
+// applyTLS puts new [tls] settings in force (CONFIG SET tls-*, SIGHUP):
+// the TLS listeners serve new connections with them, and a replica's
+// links dial with them. Settings that do not build change nothing.
+func (a *App) applyTLS(t config.TLSConfig) error {
+	if a.member != nil {
+		if err := a.member.setTLS(t); err != nil {
+			a.log.Warn("TLS configuration refused", zap.Error(err))
+			return fmt.Errorf("app: %w", err)
+		}
+	}
+	if t.Port > 0 || t.Replication {
+		if err := a.net.ApplyTLS(t); err != nil {
+			return fmt.Errorf("app: %w", err)
+		}
+	}
+	if a.repl != nil {
+		if err := a.repl.setTLS(t); err != nil {
+			a.log.Warn("TLS configuration refused", zap.Error(err))
+			return fmt.Errorf("app: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReloadTLS reads the TLS certificate, key and CA files again (SIGHUP):
+// new TLS connections use them, open ones are unaffected. On failure the
+// settings in force stay.
+func (a *App) ReloadTLS() error {
+	if err := a.ks.Live().ReloadTLS(); err != nil {
+		return fmt.Errorf("reloading TLS: %w", err)
+	}
+	return nil
 }
 
 // stopAfterFailedStart undoes a start that failed once serving.

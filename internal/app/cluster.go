@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -48,6 +50,33 @@ type member struct {
 	// lastFailed is the failed list of the last state applied.
 	lastFailed []string
 	stopWatch  chan struct{}
+	// tlsServer and tlsClient are the control port's TLS settings under
+	// tls-cluster (setTLS), read at each new control connection.
+	tlsServer atomic.Pointer[tls.Config]
+	tlsClient atomic.Pointer[tls.Config]
+}
+
+// setTLS builds the control port's TLS settings from t. tls-cluster is
+// fixed at start: the control plane's links are TLS or not for the
+// process's life.
+func (m *member) setTLS(t config.TLSConfig) error {
+	if t.Cluster != m.cfg.TLS.Cluster {
+		return errors.New("tls-cluster is fixed at start (tls.cluster in the configuration file)")
+	}
+	if !t.Cluster {
+		return nil
+	}
+	server, err := t.ServerConfig()
+	if err != nil {
+		return fmt.Errorf("tls-cluster: %w", err)
+	}
+	client, err := t.ClientConfig()
+	if err != nil {
+		return fmt.Errorf("tls-cluster: %w", err)
+	}
+	m.tlsServer.Store(server)
+	m.tlsClient.Store(client)
+	return nil
 }
 
 // primaryEpochFile holds member.primaryEpoch.
@@ -107,6 +136,7 @@ func (m *member) start() error {
 		OnState:     m.apply,
 		OnLease:     m.lease,
 		Status:      m.status,
+		TLS:         m.controlTLS(),
 	})
 	if err != nil {
 		return err
@@ -115,6 +145,14 @@ func (m *member) start() error {
 	go m.freezeWatch(m.stopWatch)
 	m.log.Info("control plane started", zap.String("member", m.self.Name), zap.String("control", m.self.Control))
 	return nil
+}
+
+// controlTLS is the control plane's TLS under tls-cluster, nil without.
+func (m *member) controlTLS() *control.TLS {
+	if !m.cfg.TLS.Cluster {
+		return nil
+	}
+	return &control.TLS{Server: m.tlsServer.Load, Client: m.tlsClient.Load}
 }
 
 func (m *member) stop() {

@@ -1,10 +1,16 @@
 package app
 
 import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
+	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/persistence"
 	"github.com/ruvio/ruvio/replication"
@@ -21,6 +27,8 @@ type replicator struct {
 	port    int
 	nodeIDs []string
 	log     *zap.Logger
+	// tlsDial, when set, is how links dial their primary (tls-replication).
+	tlsDial atomic.Pointer[tls.Config]
 	// onRole, when set, runs after the process became a replica or a primary.
 	onRole func()
 
@@ -70,6 +78,7 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
 		Announce: r.ks.Live().ReplicaAnnounce,
 		RunID:    r.ks.RunID(),
+		Dial:     r.dial,
 	}, r.ks)
 	r.mu.Lock()
 	old := r.follower
@@ -80,6 +89,42 @@ func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	}
 	f.Start()
 	r.roleChanged()
+	return nil
+}
+
+// dial opens a link's connection to its primary with d: over TLS while
+// tls-replication is on (the settings current at each dial), plain TCP
+// otherwise.
+func (r *replicator) dial(d *net.Dialer, addr string) (net.Conn, error) {
+	conf := r.tlsDial.Load()
+	if conf == nil {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("replication: dial %s: %w", addr, err)
+		}
+		return c, nil
+	}
+	td := &tls.Dialer{NetDialer: d, Config: conf}
+	// The dialer's timeout bounds the connection and the handshake.
+	c, err := td.DialContext(context.Background(), "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("replication: TLS dial %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+// setTLS makes the links dial with t's client settings when t turns
+// tls-replication on, plain TCP when off; links already open keep theirs.
+func (r *replicator) setTLS(t config.TLSConfig) error {
+	if !t.Replication {
+		r.tlsDial.Store(nil)
+		return nil
+	}
+	conf, err := t.ClientConfig()
+	if err != nil {
+		return fmt.Errorf("tls-replication: %w", err)
+	}
+	r.tlsDial.Store(conf)
 	return nil
 }
 

@@ -27,9 +27,12 @@ const clientTimeout = 30 * time.Second
 // Server is a running in-process server.
 type Server struct {
 	Config config.Config
-	// Addrs are the shards' addresses, shard 0 first.
+	// Addrs are the shards' addresses, shard 0 first (none when the
+	// server serves TLS only).
 	Addrs []string
-	app   *app.App
+	// TLSAddrs are the shards' TLS addresses, when it serves TLS.
+	TLSAddrs []string
+	app      *app.App
 }
 
 // Addr is the address of shard 0.
@@ -55,6 +58,9 @@ func Fsync(policy string) Option {
 	return func(c *config.Config) { c.Persistence.WAL = true; c.Persistence.Fsync = policy }
 }
 
+// FreePort, as tls.port, has Start pick free ports for the TLS listeners.
+const FreePort = -1
+
 // Config applies fn to the configuration.
 func Config(fn func(*config.Config)) Option { return Option(fn) }
 
@@ -70,14 +76,27 @@ func Start(t testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// A TLS port of FreePort gets free ports after the plain ones; a
+	// plain port of 0 (TLS only) stays 0.
+	tlsFree := cfg.TLS.Port == FreePort
+	plain := cfg.Server.Port != 0
 	var lastErr error
 	for attempt := 0; attempt < 20; attempt++ {
-		port, err := FreePorts(cfg.Server.Shards)
+		n := cfg.Server.Shards
+		if tlsFree {
+			n *= 2
+		}
+		port, err := FreePorts(n)
 		if err != nil {
 			lastErr = err
 			continue
 		}
-		cfg.Server.Port = port
+		if plain {
+			cfg.Server.Port = port
+		}
+		if tlsFree {
+			cfg.TLS.Port = port + cfg.Server.Shards
+		}
 		a, err := app.Start(cfg, app.Options{Logger: zap.NewNop()})
 		if err != nil {
 			lastErr = err
@@ -85,7 +104,12 @@ func Start(t testing.TB, opts ...Option) *Server {
 		}
 		s := &Server{Config: cfg, app: a}
 		for i := 0; i < cfg.Server.Shards; i++ {
-			s.Addrs = append(s.Addrs, net.JoinHostPort(cfg.Server.Bind, strconv.Itoa(port+i)))
+			if plain {
+				s.Addrs = append(s.Addrs, net.JoinHostPort(cfg.Server.Bind, strconv.Itoa(port+i)))
+			}
+			if cfg.TLS.Port > 0 {
+				s.TLSAddrs = append(s.TLSAddrs, net.JoinHostPort(cfg.Server.Bind, strconv.Itoa(cfg.TLS.Port+i)))
+			}
 		}
 		t.Cleanup(func() { s.Stop() })
 		return s
