@@ -100,6 +100,7 @@ func (d *Disk) Open(sh *Shard) error {
 		return fmt.Errorf("open WAL: %w", err)
 	}
 	j := &WALJournal{WAL: wal, fs: o.FS, dir: o.Dir, Opts: o, ReplID: replID, newReplID: newReplID}
+	j.published.Store(wal)
 	j.Recovery = sh.Srv.Now().Sub(begin)
 	j.RecoveredRecords = stats.Records
 	j.lastSnapshotAt = sh.Srv.Now()
@@ -169,12 +170,19 @@ func (sh *Shard) walOptions(o DiskOptions) persistence.WALOptions {
 	return wopts
 }
 
+// Published is the shard's current log, for goroutines other than the
+// shard's.
+func (j *WALJournal) Published() *persistence.WAL { return j.published.Load() }
+
 // WALJournal is a shard's Journal: its WAL plus the snapshot schedule.
 type WALJournal struct {
-	WAL  *persistence.WAL // the shard's write-ahead log
-	fs   persistence.FS
-	dir  string
-	Opts DiskOptions // the options the journal was opened with
+	WAL *persistence.WAL // the shard's write-ahead log; the shard's goroutine's
+	// published is WAL for other goroutines (a replica's acknowledgements,
+	// metrics): a full resync replaces WAL on the shard's goroutine.
+	published atomic.Pointer[persistence.WAL]
+	fs        persistence.FS
+	dir       string
+	Opts      DiskOptions // the options the journal was opened with
 
 	// ReplID names the history of the shard's log (replication.go): a
 	// replica resumes from its sequence only on a primary of the same id.

@@ -548,7 +548,7 @@ func (s *Server) DurableSequence(shard int) uint64 {
 // no, records written but not synced are not acknowledged).
 func (s *Server) SyncedSequence(shard int) uint64 {
 	if j, ok := s.ShardList[shard].Journal.(*WALJournal); ok {
-		return j.WAL.SyncedSequence()
+		return j.Published().SyncedSequence()
 	}
 	return 0
 }
@@ -715,6 +715,7 @@ func (sh *Shard) installSnapshot(epoch uint64, path string, seq uint64) error {
 		return sh.failInstall(err)
 	}
 	j.WAL = wal
+	j.published.Store(wal)
 	j.appended = 0
 	sh.SnapStatus.LastSeq = seq
 	// Replicas of this replica streamed the history just replaced: they
