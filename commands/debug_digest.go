@@ -7,9 +7,7 @@ import (
 	"hash"
 	"math"
 	"sort"
-	"strconv"
 
-	"github.com/ruvio/ruvio/cluster"
 	"github.com/ruvio/ruvio/keyspace"
 	"github.com/ruvio/ruvio/types/stream"
 )
@@ -55,22 +53,14 @@ func debugDigestValue(x *keyspace.Ctx) {
 	x.W.ArrayHeader(len(x.Args) - 2)
 	for _, k := range x.Args[2:] {
 		d := emptyDigest
-		if checkKeySlotSilently(x, k) {
+		// A key of another shard reads as missing.
+		if keySlotRefusal(x, k, false) == "" {
 			if e := x.S.LookupNoTouch(x.DB, k); e != nil {
 				d = valueDigest(x.DB, e)
 			}
 		}
 		x.W.SimpleString(hex.EncodeToString(d[:]))
 	}
-}
-
-// checkKeySlotSilently reports whether key is this shard's; a key of another shard reads as
-// missing in DEBUG DIGEST-VALUE's reply.
-func checkKeySlotSilently(x *keyspace.Ctx, key []byte) bool {
-	if !x.S.Srv.RoutesSlots() {
-		return true
-	}
-	return x.S.Srv.SlotRefusal(x.S.Srv.Topology(), cluster.KeySlot(key), x.S.Idx, false, x.C) == ""
 }
 
 // valueDigest is the digest of e's type and value. Ordered values (strings, lists, sorted
@@ -166,58 +156,4 @@ func xorDigest(acc *[digestLen]byte, d []byte) {
 	for i := range acc {
 		acc[i] ^= d[i]
 	}
-}
-
-// DEBUG POPULATE count [prefix] [size]: creates the string keys prefix:0 .. prefix:count-1
-// ("key" by default) holding "value:N", padded with zero bytes or cut to size when size is
-// given, leaving any that exist alone. The keys are written like SET's, so they reach the WAL
-// and the replicas. On a shard that routes slots, keys of other shards' slots are left out; a
-// replica refuses, as its log holds only its primary's records.
-func debugPopulate(x *keyspace.Ctx) {
-	count, ok := keyspace.ParseInt(x.Args[2])
-	if !ok || count < 0 {
-		x.W.Error("ERR value is out of range, must be positive")
-		return
-	}
-	prefix := []byte("key")
-	if len(x.Args) > 3 {
-		prefix = x.Args[3]
-	}
-	size := int64(-1)
-	if len(x.Args) > 4 {
-		n, ok := keyspace.ParseInt(x.Args[4])
-		if !ok || n < 0 {
-			x.W.Error("ERR value is out of range, must be positive")
-			return
-		}
-		if n > x.S.Srv.Opts.Live.ProtoMaxBulkLen() {
-			x.W.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
-			return
-		}
-		size = n
-	}
-	if x.S.Srv.IsReplica() {
-		x.W.Error("READONLY You can't write against a read only replica.")
-		return
-	}
-	routes := x.S.Srv.RoutesSlots()
-	topo := x.S.Srv.Topology()
-	key := make([]byte, 0, len(prefix)+21)
-	for j := int64(0); j < count; j++ {
-		key = strconv.AppendInt(append(append(key[:0], prefix...), ':'), j, 10)
-		if routes && x.S.Srv.SlotRefusal(topo, cluster.KeySlot(key), x.S.Idx, true, x.C) != "" {
-			continue
-		}
-		if x.S.Lookup(x.DB, key) != nil {
-			continue
-		}
-		val := strconv.AppendInt([]byte("value:"), j, 10)
-		if size >= 0 {
-			v := make([]byte, size)
-			copy(v, val)
-			val = v
-		}
-		x.S.StoreString(x.DB, key, val, 0, false)
-	}
-	x.W.OK()
 }

@@ -309,16 +309,20 @@ func debugHelp(x *keyspace.Ctx) {
 // checkKeySlotOrReply replies MOVED and returns false when key belongs to another
 // shard, for subcommands whose key positions the dispatcher does not see.
 func checkKeySlotOrReply(x *keyspace.Ctx, key []byte) bool {
-	if !x.S.Srv.RoutesSlots() {
-		return true
-	}
-	topo := x.S.Srv.Topology()
-	slot := cluster.KeySlot(key)
-	if msg := x.S.Srv.SlotRefusal(topo, slot, x.S.Idx, x.Cmd.Flags&keyspace.FlagWrite != 0, x.C); msg != "" {
+	if msg := keySlotRefusal(x, key, x.Cmd.Flags&keyspace.FlagWrite != 0); msg != "" {
 		x.W.Error(msg)
 		return false
 	}
 	return true
+}
+
+// keySlotRefusal is the redirection (MOVED, ...) a command reading or
+// writing key on this shard gets, or "" when the shard serves the key.
+func keySlotRefusal(x *keyspace.Ctx, key []byte, write bool) string {
+	if !x.S.Srv.RoutesSlots() {
+		return ""
+	}
+	return x.S.Srv.SlotRefusal(x.S.Srv.Topology(), cluster.KeySlot(key), x.S.Idx, write, x.C)
 }
 
 // RUVIO [OWNER key | HELP]: with no subcommand, the server's name, version

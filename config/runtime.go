@@ -39,6 +39,9 @@ type param struct {
 	// protected parameters are Redis's PROTECTED_CONFIG ones. This server reports
 	// enable-protected-configs as "no": CONFIG SET refuses them whatever the value.
 	protected bool
+	// oomScore parameters are written to the process by the OOM score hook
+	// (SetOOMScoreHook) once a CONFIG SET has applied them.
+	oomScore bool
 	// hidden parameters are left out of glob matches; CONFIG GET by exact name reports them.
 	hidden   bool
 	min, max int64    // bounds of kindInt and kindMemory
@@ -292,8 +295,8 @@ var params = [...]param{
 	{name: "acllog-max-len", kind: kindInt, min: 0, max: longMax, def: "128",
 		apply: func(l *Live, _ string, n int64) { l.aclLogMaxLen.Store(n) }},
 	// The process's OOM-killer score adjustment; the hook (SetOOMScoreHook) writes it.
-	{name: "oom-score-adj", kind: kindSpecial, def: "no", special: parseOOMScoreAdj},
-	{name: "oom-score-adj-values", kind: kindSpecial, def: "0 200 800", special: parseOOMScoreAdjValues},
+	{name: "oom-score-adj", kind: kindSpecial, def: "no", special: parseOOMScoreAdj, oomScore: true},
+	{name: "oom-score-adj-values", kind: kindSpecial, def: "0 200 800", special: parseOOMScoreAdjValues, oomScore: true},
 	// Whether new users (and "reset") start with every channel; users that exist keep theirs.
 	{name: "acl-pubsub-default", kind: kindEnum, enum: []string{"allchannels", "resetchannels"}, def: "resetchannels",
 		apply: func(l *Live, v string, _ int64) { l.aclPubsubAll.Store(v == "allchannels") }},
@@ -636,7 +639,7 @@ func (l *Live) Set(pairs [][2]string) error {
 		if params[i].apply != nil {
 			params[i].apply(l, vals[k], nums[k])
 		}
-		if n := params[i].name; n == "oom-score-adj" || n == "oom-score-adj-values" {
+		if params[i].oomScore {
 			oom = pairs[k][0]
 		}
 	}

@@ -659,17 +659,24 @@ func (sh *Shard) UnblockClient(c *Client, errReply bool) bool {
 	sh.slowlogUnblocked(x, bc, time.Time{})
 	*x = Ctx{}
 	if errReply {
-		x := sh.blockCtx(bc)
-		before := len(x.W.Buf)
-		x.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
-		sh.countBlockedError(bc, before)
-		bc.silence(x.W, before)
-		*x = Ctx{}
-		sh.unblocked(bc)
+		sh.endBlockedWithError(bc, "UNBLOCKED client unblocked via CLIENT UNBLOCK")
 	} else {
 		sh.timeoutBlocked(bc)
 	}
 	return true
+}
+
+// endBlockedWithError ends bc's blocked command with the error reply msg
+// (counted in the error statistics, silenced by CLIENT REPLY OFF as any
+// reply) and queues the client to resume.
+func (sh *Shard) endBlockedWithError(bc *blockedClient, msg string) {
+	x := sh.blockCtx(bc)
+	before := len(x.W.Buf)
+	x.W.Error(msg)
+	sh.countBlockedError(bc, before)
+	bc.silence(x.W, before)
+	*x = Ctx{}
+	sh.unblocked(bc)
 }
 
 // roleChangeUnblocked is Redis's reply to a command blocked on a primary
@@ -691,14 +698,8 @@ func (sh *Shard) UnblockForRoleChange() {
 		}
 	}
 	for _, bc := range ended {
-		x := sh.blockCtx(bc)
-		before := len(x.W.Buf)
-		x.W.Error(roleChangeUnblocked)
-		sh.countBlockedError(bc, before)
-		bc.silence(x.W, before)
 		bc.Batch.CloseAfter = true
-		*x = Ctx{}
-		sh.unblocked(bc)
+		sh.endBlockedWithError(bc, roleChangeUnblocked)
 	}
 	if len(bs.Resume) > 0 {
 		sh.ResumeBlocked()

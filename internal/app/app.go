@@ -149,14 +149,13 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		return nil, err
 	}
 	if ksOpts.Persistence != nil {
-		rc := cfg.Replication
 		// A replica announces the port its primary can reach it at: the
 		// TLS one under tls-replication, as Redis does.
 		announce := clientPort
 		if cfg.TLS.Replication && cfg.TLS.Port > 0 {
 			announce = cfg.TLS.Port
 		}
-		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, announce, rc.PrimaryUser, rc.PrimaryAuth, log)
+		a.repl = newReplicator(cfg.Persistence.Dir, cfg.Server.Shards, announce, log)
 		if err := a.repl.setTLS(cfg.TLS); err != nil {
 			return nil, err
 		}

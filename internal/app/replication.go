@@ -22,8 +22,6 @@ type replicator struct {
 	ks      *keyspace.Server
 	primary *replication.Primary
 	dir     string
-	user    string
-	pass    string
 	port    int
 	nodeIDs []string
 	log     *zap.Logger
@@ -36,8 +34,8 @@ type replicator struct {
 	follower *replication.Follower // mu guards
 }
 
-func newReplicator(dir string, shards, port int, user, pass string, log *zap.Logger) *replicator {
-	r := &replicator{dir: dir, user: user, pass: pass, port: port, log: log}
+func newReplicator(dir string, shards, port int, log *zap.Logger) *replicator {
+	r := &replicator{dir: dir, port: port, log: log}
 	r.primary = replication.NewPrimary(persistence.NewOSFS(), dir, shards, func(i int) uint64 { return r.ks.DurableSequence(i) },
 		func(i int) string { return r.ks.ReplID(i) }, log)
 	return r
@@ -73,7 +71,7 @@ func (r *replicator) Serve(shard int, after uint64, out keyspace.ReplicaStream) 
 
 func (r *replicator) Follow(host string, port int, epoch uint64) error {
 	f := replication.NewFollower(replication.FollowerOptions{
-		Host: host, Port: port, User: r.user, Pass: r.pass, Credentials: r.ks.Live().PrimaryCredentials,
+		Host: host, Port: port, Credentials: r.ks.Live().PrimaryCredentials,
 		SourceAddr: r.ks.Live().BindSourceAddr, Epoch: epoch,
 		FS: persistence.NewOSFS(), Dir: r.dir, Log: r.log, ListenPort: r.port, NodeIDs: r.nodeIDs,
 		Announce: r.ks.Live().ReplicaAnnounce,
