@@ -34,7 +34,7 @@ func debugPopulate(x *keyspace.Ctx) {
 		}
 		size = n
 	}
-	if x.S.Srv.IsReplica() {
+	if x.S.Srv.IsReplica() && x.S.Srv.Opts.Live.ReplicaReadOnly() {
 		x.W.Error("READONLY You can't write against a read only replica.")
 		return
 	}

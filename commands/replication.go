@@ -408,7 +408,7 @@ func infoReplication(x *keyspace.Ctx, ib *infoBuilder) {
 			ib.int("master_link_down_since_seconds", int64(sh.Srv.Now().Sub(l.DownSince)/time.Second))
 		}
 		ib.int("slave_priority", sh.Srv.Opts.Live.ReplicaPriority())
-		ib.int("slave_read_only", 1)
+		ib.int("slave_read_only", int64(boolInt(sh.Srv.Opts.Live.ReplicaReadOnly())))
 		ib.int("replica_announced", int64(boolInt(sh.Srv.Opts.Live.ReplicaAnnounced())))
 		ib.int("connected_slaves", int64(len(sh.LiveReplicas())))
 	} else {

@@ -231,8 +231,10 @@ var params = [...]param{
 		apply: func(l *Live, v string, _ int64) { l.announceIP.Store(&v) }},
 	{name: "replica-announce-port", alias: "slave-announce-port", kind: kindInt, min: 0, max: 65535, def: "0",
 		apply: func(l *Live, _ string, n int64) { l.announcePort.Store(n) }},
-	// A replica always refuses writes: its log must hold only its primary's records.
-	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes"}, // stored only
+	// replica-read-only no lets a replica's clients write; their writes stay
+	// in memory only, since a replica's log holds only its primary's records.
+	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, def: "yes",
+		apply: func(l *Live, v string, _ int64) { l.replicaWritable.Store(v == "no") }},
 	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kindBool, def: "yes",
 		apply: func(l *Live, v string, _ int64) { l.serveStale.Store(v == "yes") }},
 
@@ -428,6 +430,8 @@ type Live struct {
 	minReplicas    atomic.Int64
 	minReplicasLag atomic.Int64
 	serveStale     atomic.Bool
+	// replicaWritable is replica-read-only's negation, so that the zero value is the default.
+	replicaWritable atomic.Bool
 	// syncReplicas is sync-replicas.
 	syncReplicas atomic.Int64
 	// Sentinel-facing replica settings.
@@ -1136,6 +1140,10 @@ func (l *Live) PrimaryCredentials() (user, pass string) {
 
 // ReplicaServeStaleData is replica-serve-stale-data.
 func (l *Live) ReplicaServeStaleData() bool { return l.serveStale.Load() }
+
+// ReplicaReadOnly is replica-read-only: whether a replica refuses its
+// clients' writes.
+func (l *Live) ReplicaReadOnly() bool { return !l.replicaWritable.Load() }
 
 // Fsync is appendfsync: "always", "everysec" or "no".
 func (l *Live) Fsync() string { return *l.fsync.Load() }

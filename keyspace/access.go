@@ -40,7 +40,11 @@ func (sh *Shard) LookupNoTouch(db *DB, key []byte) *Entry {
 
 // A replica's ExpireEntry leaves the entry: only its primary's deletion
 // record removes it (the replica's log holds nothing of its own), and
-// lookups treat it as absent meanwhile.
+// lookups treat it as absent meanwhile. The exception is a client's write
+// command on a writable replica (replica-read-only no): it removes the
+// entry, in memory only, as Redis's writable replica does for a write, so
+// that the write does not add a second entry beside the expired one. The primary's deletion, when it comes, finds
+// nothing or the client's new key, as on Redis.
 
 // AccessTime converts a clock reading (unix milliseconds) to an entry's
 // access time.
@@ -81,7 +85,7 @@ func (sh *Shard) countRead(e *Entry) *Entry {
 
 // ExpireEntry deletes an entry whose deadline passed.
 func (sh *Shard) ExpireEntry(db *DB, e *Entry) {
-	if sh.Srv.IsReplica() {
+	if sh.Srv.IsReplica() && (!sh.writing || sh.Srv.Opts.Live.ReplicaReadOnly()) {
 		return
 	}
 	if sh.Srv.Cluster.multi && sh.receivingSlot(e.Key()) {

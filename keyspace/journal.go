@@ -13,6 +13,14 @@ import (
 // persistence off too; the record itself is skipped then.
 
 func (sh *Shard) record(db int, op persistence.Opcode, payload []byte) {
+	if sh.Srv.IsReplica() {
+		// A client's write on a writable replica (replica-read-only no):
+		// the replica's log holds only its primary's records, in its
+		// primary's sequence, so the write stays in memory, as it is not
+		// passed on to this replica's own replicas either. The primary's
+		// next full resynchronization replaces it.
+		return
+	}
 	if sh.Tx.Recording {
 		// Inside EXEC: the unit is written whole at its end.
 		sh.Tx.batch.Add(uint16(db), op, payload)
@@ -55,7 +63,7 @@ func (sh *Shard) recordField(db int, op persistence.Opcode, head []byte, b []byt
 	// The concrete type, not an interface: through an interface call b
 	// would escape, and every caller's stack buffer with it.
 	pj, ok := sh.Journal.(*WALJournal)
-	if len(b) < bigField || !ok || sh.Tx.Recording {
+	if len(b) < bigField || !ok || sh.Tx.Recording || sh.Srv.IsReplica() {
 		p := persistence.AppendBytes(head, b)
 		if tail != nil {
 			p = tail(p)

@@ -372,7 +372,12 @@ func (sh *Shard) GoodReplicas() int64 {
 // sake (READONLY on a replica, NOREPLICAS on a primary), else "".
 func (sh *Shard) replicationRefusal() string {
 	if sh.Srv.IsReplica() {
-		return errReadOnlyReplica
+		if sh.Srv.Opts.Live.ReplicaReadOnly() {
+			return errReadOnlyReplica
+		}
+		// replica-read-only no: the write is served, in memory only
+		// (sh.record drops its records).
+		return ""
 	}
 	if min := sh.Srv.Opts.Live.MinReplicasToWrite(); min > 0 && sh.GoodReplicas() < min {
 		return "NOREPLICAS Not enough good replicas to write."
