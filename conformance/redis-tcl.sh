@@ -12,8 +12,10 @@
 #
 # Environment: REDIS_TESTS (a redis 7.0.15 tree with tests/; default /tmp/redis-7.0.15),
 # RUVIO_BIN (prebuilt binary; default: build), REFERENCE (the reference TSV), UNIT_TIMEOUT
-# (seconds per unit, default 300), SHARDS (default 1), RUVIO_EXTRA (more ruvio flags, e.g.
-# "--reactors 2"; external mode), KEEP=1 keeps logs and lists the failing tests.
+# (seconds per unit, default 300), TEST_TIMEOUT (the suite's --timeout: seconds a test may go
+# without progress before the suite gives up on it, default 180), SHARDS (default 1),
+# RUVIO_EXTRA (more ruvio flags, e.g. "--reactor-per-shard=false"; external mode), KEEP=1 keeps
+# logs and lists the failing tests.
 # Normal mode only: SERVER_BIN runs another server in Ruvio's place (a redis-server 7.0.15 built
 # from source, to make the reference: its counts are the reference file's rows), SKIPS (the
 # skip list, conformance/tcl-normal-skips.tsv: tests that inspect Redis's internals, each with
@@ -27,6 +29,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../bench/lib.sh"
 MODE=${MODE:-external}
 REDIS_TESTS=${REDIS_TESTS:-/tmp/redis-7.0.15}
 UNIT_TIMEOUT=${UNIT_TIMEOUT:-300}
+TEST_TIMEOUT=${TEST_TIMEOUT:-180}
 SHARDS=${SHARDS:-1}
 TAGS="-needs:debug -needs:repl -needs:config-maxmemory -needs:save -needs:pfdebug -needs:latency -needs:local-process"
 case "$MODE" in
@@ -78,7 +81,7 @@ run_unit() {
 	if [[ "$MODE" == normal ]]; then
 		base=$(free_port 1)
 		(cd "$TREE" && timeout "$UNIT_TIMEOUT" tclsh8.6 tests/test_helper.tcl --single "$unit" \
-			--durable --clients 1 --timeout 180 --baseport "$base" --portcount 2000 \
+			--durable --clients 1 --timeout "$TEST_TIMEOUT" --baseport "$base" --portcount 2000 \
 			--ignore-encoding --ignore-digest --skipfile "$WORK/skipfile" --dont-clean) >"$dir/tcl.log" 2>&1 || true
 		return
 	fi
@@ -91,7 +94,7 @@ run_unit() {
 	PIDS+=("$pid")
 	wait_ready "$port" "$pid" ruvio
 	(cd "$REDIS_TESTS" && timeout "$UNIT_TIMEOUT" tclsh8.6 tests/test_helper.tcl --host 127.0.0.1 \
-		--port "$port" --single "$unit" --durable --clients 1 --timeout 180 \
+		--port "$port" --single "$unit" --durable --clients 1 --timeout "$TEST_TIMEOUT" \
 		--baseport "$base" --ignore-encoding --ignore-digest --tags "$TAGS") >"$dir/tcl.log" 2>&1 || true
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
