@@ -175,8 +175,8 @@ func parseFlags(args []string) (overrides, *flag.FlagSet, error) {
 	fs.StringVar(&o.bind, "bind", "", "address to listen on (overrides server.bind)")
 	fs.IntVar(&o.port, "port", 0, "port of shard 0; shard i listens on port+i (overrides server.port)")
 	fs.IntVar(&o.shards, "shards", 0, "number of shards (overrides server.shards)")
-	fs.IntVar(&o.reactors, "reactors", -1, "number of network reactors, 0 = one per CPU (overrides server.reactors)")
-	fs.BoolVar(&o.reactorPerShard, "reactor-per-shard", false, "give each shard's port a reactor of its own, so commands of different connections of a shard run in the order read (overrides server.reactor_per_shard; needs reactors 0)")
+	fs.IntVar(&o.reactors, "reactors", -1, "number of network reactors shared by every port, 0 = one per CPU (overrides server.reactors; above 0 it implies --reactor-per-shard=false unless that is given)")
+	fs.BoolVar(&o.reactorPerShard, "reactor-per-shard", true, "give each shard's port a reactor of its own, so commands of different connections of a shard run in the order read; false shares --reactors reactors among the ports (overrides server.reactor_per_shard)")
 	fs.StringVar(&o.dir, "dir", "", "data directory (overrides persistence.dir)")
 	fs.StringVar(&o.fsync, "fsync", "", "WAL fsync policy: always, everysec or no (overrides persistence.fsync)")
 	fs.StringVar(&o.replicaof, "replicaof", "", "host:port of the primary's shard 0 to follow as a replica (overrides replication.primary)")
@@ -317,6 +317,9 @@ func applyOverrides(cfg config.Config, o overrides, set map[string]bool, getenv 
 	}
 	if set["reactors"] {
 		cfg.Server.Reactors = o.reactors
+		if o.reactors > 0 && !set["reactor-per-shard"] {
+			cfg.Server.ReactorPerShard = false
+		}
 	}
 	if set["reactor-per-shard"] {
 		cfg.Server.ReactorPerShard = o.reactorPerShard

@@ -259,6 +259,44 @@ func TestLoadConfigNoteAndPasswordEnv(t *testing.T) {
 	}
 }
 
+// TestReactorFlags: a reactor per shard by default; --reactors N above 0
+// asks for N shared reactors unless --reactor-per-shard is also given, and
+// that pair is refused.
+func TestReactorFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		reactors int
+		perShard bool
+		valid    bool
+	}{
+		{nil, 0, true, true},
+		{[]string{"--reactors", "0"}, 0, true, true},
+		{[]string{"--reactors", "3"}, 3, false, true},
+		{[]string{"--reactor-per-shard=false"}, 0, false, true},
+		{[]string{"--reactors", "3", "--reactor-per-shard"}, 3, true, false},
+	} {
+		o, fs, err := parseFlags(append([]string{"--config", ""}, tc.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		cfg, _, err := loadConfig(o, set, func(string) string { return "" })
+		if !tc.valid {
+			if err == nil || !strings.Contains(err.Error(), "set server.reactor_per_shard = false for 3 shared reactors") {
+				t.Errorf("%v: loadConfig = %v, want the reactors refusal", tc.args, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if cfg.Server.Reactors != tc.reactors || cfg.Server.ReactorPerShard != tc.perShard {
+			t.Errorf("%v: reactors %d, reactor_per_shard %v; want %d, %v", tc.args, cfg.Server.Reactors, cfg.Server.ReactorPerShard, tc.reactors, tc.perShard)
+		}
+	}
+}
+
 // A Redis configuration file is read from --redis-conf or a first argument ending in
 // ".conf", whose trailing options are directives; flags before it and RUVIO_PASSWORD win.
 func TestLoadConfigRedisConf(t *testing.T) {

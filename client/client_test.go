@@ -50,7 +50,6 @@ func startServer(shards int) (*app.App, string, error) {
 		}
 		cfg := config.Default()
 		cfg.Server.Shards = shards
-		cfg.Server.Reactors = 2
 		cfg.Server.Port = port
 		cfg.Persistence.Dir = dir
 		cfg.Persistence.WAL = false

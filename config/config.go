@@ -96,12 +96,15 @@ type ServerConfig struct {
 	// Shards is the number of shards, 1..64 (1). With one shard the server looks like a
 	// standalone Redis; with more it looks like a Redis Cluster and exposes database 0 only.
 	Shards int `toml:"shards"`
-	// Reactors is the number of network event loops; 0 means runtime.NumCPU() (0).
+	// Reactors is the number of network event loops shared by every port when
+	// ReactorPerShard is false; 0 means runtime.NumCPU() (0). A file that sets
+	// it above 0 without setting reactor_per_shard asks for shared reactors.
 	Reactors int `toml:"reactors"`
 	// ReactorPerShard gives each shard's port a reactor of its own instead of
-	// Reactors loops shared by every port (false). Commands that arrive on
+	// Reactors loops shared by every port (true). Commands that arrive on
 	// different connections of one shard then run in the order the reactor
-	// read them, as on a single-threaded server; Reactors must be 0.
+	// read them, as on a single-threaded server; Reactors must be 0. With
+	// false only each connection's own commands are kept in order.
 	ReactorPerShard bool `toml:"reactor_per_shard"`
 	// InlineExecution lets a reactor run a connection's batch itself when the
 	// connection's shard is idle, taking the shard's ownership token for the
@@ -411,7 +414,7 @@ func Default() Config {
 			Port:            6379,
 			Shards:          1,
 			Reactors:        0,
-			ReactorPerShard: false,
+			ReactorPerShard: true,
 			InlineExecution: false,
 			Databases:       16,
 			MaxClients:      10000,
@@ -619,6 +622,12 @@ func parse(name, data string) (Config, error) {
 	}
 	if msg := checkLegacyOutputBuffer(md.IsDefined); msg != "" {
 		return Config{}, fmt.Errorf("config: %s: %s", name, msg)
+	}
+	if c.Server.Reactors > 0 && !md.IsDefined("server", "reactor_per_shard") {
+		// A count of shared reactors is a choice of shared reactors: files
+		// written before a reactor per shard became the default keep meaning
+		// what they meant.
+		c.Server.ReactorPerShard = false
 	}
 	return c, nil
 }

@@ -179,6 +179,40 @@ func TestLoadPartialKeepsDefaults(t *testing.T) {
 	}
 }
 
+// TestReactorModeFromFile: a reactor per shard is the default; a file that
+// asks for a number of reactors without naming the mode gets shared
+// reactors, and one that asks for both is refused by Validate.
+func TestReactorModeFromFile(t *testing.T) {
+	if !Default().Server.ReactorPerShard {
+		t.Fatal("default: reactor_per_shard is false")
+	}
+	for _, tc := range []struct {
+		file     string
+		reactors int
+		perShard bool
+		invalid  string
+	}{
+		{"[server]\nreactors = 0\n", 0, true, ""},
+		{"[server]\nreactors = 3\n", 3, false, ""},
+		{"[server]\nreactor_per_shard = false\n", 0, false, ""},
+		{"[server]\nreactors = 3\nreactor_per_shard = false\n", 3, false, ""},
+		{"[server]\nreactors = 3\nreactor_per_shard = true\n", 3, true,
+			"config: server.reactors: must be 0 with server.reactor_per_shard = true (each shard's port has its own reactor), not 3; set server.reactor_per_shard = false for 3 shared reactors"},
+	} {
+		c, err := Parse("mem", []byte(tc.file))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.file, err)
+		}
+		if c.Server.Reactors != tc.reactors || c.Server.ReactorPerShard != tc.perShard {
+			t.Fatalf("%q: reactors %d, reactor_per_shard %v; want %d, %v", tc.file, c.Server.Reactors, c.Server.ReactorPerShard, tc.reactors, tc.perShard)
+		}
+		err = c.Validate()
+		if tc.invalid == "" && err != nil || tc.invalid != "" && (err == nil || err.Error() != tc.invalid) {
+			t.Fatalf("%q: Validate = %v, want %q", tc.file, err, tc.invalid)
+		}
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	cases := []struct{ name, text, want string }{
 		{"unknown key", "[server]\nprot = 1\n", "config: f.toml: unknown key server.prot"},

@@ -85,7 +85,7 @@ func (c *Config) Validate() error {
 			s.Port, s.Shards, s.Port, s.Port+s.Shards-1)
 	}
 	if inRange("server.reactors", int64(s.Reactors), 0, MaxReactors) && s.ReactorPerShard && s.Reactors != 0 {
-		bad("server.reactors", "must be 0 with server.reactor_per_shard = true (each shard's port has its own reactor), not %d", s.Reactors)
+		bad("server.reactors", "must be 0 with server.reactor_per_shard = true (each shard's port has its own reactor), not %d; set server.reactor_per_shard = false for %d shared reactors", s.Reactors, s.Reactors)
 	}
 	inRange("server.databases", int64(s.Databases), 1, MaxDatabases)
 	inRange("server.max_clients", int64(s.MaxClients), 1, math.MaxInt32)

@@ -63,6 +63,8 @@ func startLifetime(t *testing.T, shards int, inline, perShard bool) *lifetimeSer
 			c.Server.InlineExecution = inline
 			if perShard {
 				c.Server.Reactors, c.Server.ReactorPerShard = 0, true
+			} else {
+				c.Server.Reactors, c.Server.ReactorPerShard = 2, false
 			}
 		}))
 	ls := &lifetimeServer{s: s}

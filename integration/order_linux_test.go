@@ -13,14 +13,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
 // TestCrossConnectionOrderReactorPerShard: with server.reactor_per_shard,
-// commands written on different connections of one shard run in the
-// order they were written, as on a single-threaded server, on one shard
-// and on each of two. Each round writes, without waiting for a reply:
+// the default, commands written on different connections of one shard
+// run in the order they were written, as on a single-threaded server, on
+// one shard and on each of two. Each round writes, without waiting for a reply:
 // SUBSCRIBE on one connection, then PUBLISH on another (the message must
 // reach the subscriber); BLPOP on two connections in turn, then RPUSH of
 // two elements on a third (the first to block gets the first element); a
@@ -34,10 +33,8 @@ import (
 func TestCrossConnectionOrderReactorPerShard(t *testing.T) {
 	for _, shards := range []int{1, 2} {
 		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
-			s := testserver.Start(t, testserver.Shards(shards), testserver.Config(func(c *config.Config) {
-				c.Server.Reactors = 0
-				c.Server.ReactorPerShard = true
-			}))
+			// The defaults: a reactor per shard.
+			s := testserver.Start(t, testserver.Shards(shards))
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			var cpus unix.CPUSet

@@ -24,7 +24,6 @@ import (
 func startOnFS(t *testing.T, dir string, fs persistence.FS) (func() *redis.Client, func()) {
 	t.Helper()
 	cfg := config.Default()
-	cfg.Server.Reactors = 2
 	cfg.Persistence.Dir = dir
 	cfg.Persistence.WAL = true
 	cfg.Persistence.Fsync = "always"

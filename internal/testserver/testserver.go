@@ -69,7 +69,6 @@ func Config(fn func(*config.Config)) Option { return Option(fn) }
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	cfg := config.Default()
-	cfg.Server.Reactors = 2
 	cfg.Persistence.Dir = t.TempDir()
 	cfg.Persistence.WAL = false
 	cfg.Persistence.SnapshotOnShutdown = false
