@@ -31,7 +31,11 @@ const (
 	// trackPrefixMem is one CLIENT TRACKING BCAST prefix.
 	trackPrefixMem = 64
 	// outputBlockSize is the block size obl and oll describe pending
-	// output in (Redis's PROTO_REPLY_CHUNK_BYTES).
+	// output in (Redis's PROTO_REPLY_CHUNK_BYTES). The first block is the
+	// client's reply buffer, counted in tot-mem whether or not it holds
+	// anything, as Redis counts a client's static reply buffer
+	// (buf_usable_size; CLIENT LIST rbs): a reply that fits in it does
+	// not change the client's memory, only output beyond it (omem) does.
 	outputBlockSize = 16 * 1024
 )
 
@@ -39,9 +43,11 @@ const (
 // output meter: counters each written by the goroutine that changes what
 // they count and read by any (CLIENT LIST, INFO, client eviction).
 type clientMem struct {
-	// argv is the argument bytes of batches handed to the shard and not
-	// run yet (Batch.ArgvMem): added by the reactor, taken back by the
-	// shard when it starts the batch.
+	// argv is the bytes of batches handed to the shard and not run yet
+	// (Batch.ArgvMem): added by the reactor, taken back by the shard
+	// when it starts the batch. They count as query buffer bytes (where
+	// Redis still holds a command it has read and not run), within the
+	// buffer's room when they fit, beyond it when they do not.
 	argv atomic.Int64
 	// multi is the commands queued by MULTI; watch the watched keys;
 	// subs the Pub/Sub subscriptions; track the tracking prefixes. Shard
@@ -80,22 +86,29 @@ type ClientMemory struct {
 // Memory returns the client's memory accounting; running is the size of
 // the request data of a batch of c being run when c is the caller (its
 // bytes count in the query buffer and as arguments, as in Redis).
+//
+// As in Redis, bytes that fit in room the client holds anyway do not
+// change its tot-mem: commands read and not run yet (batches on their way
+// to the shard) sit in the query buffer's room, and pending replies up to
+// outputBlockSize in the reply buffer, which is always counted. So a
+// client's own small requests and replies do not move the total that
+// maxmemory-clients is checked against while they pass through.
 func (c *Client) Memory(running int) ClientMemory {
 	var m ClientMemory
-	used, free, _ := c.queryBuffer(running)
+	used, free, _ := c.queryBuffer(running + int(c.mem.argv.Load()))
 	m.Qbuf, m.QbufFree = int64(used), int64(free)
-	m.ArgvMem = c.mem.argv.Load() + int64(running)
+	m.ArgvMem = int64(running)
 	m.MultiMem = c.mem.multi.Load() + c.mem.watch.Load()
 	pending := c.Out.Pending()
-	// Pending output as Redis lays it out: a first block, then a list of
-	// blocks whose bytes omem counts.
+	// Pending output as Redis lays it out: the reply buffer, then a list
+	// of blocks whose bytes omem counts.
 	m.Obl = min(pending, outputBlockSize)
 	if rest := pending - m.Obl; rest > 0 {
 		m.Oll = (rest + outputBlockSize - 1) / outputBlockSize
 		m.Omem = rest
 	}
 	m.PubsubAndTracking = c.mem.subs.Load() + c.mem.track.Load()
-	m.Total = clientFixedMem + m.Qbuf + m.QbufFree + m.ArgvMem + m.MultiMem + m.PubsubAndTracking + pending
+	m.Total = clientFixedMem + m.Qbuf + m.QbufFree + m.ArgvMem + m.MultiMem + m.PubsubAndTracking + outputBlockSize + m.Omem
 	return m
 }
 
@@ -157,8 +170,12 @@ func (s *Server) NoteClientMemory(c *Client) {
 // normal and Pub/Sub clients is at or over maxmemory-clients, disconnects
 // the largest evictable one (not CLIENT NO-EVICT, not a replica), as CLIENT
 // KILL does, logging each and counting it in INFO's evicted_clients. It
-// returns the number evicted. CONFIG SET of maxmemory-clients or maxmemory
-// runs it at once; the cron and NoteClientMemory run it as memory grows.
+// returns the number evicted. As in Redis, when the CLIENT NO-EVICT
+// clients alone hold more than the limit every evictable client goes (and
+// one warning is logged); a closed client holds nothing, since its close
+// takes it out of the total at once (detach). CONFIG SET of
+// maxmemory-clients or maxmemory runs it at once; the cron and
+// NoteClientMemory run it as memory grows.
 func (s *Server) EvictClients() int {
 	limit := s.Opts.Live.MaxMemoryClients()
 	if limit <= 0 {
@@ -173,31 +190,15 @@ func (s *Server) EvictClients() int {
 		mem int64
 	}
 	var cands []sized
-	total, evictable := int64(0), int64(0)
+	total := int64(0)
 	for _, c := range clients {
 		total = s.syncMem(c)
 		if !c.NoEvict() && !c.Replica.Load() && !c.Killed() {
-			m := c.mem.reported.Load()
-			cands = append(cands, sized{c, m})
-			evictable += m
+			cands = append(cands, sized{c, c.mem.reported.Load()})
 		}
 	}
 	if total < limit {
 		e.warned = false
-		return 0
-	}
-	if total-evictable >= limit {
-		// The protected clients (CLIENT NO-EVICT) alone are over the
-		// limit: evicting the others would not bring the total under
-		// it. Redis evicts them all the same; here they stay, so that a
-		// protected client's large buffer (or one just closed whose
-		// close the server has not seen yet) does not cut off every new
-		// connection.
-		if !e.warned {
-			e.warned = true
-			s.Log.Warn("over maxmemory-clients with the clients protected from eviction alone; evicting none",
-				zap.Int64("clients_mem", total), zap.Int64("protected_mem", total-evictable), zap.Int64("limit", limit))
-		}
 		return 0
 	}
 	slices.SortStableFunc(cands, func(a, b sized) int { return cmp.Compare(b.mem, a.mem) })
