@@ -62,6 +62,8 @@ type Parser struct {
 	spans []span
 
 	scanned int64
+	// bigCopied counts the bytes ever copied into big argument buffers.
+	bigCopied int64
 }
 
 // Active reports whether a request is in progress.
@@ -78,6 +80,26 @@ func (p *Parser) Buffered() int {
 	}
 	return n
 }
+
+// Big returns the bytes of the big argument buffers the parser holds
+// (allocated at their declared lengths) and how many of those bytes have
+// arrived.
+func (p *Parser) Big() (alloc, recv int) {
+	for _, b := range p.bigs {
+		alloc += cap(b)
+		recv += len(b)
+	}
+	if p.big != nil {
+		alloc += cap(p.big)
+		recv += int(min(p.got, p.size))
+	}
+	return alloc, recv
+}
+
+// BigCopied is the number of bytes the parser has copied into big argument
+// buffers since it was created: the difference across a Feed is how many of
+// the bytes fed went there rather than to a small buffer.
+func (p *Parser) BigCopied() int64 { return p.bigCopied }
 
 // Scanned is the number of bytes the parser has examined since it was
 // created; tests use it to check that parsing stays linear.
@@ -213,6 +235,7 @@ func (p *Parser) Feed(in []byte, lim Limits) (n int, done bool, err error) {
 				d := in[pos : pos+int(min(take, p.size-p.got))]
 				if p.big != nil {
 					copy(p.big[p.got:], d)
+					p.bigCopied += int64(len(d))
 				} else {
 					p.data = append(p.data, d...)
 				}

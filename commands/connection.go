@@ -427,14 +427,33 @@ func clientKillCommand(x *keyspace.Ctx) {
 	x.W.Int(int64(killed))
 }
 
-// CLIENT NO-EVICT on|off, CLIENT NO-TOUCH on|off: accepted, as the server
-// has no eviction and no LRU clock for these to change.
+// CLIENT NO-TOUCH on|off: accepted, as the server has no LRU clock for it
+// to change.
 func clientOnOffCommand(x *keyspace.Ctx) {
 	if !keyspace.EqFold(x.Args[2], "on") && !keyspace.EqFold(x.Args[2], "off") {
 		x.W.Error(keyspace.ErrSyntax)
 		return
 	}
 	x.W.OK()
+}
+
+// CLIENT NO-EVICT on|off: with on, maxmemory-clients never evicts the
+// connection (its memory still counts); off makes it evictable again, and a
+// total over the limit evicts at once, possibly the caller.
+func clientNoEvictCommand(x *keyspace.Ctx) {
+	switch {
+	case keyspace.EqFold(x.Args[2], "on"):
+		x.C.SetNoEvict(true)
+	case keyspace.EqFold(x.Args[2], "off"):
+		x.C.SetNoEvict(false)
+	default:
+		x.W.Error(keyspace.ErrSyntax)
+		return
+	}
+	x.W.OK()
+	if !x.C.NoEvict() {
+		x.S.Srv.EvictClients()
+	}
 }
 
 func clientHelpCommand(x *keyspace.Ctx) {
@@ -448,7 +467,7 @@ func clientHelpCommand(x *keyspace.Ctx) {
 		"LIST [TYPE <type>] [ID <id> [<id> ...]]", "    Return information about client connections.",
 		"SETNAME <name>", "    Assign the name <name> to the current connection.",
 		"SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
-		"NO-EVICT (ON|OFF)", "    Accepted; the server does not evict clients.",
+		"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
 		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
 		"PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or just write, clients for <timeout> milliseconds.",
 		"UNPAUSE", "    Stop the current client pause, resuming traffic.",
@@ -486,7 +505,7 @@ func registerConnectionFamily(t keyspace.CommandTable) {
 				{Name: "list", Arity: -2, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Lists open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientListCommand, Tips: []string{tipNondeterministic}},
 				{Name: "unblock", Arity: -3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "5.0.0", Summary: "Unblocks a client blocked by a blocking command from a different connection.", Complexity: "O(log N) where N is the number of client connections", Handler: clientUnblockCommand},
 				{Name: "kill", Arity: -3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "2.4.0", Summary: "Terminates open connections.", Complexity: "O(N) where N is the number of client connections", Handler: clientKillCommand},
-				{Name: "no-evict", Arity: 3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "7.0.0", Summary: "Sets the client eviction mode of the connection.", Complexity: "O(1)", Handler: clientOnOffCommand},
+				{Name: "no-evict", Arity: 3, Flags: keyspace.FlagAdmin | stale | keyspace.FlagNoScript, Group: conn, Since: "7.0.0", Summary: "Sets the client eviction mode of the connection.", Complexity: "O(1)", Handler: clientNoEvictCommand},
 				{Name: "no-touch", Arity: 3, Flags: stale | keyspace.FlagNoScript, Group: conn, Since: "7.2.0", Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Complexity: "O(1)", Handler: clientOnOffCommand},
 				{Name: "reply", Arity: 3, Flags: stale | keyspace.FlagNoScript, Group: conn, Since: "3.2.0", Summary: "Instructs the server whether to reply to commands.", Complexity: "O(1)", Handler: clientReplyCommand},
 				{Name: "help", Arity: 2, Flags: stale, Group: conn, Since: "5.0.0", Summary: "Returns helpful text about the different subcommands.", Complexity: "O(1)", Handler: clientHelpCommand},

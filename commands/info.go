@@ -310,7 +310,7 @@ func infoStats(x *keyspace.Ctx, ib *infoBuilder) {
 	ib.int("expired_subkeys", st.ExpiredFields.Load())
 	ib.int("expired_keys", st.ExpiredKeys.Load())
 	ib.int("evicted_keys", x.S.EvictedKeys())
-	ib.int("evicted_clients", 0)
+	ib.int("evicted_clients", st.EvictedClients.Load())
 	ib.int("total_eviction_exceeded_time", 0) // not measured
 	ib.int("current_eviction_exceeded_time", 0)
 	ib.int("keyspace_hits", st.KeyspaceHits.Load())

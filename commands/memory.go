@@ -37,6 +37,8 @@ func memoryInfo(sh *keyspace.Shard) []infoField {
 	al.active += mapped
 	al.resident += mapped
 	u := func(n int64) string { return strconv.FormatInt(n, 10) }
+	// Every connection's tot-mem (CLIENT LIST), replica streams apart.
+	clientsNormal, clientsReplicas := sh.Srv.ClientsMemory()
 	uu := func(n uint64) string { return strconv.FormatUint(n, 10) }
 	f := []infoField{
 		{"used_memory", u(r.Used)},
@@ -87,12 +89,12 @@ func memoryInfo(sh *keyspace.Shard) []infoField {
 		{"rss_overhead_bytes", u(int64(r.M.Rss) - int64(al.resident))},
 		{"mem_fragmentation_ratio", strconv.FormatFloat(frag, 'f', 2, 64)},
 		{"mem_fragmentation_bytes", u(int64(r.M.Rss) - r.ProcessUsed)},
-		// No replication, cluster bus or replicas: these hold nothing.
+		// No replication backlog, cluster bus or AOF buffer: these hold nothing.
 		{"mem_not_counted_for_evict", "0"},
 		{"mem_replication_backlog", "0"},
 		{"mem_total_replication_buffers", "0"},
-		{"mem_clients_slaves", "0"},
-		{"mem_clients_normal", "0"},
+		{"mem_clients_slaves", u(clientsReplicas)},
+		{"mem_clients_normal", u(clientsNormal)},
 		{"mem_cluster_links", "0"},
 		{"mem_aof_buffer", "0"},
 		{"mem_allocator", "ruvio-arena"},

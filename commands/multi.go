@@ -125,6 +125,7 @@ next:
 		e := db.Find(k)
 		wk := &keyspace.WatchedKey{C: c, WatchKey: keyspace.WatchKey{DB: db.ID, Key: string(k)}, Expired: e != nil && e.Expired(sh.NowMs)}
 		c.Tx.Watched = append(c.Tx.Watched, wk)
+		c.NoteWatchedKey(wk.Key)
 		sh.Tx.Watched[wk.WatchKey] = append(sh.Tx.Watched[wk.WatchKey], wk)
 	}
 	x.W.OK()

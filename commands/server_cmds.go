@@ -53,7 +53,7 @@ func serverResetInfoStats(s *keyspace.Server) {
 		&s.Stats.Connections, &s.Stats.RejectedConns,
 		&s.Stats.ExpiredKeys, &s.Stats.ExpiredFields, &s.Stats.KeyspaceHits, &s.Stats.KeyspaceMisses,
 		&s.Stats.NetInputBytes, &s.Stats.NetOutputBytes, &s.Stats.OutputBufKilled,
-		&s.Stats.ReadPauses,
+		&s.Stats.ReadPauses, &s.Stats.EvictedClients,
 	} {
 		c.Store(0)
 	}
@@ -123,14 +123,20 @@ func configSetCommand(x *keyspace.Ctx) {
 		x.W.Error(err.Error())
 		return
 	}
+	evict := false
 	for _, p := range pairs {
 		if strings.EqualFold(p[0], "requirepass") {
 			// requirepass is the default user's password, as in Redis.
 			pass := x.S.Srv.Opts.Live.RequirePass()
 			_, _ = x.S.Srv.ACL.Store.Update(func(u *acl.Users) (*acl.Users, error) { return u.WithRequirePass(pass), nil })
 		}
+		evict = evict || strings.EqualFold(p[0], "maxmemory-clients") || strings.EqualFold(p[0], "maxmemory")
 	}
 	x.W.OK()
+	if evict {
+		// A lower limit evicts at once, before the next command runs.
+		x.S.Srv.EvictClients()
+	}
 }
 
 // CONFIG RESETSTAT
@@ -227,6 +233,18 @@ func debugCommand(x *keyspace.Ctx) {
 	case keyspace.EqFold(sub, "set-active-expire") && n == 3:
 		v, _ := keyspace.ParseInt(x.Args[2])
 		x.S.ActiveExpireOn.Store(v != 0)
+		x.W.OK()
+	case keyspace.EqFold(sub, "pause-cron") && n == 3:
+		// Pauses the clients' cron: query buffer resizing and the
+		// periodic maxmemory-clients check (the checks made as a
+		// client's memory grows go on, as in Redis).
+		v, _ := keyspace.ParseInt(x.Args[2])
+		x.S.Srv.ClientsCronPaused.Store(v != 0)
+		x.W.OK()
+	case keyspace.EqFold(sub, "replybuffer") && n == 4 && (keyspace.EqFold(x.Args[2], "resizing") || keyspace.EqFold(x.Args[2], "peak-reset-time")):
+		// Connections have no reply buffer of their own to resize
+		// (replies are built in pooled batches; CLIENT LIST rbs=0): the
+		// settings are accepted and change nothing.
 		x.W.OK()
 	case keyspace.EqFold(sub, "log") && n == 3:
 		x.S.Logger().Info("DEBUG LOG: " + string(x.Args[2]))

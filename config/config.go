@@ -158,6 +158,13 @@ type LimitsConfig struct {
 	// output class has no hard limit (hard 0, as Redis's normal class): past it the
 	// client is disconnected as at a hard limit. ≥ 1 MiB (1 GiB).
 	MaxReplySize int64 `toml:"max_reply_size"`
+	// MaxMemoryClients is Redis 7's maxmemory-clients: when the memory of all normal and
+	// Pub/Sub clients together (query buffers, arguments not yet run, MULTI queues, watched
+	// keys, subscriptions, tracking prefixes, output buffers) reaches it, the largest clients
+	// are disconnected until it is below. A size ("64mb") or a percentage of
+	// memory.maxmemory ("5%"); 0, the default, turns client eviction off.
+	// Held in its canonical text ([MemoryOrPercent.String]); empty means 0.
+	MaxMemoryClients string `toml:"maxmemory_clients"`
 }
 
 // LogConfig is the [log] section.
@@ -424,6 +431,7 @@ func Default() Config {
 			ProtoMaxBulkLen:        512 * MiB,
 			MaxMultibulkLen:        1024 * 1024,
 			MaxReplySize:           1 * GiB,
+			MaxMemoryClients:       "0",
 		},
 		Log: LogConfig{
 			Level:  "info",
@@ -470,12 +478,13 @@ func Default() Config {
 // points at the matching field of the Config being filled, and the size fields go through
 // Size so that "64mb" is accepted. The other sections decode straight into Config.
 type fileLimits struct {
-	ClientOutputBufferLimit *Size            `toml:"client_output_buffer_limit"` // older name of client_output_buffer.normal.hard
-	ClientOutputBuffer      fileOutputBuffer `toml:"client_output_buffer"`
-	ClientQueryBufferLimit  *Size            `toml:"client_query_buffer_limit"`
-	ProtoMaxBulkLen         *Size            `toml:"proto_max_bulk_len"`
-	MaxMultibulkLen         *int             `toml:"max_multibulk_len"`
-	MaxReplySize            *Size            `toml:"max_reply_size"`
+	ClientOutputBufferLimit *Size                `toml:"client_output_buffer_limit"` // older name of client_output_buffer.normal.hard
+	ClientOutputBuffer      fileOutputBuffer     `toml:"client_output_buffer"`
+	ClientQueryBufferLimit  *Size                `toml:"client_query_buffer_limit"`
+	ProtoMaxBulkLen         *Size                `toml:"proto_max_bulk_len"`
+	MaxMultibulkLen         *int                 `toml:"max_multibulk_len"`
+	MaxReplySize            *Size                `toml:"max_reply_size"`
+	MaxMemoryClients        *MemoryOrPercentText `toml:"maxmemory_clients"`
 }
 
 type filePersistence struct {
@@ -523,6 +532,7 @@ func newFileConfig(c *Config) *fileConfig {
 			ProtoMaxBulkLen:         (*Size)(&c.Limits.ProtoMaxBulkLen),
 			MaxMultibulkLen:         &c.Limits.MaxMultibulkLen,
 			MaxReplySize:            (*Size)(&c.Limits.MaxReplySize),
+			MaxMemoryClients:        (*MemoryOrPercentText)(&c.Limits.MaxMemoryClients),
 		},
 		Log: &c.Log,
 		Persistence: filePersistence{

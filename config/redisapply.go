@@ -39,12 +39,15 @@ var configSetters = map[string]func(c *Config, v string, n int64){
 	"dir":                  func(c *Config, v string, _ int64) { c.Persistence.Dir = v },
 	"save":                 func(c *Config, v string, _ int64) { c.Persistence.Save = v },
 	"maxmemory":            func(c *Config, _ string, n int64) { c.Memory.MaxMemory = n },
-	"maxmemory-policy":     func(c *Config, v string, _ int64) { c.Memory.MaxMemoryPolicy = v },
-	"maxmemory-samples":    func(c *Config, _ string, n int64) { c.Memory.MaxMemorySamples = int(n) },
-	"lfu-log-factor":       func(c *Config, _ string, n int64) { c.Memory.LFULogFactor = int(n) },
-	"lfu-decay-time":       func(c *Config, _ string, n int64) { c.Memory.LFUDecayTime = int(n) },
-	"aclfile":              func(c *Config, v string, _ int64) { c.ACL.File = v },
-	"unixsocket":           func(c *Config, v string, _ int64) { c.Server.UnixSocket = v },
+	"maxmemory-clients": func(c *Config, v string, _ int64) {
+		c.Limits.MaxMemoryClients = v // canonical: parsed already
+	},
+	"maxmemory-policy":  func(c *Config, v string, _ int64) { c.Memory.MaxMemoryPolicy = v },
+	"maxmemory-samples": func(c *Config, _ string, n int64) { c.Memory.MaxMemorySamples = int(n) },
+	"lfu-log-factor":    func(c *Config, _ string, n int64) { c.Memory.LFULogFactor = int(n) },
+	"lfu-decay-time":    func(c *Config, _ string, n int64) { c.Memory.LFUDecayTime = int(n) },
+	"aclfile":           func(c *Config, v string, _ int64) { c.ACL.File = v },
+	"unixsocket":        func(c *Config, v string, _ int64) { c.Server.UnixSocket = v },
 	"unixsocketperm": func(c *Config, v string, _ int64) {
 		n, _ := strconv.ParseUint(v, 8, 32) // canonical: parsed already
 		c.Server.UnixSocketPerm = uint32(n)

@@ -252,7 +252,11 @@ var params = [...]param{
 		apply: func(l *Live, _ string, n int64) { l.lfuLogFactor.Store(n) }},
 	{name: "lfu-decay-time", kind: kindInt, min: 0, max: intMax, initial: func(c *Config) string { return itoa(int64(c.Memory.LFUDecayTime)) },
 		apply: func(l *Live, _ string, n int64) { l.lfuDecayTime.Store(n) }},
-	{name: "maxmemory-clients", kind: kindSpecial, def: "0", special: parseMemoryOrPercent},
+	{name: "maxmemory-clients", kind: kindSpecial, initial: func(c *Config) string { return canonicalMemoryOrPercent(c.Limits.MaxMemoryClients) },
+		special: parseMemoryOrPercent, apply: func(l *Live, v string, _ int64) {
+			m, _ := ParseMemoryOrPercent(v) // canonical: parsed already
+			l.maxMemClients.Store(&m)
+		}},
 	{name: "lazyfree-lazy-eviction", kind: kindBool, def: "no"},
 	{name: "lazyfree-lazy-expire", kind: kindBool, def: "no"},
 	{name: "lazyfree-lazy-server-del", kind: kindBool, def: "no"},
@@ -448,6 +452,7 @@ type Live struct {
 	level            zap.AtomicLevel
 
 	maxMemory        atomic.Int64
+	maxMemClients    atomic.Pointer[MemoryOrPercent]
 	maxMemoryPolicy  atomic.Pointer[string]
 	lfu              atomic.Bool
 	maxMemorySamples atomic.Int64
@@ -913,24 +918,24 @@ func (l *Live) SavePoints() []SavePoint {
 	return nil
 }
 
+// canonicalMemoryOrPercent is the canonical form of a maxmemory-clients value held in a
+// Config ("0" when it is empty or does not parse: validation refuses the latter).
+func canonicalMemoryOrPercent(v string) string {
+	m, err := ParseMemoryOrPercent(v)
+	if err != nil {
+		return "0"
+	}
+	return m.String()
+}
+
 // parseMemoryOrPercent validates a value that is either a memory value, printed in bytes, or
 // a percentage of maxmemory ("10%"), as maxmemory-clients takes.
 func parseMemoryOrPercent(v, _ string) (string, string) {
-	if len(v) > 1 && v[len(v)-1] == '%' {
-		n, ok := parseStrictInt(v[:len(v)-1])
-		if !ok || n < 0 {
-			return "", "argument must be a memory or percent value"
-		}
-		if n > 100 {
-			return "", "percentage argument must be less or equal to 100"
-		}
-		return itoa(n) + "%", ""
-	}
-	n, err := ParseSize(v)
+	m, err := ParseMemoryOrPercent(v)
 	if err != nil {
-		return "", "argument must be a memory or percent value"
+		return "", err.Error()
 	}
-	return itoa(n), ""
+	return m.String(), ""
 }
 
 // Keyspace-event classes: the letters "A" stands for, in the order Redis prints them.
@@ -1047,6 +1052,26 @@ func (l *Live) LatencyMonitorThreshold() int64 { return l.latencyThreshold.Load(
 
 // SlowlogMaxLen is slowlog-max-len, the most entries the slow log keeps.
 func (l *Live) SlowlogMaxLen() int64 { return l.slowlogMaxLen.Load() }
+
+// MaxMemoryClients is the client eviction limit in bytes that maxmemory-clients gives (a
+// percentage of maxmemory is taken of its current value); 0 means no client eviction. As in
+// Redis, a limit under 128 KiB is raised to 128 KiB, so that a bad setting cannot leave the
+// server unreachable.
+func (l *Live) MaxMemoryClients() int64 {
+	p := l.maxMemClients.Load()
+	if p == nil {
+		return 0
+	}
+	n := p.Of(l.maxMemory.Load())
+	if n <= 0 {
+		return 0
+	}
+	return max(n, MinMaxMemoryClients)
+}
+
+// MinMaxMemoryClients is the smallest client eviction limit in force: a lower non-zero
+// maxmemory-clients counts as this.
+const MinMaxMemoryClients = 128 * 1024
 
 // MaxMemory is maxmemory in bytes for the whole process; 0 means no limit.
 func (l *Live) MaxMemory() int64 { return l.maxMemory.Load() }

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -83,4 +85,74 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("invalid size %q: too large", s)
 	}
 	return n * mul, nil
+}
+
+// MemoryOrPercent is a memory size or a percentage of maxmemory, as maxmemory-clients
+// takes: Bytes, or with IsPercent, Percent (0..100) of maxmemory. The zero value is 0 bytes
+// (off).
+type MemoryOrPercent struct {
+	Bytes     int64
+	Percent   int64
+	IsPercent bool
+}
+
+// String is the canonical form CONFIG GET shows: the bytes, or the percentage with "%".
+func (m MemoryOrPercent) String() string {
+	if m.IsPercent {
+		return strconv.FormatInt(m.Percent, 10) + "%"
+	}
+	return strconv.FormatInt(m.Bytes, 10)
+}
+
+// Of is the limit in bytes given maxmemory: a percentage of 0 maxmemory is 0 (off).
+func (m MemoryOrPercent) Of(maxMemory int64) int64 {
+	if m.IsPercent {
+		return int64(float64(maxMemory) * float64(m.Percent) / 100)
+	}
+	return m.Bytes
+}
+
+// ParseMemoryOrPercent reads a size ("64mb", "1048576") or a percentage ("10%", at most
+// 100). The error reason is Redis's CONFIG SET wording.
+func ParseMemoryOrPercent(v string) (MemoryOrPercent, error) {
+	if len(v) > 1 && v[len(v)-1] == '%' {
+		n, ok := parseStrictInt(v[:len(v)-1])
+		if !ok || n < 0 {
+			return MemoryOrPercent{}, errors.New("argument must be a memory or percent value")
+		}
+		if n > 100 {
+			return MemoryOrPercent{}, errors.New("percentage argument must be less or equal to 100")
+		}
+		return MemoryOrPercent{Percent: n, IsPercent: true}, nil
+	}
+	n, err := ParseSize(v)
+	if err != nil {
+		return MemoryOrPercent{}, errors.New("argument must be a memory or percent value")
+	}
+	return MemoryOrPercent{Bytes: n}, nil
+}
+
+// MemoryOrPercentText decodes a configuration file's maxmemory-clients value into its
+// canonical text ([MemoryOrPercent.String]): a non-negative TOML integer of bytes, a size
+// string ("64mb") or a percentage string ("5%"). It exists only for decoding.
+type MemoryOrPercentText string
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (m *MemoryOrPercentText) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("size %d is negative", v)
+		}
+		*m = MemoryOrPercentText(strconv.FormatInt(v, 10))
+		return nil
+	case string:
+		p, err := ParseMemoryOrPercent(v)
+		if err != nil {
+			return fmt.Errorf("%q: %w", v, err)
+		}
+		*m = MemoryOrPercentText(p.String())
+		return nil
+	}
+	return fmt.Errorf("want an integer of bytes, a size string like \"64mb\" or a percentage like \"5%%\", not %T", v)
 }

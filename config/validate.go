@@ -111,6 +111,11 @@ func (c *Config) Validate() error {
 	inRange("limits.proto_max_bulk_len", l.ProtoMaxBulkLen, MinProtoMaxBulkLen, math.MaxInt64)
 	inRange("limits.max_reply_size", l.MaxReplySize, MinProtoMaxBulkLen, math.MaxInt64)
 	inRange("limits.max_multibulk_len", int64(l.MaxMultibulkLen), 1, math.MaxInt32)
+	if l.MaxMemoryClients != "" {
+		if _, err := ParseMemoryOrPercent(l.MaxMemoryClients); err != nil {
+			bad("limits.maxmemory_clients", "%s", err)
+		}
+	}
 
 	oneOf("log.level", c.Log.Level, logLevels[:])
 	oneOf("log.format", c.Log.Format, logFormats[:])

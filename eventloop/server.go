@@ -370,6 +370,7 @@ func (s *Server) closed(cn *conn) {
 	cn.closed = true
 	s.ks.Disconnected(cn.client)
 	if cn.pending != nil {
+		cn.client.AddArgvMem(-cn.pending.ArgvMem)
 		s.putRequest(cn.pending)
 		cn.pending = nil
 	}
@@ -413,6 +414,10 @@ const (
 	// connection is read again: one batch's worth left to parse.
 	readAheadResume = maxBatchInput
 )
+
+// argvSliceMem is what each argument of a batch costs beside its bytes
+// (its slice header), for argv-mem.
+const argvSliceMem = 24
 
 // pauseAt is the unsent reply size at which a connection stops being read:
 // pauseOutput, or half the hard limit when that is lower.
@@ -571,11 +576,16 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	// start finished a request the parser held, bytes after end started
 	// one it now holds.
 	start, end, fed := 0, 0, 0
+	bigBefore := cn.parser.BigCopied()
+	// takenBig is the big argument buffers of a request the parser
+	// finished, which the batch takes over.
+	takenBig := 0
 	var perr error
 	if cn.parser.Active() {
 		n, done, err := cn.parser.Feed(buf, lim)
 		start, end, perr = n, n, err
 		if done {
+			takenBig, _ = cn.parser.Big()
 			args, data := cn.parser.Take(req.Argv[:0], req.Data[:0])
 			req.Argv, req.Data = args, data
 			if len(args) > 0 {
@@ -625,7 +635,14 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	}
 	s.ks.CountNetInput(consumed)
 	pending := c.InboundBuffered() - consumed + cn.parser.Buffered()
-	cn.client.NoteQueryBuffer(max(avail, pending), pending)
+	bigAlloc, bigRecv := cn.parser.Big()
+	cn.client.NoteQueryBuffer(avail-int(cn.parser.BigCopied()-bigBefore), pending, bigAlloc, bigRecv)
+	if s.ks.NoteClientMemory(cn.client); cn.client.Killed() {
+		// Evicted (maxmemory-clients), or cut off meanwhile.
+		s.putRequest(req)
+		cn.closing = true
+		return gnet.Close, false
+	}
 	// Copy the bytes parsed in place once and point the arguments at the
 	// copy: the inbound buffer is reused as soon as they are discarded.
 	// Arguments of a request the parser finished already point into
@@ -666,6 +683,9 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	}
 	req.Client = cn.client
 	req.conn = cn
+	// The arguments count as the client's until the shard starts them.
+	req.ArgvMem = int64(len(req.Data)+takenBig) + argvSliceMem*int64(len(req.Argv))
+	cn.client.AddArgvMem(req.ArgvMem)
 	more = !waitAuth && req.ProtoErr == ""
 	if waitAuth {
 		cn.stalled = true
@@ -815,9 +835,15 @@ func (s *Server) idleLoop() {
 			s.clock.Store(now.UnixNano())
 			s.wakeThrottled()
 		case now := <-qt.C:
+			if s.ks.ClientsCronPaused.Load() {
+				continue
+			}
 			for _, c := range s.ks.Clients() {
 				c.ResizeQueryBuffer(now.UnixNano())
 			}
+			// Memory that grew without a command (a slow reader's
+			// output) is checked against maxmemory-clients here too.
+			s.ks.EvictClients()
 		case now := <-t.C:
 			seconds++
 			if seconds%outputPeakPeriod == 0 {
@@ -941,6 +967,7 @@ func (cn *conn) writeAsync(b []byte, pooled bool) {
 	}
 	out.Queue(n)
 	cn.outbox.post(delivery{cn: cn, b: b, pooled: pooled})
+	ks.NoteClientMemory(c)
 }
 
 // Wake asks the event loop to retry a batch the shard had no room for.
@@ -998,6 +1025,7 @@ func (r *request) Deliver(_ *keyspace.Batch) {
 	cn := r.conn
 	cn.client.Out.Queue(len(r.Out.Buf))
 	cn.outbox.post(delivery{cn: cn, r: r})
+	cn.srv.ks.NoteClientMemory(cn.client)
 }
 
 // written runs on the event loop once the replies are in the socket or the

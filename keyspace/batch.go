@@ -44,6 +44,10 @@ type Batch struct {
 	Out codec.Writer
 	// CloseAfter asks the sink to close the connection after writing Out.
 	CloseAfter bool
+	// ArgvMem is the argument bytes the batch added to its client's
+	// argv-mem when it was handed to the shard; the shard takes them back
+	// when it starts the batch.
+	ArgvMem int64
 
 	// next links batches waiting for the same durability point.
 	next *Batch
@@ -72,6 +76,7 @@ func (b *Batch) Reset() {
 	b.Out.Buf = b.Out.Buf[:0]
 	b.Out.Limit = 0
 	b.CloseAfter = false
+	b.ArgvMem = 0
 	b.next = nil
 	b.deps = b.deps[:0]
 	b.depGen = 0

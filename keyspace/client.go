@@ -147,6 +147,9 @@ type Client struct {
 	// connection's reactor and by the resize cron.
 	qmu sync.Mutex
 	qb  queryBuf
+
+	// mem is the rest of the client's memory accounting (clientmem.go).
+	mem clientMem
 }
 
 // CLIENT REPLY flags.
@@ -185,23 +188,30 @@ const (
 )
 
 // queryBuf models a Redis client's query buffer from what the reactor
-// sees: the bytes waiting to be parsed (len), the room the buffer has
-// (capacity: grown to fit every read, at least ProtoIOBufLen, shrunk by
-// the resize cron) and the largest size needed since the last cron run.
+// sees: the bytes waiting to be parsed (len, big arguments' bytes
+// included), the room the buffer has for the rest (capacity: grown to fit
+// every read, at least ProtoIOBufLen, shrunk by the resize cron), the
+// largest size needed since the last cron run, and the buffers of big
+// arguments in progress, allocated at their declared length (bigAlloc, of
+// which bigRecv bytes have arrived), as Redis reads a big argument into a
+// buffer of its final size.
 type queryBuf struct {
 	len, capacity, peak int
+	bigAlloc, bigRecv   int
 }
 
-// NoteQueryBuffer records a read: buffered bytes were available to parse
-// and pending of them are left over (an incomplete command). Called by the
-// connection's reactor.
-func (c *Client) NoteQueryBuffer(buffered, pending int) {
-	need := max(buffered, ProtoIOBufLen)
+// NoteQueryBuffer records a read: buffered bytes (not counting those read
+// into big argument buffers) were available to parse and pending bytes
+// are left over (an incomplete command), bigRecv of them in big argument
+// buffers that hold bigAlloc bytes. Called by the connection's reactor.
+func (c *Client) NoteQueryBuffer(buffered, pending, bigAlloc, bigRecv int) {
+	need := max(buffered, pending-bigRecv, ProtoIOBufLen)
 	c.qmu.Lock()
 	q := &c.qb
 	q.capacity = max(q.capacity, need)
 	q.peak = max(q.peak, need)
 	q.len = pending
+	q.bigAlloc, q.bigRecv = bigAlloc, bigRecv
 	c.qmu.Unlock()
 }
 
@@ -217,12 +227,12 @@ func (c *Client) ResizeQueryBuffer(now int64) {
 	if q.capacity-q.len > 4*1024 {
 		switch {
 		case idle > 2:
-			q.capacity = q.len
+			q.capacity = q.len - q.bigRecv
 		case q.capacity > protoResizeThreshold && q.capacity/2 > q.peak:
-			q.capacity = max(q.len, q.peak)
+			q.capacity = max(q.len-q.bigRecv, q.peak)
 		}
 	}
-	q.peak = q.len
+	q.peak = q.len - q.bigRecv
 	c.qmu.Unlock()
 }
 
@@ -230,11 +240,19 @@ func (c *Client) ResizeQueryBuffer(now int64) {
 // the size of the request data of a batch of c being run (counted in the
 // buffer, as Redis trims its buffer only after running what it read).
 func (c *Client) QueryBuffer(running int) (used, free int) {
+	used, free, _ = c.queryBuffer(running)
+	return used, free
+}
+
+// queryBuffer is QueryBuffer and the bytes the buffer holds in all (its
+// room for small requests and the big argument buffers).
+func (c *Client) queryBuffer(running int) (used, free, alloc int) {
 	c.qmu.Lock()
 	q := c.qb
 	c.qmu.Unlock()
 	used = q.len + running
-	return used, max(q.capacity-used, 0)
+	alloc = max(q.capacity+q.bigAlloc, used)
+	return used, alloc - used, alloc
 }
 
 // NewClient returns the state of a fresh connection.
@@ -340,12 +358,15 @@ func (c *Client) Info(now time.Time, running int) string {
 	if c.DirtyCAS.Load() {
 		b = append(b, 'd')
 	}
+	if c.NoEvict() {
+		b = append(b, 'e')
+	}
 	if len(b) == n {
 		b = append(b, 'N')
 	}
 	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(c.db.Load()), 10)
-	qbuf, qfree := c.QueryBuffer(running)
+	mem := c.Memory(running)
 	b = append(b, " sub="...)
 	b = strconv.AppendInt(b, int64(c.subN[SubChannel].Load()), 10)
 	b = append(b, " psub="...)
@@ -355,14 +376,25 @@ func (c *Client) Info(now time.Time, running int) string {
 	b = append(b, " multi="...)
 	b = strconv.AppendInt(b, int64(multi), 10)
 	b = append(b, " qbuf="...)
-	b = strconv.AppendInt(b, int64(qbuf), 10)
+	b = strconv.AppendInt(b, mem.Qbuf, 10)
 	b = append(b, " qbuf-free="...)
-	b = strconv.AppendInt(b, int64(qfree), 10)
-	omem := c.Out.Pending()
-	b = append(b, " argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem="...)
-	b = strconv.AppendInt(b, omem, 10)
+	b = strconv.AppendInt(b, mem.QbufFree, 10)
+	b = append(b, " argv-mem="...)
+	b = strconv.AppendInt(b, mem.ArgvMem, 10)
+	b = append(b, " multi-mem="...)
+	b = strconv.AppendInt(b, mem.MultiMem, 10)
+	b = append(b, " rbs="...)
+	b = strconv.AppendInt(b, outputBlockSize, 10)
+	b = append(b, " rbp="...)
+	b = strconv.AppendInt(b, min(c.Out.RecentPeak(), outputBlockSize), 10)
+	b = append(b, " obl="...)
+	b = strconv.AppendInt(b, mem.Obl, 10)
+	b = append(b, " oll="...)
+	b = strconv.AppendInt(b, mem.Oll, 10)
+	b = append(b, " omem="...)
+	b = strconv.AppendInt(b, mem.Omem, 10)
 	b = append(b, " tot-mem="...)
-	b = strconv.AppendInt(b, int64(qbuf+qfree)+omem, 10)
+	b = strconv.AppendInt(b, mem.Total, 10)
 	b = append(b, " events=r cmd="...)
 	b = append(b, cmd...)
 	b = append(b, " user="...)

@@ -134,6 +134,7 @@ func (c *Client) Queue(cmd *Command, args [][]byte) {
 			cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 		}
 		c.Tx.Queued = append(c.Tx.Queued, queuedCmd{Cmd: cmd, Args: cp})
+		c.mem.multi.Add(int64(n) + argMem*int64(len(args)) + queuedCmdMem)
 		c.Tx.flags |= cmd.Flags
 		if cmd.Flags&FlagWrite != 0 {
 			// A record holds at most the arguments plus a few bytes of
@@ -150,6 +151,7 @@ func (sh *Shard) DiscardTx(c *Client) {
 		c.Tx.Queued[i] = queuedCmd{}
 	}
 	c.Tx.Queued = c.Tx.Queued[:0]
+	c.mem.multi.Store(0)
 	c.Tx.Multi, c.Tx.DirtyExec, c.Tx.DirtyCAS, c.Tx.flags, c.Tx.LogBound = false, false, false, 0, 0
 	c.Tx.pauseFlags = 0
 	c.MultiCount.Store(-1)
@@ -263,6 +265,7 @@ func (sh *Shard) UnwatchAll(c *Client) {
 		c.Tx.Watched[i] = nil
 	}
 	c.Tx.Watched = c.Tx.Watched[:0]
+	c.mem.watch.Store(0)
 }
 
 // WatchedKeyExpired reports whether a key c watched while it was live has

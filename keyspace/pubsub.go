@@ -143,6 +143,7 @@ func (sh *Shard) Subscribe(c *Client, k PubsubKind, name string) bool {
 		c.SetOutputClass(config.OutputPubSub)
 	}
 	c.subN[k].Add(1)
+	c.mem.subs.Add(int64(len(name)) + subscriptionMem)
 	return true
 }
 
@@ -160,6 +161,7 @@ func (sh *Shard) Unsubscribe(c *Client, k PubsubKind, name string) bool {
 		c.SetOutputClass(config.OutputNormal)
 	}
 	c.subN[k].Add(-1)
+	c.mem.subs.Add(-int64(len(name)) - subscriptionMem)
 	return true
 }
 
@@ -428,6 +430,7 @@ func (sh *Shard) ResetPubSub(c *Client) {
 	for k := range c.subN {
 		c.subN[k].Store(0)
 	}
+	c.mem.subs.Store(0)
 }
 
 // PubsubCounts is INFO's pubsub_channels, pubsub_patterns and

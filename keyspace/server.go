@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -94,6 +95,12 @@ type Server struct {
 	// pushBufs recycles the buffers that carry Pub/Sub messages and
 	// invalidations to a connection once it has written them (pubsub.go).
 	pushBufs sync.Pool
+	// evictor enforces maxmemory-clients (clientmem.go).
+	evictor clientEvictor
+	// ClientsCronPaused is DEBUG PAUSE-CRON: the event loop's clients
+	// cron (query buffer resizing, the periodic client eviction check)
+	// skips its runs while it is set.
+	ClientsCronPaused atomic.Bool
 }
 
 type serverStats struct {
@@ -107,6 +114,7 @@ type serverStats struct {
 	NetOutputBytes  Counter
 	OutputBufKilled Counter
 	ReadPauses      Counter
+	EvictedClients  Counter // clients disconnected by maxmemory-clients
 }
 
 // NewServer builds the shards; Start runs them.
@@ -323,6 +331,7 @@ func (s *Server) detach(c *Client) bool {
 	c.closed = true
 	c.mu.Unlock()
 	s.ClientRegistry.Remove(c.ID)
+	s.forgetMem(c)
 	s.StopMonitor(c)
 	s.dropSubscriptions(c)
 	if c.Shard >= 0 && c.Shard < len(s.ShardList) {
@@ -331,6 +340,13 @@ func (s *Server) detach(c *Client) bool {
 		sh.Ring.Signal()
 	}
 	return true
+}
+
+// isClosed reports whether c was detached.
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
 }
 
 // Clients returns the open connections ordered by id.

@@ -547,6 +547,10 @@ func (sh *Shard) Run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
 // runFrom runs the commands of b from index first on.
 func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	c := b.Client
+	if b.ArgvMem != 0 {
+		c.AddArgvMem(-b.ArgvMem)
+		b.ArgvMem = 0
+	}
 	if c.Blk != nil {
 		// Parked: its commands wait behind the parked one.
 		return sh.holdIfBlocked(b)

@@ -111,6 +111,7 @@ func (sh *Shard) TrackOn(c *Client, opts ClientTracking, prefixes []string) {
 				continue
 			}
 			ct.Prefixes = append(ct.Prefixes, p)
+			c.mem.track.Add(int64(len(p)) + trackPrefixMem)
 			ps := t.prefixes[p]
 			if ps == nil {
 				ps = &bcastPrefix{}
@@ -135,6 +136,7 @@ func (sh *Shard) TrackOff(c *Client) {
 	}
 	c.Trk = nil
 	c.trkFlags.Store(0)
+	c.mem.track.Store(0)
 }
 
 func (t *shardTracking) removePrefixClient(p string, c *Client) {
