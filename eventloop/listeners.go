@@ -113,7 +113,10 @@ func (s *Server) openOne(sp listenSpec) (*listener, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 	defer cancel()
-	var lc net.ListenConfig // SO_REUSEADDR, as Redis sets it
+	// SO_REUSEADDR, as Redis sets it; no TCP keep-alive on accepted
+	// connections (gnet's listeners set none either), which spares the
+	// setsockopt calls of Go's default on every accept.
+	lc := net.ListenConfig{KeepAlive: -1}
 	ln, err := lc.Listen(ctx, sp.network, net.JoinHostPort(sp.host, strconv.Itoa(sp.port)))
 	if err != nil {
 		return nil, err
