@@ -89,9 +89,13 @@ type ReplicationConfig struct {
 
 // ServerConfig is the [server] section: listeners, shards and client admission.
 type ServerConfig struct {
-	// Bind is the address every shard listens on ("127.0.0.1").
+	// Bind is the addresses every shard listens on, in Redis's form: separated by spaces,
+	// "*" for every IPv4 address, "::*" for every IPv6 one, a leading "-" for an address
+	// skipped when the host lacks it; "" listens on no TCP address ("127.0.0.1"). CONFIG
+	// SET bind changes it at run time.
 	Bind string `toml:"bind"`
-	// Port is shard 0's port; shard i listens on Port+i (6379).
+	// Port is shard 0's port; shard i listens on Port+i (6379). CONFIG SET port changes it
+	// at run time.
 	Port int `toml:"port"`
 	// Shards is the number of shards, 1..64 (1). With one shard the server looks like a
 	// standalone Redis; with more it looks like a Redis Cluster and exposes database 0 only.

@@ -188,21 +188,14 @@ func ApplyRedisDirectives(c *Config, dirs []RedisDirective) ([]string, error) {
 			if len(d.Args) == 0 {
 				return nil, fail("wrong number of arguments")
 			}
-			// One address is bound; further ones are accepted only when marked optional
-			// with '-' (Redis then tolerates their failure), and are logged.
-			first := strings.TrimPrefix(d.Args[0], "-")
-			for _, a := range d.Args[1:] {
-				if !strings.HasPrefix(a, "-") {
-					return nil, fail("this server listens on one address; %q is not optional (prefix it with '-' to let it be skipped)", a)
-				}
+			// Every address is bound, a '-' one only when the host has it (ParseBind);
+			// bind "" binds none.
+			if len(d.Args) > 16 {
+				return nil, fail("Too many bind addresses specified.")
 			}
-			c.Server.Bind = first
-			if first == "*" {
-				c.Server.Bind = "0.0.0.0"
-			}
-			if len(d.Args) > 1 {
-				notes = append(notes, fmt.Sprintf("%s: bind: listening on %s only; optional addresses not bound: %s",
-					d.Where(), c.Server.Bind, strings.Join(d.Args[1:], " ")))
+			c.Server.Bind = canonicalBind(strings.Join(d.Args, " "))
+			if !validBind(c.Server.Bind) {
+				return nil, fail("Invalid bind address")
 			}
 			continue
 		case "replicaof":

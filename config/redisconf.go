@@ -228,6 +228,7 @@ func LoadRedisConf(path string, extra []RedisDirective) (Config, []string, error
 	}
 	cfg := Default()
 	cfg.Persistence.Save = RedisDefaultSave
+	cfg.Server.Bind = RedisDefaultBind
 	cfg.Log.Format = "redis"
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs

@@ -101,6 +101,8 @@ func redisLines(name, v string) []string {
 			out = append(out, "save "+f[j]+" "+f[j+1])
 		}
 		return out
+	case name == "bind" && len(f) > 0:
+		return []string{name + " " + strings.Join(f, " ")}
 	case name == "client-output-buffer-limit" && len(f)%4 == 0 && len(f) > 0:
 		var out []string
 		for j := 0; j+3 < len(f); j += 4 {

@@ -39,6 +39,9 @@ type param struct {
 	// protected parameters are Redis's PROTECTED_CONFIG ones. This server reports
 	// enable-protected-configs as "no": CONFIG SET refuses them whatever the value.
 	protected bool
+	// listener parameters (bind, port, tls-port) say where the server listens: a change is
+	// applied only once the listeners it gives are open (Live.SetListenerHook).
+	listener bool
 	// oomScore parameters are written to the process by the OOM score hook
 	// (SetOOMScoreHook) once a CONFIG SET has applied them.
 	oomScore bool
@@ -113,8 +116,8 @@ func parseOctalPerm(v, _ string) (string, string) {
 // SET validates and keeps them, CONFIG GET reports them, and nothing else reads them.
 var params = [...]param{
 	// Listeners and identity.
-	{name: "bind", kind: kindString, fixed: whyListeners, initial: func(c *Config) string { return c.Server.Bind }},
-	{name: "port", kind: kindInt, fixed: whyPort, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
+	{name: "bind", kind: kindSpecial, special: parseBindParam, listener: true, initial: func(c *Config) string { return canonicalBind(c.Server.Bind) }},
+	{name: "port", kind: kindInt, listener: true, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.Server.Port)) }},
 	{name: "unixsocket", kind: kindString, immutable: true, initial: func(c *Config) string { return c.Server.UnixSocket }},
 	{name: "unixsocketperm", kind: kindSpecial, immutable: true, special: parseOctalPerm,
 		initial: func(c *Config) string { return strconv.FormatUint(uint64(c.Server.UnixSocketPerm), 8) }},
@@ -318,7 +321,7 @@ var params = [...]param{
 
 	// TLS (tls.go): the settings of the [tls] section. A change is applied only once the
 	// settings it gives build; new connections then use them, open ones keep theirs.
-	{name: "tls-port", kind: kindInt, fixed: whyTLSPort, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.TLS.Port)) },
+	{name: "tls-port", kind: kindInt, listener: true, min: 0, max: 65535, initial: func(c *Config) string { return itoa(int64(c.TLS.Port)) },
 		tls: func(t *TLSConfig, _ string, n int64) { t.Port = int(n) }},
 	{name: "tls-cert-file", kind: kindString, initial: func(c *Config) string { return c.TLS.CertFile },
 		tls: func(t *TLSConfig, v string, _ int64) { t.CertFile = v }},
@@ -373,11 +376,12 @@ var params = [...]param{
 // Reasons CONFIG SET gives for refusing a new value of a fixed parameter. The ones for what
 // cannot change while the server runs start with Redis's "can't set immutable config".
 const (
-	whyListeners  = "can't set immutable config: the listeners are bound at start (server.bind in the configuration file)"
-	whyPort       = "can't set immutable config: shard i listens on port+i, and the ports of every shard are fixed at start (server.port in the configuration file)"
+	// whyPort and whyBind are Redis's reasons when the listeners cannot move: a port
+	// (port, tls-port) that cannot be listened on, addresses that cannot be bound.
+	whyPort       = "Unable to listen on this port. Check server logs."
+	whyBind       = "Failed to bind to specified addresses."
 	whyAppendonly = "can't set immutable config: the write-ahead log is turned on or off at start (persistence.wal in the configuration file)"
 	whyFsync      = "can't set immutable config: the WAL fsync policy is chosen at start (persistence.fsync in the configuration file)"
-	whyTLSPort    = "can't set immutable config: shard i serves TLS on tls-port+i, fixed at start (tls.port in the configuration file)"
 	// whyTLS is Redis's reason when new TLS settings do not build; the log says why.
 	whyTLS = "Unable to update TLS configuration. Check server logs."
 )
@@ -478,6 +482,10 @@ type Live struct {
 	// tlsCheck, when set, is given the [tls] settings a CONFIG SET of tls-* parameters
 	// would make; its error refuses the change. Guarded by mu.
 	tlsCheck func(TLSConfig) error
+	// listenHook, when set, is given the listener settings a CONFIG SET of bind, port or
+	// tls-port would make: it moves the listeners there, or returns why it cannot and the
+	// change is refused. Guarded by mu.
+	listenHook func(Listeners) error
 
 	databases  int        // immutable
 	dir        string     // immutable, as configured
@@ -637,7 +645,15 @@ func (l *Live) Set(pairs [][2]string) error {
 		}
 		vals[k], nums[k] = v, n
 	}
-	if err := l.checkTLS(idx, vals, nums, pairs); err != nil {
+	tlsApplied, err := l.checkTLS(idx, vals, nums, pairs)
+	if err != nil {
+		return err
+	}
+	listenMoved, err := l.checkListeners(idx, vals, pairs)
+	if err != nil {
+		if tlsApplied {
+			_ = l.tlsCheck(l.tlsLocked()) // back to the settings in force
+		}
 		return err
 	}
 	old := make([]string, len(idx))
@@ -662,6 +678,12 @@ func (l *Live) Set(pairs [][2]string) error {
 					params[i].apply(l, old[k], n)
 				}
 			}
+			if tlsApplied {
+				_ = l.tlsCheck(l.tlsLocked())
+			}
+			if listenMoved {
+				_ = l.listenHook(l.listenersLocked()) // back where it listened
+			}
 			return setFailed(oom, "Failed to set current oom_score_adj. Check server logs.")
 		}
 	}
@@ -669,8 +691,8 @@ func (l *Live) Set(pairs [][2]string) error {
 }
 
 // checkTLS hands the [tls] settings the pairs would make to the TLS check, when a pair
-// changes one; with mu held.
-func (l *Live) checkTLS(idx []int, vals []string, nums []int64, pairs [][2]string) error {
+// changes one, and reports whether it applied them; with mu held.
+func (l *Live) checkTLS(idx []int, vals []string, nums []int64, pairs [][2]string) (bool, error) {
 	first := -1
 	for k, i := range idx {
 		if params[i].tls != nil && vals[k] != l.vals[i] {
@@ -679,7 +701,7 @@ func (l *Live) checkTLS(idx []int, vals []string, nums []int64, pairs [][2]strin
 		}
 	}
 	if first < 0 || l.tlsCheck == nil {
-		return nil
+		return false, nil
 	}
 	t := l.tlsLocked()
 	for k, i := range idx {
@@ -688,9 +710,89 @@ func (l *Live) checkTLS(idx []int, vals []string, nums []int64, pairs [][2]strin
 		}
 	}
 	if err := l.tlsCheck(t); err != nil {
-		return setFailed(pairs[first][0], whyTLS)
+		return false, setFailed(pairs[first][0], whyTLS)
 	}
-	return nil
+	return true, nil
+}
+
+// Listeners are where the server listens: bind, port and tls-port.
+type Listeners struct {
+	// Bind is the bind list, in Redis's form (ParseBind); empty: no TCP listener.
+	Bind string
+	// Port is shard 0's port (shard i listens on Port+i); 0: none.
+	Port int
+	// TLSPort is shard 0's TLS port (shard i serves TLS on TLSPort+i); 0: none.
+	TLSPort int
+}
+
+// Listeners returns the listener settings in force.
+func (l *Live) Listeners() Listeners {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.listenersLocked()
+}
+
+func (l *Live) listenersLocked() Listeners {
+	var ls Listeners
+	for i := range params {
+		switch params[i].name {
+		case "bind":
+			ls.Bind = l.vals[i]
+		case "port":
+			n, _ := strconv.Atoi(l.vals[i])
+			ls.Port = n
+		case "tls-port":
+			n, _ := strconv.Atoi(l.vals[i])
+			ls.TLSPort = n
+		}
+	}
+	return ls
+}
+
+// SetListenerHook installs what a CONFIG SET of bind, port or tls-port must pass: hook gets
+// the listener settings the change would make and moves the listeners there (existing
+// connections stay), or returns why it cannot, and the change is refused with Redis's
+// reason for the first listener parameter that changes.
+func (l *Live) SetListenerHook(hook func(Listeners) error) {
+	l.mu.Lock()
+	l.listenHook = hook
+	l.mu.Unlock()
+}
+
+// checkListeners hands the listener settings the pairs would make to the listener hook,
+// when a pair changes one, and reports whether the listeners moved; with mu held.
+func (l *Live) checkListeners(idx []int, vals []string, pairs [][2]string) (bool, error) {
+	first := -1
+	for k, i := range idx {
+		if params[i].listener && vals[k] != l.vals[i] {
+			first = k
+			break
+		}
+	}
+	if first < 0 || l.listenHook == nil {
+		return false, nil
+	}
+	ls := l.listenersLocked()
+	for k, i := range idx {
+		switch params[i].name {
+		case "bind":
+			ls.Bind = vals[k]
+		case "port":
+			n, _ := strconv.Atoi(vals[k])
+			ls.Port = n
+		case "tls-port":
+			n, _ := strconv.Atoi(vals[k])
+			ls.TLSPort = n
+		}
+	}
+	if err := l.listenHook(ls); err != nil {
+		why := whyPort
+		if params[idx[first]].name == "bind" {
+			why = whyBind
+		}
+		return false, setFailed(pairs[first][0], why)
+	}
+	return true, nil
 }
 
 // TLS returns the current [tls] settings (CONFIG SET may have changed them since start).

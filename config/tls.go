@@ -33,7 +33,7 @@ const DefaultTLSHandshakeTimeoutMs = 10000
 
 // TLSConfig is the [tls] section: Redis 7.0's tls-* settings under their TOML names. The
 // TLS listeners, the replica's link to its primary (Replication) and the cluster links
-// (Cluster) use it. Every key but Port can change at run time (CONFIG SET tls-*, or a
+// (Cluster) use it. Every key can change at run time (CONFIG SET tls-*; all but Port on a
 // reload on SIGHUP): new connections use the new settings, open ones keep theirs.
 type TLSConfig struct {
 	// Port is shard 0's TLS port; shard i serves TLS on Port+i. 0 serves no TLS (0).

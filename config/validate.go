@@ -67,8 +67,8 @@ func (c *Config) Validate() error {
 	}
 
 	s := &c.Server
-	if !validHost(s.Bind) {
-		bad("server.bind", "%q is not an IP address or host name", s.Bind)
+	if !validBind(s.Bind) {
+		bad("server.bind", "%q is not a list of IP addresses or host names", s.Bind)
 	}
 	portMin := int64(1)
 	if c.TLS.Port > 0 {

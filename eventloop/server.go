@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/panjf2000/gnet/v2"
-	errorx "github.com/panjf2000/gnet/v2/pkg/errors"
 	"go.uber.org/zap"
 
 	"github.com/ruvio/ruvio/codec"
@@ -27,7 +25,8 @@ type Options struct {
 	Keyspace *keyspace.Server
 	// Live holds the run-time settings (limits, timeouts); required.
 	Live *config.Live
-	// Bind is the address every shard listens on; shard i uses Port+i.
+	// Bind is the addresses every shard listens on, in Redis's form
+	// (config.ParseBind); shard i uses Port+i. SetListeners changes them.
 	Bind string
 	Port int
 	// TLSPort, when not 0, is shard 0's TLS port: shard i serves TLS on
@@ -60,21 +59,28 @@ type Options struct {
 type Server struct {
 	gnet.BuiltinEventEngine
 
-	opts     Options
-	ks       *keyspace.Server
-	live     *config.Live
-	log      *zap.Logger
-	booted   chan struct{}
-	addrs    []string
-	loopback bool
-	// engines are the gnet engines booted so far: one for every port, or
-	// one per port with ReactorPerShard; booted closes once all of
-	// engineCount are. stopping makes an engine that boots after Stop (or
-	// after another port failed) shut down at once.
-	engMu       sync.Mutex
-	engines     []gnet.Engine
-	engineCount int
-	stopping    bool
+	opts   Options
+	ks     *keyspace.Server
+	live   *config.Live
+	log    *zap.Logger
+	booted chan struct{}
+	// stopped is closed once Stop has closed everything; Serve returns then.
+	stopped chan struct{}
+	// loopback is set while every TCP and TLS listener is on a loopback
+	// address (protected mode).
+	loopback atomic.Bool
+	// engines are the listener-less gnet engines (listeners.go): one per
+	// shard with ReactorPerShard, else one. Written before Ready only.
+	engines []*gnet.Client
+	// lnMu guards the listeners, cur (the settings they follow), ready
+	// (set once Serve is ready) and lnStopped (set by Stop: no listener
+	// opens afterwards); acceptWG counts the accept goroutines.
+	lnMu      sync.Mutex
+	listeners []*listener
+	cur       config.Listeners
+	ready     bool
+	lnStopped bool
+	acceptWG  sync.WaitGroup
 
 	// requests recycles batches between reactors and shards.
 	requests sync.Pool
@@ -100,11 +106,10 @@ type Server struct {
 	// tls is what new TLS connections are served with (ApplyTLS).
 	tls          atomic.Pointer[tlsState]
 	tlsListening atomic.Bool
-	// tlsMu guards the TLS listeners and open links; tlsWG counts the
-	// goroutines of the listeners and connections.
-	tlsMu        sync.Mutex
-	tlsListeners []net.Listener
-	tlsLinks     map[*tlsLink]struct{}
+	// tlsMu guards the open links; tlsWG counts the goroutines of the
+	// TLS connections.
+	tlsMu    sync.Mutex
+	tlsLinks map[*tlsLink]struct{}
 	// tlsHandshakes are the connections still in their handshake.
 	tlsHandshakes map[net.Conn]struct{}
 	tlsStopped    bool
@@ -132,58 +137,45 @@ func New(opts Options) (*Server, error) {
 	}
 	s.clock.Store(time.Now().UnixNano())
 	s.requests.New = newRequest
-	ip := net.ParseIP(opts.Bind)
-	s.loopback = ip != nil && ip.IsLoopback() || opts.Bind == "localhost"
-	for i := 0; opts.Port > 0 && i < s.ks.Shards(); i++ {
-		s.addrs = append(s.addrs, "tcp://"+net.JoinHostPort(opts.Bind, strconv.Itoa(opts.Port+i)))
-	}
+	s.stopped = make(chan struct{})
 	if opts.UnixSocket != "" {
 		if err := checkUnixSocket(opts.UnixSocket); err != nil {
 			return nil, err
 		}
 	}
-	s.engineCount = 1
-	if opts.ReactorPerShard && opts.Port > 0 {
-		s.engineCount = len(s.addrs)
-	}
 	return s, nil
 }
 
-// Serve listens on every shard's port and blocks until Stop.
+// Serve starts the event loops, listens on every shard's port and blocks
+// until Stop.
 func (s *Server) Serve() error {
-	gopts := []gnet.Option{
-		gnet.WithMulticore(!s.opts.ReactorPerShard),
-		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
-		gnet.WithReuseAddr(true),
-		gnet.WithLogger(s.log.Sugar()),
-	}
 	go s.idleLoop()
-	if s.opts.TLSPort > 0 {
-		if err := s.listenTLS(); err != nil {
-			return err
+	if err := s.startEngines(); err != nil {
+		return err
+	}
+	s.lnMu.Lock()
+	err := s.setListenersLocked(config.Listeners{Bind: s.opts.Bind, Port: s.opts.Port, TLSPort: s.opts.TLSPort})
+	if err == nil && s.opts.UnixSocket != "" {
+		err = s.listenUnix()
+	}
+	if err != nil || s.lnStopped {
+		s.lnStopped = true
+		s.closeListeners(append([]*listener(nil), s.listeners...))
+		s.lnMu.Unlock()
+		s.acceptWG.Wait()
+		s.stopEngines()
+		_ = s.stopTLS(context.Background())
+		if err == nil {
+			err = errors.New("eventloop: stopped during start-up")
 		}
+		return err
 	}
-	if s.opts.Port == 0 && s.opts.UnixSocket == "" {
-		// TLS only: no gnet engine.
-		s.log.Info("listening on TLS ports only (server.port = 0)")
-		close(s.booted)
-		<-s.stopIdle
-		return nil
-	}
-	if s.opts.ReactorPerShard && s.opts.Port > 0 {
-		return s.servePerShard(gopts)
-	}
-	if s.opts.Reactors > 0 {
-		gopts = append(gopts, gnet.WithNumEventLoop(s.opts.Reactors))
-	}
-	addrs := s.addrs
-	if s.opts.UnixSocket != "" {
-		addrs = append(addrs[:len(addrs):len(addrs)], "unix://"+s.opts.UnixSocket)
-	}
-	err := gnet.Rotate(s, addrs, gopts...)
-	if err != nil {
-		return fmt.Errorf("eventloop: serve %v: %w", addrs, err)
-	}
+	s.ready = true
+	addrs := s.addressesLocked()
+	s.lnMu.Unlock()
+	s.log.Info("Ready to accept connections", zap.Strings("addresses", addrs), zap.Bool("reactor_per_shard", s.opts.ReactorPerShard))
+	close(s.booted)
+	<-s.stopped
 	return nil
 }
 
@@ -204,34 +196,6 @@ func checkUnixSocket(path string) error {
 	return nil
 }
 
-// servePerShard runs one single-loop engine per shard's port. If one
-// port cannot be served, the others stop and Serve reports it.
-func (s *Server) servePerShard(gopts []gnet.Option) error {
-	errs := make(chan error, len(s.addrs))
-	for i, addr := range s.addrs {
-		go func() {
-			addrs := []string{addr}
-			if i == 0 && s.opts.UnixSocket != "" {
-				// The socket's clients are shard 0's, so shard 0's one loop reads them.
-				addrs = append(addrs, "unix://"+s.opts.UnixSocket)
-			}
-			if err := gnet.Rotate(s, addrs, gopts...); err != nil {
-				errs <- fmt.Errorf("eventloop: serve %s: %w", addr, err)
-				return
-			}
-			errs <- nil
-		}()
-	}
-	var first error
-	for range s.addrs {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-			_ = s.stopEngines(context.Background())
-		}
-	}
-	return first
-}
-
 // Ready is closed once the listeners accept connections.
 func (s *Server) Ready() <-chan struct{} { return s.booted }
 
@@ -240,48 +204,31 @@ func (s *Server) Stop(ctx context.Context) error {
 	var err error
 	s.stopOnce.Do(func() {
 		close(s.stopIdle)
-		err = s.stopEngines(ctx)
+		s.lnMu.Lock()
+		s.lnStopped = true
+		ready := s.ready
+		s.closeListeners(append([]*listener(nil), s.listeners...))
+		s.lnMu.Unlock()
+		if !ready {
+			return // Serve, still starting, stops what it started
+		}
+		defer close(s.stopped)
+		done := make(chan struct{})
+		go func() {
+			s.acceptWG.Wait()
+			s.stopEngines()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = fmt.Errorf("eventloop: event loops still stopping: %w", ctx.Err())
+		}
 		if terr := s.stopTLS(ctx); terr != nil && err == nil {
 			err = terr
 		}
 	})
 	return err
-}
-
-// stopEngines stops every engine booted so far; one that boots later
-// shuts down in OnBoot.
-func (s *Server) stopEngines(ctx context.Context) error {
-	s.engMu.Lock()
-	s.stopping = true
-	engines := s.engines
-	s.engMu.Unlock()
-	var first error
-	for _, eng := range engines {
-		if err := eng.Stop(ctx); err != nil && first == nil && !errors.Is(err, errorx.ErrEngineInShutdown) {
-			first = err
-		}
-	}
-	return first
-}
-
-// OnBoot records an engine; the server is ready once every engine is.
-func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
-	s.engMu.Lock()
-	defer s.engMu.Unlock()
-	if s.stopping {
-		return gnet.Shutdown
-	}
-	s.engines = append(s.engines, eng)
-	if len(s.engines) == s.engineCount {
-		if s.opts.UnixSocket != "" && s.opts.UnixSocketPerm != 0 {
-			if err := os.Chmod(s.opts.UnixSocket, s.opts.UnixSocketPerm); err != nil {
-				s.log.Warn("unixsocketperm not applied", zap.String("unixsocket", s.opts.UnixSocket), zap.Error(err))
-			}
-		}
-		s.log.Info("Ready to accept connections", zap.Strings("addresses", s.addrs), zap.Bool("reactor_per_shard", s.opts.ReactorPerShard))
-		close(s.booted)
-	}
-	return gnet.None
 }
 
 // protectedModeMessage is Redis's reply to a remote client of a server that
@@ -295,11 +242,16 @@ func refusedByProtectedMode(boundToLoopback, protectedMode, hasPassword bool, re
 	return !boundToLoopback && protectedMode && !hasPassword && !remote.IsLoopback()
 }
 
-// OnOpen assigns the connection to the shard of the port it came in on.
+// OnOpen assigns the connection to the shard of the listener that
+// accepted it (its context, openCtx).
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	oc, ok := c.Context().(openCtx)
+	if !ok {
+		return nil, gnet.Close
+	}
 	var cn *conn
 	var refusal []byte
-	if _, ok := c.LocalAddr().(*net.UnixAddr); ok {
+	if oc.unix {
 		// Redis names a Unix socket client by the socket's path and port 0; such a client is
 		// local, so protected mode lets it in.
 		path := s.opts.UnixSocket + ":0"
@@ -310,7 +262,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		if local == nil || remote == nil {
 			return nil, gnet.Close
 		}
-		cn, refusal = s.open(c, local.Port-s.opts.Port, remote.String(), local.String(), remote.IP, s.outboxOf(c.EventLoop()), false, "")
+		cn, refusal = s.open(c, oc.shard, remote.String(), local.String(), remote.IP, s.outboxOf(c.EventLoop()), false, "")
 	}
 	if cn == nil {
 		return refusal, gnet.Close
@@ -326,7 +278,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 // authenticated as (a TLS client certificate's identity). A refused
 // connection gets nil and the reply to send it before it is closed.
 func (s *Server) open(c link, shard int, remote, local string, remoteIP net.IP, ob *outbox, tls bool, user string) (*conn, []byte) {
-	if remoteIP != nil && refusedByProtectedMode(s.loopback, s.live.ProtectedMode(), s.live.RequirePass() != "", remoteIP) {
+	if remoteIP != nil && refusedByProtectedMode(s.loopback.Load(), s.live.ProtectedMode(), s.live.RequirePass() != "", remoteIP) {
 		s.log.Warn("refused a remote client: protected mode", zap.String("remote", remote))
 		return nil, []byte(protectedModeMessage)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -72,60 +71,6 @@ func (s *Server) ApplyTLS(t config.TLSConfig) error {
 		s.log.Info("TLS configuration loaded: new connections use it", zap.String("cert", t.CertFile))
 	}
 	return nil
-}
-
-// listenTLS opens every shard's TLS port and serves it until Stop.
-func (s *Server) listenTLS() error {
-	if s.tls.Load() == nil {
-		return errors.New("eventloop: a TLS port without TLS settings (ApplyTLS)")
-	}
-	var lns []net.Listener
-	for i := 0; i < s.ks.Shards(); i++ {
-		addr := net.JoinHostPort(s.opts.Bind, strconv.Itoa(s.opts.TLSPort+i))
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			for _, l := range lns {
-				_ = l.Close()
-			}
-			return fmt.Errorf("eventloop: TLS listener %s: %w", addr, err)
-		}
-		lns = append(lns, ln)
-	}
-	s.tlsMu.Lock()
-	s.tlsListeners = lns
-	s.tlsMu.Unlock()
-	s.tlsListening.Store(true)
-	addrs := make([]string, len(lns))
-	for i, ln := range lns {
-		addrs[i] = ln.Addr().String()
-		s.tlsWG.Add(1)
-		go s.acceptTLS(ln, i)
-	}
-	s.log.Info("listening for TLS", zap.Strings("addresses", addrs))
-	return nil
-}
-
-// acceptTLS accepts the connections of shard's TLS port.
-func (s *Server) acceptTLS(ln net.Listener, shard int) {
-	defer s.tlsWG.Done()
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			select {
-			case <-s.stopIdle:
-				return
-			default:
-			}
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.log.Warn("accepting a TLS connection", zap.Error(err))
-			time.Sleep(10 * time.Millisecond) // out of descriptors: let some close
-			continue
-		}
-		s.tlsWG.Add(1)
-		go s.serveTLS(nc, shard)
-	}
 }
 
 // serveTLS runs one TLS connection: its handshake, bounded by the
@@ -262,7 +207,6 @@ func (s *Server) forgetLink(l *tlsLink) {
 func (s *Server) stopTLS(ctx context.Context) error {
 	s.tlsMu.Lock()
 	s.tlsStopped = true
-	lns := s.tlsListeners
 	links := make([]*tlsLink, 0, len(s.tlsLinks))
 	for l := range s.tlsLinks {
 		links = append(links, l)
@@ -271,9 +215,6 @@ func (s *Server) stopTLS(ctx context.Context) error {
 		_ = nc.Close() // its handshake fails at once
 	}
 	s.tlsMu.Unlock()
-	for _, ln := range lns {
-		_ = ln.Close()
-	}
 	for _, l := range links {
 		_ = l.Close()
 	}

@@ -123,7 +123,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 		topo, err = a.member.initialTopology()
 	} else {
-		topo, err = cluster.NewTopology(cfg.Server.Bind, clientPort, cfg.Server.Shards, ids)
+		topo, err = cluster.NewTopology(cfg.Server.Host(), clientPort, cfg.Server.Shards, ids)
 	}
 	if err != nil {
 		return nil, err
@@ -219,6 +219,8 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}
 	live.SetTLSCheck(a.applyTLS)
+	// CONFIG SET bind, port and tls-port move the listeners.
+	live.SetListenerHook(a.net.SetListeners)
 	go func() { a.serveErr <- a.net.Serve() }()
 	select {
 	case <-a.net.Ready():

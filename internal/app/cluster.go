@@ -87,7 +87,7 @@ const primaryEpochFile = "cluster-primary-epoch"
 func newMember(cfg config.Config, ids []string, log *zap.Logger) *member {
 	host := cfg.Cluster.Announce
 	if host == "" {
-		host = cfg.Server.Bind
+		host = cfg.Server.Host()
 	}
 	m := &member{cfg: cfg, log: log.Named("cluster"), self: control.Member{
 		Name:    cfg.Cluster.Name,
@@ -126,7 +126,7 @@ func (m *member) start() error {
 	}
 	node, err := control.Start(control.Config{
 		Self:        m.self,
-		Listen:      net.JoinHostPort(m.cfg.Server.Bind, strconv.Itoa(m.cfg.ControlPortOrDefault())),
+		Listen:      net.JoinHostPort(m.cfg.Server.Host(), strconv.Itoa(m.cfg.ControlPortOrDefault())),
 		Dir:         filepath.Join(m.cfg.Persistence.Dir, "control"),
 		Seeds:       seeds,
 		Join:        m.cfg.Cluster.Join,

@@ -104,10 +104,10 @@ func Start(t testing.TB, opts ...Option) *Server {
 		s := &Server{Config: cfg, app: a}
 		for i := 0; i < cfg.Server.Shards; i++ {
 			if plain {
-				s.Addrs = append(s.Addrs, net.JoinHostPort(cfg.Server.Bind, strconv.Itoa(port+i)))
+				s.Addrs = append(s.Addrs, net.JoinHostPort(cfg.Server.Host(), strconv.Itoa(port+i)))
 			}
 			if cfg.TLS.Port > 0 {
-				s.TLSAddrs = append(s.TLSAddrs, net.JoinHostPort(cfg.Server.Bind, strconv.Itoa(cfg.TLS.Port+i)))
+				s.TLSAddrs = append(s.TLSAddrs, net.JoinHostPort(cfg.Server.Host(), strconv.Itoa(cfg.TLS.Port+i)))
 			}
 		}
 		t.Cleanup(func() { s.Stop() })
