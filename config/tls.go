@@ -40,7 +40,7 @@ type TLSConfig struct {
 	// With server.port = 0 the server serves TLS only.
 	Port int `toml:"port"`
 	// CertFile and KeyFile are the PEM certificate (with its chain) and private key the
-	// server presents; KeyFilePass decrypts a key in the legacy encrypted PEM form.
+	// server presents; KeyFilePass decrypts an encrypted key (legacy PEM or PKCS#8 PBES2).
 	CertFile    string `toml:"cert_file"`
 	KeyFile     string `toml:"key_file"`
 	KeyFilePass string `toml:"key_file_pass"`
@@ -225,7 +225,7 @@ func checkTLSCiphersuites(v string) error {
 }
 
 // loadKeyPair reads a PEM certificate chain and its key, the key decrypted with pass when
-// it is in the legacy encrypted PEM form.
+// it is encrypted: the legacy encrypted PEM form or an encrypted PKCS#8 key (pkcs8.go).
 func loadKeyPair(certFile, keyFile, pass string) (tls.Certificate, error) {
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
@@ -248,7 +248,14 @@ func loadKeyPair(certFile, keyFile, pass string) (tls.Certificate, error) {
 			}
 			keyPEM = pem.EncodeToMemory(&pem.Block{Type: block.Type, Bytes: der})
 		} else if block.Type == "ENCRYPTED PRIVATE KEY" {
-			return tls.Certificate{}, fmt.Errorf("tls: key %s is an encrypted PKCS#8 key, which is not read; decrypt it (openssl pkey) or use the legacy encrypted PEM form", keyFile)
+			if pass == "" {
+				return tls.Certificate{}, fmt.Errorf("tls: key %s is encrypted and tls-key-file-pass is empty", keyFile)
+			}
+			der, err := decryptPKCS8(block.Bytes, pass)
+			if err != nil {
+				return tls.Certificate{}, fmt.Errorf("tls: decrypting key %s: %w", keyFile, err)
+			}
+			keyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 		}
 	}
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)

@@ -16,7 +16,9 @@
 # without progress before the suite gives up on it, default 180), SHARDS (default 1),
 # RUVIO_EXTRA (more ruvio flags, e.g. "--reactor-per-shard=false"; external mode), KEEP=1 keeps
 # logs and lists the failing tests.
-# Normal mode only: SERVER_BIN runs another server in Ruvio's place (a redis-server 7.0.15 built
+# Normal mode only: TLS=1 runs the suite in its --tls mode (its own certificates from
+# utils/gen-test-certs.sh; needs openssl and Tcl's tls package, Debian tcl-tls; reference
+# reference-tcl-normal-tls-redis-7.0.15.tsv); SERVER_BIN runs another server in Ruvio's place (a redis-server 7.0.15 built
 # from source, to make the reference: its counts are the reference file's rows), SKIPS (the
 # skip list, conformance/tcl-normal-skips.tsv: tests that inspect Redis's internals, each with
 # its reason).
@@ -34,7 +36,13 @@ SHARDS=${SHARDS:-1}
 TAGS="-needs:debug -needs:repl -needs:config-maxmemory -needs:save -needs:pfdebug -needs:latency -needs:local-process"
 case "$MODE" in
 external) REFERENCE=${REFERENCE:-$ROOT/../shared/reference-tcl-redis-7.0.15.tsv} ;;
-normal) REFERENCE=${REFERENCE:-$HERE/../conformance/reference-tcl-normal-redis-7.0.15.tsv} ;;
+normal)
+	if [[ "${TLS:-0}" == 1 ]]; then
+		REFERENCE=${REFERENCE:-$HERE/../conformance/reference-tcl-normal-tls-redis-7.0.15.tsv}
+	else
+		REFERENCE=${REFERENCE:-$HERE/../conformance/reference-tcl-normal-redis-7.0.15.tsv}
+	fi
+	;;
 *) die "MODE is external or normal, not $MODE" ;;
 esac
 SKIPS=${SKIPS:-$HERE/../conformance/tcl-normal-skips.tsv}
@@ -69,6 +77,17 @@ if [[ "$MODE" == normal ]]; then
 	ln -s "$WORK/ruvio" "$TREE/src/redis-server"
 	ln -s "$(command -v redis-cli)" "$TREE/src/redis-cli"
 	ln -s "$(command -v redis-benchmark)" "$TREE/src/redis-benchmark"
+	if [[ "${TLS:-0}" == 1 ]]; then
+		# The suite's own certificates (its utils/gen-test-certs.sh, into tests/tls) and its
+		# --tls mode: every server it starts serves TLS only, and its clients speak TLS.
+		need openssl
+		mkdir -p "$TREE/utils"
+		cp "$REDIS_TESTS/utils/gen-test-certs.sh" "$TREE/utils/"
+		(cd "$TREE" && ./utils/gen-test-certs.sh) >"$WORK/gen-test-certs.log" 2>&1 ||
+			die "utils/gen-test-certs.sh failed (see $WORK/gen-test-certs.log)"
+		echo 'package require tls' | tclsh8.6 >/dev/null 2>&1 || die "TLS=1 needs Tcl's tls package (Debian: tcl-tls)"
+		TLS_FLAG=--tls
+	fi
 	: >"$WORK/skipfile"
 	if [[ -z "${SERVER_BIN:-}" && -f "$SKIPS" ]]; then
 		awk -F'\t' '!/^#/ && NF >= 3 { print $2 }' "$SKIPS" >"$WORK/skipfile"
@@ -80,9 +99,10 @@ run_unit() {
 	local unit=$1 dir=$2 port base pid
 	if [[ "$MODE" == normal ]]; then
 		base=$(free_port 1)
+		# shellcheck disable=SC2086
 		(cd "$TREE" && timeout "$UNIT_TIMEOUT" tclsh8.6 tests/test_helper.tcl --single "$unit" \
 			--durable --clients 1 --timeout "$TEST_TIMEOUT" --baseport "$base" --portcount 2000 \
-			--ignore-encoding --ignore-digest --skipfile "$WORK/skipfile" --dont-clean) >"$dir/tcl.log" 2>&1 || true
+			--ignore-encoding --ignore-digest --skipfile "$WORK/skipfile" --dont-clean ${TLS_FLAG:-}) >"$dir/tcl.log" 2>&1 || true
 		return
 	fi
 	port=$(free_port 1)
