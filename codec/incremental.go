@@ -64,6 +64,8 @@ type Parser struct {
 	scanned int64
 	// bigCopied counts the bytes ever copied into big argument buffers.
 	bigCopied int64
+	// bigDone is the largest big argument completed since TakeBigDone.
+	bigDone int
 }
 
 // Active reports whether a request is in progress.
@@ -100,6 +102,14 @@ func (p *Parser) Big() (alloc, recv int) {
 // buffers since it was created: the difference across a Feed is how many of
 // the bytes fed went there rather than to a small buffer.
 func (p *Parser) BigCopied() int64 { return p.bigCopied }
+
+// TakeBigDone returns the length of the largest big argument completed
+// since the last call, 0 if none, and forgets it.
+func (p *Parser) TakeBigDone() int {
+	n := p.bigDone
+	p.bigDone = 0
+	return n
+}
 
 // Scanned is the number of bytes the parser has examined since it was
 // created; tests use it to check that parsing stays linear.
@@ -249,6 +259,7 @@ func (p *Parser) Feed(in []byte, lim Limits) (n int, done bool, err error) {
 			if p.big != nil {
 				p.spans = append(p.spans, span{big: len(p.bigs)})
 				p.bigs = append(p.bigs, p.big)
+				p.bigDone = max(p.bigDone, len(p.big))
 				p.big = nil
 			}
 			p.left--

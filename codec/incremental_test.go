@@ -174,6 +174,12 @@ func TestParserBigBulkGetsItsOwnBuffer(t *testing.T) {
 	if len(args) != 1 || len(args[0]) != BigArgLen || string(args[0][:3]) != "abc" {
 		t.Fatalf("args %d", len(args))
 	}
+	if got := p.TakeBigDone(); got != BigArgLen {
+		t.Fatalf("TakeBigDone = %d, want %d", got, BigArgLen)
+	}
+	if got := p.TakeBigDone(); got != 0 {
+		t.Fatalf("TakeBigDone again = %d, want 0", got)
+	}
 }
 
 func TestUnauthenticatedLimits(t *testing.T) {

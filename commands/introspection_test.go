@@ -69,8 +69,8 @@ func TestClientListCommandAndQueryBuffer(t *testing.T) {
 	sh := newTestShard(t)
 	c := connectTestClient(t, sh)
 	other, _ := sh.Srv.Connected(0, "127.0.0.1:50002", "127.0.0.1:7000", nil)
-	other.NoteQueryBuffer(10, 10, 0, 0) // an incomplete command waiting
-	c.NoteQueryBuffer(26, 0, 0, 0)
+	other.NoteQueryBuffer(10, 10, 0, 0, 0) // an incomplete command waiting
+	c.NoteQueryBuffer(26, 0, 0, 0, 0)
 
 	req := "*2\r\n$6\r\nclient\r\n$4\r\nlist\r\n"
 	out := runBatch(sh, c, req, []string{"client", "list"})
@@ -106,7 +106,7 @@ func TestQueryBufferModel(t *testing.T) {
 	if sum() != 0 {
 		t.Errorf("fresh client: %d", sum())
 	}
-	c.NoteQueryBuffer(30, 0, 0, 0)
+	c.NoteQueryBuffer(30, 0, 0, 0, 0)
 	if sum() != keyspace.ProtoIOBufLen {
 		t.Errorf("after a small read: %d", sum())
 	}
@@ -120,7 +120,7 @@ func TestQueryBufferModel(t *testing.T) {
 	}
 
 	c.Touch(start.UnixNano())
-	c.NoteQueryBuffer(400_040, 0, 0, 0)
+	c.NoteQueryBuffer(400_040, 0, 0, 0, 0)
 	if sum() != 400_040 {
 		t.Errorf("after a large read: %d", sum())
 	}
@@ -129,13 +129,13 @@ func TestQueryBufferModel(t *testing.T) {
 	if sum() != 400_040 {
 		t.Errorf("first cron after the large read: %d", sum())
 	}
-	c.NoteQueryBuffer(130, 0, 0, 0)
+	c.NoteQueryBuffer(130, 0, 0, 0, 0)
 	c.ResizeQueryBuffer(start.UnixNano())
 	if sum() != keyspace.ProtoIOBufLen {
 		t.Errorf("after small reads: %d", sum())
 	}
 	// Bytes waiting in the buffer are never dropped.
-	c.NoteQueryBuffer(50_000, 50_000, 0, 0)
+	c.NoteQueryBuffer(50_000, 50_000, 0, 0, 0)
 	c.ResizeQueryBuffer(start.Add(10 * time.Second).UnixNano())
 	if u, f := c.QueryBuffer(0); u != 50_000 || f != 0 {
 		t.Errorf("idle with a partial request: used %d free %d", u, f)

@@ -588,7 +588,7 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	s.ks.CountNetInput(consumed)
 	pending := c.InboundBuffered() - consumed + cn.parser.Buffered()
 	bigAlloc, bigRecv := cn.parser.Big()
-	cn.client.NoteQueryBuffer(avail-int(cn.parser.BigCopied()-bigBefore), pending, bigAlloc, bigRecv)
+	cn.client.NoteQueryBuffer(avail-int(cn.parser.BigCopied()-bigBefore), pending, bigAlloc, bigRecv, cn.parser.TakeBigDone())
 	if s.ks.NoteClientMemory(cn.client); cn.client.Killed() {
 		// Evicted (maxmemory-clients), or cut off meanwhile.
 		s.putRequest(req)

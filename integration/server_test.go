@@ -105,7 +105,7 @@ func TestServerCommands(t *testing.T) {
 		r.expect("-ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer\r\n", "CONFIG", "SET", "maxclients", "abc")
 		r.expect("-ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive\r\n", "CONFIG", "SET", "maxclients", "0")
 		r.expect("-ERR Unknown option or number of arguments for CONFIG SET - 'nosuchparam'\r\n", "CONFIG", "SET", "nosuchparam", "1")
-		r.expect("-ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config: shard i listens on port+i, and the ports of every shard are fixed at start (server.port in the configuration file)\r\n", "CONFIG", "SET", "port", "1234")
+		r.expect("-ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config\r\n", "CONFIG", "SET", "databases", "3")
 		r.expect("-ERR wrong number of arguments for 'config|set' command\r\n", "CONFIG", "SET", "maxclients")
 		r.expect("-ERR wrong number of arguments for 'config|get' command\r\n", "CONFIG", "GET")
 		// A failing pair leaves the others untouched.

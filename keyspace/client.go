@@ -203,12 +203,21 @@ type queryBuf struct {
 // NoteQueryBuffer records a read: buffered bytes (not counting those read
 // into big argument buffers) were available to parse and pending bytes
 // are left over (an incomplete command), bigRecv of them in big argument
-// buffers that hold bigAlloc bytes. Called by the connection's reactor.
-func (c *Client) NoteQueryBuffer(buffered, pending, bigAlloc, bigRecv int) {
+// buffers that hold bigAlloc bytes; bigDone, when not 0, is the length of
+// the largest big argument the read completed. Called by the connection's
+// reactor.
+func (c *Client) NoteQueryBuffer(buffered, pending, bigAlloc, bigRecv, bigDone int) {
 	need := max(buffered, pending-bigRecv, ProtoIOBufLen)
 	c.qmu.Lock()
 	q := &c.qb
 	q.capacity = max(q.capacity, need)
+	if bigDone > 0 {
+		// Redis hands a finished big argument's buffer to the command and
+		// gives the client a new query buffer of the argument's size (and
+		// its CRLF), which the resize cron shrinks to the recent peak
+		// later; the peak is not raised.
+		q.capacity = max(q.capacity, bigDone+2)
+	}
 	q.peak = max(q.peak, need)
 	q.len = pending
 	q.bigAlloc, q.bigRecv = bigAlloc, bigRecv

@@ -16,7 +16,7 @@ import (
 // order").
 func TestClientMemoryStableThroughSmallTraffic(t *testing.T) {
 	c := NewClient(1, 0, "127.0.0.1:1", "127.0.0.1:2", nil, time.Now())
-	c.NoteQueryBuffer(26, 0, 0, 0)
+	c.NoteQueryBuffer(26, 0, 0, 0, 0)
 	idle := c.Memory(0)
 	if idle.Total != clientFixedMem+ProtoIOBufLen+outputBlockSize {
 		t.Fatalf("idle tot-mem %d, want %d", idle.Total, clientFixedMem+ProtoIOBufLen+outputBlockSize)
