@@ -34,8 +34,8 @@ func debugPopulate(x *keyspace.Ctx) {
 		}
 		size = n
 	}
-	if x.S.Srv.IsReplica() && x.S.Srv.Opts.Live.ReplicaReadOnly() {
-		x.W.Error("READONLY You can't write against a read only replica.")
+	if x.S.Srv.ReadOnlyReplica() {
+		x.W.Error(keyspace.ErrReadOnlyReplica)
 		return
 	}
 	key := make([]byte, 0, len(prefix)+21)

@@ -51,14 +51,21 @@ func errExpireTime(cmd string) string { return "ERR invalid expire time in '" + 
 // when the key is absent or went with them. On a replica the expired
 // fields stay; readers test them with live.
 func liveHash(x *keyspace.Ctx, key []byte, read bool, fields [][]byte, step int) (e *keyspace.Entry, o *keyspace.HashObj, ok bool) {
-	e, o, ok = lookupTypedOrReply[*keyspace.HashObj](x, key, read)
-	if !ok || e == nil {
-		return nil, nil, ok
+	e, o, ok = lookupHash(x, key, read)
+	if !ok {
+		return nil, nil, false
 	}
-	if o.HasFieldTTLs() && x.S.ExpireAccessedFields(x.DB, e, o, fields, step) {
-		return nil, nil, true
-	}
+	e, o = dropExpired(x, e, o, fields, step)
 	return e, o, true
+}
+
+// lookupHash looks key up for a read or a write, replying WRONGTYPE to a
+// key of another type (ok false); o is nil when the key is absent. The
+// commands whose fields come after other arguments look the key up first,
+// so that WRONGTYPE comes before argument errors, then drop the expired
+// fields with dropExpired once the fields are parsed.
+func lookupHash(x *keyspace.Ctx, key []byte, read bool) (*keyspace.Entry, *keyspace.HashObj, bool) {
+	return lookupTypedOrReply[*keyspace.HashObj](x, key, read)
 }
 
 // dropExpired deletes the expired fields among fields[0], fields[step], …
@@ -69,6 +76,21 @@ func dropExpired(x *keyspace.Ctx, e *keyspace.Entry, o *keyspace.HashObj, fields
 		return nil, nil
 	}
 	return e, o
+}
+
+// liveHashFields is the start of the commands of shape KEY FIELDS numfields
+// field ...: the hash at args[1] (WRONGTYPE first), its fields from
+// args[3], and the hash with those of them that expired deleted.
+func liveHashFields(x *keyspace.Ctx) (e *keyspace.Entry, o *keyspace.HashObj, fields [][]byte, ok bool) {
+	e, o, ok = lookupHash(x, x.Args[1], false)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	if fields, ok = parseNumFields(x, 3, errNumFieldsPos); !ok {
+		return nil, nil, nil, false
+	}
+	e, o = dropExpired(x, e, o, fields, 1)
+	return e, o, fields, true
 }
 
 // hget returns field's value unless it is absent or expired.
@@ -157,7 +179,7 @@ func hexpireCommand(x *keyspace.Ctx) {
 		base = 0
 	}
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false, nil, 1)
+	e, o, ok := lookupHash(x, key, false)
 	if !ok {
 		return
 	}
@@ -255,7 +277,7 @@ func httlCommand(x *keyspace.Ctx) {
 	if name == "hexpiretime" || name == "hpexpiretime" {
 		base = 0
 	}
-	_, o, ok := liveHash(x, x.Args[1], true, nil, 1)
+	_, o, ok := lookupHash(x, x.Args[1], true)
 	if !ok {
 		return
 	}
@@ -281,15 +303,10 @@ func httlCommand(x *keyspace.Ctx) {
 // HPERSIST key FIELDS numfields field [field ...]
 func hpersistCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false, nil, 1)
+	e, o, fields, ok := liveHashFields(x)
 	if !ok {
 		return
 	}
-	fields, ok := parseNumFields(x, 3, errNumFieldsPos)
-	if !ok {
-		return
-	}
-	e, o = dropExpired(x, e, o, fields, 1)
 	x.W.ArrayHeader(len(fields))
 	var persisted [][]byte
 	for _, f := range fields {
@@ -312,15 +329,10 @@ func hpersistCommand(x *keyspace.Ctx) {
 // HGETDEL key FIELDS numfields field [field ...]
 func hgetdelCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false, nil, 1)
+	e, o, fields, ok := liveHashFields(x)
 	if !ok {
 		return
 	}
-	fields, ok := parseNumFields(x, 3, errNumFieldsPos)
-	if !ok {
-		return
-	}
-	e, o = dropExpired(x, e, o, fields, 1)
 	x.W.ArrayHeader(len(fields))
 	var deleted [][]byte
 	for _, f := range fields {
@@ -352,7 +364,7 @@ func hgetdelCommand(x *keyspace.Ctx) {
 // unix-time-milliseconds|PERSIST] FIELDS numfields field [field ...]
 func hgetexCommand(x *keyspace.Ctx) {
 	key := x.Args[1]
-	e, o, ok := liveHash(x, key, false, nil, 1)
+	e, o, ok := lookupHash(x, key, false)
 	if !ok {
 		return
 	}

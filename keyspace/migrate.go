@@ -523,13 +523,7 @@ func (sh *Shard) redirectBlocked() {
 		if msg == "" {
 			continue
 		}
-		x := sh.blockCtx(bc)
-		before := len(x.W.Buf)
-		x.W.Error(msg)
-		sh.countBlockedError(bc, before)
-		bc.silence(x.W, before)
-		*x = Ctx{}
-		sh.unblocked(bc)
+		sh.endBlockedWithError(bc, msg)
 	}
 	if len(sh.Blk.Resume) > 0 {
 		sh.ResumeBlocked()

@@ -372,8 +372,8 @@ func (sh *Shard) GoodReplicas() int64 {
 // sake (READONLY on a replica, NOREPLICAS on a primary), else "".
 func (sh *Shard) replicationRefusal() string {
 	if sh.Srv.IsReplica() {
-		if sh.Srv.Opts.Live.ReplicaReadOnly() {
-			return errReadOnlyReplica
+		if sh.Srv.ReadOnlyReplica() {
+			return ErrReadOnlyReplica
 		}
 		// replica-read-only no: the write is served, in memory only
 		// (sh.record drops its records).
@@ -385,7 +385,13 @@ func (sh *Shard) replicationRefusal() string {
 	return ""
 }
 
-const errReadOnlyReplica = "READONLY You can't write against a read only replica."
+// ErrReadOnlyReplica is the reply to a client's write on a replica under
+// replica-read-only yes.
+const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
+
+// ReadOnlyReplica reports whether the process is a replica that refuses its
+// clients' writes (replica-read-only yes, the default).
+func (s *Server) ReadOnlyReplica() bool { return s.IsReplica() && s.Opts.Live.ReplicaReadOnly() }
 
 // staleRefusal is the MASTERDOWN error for a command that needs fresh data
 // on a replica whose link is down under replica-serve-stale-data no.
