@@ -141,10 +141,11 @@ type MemoryOrPercentText string
 func (m *MemoryOrPercentText) UnmarshalTOML(v any) error {
 	switch v := v.(type) {
 	case int64:
-		if v < 0 {
-			return fmt.Errorf("size %d is negative", v)
+		var n Size
+		if err := n.UnmarshalTOML(v); err != nil {
+			return err
 		}
-		*m = MemoryOrPercentText(strconv.FormatInt(v, 10))
+		*m = MemoryOrPercentText(strconv.FormatInt(int64(n), 10))
 		return nil
 	case string:
 		p, err := ParseMemoryOrPercent(v)

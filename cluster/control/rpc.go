@@ -245,6 +245,10 @@ func (r *Reply) leader() (string, bool)          { return r.Leader, r.NotLeader 
 func (r *StatusReply) leader() (string, bool)    { return r.Leader, r.NotLeader }
 func (r *HeartbeatReply) leader() (string, bool) { return r.Leader, r.NotLeader }
 
+// ErrNoLeader is a client's error while the control plane elects a leader:
+// nothing was done, and the same call may succeed a moment later.
+var ErrNoLeader = errors.New("control: the cluster has no leader now; try again")
+
 // do sends method, to the leader when addr is not.
 func (c *Client) do(method string, args any, reply leaderOf) error {
 	addr := c.addr
@@ -257,7 +261,7 @@ func (c *Client) do(method string, args any, reply leaderOf) error {
 			return nil
 		}
 		if l == "" {
-			return errors.New("control: the cluster has no leader now; try again")
+			return ErrNoLeader
 		}
 		addr = l
 	}
