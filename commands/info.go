@@ -342,6 +342,7 @@ func infoStats(x *keyspace.Ctx, ib *infoBuilder) {
 	ib.int("client_output_buffer_limit_disconnections", st.OutputBufKilled.Load())
 	ib.int("ruvio_client_read_pauses", st.ReadPauses.Load())
 	ib.int("ruvio_shard_batches", x.S.Stats.Batches.Load())
+	ib.int("ruvio_shard_inline_batches", x.S.Stats.InlineBatches.Load())
 	ib.int("ruvio_shard_ring_full", x.S.Stats.RingFull.Load())
 }
 

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/panjf2000/gnet/v2"
+
+	"github.com/ruvio/ruvio/keyspace"
 )
 
 // outbox carries what shards send to the connections of one reactor: the
@@ -53,9 +55,27 @@ func (o *outbox) post(d delivery) {
 	kick := !o.scheduled
 	o.scheduled = true
 	o.mu.Unlock()
-	if !kick {
-		return
+	if kick {
+		o.schedule()
 	}
+}
+
+// runInline runs b on this loop if sh is idle (Shard.TryRun) and writes
+// what that delivered at once: b's replies, unless they wait for the log
+// to sync, and pushes to this loop's other connections. Meanwhile
+// deliveries queue without waking the loop. Loop only.
+func (o *outbox) runInline(sh *keyspace.Shard, b *keyspace.Batch) bool {
+	o.mu.Lock()
+	o.scheduled = true
+	o.mu.Unlock()
+	ran := sh.TryRun(b)
+	// A Run queued before finds nothing left, or what is posted after.
+	_ = o.Run(context.Background())
+	return ran
+}
+
+// schedule queues a Run on the loop; the caller has set scheduled.
+func (o *outbox) schedule() {
 	if err := o.loop.Execute(context.Background(), o); err != nil {
 		// The engine is shutting down: nothing will be written.
 		o.mu.Lock()

@@ -46,7 +46,8 @@ type Options struct {
 	// became readable, and their batches reach the shard's ring in that
 	// order. Reactors is ignored.
 	ReactorPerShard bool
-	// Inline lets a reactor run a batch on an idle shard (Shard.TryRun).
+	// Inline lets a reactor run a batch on an idle shard itself
+	// (Shard.TryRun), committing its turn's batches before it polls again.
 	Inline bool
 	// MaxMultibulkLen bounds the arguments of one request.
 	MaxMultibulkLen int
@@ -642,43 +643,24 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	if waitAuth {
 		cn.stalled = true
 	}
-	if cn.inflight == 0 && s.opts.Inline {
-		if ran, ready := cn.shard.TryRun(&req.Batch); ran {
-			if ready {
-				act := s.writeInline(cn, c, req)
-				if waitAuth {
-					// It ran already: look at the request again now.
-					cn.stalled = false
-					more = true
-				}
-				return act, more && act == gnet.None
+	cn.inflight++
+	if cn.inflight == 1 && len(req.Ends) == 1 && s.opts.Inline {
+		// A lone command runs here when its shard is idle. A pipelined
+		// batch goes through the ring: the loop drains what the turn
+		// read, and the replies go out together (see docs/architecture.md).
+		if cn.outbox.runInline(cn.shard, &req.Batch) {
+			if cn.closing {
+				return gnet.None, false // QUIT, or an output limit broken
 			}
-			cn.inflight++
 			return gnet.None, more
 		}
 	}
-	cn.inflight++
 	if !cn.shard.Submit(&req.Batch) {
 		cn.pending = req
 		cn.shard.WaitRoom(cn)
 		return gnet.None, false
 	}
 	return gnet.None, more
-}
-
-// writeInline writes the replies of a batch the shard ran on this event
-// loop, and recycles it.
-func (s *Server) writeInline(cn *conn, c link, req *request) gnet.Action {
-	s.ks.CountNetOutput(len(req.Out.Buf))
-	_, err := c.Write(req.Out.Buf)
-	closeAfter := req.CloseAfter
-	s.putRequest(req)
-	if err != nil || closeAfter {
-		cn.closing = true
-		return gnet.Close
-	}
-	cn.client.Out.SetBuffered(c.OutboundBuffered())
-	return s.checkOutputBuffer(cn)
 }
 
 // checkOutputBuffer closes a connection whose unsent replies break the

@@ -3,6 +3,7 @@ package integration_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -12,22 +13,34 @@ import (
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
-// inline turns on reactor-side execution on idle shards.
+// inline turns on reactor-side execution of lone commands on idle shards.
 func inline(c *config.Config) { c.Server.InlineExecution = true }
 
-// TestInlineExecution runs concurrent clients against servers that let
-// reactors execute batches on idle shards: every reply matches its own
-// request, pipelines stay in order, counters count every increment, and
-// durable writes still wait for the log.
+// inlineNoWAL runs inline without a log: write commands then run inline
+// too.
+func inlineNoWAL(c *config.Config) {
+	inline(c)
+	c.Persistence.WAL = false
+}
+
+// TestInlineExecution runs concurrent clients against servers whose
+// reactors execute lone commands on idle shards and hand the rest
+// through the ring: every reply matches its own request,
+// pipelines stay in order, counters count every increment, a write
+// acknowledged on one connection is read on another, and durable writes
+// still wait for the log.
 func TestInlineExecution(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		opts []testserver.Option
+		name   string
+		opts   []testserver.Option
+		inline bool // lone reads must have run inline
 	}{
-		{"memory-1shard", []testserver.Option{testserver.Config(inline)}},
-		{"always-1shard", []testserver.Option{testserver.Config(inline), testserver.Fsync("always")}},
-		{"memory-2shards", []testserver.Option{testserver.Config(inline), testserver.Shards(2)}},
+		{"everysec-1shard", []testserver.Option{testserver.Config(inline)}, true},
+		{"always-1shard", []testserver.Option{testserver.Config(inline), testserver.Fsync("always")}, true},
+		{"memory-1shard", []testserver.Option{testserver.Config(inlineNoWAL)}, true},
+		{"everysec-2shards", []testserver.Option{testserver.Config(inline), testserver.Shards(2)}, true},
+		{"ring-only", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testserver.Start(t, tc.opts...)
@@ -67,6 +80,67 @@ func TestInlineExecution(t *testing.T) {
 			for w := 0; w < workers; w++ {
 				expect(t, c, strconv.Itoa(rounds), "GET", fmt.Sprintf("{w%d}:n", w))
 			}
+			lone := loneCommands(t, s)
+			var ran int64
+			for _, addr := range s.Addrs {
+				n := redis.NewClient(&redis.Options{Addr: addr})
+				ran += infoInt(t, n, "stats", "ruvio_shard_inline_batches")
+				_ = n.Close()
+			}
+			if tc.inline && ran < int64(lone/2) || !tc.inline && ran != 0 {
+				t.Errorf("%d batches ran inline after %d lone commands", ran, lone)
+			}
 		})
 	}
+}
+
+// loneCommands has writers and readers on separate connections of
+// shard 0 exchange values one command at a time: each reader sees every
+// value a writer acknowledged before the reader asked. It returns how
+// many lone commands it sent.
+func loneCommands(t *testing.T, s *testserver.Server) int {
+	t.Helper()
+	const pairs, rounds = 4, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, pairs)
+	for p := 0; p < pairs; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			w := redis.NewClient(&redis.Options{Addr: s.Addrs[0], PoolSize: 1})
+			r := redis.NewClient(&redis.Options{Addr: s.Addrs[0], PoolSize: 1})
+			defer w.Close()
+			defer r.Close()
+			// A key of shard 0 (with several shards, others get MOVED).
+			key := ""
+			for j := 0; key == ""; j++ {
+				k := fmt.Sprintf("lone:%d:%d", p, j)
+				err := w.Set(ctxT(t), k, -1, 0).Err()
+				switch {
+				case err == nil:
+					key = k
+				case !strings.HasPrefix(err.Error(), "MOVED") || j > 100:
+					errs <- err
+					return
+				}
+			}
+			for i := 0; i < rounds; i++ {
+				if err := w.Set(ctxT(t), key, i, 0).Err(); err != nil {
+					errs <- err
+					return
+				}
+				got, err := r.Get(ctxT(t), key).Result()
+				if err != nil || got != strconv.Itoa(i) {
+					errs <- fmt.Errorf("pair %d round %d: read %q, %v after writing %d", p, i, got, err, i)
+					return
+				}
+			}
+		}(p)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	return pairs * rounds
 }

@@ -143,6 +143,12 @@ type Shard struct {
 	// callDepth counts the command handlers running, nested ones (of EXEC
 	// and scripts) included.
 	callDepth int
+	// runDepth counts the batches running (runFrom); callMark is the clock
+	// reading that ended the last top-level command of the running batch
+	// (0: none), which the next one takes as its start instead of reading
+	// the clock again (Call).
+	runDepth int
+	callMark time.Duration
 	// pushPending lists the clients with frames in pushBuf.
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
@@ -164,11 +170,13 @@ type Shard struct {
 }
 
 type shardStats struct {
-	Commands    Counter
-	Batches     Counter
-	ExpiredKeys Counter
-	EvictedKeys Counter
-	RingFull    Counter
+	Commands Counter
+	Batches  Counter
+	// InlineBatches counts the batches reactors ran themselves (TryRun).
+	InlineBatches Counter
+	ExpiredKeys   Counter
+	EvictedKeys   Counter
+	RingFull      Counter
 }
 
 func newShard(srv *Server, idx, databases int) *Shard {
@@ -346,24 +354,34 @@ func (sh *Shard) Acquire() {
 // Release gives back the ownership token taken by Acquire.
 func (sh *Shard) Release() { sh.owner.Store(0) }
 
-// TryRun runs b at once on the calling goroutine if no other goroutine
-// holds the shard, sparing the hand-off through the ring when the shard is
-// idle. ran is false when the shard is busy (submit b instead). When ran is
-// true and ready is true, b's replies may be written by the caller now;
-// when ready is false they wait for the log and arrive through b.Sink.
+// TryRun runs b at once on the calling goroutine (a reactor) if no other
+// goroutine holds the shard and nothing waits in its ring, sparing the
+// hand-offs through the ring and back, and commits it. ran is false when
+// the shard is busy or b must run on the shard's own goroutine: submit b
+// instead. With a log, a batch that may write goes to the loop too: the
+// loop writes the log once for every batch of a drain, where a write run
+// here would pay a log write of its own. b's replies arrive through b.Sink, as those of a batch the
+// loop drains: during the call when nothing needs to become durable
+// first, else once the log has synced.
 // The caller must not run a connection's batch inline while an earlier
 // batch of the same connection is still in the ring or awaiting the log.
-func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
+func (sh *Shard) TryRun(b *Batch) (ran bool) {
 	if sh.quit.Load() || !sh.owner.CompareAndSwap(0, 1) {
-		return false, false
+		return false
 	}
-	if sh.syncActive() {
-		// Replies that wait for replicas go through the commit group
-		// and its hold (syncrepl.go), which the inline path bypasses.
+	if !sh.Ring.Empty() || sh.Repl.hasTasks.Load() || sh.Blk.mailN.Load() != 0 || sh.Repl.Due.Load() || sh.syncActive() {
+		// Batches read before this one wait in the ring, or work
+		// another goroutine handed the shard (a subscriber's close
+		// on another shard, a wake-up) waits for the loop, which does
+		// it before it runs the next batch (Drain): both come first,
+		// on the loop, as the order across connections of one reactor
+		// is the order it read them. Replies that wait for replicas go
+		// through the commit group's hold (syncrepl.go), which the
+		// loop manages.
 		sh.Release()
-		return false, false
+		return false
 	}
-	if sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
+	if sh.Journal != nil && sh.batchMayWrite(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
 		// Scripts run on the shard goroutine only (scripting.go). So
 		// does everything that may park a client (blocking.go): a
 		// blocking command, WAIT, CLIENT PAUSE and whatever runs while a
@@ -373,15 +391,20 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 		// in the same hold of the shard that ended it) do not keep others
 		// from running inline.
 		sh.Release()
-		return false, false
+		return false
 	}
 	sh.NowMs = sh.Srv.Now().UnixMilli()
 	// Closed clients are released before anything runs, as in drain.
 	sh.ReapClosed()
 	sh.Run(b) // nothing here can park: see above
+	sh.Queue(b)
+	if sh.Trk != nil {
+		sh.trackBroadcast()
+	}
 	if len(sh.pushPending) > 0 {
 		sh.flushPushes()
 	}
+	sh.Commit()
 	if len(sh.Blk.Resume) > 0 || sh.Blk.mailN.Load() != 0 {
 		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
 		// shard goroutine, which the due flag wakes.
@@ -389,27 +412,35 @@ func (sh *Shard) TryRun(b *Batch) (ran, ready bool) {
 		sh.Ring.Signal()
 	}
 	sh.Stats.Batches.Add(1)
-	ready = true
-	if sh.Journal != nil {
-		g := sh.newGroup()
-		g.head, g.tail, g.count, g.cmds = b, b, 1, len(b.Ends)
-		// Counted as queue counts it: Committed uncounts it.
-		b.Client.undelivered.Add(1)
-		if sh.Journal.Commit(g, g.cmds) {
-			b.Client.undelivered.Add(-1)
-			g.head, g.tail, g.count, g.cmds = nil, nil, 0, 0
-			sh.recycleGroup(g)
-		} else {
-			ready = false
+	sh.Stats.InlineBatches.Add(1)
+	sh.Release()
+	return true
+}
+
+// endRun ends runFrom: the clock reading of its last command is no start
+// for what runs next.
+func (sh *Shard) endRun() {
+	sh.runDepth--
+	sh.callMark = 0
+}
+
+// batchMayWrite reports whether a command of b is a write command, or an
+// EXEC of a transaction that queued one.
+func (sh *Shard) batchMayWrite(b *Batch) bool {
+	for i := range b.Ends {
+		args := b.Command(i)
+		if len(args) == 0 {
+			continue
+		}
+		cmd := sh.Srv.Cmds.Lookup(args[0])
+		if cmd == nil {
+			continue
+		}
+		if cmd.Flags&FlagWrite != 0 || cmd.Name == "exec" && b.Client.Tx.flags&FlagWrite != 0 {
+			return true
 		}
 	}
-	// The ring is read only by the token holder: look before releasing.
-	queued := !sh.Ring.Empty()
-	sh.Release()
-	if queued {
-		sh.Ring.Signal()
-	}
-	return true, ready
+	return false
 }
 
 // timingEvery is the sampling period of per-command timing (INFO
@@ -546,6 +577,9 @@ func (sh *Shard) Run(b *Batch) (kept bool) { return sh.runFrom(b, 0) }
 
 // runFrom runs the commands of b from index first on.
 func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
+	sh.runDepth++
+	sh.callMark = 0
+	defer sh.endRun()
 	c := b.Client
 	if b.ArgvMem != 0 {
 		c.AddArgvMem(-b.ArgvMem)

@@ -77,6 +77,7 @@ var (
 	descShardBlocked     = desc("ruvio_shard_blocked_clients", "Clients parked on the shard.", "shard")
 	descShardChannels    = desc("ruvio_shard_pubsub_channels", "Pub/Sub channels (and shard channels) with subscribers on the shard.", "shard", "kind")
 	descShardRingFull    = desc("ruvio_shard_ring_full_total", "Batches refused by a full shard ring (the sender waited).", "shard")
+	descShardInline      = desc("ruvio_shard_inline_batches_total", "Batches a reactor ran itself on the idle shard instead of handing them through the ring.", "shard")
 	descWALBytes         = desc("ruvio_wal_bytes_total", "Bytes written to the shard's WAL.", "shard")
 	descWALRecords       = desc("ruvio_wal_records_total", "Records written to the shard's WAL.", "shard")
 	descWALFsync         = desc("ruvio_wal_fsync_duration_seconds", "Duration of the WAL's fsyncs.", "shard")
@@ -97,7 +98,7 @@ var allDescs = []*prometheus.Desc{
 	descPubsubPatterns, descCmdCalls, descCmdFailed, descCmdRejected, descCmdDuration,
 	descCmdLatency, descErrors, descErrorReplies, descConnectedSlaves, descLatencySpike,
 	descShardStale, descShardCommands, descShardKeys, descShardExpiring, descShardMem,
-	descShardEvicted, descShardExpired, descShardBlocked, descShardChannels, descShardRingFull,
+	descShardEvicted, descShardExpired, descShardBlocked, descShardChannels, descShardRingFull, descShardInline,
 	descWALBytes, descWALRecords, descWALFsync, descWALCmdsPerFsync, descWALSegments,
 	descSnapInProgress, descSnapLastDuration, descSnapLastSuccess, descSnapLastOK,
 	descReplLagRecords, descReplLagSeconds,
@@ -168,6 +169,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(ch, descShardEvicted, float64(ev), label)
 		counter(ch, descShardExpired, float64(sh.Stats.ExpiredKeys.Load()), label)
 		counter(ch, descShardRingFull, float64(sh.Stats.RingFull.Load()), label)
+		counter(ch, descShardInline, float64(sh.Stats.InlineBatches.Load()), label)
 		gauge(ch, descShardMem, float64(shardMem), label)
 		var shKeys, shExp int64
 		for db := range m.Keys {
