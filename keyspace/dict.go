@@ -171,6 +171,52 @@ func (t *table) Find(a *arena, key []byte) (int, *Entry) {
 	}
 }
 
+// warmMin is the fewest commands a batch has for warmKeys to pay, and
+// warmSlots the smallest table it is worth it for (one that outgrows the
+// core's own caches).
+const (
+	warmMin   = 4
+	warmSlots = 1 << 15
+)
+
+// warmKeys reads, for each command of b from first on, the index slot and
+// the entry of its first argument taken as a key of db, before any of
+// them runs. A large table's slot and entry are each a cache miss; read
+// one command at a time they are waited for in turn, read here together
+// the processor overlaps them, and the commands then find them in cache.
+// An argument that is no key, or a database a SELECT in the batch leaves,
+// only costs the reads.
+func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
+	t := db.T
+	if len(t.Slots) < warmSlots {
+		return
+	}
+	mask := len(t.Slots) - 1
+	var homes [maxWarm]int
+	n := 0
+	var sum uint64
+	for i := first; i < len(b.Ends) && n < maxWarm; i++ {
+		args := b.Command(i)
+		if len(args) < 2 {
+			continue
+		}
+		h := t.home(t.hash(args[1]))
+		homes[n] = h
+		n++
+		sum += t.Slots[h]
+	}
+	for _, h := range homes[:n] {
+		if s := t.Slots[h&mask]; s != 0 {
+			sum += uint64(*(*byte)(db.A.Ptr(uint32(s))))
+		}
+	}
+	sh.warmSum += sum
+}
+
+// maxWarm bounds the keys warmKeys reads ahead: more than the misses a
+// core keeps in flight gains nothing.
+const maxWarm = 32
+
 // slotOf returns the slot holding handle h of key.
 func (t *table) slotOf(key []byte, h uint32) int {
 	mask := len(t.Slots) - 1

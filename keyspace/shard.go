@@ -149,6 +149,8 @@ type Shard struct {
 	// the clock again (Call).
 	runDepth int
 	callMark time.Duration
+	// warmSum keeps warmKeys' reads from being optimised away.
+	warmSum uint64
 	// pushPending lists the clients with frames in pushBuf.
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.
@@ -610,6 +612,9 @@ func (sh *Shard) runFrom(b *Batch, first int) (kept bool) {
 	track := sh.Journal != nil && sh.observeLogFailure() == nil
 	if track {
 		sh.noteDep(b, len(b.Out.Buf), false)
+	}
+	if len(b.Ends)-first >= warmMin && c.DB < len(sh.DBs) {
+		sh.warmKeys(b, first, sh.DBs[c.DB])
 	}
 	for i := first; i < len(b.Ends); i++ {
 		args := b.Command(i)
