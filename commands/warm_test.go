@@ -57,3 +57,49 @@ func TestBatchOnLargeTable(t *testing.T) {
 	expect(t, sh, "+OK\r\n", "SELECT", "1")
 	expect(t, sh, rBulk("db1"), "GET", "k:17")
 }
+
+// TestBatchOnLargeCollections runs pipelined batches on a large hash, set
+// and sorted set (their members are read ahead of the commands): the
+// replies are exactly those of the commands run one by one.
+func TestBatchOnLargeCollections(t *testing.T) {
+	sh := newTestShard(t)
+	for i := 0; i < 2000; i++ {
+		n := strconv.Itoa(i)
+		expect(t, sh, rInt(1), "HSET", "h", "f"+n, n)
+		expect(t, sh, rInt(1), "SADD", "s", "m"+n)
+		expect(t, sh, rInt(1), "ZADD", "z", n, "m"+n)
+	}
+	cmds := [][]string{
+		{"HGET", "h", "f7"},
+		{"HSET", "h", "f7", "x", "f9999", "y"},
+		{"HGET", "h", "f9999"},
+		{"SISMEMBER", "s", "m3"},
+		{"SISMEMBER", "s", "absent"},
+		{"ZSCORE", "z", "m42"},
+		{"ZADD", "z", "5", "m42"},
+		{"ZINCRBY", "z", "1", "m42"},
+		{"SET", "h2", "v"},
+		{"HGET", "h2", "f"},
+		{"SADD", "h", "m"},
+		{"ZADD", "z", "XX", "CH", "7", "m1"},
+	}
+	want := []string{
+		rBulk("7"), rInt(1), rBulk("y"), rInt(1), rInt(0), rBulk("42"), rInt(0), rBulk("6"), "+OK\r\n",
+		rErr("WRONGTYPE Operation against a key holding the wrong kind of value"),
+		rErr("WRONGTYPE Operation against a key holding the wrong kind of value"), rInt(1),
+	}
+	b := &keyspace.Batch{Client: sh.Ctx.C}
+	for _, c := range cmds {
+		b.Argv = append(b.Argv, toArgv(c...)...)
+		b.Ends = append(b.Ends, len(b.Argv))
+	}
+	b.Out.Proto = 2
+	sh.Run(b)
+	all := ""
+	for _, w := range want {
+		all += w
+	}
+	if got := string(b.Out.Buf); got != all {
+		t.Fatalf("batch replies:\n got %q\nwant %q", got, all)
+	}
+}

@@ -188,29 +188,105 @@ const (
 // only costs the reads.
 func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 	t := db.T
-	if len(t.Slots) < warmSlots {
-		return
+	var (
+		sum     uint64
+		entries [maxWarm]*Entry
+		n       int
+	)
+	if len(t.Slots) >= warmSlots {
+		mask := len(t.Slots) - 1
+		var homes [maxWarm]int
+		for i := first; i < len(b.Ends) && n < maxWarm; i++ {
+			args := b.Command(i)
+			if len(args) < 2 {
+				continue
+			}
+			h := t.home(t.hash(args[1]))
+			homes[n] = h
+			n++
+			sum += t.Slots[h]
+		}
+		// The entries (the slot at home is the key's but for a collision
+		// or a probe past it, which only costs a read).
+		for k, h := range homes[:n] {
+			if s := t.Slots[h&mask]; s != 0 {
+				e := (*Entry)(db.A.Ptr(uint32(s)))
+				entries[k] = e
+				sum += uint64(e.Kind())
+			}
+		}
+	} else {
+		// A small index is in cache: only the keys of collection
+		// commands are looked up, for the reads below.
+		for i := first; i < len(b.Ends) && n < maxWarm; i++ {
+			args := b.Command(i)
+			if len(args) < 2 {
+				continue
+			}
+			if len(args) >= 3 && collectionCommand(args[0]) {
+				_, entries[n] = t.Find(db.A, args[1])
+			}
+			n++
+		}
 	}
-	mask := len(t.Slots) - 1
-	var homes [maxWarm]int
-	n := 0
-	var sum uint64
-	for i := first; i < len(b.Ends) && n < maxWarm; i++ {
+	// For a command on a large hash, set or sorted set, the bucket of its
+	// member (the argument after the key; a sorted set's last: ZADD key
+	// score member), then the member's entry.
+	var (
+		objs  [maxWarm]memberWarmer
+		heads [maxWarm]int32
+	)
+	m, k := 0, 0
+	for i := first; i < len(b.Ends) && k < n; i++ {
 		args := b.Command(i)
 		if len(args) < 2 {
 			continue
 		}
-		h := t.home(t.hash(args[1]))
-		homes[n] = h
-		n++
-		sum += t.Slots[h]
-	}
-	for _, h := range homes[:n] {
-		if s := t.Slots[h&mask]; s != 0 {
-			sum += uint64(*(*byte)(db.A.Ptr(uint32(s))))
+		e := entries[k]
+		k++
+		if e == nil || e.Kind()&KindMask != KindObj || len(args) < 3 {
+			continue
 		}
+		var w memberWarmer
+		member := args[2]
+		switch o := db.A.Objs[e.Vlen()].(type) {
+		case *HashObj:
+			w = &o.H
+		case *SetObj:
+			w = &o.S
+		case *ZsetObj:
+			w, member = &o.Z, args[len(args)-1]
+		default:
+			continue
+		}
+		objs[m], heads[m] = w, w.WarmBucket(member)
+		m++
+	}
+	for i := range m {
+		sum += objs[i].WarmEntry(heads[i])
 	}
 	sh.warmSum += sum
+}
+
+// collectionCommand reports whether name may be a command on a hash, set
+// or sorted set: it starts with H, Z or S but not SE (the SET family).
+func collectionCommand(name []byte) bool {
+	if len(name) < 2 {
+		return false
+	}
+	switch name[0] | 0x20 {
+	case 'h', 'z':
+		return true
+	case 's':
+		return name[1]|0x20 != 'e'
+	}
+	return false
+}
+
+// memberWarmer is a collection that can read ahead of a member lookup.
+type memberWarmer interface {
+	WarmBucket(member []byte) int32
+	WarmEntry(i int32) uint64
 }
 
 // maxWarm bounds the keys warmKeys reads ahead: more than the misses a

@@ -74,6 +74,23 @@ type Hash struct {
 	vals int
 }
 
+// WarmBucket and WarmEntry read ahead of a lookup of field in the large
+// form (dict.Table.WarmBucket); the compact form has nothing to read.
+func (h *Hash) WarmBucket(field []byte) int32 {
+	if h.t == nil {
+		return -1
+	}
+	return h.t.WarmBucket(field)
+}
+
+// WarmEntry is the second read ahead; see WarmBucket.
+func (h *Hash) WarmEntry(i int32) uint64 {
+	if h.t == nil {
+		return 0
+	}
+	return h.t.WarmEntry(i)
+}
+
 // FromCompact wraps a compact form produced by Compact without copying;
 // the hash owns b from then on. b must come from Compact or a validated
 // Unmarshal.

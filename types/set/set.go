@@ -71,6 +71,23 @@ type Set struct {
 // FromCompact wraps bytes returned by Compact without copying.
 func FromCompact(b []byte) Set { return Set{b: b} }
 
+// WarmBucket and WarmEntry read ahead of a lookup of member in the large
+// form (dict.Table.WarmBucket); the compact forms have nothing to read.
+func (s *Set) WarmBucket(member []byte) int32 {
+	if s.t == nil {
+		return -1
+	}
+	return s.t.WarmBucket(member)
+}
+
+// WarmEntry is the second read ahead; see WarmBucket.
+func (s *Set) WarmEntry(i int32) uint64 {
+	if s.t == nil {
+		return 0
+	}
+	return s.t.WarmEntry(i)
+}
+
 // Compact returns the intset or listpack bytes, or nil for a table.
 func (s *Set) Compact() []byte {
 	if s.t != nil {

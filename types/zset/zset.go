@@ -112,6 +112,24 @@ type ZSet struct {
 // FromCompact wraps bytes returned by Compact without copying.
 func FromCompact(b []byte) ZSet { return ZSet{b: b} }
 
+// WarmBucket and WarmEntry read ahead of a lookup of member in the large
+// form (dict.Table.WarmBucket); the compact form has nothing to read.
+func (z *ZSet) WarmBucket(member []byte) int32 {
+	if z.d == nil {
+		return -1
+	}
+	return z.d.WarmBucket(member)
+}
+
+// WarmEntry is the second read ahead; see WarmBucket. The member is read
+// through its node, which the lookup reads next.
+func (z *ZSet) WarmEntry(i int32) uint64 {
+	if z.d == nil {
+		return 0
+	}
+	return z.d.WarmEntry(i)
+}
+
 // Compact returns the compact bytes, or nil for the large form.
 func (z *ZSet) Compact() []byte {
 	if z.sl != nil {

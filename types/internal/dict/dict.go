@@ -112,6 +112,29 @@ func (t *Table[E]) findIn(tbl []int32, b uint32, h uint32, key []byte) int32 {
 	return -1
 }
 
+// WarmBucket is the first of two reads ahead of a lookup of key, for a
+// caller that looks several keys up in turn and wants their cache misses
+// to overlap: it reads key's bucket and returns the entry that heads it
+// (-1: none), for WarmEntry. During a resize only the new table is read.
+func (t *Table[E]) WarmBucket(key []byte) int32 {
+	return t.buckets[t.hash(key)&uint32(len(t.buckets)-1)] - 1
+}
+
+// WarmEntry is the second read ahead (WarmBucket): it reads entry i's
+// hash and the first byte of its key, and returns them for the caller to
+// keep.
+func (t *Table[E]) WarmEntry(i int32) uint64 {
+	if i < 0 || int(i) >= t.n {
+		return 0
+	}
+	s := t.s(i)
+	v := uint64(s.hash)
+	if k := t.keyOf(&s.e); k != "" {
+		v += uint64(k[0])
+	}
+	return v
+}
+
 // Find returns the index of key, or -1.
 func (t *Table[E]) Find(key []byte) int {
 	return t.find(key, t.hash(key))
@@ -384,6 +407,12 @@ func (d *Dict[V]) findIn(tbl []int32, b uint32, h uint32, key []byte) int32 {
 	}
 	return -1
 }
+
+// WarmBucket is Table.WarmBucket.
+func (d *Dict[V]) WarmBucket(key []byte) int32 { return d.t.WarmBucket(key) }
+
+// WarmEntry is Table.WarmEntry.
+func (d *Dict[V]) WarmEntry(i int32) uint64 { return d.t.WarmEntry(i) }
 
 // Key returns the key of entry i.
 func (d *Dict[V]) Key(i int) string { return d.t.s(int32(i)).e.key }

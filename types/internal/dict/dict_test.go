@@ -228,3 +228,29 @@ func TestFindAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per lookup", n)
 	}
 }
+
+// TestWarm: the read-ahead of a lookup finds the bucket of a present key
+// (an entry heads it) and nothing in an empty table, and reading any
+// entry index, even one out of range, is safe.
+func TestWarm(t *testing.T) {
+	d := New[string](0)
+	if i := d.WarmBucket([]byte("k")); i != -1 {
+		t.Fatalf("empty table: head %d", i)
+	}
+	if v := d.WarmEntry(-1); v != 0 {
+		t.Fatalf("no entry: %d", v)
+	}
+	for i := 0; i < 1000; i++ {
+		d.Insert([]byte(fmt.Sprint("k", i)), "v")
+	}
+	for i := 0; i < 1000; i++ {
+		head := d.WarmBucket([]byte(fmt.Sprint("k", i)))
+		if head < 0 || int(head) >= d.Len() {
+			t.Fatalf("k%d: head %d", i, head)
+		}
+		_ = d.WarmEntry(head)
+	}
+	if v := d.WarmEntry(int32(d.Len())); v != 0 {
+		t.Fatalf("past the end: %d", v)
+	}
+}
