@@ -23,6 +23,9 @@ KEYSPACE=${KEYSPACE:-100000}  # -r
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-60} # hard limit per redis-benchmark run, seconds
+# REDIS_ARGS: more redis-server arguments, e.g. "--appendonly yes --appendfsync no" to pair
+# Ruvio's log (which --fsync no still writes) with Redis's AOF.
+read -r -a REDIS_EXTRA <<<"${REDIS_ARGS:-}"
 RUVIO_A=${RUVIO_A:?set RUVIO_A to the first ruvio binary}
 RUVIO_B=${RUVIO_B:?set RUVIO_B to the second ruvio binary}
 NAME=ab
@@ -42,7 +45,7 @@ start() { # label command...
 	PIDS+=("${PID[$label]}")
 	wait_ready "${PORT[$label]}" "${PID[$label]}" "$label"
 }
-start R redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/R/redis.log"
+start R redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/R/redis.log" "${REDIS_EXTRA[@]}"
 start A "$RUVIO_A" --config "" --shards 1 --fsync no --loglevel warn
 start B "$RUVIO_B" --config "" --shards 1 --fsync no --loglevel warn
 

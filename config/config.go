@@ -110,12 +110,16 @@ type ServerConfig struct {
 	// read them, as on a single-threaded server; Reactors must be 0. With
 	// false only each connection's own commands are kept in order.
 	ReactorPerShard bool `toml:"reactor_per_shard"`
-	// InlineExecution lets a reactor run a connection's batch itself when the
-	// connection's shard is idle, taking the shard's ownership token for the
-	// duration, instead of handing it through the ring (false). The shard's
-	// data is still touched by one goroutine at a time. Experimental: it
-	// spares two goroutine hand-offs per request, but reactors then touch
-	// keyspace data, which the default design keeps them from doing.
+	// InlineExecution lets a reactor run a lone command that writes nothing
+	// itself when the connection's shard is idle and nothing waits in its
+	// ring, taking the shard's ownership token for the duration, instead of
+	// handing it through the ring (false). The shard's data is still
+	// touched by one goroutine at a time. It spares the hand-offs and the
+	// reactor's wake-up of an unpipelined read; pipelined batches and
+	// writes (whose log write the loop shares among a drain's batches)
+	// still go through the ring. Off by default: replies then leave inside
+	// the reactor's turn, and the cross-connection order check of a
+	// reactor per shard saw more rounds out of order (docs/architecture.md).
 	InlineExecution bool `toml:"inline_execution"`
 	// Databases is the number of logical databases per shard, 1..1024 (16). With more than
 	// one shard it stays as configured but only database 0 is reachable.
