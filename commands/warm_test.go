@@ -2,6 +2,7 @@ package commands
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ruvio/ruvio/keyspace"
@@ -40,20 +41,7 @@ func TestBatchOnLargeTable(t *testing.T) {
 		rBulk("17"), "+OK\r\n", rBulk("new"), "$-1\r\n", "+PONG\r\n", rInt(124), rBulk("k:5"),
 		rInt(1), "+OK\r\n", "$-1\r\n", "+OK\r\n", "+OK\r\n", rBulk("17"), rInt(2), "$-1\r\n",
 	}
-	b := &keyspace.Batch{Client: sh.Ctx.C}
-	for _, c := range cmds {
-		b.Argv = append(b.Argv, toArgv(c...)...)
-		b.Ends = append(b.Ends, len(b.Argv))
-	}
-	b.Out.Proto = 2
-	sh.Run(b)
-	all := ""
-	for _, w := range want {
-		all += w
-	}
-	if got := string(b.Out.Buf); got != all {
-		t.Fatalf("batch replies:\n got %q\nwant %q", got, all)
-	}
+	expectBatch(t, sh, cmds, want)
 	expect(t, sh, "+OK\r\n", "SELECT", "1")
 	expect(t, sh, rBulk("db1"), "GET", "k:17")
 }
@@ -88,18 +76,14 @@ func TestBatchOnLargeCollections(t *testing.T) {
 		rErr("WRONGTYPE Operation against a key holding the wrong kind of value"),
 		rErr("WRONGTYPE Operation against a key holding the wrong kind of value"), rInt(1),
 	}
-	b := &keyspace.Batch{Client: sh.Ctx.C}
-	for _, c := range cmds {
-		b.Argv = append(b.Argv, toArgv(c...)...)
-		b.Ends = append(b.Ends, len(b.Argv))
-	}
-	b.Out.Proto = 2
-	sh.Run(b)
-	all := ""
-	for _, w := range want {
-		all += w
-	}
-	if got := string(b.Out.Buf); got != all {
+	expectBatch(t, sh, cmds, want)
+}
+
+// expectBatch runs cmds as one batch on sh and fails the test unless the
+// replies are want, in order.
+func expectBatch(t *testing.T, sh *keyspace.Shard, cmds [][]string, want []string) {
+	t.Helper()
+	if got, all := runBatch(sh, sh.Ctx.C, "", cmds...), strings.Join(want, ""); got != all {
 		t.Fatalf("batch replies:\n got %q\nwant %q", got, all)
 	}
 }
