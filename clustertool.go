@@ -81,14 +81,7 @@ starting with cluster.join (see docs/operations.md, "A cluster across hosts").`)
 	defer c.Close()
 	switch cmd {
 	case "status":
-		// A read: while the members elect a leader (right after forming,
-		// or after losing one) it is asked again, within --timeout.
-		deadline := time.Now().Add(*timeout)
 		st, err := c.Status()
-		for errors.Is(err, control.ErrNoLeader) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-			st, err = c.Status()
-		}
 		if err != nil {
 			return err
 		}

@@ -243,8 +243,8 @@ func debugCommand(x *keyspace.Ctx) {
 		x.W.OK()
 	case keyspace.EqFold(sub, "replybuffer") && n == 4 && (keyspace.EqFold(x.Args[2], "resizing") || keyspace.EqFold(x.Args[2], "peak-reset-time")):
 		// Connections have no reply buffer of their own to resize
-		// (replies are built in pooled batches; CLIENT LIST rbs=0): the
-		// settings are accepted and change nothing.
+		// (replies are built in pooled batches; CLIENT LIST shows a
+		// fixed rbs): the settings are accepted and change nothing.
 		x.W.OK()
 	case keyspace.EqFold(sub, "log") && n == 3:
 		x.S.Logger().Info("DEBUG LOG: " + string(x.Args[2]))

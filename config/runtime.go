@@ -690,16 +690,21 @@ func (l *Live) Set(pairs [][2]string) error {
 	return nil
 }
 
+// firstChanged returns the index in idx of the first pair that changes a
+// parameter of the kind of, or -1; with mu held.
+func (l *Live) firstChanged(idx []int, vals []string, of func(*param) bool) int {
+	for k, i := range idx {
+		if of(&params[i]) && vals[k] != l.vals[i] {
+			return k
+		}
+	}
+	return -1
+}
+
 // checkTLS hands the [tls] settings the pairs would make to the TLS check, when a pair
 // changes one, and reports whether it applied them; with mu held.
 func (l *Live) checkTLS(idx []int, vals []string, nums []int64, pairs [][2]string) (bool, error) {
-	first := -1
-	for k, i := range idx {
-		if params[i].tls != nil && vals[k] != l.vals[i] {
-			first = k
-			break
-		}
-	}
+	first := l.firstChanged(idx, vals, func(p *param) bool { return p.tls != nil })
 	if first < 0 || l.tlsCheck == nil {
 		return false, nil
 	}
@@ -762,13 +767,7 @@ func (l *Live) SetListenerHook(hook func(Listeners) error) {
 // checkListeners hands the listener settings the pairs would make to the listener hook,
 // when a pair changes one, and reports whether the listeners moved; with mu held.
 func (l *Live) checkListeners(idx []int, vals []string, pairs [][2]string) (bool, error) {
-	first := -1
-	for k, i := range idx {
-		if params[i].listener && vals[k] != l.vals[i] {
-			first = k
-			break
-		}
-	}
+	first := l.firstChanged(idx, vals, func(p *param) bool { return p.listener })
 	if first < 0 || l.listenHook == nil {
 		return false, nil
 	}

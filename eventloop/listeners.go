@@ -224,7 +224,7 @@ func (s *Server) setListenersLocked(ls config.Listeners) error {
 				s.log.Error("Failed to restore old listening sockets: this server no longer listens on its TCP ports",
 					zap.Error(rerr))
 			}
-			s.replaceListeners(back, nil)
+			s.replaceListeners(back)
 			return fmt.Errorf("eventloop: listen: %w", err)
 		}
 		old = nil
@@ -242,7 +242,7 @@ func (s *Server) setListenersLocked(ls config.Listeners) error {
 		l.shard.Store(int32(shard))
 	}
 	s.closeListeners(gone)
-	s.replaceListeners(opened, reused)
+	s.replaceListeners(opened)
 	s.cur = ls
 	if s.ready {
 		s.log.Info("Listening on new addresses", zap.String("bind", ls.Bind), zap.Int("port", ls.Port),
@@ -271,9 +271,10 @@ func (s *Server) closeListeners(ls []*listener) {
 	s.listeners = kept
 }
 
-// replaceListeners starts serving opened; reused are already served. It
-// recomputes what protected mode needs to know of the listeners.
-func (s *Server) replaceListeners(opened []*listener, _ map[*listener]int) {
+// replaceListeners starts serving opened (the listeners kept are served
+// already). It recomputes what protected mode needs to know of the
+// listeners.
+func (s *Server) replaceListeners(opened []*listener) {
 	for _, l := range opened {
 		s.listeners = append(s.listeners, l)
 		s.acceptWG.Add(1)
@@ -332,7 +333,7 @@ func (s *Server) listenUnix() error {
 		}
 	}
 	l := &listener{ln: ln, kind: listenUnix, key: "unix/" + path}
-	s.replaceListeners([]*listener{l}, nil)
+	s.replaceListeners([]*listener{l})
 	return nil
 }
 

@@ -46,8 +46,8 @@ type Options struct {
 	// became readable, and their batches reach the shard's ring in that
 	// order. Reactors is ignored.
 	ReactorPerShard bool
-	// Inline lets a reactor run a batch on an idle shard itself
-	// (Shard.TryRun), committing its turn's batches before it polls again.
+	// Inline lets a reactor run a lone command that writes nothing itself
+	// when its shard is idle (Shard.TryRun) and write the reply at once.
 	Inline bool
 	// MaxMultibulkLen bounds the arguments of one request.
 	MaxMultibulkLen int
@@ -368,10 +368,6 @@ const (
 	readAheadResume = maxBatchInput
 )
 
-// argvSliceMem is what each argument of a batch costs beside its bytes
-// (its slice header), for argv-mem.
-const argvSliceMem = 24
-
 // pauseAt is the unsent reply size at which a connection stops being read:
 // pauseOutput, or half the hard limit when that is lower.
 func pauseAt(limit int64) int64 {
@@ -637,7 +633,7 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	req.Client = cn.client
 	req.conn = cn
 	// The arguments count as the client's until the shard starts them.
-	req.ArgvMem = int64(len(req.Data)+takenBig) + argvSliceMem*int64(len(req.Argv))
+	req.ArgvMem = int64(len(req.Data)+takenBig) + keyspace.ArgMem*int64(len(req.Argv))
 	cn.client.AddArgvMem(req.ArgvMem)
 	more = !waitAuth && req.ProtoErr == ""
 	if waitAuth {

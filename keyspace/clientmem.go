@@ -17,8 +17,8 @@ import (
 const (
 	// clientFixedMem is the client's own structures.
 	clientFixedMem = int64(unsafe.Sizeof(Client{})) + 512
-	// argMem is one argument's slice header.
-	argMem = 24
+	// ArgMem is one argument's slice header (argv-mem, multi-mem).
+	ArgMem = 24
 	// queuedCmdMem is one command queued by MULTI (queuedCmd and its
 	// argument list).
 	queuedCmdMem = int64(unsafe.Sizeof(queuedCmd{})) + 24
@@ -136,16 +136,17 @@ func (c *Client) counted() int64 {
 	return c.MemUsage()
 }
 
-// syncMem folds c's current usage into the total and returns the total.
-func (s *Server) syncMem(c *Client) int64 {
+// syncMem folds c's current usage into the total and returns the total,
+// and whether c's usage grew.
+func (s *Server) syncMem(c *Client) (int64, bool) {
 	m := c.counted()
 	old := c.mem.reported.Swap(m)
 	t := s.evictor.total.Add(m - old)
 	if c.isClosed() {
 		// Detached meanwhile: take back what this call added.
-		t = s.evictor.total.Add(-c.mem.reported.Swap(0))
+		return s.evictor.total.Add(-c.mem.reported.Swap(0)), false
 	}
-	return t
+	return t, m > old
 }
 
 // forgetMem takes a detached client out of the total.
@@ -154,14 +155,18 @@ func (s *Server) forgetMem(c *Client) { s.evictor.total.Add(-c.mem.reported.Swap
 // NoteClientMemory is called where a client's memory may have grown (a
 // read into its query buffer, replies or pushes queued for it, a batch of
 // its commands run): with maxmemory-clients set, its usage is folded into
-// the total and clients are evicted when the total reaches the limit. With
-// the limit off it costs one atomic load. Any goroutine.
+// the total and, when that growth leaves the total at or over the limit,
+// clients are evicted. A client whose usage did not grow cannot be what
+// brought the total there, so it does not start an eviction run (a run
+// recounts every client): a total held over the limit by NO-EVICT clients
+// costs a recount only when usage grows, and the cron's. With the limit
+// off it costs one atomic load. Any goroutine.
 func (s *Server) NoteClientMemory(c *Client) {
 	limit := s.Opts.Live.MaxMemoryClients()
 	if limit <= 0 {
 		return
 	}
-	if s.syncMem(c) >= limit {
+	if t, grew := s.syncMem(c); grew && t >= limit {
 		s.EvictClients()
 	}
 }
@@ -192,7 +197,7 @@ func (s *Server) EvictClients() int {
 	var cands []sized
 	total := int64(0)
 	for _, c := range clients {
-		total = s.syncMem(c)
+		total, _ = s.syncMem(c)
 		if !c.NoEvict() && !c.Replica.Load() && !c.Killed() {
 			cands = append(cands, sized{c, c.mem.reported.Load()})
 		}

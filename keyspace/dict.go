@@ -188,45 +188,40 @@ const (
 // only costs the reads.
 func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 	t := db.T
+	// The commands read ahead (those with a key), and their entries.
 	var (
-		sum     uint64
+		cmds    [maxWarm]int
 		entries [maxWarm]*Entry
-		n       int
+		sum     uint64
 	)
-	if len(t.Slots) >= warmSlots {
-		mask := len(t.Slots) - 1
-		var homes [maxWarm]int
-		for i := first; i < len(b.Ends) && n < maxWarm; i++ {
-			args := b.Command(i)
-			if len(args) < 2 {
-				continue
-			}
-			h := t.home(t.hash(args[1]))
-			homes[n] = h
+	n := 0
+	for i := first; i < len(b.Ends) && n < maxWarm; i++ {
+		if len(b.Command(i)) >= 2 {
+			cmds[n] = i
 			n++
-			sum += t.Slots[h]
+		}
+	}
+	if len(t.Slots) >= warmSlots {
+		var homes [maxWarm]int
+		for k, i := range cmds[:n] {
+			homes[k] = t.home(t.hash(b.Command(i)[1]))
+			sum += t.Slots[homes[k]]
 		}
 		// The entries (the slot at home is the key's but for a collision
 		// or a probe past it, which only costs a read).
 		for k, h := range homes[:n] {
-			if s := t.Slots[h&mask]; s != 0 {
-				e := (*Entry)(db.A.Ptr(uint32(s)))
-				entries[k] = e
-				sum += uint64(e.Kind())
+			if s := t.Slots[h]; s != 0 {
+				entries[k] = (*Entry)(db.A.Ptr(uint32(s)))
+				sum += uint64(entries[k].Kind())
 			}
 		}
 	} else {
 		// A small index is in cache: only the keys of collection
 		// commands are looked up, for the reads below.
-		for i := first; i < len(b.Ends) && n < maxWarm; i++ {
-			args := b.Command(i)
-			if len(args) < 2 {
-				continue
+		for k, i := range cmds[:n] {
+			if args := b.Command(i); len(args) >= 3 && collectionCommand(args[0]) {
+				_, entries[k] = t.Find(db.A, args[1])
 			}
-			if len(args) >= 3 && collectionCommand(args[0]) {
-				_, entries[n] = t.Find(db.A, args[1])
-			}
-			n++
 		}
 	}
 	// For a command on a large hash, set or sorted set, the bucket of its
@@ -236,14 +231,9 @@ func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 		objs  [maxWarm]memberWarmer
 		heads [maxWarm]int32
 	)
-	m, k := 0, 0
-	for i := first; i < len(b.Ends) && k < n; i++ {
-		args := b.Command(i)
-		if len(args) < 2 {
-			continue
-		}
-		e := entries[k]
-		k++
+	m := 0
+	for k, i := range cmds[:n] {
+		args, e := b.Command(i), entries[k]
 		if e == nil || e.Kind()&KindMask != KindObj || len(args) < 3 {
 			continue
 		}

@@ -132,7 +132,8 @@ func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
 	sampled := slowUs < 0
 	timed := !sampled || st.Calls < timingEvery || st.Calls%timingEvery == 0
 	// One clock reading ends a command and starts the next of the same
-	// batch: what runs between two commands is a few checks.
+	// batch: what runs between the two (the first's statistics, the
+	// second's checks) counts to the second.
 	top := sh.callDepth == 0 && sh.runDepth > 0
 	var start time.Duration
 	switch {
@@ -162,14 +163,11 @@ func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
 	sh.writing = writing
 	sh.callDepth--
 	st.Calls++
-	if top {
-		sh.callMark = 0
-	}
+	// end stays 0 (no reading to start the next command with) when the
+	// call was not timed.
+	var end time.Duration
 	if timed {
-		end := sh.Srv.elapsed()
-		if top {
-			sh.callMark = end
-		}
+		end = sh.Srv.elapsed()
 		d := end - start
 		// The threshold in force after the command counts, as in Redis:
 		// the CONFIG SET that turns the log on is in it.
@@ -195,6 +193,9 @@ func (sh *Shard) Call(x *Ctx, cmd *Command, args [][]byte) {
 			sh.latencyAfter(called, d, thr)
 		}
 		st.Elapsed += d * weight
+	}
+	if top {
+		sh.callMark = end
 	}
 	if len(w.Buf) > before && w.Buf[before] == '-' {
 		st.Failed++

@@ -134,7 +134,7 @@ func (c *Client) Queue(cmd *Command, args [][]byte) {
 			cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 		}
 		c.Tx.Queued = append(c.Tx.Queued, queuedCmd{Cmd: cmd, Args: cp})
-		c.mem.multi.Add(int64(n) + argMem*int64(len(args)) + queuedCmdMem)
+		c.mem.multi.Add(int64(n) + ArgMem*int64(len(args)) + queuedCmdMem)
 		c.Tx.flags |= cmd.Flags
 		if cmd.Flags&FlagWrite != 0 {
 			// A record holds at most the arguments plus a few bytes of

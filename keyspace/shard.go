@@ -362,9 +362,9 @@ func (sh *Shard) Release() { sh.owner.Store(0) }
 // the shard is busy or b must run on the shard's own goroutine: submit b
 // instead. With a log, a batch that may write goes to the loop too: the
 // loop writes the log once for every batch of a drain, where a write run
-// here would pay a log write of its own. b's replies arrive through b.Sink, as those of a batch the
-// loop drains: during the call when nothing needs to become durable
-// first, else once the log has synced.
+// here would pay a log write of its own. b's replies arrive through
+// b.Sink, as those of a batch the loop drains: during the call when
+// nothing needs to become durable first, else once the log has synced.
 // The caller must not run a connection's batch inline while an earlier
 // batch of the same connection is still in the ring or awaiting the log.
 func (sh *Shard) TryRun(b *Batch) (ran bool) {
@@ -400,13 +400,7 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 	sh.ReapClosed()
 	sh.Run(b) // nothing here can park: see above
 	sh.Queue(b)
-	if sh.Trk != nil {
-		sh.trackBroadcast()
-	}
-	if len(sh.pushPending) > 0 {
-		sh.flushPushes()
-	}
-	sh.Commit()
+	sh.commitRun()
 	if len(sh.Blk.Resume) > 0 || sh.Blk.mailN.Load() != 0 {
 		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
 		// shard goroutine, which the due flag wakes.
@@ -417,6 +411,20 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 	sh.Stats.InlineBatches.Add(1)
 	sh.Release()
 	return true
+}
+
+// commitRun ends a run of batches, the loop's drain or a reactor's inline
+// batch: BCAST invalidations and pushes collected meanwhile are sent, then
+// the commit group is closed, which hands the replies over now or once
+// the log has synced.
+func (sh *Shard) commitRun() {
+	if sh.Trk != nil {
+		sh.trackBroadcast()
+	}
+	if len(sh.pushPending) > 0 {
+		sh.flushPushes()
+	}
+	sh.Commit()
 }
 
 // endRun ends runFrom: the clock reading of its last command is no start
@@ -504,13 +512,7 @@ func (sh *Shard) Drain() int {
 		}
 	}
 	if n > 0 {
-		if sh.Trk != nil {
-			sh.trackBroadcast()
-		}
-		if len(sh.pushPending) > 0 {
-			sh.flushPushes()
-		}
-		sh.Commit()
+		sh.commitRun()
 		sh.publishMem()
 		sh.Stats.Batches.Add(int64(n))
 		if sh.Snap != nil {

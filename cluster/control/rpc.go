@@ -268,11 +268,19 @@ func (c *Client) do(method string, args any, reply leaderOf) error {
 	return errors.New("control: the leader kept changing; try again")
 }
 
-// Status returns the topology as the leader has it.
+// Status returns the topology as the leader has it. It is a read: while
+// the members elect a leader (right after forming, or after losing one)
+// it asks again, for up to the client's timeout.
 func (c *Client) Status() (StatusReply, error) {
-	var r StatusReply
-	err := c.do("Status", struct{}{}, &r)
-	return r, err
+	deadline := time.Now().Add(c.timeout)
+	for {
+		var r StatusReply
+		err := c.do("Status", struct{}{}, &r)
+		if !errors.Is(err, ErrNoLeader) || !time.Now().Before(deadline) {
+			return r, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Failover asks for a failover of group, to member to ("": the most
