@@ -121,6 +121,13 @@ type ServerConfig struct {
 	// the reactor's turn, and the cross-connection order check of a
 	// reactor per shard saw more rounds out of order (docs/architecture.md).
 	InlineExecution bool `toml:"inline_execution"`
+	// DirectReplies has the goroutine that ran a batch write its replies
+	// straight into the client's socket when nothing for that connection
+	// waits at its reactor (true), instead of handing every reply to the
+	// reactor, which then costs a task and a wake-up of the reactor per
+	// delivery. Order and output accounting are kept either way; TLS
+	// connections always write from their own loop.
+	DirectReplies bool `toml:"direct_replies"`
 	// Databases is the number of logical databases per shard, 1..1024 (16). With more than
 	// one shard it stays as configured but only database 0 is reachable.
 	Databases int `toml:"databases"`
@@ -424,6 +431,7 @@ func Default() Config {
 			Reactors:        0,
 			ReactorPerShard: true,
 			InlineExecution: false,
+			DirectReplies:   true,
 			Databases:       16,
 			MaxClients:      10000,
 			Timeout:         0,

@@ -89,6 +89,7 @@ shards = 3
 reactors = 2
 reactor_per_shard = false
 inline_execution = false
+direct_replies = false
 databases = 4
 max_clients = 50
 timeout = 30

@@ -50,6 +50,15 @@ type delivery struct {
 
 // post queues d for the reactor; any goroutine.
 func (o *outbox) post(d delivery) {
+	d.cn.wmu.Lock()
+	d.cn.posted++
+	d.cn.wmu.Unlock()
+	o.enqueue(d)
+}
+
+// enqueue is post for a delivery already counted in its connection's
+// posted.
+func (o *outbox) enqueue(d delivery) {
 	o.mu.Lock()
 	o.queued = append(o.queued, d)
 	kick := !o.scheduled
@@ -85,6 +94,7 @@ func (o *outbox) schedule() {
 		o.mu.Unlock()
 		for i := range failed {
 			failed[i].abandon()
+			failed[i].cn.wrote()
 		}
 	}
 }
@@ -98,6 +108,7 @@ func (o *outbox) Run(context.Context) error {
 	o.mu.Unlock()
 	for i := range batch {
 		batch[i].write()
+		batch[i].cn.wrote()
 	}
 	clear(batch)
 	o.spare = batch
@@ -114,7 +125,7 @@ func (d *delivery) write() {
 	}
 	c := cn.gc
 	if d.r != nil {
-		_, err := c.Write(d.r.Out.Buf)
+		_, err := c.Write(d.r.unsent())
 		_ = d.r.written(c, err)
 		return
 	}
@@ -155,7 +166,7 @@ func (d *delivery) drop(err error) {
 // the client's pending output and its buffers are recycled.
 func (d *delivery) abandon() {
 	if r := d.r; r != nil {
-		d.cn.client.Out.Unqueue(len(r.Out.Buf))
+		d.cn.client.Out.Unqueue(len(r.unsent()))
 		d.cn.srv.putRequest(r)
 		return
 	}

@@ -49,6 +49,10 @@ type Options struct {
 	// Inline lets a reactor run a lone command that writes nothing itself
 	// when its shard is idle (Shard.TryRun) and write the reply at once.
 	Inline bool
+	// DirectReplies lets the goroutine that ran a batch write its replies
+	// into the socket itself when nothing waits at the reactor for that
+	// connection (request.writeDirect).
+	DirectReplies bool
 	// MaxMultibulkLen bounds the arguments of one request.
 	MaxMultibulkLen int
 	// Logger receives logs; nil means no logging.
@@ -62,6 +66,8 @@ type Server struct {
 
 	opts   Options
 	ks     *keyspace.Server
+	// directFDLimit bounds the descriptors duplicated for direct replies.
+	directFDLimit uint64
 	live   *config.Live
 	log    *zap.Logger
 	booted chan struct{}
@@ -126,6 +132,7 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = zap.NewNop()
 	}
 	s := &Server{
+		directFDLimit: directFDLimit(),
 		opts:      opts,
 		ks:        opts.Keyspace,
 		live:      opts.Live,
@@ -268,6 +275,9 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	if cn == nil {
 		return refusal, gnet.Close
 	}
+	if s.opts.DirectReplies {
+		cn.wfd = s.directFD(c.Fd())
+	}
 	c.SetContext(cn)
 	return nil, gnet.None
 }
@@ -286,7 +296,7 @@ func (s *Server) open(c link, shard int, remote, local string, remoteIP net.IP, 
 	if shard < 0 || shard >= s.ks.Shards() {
 		return nil, nil
 	}
-	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: ob}
+	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: ob, wfd: -1}
 	var client *keyspace.Client
 	ok, as := false, false
 	if tls {
@@ -321,6 +331,7 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 // closed forgets a connection once it is closed; on its loop.
 func (s *Server) closed(cn *conn) {
 	cn.closed = true
+	cn.closeDirect()
 	s.ks.Disconnected(cn.client)
 	if cn.pending != nil {
 		cn.client.AddArgvMem(-cn.pending.ArgvMem)
@@ -469,8 +480,8 @@ func (s *Server) traffic(cn *conn, c link) gnet.Action {
 		out := &cn.client.Out
 		out.SetBuffered(c.OutboundBuffered())
 		pending := out.Pending()
-		if cn.inflight >= maxInflight || cn.inflight > 0 && pending >= behindOutput {
-			cn.stalled = true // written resumes
+		if inflight := cn.inflight.Load(); inflight >= maxInflight || inflight > 0 && pending >= behindOutput {
+			cn.stall(c, inflight) // written resumes
 			return s.checkQueryBuffer(cn, c)
 		}
 		if pending >= pauseAt(s.live.OutputBufferLimit(cn.client.OutputClass()).Hard) {
@@ -503,7 +514,7 @@ func (s *Server) authRequired(cn *conn) bool {
 	if s.live.RequirePass() == "" {
 		return false
 	}
-	if cn.inflight == 0 && cn.pending == nil {
+	if cn.inflight.Load() == 0 && cn.pending == nil {
 		cn.authed = cn.client.Authenticated
 	}
 	return !cn.authed
@@ -564,12 +575,13 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	}
 	consumed := end + fed
 	waitAuth := false
+	var inflightSeen int32 // what waitAuth was decided on
 	if perr != nil {
 		var pe *codec.ProtocolError
 		if !errors.As(perr, &pe) {
 			pe = &codec.ProtocolError{Msg: "Protocol error: " + perr.Error()}
 		}
-		if pe.Unauthenticated && (len(req.Ends) > 0 || cn.inflight > 0) {
+		if inflightSeen = cn.inflight.Load(); pe.Unauthenticated && (len(req.Ends) > 0 || inflightSeen > 0) {
 			// An AUTH may be among the commands before: run them, then
 			// look at this request again (as Redis runs each command
 			// before it parses the next).
@@ -624,7 +636,7 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	if len(req.Ends) == 0 && req.ProtoErr == "" {
 		s.putRequest(req)
 		if waitAuth {
-			cn.stalled = true // written resumes
+			cn.stall(c, inflightSeen) // written resumes
 			return s.checkQueryBuffer(cn, c), false
 		}
 		act := s.checkQueryBuffer(cn, c)
@@ -637,10 +649,12 @@ func (s *Server) parseBatch(cn *conn, c link, avail int) (_ gnet.Action, more bo
 	cn.client.AddArgvMem(req.ArgvMem)
 	more = !waitAuth && req.ProtoErr == ""
 	if waitAuth {
+		// Before the batch is handed over: its replies then go through
+		// the loop (writeDirect), whose written resumes.
 		cn.stalled = true
+		cn.syncHold()
 	}
-	cn.inflight++
-	if cn.inflight == 1 && len(req.Ends) == 1 && s.opts.Inline {
+	if cn.inflight.Add(1) == 1 && len(req.Ends) == 1 && s.opts.Inline {
 		// A lone command runs here when its shard is idle. A pipelined
 		// batch goes through the ring: the loop drains what the turn
 		// read, and the replies go out together (see docs/architecture.md).
@@ -698,6 +712,7 @@ func (s *Server) checkQueryBuffer(cn *conn, c link) gnet.Action {
 // again every throttlePoll; event-loop goroutine only.
 func (s *Server) throttle(cn *conn) {
 	cn.throttled = true
+	cn.syncHold()
 	s.throttleMu.Lock()
 	s.throttled[cn] = struct{}{}
 	s.throttleMu.Unlock()
@@ -705,6 +720,7 @@ func (s *Server) throttle(cn *conn) {
 
 func (s *Server) unthrottle(cn *conn) {
 	cn.throttled = false
+	cn.syncHold()
 	s.throttleMu.Lock()
 	delete(s.throttled, cn)
 	s.throttleMu.Unlock()
@@ -827,8 +843,9 @@ type conn struct {
 	// pending is a parsed batch that found the shard's ring full.
 	pending *request
 	// inflight counts this connection's batches handed to its shard whose
-	// replies are not written yet; event-loop goroutine only.
-	inflight int
+	// replies are not written yet. The loop adds; whoever writes the
+	// replies (the loop, or writeDirect) takes away.
+	inflight atomic.Int32
 	// closing is set once the connection is to be closed: its further
 	// input is ignored.
 	closing bool
@@ -853,6 +870,23 @@ type conn struct {
 	// shut is set when the loop has queued the connection's Close: like
 	// gnet's writes queued behind a Close, later deliveries are dropped.
 	shut bool
+
+	// wmu orders the writes to the socket made off the loop
+	// (request.writeDirect) with everything the loop writes or decides.
+	wmu sync.Mutex
+	// wfd is a duplicate of the socket's descriptor for writeDirect, or -1
+	// (direct replies off, a TLS link, no descriptor to spare, closed). A
+	// duplicate because gnet closes its own and may hand the number to a
+	// new connection before OnClose tells us; the socket stays open until
+	// wfd is closed. Under wmu.
+	wfd int
+	// posted counts the deliveries in the outbox not written yet. Under wmu.
+	posted int
+	// outbound is set while gnet's outbound buffer may hold bytes. Under wmu.
+	outbound bool
+	// hold is set while the loop must see every reply: the connection is
+	// stalled, throttled, closed or its Close is queued. Under wmu.
+	hold bool
 }
 
 // Close closes the connection from any goroutine.
@@ -911,7 +945,13 @@ type request struct {
 	// moved to another request (Split): writing this one does not end
 	// the connection's turn.
 	partial bool
+	// sent is how many bytes of Out.Buf writeDirect put in the socket
+	// before it took no more; the loop writes the rest.
+	sent int
 }
+
+// unsent is the part of the replies not in the socket yet.
+func (r *request) unsent() []byte { return r.Out.Buf[r.sent:] }
 
 // Split hands the shard a fresh request of the same connection for the
 // commands behind a blocked one (keyspace.Splitter). Called on the shard
@@ -937,6 +977,7 @@ func (s *Server) putRequest(r *request) {
 	r.Sink = r
 	r.conn = nil
 	r.partial = false
+	r.sent = 0
 	if cap(r.Data) > 1<<20 {
 		r.Data = nil
 	}
@@ -952,9 +993,17 @@ func (s *Server) putRequest(r *request) {
 // Deliver writes the batch's replies; called by the shard in order. The
 // bytes count as the client's pending output until written runs.
 func (r *request) Deliver(_ *keyspace.Batch) {
+	done, counted := r.writeDirect()
+	if done {
+		return
+	}
 	cn := r.conn
-	cn.client.Out.Queue(len(r.Out.Buf))
-	cn.outbox.post(delivery{cn: cn, r: r})
+	cn.client.Out.Queue(len(r.unsent()))
+	if counted {
+		cn.outbox.enqueue(delivery{cn: cn, r: r})
+	} else {
+		cn.outbox.post(delivery{cn: cn, r: r})
+	}
 	cn.srv.ks.NoteClientMemory(cn.client)
 }
 
@@ -963,12 +1012,12 @@ func (r *request) Deliver(_ *keyspace.Batch) {
 func (r *request) written(c link, err error) error {
 	cn := r.conn
 	s := cn.srv
-	n := len(r.Out.Buf)
+	n := len(r.unsent())
 	closeAfter := r.CloseAfter
 	partial := r.partial
 	s.putRequest(r)
 	if !partial {
-		cn.inflight--
+		cn.inflight.Add(-1)
 	}
 	if err != nil {
 		cn.client.Out.Unqueue(n)
@@ -978,14 +1027,17 @@ func (r *request) written(c link, err error) error {
 	cn.client.Out.Written(n, c.OutboundBuffered())
 	if closeAfter {
 		cn.closing, cn.shut = true, true
+		cn.syncHold()
 		return c.CloseWithCallback(nil)
 	}
 	if s.checkOutputBuffer(cn) == gnet.Close {
 		cn.closing, cn.shut = true, true
+		cn.syncHold()
 		return c.CloseWithCallback(nil)
 	}
 	if cn.stalled {
 		cn.stalled = false
+		cn.syncHold()
 		_ = c.Wake(nil)
 	}
 	return nil

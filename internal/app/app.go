@@ -205,6 +205,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		Reactors:        cfg.Server.Reactors,
 		ReactorPerShard: cfg.Server.ReactorPerShard,
 		Inline:          cfg.Server.InlineExecution,
+		DirectReplies:   cfg.Server.DirectReplies,
 		MaxMultibulkLen: cfg.Limits.MaxMultibulkLen,
 		Logger:          log,
 	})
