@@ -64,13 +64,13 @@ type Options struct {
 type Server struct {
 	gnet.BuiltinEventEngine
 
-	opts   Options
-	ks     *keyspace.Server
+	opts Options
+	ks   *keyspace.Server
 	// directFDLimit bounds the descriptors duplicated for direct replies.
 	directFDLimit uint64
-	live   *config.Live
-	log    *zap.Logger
-	booted chan struct{}
+	live          *config.Live
+	log           *zap.Logger
+	booted        chan struct{}
 	// stopped is closed once Stop has closed everything; Serve returns then.
 	stopped chan struct{}
 	// loopback is set while every TCP and TLS listener is on a loopback
@@ -133,15 +133,15 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		directFDLimit: directFDLimit(),
-		opts:      opts,
-		ks:        opts.Keyspace,
-		live:      opts.Live,
-		log:       opts.Logger,
-		booted:    make(chan struct{}),
-		stopIdle:  make(chan struct{}),
-		throttled: make(map[*conn]struct{}),
-		outboxes:  make(map[gnet.EventLoop]*outbox),
-		protoLog:  logLimiter{per: time.Second, burst: protoErrLogBurst},
+		opts:          opts,
+		ks:            opts.Keyspace,
+		live:          opts.Live,
+		log:           opts.Logger,
+		booted:        make(chan struct{}),
+		stopIdle:      make(chan struct{}),
+		throttled:     make(map[*conn]struct{}),
+		outboxes:      make(map[gnet.EventLoop]*outbox),
+		protoLog:      logLimiter{per: time.Second, burst: protoErrLogBurst},
 	}
 	s.clock.Store(time.Now().UnixNano())
 	s.requests.New = newRequest
