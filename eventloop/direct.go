@@ -120,6 +120,14 @@ func (cn *conn) wrote() {
 	cn.wmu.Unlock()
 }
 
+// unpost records that one of the connection's deliveries was dropped off
+// the loop (the engine is stopping); any goroutine.
+func (cn *conn) unpost() {
+	cn.wmu.Lock()
+	cn.posted--
+	cn.wmu.Unlock()
+}
+
 // syncHold publishes, for writeDirect, whether the loop must see every
 // reply; loop only, after any change to what it depends on.
 func (cn *conn) syncHold() {

@@ -94,7 +94,7 @@ func (o *outbox) schedule() {
 		o.mu.Unlock()
 		for i := range failed {
 			failed[i].abandon()
-			failed[i].cn.wrote()
+			failed[i].cn.unpost()
 		}
 	}
 }
