@@ -123,10 +123,13 @@ type ServerConfig struct {
 	InlineExecution bool `toml:"inline_execution"`
 	// DirectReplies has the goroutine that ran a batch write its replies
 	// straight into the client's socket when nothing for that connection
-	// waits at its reactor (true), instead of handing every reply to the
-	// reactor, which then costs a task and a wake-up of the reactor per
-	// delivery. Order and output accounting are kept either way; TLS
-	// connections always write from their own loop.
+	// waits at its reactor, instead of handing every reply to the reactor
+	// (false), which costs a task and a wake-up of the reactor per
+	// delivery. Each connection's order, back-pressure and output
+	// accounting are kept either way; TLS connections always write from
+	// their own loop. Off by default: a reply that leaves before the
+	// reactor polls again loosens the order across connections that a
+	// reactor per shard keeps (docs/architecture.md, "Direct replies").
 	DirectReplies bool `toml:"direct_replies"`
 	// Databases is the number of logical databases per shard, 1..1024 (16). With more than
 	// one shard it stays as configured but only database 0 is reachable.
@@ -431,7 +434,7 @@ func Default() Config {
 			Reactors:        0,
 			ReactorPerShard: true,
 			InlineExecution: false,
-			DirectReplies:   true,
+			DirectReplies:   false,
 			Databases:       16,
 			MaxClients:      10000,
 			Timeout:         0,

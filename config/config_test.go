@@ -89,7 +89,7 @@ shards = 3
 reactors = 2
 reactor_per_shard = false
 inline_execution = false
-direct_replies = false
+direct_replies = true
 databases = 4
 max_clients = 50
 timeout = 30
@@ -146,7 +146,7 @@ sync_timeout_ms = 750
 	legacyObuf.Normal.Hard = 0
 	want := Config{
 		File:        p,
-		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret", EnableDebugCommand: "no", ShutdownTimeout: 3},
+		Server:      ServerConfig{Bind: "0.0.0.0", Port: 7000, Shards: 3, Reactors: 2, Databases: 4, MaxClients: 50, Timeout: 30, ProtectedMode: false, RequirePass: "s3cret", EnableDebugCommand: "no", ShutdownTimeout: 3, DirectReplies: true},
 		Limits:      LimitsConfig{ClientOutputBuffer: legacyObuf, ClientQueryBufferLimit: 2 * MiB, ProtoMaxBulkLen: MiB, MaxMultibulkLen: 1000, MaxReplySize: 64 * MiB, MaxMemoryClients: "0"},
 		Log:         LogConfig{Level: "debug", Format: "json"},
 		Persistence: PersistenceConfig{Dir: "/var/lib/ruvio", WAL: false, Fsync: "always", SegmentSize: 1000 * 1000, CommitDelayMaxUs: 250, SnapshotEvery: 0, SnapshotWALBytes: GiB, SnapshotWALPercent: 50, SnapshotOnShutdown: false},

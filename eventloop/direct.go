@@ -6,48 +6,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Direct replies. A batch's replies normally travel back to the reactor
-// that read it: the shard posts them to the reactor's outbox, which queues a
-// task on the reactor and wakes it (an eventfd write, then one more turn of
-// epoll_wait) to write them. Unpipelined, that hand-back is a fifth of the
-// CPU a request costs. When nothing for the connection waits at the
-// reactor, the goroutine that ran the batch writes the replies into the
-// socket itself, as a single-threaded server writes after it runs a
-// command; the reactor is not woken at all.
+// Direct replies (server.direct_replies, off by default). A batch's replies
+// normally travel back to the reactor that read it: the shard posts them to
+// the reactor's outbox, which queues a task on the reactor and wakes it (an
+// eventfd write, then one more turn of epoll_wait) to write them.
+// Unpipelined, that hand-back is a fifth of the CPU a request costs. With
+// direct replies, when nothing for the connection waits at the reactor, the
+// goroutine that ran the batch writes the replies into the socket itself,
+// as a single-threaded server writes after it runs a command; the reactor is
+// not woken at all.
 //
-// What keeps it safe: every write to the socket, the loop's and this one,
-// happens under the connection's wmu, and this one happens only while the
-// outbox holds nothing for the connection (posted), gnet holds no unsent
-// bytes of it (outbound) and the loop is not waiting to see a reply (hold:
-// stalled input, a throttled or closing connection). So the bytes leave in
-// the order the replies were delivered, as they do through the outbox.
+// What keeps a connection's bytes in order: every write to the socket, the
+// loop's and this one, happens under the connection's wmu, and this one
+// happens only while the outbox holds nothing for the connection (posted),
+// gnet holds no unsent bytes of it (outbound) and the loop is not waiting
+// to see a reply (hold: stalled input, a throttled or closing connection).
 // What the socket does not take goes to the loop as an ordinary delivery,
-// behind which nothing passes.
-
-// directFD returns a duplicate of a connection's descriptor for direct
-// replies, or -1 when descriptors are short (the duplicate must not cost a
-// client its connection) or dup fails.
-func (s *Server) directFD(fd int) int {
-	if fd < 0 || uint64(fd) >= s.directFDLimit {
-		return -1
-	}
-	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return -1
-	}
-	return d
-}
-
-// directFDLimit is below which descriptor numbers a connection gets a
-// duplicate: half the process's limit, so that duplicates take at most half
-// of what connections could use.
-func directFDLimit() uint64 {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		return 0
-	}
-	return lim.Cur / 2
-}
+// behind which nothing passes. The descriptor is gnet's own: gnet calls
+// OnClose (closeDirect) before it closes it.
+//
+// What it loosens, and why it is off by default: the order across
+// connections that a reactor per shard keeps. gnet's epoll is
+// level-triggered, so a socket the reactor has just read goes back on the
+// ready list until the reactor's next epoll_wait. A reply written before
+// that wait lets the client's next request on that socket be reported
+// ahead of a request it sent afterwards on another connection.
+// Through the reactor, the reply leaves only after that wait.
 
 // writeDirect writes r's replies into the socket from the calling goroutine
 // (the shard's, or the loop's when it ran the batch inline) and recycles r,
@@ -152,13 +136,13 @@ func (cn *conn) stall(c link, inflight int32) {
 	}
 }
 
-// closeDirect ends direct replies on a closed connection; loop only.
+// closeDirect ends direct replies on a connection being closed; loop
+// only, from OnClose, which gnet calls before it closes the descriptor (so
+// that its number cannot belong to a new connection while a direct write
+// may still use it).
 func (cn *conn) closeDirect() {
 	cn.wmu.Lock()
 	cn.hold = true
-	if cn.wfd >= 0 {
-		_ = unix.Close(cn.wfd)
-		cn.wfd = -1
-	}
+	cn.wfd = -1
 	cn.wmu.Unlock()
 }

@@ -68,34 +68,3 @@ func TestWriteFull(t *testing.T) {
 		t.Fatalf("writeFull to a closed peer: %d, %v", n, err)
 	}
 }
-
-// TestDirectFDLimit: descriptors at or over the limit get no duplicate, and
-// a duplicate is a working descriptor of the same socket.
-func TestDirectFDLimit(t *testing.T) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	s := &Server{directFDLimit: uint64(fds[0])}
-	if d := s.directFD(fds[0]); d != -1 {
-		t.Fatalf("directFD at the limit: %d, want -1", d)
-	}
-	s.directFDLimit = directFDLimit()
-	if s.directFDLimit == 0 {
-		t.Skip("no descriptor limit")
-	}
-	d := s.directFD(fds[0])
-	if d < 0 {
-		t.Fatal("directFD under the limit: -1")
-	}
-	defer unix.Close(d)
-	if _, err := unix.Write(d, []byte("x")); err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, 1)
-	if n, err := unix.Read(fds[1], b); n != 1 || err != nil || b[0] != 'x' {
-		t.Fatalf("read through the peer: %d %v %q", n, err, b)
-	}
-}

@@ -64,13 +64,11 @@ type Options struct {
 type Server struct {
 	gnet.BuiltinEventEngine
 
-	opts Options
-	ks   *keyspace.Server
-	// directFDLimit bounds the descriptors duplicated for direct replies.
-	directFDLimit uint64
-	live          *config.Live
-	log           *zap.Logger
-	booted        chan struct{}
+	opts   Options
+	ks     *keyspace.Server
+	live   *config.Live
+	log    *zap.Logger
+	booted chan struct{}
 	// stopped is closed once Stop has closed everything; Serve returns then.
 	stopped chan struct{}
 	// loopback is set while every TCP and TLS listener is on a loopback
@@ -132,16 +130,15 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = zap.NewNop()
 	}
 	s := &Server{
-		directFDLimit: directFDLimit(),
-		opts:          opts,
-		ks:            opts.Keyspace,
-		live:          opts.Live,
-		log:           opts.Logger,
-		booted:        make(chan struct{}),
-		stopIdle:      make(chan struct{}),
-		throttled:     make(map[*conn]struct{}),
-		outboxes:      make(map[gnet.EventLoop]*outbox),
-		protoLog:      logLimiter{per: time.Second, burst: protoErrLogBurst},
+		opts:      opts,
+		ks:        opts.Keyspace,
+		live:      opts.Live,
+		log:       opts.Logger,
+		booted:    make(chan struct{}),
+		stopIdle:  make(chan struct{}),
+		throttled: make(map[*conn]struct{}),
+		outboxes:  make(map[gnet.EventLoop]*outbox),
+		protoLog:  logLimiter{per: time.Second, burst: protoErrLogBurst},
 	}
 	s.clock.Store(time.Now().UnixNano())
 	s.requests.New = newRequest
@@ -276,7 +273,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		return refusal, gnet.Close
 	}
 	if s.opts.DirectReplies {
-		cn.wfd = s.directFD(c.Fd())
+		cn.wfd = c.Fd()
 	}
 	c.SetContext(cn)
 	return nil, gnet.None
@@ -874,11 +871,8 @@ type conn struct {
 	// wmu orders the writes to the socket made off the loop
 	// (request.writeDirect) with everything the loop writes or decides.
 	wmu sync.Mutex
-	// wfd is a duplicate of the socket's descriptor for writeDirect, or -1
-	// (direct replies off, a TLS link, no descriptor to spare, closed). A
-	// duplicate because gnet closes its own and may hand the number to a
-	// new connection before OnClose tells us; the socket stays open until
-	// wfd is closed. Under wmu.
+	// wfd is the socket's descriptor for writeDirect, or -1 (direct
+	// replies off, a TLS link, closed). Under wmu.
 	wfd int
 	// posted counts the deliveries in the outbox not written yet. Under wmu.
 	posted int

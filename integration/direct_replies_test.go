@@ -14,20 +14,25 @@ import (
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
-// directOff sends every reply through the reactor.
-func directOff(c *config.Config) { c.Server.DirectReplies = false }
+// direct lets shards write replies into sockets themselves.
+func direct(c *config.Config) { c.Server.DirectReplies = true }
 
 // directCases are the servers the direct-reply tests run against: replies
-// written by the shard when the connection allows it (the default), and
-// through the reactor only, with one and two shards.
+// written by the shard when the connection allows it, with one and two
+// shards and shared reactors, and through the reactor only (the default).
 var directCases = []struct {
 	name string
 	opts []testserver.Option
 }{
-	{"direct-1shard", nil},
-	{"direct-2shards", []testserver.Option{testserver.Shards(2)}},
-	{"direct-always", []testserver.Option{testserver.Fsync("always")}},
-	{"reactor-1shard", []testserver.Option{testserver.Config(directOff)}},
+	{"direct-1shard", []testserver.Option{testserver.Config(direct)}},
+	{"direct-2shards", []testserver.Option{testserver.Config(direct), testserver.Shards(2)}},
+	{"direct-always", []testserver.Option{testserver.Config(direct), testserver.Fsync("always")}},
+	{"direct-shared-reactors", []testserver.Option{testserver.Config(func(c *config.Config) {
+		direct(c)
+		c.Server.ReactorPerShard = false
+		c.Server.Reactors = 2
+	})}},
+	{"reactor-1shard", nil},
 }
 
 // shard0Tag returns a hash tag ("{…}") whose keys live on the shard
