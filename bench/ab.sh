@@ -35,19 +35,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need redis-server redis-benchmark redis-cli taskset timeout bc
 
 declare -A PORT PID
-start() { # label command...
-	local label=$1; shift
-	PORT[$label]=$(free_port)
-	mkdir -p "$WORK/$label"
-	# shellcheck disable=SC2046
-	$(pinprefix "$SERVER_CPU") "$@" --port "${PORT[$label]}" --dir "$WORK/$label" >"$WORK/$label.log" 2>&1 &
-	PID[$label]=$!
-	PIDS+=("${PID[$label]}")
-	wait_ready "${PORT[$label]}" "${PID[$label]}" "$label"
-}
-start R redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/R/redis.log" "${REDIS_EXTRA[@]}"
-start A "$RUVIO_A" --config "" --shards 1 --fsync no --loglevel warn
-start B "$RUVIO_B" --config "" --shards 1 --fsync no --loglevel warn
+start_labeled R redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/R-redis.log" "${REDIS_EXTRA[@]}"
+start_labeled A "$RUVIO_A" --config "" --shards 1 --fsync no --loglevel warn
+start_labeled B "$RUVIO_B" --config "" --shards 1 --fsync no --loglevel warn
 
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 

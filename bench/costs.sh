@@ -34,20 +34,10 @@ need redis-server redis-benchmark redis-cli taskset timeout
 build_ruvio
 
 declare -A PORT PID
-start() { # label command...
-	local label=$1; shift
-	PORT[$label]=$(free_port)
-	mkdir -p "$WORK/data-$label"
-	# shellcheck disable=SC2046
-	$(pinprefix "$SERVER_CPU") "$@" --port "${PORT[$label]}" --dir "$WORK/data-$label" >"$WORK/$label.log" 2>&1 &
-	PID[$label]=$!
-	PIDS+=("${PID[$label]}")
-	wait_ready "${PORT[$label]}" "${PID[$label]}" "$label"
-}
-start redis redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/redis.log"
-start redis-aof redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/redis-aof.log" \
+start_labeled redis redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/redis.log"
+start_labeled redis-aof redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/redis-aof.log" \
 	--appendonly yes --appendfsync no
-start ruvio "$WORK/ruvio" --config "" --shards 1 --fsync no --loglevel warn
+start_labeled ruvio "$WORK/ruvio" --config "" --shards 1 --fsync no --loglevel warn
 
 # snap PID: "utime stime syscr syscw voluntary involuntary"
 snap() {

@@ -63,6 +63,20 @@ wait_ready() { # port pid name
 	die "$3 did not answer PING on port $1"
 }
 
+# start_labeled LABEL COMMAND...: COMMAND on a free port with a data directory of its own
+# ($WORK/data-LABEL), pinned to SERVER_CPU, logging to $WORK/LABEL.log; sets PORT[LABEL] and
+# PID[LABEL] (associative arrays the caller declares) and waits for PING.
+start_labeled() {
+	local label=$1; shift
+	PORT[$label]=$(free_port)
+	mkdir -p "$WORK/data-$label"
+	# shellcheck disable=SC2046
+	$(pinprefix "$SERVER_CPU") "$@" --port "${PORT[$label]}" --dir "$WORK/data-$label" >"$WORK/$label.log" 2>&1 &
+	PID[$label]=$!
+	PIDS+=("${PID[$label]}")
+	wait_ready "${PORT[$label]}" "${PID[$label]}" "$label"
+}
+
 # build_ruvio: $WORK/ruvio from RUVIO_BIN, or built from the repository.
 build_ruvio() {
 	if [[ -n "${RUVIO_BIN:-}" ]]; then
