@@ -23,6 +23,8 @@ KEYSPACE=${KEYSPACE:-100000}  # -r
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-60} # hard limit per redis-benchmark run, seconds
+# RUVIO_A_CONFIG, RUVIO_B_CONFIG: a config file for A or B (default none: built-in defaults), e.g.
+# the same build twice, B with [server] direct_replies = true. --shards 1 --fsync no still apply.
 # REDIS_ARGS: more redis-server arguments, e.g. "--appendonly yes --appendfsync no" to pair
 # Ruvio's log (which --fsync no still writes) with Redis's AOF.
 read -r -a REDIS_EXTRA <<<"${REDIS_ARGS:-}"
@@ -36,8 +38,8 @@ need redis-server redis-benchmark redis-cli taskset timeout bc
 
 declare -A PORT PID
 start_labeled R redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/R-redis.log" "${REDIS_EXTRA[@]}"
-start_labeled A "$RUVIO_A" --config "" --shards 1 --fsync no --loglevel warn
-start_labeled B "$RUVIO_B" --config "" --shards 1 --fsync no --loglevel warn
+start_labeled A "$RUVIO_A" --config "${RUVIO_A_CONFIG:-}" --shards 1 --fsync no --loglevel warn
+start_labeled B "$RUVIO_B" --config "${RUVIO_B_CONFIG:-}" --shards 1 --fsync no --loglevel warn
 
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 

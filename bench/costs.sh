@@ -13,6 +13,8 @@
 #   - read- and write-family syscalls (/proc/PID/io syscr, syscw: read/readv/recvmsg… and
 #     write/writev/sendmsg…, sockets, files and eventfds alike);
 #   - context switches of all the server's threads (/proc/PID/task/*/status), voluntary and not.
+# RUVIO_CONFIG names a config file for Ruvio (default none), e.g. one with [server]
+# direct_replies = true; --shards 1 --fsync no still apply.
 # Each line is the median of ROUNDS runs of one server, test and pipeline depth, per request.
 set -euo pipefail
 
@@ -37,7 +39,7 @@ declare -A PORT PID
 start_labeled redis redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/redis.log"
 start_labeled redis-aof redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile "$WORK/redis-aof.log" \
 	--appendonly yes --appendfsync no
-start_labeled ruvio "$WORK/ruvio" --config "" --shards 1 --fsync no --loglevel warn
+start_labeled ruvio "$WORK/ruvio" --config "${RUVIO_CONFIG:-}" --shards 1 --fsync no --loglevel warn
 
 # snap PID: "utime stime syscr syscw voluntary involuntary"
 snap() {
