@@ -43,7 +43,7 @@ import (
 func (r *request) writeDirect() (done, counted bool) {
 	cn := r.conn
 	buf := r.Out.Buf
-	if r.CloseAfter || len(buf) == 0 {
+	if !cn.direct || r.CloseAfter || len(buf) == 0 {
 		return false, false
 	}
 	cn.wmu.Lock()
@@ -96,6 +96,9 @@ func writeFull(fd int, b []byte) (int, error) {
 // wrote records that the loop wrote (or dropped) one of the connection's
 // deliveries; loop only.
 func (cn *conn) wrote() {
+	if !cn.direct {
+		return
+	}
 	cn.wmu.Lock()
 	cn.posted--
 	if cn.wfd >= 0 {
@@ -107,6 +110,9 @@ func (cn *conn) wrote() {
 // unpost records that one of the connection's deliveries was dropped off
 // the loop (the engine is stopping); any goroutine.
 func (cn *conn) unpost() {
+	if !cn.direct {
+		return
+	}
 	cn.wmu.Lock()
 	cn.posted--
 	cn.wmu.Unlock()
@@ -115,6 +121,9 @@ func (cn *conn) unpost() {
 // syncHold publishes, for writeDirect, whether the loop must see every
 // reply; loop only, after any change to what it depends on.
 func (cn *conn) syncHold() {
+	if !cn.direct {
+		return
+	}
 	hold := cn.stalled || cn.throttled || cn.shut || cn.closed
 	cn.wmu.Lock()
 	cn.hold = hold
@@ -141,6 +150,9 @@ func (cn *conn) stall(c link, inflight int32) {
 // that its number cannot belong to a new connection while a direct write
 // may still use it).
 func (cn *conn) closeDirect() {
+	if !cn.direct {
+		return
+	}
 	cn.wmu.Lock()
 	cn.hold = true
 	cn.wfd = -1

@@ -50,9 +50,11 @@ type delivery struct {
 
 // post queues d for the reactor; any goroutine.
 func (o *outbox) post(d delivery) {
-	d.cn.wmu.Lock()
-	d.cn.posted++
-	d.cn.wmu.Unlock()
+	if d.cn.direct {
+		d.cn.wmu.Lock()
+		d.cn.posted++
+		d.cn.wmu.Unlock()
+	}
 	o.enqueue(d)
 }
 

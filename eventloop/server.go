@@ -273,7 +273,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		return refusal, gnet.Close
 	}
 	if s.opts.DirectReplies {
-		cn.wfd = c.Fd()
+		cn.direct, cn.wfd = true, c.Fd()
 	}
 	c.SetContext(cn)
 	return nil, gnet.None
@@ -868,6 +868,11 @@ type conn struct {
 	// gnet's writes queued behind a Close, later deliveries are dropped.
 	shut bool
 
+	// direct is set, once, before the connection's first batch, when its
+	// replies may be written off the loop (Options.DirectReplies, a gnet
+	// connection); without it none of the fields below is used, and no
+	// delivery takes wmu.
+	direct bool
 	// wmu orders the writes to the socket made off the loop
 	// (request.writeDirect) with everything the loop writes or decides.
 	wmu sync.Mutex

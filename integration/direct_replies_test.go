@@ -35,6 +35,17 @@ var directCases = []struct {
 	{"reactor-1shard", nil},
 }
 
+// eachDirectCase runs fn, in parallel subtests, against a server of each
+// of directCases.
+func eachDirectCase(t *testing.T, fn func(t *testing.T, s *testserver.Server)) {
+	for _, tc := range directCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, testserver.Start(t, tc.opts...))
+		})
+	}
+}
+
 // shard0Tag returns a hash tag ("{…}") whose keys live on the shard
 // behind s.Addr().
 func shard0Tag(t *testing.T, s *testserver.Server) string {
@@ -62,63 +73,59 @@ func replyField(t *testing.T, reply, field string) string {
 // INFO counts every byte sent.
 func TestDirectRepliesFullSocket(t *testing.T) {
 	t.Parallel()
-	for _, tc := range directCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := testserver.Start(t, tc.opts...)
-			admin := dialRaw(t, s.Addr())
-			tag := shard0Tag(t, s)
-			big := strings.Repeat("v", 256<<10)
-			if got := admin.do("SET", tag+"big", big); got != "+OK\r\n" {
-				t.Fatalf("SET: %q", got)
-			}
-			before, _ := strconv.ParseInt(replyField(t, admin.do("INFO", "stats"), "total_net_output_bytes"), 10, 64)
+	eachDirectCase(t, func(t *testing.T, s *testserver.Server) {
+		admin := dialRaw(t, s.Addr())
+		tag := shard0Tag(t, s)
+		big := strings.Repeat("v", 256<<10)
+		if got := admin.do("SET", tag+"big", big); got != "+OK\r\n" {
+			t.Fatalf("SET: %q", got)
+		}
+		before, _ := strconv.ParseInt(replyField(t, admin.do("INFO", "stats"), "total_net_output_bytes"), 10, 64)
 
-			c := dialRaw(t, s.Addr())
-			const gets = 64 // 16 MiB of replies
-			var in strings.Builder
-			for range gets {
-				in.WriteString(multibulk("GET", tag+"big"))
+		c := dialRaw(t, s.Addr())
+		const gets = 64 // 16 MiB of replies
+		var in strings.Builder
+		for range gets {
+			in.WriteString(multibulk("GET", tag+"big"))
+		}
+		c.write(in.String())
+		time.Sleep(100 * time.Millisecond) // the socket fills
+		for i := range 50 {
+			c.write(multibulk("INCR", tag+"n") + multibulk("ECHO", strconv.Itoa(i)))
+		}
+		read := 0
+		wantBig := bulk(big)
+		buf := make([]byte, len(wantBig))
+		for i := range gets {
+			// Read as bytes: the reply parser is slow on 16 MiB under -race.
+			_ = c.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+			if _, err := io.ReadFull(c.r, buf); err != nil {
+				t.Fatalf("GET %d: %v", i, err)
 			}
-			c.write(in.String())
-			time.Sleep(100 * time.Millisecond) // the socket fills
-			for i := range 50 {
-				c.write(multibulk("INCR", tag+"n") + multibulk("ECHO", strconv.Itoa(i)))
+			if string(buf) != wantBig {
+				t.Fatalf("GET %d: not the value (%q…)", i, buf[:32])
 			}
-			read := 0
-			wantBig := bulk(big)
-			buf := make([]byte, len(wantBig))
-			for i := range gets {
-				// Read as bytes: the reply parser is slow on 16 MiB under -race.
-				_ = c.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-				if _, err := io.ReadFull(c.r, buf); err != nil {
-					t.Fatalf("GET %d: %v", i, err)
-				}
-				if string(buf) != wantBig {
-					t.Fatalf("GET %d: not the value (%q…)", i, buf[:32])
-				}
-				read += len(wantBig)
+			read += len(wantBig)
+		}
+		for i := range 50 {
+			want := ":" + strconv.Itoa(i+1) + "\r\n"
+			if got := c.read(); got != want {
+				t.Fatalf("INCR %d: %q, want %q", i, got, want)
 			}
-			for i := range 50 {
-				want := ":" + strconv.Itoa(i+1) + "\r\n"
-				if got := c.read(); got != want {
-					t.Fatalf("INCR %d: %q, want %q", i, got, want)
-				}
-				if got, want := c.read(), bulk(strconv.Itoa(i)); got != want {
-					t.Fatalf("ECHO %d: %q, want %q", i, got, want)
-				}
-				read += len(want) + len(bulk(strconv.Itoa(i)))
+			if got, want := c.read(), bulk(strconv.Itoa(i)); got != want {
+				t.Fatalf("ECHO %d: %q, want %q", i, got, want)
 			}
-			info := c.do("CLIENT", "INFO")
-			if omem := replyField(t, info, "omem"); omem != "0" {
-				t.Fatalf("omem after reading everything: %s (%q)", omem, info)
-			}
-			after, _ := strconv.ParseInt(replyField(t, admin.do("INFO", "stats"), "total_net_output_bytes"), 10, 64)
-			if after-before < int64(read) {
-				t.Fatalf("total_net_output_bytes grew by %d; the client read %d", after-before, read)
-			}
-		})
-	}
+			read += len(want) + len(bulk(strconv.Itoa(i)))
+		}
+		info := c.do("CLIENT", "INFO")
+		if omem := replyField(t, info, "omem"); omem != "0" {
+			t.Fatalf("omem after reading everything: %s (%q)", omem, info)
+		}
+		after, _ := strconv.ParseInt(replyField(t, admin.do("INFO", "stats"), "total_net_output_bytes"), 10, 64)
+		if after-before < int64(read) {
+			t.Fatalf("total_net_output_bytes grew by %d; the client read %d", after-before, read)
+		}
+	})
 }
 
 // TestDirectRepliesLongPipeline sends pipelines long enough that the
@@ -127,45 +134,41 @@ func TestDirectRepliesFullSocket(t *testing.T) {
 // order, round after round.
 func TestDirectRepliesLongPipeline(t *testing.T) {
 	t.Parallel()
-	for _, tc := range directCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := testserver.Start(t, tc.opts...)
-			tag := shard0Tag(t, s)
-			const clients, rounds, depth = 4, 5, 5000
-			var wg sync.WaitGroup
-			errs := make(chan error, clients)
-			for w := range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					c := dialRaw(t, s.Addr())
-					key := fmt.Sprintf("%sn%d", tag, w)
-					n := 0
-					for r := range rounds {
-						var in strings.Builder
-						for range depth {
-							in.WriteString(multibulk("INCR", key))
-						}
-						c.write(in.String())
-						for i := range depth {
-							n++
-							got, err := c.tryRead(10 * time.Second)
-							if want := ":" + strconv.Itoa(n) + "\r\n"; err != nil || got != want {
-								errs <- fmt.Errorf("client %d round %d reply %d: %q (%v), want %q", w, r, i, got, err, want)
-								return
-							}
+	eachDirectCase(t, func(t *testing.T, s *testserver.Server) {
+		tag := shard0Tag(t, s)
+		const clients, rounds, depth = 4, 5, 5000
+		var wg sync.WaitGroup
+		errs := make(chan error, clients)
+		for w := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := dialRaw(t, s.Addr())
+				key := fmt.Sprintf("%sn%d", tag, w)
+				n := 0
+				for r := range rounds {
+					var in strings.Builder
+					for range depth {
+						in.WriteString(multibulk("INCR", key))
+					}
+					c.write(in.String())
+					for i := range depth {
+						n++
+						got, err := c.tryRead(10 * time.Second)
+						if want := ":" + strconv.Itoa(n) + "\r\n"; err != nil || got != want {
+							errs <- fmt.Errorf("client %d round %d reply %d: %q (%v), want %q", w, r, i, got, err, want)
+							return
 						}
 					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
-		})
-	}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	})
 }
 
 // TestDirectRepliesAmongPushes has a subscriber send PINGs while messages
@@ -175,61 +178,57 @@ func TestDirectRepliesLongPipeline(t *testing.T) {
 // once and in order, and every PING gets its reply.
 func TestDirectRepliesAmongPushes(t *testing.T) {
 	t.Parallel()
-	for _, tc := range directCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := testserver.Start(t, tc.opts...)
-			sub := dialRaw(t, s.Addr())
-			if got := sub.do("SUBSCRIBE", "ch"); got != arr(bulk("subscribe"), bulk("ch"), ":1\r\n") {
-				t.Fatalf("SUBSCRIBE: %q", got)
-			}
-			const messages, pings = 3000, 300
-			var wg sync.WaitGroup
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				pub := dialRaw(t, s.Addr())
-				for i := range messages {
-					pub.write(multibulk("PUBLISH", "ch", strconv.Itoa(i)))
-					if i%100 == 99 {
-						for range 100 {
-							if _, err := pub.tryRead(10 * time.Second); err != nil {
-								t.Errorf("PUBLISH reply: %v", err)
-								return
-							}
+	eachDirectCase(t, func(t *testing.T, s *testserver.Server) {
+		sub := dialRaw(t, s.Addr())
+		if got := sub.do("SUBSCRIBE", "ch"); got != arr(bulk("subscribe"), bulk("ch"), ":1\r\n") {
+			t.Fatalf("SUBSCRIBE: %q", got)
+		}
+		const messages, pings = 3000, 300
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			pub := dialRaw(t, s.Addr())
+			for i := range messages {
+				pub.write(multibulk("PUBLISH", "ch", strconv.Itoa(i)))
+				if i%100 == 99 {
+					for range 100 {
+						if _, err := pub.tryRead(10 * time.Second); err != nil {
+							t.Errorf("PUBLISH reply: %v", err)
+							return
 						}
 					}
 				}
-			}()
-			go func() {
-				defer wg.Done()
-				for i := range pings {
-					sub.write(multibulk("PING", "p"+strconv.Itoa(i)))
-					if i%10 == 0 {
-						time.Sleep(time.Millisecond)
-					}
-				}
-			}()
-			next, pongs := 0, 0
-			for next < messages || pongs < pings {
-				got, err := sub.tryRead(10 * time.Second)
-				if err != nil {
-					t.Fatalf("after %d messages and %d pongs: %v (%q)", next, pongs, err, got)
-				}
-				switch {
-				case got == arr(bulk("message"), bulk("ch"), bulk(strconv.Itoa(next))):
-					next++
-				case got == arr(bulk("pong"), bulk("p"+strconv.Itoa(pongs))):
-					pongs++
-				default:
-					t.Fatalf("after %d messages and %d pongs: %q", next, pongs, got)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for i := range pings {
+				sub.write(multibulk("PING", "p"+strconv.Itoa(i)))
+				if i%10 == 0 {
+					time.Sleep(time.Millisecond)
 				}
 			}
-			wg.Wait()
-			// Nothing more came.
-			if got, err := sub.tryRead(50 * time.Millisecond); err == nil {
-				t.Fatalf("unexpected %q", got)
+		}()
+		next, pongs := 0, 0
+		for next < messages || pongs < pings {
+			got, err := sub.tryRead(10 * time.Second)
+			if err != nil {
+				t.Fatalf("after %d messages and %d pongs: %v (%q)", next, pongs, err, got)
 			}
-		})
-	}
+			switch {
+			case got == arr(bulk("message"), bulk("ch"), bulk(strconv.Itoa(next))):
+				next++
+			case got == arr(bulk("pong"), bulk("p"+strconv.Itoa(pongs))):
+				pongs++
+			default:
+				t.Fatalf("after %d messages and %d pongs: %q", next, pongs, got)
+			}
+		}
+		wg.Wait()
+		// Nothing more came.
+		if got, err := sub.tryRead(50 * time.Millisecond); err == nil {
+			t.Fatalf("unexpected %q", got)
+		}
+	})
 }
