@@ -37,11 +37,29 @@ func (w *Writer) Reset() { w.Buf = w.Buf[:0] }
 // Len is the number of bytes appended so far.
 func (w *Writer) Len() int { return len(w.Buf) }
 
+// doubleFrom is the capacity from which the buffer doubles when it grows.
+// append grows a large slice by a quarter: a batch of large replies (a
+// pipeline of GETs of big values) would copy its buffer about four times
+// over and allocate five times its final size, each time the buffer is
+// rebuilt from its pooled capacity.
+const doubleFrom = 64 << 10
+
+// reserve makes room for n more bytes, doubling a large buffer.
+func (w *Writer) reserve(n int) {
+	if cap(w.Buf)-len(w.Buf) >= n || cap(w.Buf) < doubleFrom {
+		return
+	}
+	nb := make([]byte, len(w.Buf), max(2*cap(w.Buf), len(w.Buf)+n))
+	copy(nb, w.Buf)
+	w.Buf = nb
+}
+
 // Raw appends b as is; b must already be valid RESP.
 func (w *Writer) Raw(b []byte) {
 	if w.Full() {
 		return
 	}
+	w.reserve(len(b))
 	w.Buf = append(w.Buf, b...)
 }
 
@@ -93,6 +111,7 @@ func (w *Writer) Bulk(b []byte) {
 	if w.Full() {
 		return
 	}
+	w.reserve(len(b) + 25)
 	w.Buf = append(w.Buf, '$')
 	w.Buf = strconv.AppendInt(w.Buf, int64(len(b)), 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -105,6 +124,7 @@ func (w *Writer) BulkString(s string) {
 	if w.Full() {
 		return
 	}
+	w.reserve(len(s) + 25)
 	w.Buf = append(w.Buf, '$')
 	w.Buf = strconv.AppendInt(w.Buf, int64(len(s)), 10)
 	w.Buf = append(w.Buf, '\r', '\n')

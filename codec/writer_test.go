@@ -1,7 +1,9 @@
 package codec
 
 import (
+	"bytes"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -167,5 +169,62 @@ func TestWriterLimit(t *testing.T) {
 	}
 	if w.Full() || len(w.Buf) != 1400 {
 		t.Fatalf("without a limit: Full %v, %d bytes", w.Full(), len(w.Buf))
+	}
+}
+
+// Past doubleFrom the buffer doubles when it grows, and keeps every byte.
+func TestWriterGrowsLargeBuffersByDoubling(t *testing.T) {
+	val := bytes.Repeat([]byte("x"), 10<<10)
+	w := &Writer{Proto: 2, Buf: make([]byte, 0, doubleFrom)}
+	var want []byte
+	grows := 0
+	for i := 0; i < 1000; i++ {
+		before := cap(w.Buf)
+		if i%2 == 0 {
+			w.Bulk(val)
+		} else {
+			w.BulkString(string(val[:i]))
+		}
+		if c := cap(w.Buf); c != before {
+			grows++
+			if c < 2*before {
+				t.Fatalf("grew from %d to %d, not doubled", before, c)
+			}
+		}
+		if i%2 == 0 {
+			want = append(want, "$10240\r\n"...)
+			want = append(want, val...)
+		} else {
+			want = append(want, "$"+strconv.Itoa(i)+"\r\n"...)
+			want = append(want, val[:i]...)
+		}
+		want = append(want, "\r\n"...)
+	}
+	if !bytes.Equal(w.Buf, want) {
+		t.Fatal("replies differ from what was appended")
+	}
+	// 10 MB from 64 KB: 8 doublings; a quarter at a time takes about 23.
+	if grows > 8 {
+		t.Fatalf("%d grows", grows)
+	}
+	w = &Writer{Proto: 2, Buf: make([]byte, 0, doubleFrom)}
+	w.Raw(val)
+	w.Raw(bytes.Repeat(val, 8))
+	if len(w.Buf) != 9*len(val) || cap(w.Buf) < len(w.Buf) {
+		t.Fatalf("raw: len %d cap %d", len(w.Buf), cap(w.Buf))
+	}
+}
+
+// A batch of 1,024 GETs of a 10 KB value, replied into a buffer that
+// starts at the pool's size.
+func BenchmarkWriterBigBulks(b *testing.B) {
+	val := bytes.Repeat([]byte("x"), 10<<10)
+	b.ReportAllocs()
+	b.SetBytes(1024 * int64(len(val)))
+	for b.Loop() {
+		w := &Writer{Proto: 2, Buf: make([]byte, 0, 16<<10)}
+		for range 1024 {
+			w.Bulk(val)
+		}
 	}
 }

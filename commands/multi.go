@@ -117,13 +117,16 @@ func watchCommand(x *keyspace.Ctx) {
 	db := x.DB
 next:
 	for _, k := range x.Args[1:] {
-		for _, wk := range c.Tx.Watched {
-			if wk.DB == db.ID && wk.Key == string(k) {
+		// Already watched by c: found among the key's watchers, so that
+		// WATCH of many keys is not quadratic in them.
+		key := keyspace.WatchKey{DB: db.ID, Key: string(k)}
+		for _, wk := range sh.Tx.Watched[key] {
+			if wk.C == c {
 				continue next
 			}
 		}
 		e := db.Find(k)
-		wk := &keyspace.WatchedKey{C: c, WatchKey: keyspace.WatchKey{DB: db.ID, Key: string(k)}, Expired: e != nil && e.Expired(sh.NowMs)}
+		wk := &keyspace.WatchedKey{C: c, WatchKey: key, Expired: e != nil && e.Expired(sh.NowMs)}
 		c.Tx.Watched = append(c.Tx.Watched, wk)
 		c.NoteWatchedKey(wk.Key)
 		sh.Tx.Watched[wk.WatchKey] = append(sh.Tx.Watched[wk.WatchKey], wk)

@@ -182,9 +182,12 @@ func TestMonitorWithoutReadingIsCutOff(t *testing.T) {
 // A value uploaded slowly across more than the idle timeout is activity.
 func TestSlowUploadIsNotIdle(t *testing.T) {
 	t.Parallel()
-	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Server.Timeout = 1 }))
+	// The upload lasts twice the timeout, with a piece every 100 ms: a
+	// server that took only complete commands as activity would close it,
+	// while a reactor held up for a second by the machine's load does not.
+	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Server.Timeout = 2 }))
 	r := dialRaw(t, s.Addr())
-	const pieces, size = 25, 1024
+	const pieces, size = 40, 1024
 	r.write("*3\r\n$3\r\nSET\r\n$6\r\nupload\r\n$" + strconv.Itoa(pieces*size) + "\r\n")
 	c := s.Client(t)
 	idleRE := regexp.MustCompile(`\bidle=(\d+)\b`)
@@ -283,7 +286,10 @@ func TestClientListOmemForNonReadingClient(t *testing.T) {
 	s := testserver.Start(t, testserver.Config(func(c *config.Config) { c.Limits.ClientOutputBuffer.Normal.Hard = 0 }))
 	c := s.Client(t)
 	expect(t, c, "OK", "SET", "k", strings.Repeat("v", 10*1024))
-	_, id := pipelineGets(t, s.Addr(), "k", 5000)
+	// 20 MB of replies, several times what the sockets hold. More only
+	// makes the first replies later: a connection's batches in flight run
+	// as one drain, whose replies leave together.
+	_, id := pipelineGets(t, s.Addr(), "k", 2000)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		line := clientLine(t, c, id)
