@@ -217,6 +217,37 @@ func TestWatchOfClosedClientIsDropped(t *testing.T) {
 	}
 }
 
+// TestWatchOfAWatchedKeyAddsNothing: a key watched again, in the same
+// WATCH or a later one, is watched once; another client's watch of it and
+// the same name in another database are watches of their own.
+func TestWatchOfAWatchedKeyAddsNothing(t *testing.T) {
+	sh := newTestServer(t, 1)
+	a := sh.Ctx.C
+	expect(t, sh, rOK, "WATCH", "k", "k", "j")
+	expect(t, sh, rOK, "WATCH", "j", "k")
+	if n := len(a.Tx.Watched); n != 2 {
+		t.Fatalf("client watches %d keys, want 2", n)
+	}
+	b := keyspace.NewClient(2, 0, "127.0.0.1:50001", "127.0.0.1:7000", nil, time.UnixMilli(testNowMs))
+	b.Authenticated = true
+	sh.Ctx.C = b
+	expect(t, sh, rOK, "WATCH", "k")
+	expect(t, sh, rOK, "SELECT", "1")
+	expect(t, sh, rOK, "WATCH", "k")
+	sh.Ctx.C = a
+	k := keyspace.WatchKey{DB: 0, Key: "k"}
+	if n := len(sh.Tx.Watched[k]); n != 2 {
+		t.Fatalf("%d watches of k in db 0, want 2", n)
+	}
+	if n := len(sh.Tx.Watched[keyspace.WatchKey{DB: 1, Key: "k"}]); n != 1 {
+		t.Fatalf("%d watches of k in db 1, want 1", n)
+	}
+	expect(t, sh, rOK, "UNWATCH")
+	if n := len(sh.Tx.Watched[k]); n != 1 {
+		t.Fatalf("%d watches of k after UNWATCH, want b's", n)
+	}
+}
+
 // TestExecTooLargeForOneRecord: a transaction whose writes could exceed one
 // WAL record is refused whole instead of failing the log.
 func TestExecTooLargeForOneRecord(t *testing.T) {
