@@ -250,6 +250,22 @@ func (t CommandTable) Lookup(name []byte) *Command {
 	return t[string(buf[:len(name)])]
 }
 
+// lookup is Srv.Cmds.Lookup with the last name looked up remembered as
+// sent: a pipelined batch mostly repeats one command, and comparing a
+// few bytes costs less than the map's hash and probe.
+func (sh *Shard) lookup(name []byte) *Command {
+	if sh.lastCmd != nil && string(name) == string(sh.lastName[:sh.lastNameLen]) {
+		return sh.lastCmd
+	}
+	cmd := sh.Srv.Cmds.Lookup(name)
+	if cmd != nil {
+		// Lookup finds no name longer than lastName.
+		sh.lastNameLen = copy(sh.lastName[:], name)
+		sh.lastCmd = cmd
+	}
+	return cmd
+}
+
 // Called is the command a call of c with args runs, for statistics and
 // CLIENT LIST: the subcommand named by args[1] when c is a container, else c.
 func (c *Command) Called(args [][]byte) *Command {

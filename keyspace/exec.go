@@ -24,7 +24,7 @@ func (sh *Shard) Exec(x *Ctx, args [][]byte) {
 	if c.asking {
 		c.expireAsking()
 	}
-	cmd := sh.Srv.Cmds.Lookup(args[0])
+	cmd := sh.lookup(args[0])
 	before := len(w.Buf)
 	if c.ReplyMode != 0 {
 		c.startReply()

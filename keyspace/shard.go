@@ -44,6 +44,11 @@ type Shard struct {
 	MemPublished, MemPeak, ArenaMapped atomic.Int64
 	// evictCursor rotates the database eviction samples first.
 	evictCursor int
+	// lastCmd is the command last looked up (lookup), named as sent in
+	// lastName[:lastNameLen].
+	lastCmd     *Command
+	lastName    [32]byte
+	lastNameLen int
 
 	Ring *ring         // the batches reactors hand to the shard
 	Done chan struct{} // closed once the shard's loop has exited
@@ -442,7 +447,7 @@ func (sh *Shard) batchMayWrite(b *Batch) bool {
 		if len(args) == 0 {
 			continue
 		}
-		cmd := sh.Srv.Cmds.Lookup(args[0])
+		cmd := sh.lookup(args[0])
 		if cmd == nil {
 			continue
 		}
