@@ -44,11 +44,23 @@ func (w *Writer) Len() int { return len(w.Buf) }
 // rebuilt from its pooled capacity.
 const doubleFrom = 64 << 10
 
-// reserve makes room for n more bytes, doubling a large buffer.
+// bulkHeader bounds a bulk string's framing: '$', up to 20 digits of
+// length and two CRLFs.
+const bulkHeader = 25
+
+// reserve makes room for n more bytes, doubling a large buffer; smaller
+// ones are left to append.
 func (w *Writer) reserve(n int) {
-	if cap(w.Buf)-len(w.Buf) >= n || cap(w.Buf) < doubleFrom {
-		return
+	if cap(w.Buf)-len(w.Buf) < n && cap(w.Buf) >= doubleFrom {
+		w.double(n)
 	}
+}
+
+// double is reserve's slow path, kept out of line so that every bulk
+// reply does not carry its copy.
+//
+//go:noinline
+func (w *Writer) double(n int) {
 	nb := make([]byte, len(w.Buf), max(2*cap(w.Buf), len(w.Buf)+n))
 	copy(nb, w.Buf)
 	w.Buf = nb
@@ -111,7 +123,7 @@ func (w *Writer) Bulk(b []byte) {
 	if w.Full() {
 		return
 	}
-	w.reserve(len(b) + 25)
+	w.reserve(len(b) + bulkHeader)
 	w.Buf = append(w.Buf, '$')
 	w.Buf = strconv.AppendInt(w.Buf, int64(len(b)), 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -124,7 +136,7 @@ func (w *Writer) BulkString(s string) {
 	if w.Full() {
 		return
 	}
-	w.reserve(len(s) + 25)
+	w.reserve(len(s) + bulkHeader)
 	w.Buf = append(w.Buf, '$')
 	w.Buf = strconv.AppendInt(w.Buf, int64(len(s)), 10)
 	w.Buf = append(w.Buf, '\r', '\n')

@@ -891,7 +891,7 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 		default:
 			continue
 		}
-		if cmd := sh.Srv.Cmds.Lookup(args[0]); cmd != nil && cmd.Flags&FlagBlocking != 0 {
+		if cmd := sh.lookup(args[0]); cmd != nil && cmd.Flags&FlagBlocking != 0 {
 			return true
 		}
 	}

@@ -235,9 +235,12 @@ func (t CommandTable) Add(cmds ...*Command) {
 	}
 }
 
+// maxCommandName bounds the names Lookup looks for: no command's is longer.
+const maxCommandName = 32
+
 // Lookup finds a command by name, case-insensitively, without allocating.
 func (t CommandTable) Lookup(name []byte) *Command {
-	var buf [32]byte
+	var buf [maxCommandName]byte
 	if len(name) > len(buf) {
 		return nil
 	}
@@ -250,16 +253,17 @@ func (t CommandTable) Lookup(name []byte) *Command {
 	return t[string(buf[:len(name)])]
 }
 
-// lookup is Srv.Cmds.Lookup with the last name looked up remembered as
-// sent: a pipelined batch mostly repeats one command, and comparing a
-// few bytes costs less than the map's hash and probe.
+// lookup is Srv.Cmds.Lookup with the last name found remembered as sent: a
+// pipelined batch mostly repeats one command, and comparing a few bytes
+// costs less than the map's hash and probe. Before any find, lastName is
+// empty and lastCmd nil, which is also what Lookup gives an empty name.
+// Only the goroutine that owns the shard calls it.
 func (sh *Shard) lookup(name []byte) *Command {
-	if sh.lastCmd != nil && string(name) == string(sh.lastName[:sh.lastNameLen]) {
+	if string(name) == string(sh.lastName[:sh.lastNameLen]) {
 		return sh.lastCmd
 	}
 	cmd := sh.Srv.Cmds.Lookup(name)
 	if cmd != nil {
-		// Lookup finds no name longer than lastName.
 		sh.lastNameLen = copy(sh.lastName[:], name)
 		sh.lastCmd = cmd
 	}

@@ -47,7 +47,7 @@ type Shard struct {
 	// lastCmd is the command last looked up (lookup), named as sent in
 	// lastName[:lastNameLen].
 	lastCmd     *Command
-	lastName    [32]byte
+	lastName    [maxCommandName]byte
 	lastNameLen int
 
 	Ring *ring         // the batches reactors hand to the shard
