@@ -29,6 +29,16 @@ func freePorts(t *testing.T, n int) int {
 	return p
 }
 
+// portFree reports whether a listener could bind 127.0.0.1:port now.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", addr(port))
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
+}
+
 // addr is 127.0.0.1:port.
 func addr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
 
@@ -97,7 +107,18 @@ func TestConfigSetPortMoves(t *testing.T) {
 // With several shards shard i listens on port+i; a move that overlaps the old range hands
 // the sockets it keeps to their new shard.
 func TestConfigSetPortShards(t *testing.T) {
-	s := testserver.Start(t, testserver.Shards(2))
+	// The move up by one needs base+2, which Start did not reserve: any
+	// socket of the machine may hold it (client sockets take their local
+	// ports from the same range). A server whose base+2 is taken is
+	// started again elsewhere.
+	var s *testserver.Server
+	for attempt := 0; ; attempt++ {
+		s = testserver.Start(t, testserver.Shards(2))
+		if portFree(s.Port()+2) || attempt == 9 {
+			break
+		}
+		s.Stop()
+	}
 	// "bar" is in shard 0's slots, "foo" in shard 1's.
 	shardOf := func(a string) int {
 		rc := dialRaw(t, a)
