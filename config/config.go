@@ -117,9 +117,10 @@ type ServerConfig struct {
 	// touched by one goroutine at a time. It spares the hand-offs and the
 	// reactor's wake-up of an unpipelined read; pipelined batches and
 	// writes (whose log write the loop shares among a drain's batches)
-	// still go through the ring. Off by default: replies then leave inside
-	// the reactor's turn, and the cross-connection order check of a
-	// reactor per shard saw more rounds out of order (docs/architecture.md).
+	// still go through the ring. On by default: the reply then leaves
+	// inside the reactor's turn, as a single-threaded server's, and the
+	// reactors read connections edge-triggered, which keeps the order across
+	// connections of a reactor per shard (docs/architecture.md).
 	InlineExecution bool `toml:"inline_execution"`
 	// DirectReplies has the goroutine that ran a batch write its replies
 	// straight into the client's socket when nothing for that connection
@@ -127,9 +128,10 @@ type ServerConfig struct {
 	// (false), which costs a task and a wake-up of the reactor per
 	// delivery. Each connection's order, back-pressure and output
 	// accounting are kept either way; TLS connections always write from
-	// their own loop. Off by default: a reply that leaves before the
-	// reactor polls again loosens the order across connections that a
-	// reactor per shard keeps (docs/architecture.md, "Direct replies").
+	// their own loop. On by default: the reactors read connections
+	// edge-triggered, so a reply that leaves before the reactor polls again
+	// keeps the order across connections that a reactor per shard keeps
+	// (docs/architecture.md, "Direct replies").
 	DirectReplies bool `toml:"direct_replies"`
 	// Databases is the number of logical databases per shard, 1..1024 (16). With more than
 	// one shard it stays as configured but only database 0 is reachable.
@@ -433,8 +435,8 @@ func Default() Config {
 			Shards:          1,
 			Reactors:        0,
 			ReactorPerShard: true,
-			InlineExecution: false,
-			DirectReplies:   false,
+			InlineExecution: true,
+			DirectReplies:   true,
 			Databases:       16,
 			MaxClients:      10000,
 			Timeout:         0,

@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Direct replies (server.direct_replies, off by default). A batch's replies
+// Direct replies (server.direct_replies, on by default). A batch's replies
 // normally travel back to the reactor that read it: the shard posts them to
 // the reactor's outbox, which queues a task on the reactor and wakes it (an
 // eventfd write, then one more turn of epoll_wait) to write them.
@@ -25,13 +25,13 @@ import (
 // behind which nothing passes. The descriptor is gnet's own: gnet calls
 // OnClose (closeDirect) before it closes it.
 //
-// What it loosens, and why it is off by default: the order across
-// connections that a reactor per shard keeps. gnet's epoll is
-// level-triggered, so a socket the reactor has just read goes back on the
-// ready list until the reactor's next epoll_wait. A reply written before
-// that wait lets the client's next request on that socket be reported
-// ahead of a request it sent afterwards on another connection.
-// Through the reactor, the reply leaves only after that wait.
+// What it would loosen: the order across connections that a reactor per
+// shard keeps. A level-triggered epoll puts a socket the reactor has just
+// read back on its ready list until the reactor's next epoll_wait, so a
+// reply written before that wait would let the client's next request on
+// that socket be reported ahead of a request it sent afterwards on another
+// connection. The reactors read sockets edge-triggered (Server.armEdge),
+// where a socket joins the ready list only when bytes arrive.
 
 // writeDirect writes r's replies into the socket from the calling goroutine
 // (the shard's, or the loop's when it ran the batch inline) and recycles r,

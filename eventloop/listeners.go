@@ -383,6 +383,7 @@ func (s *Server) startEngines() error {
 	gopts := []gnet.Option{
 		gnet.WithMulticore(!s.opts.ReactorPerShard),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		gnet.WithReadBufferCap(readBufferCap),
 		gnet.WithLogger(s.log.Sugar()),
 	}
 	if !s.opts.ReactorPerShard && s.opts.Reactors > 0 {

@@ -128,6 +128,7 @@ func (d *delivery) write() {
 	c := cn.gc
 	if d.r != nil {
 		_, err := c.Write(d.r.unsent())
+		cn.wroteOnLoop(c)
 		_ = d.r.written(c, err)
 		return
 	}
@@ -142,7 +143,9 @@ func (d *delivery) write() {
 		}
 		return
 	}
-	if _, err := c.Write(d.b); err != nil {
+	_, err := c.Write(d.b)
+	cn.wroteOnLoop(c)
+	if err != nil {
 		out.Unqueue(n)
 	} else {
 		out.Written(n, c.OutboundBuffered())
@@ -152,6 +155,14 @@ func (d *delivery) write() {
 	// own buffer: b is free either way.
 	if d.pooled {
 		cn.srv.ks.PutPushBuffer(d.b)
+	}
+}
+
+// wroteOnLoop notes a write of the loop's: if gnet kept bytes the socket
+// did not take, it now watches the socket level-triggered (keepEdge).
+func (cn *conn) wroteOnLoop(c link) {
+	if cn.edge && c.OutboundBuffered() > 0 {
+		cn.edge = false
 	}
 }
 

@@ -24,9 +24,11 @@ import (
 //
 // It relies on two things gnet does by default on Linux, both checked when
 // the epoll instance is found: an epoll event carries the connection's fd,
-// and I/O is level-triggered. gnet turns reading back on itself when its
-// outbound buffer changes state (ModRead, ModReadWrite); the caller pauses
-// again after the one read that lets through.
+// and gnet registers it level-triggered (its own edge-triggered mode reads
+// past the gate). gnet turns reading back on itself when its outbound
+// buffer changes state (ModRead, ModReadWrite); the caller pauses again
+// after the one read that lets through. The same registration is how
+// Server.armEdge makes reads edge-triggered (edge).
 type readGate struct {
 	mu sync.Mutex
 	// epoll maps a reactor to its epoll instance, found on first use.
@@ -50,14 +52,31 @@ func (g *readGate) pause(c gnet.Conn) error {
 	return g.set(c, ev)
 }
 
-// resume restores gnet's interest set: readable, and writable while gnet
-// has output to flush.
-func (g *readGate) resume(c gnet.Conn) error {
-	ev := uint32(unix.EPOLLIN | unix.EPOLLPRI)
+// resume turns reading back on: edge-triggered (edge) when gnet has no
+// output to flush, else gnet's own level-triggered interest in reading
+// and writing, which gnet changes itself once that output is flushed.
+// edge reports which.
+func (g *readGate) resume(c gnet.Conn) (edge bool, err error) {
 	if c.OutboundBuffered() > 0 {
-		ev |= unix.EPOLLOUT
+		return false, g.set(c, unix.EPOLLIN|unix.EPOLLPRI|unix.EPOLLOUT)
 	}
-	return g.set(c, ev)
+	return true, g.edge(c)
+}
+
+// edge makes epoll report the connection readable edge-triggered: once
+// each time new bytes arrive, instead of at every epoll_wait while unread
+// bytes remain. A socket the reactor has read then does not stay on
+// epoll's ready list, ahead of sockets that become readable after it, so
+// the reactor reads connections in the order their bytes arrived
+// (Server.armEdge). Called again, it re-arms: epoll reports the connection
+// at once if bytes wait unread.
+//
+// EPOLLRDHUP is what gnet's own edge-triggered mode registers too: a peer's
+// close that arrives with its last bytes makes one report, after whose read
+// no new bytes would report the end again; with EPOLLRDHUP in that report
+// gnet reads on to the end and closes the connection.
+func (g *readGate) edge(c gnet.Conn) error {
+	return g.set(c, unix.EPOLLIN|unix.EPOLLPRI|unix.EPOLLRDHUP|unix.EPOLLET)
 }
 
 func (g *readGate) set(c gnet.Conn, events uint32) error {

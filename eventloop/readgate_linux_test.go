@@ -83,12 +83,43 @@ func TestReadGatePausesAndResumes(t *testing.T) {
 	if got := readyEvents(t, epfd, fd); got != unix.EPOLLOUT {
 		t.Fatalf("paused with output: events %#x", got)
 	}
+	// With output to flush, reads resume level-triggered, as gnet watches
+	// a socket it has output for.
+	if edge, err := g.resume(c); err != nil || edge {
+		t.Fatalf("resumed with output: edge %v, %v", edge, err)
+	}
+	for range 2 {
+		if got := readyEvents(t, epfd, fd); got != unix.EPOLLIN|unix.EPOLLOUT {
+			t.Fatalf("resumed with output: events %#x", got)
+		}
+	}
 	c.outbound = 0
-	if err := g.resume(c); err != nil {
+	if edge, err := g.resume(c); err != nil || !edge {
+		t.Fatalf("resumed: edge %v, %v", edge, err)
+	}
+	// Edge-triggered: the unread input is reported once, not at every
+	// wait; new input is reported again, and so is unread input when the
+	// edge is re-armed.
+	if got := readyEvents(t, epfd, fd); got != unix.EPOLLIN {
+		t.Fatalf("resumed: events %#x", got)
+	}
+	if got := readyEvents(t, epfd, fd); got != 0 {
+		t.Fatalf("resumed, reported before: events %#x", got)
+	}
+	if _, err := unix.Write(pair[1], []byte("more")); err != nil {
 		t.Fatal(err)
 	}
 	if got := readyEvents(t, epfd, fd); got != unix.EPOLLIN {
-		t.Fatalf("resumed: events %#x", got)
+		t.Fatalf("new input: events %#x", got)
+	}
+	if got := readyEvents(t, epfd, fd); got != 0 {
+		t.Fatalf("new input, reported before: events %#x", got)
+	}
+	if err := g.edge(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := readyEvents(t, epfd, fd); got != unix.EPOLLIN {
+		t.Fatalf("re-armed: events %#x", got)
 	}
 	if len(g.epoll) != 1 || g.epoll[c.loop] != epfd {
 		t.Fatalf("epoll instances %v, want %d", g.epoll, epfd)

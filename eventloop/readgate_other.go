@@ -14,5 +14,6 @@ type readGate struct{}
 
 var errNoGate = errors.New("read gate: only on Linux")
 
-func (readGate) pause(gnet.Conn) error  { return errNoGate }
-func (readGate) resume(gnet.Conn) error { return errNoGate }
+func (readGate) pause(gnet.Conn) error          { return errNoGate }
+func (readGate) resume(gnet.Conn) (bool, error) { return false, errNoGate }
+func (readGate) edge(gnet.Conn) error           { return errNoGate }

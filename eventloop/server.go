@@ -104,6 +104,9 @@ type Server struct {
 	// gate pauses reading held connections; gateOnce logs its failure.
 	gate     readGate
 	gateOnce sync.Once
+	// edgeOff is set once a connection's input could not be made
+	// edge-triggered: the others are not tried (armEdge).
+	edgeOff atomic.Bool
 	// outboxes carry replies and pushes to each reactor (outbox.go).
 	outboxMu sync.Mutex
 	outboxes map[gnet.EventLoop]*outbox
@@ -276,6 +279,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		cn.direct, cn.wfd = true, c.Fd()
 	}
 	c.SetContext(cn)
+	s.armEdge(cn, c)
 	return nil, gnet.None
 }
 
@@ -393,11 +397,64 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	if !ok || cn == nil || cn.closing || cn.client.Killed() {
 		return gnet.None
 	}
+	fresh := c.InboundBuffered() - cn.left
 	read, act := s.onTraffic(cn, c)
 	if act == gnet.None && !cn.closing {
 		s.gateReads(cn, c, read)
+		s.keepEdge(cn, c, fresh)
 	}
 	return act
+}
+
+// Edge-triggered input. gnet registers a connection's socket with epoll
+// level-triggered: a socket the reactor has read goes back on epoll's
+// ready list and stays there until the reactor's next epoll_wait, ahead of
+// sockets that become readable later. A client that gets its reply before
+// that wait (a reply written directly, or inline, as a single-threaded
+// server writes before it polls again) and sends its next request on that
+// socket has it reported ahead of a request it sent afterwards on another
+// connection. Edge-triggered, a socket joins the ready list only when bytes
+// arrive, so the reactor reads connections in the order their bytes came.
+//
+// gnet itself reads once per report, at most readBufferCap bytes, as for a
+// level-triggered socket: a read that fills its buffer may leave bytes
+// that an edge-triggered epoll would report only when more arrive, so the
+// connection is re-armed then (epoll reports it at once if bytes wait).
+// A read that does not fill it took all the socket held, and bytes that
+// arrive after it are reported. gnet switches a socket with unsent output
+// back to level-triggered reads and writes (ModReadWrite, then ModRead once
+// flushed); the next OnTraffic with nothing unsent arms the edge again. The
+// read gate's pause and resume keep to the same rule.
+
+// readBufferCap is gnet's read buffer: the most one read takes.
+const readBufferCap = 64 << 10
+
+// armEdge makes a gnet connection's input edge-triggered, or re-arms it.
+func (s *Server) armEdge(cn *conn, c gnet.Conn) {
+	if s.edgeOff.Load() {
+		return
+	}
+	if err := s.gate.edge(c); err != nil {
+		s.edgeOff.Store(true)
+		s.log.Warn("cannot make reads edge-triggered; connections are read level-triggered, in a looser order across connections",
+			zap.Error(err))
+		return
+	}
+	cn.edge = true
+}
+
+// keepEdge keeps a read connection's input edge-triggered after OnTraffic
+// (fresh: the bytes its read took); loop only.
+func (s *Server) keepEdge(cn *conn, c gnet.Conn, fresh int) {
+	switch {
+	case cn.readPaused:
+		// resume arms it.
+	case c.OutboundBuffered() > 0:
+		// gnet watches it level-triggered until its output is flushed.
+		cn.edge = false
+	case !cn.edge || fresh >= readBufferCap:
+		s.armEdge(cn, c)
+	}
 }
 
 // onTraffic is OnTraffic for either kind of connection; read reports that
@@ -429,12 +486,15 @@ func (s *Server) gateReads(cn *conn, c gnet.Conn, read bool) {
 			s.gateFailed(err)
 			return
 		}
+		cn.edge = false
 		if !cn.readPaused {
 			cn.readPaused = true
 			s.ks.CountReadPause()
 		}
 	case cn.readPaused && buffered < readAheadResume:
-		if err := s.gate.resume(c); err != nil {
+		edge, err := s.gate.resume(c)
+		cn.edge = edge && err == nil
+		if err != nil {
 			s.gateFailed(err)
 			// Reading must not stay off: gnet's own ModRead, at its next
 			// write, is then the only way back. Close instead.
@@ -859,6 +919,8 @@ type conn struct {
 	left int
 	// readPaused is set while its reads are off (gateReads).
 	readPaused bool
+	// edge is set while epoll reports its input edge-triggered (armEdge).
+	edge bool
 	// outbox is its reactor's: replies and pushes go through it.
 	outbox *outbox
 	// closed is set by OnClose: deliveries still in the outbox are

@@ -40,7 +40,7 @@ func TestInlineExecution(t *testing.T) {
 		{"always-1shard", []testserver.Option{testserver.Config(inline), testserver.Fsync("always")}, true},
 		{"memory-1shard", []testserver.Option{testserver.Config(inlineNoWAL)}, true},
 		{"everysec-2shards", []testserver.Option{testserver.Config(inline), testserver.Shards(2)}, true},
-		{"ring-only", nil, false},
+		{"ring-only", []testserver.Option{testserver.Config(func(c *config.Config) { c.Server.InlineExecution = false })}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testserver.Start(t, tc.opts...)

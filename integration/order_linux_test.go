@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
@@ -31,11 +32,28 @@ import (
 // single-threaded server too. The writes come from one goroutine locked to a thread pinned to one
 // CPU: loopback packets sent from two CPUs may be delivered out of order
 // by the kernel itself, which no server can see.
+//
+// It runs with the defaults, where replies leave as soon as their batch has
+// run (direct replies, lone reads run by the reactor inline) and the
+// reactors read sockets edge-triggered, and with every reply handed back
+// to the reactor.
 func TestCrossConnectionOrderReactorPerShard(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		set  func(*config.Config)
+	}{
+		{"defaults", func(*config.Config) {}},
+		{"through-reactor", func(c *config.Config) { c.Server.DirectReplies, c.Server.InlineExecution = false, false }},
+	} {
+		t.Run(mode.name, func(t *testing.T) { crossConnectionOrder(t, mode.set) })
+	}
+}
+
+func crossConnectionOrder(t *testing.T, set func(*config.Config)) {
 	for _, shards := range []int{1, 2} {
 		t.Run(strconv.Itoa(shards)+"shards", func(t *testing.T) {
-			// The defaults: a reactor per shard.
-			s := testserver.Start(t, testserver.Shards(shards))
+			// A reactor per shard, the default.
+			s := testserver.Start(t, testserver.Shards(shards), testserver.Config(set))
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			var cpus unix.CPUSet

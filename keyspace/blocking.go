@@ -859,9 +859,9 @@ func (sh *Shard) RequestUnblock(c *Client, errReply bool) {
 }
 
 // batchMayBlock reports whether b holds a command that may park its
-// client or another command of b: a blocking command, WAIT, MIGRATE, or
-// CLIENT PAUSE (the commands after it may be postponed). TryRun leaves such
-// batches to the shard goroutine.
+// client or another command of b: a blocking command, WAIT, WAITAOF,
+// MIGRATE, or CLIENT PAUSE (the commands after it may be postponed).
+// TryRun leaves such batches to the shard goroutine.
 func (sh *Shard) batchMayBlock(b *Batch) bool {
 	for i := range b.Ends {
 		args := b.Command(i)
@@ -876,8 +876,9 @@ func (sh *Shard) batchMayBlock(b *Batch) bool {
 			}
 			continue
 		case 'w', 'W':
-			// WAIT parks with this facility too (replication.go).
-			if len(args[0]) == 4 && EqFold(args[0], "wait") {
+			// WAIT and WAITAOF park with this facility too
+			// (commands/replication.go).
+			if len(args[0]) == 4 && EqFold(args[0], "wait") || len(args[0]) == 7 && EqFold(args[0], "waitaof") {
 				return true
 			}
 			continue
