@@ -388,9 +388,10 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 		sh.Release()
 		return false
 	}
-	if sh.Journal != nil && sh.batchMayWrite(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
-		// Scripts run on the shard goroutine only (scripting.go). So
-		// does everything that may park a client (blocking.go): a
+	if !sh.batchIsQuick(b) || sh.Journal != nil && sh.batchMayWrite(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
+		// Only quick commands run here (batchIsQuick). Scripts run on
+		// the shard goroutine only (scripting.go). So does everything
+		// that may park a client (blocking.go): a
 		// blocking command, WAIT, CLIENT PAUSE and whatever runs while a
 		// pause is in force; a parked client's batches are held there,
 		// and clients blocked on keys are served there. Clients parked
@@ -437,6 +438,26 @@ func (sh *Shard) commitRun() {
 func (sh *Shard) endRun() {
 	sh.runDepth--
 	sh.callMark = 0
+}
+
+// batchIsQuick reports whether every command of b reads data or is fast
+// (Redis's readonly or fast flag) and none is administrative: what TryRun
+// runs on a reactor. A container (CLIENT, CONFIG, OBJECT), an
+// administrative command (DEBUG SLEEP can take minutes; SHUTDOWN and
+// CONFIG SET change how the server runs) or an unknown name is left to the
+// shard goroutine, which the shutdown timeout and INFO know as busy.
+func (sh *Shard) batchIsQuick(b *Batch) bool {
+	for i := range b.Ends {
+		args := b.Command(i)
+		if len(args) == 0 {
+			continue
+		}
+		cmd := sh.lookup(args[0])
+		if cmd == nil || cmd.Flags&(FlagReadOnly|FlagFast) == 0 || cmd.Flags&FlagAdmin != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // batchMayWrite reports whether a command of b is a write command, or an
