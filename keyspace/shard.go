@@ -388,8 +388,8 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 		sh.Release()
 		return false
 	}
-	if !sh.batchIsQuick(b) || sh.Journal != nil && sh.batchMayWrite(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
-		// Only quick commands run here (batchIsQuick). Scripts run on
+	if !sh.batchMayRunInline(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
+		// Only quick reads run here (batchMayRunInline). Scripts run on
 		// the shard goroutine only (scripting.go). So does everything
 		// that may park a client (blocking.go): a
 		// blocking command, WAIT, CLIENT PAUSE and whatever runs while a
@@ -440,43 +440,28 @@ func (sh *Shard) endRun() {
 	sh.callMark = 0
 }
 
-// batchIsQuick reports whether every command of b reads data or is fast
-// (Redis's readonly or fast flag) and none is administrative: what TryRun
-// runs on a reactor. A container (CLIENT, CONFIG, OBJECT), an
-// administrative command (DEBUG SLEEP can take minutes; SHUTDOWN and
-// CONFIG SET change how the server runs) or an unknown name is left to the
-// shard goroutine, which the shutdown timeout and INFO know as busy.
-func (sh *Shard) batchIsQuick(b *Batch) bool {
+// batchMayRunInline reports whether b's commands may run on a reactor
+// (TryRun): each reads data or is fast (Redis's readonly or fast flag),
+// none is administrative, and none writes while the shard keeps a log.
+// A container (CLIENT, CONFIG, OBJECT), EXEC, an administrative command
+// (DEBUG SLEEP can take minutes; SHUTDOWN and CONFIG SET change how the
+// server runs) or an unknown name is left to the shard goroutine, which
+// the shutdown timeout and INFO know as busy; so are writes, whose log
+// write the loop shares among a drain's batches where one run here would
+// pay its own.
+func (sh *Shard) batchMayRunInline(b *Batch) bool {
 	for i := range b.Ends {
 		args := b.Command(i)
 		if len(args) == 0 {
 			continue
 		}
 		cmd := sh.lookup(args[0])
-		if cmd == nil || cmd.Flags&(FlagReadOnly|FlagFast) == 0 || cmd.Flags&FlagAdmin != 0 {
+		if cmd == nil || cmd.Flags&(FlagReadOnly|FlagFast) == 0 || cmd.Flags&FlagAdmin != 0 ||
+			cmd.Flags&FlagWrite != 0 && sh.Journal != nil {
 			return false
 		}
 	}
 	return true
-}
-
-// batchMayWrite reports whether a command of b is a write command, or an
-// EXEC of a transaction that queued one.
-func (sh *Shard) batchMayWrite(b *Batch) bool {
-	for i := range b.Ends {
-		args := b.Command(i)
-		if len(args) == 0 {
-			continue
-		}
-		cmd := sh.lookup(args[0])
-		if cmd == nil {
-			continue
-		}
-		if cmd.Flags&FlagWrite != 0 || cmd.Name == "exec" && b.Client.Tx.flags&FlagWrite != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // timingEvery is the sampling period of per-command timing (INFO
