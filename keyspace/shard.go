@@ -388,24 +388,25 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 		sh.Release()
 		return false
 	}
-	if !sh.batchMayRunInline(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.batchMayBlock(b) {
-		// Only quick reads run here (batchMayRunInline). Scripts run on
-		// the shard goroutine only (scripting.go). So does everything
-		// that may park a client (blocking.go): a
-		// blocking command, WAIT, CLIENT PAUSE and whatever runs while a
-		// pause is in force; a parked client's batches are held there,
-		// and clients blocked on keys are served there. Clients parked
-		// without keys (WAIT, or a pause that has ended: they are resumed
-		// in the same hold of the shard that ended it) do not keep others
-		// from running inline.
+	if !sh.batchMayRunInline(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.Mig.frozenID != 0 || sh.batchMayBlock(b) {
+		// Only quick reads run here (batchMayRunInline). Scripts run on the
+		// shard goroutine only (scripting.go). So does everything that may park
+		// a client (blocking.go): a blocking command, WAIT, CLIENT PAUSE and
+		// whatever runs while a pause or a migration's freeze is in force (a
+		// read of the frozen range is held too, migrate.go); a parked client's
+		// batches are held there, and clients blocked on keys are served there.
+		// Clients parked without keys (WAIT, or a pause that has ended: they are
+		// resumed in the same hold of the shard that ended it) do not keep
+		// others from running inline.
 		sh.Release()
 		return false
 	}
 	sh.NowMs = sh.Srv.Now().UnixMilli()
 	// Closed clients are released before anything runs, as in drain.
 	sh.ReapClosed()
-	sh.Run(b) // nothing here can park: see above
-	sh.Queue(b)
+	if !sh.Run(b) { // nothing here should park (see above)
+		sh.Queue(b)
+	}
 	sh.commitRun()
 	if len(sh.Blk.Resume) > 0 || sh.Blk.mailN.Load() != 0 {
 		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
