@@ -152,8 +152,8 @@ func loneCommands(t *testing.T, s *testserver.Server) int {
 // TestInlineExecutionLeavesSlowAndAdminCommands: a reactor runs only quick
 // lone commands itself (reads, fast commands); administrative ones (DEBUG
 // SLEEP can hold the shard for minutes, CONFIG SET changes how the server
-// runs) and containers go to the shard's loop, as do writes. GET and PING
-// do run inline.
+// runs), containers, writes, scripts, WAIT and WAITAOF and blocking
+// commands go to the shard's loop. GET and PING do run inline.
 func TestInlineExecutionLeavesSlowAndAdminCommands(t *testing.T) {
 	s := testserver.Start(t)
 	c := dialRaw(t, s.Addrs[0])
@@ -164,6 +164,10 @@ func TestInlineExecutionLeavesSlowAndAdminCommands(t *testing.T) {
 		{"CONFIG", "SET", "maxmemory-samples", "5"},
 		{"CLIENT", "GETNAME"},
 		{"SET", "k", "v"},
+		{"EVAL_RO", "return 1", "0"},
+		{"WAIT", "0", "0"},
+		{"WAITAOF", "0", "0", "0"},
+		{"XREAD", "BLOCK", "1", "STREAMS", "nostream", "$"},
 	} {
 		before := inlined()
 		c.do(cmd...)

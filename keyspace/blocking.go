@@ -858,47 +858,6 @@ func (sh *Shard) RequestUnblock(c *Client, errReply bool) {
 	sh.Ring.Signal()
 }
 
-// batchMayBlock reports whether b holds a command that may park its
-// client or another command of b: a blocking command, WAIT, WAITAOF,
-// MIGRATE, or CLIENT PAUSE (the commands after it may be postponed).
-// TryRun leaves such batches to the shard goroutine.
-func (sh *Shard) batchMayBlock(b *Batch) bool {
-	for i := range b.Ends {
-		args := b.Command(i)
-		if len(args) == 0 || len(args[0]) < 4 || len(args[0]) > 10 {
-			continue
-		}
-		switch args[0][0] {
-		case 'b', 'B', 'x', 'X':
-		case 'c', 'C':
-			if len(args) > 1 && EqFold(args[0], "client") && EqFold(args[1], "pause") {
-				return true
-			}
-			continue
-		case 'w', 'W':
-			// WAIT and WAITAOF park with this facility too
-			// (commands/replication.go).
-			if len(args[0]) == 4 && EqFold(args[0], "wait") || len(args[0]) == 7 && EqFold(args[0], "waitaof") {
-				return true
-			}
-			continue
-		case 'm', 'M':
-			// So does MIGRATE, while its exchange runs off the loop
-			// (offloop.go).
-			if len(args[0]) == 7 && EqFold(args[0], "migrate") {
-				return true
-			}
-			continue
-		default:
-			continue
-		}
-		if cmd := sh.lookup(args[0]); cmd != nil && cmd.Flags&FlagBlocking != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // bstr views b as a string without copying, for lookups that do not keep
 // it.
 func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -667,31 +667,6 @@ func (sh *Shard) runDeferred() int {
 	return n
 }
 
-// batchRunsScript reports whether b may run Lua: TryRun leaves such
-// batches to the shard goroutine, so a long script never blocks a
-// reactor (whose other clients may need to send SCRIPT KILL).
-func (sh *Shard) batchRunsScript(b *Batch) bool {
-	for i := range b.Ends {
-		args := b.Command(i)
-		if len(args) == 0 || len(args[0]) < 4 || len(args[0]) > 10 {
-			continue
-		}
-		switch args[0][0] {
-		case 'e', 'E', 'f', 'F':
-		default:
-			continue
-		}
-		cmd := sh.Srv.Cmds.Lookup(args[0])
-		if cmd == nil {
-			continue
-		}
-		if cmd.Flags&FlagRunsScript != 0 || cmd.Name == "exec" && b.Client.Tx.flags&FlagRunsScript != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // EvalGeneric runs EVAL, EVALSHA and their _RO forms: x.Args[1] is the
 // script (loaded and cached) or, with bySHA, the SHA1 of a cached one; ro
 // is set for the read-only forms. The call is shown to MONITOR before the

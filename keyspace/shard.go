@@ -388,16 +388,15 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 		sh.Release()
 		return false
 	}
-	if !sh.batchMayRunInline(b) || sh.batchRunsScript(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.Mig.frozenID != 0 || sh.batchMayBlock(b) {
-		// Only quick reads run here (batchMayRunInline). Scripts run on the
-		// shard goroutine only (scripting.go). So does everything that may park
-		// a client (blocking.go): a blocking command, WAIT, CLIENT PAUSE and
-		// whatever runs while a pause or a migration's freeze is in force (a
-		// read of the frozen range is held too, migrate.go); a parked client's
-		// batches are held there, and clients blocked on keys are served there.
-		// Clients parked without keys (WAIT, or a pause that has ended: they are
-		// resumed in the same hold of the shard that ended it) do not keep
-		// others from running inline.
+	if !sh.batchMayRunInline(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.Mig.frozenID != 0 {
+		// Only quick reads run here (batchMayRunInline). Whatever may park
+		// a client runs on the shard goroutine (blocking.go): a parked
+		// client's batches are held there, clients blocked on keys are
+		// served there, and so is whatever runs while a pause or a
+		// migration's freeze is in force (a read of the frozen range is
+		// held too, migrate.go). Clients parked without keys (WAIT, or a
+		// pause that has ended: they are resumed in the same hold of the
+		// shard that ended it) do not keep others from running inline.
 		sh.Release()
 		return false
 	}
@@ -442,14 +441,20 @@ func (sh *Shard) endRun() {
 }
 
 // batchMayRunInline reports whether b's commands may run on a reactor
-// (TryRun): each reads data or is fast (Redis's readonly or fast flag),
-// none is administrative, and none writes while the shard keeps a log.
-// A container (CLIENT, CONFIG, OBJECT), EXEC, an administrative command
-// (DEBUG SLEEP can take minutes; SHUTDOWN and CONFIG SET change how the
-// server runs) or an unknown name is left to the shard goroutine, which
-// the shutdown timeout and INFO know as busy; so are writes, whose log
-// write the loop shares among a drain's batches where one run here would
-// pay its own.
+// (TryRun), from their flags alone: each reads data or is fast (Redis's
+// readonly or fast flag); none is administrative, runs a script, blocks,
+// or writes while the shard keeps a log. Everything else is left to the
+// shard goroutine:
+//   - containers (CLIENT PAUSE among them), EXEC, WAIT, WAITAOF and
+//     MIGRATE have neither flag, and an unknown name has no command;
+//   - administrative commands: DEBUG SLEEP can take minutes, and the
+//     shutdown timeout and INFO know a busy loop, not a busy reactor;
+//     SHUTDOWN and CONFIG SET change how the server runs;
+//   - scripts (EVAL_RO reads), so that a long one never holds a reactor
+//     whose other clients may need to send SCRIPT KILL (scripting.go);
+//   - blocking commands (XREAD reads), which park their client;
+//   - writes, whose log write the loop shares among a drain's batches
+//     where one run here would pay its own.
 func (sh *Shard) batchMayRunInline(b *Batch) bool {
 	for i := range b.Ends {
 		args := b.Command(i)
@@ -457,7 +462,7 @@ func (sh *Shard) batchMayRunInline(b *Batch) bool {
 			continue
 		}
 		cmd := sh.lookup(args[0])
-		if cmd == nil || cmd.Flags&(FlagReadOnly|FlagFast) == 0 || cmd.Flags&FlagAdmin != 0 ||
+		if cmd == nil || cmd.Flags&(FlagReadOnly|FlagFast) == 0 || cmd.Flags&(FlagAdmin|FlagRunsScript|FlagBlocking) != 0 ||
 			cmd.Flags&FlagWrite != 0 && sh.Journal != nil {
 			return false
 		}
