@@ -450,7 +450,9 @@ func (s *Server) keepEdge(cn *conn, c gnet.Conn, fresh int) {
 	case cn.readPaused:
 		// resume arms it.
 	case c.OutboundBuffered() > 0:
-		// gnet watches it level-triggered until its output is flushed.
+		// gnet watches it level-triggered, writes included, until its
+		// output is flushed: arming the edge now would drop the write
+		// interest that flushes it.
 		cn.edge = false
 	case !cn.edge || fresh >= readBufferCap:
 		s.armEdge(cn, c)
