@@ -122,6 +122,10 @@ func (o *outbox) Run(context.Context) error {
 func (d *delivery) write() {
 	cn := d.cn
 	if cn.closed || cn.shut {
+		if cn.lingerFD >= 0 && d.r != nil {
+			cn.lingerWrite(d.r)
+			return
+		}
 		d.drop(net.ErrClosed)
 		return
 	}

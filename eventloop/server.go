@@ -297,7 +297,7 @@ func (s *Server) open(c link, shard int, remote, local string, remoteIP net.IP, 
 	if shard < 0 || shard >= s.ks.Shards() {
 		return nil, nil
 	}
-	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: ob, wfd: -1}
+	cn := &conn{gc: c, srv: s, shard: s.ks.Shard(shard), outbox: ob, wfd: -1, lingerFD: -1}
 	var client *keyspace.Client
 	ok, as := false, false
 	if tls {
@@ -321,10 +321,17 @@ func (s *Server) open(c link, shard int, remote, local string, remoteIP net.IP, 
 	return cn, nil
 }
 
-// OnClose forgets the connection.
-func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
+// OnClose forgets the connection, keeping its socket for the replies in
+// flight when the peer ended its input (linger).
+func (s *Server) OnClose(c gnet.Conn, err error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok && cn != nil {
+		s.linger(cn, c, err)
 		s.closed(cn)
+		// Direct writes have ended (closed): what is still in flight comes
+		// through the loop, and if nothing is, neither does a reply.
+		if cn.lingerFD >= 0 && cn.inflight.Load() == 0 {
+			cn.endLinger()
+		}
 	}
 	return gnet.None
 }
@@ -931,6 +938,11 @@ type conn struct {
 	// shut is set when the loop has queued the connection's Close: like
 	// gnet's writes queued behind a Close, later deliveries are dropped.
 	shut bool
+	// lingerFD is a duplicate of the socket's descriptor kept after the
+	// peer ended its input, for the replies of batches in flight, or -1
+	// (linger). lingerTimer ends it after lingerMax. Loop only.
+	lingerFD    int
+	lingerTimer *time.Timer
 
 	// direct is set, once, before the connection's first batch, when its
 	// replies may be written off the loop (Options.DirectReplies, a gnet

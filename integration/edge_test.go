@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,4 +84,79 @@ func TestHalfClosedClientIsClosed(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestHalfClosedClientGetsItsReplies: a client that sends its requests and
+// shuts down its sending side at once (`printf 'SET k v\r\n' | nc -N`) gets
+// every reply, then the server's close, as from redis-server. The end of
+// input arrives with the requests, so the connection is closed while the
+// shard still runs them: their replies must still be written.
+func TestHalfClosedClientGetsItsReplies(t *testing.T) {
+	s := testserver.Start(t)
+	cases := []struct {
+		name  string
+		input func(i int) string
+		want  func(i int) string
+	}{
+		{"write", func(i int) string { return multibulk("SET", "half:"+strconv.Itoa(i), "v") },
+			func(int) string { return "+OK\r\n" }},
+		{"pipeline", func(i int) string {
+			k := "half:p:" + strconv.Itoa(i)
+			return multibulk("SET", k, strconv.Itoa(i)) + multibulk("APPEND", k, "x") + multibulk("GET", k)
+		}, func(i int) string {
+			v := strconv.Itoa(i) + "x"
+			return "+OK\r\n:" + strconv.Itoa(len(v)) + "\r\n$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n"
+		}},
+		{"inline", func(i int) string {
+			return "SET half:i:" + strconv.Itoa(i) + " v\r\nGET half:i:" + strconv.Itoa(i) + "\r\n"
+		},
+			func(int) string { return "+OK\r\n$1\r\nv\r\n" }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := range 50 {
+				c := dialRaw(t, s.Addrs[0])
+				c.write(tc.input(i))
+				if err := c.conn.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+				_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+				got, err := io.ReadAll(c.r)
+				if err != nil {
+					t.Fatalf("round %d: reading until the server closes: %v (got %q)", i, err, got)
+				}
+				if want := tc.want(i); string(got) != want {
+					t.Fatalf("round %d: got %q, want %q", i, got, want)
+				}
+				_ = c.conn.Close()
+			}
+		})
+	}
+
+	// A command that blocks is not answered once its client has left, as in
+	// Redis, but what came before it is, and the connection is closed at
+	// once rather than kept for a reply that will not come.
+	t.Run("blocked", func(t *testing.T) {
+		for i := range 20 {
+			c := dialRaw(t, s.Addrs[0])
+			c.write(multibulk("SET", "half:b", strconv.Itoa(i)) + multibulk("BLPOP", "half:empty", "0") + multibulk("GET", "half:b"))
+			if err := c.conn.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			got, err := io.ReadAll(c.r)
+			if err != nil {
+				t.Fatalf("round %d: reading until the server closes: %v (got %q)", i, err, got)
+			}
+			if string(got) != "+OK\r\n" {
+				t.Fatalf("round %d: got %q, want only SET's reply", i, got)
+			}
+			// lingerMax is 10 s: a close that waited for it came too late.
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("round %d: closed after %v", i, d)
+			}
+			_ = c.conn.Close()
+		}
+	})
 }

@@ -305,15 +305,18 @@ func (sh *Shard) block(x *Ctx, spec BlockSpec) {
 	c := x.C
 	if c.IsClosed() {
 		// The connection is gone (its close overtook this batch): a wait
-		// would never end. It times out at once, for nobody to read.
+		// would never end. It times out at once, with no reply, and the
+		// commands after it are not run: as in Redis, a client that left
+		// while it would have blocked is not answered from there on, even
+		// when the replies before still go out (a client that shut down
+		// only its sending side, eventloop's linger).
 		before := len(x.W.Buf)
 		if spec.Timeout != nil {
 			spec.Timeout(x)
-		} else {
-			x.W.NullArray()
 		}
-		if c.ReplyMode&(ReplyOff|replySkip) != 0 {
-			x.W.Buf = x.W.Buf[:before]
+		x.W.Buf = x.W.Buf[:before]
+		if x.Batch != nil && x.Batch.Client == c {
+			x.Batch.CloseAfter = true
 		}
 		return
 	}
@@ -727,14 +730,32 @@ func (sh *Shard) slowlogUnblocked(x *Ctx, bc *blockedClient, start time.Time) {
 	sh.slowlogAfter(x, bc.cmd.Called(bc.args), bc.args, d, slowUs)
 }
 
-// dropBlocked forgets a disconnected client's wait and its batches.
+// dropBlocked forgets a disconnected client's wait and its batches. The
+// parked batch and those held behind it are handed back to their sink
+// with no reply (what the parked one answered before it blocked has gone
+// out already): a client that left while blocked is not answered, as in
+// Redis, but its connection learns that nothing more is coming (a socket
+// kept for the replies in flight is closed, eventloop's linger).
 func (sh *Shard) dropBlocked(c *Client) {
 	bc := c.Blk
 	if bc == nil {
 		return
 	}
 	if !bc.done {
+		offLoop := bc.offLoop
 		sh.unlinkBlocked(bc)
+		if !offLoop {
+			// A batch waiting for work off the shard goroutine stays
+			// that work's until its Finish.
+			if b := bc.Batch; b != nil {
+				b.Out.Buf = b.Out.Buf[:0]
+				b.Sink.Deliver(b)
+			}
+			for _, b := range bc.held {
+				b.Out.Buf = b.Out.Buf[:0]
+				b.Sink.Deliver(b)
+			}
+		}
 	}
 	c.Blk = nil
 	bc.Batch, bc.held = nil, nil
