@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,9 +163,27 @@ func (s *Server) UniversalClient(t testing.TB) redis.UniversalClient {
 }
 
 // FreePorts finds n consecutive free loopback ports and returns the first.
+// They come from outside the kernel's ephemeral range (testPortRanges):
+// a port in it that is free now may be taken by any outgoing connection
+// (a client of another test, redis-benchmark) before the server binds it.
 func FreePorts(n int) (int, error) {
+	ranges := testPortRanges(n)
+	total := 0
+	for _, r := range ranges {
+		total += r[1] - r[0] + 1
+	}
 	for attempt := 0; attempt < 100; attempt++ {
-		base := 20000 + rand.IntN(40000-n)
+		// A base drawn uniformly over every range's possible bases.
+		k := rand.IntN(total)
+		base := 0
+		for _, r := range ranges {
+			size := r[1] - r[0] + 1
+			if k < size {
+				base = r[0] + k
+				break
+			}
+			k -= size
+		}
 		ok := true
 		var ls []net.Listener
 		for i := 0; i < n; i++ {
@@ -182,4 +202,33 @@ func FreePorts(n int) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("testserver: no %d consecutive free ports", n)
+}
+
+// testPortRanges returns the ranges of first ports of n consecutive ports
+// that lie outside the kernel's ephemeral range
+// (/proc/sys/net/ipv4/ip_local_port_range, Linux's default 32768-60999 when
+// it cannot be read): from 10000 to below it, and above it. With no room
+// outside it, 20000-59999.
+func testPortRanges(n int) [][2]int {
+	lo, hi := 32768, 60999
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			l, err1 := strconv.Atoi(f[0])
+			h, err2 := strconv.Atoi(f[1])
+			if err1 == nil && err2 == nil && l <= h {
+				lo, hi = l, h
+			}
+		}
+	}
+	var ranges [][2]int
+	if first, last := 10000, lo-n; last-first >= 1000 {
+		ranges = append(ranges, [2]int{first, last})
+	}
+	if first, last := hi+1, 65536-n; last-first >= 1000 {
+		ranges = append(ranges, [2]int{first, last})
+	}
+	if len(ranges) == 0 {
+		ranges = append(ranges, [2]int{20000, 60000 - n})
+	}
+	return ranges
 }
