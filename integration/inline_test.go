@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -176,11 +177,24 @@ func TestInlineExecutionLeavesSlowAndAdminCommands(t *testing.T) {
 			t.Errorf("%v ran inline (%d batches before, %d after)", cmd, before, after)
 		}
 	}
+	// A quick read runs inline only while its shard is idle: on a busy
+	// machine the loop may still hold the shard (a cron pass, its spin
+	// before it parks) when the read comes, and the read then goes through
+	// the ring. So each gets a few tries, a short pause before each.
 	for _, cmd := range [][]string{{"GET", "k"}, {"PING"}} {
-		before := inlined()
-		c.do(cmd...)
-		if after := inlined(); after != before+1 {
-			t.Errorf("%v: %d batches inline before, %d after; want one more", cmd, before, after)
+		ran := false
+		for try := 0; try < 20 && !ran; try++ {
+			time.Sleep(10 * time.Millisecond)
+			before := inlined()
+			c.do(cmd...)
+			after := inlined()
+			if after > before+1 {
+				t.Fatalf("%v: %d batches inline before, %d after; want at most one more", cmd, before, after)
+			}
+			ran = after == before+1
+		}
+		if !ran {
+			t.Errorf("%v never ran inline in 20 tries", cmd)
 		}
 	}
 }
