@@ -6,8 +6,9 @@
 #
 # Each server runs under valgrind --tool=callgrind (which counts every instruction it executes,
 # whatever else the machine does), pinned to SERVER_CPU, twice per test and pipeline depth: once
-# serving N_LO requests of one redis-benchmark client and once N_HI. The difference of the two
-# totals over N_HI - N_LO is what one request costs, start-up, shutdown and redis-benchmark's
+# serving a few requests of one redis-benchmark client and once many (N1_LO and N1_HI at -P 1,
+# NP_LO and NP_HI deeper). The difference of the two totals over the difference in requests is
+# what one request costs, start-up, shutdown and redis-benchmark's
 # own set-up commands taken out. One client keeps each request its own turn of the event loop
 # (with -P, each pipeline its own read), so the count does not depend on timing, except for
 # work a server does per unit of time (Go's sysmon, timers): under valgrind a request takes
@@ -20,8 +21,10 @@ set -euo pipefail
 
 TESTS=${TESTS:-"get set incr hset lpush zadd sadd mset"}
 PIPELINES=${PIPELINES:-"1 16"}
-N_LO=${N_LO:-500}
-N_HI=${N_HI:-2500}
+N1_LO=${N1_LO:-1000}   # requests of the short and the long run at -P 1
+N1_HI=${N1_HI:-6000}
+NP_LO=${NP_LO:-4000}   # and at deeper pipelines
+NP_HI=${NP_HI:-40000}
 KEYSPACE=${KEYSPACE:-100000}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -84,15 +87,17 @@ count() {
 	fi
 }
 
-echo "# instructions per request (callgrind), one client, N $N_LO vs $N_HI: test P server Ir/request sysmon-Ir/request"
+echo "# instructions per request (callgrind), one client: test P server Ir/request sysmon-Ir/request"
 for p in $PIPELINES; do
+	nlo=$NP_LO nhi=$NP_HI
+	[[ $p == 1 ]] && nlo=$N1_LO nhi=$N1_HI
 	for t in $TESTS; do
 		for server in redis ruvio; do
-			read -r lo slo < <(count "$server" "$t" "$p" "$N_LO")
-			read -r hi shi < <(count "$server" "$t" "$p" "$N_HI")
-			per=$(((hi - lo) / (N_HI - N_LO)))
+			read -r lo slo < <(count "$server" "$t" "$p" "$nlo")
+			read -r hi shi < <(count "$server" "$t" "$p" "$nhi")
+			per=$(((hi - lo) / (nhi - nlo)))
 			if [[ $server == ruvio ]]; then
-				echo "$t $p $server $per $(((shi - slo) / (N_HI - N_LO)))"
+				echo "$t $p $server $per $(((shi - slo) / (nhi - nlo)))"
 			else
 				echo "$t $p $server $per -"
 			fi

@@ -102,3 +102,30 @@ func FuzzParseCommand(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHeaderLen checks the one-pass header reader against the general
+// path it stands in for: wherever headerLen answers, findLineEnd finds the
+// same CR with its next byte present and parseInt reads the same number.
+func FuzzHeaderLen(f *testing.F) {
+	for _, s := range []string{"$3\r\n", "*3\r\n", "$0\r\n", "$03\r\n", "$-1\r\n", "$1\x00\r\n",
+		"$123456789012345678\r\n", "$1234567890123456789\r\n", "$12\r", "$\r\n", "*12a\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || (b[0] != '$' && b[0] != '*') {
+			return // the callers' precondition
+		}
+		n, cr, ok := headerLen(b)
+		if !ok {
+			return
+		}
+		want := findLineEnd(b, '\r')
+		if want != cr || cr+1 >= len(b) {
+			t.Fatalf("%q: CR at %d, general path %d", b, cr, want)
+		}
+		v, vok := parseInt(b[1:cr])
+		if !vok || v != n {
+			t.Fatalf("%q: %d, general path %d (ok %v)", b, n, v, vok)
+		}
+	})
+}

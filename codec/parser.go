@@ -156,20 +156,46 @@ func findLineEnd(b []byte, term byte) int {
 	return i
 }
 
+// headerLen reads the length of a "*<n>\r" or "$<n>\r" header line at the
+// start of b (b[0] is the '*' or '$') in one pass, for the case nearly every
+// request is made of: 1 to 18 digits, no leading zero unless n is 0, a CR,
+// and the byte after it already here. It returns n and the CR's index; ok
+// is false for anything else (a sign, a NUL, an incomplete or malformed
+// line), which the general path (findLineEnd, parseInt) then reads, with
+// its errors.
+func headerLen(b []byte) (n int64, cr int, ok bool) {
+	const maxDigits = 18 // below 2^63 whatever they are
+	i := 1
+	for ; i < len(b) && i <= maxDigits; i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if i == 1 || i+1 >= len(b) || b[i] != '\r' || (b[1] == '0' && i > 2) {
+		return 0, 0, false
+	}
+	return n, i, true
+}
+
 // parseMultibulk parses "*<n>\r\n" followed by n "$<len>\r\n<bytes>\r\n".
 // buf[0] is '*'.
 func parseMultibulk(buf []byte, args [][]byte, lim *Limits) ([][]byte, int, error) {
-	cr := findLineEnd(buf, '\r')
-	if cr < 0 {
-		if len(buf) > lim.MaxInlineLen {
-			return args, 0, protoErr(msgTooBigMbulkCount)
+	count, cr, ok := headerLen(buf)
+	if !ok {
+		cr = findLineEnd(buf, '\r')
+		if cr < 0 {
+			if len(buf) > lim.MaxInlineLen {
+				return args, 0, protoErr(msgTooBigMbulkCount)
+			}
+			return args, 0, nil
 		}
-		return args, 0, nil
+		if cr+1 >= len(buf) { // the byte after CR has not arrived
+			return args, 0, nil
+		}
+		count, ok = parseInt(buf[1:cr])
 	}
-	if cr+1 >= len(buf) { // the byte after CR has not arrived
-		return args, 0, nil
-	}
-	count, ok := parseInt(buf[1:cr])
 	if !ok || count > int64(lim.MaxMultibulkLen) {
 		return args, 0, protoErr(msgInvalidMultibulkLen)
 	}
@@ -185,20 +211,26 @@ func parseMultibulk(buf []byte, args [][]byte, lim *Limits) ([][]byte, int, erro
 	}
 	for ; count > 0; count-- {
 		rest := buf[pos:]
-		cr := findLineEnd(rest, '\r')
-		if cr < 0 {
-			if len(rest) > lim.MaxInlineLen {
-				return args[:0], 0, protoErr(msgTooBigBulkCount)
+		size, cr, ok := int64(0), 0, false
+		if len(rest) > 0 && rest[0] == '$' {
+			size, cr, ok = headerLen(rest)
+		}
+		if !ok {
+			cr = findLineEnd(rest, '\r')
+			if cr < 0 {
+				if len(rest) > lim.MaxInlineLen {
+					return args[:0], 0, protoErr(msgTooBigBulkCount)
+				}
+				return args[:0], 0, nil
 			}
-			return args[:0], 0, nil
+			if cr+1 >= len(rest) {
+				return args[:0], 0, nil
+			}
+			if rest[0] != '$' {
+				return args[:0], 0, expectedDollar(rest[0])
+			}
+			size, ok = parseInt(rest[1:cr])
 		}
-		if cr+1 >= len(rest) {
-			return args[:0], 0, nil
-		}
-		if rest[0] != '$' {
-			return args[:0], 0, expectedDollar(rest[0])
-		}
-		size, ok := parseInt(rest[1:cr])
 		if !ok || size < 0 || size > lim.MaxBulkLen {
 			return args[:0], 0, protoErr(msgInvalidBulkLen)
 		}
