@@ -157,14 +157,17 @@ func findLineEnd(b []byte, term byte) int {
 }
 
 // headerLen reads the length of a "*<n>\r" or "$<n>\r" header line at the
-// start of b (b[0] is the '*' or '$') in one pass, for the case nearly every
-// request is made of: 1 to 18 digits, no leading zero unless n is 0, a CR,
-// and the byte after it already here. It returns n and the CR's index; ok
-// is false for anything else (a sign, a NUL, an incomplete or malformed
-// line), which the general path (findLineEnd, parseInt) then reads, with
-// its errors.
+// start of b in one pass, for the case nearly every request is made of: a
+// '*' or '$', 1 to 18 digits, no leading zero unless n is 0, a CR, and the
+// byte after it already here. It returns n and the CR's index; ok is false
+// for anything else (another first byte, a sign, a NUL, an incomplete or
+// malformed line), which the general path (findLineEnd, parseInt) then
+// reads, with its errors.
 func headerLen(b []byte) (n int64, cr int, ok bool) {
 	const maxDigits = 18 // below 2^63 whatever they are
+	if len(b) == 0 || b[0] != '*' && b[0] != '$' {
+		return 0, 0, false
+	}
 	i := 1
 	for ; i < len(b) && i <= maxDigits; i++ {
 		c := b[i]
@@ -179,22 +182,36 @@ func headerLen(b []byte) (n int64, cr int, ok bool) {
 	return n, i, true
 }
 
+// header reads the header line at the start of b ("*<n>\r" or "$<n>\r";
+// the type byte is the caller's to check): the CR's index, -1 when there
+// is none yet (or a NUL comes first); complete, once the byte after the CR
+// is here too; and then the number, ok when the line holds a valid one.
+// headerLen reads nearly every line in one pass; anything else takes
+// findLineEnd and parseInt, as Redis reads it.
+func header(b []byte) (n int64, cr int, complete, ok bool) {
+	if n, cr, ok := headerLen(b); ok {
+		return n, cr, true, true
+	}
+	cr = findLineEnd(b, '\r')
+	if cr < 0 || cr+1 >= len(b) {
+		return 0, cr, false, false
+	}
+	if cr == 0 {
+		return 0, 0, true, false
+	}
+	n, ok = parseInt(b[1:cr])
+	return n, cr, true, ok
+}
+
 // parseMultibulk parses "*<n>\r\n" followed by n "$<len>\r\n<bytes>\r\n".
 // buf[0] is '*'.
 func parseMultibulk(buf []byte, args [][]byte, lim *Limits) ([][]byte, int, error) {
-	count, cr, ok := headerLen(buf)
-	if !ok {
-		cr = findLineEnd(buf, '\r')
-		if cr < 0 {
-			if len(buf) > lim.MaxInlineLen {
-				return args, 0, protoErr(msgTooBigMbulkCount)
-			}
-			return args, 0, nil
+	count, cr, complete, ok := header(buf)
+	if !complete {
+		if cr < 0 && len(buf) > lim.MaxInlineLen {
+			return args, 0, protoErr(msgTooBigMbulkCount)
 		}
-		if cr+1 >= len(buf) { // the byte after CR has not arrived
-			return args, 0, nil
-		}
-		count, ok = parseInt(buf[1:cr])
+		return args, 0, nil
 	}
 	if !ok || count > int64(lim.MaxMultibulkLen) {
 		return args, 0, protoErr(msgInvalidMultibulkLen)
@@ -211,25 +228,15 @@ func parseMultibulk(buf []byte, args [][]byte, lim *Limits) ([][]byte, int, erro
 	}
 	for ; count > 0; count-- {
 		rest := buf[pos:]
-		size, cr, ok := int64(0), 0, false
-		if len(rest) > 0 && rest[0] == '$' {
-			size, cr, ok = headerLen(rest)
+		size, cr, complete, ok := header(rest)
+		if !complete {
+			if cr < 0 && len(rest) > lim.MaxInlineLen {
+				return args[:0], 0, protoErr(msgTooBigBulkCount)
+			}
+			return args[:0], 0, nil
 		}
-		if !ok {
-			cr = findLineEnd(rest, '\r')
-			if cr < 0 {
-				if len(rest) > lim.MaxInlineLen {
-					return args[:0], 0, protoErr(msgTooBigBulkCount)
-				}
-				return args[:0], 0, nil
-			}
-			if cr+1 >= len(rest) {
-				return args[:0], 0, nil
-			}
-			if rest[0] != '$' {
-				return args[:0], 0, expectedDollar(rest[0])
-			}
-			size, ok = parseInt(rest[1:cr])
+		if rest[0] != '$' {
+			return args[:0], 0, expectedDollar(rest[0])
 		}
 		if !ok || size < 0 || size > lim.MaxBulkLen {
 			return args[:0], 0, protoErr(msgInvalidBulkLen)
