@@ -41,8 +41,6 @@ start_labeled R redis-server --bind 127.0.0.1 --save "" --daemonize no --logfile
 start_labeled A "$RUVIO_A" --config "${RUVIO_A_CONFIG:-}" --shards 1 --fsync no --loglevel warn
 start_labeled B "$RUVIO_B" --config "${RUVIO_B_CONFIG:-}" --shards 1 --fsync no --loglevel warn
 
-cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
 # one LABEL TEST: "rps cpu-µs-per-request"
 one() {
 	local c0 c1 rps

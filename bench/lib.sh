@@ -39,6 +39,9 @@ need() {
 # front of the command rather than wrapping it in a function, so that $! is the server's own pid.
 pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
 
+# cputicks PID: the CPU time process PID has used, user and system, in clock ticks (CLK_TCK).
+cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # free_port N: a port p with p..p+N-1 all free. Ports come from 20000-31999, below the

@@ -26,7 +26,6 @@ build_ruvio
 start_cache_redis
 start_cache_ruvio
 
-cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime of pid, in clock ticks
 HZ=$(getconf CLK_TCK)
 # load port pid: prints "tx/s server-cpu-us-per-tx". The CPU cost per transaction is less
 # sensitive than throughput to other load on a shared machine.

@@ -41,8 +41,6 @@ start_labeled E "$WORK/netpath" -mode epoll
 start_labeled U "$WORK/netpath" -mode uring
 start_labeled V "$WORK/ruvio" --config "" --shards 1 --fsync no --loglevel warn
 
-cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
 # one LABEL TEST P N: CPU µs per request
 one() {
 	local c0 c1

@@ -86,8 +86,6 @@ V_PID=$!
 PIDS+=("$V_PID")
 wait_ready "$V_PORT" "$V_PID" ruvio
 
-cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
 # one PID PORT TEST PIPELINE N [ARG...]: "rps cpu-µs-per-request"; over TLS unless PLAINRUN=1
 one() {
 	local pid=$1 port=$2 test=$3 pipe=$4 n=$5 c0 c1 rps tlsargs=()

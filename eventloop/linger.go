@@ -35,7 +35,9 @@ const lingerMax = 10 * time.Second
 // gnet closes it on the peer's end of input (err); loop only, from
 // OnClose, before gnet closes the descriptor.
 func (s *Server) linger(cn *conn, c gnet.Conn, err error) {
-	if !errors.Is(err, io.EOF) || cn.closing || cn.shut || cn.client.Killed() || cn.inflight.Load() == 0 {
+	// closing without shut is a connection to be closed after the replies
+	// in flight (a protocol error's among them): those go out too.
+	if !errors.Is(err, io.EOF) || cn.shut || cn.client.Killed() || cn.inflight.Load() == 0 {
 		return
 	}
 	fd, dupErr := unix.FcntlInt(uintptr(c.Fd()), unix.F_DUPFD_CLOEXEC, 0)

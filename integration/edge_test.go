@@ -107,6 +107,8 @@ func TestHalfClosedClientGetsItsReplies(t *testing.T) {
 			v := strconv.Itoa(i) + "x"
 			return "+OK\r\n:" + strconv.Itoa(len(v)) + "\r\n$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n"
 		}},
+		{"protocol error", func(i int) string { return multibulk("SET", "half:e", "v") + "*1\r\n$x\r\n" },
+			func(int) string { return "+OK\r\n-ERR Protocol error: invalid bulk length\r\n" }},
 		{"inline", func(i int) string {
 			return "SET half:i:" + strconv.Itoa(i) + " v\r\nGET half:i:" + strconv.Itoa(i) + "\r\n"
 		},

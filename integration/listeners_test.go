@@ -107,10 +107,9 @@ func TestConfigSetPortMoves(t *testing.T) {
 // With several shards shard i listens on port+i; a move that overlaps the old range hands
 // the sockets it keeps to their new shard.
 func TestConfigSetPortShards(t *testing.T) {
-	// The move up by one needs base+2, which Start did not reserve: any
-	// socket of the machine may hold it (client sockets take their local
-	// ports from the same range). A server whose base+2 is taken is
-	// started again elsewhere.
+	// The move up by one needs base+2, which Start did not reserve: a
+	// server another test started meanwhile may hold it. A server whose
+	// base+2 is taken is started again elsewhere.
 	var s *testserver.Server
 	for attempt := 0; ; attempt++ {
 		s = testserver.Start(t, testserver.Shards(2))

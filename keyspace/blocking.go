@@ -744,21 +744,25 @@ func (sh *Shard) dropBlocked(c *Client) {
 	if !bc.done {
 		offLoop := bc.offLoop
 		sh.unlinkBlocked(bc)
+		// A batch waiting for work off the shard goroutine stays that
+		// work's until its Finish.
 		if !offLoop {
-			// A batch waiting for work off the shard goroutine stays
-			// that work's until its Finish.
-			if b := bc.Batch; b != nil {
-				b.Out.Buf = b.Out.Buf[:0]
-				b.Sink.Deliver(b)
+			if bc.Batch != nil {
+				handBack(bc.Batch)
 			}
 			for _, b := range bc.held {
-				b.Out.Buf = b.Out.Buf[:0]
-				b.Sink.Deliver(b)
+				handBack(b)
 			}
 		}
 	}
 	c.Blk = nil
 	bc.Batch, bc.held = nil, nil
+}
+
+// handBack delivers a batch of a client that has left with no reply.
+func handBack(b *Batch) {
+	b.Out.Buf = b.Out.Buf[:0]
+	b.Sink.Deliver(b)
 }
 
 // holdIfBlocked sets b aside when its client is blocked; it reports
