@@ -748,10 +748,10 @@ func (sh *Shard) dropBlocked(c *Client) {
 		// work's until its Finish.
 		if !offLoop {
 			if bc.Batch != nil {
-				handBack(bc.Batch)
+				sh.handBack(bc.Batch)
 			}
 			for _, b := range bc.held {
-				handBack(b)
+				sh.handBack(b)
 			}
 		}
 	}
@@ -759,10 +759,15 @@ func (sh *Shard) dropBlocked(c *Client) {
 	bc.Batch, bc.held = nil, nil
 }
 
-// handBack delivers a batch of a client that has left with no reply.
-func handBack(b *Batch) {
+// handBack delivers a batch of a client that has left with no reply. It
+// goes through the commit group, behind the replies made before the
+// client parked (the part of its batch before the blocking command), which
+// may still wait in the open group or for the log's sync: delivered
+// first, the empty batch would end a half-closed client's connection
+// (eventloop's linger) before those replies reached it.
+func (sh *Shard) handBack(b *Batch) {
 	b.Out.Buf = b.Out.Buf[:0]
-	b.Sink.Deliver(b)
+	sh.Queue(b)
 }
 
 // holdIfBlocked sets b aside when its client is blocked; it reports

@@ -448,8 +448,15 @@ func (sh *Shard) ReapClosed() {
 	sh.Tx.closed = nil
 	sh.Tx.closedN.Store(0)
 	sh.Tx.closedMu.Unlock()
+	open := sh.group != nil
 	for _, c := range cs {
 		sh.forget(c)
+	}
+	if !open && sh.group != nil {
+		// Batches handed back (dropBlocked) opened a group: it is committed
+		// now, as nothing else may follow soon. An open group (a drain's)
+		// is committed by its owner.
+		sh.commitRun()
 	}
 }
 
