@@ -20,8 +20,8 @@ N=${N:-400000}                # -n per run
 PIPELINE=${PIPELINE:-16}      # -P
 CLIENTS=${CLIENTS:-50}        # -c
 KEYSPACE=${KEYSPACE:-100000}  # -r
-SERVER_CPU=${SERVER_CPU:-0}
-CLIENT_CPU=${CLIENT_CPU:-1}
+SERVER_CPU=${SERVER_CPU-0}
+CLIENT_CPU=${CLIENT_CPU-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-60} # hard limit per redis-benchmark run, seconds
 # RUVIO_A_CONFIG, RUVIO_B_CONFIG: a config file for A or B (default none: built-in defaults), e.g.
 # the same build twice, B with [server] direct_replies = true. --shards 1 --fsync no still apply.

@@ -26,8 +26,8 @@ N1_HI=${N1_HI:-6000}
 NP_LO=${NP_LO:-4000}   # and at deeper pipelines
 NP_HI=${NP_HI:-40000}
 KEYSPACE=${KEYSPACE:-100000}
-SERVER_CPU=${SERVER_CPU:-0}
-CLIENT_CPU=${CLIENT_CPU:-1}
+SERVER_CPU=${SERVER_CPU-0}
+CLIENT_CPU=${CLIENT_CPU-1}
 NAME=instructions
 
 # shellcheck source=bench/lib.sh

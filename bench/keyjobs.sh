@@ -28,8 +28,8 @@ THROTTLE_ARGS=${THROTTLE_ARGS:-"15 30 60"} # CL.THROTTLE max_burst count period 
 IDEM_RESULT_BYTES=${IDEM_RESULT_BYTES:-64}
 IDEM_ACQUIRE_KEYSPACE=${IDEM_ACQUIRE_KEYSPACE:-1000000000} # -r for idem-acquire: nearly every key is new
 COMPLETE_FACTOR=${COMPLETE_FACTOR:-4} # idem-complete seeds COMPLETE_FACTOR*n pending records
-SERVER_CPU=${SERVER_CPU:-0}
-CLIENT_CPU=${CLIENT_CPU:-1}
+SERVER_CPU=${SERVER_CPU-0}
+CLIENT_CPU=${CLIENT_CPU-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}     # hard limit per redis-benchmark run, seconds
 SEED_TIMEOUT=${SEED_TIMEOUT:-300}   # hard limit per seeding (redis-cli --pipe), seconds
 RUVIO_WAL=${RUVIO_WAL:-true}        # ruvio keeps its WAL (fsync no) like core mode; false = in-memory

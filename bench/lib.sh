@@ -35,7 +35,8 @@ need() {
 	for t in "$@"; do command -v "$t" >/dev/null || die "$t not found"; done
 }
 
-# pinprefix CPU: the words that pin a command to CPU ("" = none). Expanded unquoted in
+# pinprefix CPU: the words that pin a command to CPU ("" = none: SERVER_CPU= or CLIENT_CPU= set
+# empty leaves that side unpinned, where the scripts default to CPU 0 and 1). Expanded unquoted in
 # front of the command rather than wrapping it in a function, so that $! is the server's own pid.
 pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
 

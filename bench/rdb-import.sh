@@ -15,7 +15,7 @@
 set -euo pipefail
 
 N=${N:-1000000}
-SERVER_CPU=${SERVER_CPU:-0}
+SERVER_CPU=${SERVER_CPU-0}
 RUVIO_BIN=${RUVIO_BIN:-}
 REDIS=${REDIS:-redis-server}
 work=$(mktemp -d /tmp/rdb-import.XXXXXX)

@@ -25,8 +25,8 @@ CASES=${CASES:-"ruvio-wal ruvio-snapshot redis-aof redis-rdb"}
 KEY_TMPL=${KEY_TMPL:-"key:{i}"}    # {i} = 12-digit index
 VAL_TMPL=${VAL_TMPL:-"val:{i}"}
 SEGMENT_SIZE=${SEGMENT_SIZE:-64mb} # ruvio persistence.segment_size (the shipped default)
-SERVER_CPU=${SERVER_CPU:-0}
-CLIENT_CPU=${CLIENT_CPU:-1}        # redis-cli --pipe and the PING poller
+SERVER_CPU=${SERVER_CPU-0}
+CLIENT_CPU=${CLIENT_CPU-1}        # redis-cli --pipe and the PING poller
 LOAD_TIMEOUT=${LOAD_TIMEOUT:-1800} # hard limit for loading the data / SAVE / BGREWRITEAOF, seconds
 START_TIMEOUT=${START_TIMEOUT:-600} # hard limit per restart, seconds
 RUVIO_BIN=${RUVIO_BIN:-}

@@ -26,8 +26,8 @@ MSET_DIV=${MSET_DIV:-2}             # MSET sends 10 keys per request: divide -n 
 DURABLE_CASES=${DURABLE_CASES:-"set:1:1 set:1:10 set:1:50 set:1:200"}
 N_DURABLE=${N_DURABLE:-60000}       # -n for durable runs at -c > 1 (~2-3 s)
 N_DURABLE_C1=${N_DURABLE_C1:-5000}  # -n for durable runs at -c 1 (one fsync per request, ~2-3 s)
-SERVER_CPU=${SERVER_CPU:-0}         # CPU the servers are pinned to (core, durable; redis in cluster)
-CLIENT_CPU=${CLIENT_CPU:-1}         # CPU redis-benchmark is pinned to ("" = unpinned)
+SERVER_CPU=${SERVER_CPU-0}         # CPU the servers are pinned to (core, durable; redis in cluster)
+CLIENT_CPU=${CLIENT_CPU-1}         # CPU redis-benchmark is pinned to ("" = unpinned)
 RUN_TIMEOUT=${RUN_TIMEOUT:-60}      # hard limit per redis-benchmark run, seconds
 RUVIO_SHARDS_CLUSTER=${RUVIO_SHARDS_CLUSTER:-2}
 RUVIO_EXTRA=${RUVIO_EXTRA:-}        # extra ruvio flags, e.g. "--reactors 1"

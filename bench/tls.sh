@@ -24,8 +24,8 @@ N=${N:-200000}                # -n per run
 CONNECT_N=${CONNECT_N:-20000} # -n of the connection-rate run
 CLIENTS=${CLIENTS:-50}        # -c
 KEYSPACE=${KEYSPACE:-100000}  # -r
-SERVER_CPU=${SERVER_CPU:-0}
-CLIENT_CPU=${CLIENT_CPU:-1}
+SERVER_CPU=${SERVER_CPU-0}
+CLIENT_CPU=${CLIENT_CPU-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 NAME=tls
 
