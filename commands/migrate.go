@@ -580,7 +580,7 @@ func askingCommand(x *keyspace.Ctx) {
 func registerMigrateFamily(t keyspace.CommandTable) {
 	m := &migrateSockets{}
 	const keyFlags = keyspace.KeyRW | keyspace.KeyAccess | keyspace.KeyDelete
-	migrate := &keyspace.Command{Name: "migrate", Arity: -6, Flags: keyspace.FlagWrite, FirstKey: 3, LastKey: 3, Step: 1,
+	migrate := &keyspace.Command{Name: "migrate", Arity: -6, Flags: keyspace.FlagWrite | keyspace.FlagParksOffLoop, FirstKey: 3, LastKey: 3, Step: 1,
 		Categories: []string{"keyspace", "dangerous"}, Group: "generic", Since: "2.6.0",
 		Summary:    "Atomically transfer a key from a Redis instance to another one.",
 		Complexity: "This command actually executes a DUMP+DEL in the source instance, and a RESTORE in the target instance. See the pages of these commands for time complexity. Also an O(N) data transfer between the two instances is performed.",

@@ -110,18 +110,25 @@ type ServerConfig struct {
 	// read them, as on a single-threaded server; Reactors must be 0. With
 	// false only each connection's own commands are kept in order.
 	ReactorPerShard bool `toml:"reactor_per_shard"`
-	// InlineExecution lets a reactor run a lone command that writes nothing
-	// itself when the connection's shard is idle and nothing waits in its
-	// ring, taking the shard's ownership token for the duration, instead of
-	// handing it through the ring (false). The shard's data is still
-	// touched by one goroutine at a time. It spares the hand-offs and the
-	// reactor's wake-up of an unpipelined read; pipelined batches and
-	// writes (whose log write the loop shares among a drain's batches)
-	// still go through the ring. On by default: the reply then leaves
+	// InlineExecution lets a reactor run a lone command itself when the
+	// connection's shard is idle and nothing waits in its ring, taking the
+	// shard's ownership token for the duration, instead of handing it
+	// through the ring (false). The shard's data is still touched by one
+	// goroutine at a time. It spares the hand-offs and the reactor's
+	// wake-up of an unpipelined request; pipelined batches, and writes to
+	// a shard that keeps a log unless InlineWrites allows them, still go
+	// through the ring. On by default: the reply then leaves
 	// inside the reactor's turn, as a single-threaded server's, and the
 	// reactors read connections edge-triggered, which keeps the order across
 	// connections of a reactor per shard (docs/architecture.md).
 	InlineExecution bool `toml:"inline_execution"`
+	// InlineWrites lets inline execution take lone writes too on a shard
+	// that keeps a log, when the log is not synced before each reply
+	// (fsync is not "always") and the process runs on more than one CPU
+	// (GOMAXPROCS > 1); the write then pays a log write of its own instead
+	// of sharing the loop's, and spares waking the loop's thread (true).
+	// Without a log, writes run inline with inline_execution alone.
+	InlineWrites bool `toml:"inline_writes"`
 	// DirectReplies has the goroutine that ran a batch write its replies
 	// straight into the client's socket when nothing for that connection
 	// waits at its reactor, instead of handing every reply to the reactor
@@ -436,6 +443,7 @@ func Default() Config {
 			Reactors:        0,
 			ReactorPerShard: true,
 			InlineExecution: true,
+			InlineWrites:    true,
 			DirectReplies:   true,
 			Databases:       16,
 			MaxClients:      10000,

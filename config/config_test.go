@@ -89,6 +89,7 @@ shards = 3
 reactors = 2
 reactor_per_shard = false
 inline_execution = false
+inline_writes = false
 direct_replies = true
 databases = 4
 max_clients = 50

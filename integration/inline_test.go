@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,24 +152,27 @@ func loneCommands(t *testing.T, s *testserver.Server) int {
 }
 
 // TestInlineExecutionLeavesSlowAndAdminCommands: a reactor runs only quick
-// lone commands itself (reads, fast commands); administrative ones (DEBUG
-// SLEEP can hold the shard for minutes, CONFIG SET changes how the server
-// runs), containers, writes, scripts, WAIT and WAITAOF and blocking
-// commands go to the shard's loop. GET and PING do run inline.
+// lone commands itself (reads, fast commands, writes where they may);
+// administrative ones (DEBUG SLEEP can hold the shard for minutes, CONFIG
+// SET changes how the server runs), containers, scripts, WAIT and WAITAOF,
+// blocking commands and MIGRATE (which parks its client) go to the
+// shard's loop. GET and PING do run inline.
 func TestInlineExecutionLeavesSlowAndAdminCommands(t *testing.T) {
 	s := testserver.Start(t)
 	c := dialRaw(t, s.Addrs[0])
 	stats := s.Client(t)
 	inlined := func() int64 { return infoInt(t, stats, "stats", "ruvio_shard_inline_batches") }
+	c.do("SET", "k", "v")
 	for _, cmd := range [][]string{
 		{"DEBUG", "SLEEP", "0"},
 		{"CONFIG", "SET", "maxmemory-samples", "5"},
 		{"CLIENT", "GETNAME"},
-		{"SET", "k", "v"},
 		{"EVAL_RO", "return 1", "0"},
 		{"WAIT", "0", "0"},
 		{"WAITAOF", "0", "0", "0"},
 		{"XREAD", "BLOCK", "1", "STREAMS", "nostream", "$"},
+		// Port 1 refuses the connection: an IOERR, after the client parked.
+		{"MIGRATE", "127.0.0.1", "1", "k", "0", "1000"},
 	} {
 		before := inlined()
 		c.do(cmd...)
@@ -177,24 +181,116 @@ func TestInlineExecutionLeavesSlowAndAdminCommands(t *testing.T) {
 			t.Errorf("%v ran inline (%d batches before, %d after)", cmd, before, after)
 		}
 	}
-	// A quick read runs inline only while its shard is idle: on a busy
-	// machine the loop may still hold the shard (a cron pass, its spin
-	// before it parks) when the read comes, and the read then goes through
-	// the ring. So each gets a few tries, a short pause before each.
 	for _, cmd := range [][]string{{"GET", "k"}, {"PING"}} {
-		ran := false
-		for try := 0; try < 20 && !ran; try++ {
-			time.Sleep(10 * time.Millisecond)
-			before := inlined()
-			c.do(cmd...)
-			after := inlined()
-			if after > before+1 {
-				t.Fatalf("%v: %d batches inline before, %d after; want at most one more", cmd, before, after)
-			}
-			ran = after == before+1
-		}
-		if !ran {
+		if !runsInline(t, c, inlined, cmd) {
 			t.Errorf("%v never ran inline in 20 tries", cmd)
 		}
+	}
+}
+
+// runsInline sends cmd on c until it runs inline (inlined counts one more
+// batch) or 20 tries have failed, and reports whether it did. A lone
+// command runs inline only while its shard is idle: on a busy machine the
+// loop may still hold the shard (a cron pass, its spin before it parks)
+// when the command comes, and it then goes through the ring. So each try
+// comes after a short pause.
+func runsInline(t *testing.T, c *rawConn, inlined func() int64, cmd []string) bool {
+	t.Helper()
+	for try := 0; try < 20; try++ {
+		time.Sleep(10 * time.Millisecond)
+		before := inlined()
+		c.do(cmd...)
+		after := inlined()
+		if after > before+1 {
+			t.Fatalf("%v: %d batches inline before, %d after; want at most one more", cmd, before, after)
+		}
+		if after == before+1 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestInlineWrites: a lone write runs on the reactor of an idle shard
+// when the shard keeps no log, or keeps one that is not synced before
+// each reply while the process has more than one P; under fsync always,
+// with server.inline_writes off, or with one P it goes to the loop. The
+// writes without Redis's fast flag (SET, DEL) are among those that run
+// inline, and what they did is read back.
+func TestInlineWrites(t *testing.T) {
+	t.Parallel()
+	multi := runtime.GOMAXPROCS(0) > 1
+	for _, tc := range []struct {
+		name   string
+		opts   []testserver.Option
+		inline bool
+	}{
+		{"everysec", []testserver.Option{testserver.Fsync("everysec")}, multi},
+		{"no", []testserver.Option{testserver.Fsync("no")}, multi},
+		{"always", []testserver.Option{testserver.Fsync("always")}, false},
+		{"switched-off", []testserver.Option{testserver.Fsync("everysec"), testserver.Config(func(c *config.Config) { c.Server.InlineWrites = false })}, false},
+		{"memory", nil, true}, // testserver's default: no log
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testserver.Start(t, tc.opts...)
+			c := dialRaw(t, s.Addrs[0])
+			stats := s.Client(t)
+			inlined := func() int64 { return infoInt(t, stats, "stats", "ruvio_shard_inline_batches") }
+			for i, cmd := range [][]string{
+				{"SET", "k", "v"},
+				{"INCR", "n"},
+				{"RPUSH", "l", "a", "b"},
+				{"DEL", "l"},
+			} {
+				if tc.inline {
+					if !runsInline(t, c, inlined, cmd) {
+						t.Errorf("%v never ran inline in 20 tries", cmd)
+					}
+					continue
+				}
+				for try := 0; try < 3; try++ {
+					time.Sleep(10 * time.Millisecond)
+					before := inlined()
+					c.do(cmd...)
+					if after := inlined(); after != before {
+						t.Fatalf("command %d %v ran inline (%d batches before, %d after)", i, cmd, before, after)
+					}
+				}
+			}
+			expect(t, stats, "v", "GET", "k")
+			expect(t, stats, int64(0), "EXISTS", "l")
+			if n, err := stats.Get(ctxT(t), "n").Int(); err != nil || n < 1 {
+				t.Fatalf("GET n: %d, %v", n, err)
+			}
+		})
+	}
+}
+
+// TestInlineWritesSurviveKill: under fsync everysec a write run inline
+// has reached the log (one write(2) on the reactor) before its reply
+// leaves, so every acknowledged one survives SIGKILL of the process.
+func TestInlineWritesSurviveKill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "everysec"})
+	c := p.Client(t, 0)
+	const writes = 400
+	for i := 0; i < writes; i++ {
+		if err := c.Set(ctxT(t), fmt.Sprintf("k:%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The child has as many Ps as CPUs it may run on; with one, writes
+	// go through the loop, which this test then covers instead.
+	t.Logf("%d of %d writes ran inline", infoInt(t, c, "stats", "ruvio_shard_inline_batches"), writes)
+	p.Kill(t)
+	p = testserver.StartBinary(t, testserver.BinaryConfig{Dir: dir, Shards: 1, Fsync: "everysec"})
+	c = p.Client(t, 0)
+	if n := c.DBSize(ctxT(t)).Val(); n != writes {
+		t.Fatalf("%d keys after SIGKILL and restart, want %d", n, writes)
+	}
+	for _, i := range []int{0, writes / 2, writes - 1} {
+		expect(t, c, strconv.Itoa(i), "GET", fmt.Sprintf("k:%d", i))
 	}
 }

@@ -38,6 +38,11 @@ import (
 // before they change, clients tracking them are told, and under fsync
 // always the client's reply waits for fn's records.
 
+// FlagParksOffLoop marks the commands that may park their client for work
+// off the shard goroutine (MIGRATE), so that TryRun keeps them off the
+// reactors, as it keeps blocking commands. COMMAND does not show it.
+const FlagParksOffLoop = FlagMovableKeys << 9
+
 // offLoopPauseRecheck is how often a Finish held by CLIENT PAUSE looks
 // again.
 const offLoopPauseRecheck = 10 * time.Millisecond

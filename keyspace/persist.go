@@ -3,6 +3,7 @@ package keyspace
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -109,6 +110,7 @@ func (d *Disk) Open(sh *Shard) error {
 	// interval must still snapshot.
 	j.walBeforeStart = uint64(stats.Bytes)
 	sh.Journal = j
+	sh.loggedWritesInline = LoggedWritesInline(sh.Srv.Opts.Config.Server.InlineWrites, o.Policy, runtime.GOMAXPROCS(0))
 	if found {
 		sh.SnapStatus.LastSeq = seq
 		sh.SnapStatus.LastStatus = "ok"

@@ -83,6 +83,9 @@ type Shard struct {
 
 	// Journal is the shard's durable log; nil when persistence is off.
 	Journal Journal
+	// loggedWritesInline lets TryRun run writes although the shard keeps a
+	// log (LoggedWritesInline); set when the log is attached.
+	loggedWritesInline bool
 	// logFail is set once the shard has seen its log fail (logfail.go).
 	logFail *logFailure
 	// appends counts the records the shard appended to its log; ranWrite
@@ -365,9 +368,10 @@ func (sh *Shard) Release() { sh.owner.Store(0) }
 // goroutine holds the shard and nothing waits in its ring, sparing the
 // hand-offs through the ring and back, and commits it. ran is false when
 // the shard is busy or b must run on the shard's own goroutine: submit b
-// instead. With a log, a batch that may write goes to the loop too: the
-// loop writes the log once for every batch of a drain, where a write run
-// here would pay a log write of its own. b's replies arrive through
+// instead. With a log, a batch that may write goes to the loop too unless
+// LoggedWritesInline allowed it when the log was attached: the loop
+// writes the log once for every batch of a drain, where a write run here
+// pays a log write of its own. b's replies arrive through
 // b.Sink, as those of a batch the loop drains: during the call when
 // nothing needs to become durable first, else once the log has synced.
 // The caller must not run a connection's batch inline while an earlier
@@ -388,8 +392,9 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 		sh.Release()
 		return false
 	}
-	if !sh.batchMayRunInline(b) || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.Mig.frozenID != 0 {
-		// Only quick reads run here (batchMayRunInline). Whatever may park
+	ok, writes := sh.batchMayRunInline(b)
+	if !ok || sh.Blk.Keyed.Load() != 0 || b.Client.Blk != nil || sh.Pause.Kind != PauseOff || sh.Mig.frozenID != 0 {
+		// Only what batchMayRunInline allows runs here. Whatever may park
 		// a client runs on the shard goroutine (blocking.go): a parked
 		// client's batches are held there, clients blocked on keys are
 		// served there, and so is whatever runs while a pause or a
@@ -412,6 +417,10 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 		// shard goroutine, which the due flag wakes.
 		sh.Repl.Due.Store(true)
 		sh.Ring.Signal()
+	}
+	if writes {
+		// As after a drain: used_memory as other goroutines read it.
+		sh.publishMem()
 	}
 	sh.Stats.Batches.Add(1)
 	sh.Stats.InlineBatches.Add(1)
@@ -441,33 +450,61 @@ func (sh *Shard) endRun() {
 }
 
 // batchMayRunInline reports whether b's commands may run on a reactor
-// (TryRun), from their flags alone: each reads data or is fast (Redis's
-// readonly or fast flag); none is administrative, runs a script, blocks,
-// or writes while the shard keeps a log. Everything else is left to the
-// shard goroutine:
-//   - containers (CLIENT PAUSE among them), EXEC, WAIT, WAITAOF and
-//     MIGRATE have neither flag, and an unknown name has no command;
+// (TryRun), from their flags alone, and whether any of them writes. Each
+// reads data, is fast (Redis's readonly or fast flag) or writes where
+// writes may run inline (below); none is administrative, runs a script,
+// blocks, or parks its client for work off the loop. Everything else is
+// left to the shard goroutine:
+//   - containers (CLIENT PAUSE among them), EXEC, WAIT and WAITAOF have
+//     none of those flags, and an unknown name has no command;
 //   - administrative commands: DEBUG SLEEP can take minutes, and the
 //     shutdown timeout and INFO know a busy loop, not a busy reactor;
 //     SHUTDOWN and CONFIG SET change how the server runs;
 //   - scripts (EVAL_RO reads), so that a long one never holds a reactor
 //     whose other clients may need to send SCRIPT KILL (scripting.go);
-//   - blocking commands (XREAD reads), which park their client;
-//   - writes, whose log write the loop shares among a drain's batches
-//     where one run here would pay its own.
-func (sh *Shard) batchMayRunInline(b *Batch) bool {
+//   - blocking commands (XREAD reads) and MIGRATE, which park their client;
+//   - writes while the shard keeps a log, unless LoggedWritesInline
+//     allowed them when the log was attached.
+//
+// A write without Redis's fast flag (SET, DEL, SUNIONSTORE) runs here
+// when writes may: its cost is that of the reads that run here anyway
+// (SUNION), since dropping an overwritten value is the collector's work.
+func (sh *Shard) batchMayRunInline(b *Batch) (ok, writes bool) {
 	for i := range b.Ends {
 		args := b.Command(i)
 		if len(args) == 0 {
 			continue
 		}
 		cmd := sh.lookup(args[0])
-		if cmd == nil || cmd.Flags&(FlagReadOnly|FlagFast) == 0 || cmd.Flags&(FlagAdmin|FlagRunsScript|FlagBlocking) != 0 ||
-			cmd.Flags&FlagWrite != 0 && sh.Journal != nil {
-			return false
+		if cmd == nil || cmd.Flags&(FlagAdmin|FlagRunsScript|FlagBlocking|FlagParksOffLoop) != 0 {
+			return false, false
+		}
+		switch {
+		case cmd.Flags&FlagWrite != 0:
+			if sh.Journal != nil && !sh.loggedWritesInline {
+				return false, false
+			}
+			writes = true
+		case cmd.Flags&(FlagReadOnly|FlagFast) == 0:
+			return false, false
 		}
 	}
-	return true
+	return true, writes
+}
+
+// LoggedWritesInline reports whether reactors may run lone writes on an
+// idle shard that keeps a log whose fsync policy is policy: when
+// server.inline_writes asks for it, the log is not synced before each
+// reply (under fsync always the reply waits for the sync goroutine, or a
+// lone client's fsync would stall the reactor), and the process has more
+// than one P (procs, runtime.GOMAXPROCS). A write run inline pays a log
+// write of its own, which the loop shares among a drain's batches. With
+// one P handing the batch to the loop is a goroutine switch, and cheaper;
+// with more, it wakes the loop's thread through the kernel, and running
+// the write inline takes about a third off its CPU (bench/README.md,
+// "Writes inline").
+func LoggedWritesInline(asked bool, policy persistence.FsyncPolicy, procs int) bool {
+	return asked && policy != persistence.FsyncAlways && procs > 1
 }
 
 // timingEvery is the sampling period of per-command timing (INFO
