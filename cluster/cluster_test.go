@@ -204,15 +204,15 @@ func TestNodesText(t *testing.T) {
 	want := "07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30001@40001 master - 0 0 1 connected 0-5461\n" +
 		"67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@40002 myself,master - 0 0 2 connected 5462-10922\n" +
 		"e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30003@40003 master - 0 0 3 connected 10923-16383\n"
-	if got := top.NodesText(1); got != want {
+	if got := top.NodesText(1, ""); got != want {
 		t.Errorf("NodesText(1) =\n%s\nwant\n%s", got, want)
 	}
 	one, _ := NewTopology("127.0.0.1", 6379, 1, ids[:1])
-	if got, want := one.NodesText(0), ids[0]+" 127.0.0.1:6379@16379 myself,master - 0 0 1 connected 0-16383\n"; got != want {
+	if got, want := one.NodesText(0, ""), ids[0]+" 127.0.0.1:6379@16379 myself,master - 0 0 1 connected 0-16383\n"; got != want {
 		t.Errorf("one shard: %q, want %q", got, want)
 	}
 	high, _ := NewTopology("::1", 60000, 1, ids[:1])
-	if got := high.NodesText(0); !strings.Contains(got, "::1:60000@0 ") {
+	if got := high.NodesText(0, ""); !strings.Contains(got, "::1:60000@0 ") {
 		t.Errorf("bus port beyond 65535 should read 0: %q", got)
 	}
 }
@@ -318,5 +318,34 @@ func TestLoadOrCreateNodeIDsErrors(t *testing.T) {
 	// A path that is a file cannot be a directory.
 	if _, err := LoadOrCreateNodeIDs(path, 1); err == nil {
 		t.Error("file as dir accepted")
+	}
+}
+
+// TestHostFor: a wildcard host is replaced by the host a client's
+// connection reached, when there is one; any other host is kept.
+func TestHostFor(t *testing.T) {
+	for _, tc := range []struct {
+		host, reached, want string
+	}{
+		{"0.0.0.0", "10.0.0.5", "10.0.0.5"},
+		{"::", "fe80::1", "fe80::1"},
+		{"0.0.0.0", "", "0.0.0.0"},
+		{"127.0.0.1", "10.0.0.5", "127.0.0.1"},
+		{"cache.example", "10.0.0.5", "cache.example"},
+	} {
+		n := Node{Host: tc.host, Port: 7001}
+		if got := n.HostFor(tc.reached); got != tc.want {
+			t.Errorf("Node{Host: %q}.HostFor(%q) = %q, want %q", tc.host, tc.reached, got, tc.want)
+		}
+		if got, want := n.AddrFor(tc.reached), tc.want+":7001"; got != want {
+			t.Errorf("Node{Host: %q}.AddrFor(%q) = %q, want %q", tc.host, tc.reached, got, want)
+		}
+	}
+	top, err := NewTopology("0.0.0.0", 7000, 1, []string{strings.Repeat("a", 40)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := top.NodesText(0, "10.0.0.5"); !strings.Contains(got, " 10.0.0.5:7000@17000 myself,master ") {
+		t.Errorf("NodesText(0, 10.0.0.5) = %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 )
@@ -58,6 +59,31 @@ func (n Node) SlotRanges() []SlotRange {
 // Addr is "host:port", the address MOVED and ASK replies carry.
 func (n Node) Addr() string {
 	return n.Host + ":" + strconv.Itoa(n.Port)
+}
+
+// HostFor is the host a client is told to reach the node at: Host, unless
+// that is a wildcard address (a server bound to "0.0.0.0" or "::" with no
+// cluster.announce) and reached is not empty; then reached, the host of
+// the address the client's own connection reached. On one host every
+// shard listens where that connection arrived, and no client elsewhere
+// can connect to 0.0.0.0.
+func (n Node) HostFor(reached string) string {
+	if reached != "" && Wildcard(n.Host) {
+		return reached
+	}
+	return n.Host
+}
+
+// AddrFor is Addr with HostFor(reached) as the host.
+func (n Node) AddrFor(reached string) string {
+	return n.HostFor(reached) + ":" + strconv.Itoa(n.Port)
+}
+
+// Wildcard reports whether host is an unspecified address ("0.0.0.0",
+// "::"), which a server listens on but no client can reach it at.
+func Wildcard(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }
 
 // BusPort is the cluster bus port reported for the node: Port + 10000, or 0 when that is not a
@@ -255,17 +281,18 @@ func (t *Topology) Owner(slot uint16) (Node, bool) {
 	return t.All[i], true
 }
 
-// NodesText renders CLUSTER NODES as seen from shard myShard: one line per node,
+// NodesText renders CLUSTER NODES as seen from shard myShard by a client
+// whose connection reached host reached (Node.HostFor): one line per node,
 //
 //	<id> <ip>:<port>@<cport> [myself,]master|slave[,fail] <primary id>|- 0 0 <epoch> connected [<start>-<end> ...]
 //
 // each ending in "\n". "myself," marks myShard's line only.
-func (t *Topology) NodesText(myShard int) string {
+func (t *Topology) NodesText(myShard int, reached string) string {
 	var b strings.Builder
 	for _, n := range t.All {
 		b.WriteString(n.ID)
 		b.WriteByte(' ')
-		b.WriteString(n.Addr())
+		b.WriteString(n.AddrFor(reached))
 		b.WriteByte('@')
 		b.WriteString(strconv.Itoa(n.BusPort()))
 		b.WriteByte(' ')

@@ -210,11 +210,11 @@ func TestClusterNodesText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := top.NodesText(0); got != want(self.Name) {
+		if got := top.NodesText(0, ""); got != want(self.Name) {
 			t.Errorf("%s: NodesText(0) =\n%s\nwant\n%s", self.Name, got, want(self.Name))
 		}
 		// No shard 1 here: nobody is myself.
-		if got := top.NodesText(1); got != want("") {
+		if got := top.NodesText(1, ""); got != want("") {
 			t.Errorf("%s: NodesText(1) =\n%s\nwant\n%s", self.Name, got, want(""))
 		}
 	}
@@ -225,7 +225,7 @@ func TestClusterNodesText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Split(top.NodesText(0), "\n")[2], c.NodeIDs[0]+" 127.0.0.3:7100@17100 master,fail - 0 0 3 disconnected 8192 8193-16383"; got != want {
+	if got, want := strings.Split(top.NodesText(0, ""), "\n")[2], c.NodeIDs[0]+" 127.0.0.3:7100@17100 master,fail - 0 0 3 disconnected 8192 8193-16383"; got != want {
 		t.Errorf("failed primary: %q, want %q", got, want)
 	}
 }

@@ -71,7 +71,7 @@ func clusterSlotsCommand(x *keyspace.Ctx) {
 		x.W.Int(int64(n.SlotStart))
 		x.W.Int(int64(n.SlotEnd))
 		x.W.ArrayHeader(4)
-		x.W.BulkString(n.Host)
+		x.W.BulkString(n.HostFor(x.C.ReachedHost()))
 		x.W.Int(int64(port))
 		x.W.BulkString(n.ID)
 		x.W.ArrayHeader(0)
@@ -102,7 +102,7 @@ func clusterShardsCommand(x *keyspace.Ctx) {
 				port = 0
 			}
 		}
-		writeShardNodeTLS(x, n.ID, n.Host, port, tlsPort, "master", x.S.Srv.LastSequence(n.Shard), "online")
+		writeShardNodeTLS(x, n.ID, n.HostFor(x.C.ReachedHost()), port, tlsPort, "master", x.S.Srv.LastSequence(n.Shard), "online")
 		for _, r := range replicas {
 			host, port := r.HostPort()
 			writeShardNode(x, r.NodeID, host, port, "replica", r.Ack, "online")
@@ -170,7 +170,7 @@ func clusterNodesCommand(x *keyspace.Ctx) {
 // one host, the replicas connected to each shard.
 func clusterNodesText(x *keyspace.Ctx) string {
 	topo := x.S.Srv.Topology()
-	text := topo.NodesText(x.S.Idx)
+	text := topo.NodesText(x.S.Idx, x.C.ReachedHost())
 	if topo.Multi {
 		return text
 	}
@@ -411,7 +411,7 @@ func clusterSlotsAcrossHosts(x *keyspace.Ctx, topo *cluster.Topology) {
 			x.W.Int(int64(r.End))
 			for _, nd := range append([]cluster.Node{p}, replicas...) {
 				x.W.ArrayHeader(4)
-				x.W.BulkString(nd.Host)
+				x.W.BulkString(nd.HostFor(x.C.ReachedHost()))
 				x.W.Int(int64(nd.Port))
 				x.W.BulkString(nd.ID)
 				x.W.ArrayHeader(0)
@@ -468,7 +468,7 @@ func clusterShardsAcrossHosts(x *keyspace.Ctx, topo *cluster.Topology) {
 			if nd.Local {
 				off = x.S.Srv.LastSequence(nd.Shard)
 			}
-			writeShardNode(x, nd.ID, nd.Host, nd.Port, role, off, health)
+			writeShardNode(x, nd.ID, nd.HostFor(x.C.ReachedHost()), nd.Port, role, off, health)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ruvio/ruvio/cluster"
+	"github.com/ruvio/ruvio/codec"
 	"github.com/ruvio/ruvio/config"
 )
 
@@ -83,4 +85,46 @@ func TestRole(t *testing.T) {
 	srvExpect(t, sh, "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n", "ROLE")
 	srvExpect3(t, sh, "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n", "ROLE")
 	srvExpect(t, sh, "-ERR wrong number of arguments for 'role' command\r\n", "ROLE", "x")
+}
+
+// TestClusterRepliesNameTheReachedHost: shards listening on a wildcard
+// address (server.bind "0.0.0.0", no cluster.announce) are named, in MOVED
+// and CLUSTER SLOTS, SHARDS and NODES and RUVIO OWNER, by the host the
+// client's own connection reached, which is where every shard of the
+// process listens; a client without a TCP address still sees 0.0.0.0.
+func TestClusterRepliesNameTheReachedHost(t *testing.T) {
+	clock := newDurClock()
+	opts := testOptions(t, 2, clock.now)
+	topo, err := cluster.NewTopology("0.0.0.0", 7000, 2, []string{strings.Repeat("a", 40), strings.Repeat("b", 40)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Topology = topo
+	sh := newTestServerOpts(t, opts).Shard(0)
+	c := keyspace.NewClient(1, sh.Idx, "192.0.2.9:50000", "192.0.2.7:7000", nil, clock.now())
+	c.Authenticated = true
+	sh.Ctx.C = c
+	sh.Ctx.W = &codec.Writer{Proto: 2}
+	sh.Ctx.Batch = &keyspace.Batch{Client: c}
+
+	// "foo" is slot 12182, shard 1's.
+	srvExpect(t, sh, "-MOVED 12182 192.0.2.7:7001\r\n", "GET", "foo")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"CLUSTER", "SLOTS"}, "$9\r\n192.0.2.7\r\n:7001\r\n"},
+		{[]string{"CLUSTER", "SHARDS"}, "$9\r\n192.0.2.7\r\n"},
+		{[]string{"CLUSTER", "NODES"}, " 192.0.2.7:7000@17000 myself,master "},
+		{[]string{"RUVIO", "OWNER", "foo"}, "$14\r\n192.0.2.7:7001\r\n"},
+	} {
+		got := srvRun(sh, 2, tc.args...)
+		if !strings.Contains(got, tc.want) || strings.Contains(got, "0.0.0.0") {
+			t.Errorf("%q: %q lacks %q or names 0.0.0.0", tc.args, got, tc.want)
+		}
+	}
+
+	// A Unix socket's client: nothing better to say than the bind address.
+	c.LocalAddr = "/tmp/ruvio.sock"
+	srvExpect(t, sh, "-MOVED 12182 0.0.0.0:7001\r\n", "GET", "foo")
 }

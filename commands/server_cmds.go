@@ -374,7 +374,7 @@ func ruvioOwnerCommand(x *keyspace.Ctx) {
 	}
 	x.W.BulkString("address")
 	if ok {
-		x.W.BulkString(n.Addr())
+		x.W.BulkString(n.AddrFor(x.C.ReachedHost()))
 	} else {
 		x.W.Null()
 	}

@@ -50,3 +50,35 @@ func TestClusterEnabledErrors(t *testing.T) {
 		t.Errorf("four shards with cluster off: %v", err)
 	}
 }
+
+// TestClusterAnnounce: the topology names the shards by cluster.announce,
+// else by server.bind's first address; a member of a cluster across hosts
+// bound to a wildcard address must announce one the others can reach.
+func TestClusterAnnounce(t *testing.T) {
+	c, err := Parse("t.toml", []byte("[server]\nbind = \"0.0.0.0\"\nshards = 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("one host bound to 0.0.0.0: %v", err)
+	}
+	if got := c.AnnounceHost(); got != "0.0.0.0" {
+		t.Errorf("AnnounceHost without announce: %q", got)
+	}
+	c.Cluster.Announce = "10.0.0.5"
+	if got := c.AnnounceHost(); got != "10.0.0.5" {
+		t.Errorf("AnnounceHost with announce: %q", got)
+	}
+	const member = "[server]\nbind = \"0.0.0.0\"\n[cluster]\nname = \"m1\"\nmembers = [\"m1=10.0.0.5:16379\", \"m2=10.0.0.6:16379\", \"m3=10.0.0.7:16379\"]\n"
+	c, err = Parse("t.toml", []byte(member))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "cluster.announce: is needed when server.bind is a wildcard address") {
+		t.Errorf("member bound to 0.0.0.0 without announce: %v", err)
+	}
+	c.Cluster.Announce = "10.0.0.5"
+	if err := c.Validate(); err != nil {
+		t.Errorf("member bound to 0.0.0.0 announcing 10.0.0.5: %v", err)
+	}
+}

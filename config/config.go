@@ -287,8 +287,11 @@ type ClusterConfig struct {
 
 	// Name is this member's name, unique in the cluster and kept across restarts.
 	Name string `toml:"name"`
-	// Announce is the host clients and the other members reach this process's ports at
-	// ("": server.bind).
+	// Announce is the host clients and the other members reach this process's ports at,
+	// in MOVED replies and CLUSTER SLOTS, SHARDS and NODES ("": server.bind's first
+	// address; on one host, when that is a wildcard such as 0.0.0.0, each client is told
+	// the address its own connection reached). It applies on one host too; across hosts
+	// it is required when server.bind is a wildcard.
 	Announce string `toml:"announce"`
 	// ControlPort is the control plane's port (consensus and the members' requests), on
 	// server.bind; 0 is server.port + 10000, the cluster bus port Redis reports.
@@ -335,6 +338,15 @@ func (c *Config) ControlPortOrDefault() int {
 		return c.Cluster.ControlPort
 	}
 	return c.Server.Port + 10000
+}
+
+// AnnounceHost is the host this process names its shards by in the cluster topology:
+// cluster.announce, else server.bind's first address (ServerConfig.Host).
+func (c *Config) AnnounceHost() string {
+	if c.Cluster.Announce != "" {
+		return c.Cluster.Announce
+	}
+	return c.Server.Host()
 }
 
 // AcrossHosts reports whether the process is a member of a cluster across hosts.

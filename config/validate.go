@@ -6,6 +6,8 @@ import (
 	"math"
 	"net"
 	"strings"
+
+	"github.com/ruvio/ruvio/cluster"
 )
 
 // Bounds enforced by Validate.
@@ -160,6 +162,9 @@ func (c *Config) Validate() error {
 		}
 		if c.Replication.Primary != "" {
 			bad("replication.primary", "is decided by the control plane in a cluster across hosts; leave it empty")
+		}
+		if host := c.AnnounceHost(); cluster.Wildcard(host) {
+			bad("cluster.announce", "is needed when server.bind is a wildcard address (%s): the other members and their clients must be told where this member is", host)
 		}
 		inRange("cluster.replicas", int64(cl.Replicas), 0, 15)
 		inRange("cluster.node_timeout_ms", int64(cl.NodeTimeoutMs), 200, 600000)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ruvio/ruvio/config"
 	"github.com/ruvio/ruvio/internal/testserver"
 )
 
@@ -379,4 +380,20 @@ func TestCluster(t *testing.T) {
 		}
 		expect(t, s.ClientOf(t, int(sh)), "bar", "GET", "foo")
 	})
+}
+
+// TestClusterAnnounceOneHost: on one host, cluster.announce is the host
+// MOVED and CLUSTER SLOTS name the shards by, in place of server.bind.
+func TestClusterAnnounceOneHost(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, testserver.Shards(2), testserver.Config(func(c *config.Config) { c.Cluster.Announce = "192.0.2.7" }))
+	c := dialRaw(t, s.Addrs[0])
+	base := s.Port()
+	// "foo" is slot 12182, shard 1's of two.
+	if got, want := c.do("GET", "foo"), fmt.Sprintf("-MOVED 12182 192.0.2.7:%d\r\n", base+1); got != want {
+		t.Errorf("GET foo: %q, want %q", got, want)
+	}
+	if got := c.do("CLUSTER", "SLOTS"); !strings.Contains(got, "$9\r\n192.0.2.7\r\n") || strings.Contains(got, "127.0.0.1") {
+		t.Errorf("CLUSTER SLOTS: %q", got)
+	}
 }

@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"cmp"
+	"net"
 	"slices"
 	"strconv"
 	"sync"
@@ -161,6 +162,21 @@ const (
 
 // startReply runs before a command of a client whose reply mode is not ON:
 // a SKIP given by the previous command applies to this one.
+// ReachedHost is the host of the local address the client's connection
+// reached ("" for a Unix socket or a client without a connection): where
+// a client is told to find this process's shards when they listen on a
+// wildcard address (cluster.Node.HostFor).
+func (c *Client) ReachedHost() string {
+	if c == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(c.LocalAddr)
+	if err != nil {
+		return ""
+	}
+	return host
+}
+
 func (c *Client) startReply() {
 	if c.ReplyMode&ReplySkipNext != 0 {
 		c.ReplyMode = c.ReplyMode&^ReplySkipNext | replySkip

@@ -123,7 +123,7 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 		topo, err = a.member.initialTopology()
 	} else {
-		topo, err = cluster.NewTopology(cfg.Server.Host(), clientPort, cfg.Server.Shards, ids)
+		topo, err = cluster.NewTopology(cfg.AnnounceHost(), clientPort, cfg.Server.Shards, ids)
 	}
 	if err != nil {
 		return nil, err

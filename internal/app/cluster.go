@@ -85,10 +85,7 @@ const primaryEpochFile = "cluster-primary-epoch"
 // newMember describes this process as a member; ids are its shards' node
 // ids.
 func newMember(cfg config.Config, ids []string, log *zap.Logger) *member {
-	host := cfg.Cluster.Announce
-	if host == "" {
-		host = cfg.Server.Host()
-	}
+	host := cfg.AnnounceHost()
 	m := &member{cfg: cfg, log: log.Named("cluster"), self: control.Member{
 		Name:    cfg.Cluster.Name,
 		Host:    host,

@@ -41,7 +41,7 @@ func ImportRDB(cfg config.Config, path string, replace bool, out io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("node ids: %w", err)
 	}
-	topo, err := cluster.NewTopology(cfg.Server.Host(), cfg.Server.Port, cfg.Server.Shards, ids)
+	topo, err := cluster.NewTopology(cfg.AnnounceHost(), cfg.Server.Port, cfg.Server.Shards, ids)
 	if err != nil {
 		return err
 	}

@@ -78,11 +78,11 @@ func Reshard(cfg config.Config, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("node ids: %w", err)
 	}
-	fromTopo, err := cluster.NewTopology(cfg.Server.Host(), cfg.Server.Port, from, ids[:from])
+	fromTopo, err := cluster.NewTopology(cfg.AnnounceHost(), cfg.Server.Port, from, ids[:from])
 	if err != nil {
 		return err
 	}
-	toTopo, err := cluster.NewTopology(cfg.Server.Host(), cfg.Server.Port, to, ids[:to])
+	toTopo, err := cluster.NewTopology(cfg.AnnounceHost(), cfg.Server.Port, to, ids[:to])
 	if err != nil {
 		return err
 	}
