@@ -349,3 +349,30 @@ func TestHostFor(t *testing.T) {
 		t.Errorf("NodesText(0, 10.0.0.5) = %q", got)
 	}
 }
+
+// TestTopologyMoved: a one-host topology moved to another host and port
+// keeps its slots and ids; one across hosts is refused.
+func TestTopologyMoved(t *testing.T) {
+	top, err := NewTopology("127.0.0.1", 7000, 3, []string{strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := top.Moved("10.0.0.5", 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range m.Nodes {
+		if n.Host != "10.0.0.5" || n.Port != 8000+i || n.ID != top.Nodes[i].ID || n.SlotStart != top.Nodes[i].SlotStart || n.SlotEnd != top.Nodes[i].SlotEnd {
+			t.Errorf("node %d after the move: %+v (was %+v)", i, n, top.Nodes[i])
+		}
+	}
+	if top.Nodes[0].Port != 7000 {
+		t.Error("Moved changed the topology it copied")
+	}
+	if o, ok := m.Owner(16383); !ok || o.Addr() != "10.0.0.5:8002" {
+		t.Errorf("owner of slot 16383 after the move: %+v", o)
+	}
+	if _, err := top.Moved("10.0.0.5", 65534); err == nil {
+		t.Error("ports past 65535 accepted")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -170,6 +171,28 @@ type Topology struct {
 	slotShard  [SlotCount]uint16 // shard of this process serving every slot, or noShard
 	slotImport [SlotCount]uint16 // shard of this process receiving every slot, or noShard
 	slotOwner  [SlotCount]uint16 // index in All of every slot's primary, or noShard
+}
+
+// Moved returns a copy of a one-host topology whose shards listen on host, shard i on
+// basePort+i, the slots and everything else unchanged: the layout after CONFIG SET port or
+// bind. A topology across hosts comes from the control plane and is not moved here.
+func (t *Topology) Moved(host string, basePort int) (*Topology, error) {
+	if t.Multi {
+		return nil, errors.New("cluster: a topology across hosts moves through the control plane")
+	}
+	if host == "" {
+		return nil, errors.New("cluster: host is empty")
+	}
+	if basePort < 1 || basePort+len(t.Nodes)-1 > 65535 {
+		return nil, fmt.Errorf("cluster: ports %d..%d are not all in 1..65535", basePort, basePort+len(t.Nodes)-1)
+	}
+	m := *t
+	m.Nodes = slices.Clone(t.Nodes)
+	for i := range m.Nodes {
+		m.Nodes[i].Host, m.Nodes[i].Port = host, basePort+m.Nodes[i].Shard
+	}
+	m.All = m.Nodes
+	return &m, nil
 }
 
 // noShard marks a slot no shard serves.

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -148,6 +149,14 @@ func TestConfigSetPortShards(t *testing.T) {
 	}
 	expectRefused(t, addr(base+1))
 	expectRefused(t, addr(base+2))
+	// Redirections name the new ports: "foo" is slot 12182, shard 1's.
+	c0 := dialRaw(t, addr(port))
+	if got, want := c0.do("GET", "foo"), fmt.Sprintf("-MOVED 12182 127.0.0.1:%d\r\n", port+1); got != want {
+		t.Errorf("GET foo after the move: %q, want %q", got, want)
+	}
+	if got := c0.do("CLUSTER", "NODES"); !strings.Contains(got, fmt.Sprintf(" 127.0.0.1:%d@", port)) || !strings.Contains(got, fmt.Sprintf(" 127.0.0.1:%d@", port+1)) {
+		t.Errorf("CLUSTER NODES after the move: %q", got)
+	}
 }
 
 func TestConfigSetBind(t *testing.T) {

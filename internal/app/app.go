@@ -220,8 +220,17 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}
 	live.SetTLSCheck(a.applyTLS)
-	// CONFIG SET bind, port and tls-port move the listeners.
-	live.SetListenerHook(a.net.SetListeners)
+	// CONFIG SET bind, port and tls-port move the listeners, and on one host
+	// the addresses MOVED and CLUSTER name with them.
+	live.SetListenerHook(func(ls config.Listeners) error {
+		if err := a.net.SetListeners(ls); err != nil {
+			return err
+		}
+		if !cfg.Cluster.AcrossHosts() {
+			a.moveTopology(cfg, ls)
+		}
+		return nil
+	})
 	go func() { a.serveErr <- a.net.Serve() }()
 	select {
 	case <-a.net.Ready():
@@ -433,4 +442,26 @@ func splitHostPort(hp string) (string, int, error) {
 		return "", 0, fmt.Errorf("replication.primary: bad port %q", p)
 	}
 	return host, port, nil
+}
+
+// moveTopology publishes the one-host topology at the listeners ls now in
+// force: shard i at the announced host (cluster.announce, else ls's first
+// bind address) and port ls.Port+i, or ls.TLSPort+i when only TLS is served.
+// With no TCP listener left, the topology stays as it was.
+func (a *App) moveTopology(cfg config.Config, ls config.Listeners) {
+	port := ls.Port
+	if port == 0 {
+		port = ls.TLSPort
+	}
+	if port == 0 || ls.Bind == "" {
+		return
+	}
+	moved := cfg
+	moved.Server.Bind = ls.Bind
+	t, err := a.ks.Topology().Moved(moved.AnnounceHost(), port)
+	if err != nil {
+		a.log.Warn("the cluster topology keeps its old addresses", zap.Error(err))
+		return
+	}
+	a.ks.SetTopology(t)
 }
