@@ -253,6 +253,8 @@ type tlsLink struct {
 	loopMu     sync.Mutex
 	spareTasks []gnet.Runnable
 	finished   bool
+	// lingerTimer ends a link kept after its input ended (lingering).
+	lingerTimer *time.Timer
 
 	mu sync.Mutex
 	// in[r:] is the input read and not yet discarded. The reader only
@@ -473,13 +475,46 @@ func (l *tlsLink) turn() (end bool) {
 			_ = l.CloseWithCallback(nil)
 		}
 	}
-	return readErr != nil
+	return readErr != nil && !l.lingering(readErr)
+}
+
+// lingering keeps a link whose client ended its input (close_notify, or
+// the end of the TCP stream) until its replies are sent, as linger.go
+// keeps a gnet connection: a client may send its requests and shut down
+// its sending side at once. With batches in flight the client is
+// detached from the keyspace now (a blocking command then ends unanswered,
+// as in Redis) and the link stays, for at most lingerMax; once none is in
+// flight, what is queued is sent and the link closes, as after QUIT. It
+// reports whether the link stays; with loopMu held.
+func (l *tlsLink) lingering(readErr error) bool {
+	cn := l.cn
+	if !errors.Is(readErr, io.EOF) || cn.client.Killed() {
+		return false
+	}
+	if cn.closing {
+		// Closing already (QUIT, a protocol error, or below): the writer
+		// sends what is queued and ends the link.
+		return true
+	}
+	if cn.inflight.Load() > 0 {
+		if l.lingerTimer == nil {
+			l.srv.ks.Disconnected(cn.client)
+			l.lingerTimer = time.AfterFunc(lingerMax, func() { _ = l.Close() })
+		}
+		return true
+	}
+	cn.closing = true
+	_ = l.CloseWithCallback(nil)
+	return true
 }
 
 // finish ends the loop: the connection is closed and forgotten, and the
 // tasks still queued run (their deliveries are dropped).
 func (l *tlsLink) finish() {
 	l.finished = true
+	if l.lingerTimer != nil {
+		l.lingerTimer.Stop()
+	}
 	_ = l.Close()
 	l.srv.closed(l.cn)
 	l.mu.Lock()

@@ -790,3 +790,50 @@ func TestTLSClusterControlPlane(t *testing.T) {
 	}
 	_ = c.Close()
 }
+
+// TestTLSHalfClosedClientGetsItsReplies: as over plain TCP
+// (TestHalfClosedClientGetsItsReplies), a TLS client that sends its
+// requests and ends its side at once (close_notify) gets every reply, then
+// the server's close; a command that would block is not answered once
+// its client has left, nor is anything after it, and the connection is
+// closed at once.
+func TestTLSHalfClosedClientGetsItsReplies(t *testing.T) {
+	e := newTLSEnv(t)
+	s := testserver.Start(t, e.options(nil))
+	tc := e.clientConfig(t, e.clientCert, e.clientKey)
+	round := func(i int, input, want string) {
+		t.Helper()
+		conn, err := dialTLS(s.TLSAddrs[0], tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(conn, input); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		got, err := io.ReadAll(conn)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("round %d: reading until the server closes: %v (got %q)", i, err, got)
+		}
+		if string(got) != want {
+			t.Fatalf("round %d: got %q, want %q", i, got, want)
+		}
+		// lingerMax is 10 s: a close that waited for it came too late.
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("round %d: closed after %v", i, d)
+		}
+	}
+	for i := range 20 {
+		v := strconv.Itoa(i)
+		round(i, multibulk("SET", "half:k", v)+multibulk("GET", "half:k")+multibulk("INCR", "half:n"),
+			"+OK\r\n$"+strconv.Itoa(len(v))+"\r\n"+v+"\r\n:"+strconv.Itoa(i+1)+"\r\n")
+	}
+	for i := range 10 {
+		round(i, multibulk("SET", "half:b", strconv.Itoa(i))+multibulk("BLPOP", "half:empty", "0")+multibulk("GET", "half:b"), "+OK\r\n")
+	}
+}
