@@ -408,10 +408,17 @@ func (sh *Shard) TryRun(b *Batch) (ran bool) {
 	sh.NowMs = sh.Srv.Now().UnixMilli()
 	// Closed clients are released before anything runs, as in drain.
 	sh.ReapClosed()
+	timerAt := sh.Blk.TimerAt
 	if !sh.Run(b) { // nothing here should park (see above)
 		sh.Queue(b)
 	}
 	sh.commitRun()
+	if sh.Blk.TimerAt != timerAt {
+		// The batch armed the loop's timer (an XADD DELAY hold's wake-up,
+		// WakeKeyAt): a parked loop waits on the timer it had, so it is
+		// woken to wait on this one.
+		sh.Ring.Signal()
+	}
 	if len(sh.Blk.Resume) > 0 || sh.Blk.mailN.Load() != 0 {
 		// A WAIT ended by this batch (CLIENT UNBLOCK) is resumed by the
 		// shard goroutine, which the due flag wakes.
