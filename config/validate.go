@@ -6,8 +6,6 @@ import (
 	"math"
 	"net"
 	"strings"
-
-	"github.com/ruvio/ruvio/cluster"
 )
 
 // Bounds enforced by Validate.
@@ -163,8 +161,8 @@ func (c *Config) Validate() error {
 		if c.Replication.Primary != "" {
 			bad("replication.primary", "is decided by the control plane in a cluster across hosts; leave it empty")
 		}
-		if host := c.AnnounceHost(); cluster.Wildcard(host) {
-			bad("cluster.announce", "is needed when server.bind is a wildcard address (%s): the other members and their clients must be told where this member is", host)
+		if ip := net.ParseIP(c.AnnounceHost()); ip != nil && ip.IsUnspecified() {
+			bad("cluster.announce", "is needed when server.bind is a wildcard address (%s): the other members and their clients must be told where this member is", ip)
 		}
 		inRange("cluster.replicas", int64(cl.Replicas), 0, 15)
 		inRange("cluster.node_timeout_ms", int64(cl.NodeTimeoutMs), 200, 600000)
