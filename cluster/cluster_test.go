@@ -321,9 +321,11 @@ func TestLoadOrCreateNodeIDsErrors(t *testing.T) {
 	}
 }
 
-// TestHostFor: a wildcard host is replaced by the host a client's
-// connection reached, when there is one; any other host is kept.
+// TestHostFor: a wildcard host of this process's node is replaced by the
+// host a client's connection reached, when there is one; any other host,
+// and a node of another member, are kept.
 func TestHostFor(t *testing.T) {
+	one := &Topology{}
 	for _, tc := range []struct {
 		host, reached, want string
 	}{
@@ -334,12 +336,21 @@ func TestHostFor(t *testing.T) {
 		{"cache.example", "10.0.0.5", "cache.example"},
 	} {
 		n := Node{Host: tc.host, Port: 7001}
-		if got := n.HostFor(tc.reached); got != tc.want {
-			t.Errorf("Node{Host: %q}.HostFor(%q) = %q, want %q", tc.host, tc.reached, got, tc.want)
+		if got := one.HostFor(n, tc.reached); got != tc.want {
+			t.Errorf("HostFor(Node{Host: %q}, %q) = %q, want %q", tc.host, tc.reached, got, tc.want)
 		}
-		if got, want := n.AddrFor(tc.reached), tc.want+":7001"; got != want {
-			t.Errorf("Node{Host: %q}.AddrFor(%q) = %q, want %q", tc.host, tc.reached, got, want)
+		if got, want := one.AddrFor(n, tc.reached), tc.want+":7001"; got != want {
+			t.Errorf("AddrFor(Node{Host: %q}, %q) = %q, want %q", tc.host, tc.reached, got, want)
 		}
+	}
+	// Across hosts, another member's node is where it says, whatever the
+	// connection reached; this member's is treated as on one host.
+	multi := &Topology{Multi: true}
+	if got := multi.HostFor(Node{Host: "0.0.0.0", Port: 7001}, "10.0.0.5"); got != "0.0.0.0" {
+		t.Errorf("a node of another member: HostFor = %q", got)
+	}
+	if got := multi.HostFor(Node{Host: "0.0.0.0", Port: 7001, Local: true}, "10.0.0.5"); got != "10.0.0.5" {
+		t.Errorf("a node of this member: HostFor = %q", got)
 	}
 	top, err := NewTopology("0.0.0.0", 7000, 1, []string{strings.Repeat("a", 40)})
 	if err != nil {

@@ -62,24 +62,6 @@ func (n Node) Addr() string {
 	return n.Host + ":" + strconv.Itoa(n.Port)
 }
 
-// HostFor is the host a client is told to reach the node at: Host, unless
-// that is a wildcard address (a server bound to "0.0.0.0" or "::" with no
-// cluster.announce) and reached is not empty; then reached, the host of
-// the address the client's own connection reached. On one host every
-// shard listens where that connection arrived, and no client elsewhere
-// can connect to 0.0.0.0.
-func (n Node) HostFor(reached string) string {
-	if reached != "" && Wildcard(n.Host) {
-		return reached
-	}
-	return n.Host
-}
-
-// AddrFor is Addr with HostFor(reached) as the host.
-func (n Node) AddrFor(reached string) string {
-	return n.HostFor(reached) + ":" + strconv.Itoa(n.Port)
-}
-
 // Wildcard reports whether host is an unspecified address ("0.0.0.0",
 // "::"), which a server listens on but no client can reach it at.
 func Wildcard(host string) bool {
@@ -304,8 +286,26 @@ func (t *Topology) Owner(slot uint16) (Node, bool) {
 	return t.All[i], true
 }
 
+// HostFor is the host a client is told to reach node n at: n.Host, unless n
+// is this process's (Local, or any node on one host), n.Host is a wildcard
+// address (a server bound to "0.0.0.0" or "::" with no cluster.announce)
+// and reached is not empty; then reached, the host of the address the
+// client's own connection reached, where every shard of this process
+// listens. No client elsewhere can connect to 0.0.0.0.
+func (t *Topology) HostFor(n Node, reached string) string {
+	if reached != "" && (n.Local || !t.Multi) && Wildcard(n.Host) {
+		return reached
+	}
+	return n.Host
+}
+
+// AddrFor is n.Addr with HostFor(n, reached) as the host.
+func (t *Topology) AddrFor(n Node, reached string) string {
+	return t.HostFor(n, reached) + ":" + strconv.Itoa(n.Port)
+}
+
 // NodesText renders CLUSTER NODES as seen from shard myShard by a client
-// whose connection reached host reached (Node.HostFor): one line per node,
+// whose connection reached host reached (HostFor): one line per node,
 //
 //	<id> <ip>:<port>@<cport> [myself,]master|slave[,fail] <primary id>|- 0 0 <epoch> connected [<start>-<end> ...]
 //
@@ -315,7 +315,7 @@ func (t *Topology) NodesText(myShard int, reached string) string {
 	for _, n := range t.All {
 		b.WriteString(n.ID)
 		b.WriteByte(' ')
-		b.WriteString(n.AddrFor(reached))
+		b.WriteString(t.AddrFor(n, reached))
 		b.WriteByte('@')
 		b.WriteString(strconv.Itoa(n.BusPort()))
 		b.WriteByte(' ')

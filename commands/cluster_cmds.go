@@ -61,6 +61,7 @@ func clusterSlotsCommand(x *keyspace.Ctx) {
 		return
 	}
 	plain, tlsPort := clientPorts(x)
+	reached := x.C.ReachedHost()
 	x.W.ArrayHeader(len(topo.Nodes))
 	for _, n := range topo.Nodes {
 		port := n.Port
@@ -71,7 +72,7 @@ func clusterSlotsCommand(x *keyspace.Ctx) {
 		x.W.Int(int64(n.SlotStart))
 		x.W.Int(int64(n.SlotEnd))
 		x.W.ArrayHeader(4)
-		x.W.BulkString(n.HostFor(x.C.ReachedHost()))
+		x.W.BulkString(topo.HostFor(n, reached))
 		x.W.Int(int64(port))
 		x.W.BulkString(n.ID)
 		x.W.ArrayHeader(0)
@@ -85,6 +86,7 @@ func clusterShardsCommand(x *keyspace.Ctx) {
 		clusterShardsAcrossHosts(x, topo)
 		return
 	}
+	reached := x.C.ReachedHost()
 	x.W.ArrayHeader(len(topo.Nodes))
 	for _, n := range topo.Nodes {
 		replicas := x.S.Srv.Replicas(n.Shard)
@@ -102,7 +104,7 @@ func clusterShardsCommand(x *keyspace.Ctx) {
 				port = 0
 			}
 		}
-		writeShardNodeTLS(x, n.ID, n.HostFor(x.C.ReachedHost()), port, tlsPort, "master", x.S.Srv.LastSequence(n.Shard), "online")
+		writeShardNodeTLS(x, n.ID, topo.HostFor(n, reached), port, tlsPort, "master", x.S.Srv.LastSequence(n.Shard), "online")
 		for _, r := range replicas {
 			host, port := r.HostPort()
 			writeShardNode(x, r.NodeID, host, port, "replica", r.Ack, "online")
@@ -411,7 +413,7 @@ func clusterSlotsAcrossHosts(x *keyspace.Ctx, topo *cluster.Topology) {
 			x.W.Int(int64(r.End))
 			for _, nd := range append([]cluster.Node{p}, replicas...) {
 				x.W.ArrayHeader(4)
-				x.W.BulkString(nd.HostFor(x.C.ReachedHost()))
+				x.W.BulkString(nd.Host)
 				x.W.Int(int64(nd.Port))
 				x.W.BulkString(nd.ID)
 				x.W.ArrayHeader(0)
@@ -468,7 +470,7 @@ func clusterShardsAcrossHosts(x *keyspace.Ctx, topo *cluster.Topology) {
 			if nd.Local {
 				off = x.S.Srv.LastSequence(nd.Shard)
 			}
-			writeShardNode(x, nd.ID, nd.HostFor(x.C.ReachedHost()), nd.Port, role, off, health)
+			writeShardNode(x, nd.ID, nd.Host, nd.Port, role, off, health)
 		}
 	}
 }

@@ -374,7 +374,7 @@ func ruvioOwnerCommand(x *keyspace.Ctx) {
 	}
 	x.W.BulkString("address")
 	if ok {
-		x.W.BulkString(n.AddrFor(x.C.ReachedHost()))
+		x.W.BulkString(topo.AddrFor(n, x.C.ReachedHost()))
 	} else {
 		x.W.Null()
 	}

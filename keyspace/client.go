@@ -165,7 +165,7 @@ const (
 // ReachedHost is the host of the local address the client's connection
 // reached ("" for a Unix socket or a client without a connection): where
 // a client is told to find this process's shards when they listen on a
-// wildcard address (cluster.Node.HostFor).
+// wildcard address (cluster.Topology.HostFor).
 func (c *Client) ReachedHost() string {
 	if c == nil {
 		return ""

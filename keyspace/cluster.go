@@ -113,7 +113,7 @@ func (s *Server) SlotRefusal(t *cluster.Topology, slot uint16, idx int, write bo
 	if !ok {
 		return errSlotNotServed
 	}
-	return "MOVED " + strconv.Itoa(int(slot)) + " " + owner.AddrFor(c.ReachedHost())
+	return "MOVED " + strconv.Itoa(int(slot)) + " " + t.AddrFor(owner, c.ReachedHost())
 }
 
 // BecomePrimary makes a replica process a primary, as REPLICAOF NO ONE

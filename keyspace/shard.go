@@ -508,8 +508,8 @@ func (sh *Shard) batchMayRunInline(b *Batch) (ok, writes bool) {
 // write of its own, which the loop shares among a drain's batches. With
 // one P handing the batch to the loop is a goroutine switch, and cheaper;
 // with more, it wakes the loop's thread through the kernel, and running
-// the write inline takes about a third off its CPU (bench/README.md,
-// "Writes inline").
+// the write inline takes 16–45 % off its CPU (bench/README.md, "Unpinned:
+// writes inline, and one P per shard").
 func LoggedWritesInline(asked bool, policy persistence.FsyncPolicy, procs int) bool {
 	return asked && policy != persistence.FsyncAlways && procs > 1
 }

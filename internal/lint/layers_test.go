@@ -65,6 +65,9 @@ var layers = []layer{
 	// The Prometheus endpoint reads the engine's figures (read-only).
 	{"metrics", []string{"keyspace", "persistence"}},
 
+	// bench/netpath is a minimal server of its own, measuring the kernel
+	// path; it parses requests with Ruvio's parser, as Ruvio does.
+	{"bench/netpath", []string{"codec"}},
 	// Test and benchmark programs talk to a server over the network.
 	{"bench/...", []string{"cluster"}},
 	{"conformance/...", nil},
