@@ -6,6 +6,8 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"unsafe"
+
+	"github.com/ruvio/ruvio/internal/prefetch"
 )
 
 // Entry is the fixed header of one key, at the start of its arena
@@ -179,20 +181,20 @@ const (
 	warmSlots = 1 << 15
 )
 
-// warmKeys reads, for each command of b from first on, the index slot and
-// the entry of its first argument taken as a key of db, before any of
-// them runs. A large table's slot and entry are each a cache miss; read
-// one command at a time they are waited for in turn, read here together
-// the processor overlaps them, and the commands then find them in cache.
-// An argument that is no key, or a database a SELECT in the batch leaves,
-// only costs the reads.
+// warmKeys reads ahead, for each command of b from first on, the index
+// slot and the entry of its first argument taken as a key of db, before
+// any of them runs. A large table's slot and entry are each a cache miss;
+// read one command at a time they are waited for in turn. Here every
+// slot is prefetched, then every entry, so the misses overlap and the
+// commands find them in cache. An argument that is no key, or a database
+// a SELECT in the batch leaves, only costs the prefetches.
 func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 	t := db.T
-	// The commands read ahead (those with a key), and their entries.
+	// The commands read ahead (those with a key), and the entries of
+	// those on a collection.
 	var (
 		cmds    [maxWarm]int
 		entries [maxWarm]*Entry
-		sum     uint64
 	)
 	n := 0
 	for i := first; i < len(b.Ends) && n < maxWarm; i++ {
@@ -202,17 +204,35 @@ func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 		}
 	}
 	if len(t.Slots) >= warmSlots {
-		var homes [maxWarm]int
+		var (
+			homes  [maxWarm]int
+			hashes [maxWarm]uint32
+		)
 		for k, i := range cmds[:n] {
-			homes[k] = t.home(t.hash(b.Command(i)[1]))
-			sum += t.Slots[homes[k]]
+			hashes[k] = t.hash(b.Command(i)[1])
+			homes[k] = t.home(hashes[k])
+			prefetch.Line(unsafe.Pointer(&t.Slots[homes[k]]))
 		}
-		// The entries (the slot at home is the key's but for a collision
-		// or a probe past it, which only costs a read).
+		// The entries. The slot at home is the key's unless another key
+		// took it first; then a collection command's key is probed for,
+		// since its member's reads below need its entry (a benchmark's
+		// one hash among many strings would otherwise never be read
+		// ahead), and any other command only loses its read ahead.
 		for k, h := range homes[:n] {
-			if s := t.Slots[h]; s != 0 {
-				entries[k] = (*Entry)(db.A.Ptr(uint32(s)))
-				sum += uint64(entries[k].Kind())
+			s := t.Slots[h]
+			args := b.Command(cmds[k])
+			collection := len(args) >= 3 && collectionCommand(args[0])
+			if s != 0 && uint32(s>>32) == hashes[k] {
+				e := (*Entry)(db.A.Ptr(uint32(s)))
+				// The header and key, then what follows them: an
+				// entry may straddle two lines.
+				prefetch.Line(unsafe.Pointer(e))
+				prefetch.Line(unsafe.Add(unsafe.Pointer(e), 63))
+				if collection {
+					entries[k] = e
+				}
+			} else if s != 0 && collection {
+				_, entries[k] = t.Find(db.A, args[1])
 			}
 		}
 	} else {
@@ -226,10 +246,12 @@ func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 	}
 	// For a command on a large hash, set or sorted set, the bucket of its
 	// member (the argument after the key; a sorted set's last: ZADD key
-	// score member), then the member's entry.
+	// score member), then the member's entry, then its bytes: prefetched,
+	// each step for every command before the next.
 	var (
-		objs  [maxWarm]memberWarmer
-		heads [maxWarm]int32
+		objs   [maxWarm]memberWarmer
+		hashes [maxWarm]uint32
+		heads  [maxWarm]int32
 	)
 	m := 0
 	for k, i := range cmds[:n] {
@@ -249,13 +271,15 @@ func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 		default:
 			continue
 		}
-		objs[m], heads[m] = w, w.WarmBucket(member)
+		objs[m], hashes[m] = w, w.PrefetchBucket(member)
 		m++
 	}
 	for i := range m {
-		sum += objs[i].WarmEntry(heads[i])
+		heads[i] = objs[i].PrefetchEntry(hashes[i])
 	}
-	sh.warmSum += sum
+	for i := range m {
+		objs[i].PrefetchKey(heads[i])
+	}
 }
 
 // collectionCommand reports whether name may be a command on a hash, set
@@ -275,8 +299,9 @@ func collectionCommand(name []byte) bool {
 
 // memberWarmer is a collection that can read ahead of a member lookup.
 type memberWarmer interface {
-	WarmBucket(member []byte) int32
-	WarmEntry(i int32) uint64
+	PrefetchBucket(member []byte) uint32
+	PrefetchEntry(hash uint32) int32
+	PrefetchKey(i int32)
 }
 
 // maxWarm bounds the keys warmKeys reads ahead: more than the misses a

@@ -157,8 +157,6 @@ type Shard struct {
 	// the clock again (Call).
 	runDepth int
 	callMark time.Duration
-	// warmSum keeps warmKeys' reads from being optimised away.
-	warmSum uint64
 	// pushPending lists the clients with frames in pushBuf.
 	pushPending []*Client
 	// frameBufs are reused for the RESP2 and RESP3 frames of a PUBLISH.

@@ -45,13 +45,14 @@ var layers = []layer{
 	// data structures are its ("data structures live apart from the
 	// commands that use them"); it reads the live configuration and the
 	// topology, and runs EVAL/FUNCTION's shard half through scripting.
-	{"keyspace", []string{"codec", "persistence", "acl", "cluster", "config", "scripting", "types/..."}},
+	{"keyspace", []string{"codec", "persistence", "acl", "cluster", "config", "scripting", "types/...", "internal/prefetch"}},
 	// The command families sit on the engine: what keyspace may import,
 	// and keyspace itself. Nothing below imports them (see TestLayers).
 	{"commands", []string{"keyspace", "codec", "persistence", "acl", "cluster", "config", "scripting", "types/..."}},
 	// types/* are pure: they may use each other and their internal
-	// helpers, nothing else (no codec, no shards).
-	{"types/...", []string{"types/..."}},
+	// helpers, and the processor's prefetch, nothing else (no codec, no
+	// shards).
+	{"types/...", []string{"types/...", "internal/prefetch"}},
 	{"persistence", nil},
 	{"acl", nil},
 	{"cluster", nil},
@@ -77,6 +78,8 @@ var layers = []layer{
 	{"internal/history", nil},
 	// The process's OOM-killer score (oom-score-adj): a leaf internal/app uses.
 	{"internal/oomscore", nil},
+	// The processor's prefetch instruction: a leaf the tables' read ahead uses.
+	{"internal/prefetch", nil},
 }
 
 // knownViolations are imports that break the table today. Each stays

@@ -74,21 +74,29 @@ type Hash struct {
 	vals int
 }
 
-// WarmBucket and WarmEntry read ahead of a lookup of field in the large
-// form (dict.Table.WarmBucket); the compact form has nothing to read.
-func (h *Hash) WarmBucket(field []byte) int32 {
-	if h.t == nil {
-		return -1
-	}
-	return h.t.WarmBucket(field)
-}
-
-// WarmEntry is the second read ahead; see WarmBucket.
-func (h *Hash) WarmEntry(i int32) uint64 {
+// PrefetchBucket, PrefetchEntry and PrefetchKey read ahead of a lookup
+// of field in the large form (dict.Table.PrefetchBucket); the compact
+// form has nothing to read.
+func (h *Hash) PrefetchBucket(field []byte) uint32 {
 	if h.t == nil {
 		return 0
 	}
-	return h.t.WarmEntry(i)
+	return h.t.PrefetchBucket(field)
+}
+
+// PrefetchEntry is the second step of the read ahead; see PrefetchBucket.
+func (h *Hash) PrefetchEntry(hash uint32) int32 {
+	if h.t == nil {
+		return -1
+	}
+	return h.t.PrefetchEntry(hash)
+}
+
+// PrefetchKey is the third step of the read ahead; see PrefetchBucket.
+func (h *Hash) PrefetchKey(i int32) {
+	if h.t != nil {
+		h.t.PrefetchKey(i)
+	}
 }
 
 // FromCompact wraps a compact form produced by Compact without copying;

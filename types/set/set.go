@@ -71,21 +71,29 @@ type Set struct {
 // FromCompact wraps bytes returned by Compact without copying.
 func FromCompact(b []byte) Set { return Set{b: b} }
 
-// WarmBucket and WarmEntry read ahead of a lookup of member in the large
-// form (dict.Table.WarmBucket); the compact forms have nothing to read.
-func (s *Set) WarmBucket(member []byte) int32 {
-	if s.t == nil {
-		return -1
-	}
-	return s.t.WarmBucket(member)
-}
-
-// WarmEntry is the second read ahead; see WarmBucket.
-func (s *Set) WarmEntry(i int32) uint64 {
+// PrefetchBucket, PrefetchEntry and PrefetchKey read ahead of a lookup
+// of member in the large form (dict.Table.PrefetchBucket); the compact
+// forms have nothing to read.
+func (s *Set) PrefetchBucket(member []byte) uint32 {
 	if s.t == nil {
 		return 0
 	}
-	return s.t.WarmEntry(i)
+	return s.t.PrefetchBucket(member)
+}
+
+// PrefetchEntry is the second step of the read ahead; see PrefetchBucket.
+func (s *Set) PrefetchEntry(h uint32) int32 {
+	if s.t == nil {
+		return -1
+	}
+	return s.t.PrefetchEntry(h)
+}
+
+// PrefetchKey is the third step of the read ahead; see PrefetchBucket.
+func (s *Set) PrefetchKey(i int32) {
+	if s.t != nil {
+		s.t.PrefetchKey(i)
+	}
 }
 
 // Compact returns the intset or listpack bytes, or nil for a table.

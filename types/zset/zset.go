@@ -47,6 +47,7 @@ import (
 	"math/rand/v2"
 	"unsafe"
 
+	"github.com/ruvio/ruvio/internal/prefetch"
 	"github.com/ruvio/ruvio/types/internal/dict"
 	"github.com/ruvio/ruvio/types/internal/lp"
 	"github.com/ruvio/ruvio/types/internal/memsize"
@@ -112,22 +113,32 @@ type ZSet struct {
 // FromCompact wraps bytes returned by Compact without copying.
 func FromCompact(b []byte) ZSet { return ZSet{b: b} }
 
-// WarmBucket and WarmEntry read ahead of a lookup of member in the large
-// form (dict.Table.WarmBucket); the compact form has nothing to read.
-func (z *ZSet) WarmBucket(member []byte) int32 {
-	if z.d == nil {
-		return -1
-	}
-	return z.d.WarmBucket(member)
-}
-
-// WarmEntry is the second read ahead; see WarmBucket. The member is read
-// through its node, which the lookup reads next.
-func (z *ZSet) WarmEntry(i int32) uint64 {
+// PrefetchBucket, PrefetchEntry and PrefetchKey read ahead of a lookup
+// of member in the large form (dict.Table.PrefetchBucket); the compact
+// form has nothing to read.
+func (z *ZSet) PrefetchBucket(member []byte) uint32 {
 	if z.d == nil {
 		return 0
 	}
-	return z.d.WarmEntry(i)
+	return z.d.PrefetchBucket(member)
+}
+
+// PrefetchEntry is the second step of the read ahead; see PrefetchBucket.
+func (z *ZSet) PrefetchEntry(h uint32) int32 {
+	if z.d == nil {
+		return -1
+	}
+	return z.d.PrefetchEntry(h)
+}
+
+// PrefetchKey is the third step of the read ahead (PrefetchBucket): the
+// member is read through its node, so it starts loading the node, which
+// the lookup reads next.
+func (z *ZSet) PrefetchKey(i int32) {
+	if z.d == nil || i < 0 || int(i) >= z.d.Len() {
+		return
+	}
+	prefetch.Line(unsafe.Pointer(*z.d.At(int(i))))
 }
 
 // Compact returns the compact bytes, or nil for the large form.

@@ -29,6 +29,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/ruvio/ruvio/internal/prefetch"
 	"github.com/ruvio/ruvio/types/internal/memsize"
 )
 
@@ -112,27 +113,31 @@ func (t *Table[E]) findIn(tbl []int32, b uint32, h uint32, key []byte) int32 {
 	return -1
 }
 
-// WarmBucket is the first of two reads ahead of a lookup of key, for a
-// caller that looks several keys up in turn and wants their cache misses
-// to overlap: it reads key's bucket and returns the entry that heads it
-// (-1: none), for WarmEntry. During a resize only the new table is read.
-func (t *Table[E]) WarmBucket(key []byte) int32 {
-	return t.buckets[t.hash(key)&uint32(len(t.buckets)-1)] - 1
+// PrefetchBucket is the first of three steps of a read ahead for a caller
+// that looks several keys up in turn: each step runs for every key before
+// the next step, so the cache misses of all the keys overlap, and a
+// prefetch does not hold the processor up while its line arrives, as a
+// load does. It starts loading key's bucket and returns key's
+// hash for PrefetchEntry. During a resize only the new table is read.
+func (t *Table[E]) PrefetchBucket(key []byte) uint32 {
+	h := t.hash(key)
+	prefetch.Line(unsafe.Pointer(&t.buckets[h&uint32(len(t.buckets)-1)]))
+	return h
 }
 
-// WarmEntry is the second read ahead (WarmBucket): it reads entry i's
-// hash and the first byte of its key, and returns them for the caller to
-// keep.
-func (t *Table[E]) WarmEntry(i int32) uint64 {
+// PrefetchEntry is the second step (PrefetchBucket): it reads the bucket
+// of hash h, by now in cache, and starts loading the entry that heads it,
+// which it returns for PrefetchKey (-1: none).
+func (t *Table[E]) PrefetchEntry(h uint32) int32 {
+	i := t.buckets[h&uint32(len(t.buckets)-1)] - 1
 	if i < 0 || int(i) >= t.n {
-		return 0
+		return -1
 	}
 	s := t.s(i)
-	v := uint64(s.hash)
-	if k := t.keyOf(&s.e); k != "" {
-		v += uint64(k[0])
-	}
-	return v
+	prefetch.Line(unsafe.Pointer(s))
+	// An entry may straddle two lines; the lookup reads both ends.
+	prefetch.Line(unsafe.Pointer(&s.next))
+	return i
 }
 
 // Find returns the index of key, or -1.
@@ -408,11 +413,23 @@ func (d *Dict[V]) findIn(tbl []int32, b uint32, h uint32, key []byte) int32 {
 	return -1
 }
 
-// WarmBucket is Table.WarmBucket.
-func (d *Dict[V]) WarmBucket(key []byte) int32 { return d.t.WarmBucket(key) }
+// PrefetchBucket is Table.PrefetchBucket.
+func (d *Dict[V]) PrefetchBucket(key []byte) uint32 { return d.t.PrefetchBucket(key) }
 
-// WarmEntry is Table.WarmEntry.
-func (d *Dict[V]) WarmEntry(i int32) uint64 { return d.t.WarmEntry(i) }
+// PrefetchEntry is Table.PrefetchEntry.
+func (d *Dict[V]) PrefetchEntry(h uint32) int32 { return d.t.PrefetchEntry(h) }
+
+// PrefetchKey is the third step of the read ahead (Table.PrefetchBucket):
+// it reads entry i, by now in cache, and starts loading its key's bytes,
+// which the lookup compares.
+func (d *Dict[V]) PrefetchKey(i int32) {
+	if i < 0 || int(i) >= d.t.n {
+		return
+	}
+	if k := d.t.s(i).e.key; k != "" {
+		prefetch.Line(unsafe.Pointer(unsafe.StringData(k)))
+	}
+}
 
 // Key returns the key of entry i.
 func (d *Dict[V]) Key(i int) string { return d.t.s(int32(i)).e.key }

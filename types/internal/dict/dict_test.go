@@ -3,6 +3,7 @@ package dict
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -229,28 +230,83 @@ func TestFindAllocs(t *testing.T) {
 	}
 }
 
-// TestWarm: the read-ahead of a lookup finds the bucket of a present key
-// (an entry heads it) and nothing in an empty table, and reading any
-// entry index, even one out of range, is safe.
-func TestWarm(t *testing.T) {
+// TestPrefetch: the read ahead of a lookup finds the bucket of a present
+// key (an entry with the key's hash heads it, or chains to one) and
+// nothing in an empty table, and any entry index, even one out of
+// range, is safe to prefetch.
+func TestPrefetch(t *testing.T) {
 	d := New[string](0)
-	if i := d.WarmBucket([]byte("k")); i != -1 {
+	if i := d.PrefetchEntry(d.PrefetchBucket([]byte("k"))); i != -1 {
 		t.Fatalf("empty table: head %d", i)
 	}
-	if v := d.WarmEntry(-1); v != 0 {
-		t.Fatalf("no entry: %d", v)
-	}
+	d.PrefetchKey(-1)
 	for i := 0; i < 1000; i++ {
 		d.Insert([]byte(fmt.Sprint("k", i)), "v")
 	}
 	for i := 0; i < 1000; i++ {
-		head := d.WarmBucket([]byte(fmt.Sprint("k", i)))
+		key := []byte(fmt.Sprint("k", i))
+		h := d.PrefetchBucket(key)
+		head := d.PrefetchEntry(h)
 		if head < 0 || int(head) >= d.Len() {
 			t.Fatalf("k%d: head %d", i, head)
 		}
-		_ = d.WarmEntry(head)
+		found := false
+		for j := head; j >= 0; j = d.t.s(j).next {
+			found = found || d.Key(int(j)) == string(key)
+		}
+		if !found {
+			t.Fatalf("k%d: not in the chain headed by %d", i, head)
+		}
+		d.PrefetchKey(head)
 	}
-	if v := d.WarmEntry(int32(d.Len())); v != 0 {
-		t.Fatalf("past the end: %d", v)
+	d.PrefetchKey(int32(d.Len()))
+}
+
+// BenchmarkReadAhead looks up batches of 16 random keys of a table that
+// outgrows the core's own caches, with no read ahead and with the three
+// prefetch steps.
+func BenchmarkReadAhead(b *testing.B) {
+	const n, batch = 1 << 17, 16
+	d := New[string](n)
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte("element:" + strconv.Itoa(i))
+		d.Insert(keys[i], "xxx")
 	}
+	order := rand.New(rand.NewPCG(1, 2)).Perm(n)
+	run := func(b *testing.B, warm func(ks [][]byte)) {
+		found := 0
+		for i := 0; b.Loop(); i++ {
+			var ks [batch][]byte
+			for j := range ks {
+				ks[j] = keys[order[(i*batch+j)%n]]
+			}
+			warm(ks[:])
+			for _, k := range ks {
+				if d.Find(k) >= 0 {
+					found++
+				}
+			}
+		}
+		if found == 0 {
+			b.Fatal("nothing found")
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/lookup")
+	}
+	b.Run("none", func(b *testing.B) { run(b, func([][]byte) {}) })
+	b.Run("prefetch", func(b *testing.B) {
+		run(b, func(ks [][]byte) {
+			var hs [batch]uint32
+			var is [batch]int32
+			for j, k := range ks {
+				hs[j] = d.PrefetchBucket(k)
+			}
+			for j, h := range hs[:len(ks)] {
+				is[j] = d.PrefetchEntry(h)
+			}
+			for _, i := range is[:len(ks)] {
+				d.PrefetchKey(i)
+			}
+		})
+	})
 }
