@@ -228,17 +228,8 @@ func TestInfoText(t *testing.T) {
 	}
 }
 
-func TestShardsFields(t *testing.T) {
+func TestNodeAddr(t *testing.T) {
 	top, _ := NewTopology("127.0.0.1", 7000, 2, testIDs(2))
-	got := top.Nodes[1].ShardsFields()
-	want := []ShardField{
-		{Key: "id", Str: top.Nodes[1].ID}, {Key: "port", Int: 7001, IsInt: true},
-		{Key: "ip", Str: "127.0.0.1"}, {Key: "endpoint", Str: "127.0.0.1"}, {Key: "hostname"},
-		{Key: "role", Str: "master"}, {Key: "replication-offset", IsInt: true}, {Key: "health", Str: "online"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ShardsFields =\n%+v\nwant\n%+v", got, want)
-	}
 	if a := top.Nodes[1].Addr(); a != "127.0.0.1:7001" {
 		t.Errorf("Addr = %q", a)
 	}

@@ -97,38 +97,6 @@ func (n Node) Owns(slot uint16) bool {
 	return false
 }
 
-// Node roles and health states as CLUSTER SHARDS reports them. Every node is a healthy
-// master: the topology has no replicas and no failure detection.
-const (
-	RoleMaster   = "master"
-	HealthOnline = "online"
-)
-
-// ShardField is one attribute of a node in a CLUSTER SHARDS reply; exactly one of Str and Int
-// is meaningful, as IsInt says.
-type ShardField struct {
-	Key   string // attribute name, e.g. "id"
-	Str   string // value of a string attribute
-	Int   int64  // value of an integer attribute
-	IsInt bool   // whether the value is Int rather than Str
-}
-
-// ShardsFields returns the node's attributes for CLUSTER SHARDS, in Redis's order: id, port,
-// ip, endpoint, hostname, role, replication-offset, health. The reply writer renders them as a
-// map (RESP3) or a flat array (RESP2).
-func (n Node) ShardsFields() []ShardField {
-	return []ShardField{
-		{Key: "id", Str: n.ID},
-		{Key: "port", Int: int64(n.Port), IsInt: true},
-		{Key: "ip", Str: n.Host},
-		{Key: "endpoint", Str: n.Host},
-		{Key: "hostname", Str: ""},
-		{Key: "role", Str: RoleMaster},
-		{Key: "replication-offset", Int: 0, IsInt: true},
-		{Key: "health", Str: HealthOnline},
-	}
-}
-
 // Topology is the static slot layout of a process: which shard owns which slot. It is
 // immutable after NewTopology returns and safe for concurrent use; callers must not modify
 // Nodes.
