@@ -556,3 +556,117 @@ func TestClusterAcrossHostsClusterSubcommandsAndManualFailover(t *testing.T) {
 		t.Fatalf("GET manual on the new primary = %q, %v", got, err)
 	}
 }
+
+// TestClusterAcrossHostsConfigSetPort: CONFIG SET port on a primary moves
+// its listener, and the control plane carries the new address to every
+// member: CLUSTER SLOTS elsewhere names it, MOVED sends clients there, and
+// the group's replica follows the primary to it.
+func TestClusterAcrossHostsConfigSetPort(t *testing.T) {
+	ms := startClusterAcrossHosts(t, 4, 1)
+	key := "moving-primary"
+	p := primaryOf(t, ms, ms[0], key)
+	newPort, err := testserver.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1, DisableIdentity: true})
+	if err := pc.ConfigSet(ctxT(t), "port", strconv.Itoa(newPort)).Err(); err != nil {
+		t.Fatalf("CONFIG SET port: %v", err)
+	}
+	_ = pc.Close()
+	oldAddr := p.addr()
+	p.port = newPort
+	newAddr := p.addr()
+
+	// Every other member's CLUSTER SLOTS names the new address for the
+	// primary's range, and none names the old one.
+	for _, m := range ms {
+		if m == p {
+			continue
+		}
+		c := redis.NewClient(&redis.Options{Addr: m.addr(), MaxRetries: -1, DisableIdentity: true})
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			//lint:ignore SA1019 CLUSTER SLOTS is what most cluster clients still read
+			slots, err := c.ClusterSlots(ctx).Result()
+			cancel()
+			found, stale := false, false
+			for _, s := range slots {
+				for _, n := range s.Nodes {
+					found = found || n.Addr == newAddr
+					stale = stale || n.Addr == oldAddr
+				}
+			}
+			if err == nil && found && !stale {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("member %s: CLUSTER SLOTS = %+v, %v; want %s, not %s\n%s", m.name, slots, err, newAddr, oldAddr, clusterOutputs(ms))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		_ = c.Close()
+	}
+
+	// A member that does not own the key redirects to the new address.
+	var other *clusterMember
+	for _, m := range ms {
+		if m != p && primaryOf(t, ms, m, key) == p {
+			other = m
+			break
+		}
+	}
+	if other == nil {
+		t.Fatal("no member names the moved primary for the key")
+	}
+	oc := redis.NewClient(&redis.Options{Addr: other.addr(), MaxRetries: -1, DisableIdentity: true})
+	defer oc.Close()
+	if err := oc.Set(ctxT(t), key, "v", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") || !strings.HasSuffix(err.Error(), " "+newAddr) {
+		t.Fatalf("SET through %s = %v, want MOVED to %s", other.name, err, newAddr)
+	}
+
+	// Written at the new address, the key reaches the group's replica,
+	// which now follows the primary there.
+	nc := redis.NewClient(&redis.Options{Addr: newAddr, MaxRetries: -1, DisableIdentity: true})
+	defer nc.Close()
+	if err := nc.Set(ctxT(t), key, "v", 0).Err(); err != nil {
+		t.Fatalf("SET at the new address: %v", err)
+	}
+	var replica *clusterMember
+	//lint:ignore SA1019 CLUSTER SLOTS is what most cluster clients still read
+	slots, err := nc.ClusterSlots(ctxT(t)).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range slots {
+		if len(s.Nodes) == 2 && s.Nodes[0].Addr == newAddr {
+			for _, m := range ms {
+				if m.addr() == s.Nodes[1].Addr {
+					replica = m
+				}
+			}
+		}
+	}
+	if replica == nil {
+		t.Fatalf("no replica of the moved primary in %+v", slots)
+	}
+	rc := redis.NewClient(&redis.Options{Addr: replica.addr(), MaxRetries: -1, DisableIdentity: true, PoolSize: 1})
+	defer rc.Close()
+	if err := rc.ReadOnly(ctxT(t)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		got, err := rc.Get(ctx, key).Result()
+		cancel()
+		if err == nil && got == "v" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica %s: GET %s = %q, %v; it does not follow the primary to %s\n%s", replica.name, key, got, err, newAddr, clusterOutputs(ms))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -84,6 +84,11 @@ type Node struct {
 	rpcSrv    *rpc.Server
 	peers     peers
 
+	// selfMu guards self: this member as it registers, cfg.Self with the
+	// client address CONFIG SET port or bind may have changed since.
+	selfMu sync.Mutex
+	self   Member
+
 	stateCh chan struct{} // a new state or failed set to deliver
 	mu      sync.Mutex
 	latest  *State   // mu guards: the newest state not yet delivered
@@ -118,6 +123,7 @@ func Start(cfg Config) (*Node, error) {
 	n := &Node{
 		cfg:     cfg,
 		log:     cfg.Logger.Named("control"),
+		self:    cfg.Self,
 		stateCh: make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 	}
@@ -362,15 +368,35 @@ func (n *Node) memberLoop() {
 			continue
 		}
 		st := n.fsm.current()
-		if m, ok := st.Member(n.cfg.Self.Name); !ok || !sameMember(m, n.cfg.Self) {
+		self := n.selfMember()
+		if m, ok := st.Member(self.Name); !ok || !sameMember(m, self) {
 			var r Reply
-			if err := n.callLeader(string(leader), "Register", RegisterArgs{Member: n.cfg.Self}, &r); err != nil {
+			if err := n.callLeader(string(leader), "Register", RegisterArgs{Member: self}, &r); err != nil {
 				n.log.Debug("registering", zap.Error(err))
 			}
 			continue
 		}
 		n.heartbeat(string(leader), st)
 	}
+}
+
+// SetClientAddress changes the address clients reach this member at (its
+// first shard's host and port), as CONFIG SET port or bind moves the
+// listeners: the member loop registers it with the leader at its next
+// beat, and every member's topology (MOVED, CLUSTER SLOTS, the address its
+// replicas follow) takes it from the log, as Redis's nodes take a changed
+// port from the bus header.
+func (n *Node) SetClientAddress(host string, port int) {
+	n.selfMu.Lock()
+	n.self.Host, n.self.Port = host, port
+	n.selfMu.Unlock()
+}
+
+// selfMember is this member as it registers now.
+func (n *Node) selfMember() Member {
+	n.selfMu.Lock()
+	defer n.selfMu.Unlock()
+	return n.self
 }
 
 func sameMember(a, b Member) bool {

@@ -220,14 +220,17 @@ func Start(cfg config.Config, opts Options) (*App, error) {
 		}
 	}
 	live.SetTLSCheck(a.applyTLS)
-	// CONFIG SET bind, port and tls-port move the listeners, and on one host
-	// the addresses MOVED and CLUSTER name with them.
+	// CONFIG SET bind, port and tls-port move the listeners, and the
+	// addresses MOVED and CLUSTER name move with them: on one host at once,
+	// across hosts once the control plane has registered the new one.
 	live.SetListenerHook(func(ls config.Listeners) error {
 		if err := a.net.SetListeners(ls); err != nil {
 			return err
 		}
 		if !cfg.Cluster.AcrossHosts() {
 			a.moveTopology(cfg, ls)
+		} else if host, port, ok := clientAddress(cfg, ls); ok && a.member != nil {
+			a.member.moveClient(host, port)
 		}
 		return nil
 	})
@@ -444,21 +447,33 @@ func splitHostPort(hp string) (string, int, error) {
 	return host, port, nil
 }
 
+// clientAddress is where clients reach shard 0 through the listeners ls:
+// the announced host (cluster.announce, else ls's first bind address) and
+// ls.Port, or ls.TLSPort when only TLS is served. ok is false with no TCP
+// listener left.
+func clientAddress(cfg config.Config, ls config.Listeners) (host string, port int, ok bool) {
+	port = ls.Port
+	if port == 0 {
+		port = ls.TLSPort
+	}
+	if port == 0 || ls.Bind == "" {
+		return "", 0, false
+	}
+	moved := cfg
+	moved.Server.Bind = ls.Bind
+	return moved.AnnounceHost(), port, true
+}
+
 // moveTopology publishes the one-host topology at the listeners ls now in
 // force: shard i at the announced host (cluster.announce, else ls's first
 // bind address) and port ls.Port+i, or ls.TLSPort+i when only TLS is served.
 // With no TCP listener left, the topology stays as it was.
 func (a *App) moveTopology(cfg config.Config, ls config.Listeners) {
-	port := ls.Port
-	if port == 0 {
-		port = ls.TLSPort
-	}
-	if port == 0 || ls.Bind == "" {
+	host, port, ok := clientAddress(cfg, ls)
+	if !ok {
 		return
 	}
-	moved := cfg
-	moved.Server.Bind = ls.Bind
-	t, err := a.ks.Topology().Moved(moved.AnnounceHost(), port)
+	t, err := a.ks.Topology().Moved(host, port)
 	if err != nil {
 		a.log.Warn("the cluster topology keeps its old addresses", zap.Error(err))
 		return

@@ -144,6 +144,29 @@ func (m *member) start() error {
 	return nil
 }
 
+// moveClient is CONFIG SET port or bind on a member of a cluster across
+// hosts: this member is reached at host and port now. The control plane
+// registers the new address, and the topology every member applies from
+// its log then names it. A wildcard host (a bind of 0.0.0.0 with no
+// cluster.announce) names no host to reach: the member keeps its
+// registered host and moves only its port.
+func (m *member) moveClient(host string, port int) {
+	m.mu.Lock()
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = m.self.Host
+	}
+	changed := m.self.Host != host || m.self.Port != port
+	m.self.Host, m.self.Port = host, port
+	m.mu.Unlock()
+	if !changed {
+		return
+	}
+	m.log.Info("registering this member's new client address", zap.String("member", m.self.Name), zap.String("addr", net.JoinHostPort(host, strconv.Itoa(port))))
+	if m.node != nil {
+		m.node.SetClientAddress(host, port)
+	}
+}
+
 // controlTLS is the control plane's TLS under tls-cluster, nil without.
 func (m *member) controlTLS() *control.TLS {
 	if !m.cfg.TLS.Cluster {
