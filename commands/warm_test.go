@@ -48,9 +48,20 @@ func TestBatchOnLargeTable(t *testing.T) {
 
 // TestBatchOnLargeCollections runs pipelined batches on a large hash, set
 // and sorted set (their members are read ahead of the commands): the
-// replies are exactly those of the commands run one by one.
+// replies are exactly those of the commands run one by one. Among 40,000
+// strings the index is read ahead too, and a collection's key whose home
+// slot another key took is probed for.
 func TestBatchOnLargeCollections(t *testing.T) {
+	for _, strs := range []int{0, 40000} {
+		t.Run(strconv.Itoa(strs)+" strings", func(t *testing.T) { testBatchOnLargeCollections(t, strs) })
+	}
+}
+
+func testBatchOnLargeCollections(t *testing.T, strs int) {
 	sh := newTestShard(t)
+	for i := 0; i < strs; i++ {
+		expect(t, sh, "+OK\r\n", "SET", "str:"+strconv.Itoa(i), "v")
+	}
 	for i := 0; i < 2000; i++ {
 		n := strconv.Itoa(i)
 		expect(t, sh, rInt(1), "HSET", "h", "f"+n, n)
