@@ -6,8 +6,8 @@
 #
 # The three servers run side by side, all pinned to SERVER_CPU, redis-benchmark pinned to
 # CLIENT_CPU; each round runs every test once against each server, the order rotating by round
-# (R A B, A B R, B R A). Besides requests/s it reads each server's CPU time (utime + stime from
-# /proc, 10 ms ticks) around every run: CPU microseconds per request depend far less on what
+# (R A B, A B R, B R A). Besides requests/s it reads each server's CPU time (the scheduler's
+# nanoseconds per thread, lib.sh cpuns) around every run: CPU microseconds per request depend far less on what
 # else the machine is doing than requests/s do, so on a shared box they are the figure to compare
 # builds by. Each line: rps and CPU µs/request of redis (R), A and B, then A/R and B/R in rps and
 # R/A and R/B in CPU per request (> 1: Ruvio spends less CPU per request than redis-server).
@@ -44,13 +44,13 @@ start_labeled B "$RUVIO_B" --config "${RUVIO_B_CONFIG:-}" --shards 1 --fsync no 
 # one LABEL TEST: "rps cpu-µs-per-request"
 one() {
 	local c0 c1 rps
-	c0=$(cputicks "${PID[$1]}")
+	c0=$(cpuns "${PID[$1]}")
 	# shellcheck disable=SC2046
 	rps=$(timeout -k 5 "$RUN_TIMEOUT" $(pinprefix "$CLIENT_CPU") redis-benchmark -h 127.0.0.1 \
 		-p "${PORT[$1]}" -t "$2" -P "$PIPELINE" -c "$CLIENTS" -n "$N" -r "$KEYSPACE" --csv 2>/dev/null |
 		tail -1 | cut -d, -f2 | tr -d '"') || true
-	c1=$(cputicks "${PID[$1]}")
-	echo "${rps:-0} $(echo "scale=3; ($c1 - $c0) * (1000000 / $(getconf CLK_TCK)) / $N" | bc)"
+	c1=$(cpuns "${PID[$1]}")
+	echo "${rps:-0} $(echo "scale=4; ($c1 - $c0) / 1000 / $N" | bc)"
 }
 
 ratio() { [[ "$2" =~ ^0*\.?0*$ ]] && echo "-" || echo "scale=3; $1 / $2" | bc; }

@@ -43,6 +43,20 @@ pinprefix() { [[ -n "$1" ]] && echo "taskset -c $1" || true; }
 # cputicks PID: the CPU time process PID has used, user and system, in clock ticks (CLK_TCK).
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# cpuns PID: the CPU time process PID's threads have used, in nanoseconds, from the scheduler's
+# own account (/proc/PID/task/*/schedstat, first field): clock ticks are 10 ms, so a run of
+# 200 ms of CPU reads ±5 % from ticks alone. A thread that has exited is no longer counted (the
+# servers measured keep theirs). Without schedstat, the ticks in nanoseconds.
+cpuns() {
+	local ns
+	ns=$(cat "/proc/$1/task/"*/schedstat 2>/dev/null | awk '{ s += $1 } END { if (NR) printf "%.0f", s }')
+	if [[ -n "$ns" && "$ns" != 0 ]]; then
+		echo "$ns"
+	else
+		echo "$(cputicks "$1") * 1000000000 / $(getconf CLK_TCK)" | bc
+	fi
+}
+
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # free_port N: a port p with p..p+N-1 all free. Ports come from 20000-31999, below the

@@ -44,12 +44,12 @@ start_labeled V "$WORK/ruvio" --config "" --shards 1 --fsync no --loglevel warn
 # one LABEL TEST P N: CPU µs per request
 one() {
 	local c0 c1
-	c0=$(cputicks "${PID[$1]}")
+	c0=$(cpuns "${PID[$1]}")
 	# shellcheck disable=SC2046
 	timeout -k 5 "$RUN_TIMEOUT" $(pinprefix "$CLIENT_CPU") redis-benchmark -h 127.0.0.1 -p "${PORT[$1]}" \
 		-t "$2" -P "$3" -c "$CLIENTS" -n "$4" -r "$KEYSPACE" --csv >/dev/null 2>&1 || true
-	c1=$(cputicks "${PID[$1]}")
-	echo "scale=3; ($c1 - $c0) * (1000000 / $(getconf CLK_TCK)) / $4" | bc
+	c1=$(cpuns "${PID[$1]}")
+	echo "scale=4; ($c1 - $c0) / 1000 / $4" | bc
 }
 
 echo "round test P cpuR cpuE cpuU cpuV load1" | tee "$WORK/rows"
