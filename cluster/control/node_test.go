@@ -382,3 +382,43 @@ func TestControlPlaneReplacesARemovedVoter(t *testing.T) {
 		return len(v) == 3 && slices.Contains(v, "n3") && !slices.Contains(v, victim)
 	})
 }
+
+// TestSetClientAddressReachesEveryMember: a member whose client port
+// moves (CONFIG SET port) registers the new address, and every member's
+// state names it, its node ids and control address unchanged, under a
+// newer epoch.
+func TestSetClientAddressReachesEveryMember(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-member consensus group")
+	}
+	nodes := startControlPlane(t)
+	const wait = 15 * time.Second
+	waitFor(t, wait, "cluster formed on every member", func() bool {
+		for _, tn := range nodes {
+			if _, _, latest, _, _ := tn.snapshot(); latest == nil || !latest.Created {
+				return false
+			}
+		}
+		return true
+	})
+	before := nodes[0].node.State().Epoch
+	nodes[1].node.SetClientAddress("127.0.0.1", 7444)
+	eventually(t, wait, func() string {
+		for _, tn := range nodes {
+			_, _, latest, _, _ := tn.snapshot()
+			m, ok := latest.Member("n1")
+			if !ok || m.Host != "127.0.0.1" || m.Port != 7444 || m.Control != nodes[1].ctl || !slices.Equal(m.NodeIDs, []string{fmt.Sprintf("%040x", 2)}) {
+				return fmt.Sprintf("%s: member n1 = %+v (found %v), want port 7444", tn.name, m, ok)
+			}
+			if latest.Epoch <= before {
+				return fmt.Sprintf("%s: epoch %d, not past %d", tn.name, latest.Epoch, before)
+			}
+		}
+		return ""
+	})
+	for _, tn := range nodes {
+		if _, _, _, _, problems := tn.snapshot(); len(problems) > 0 {
+			t.Errorf("%s: %v", tn.name, problems)
+		}
+	}
+}
