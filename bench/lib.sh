@@ -119,10 +119,13 @@ start_cache_redis() {
 	wait_ready "$REDIS_PORT" "$REDIS_PID" redis-server
 }
 
-# start_cache_ruvio [ARG...]: $WORK/ruvio with one shard on a free port, pinned to SERVER_CPU, keeping
-# its WAL (RUVIO_WAL, default true) with fsync no and no snapshots (a background snapshot would
-# land in the middle of a run), ARGs and RUVIO_EXTRA appended; sets RUVIO_PORT and RUVIO_PID.
+# start_cache_ruvio [ARG...]: $WORK/ruvio with RUVIO_SHARDS shards (default one) on free ports,
+# pinned to SERVER_CPU, keeping its WAL (RUVIO_WAL, default true) with fsync no and no snapshots (a
+# background snapshot would land in the middle of a run), ARGs and RUVIO_EXTRA appended; sets
+# RUVIO_PORT (shard 0's) and RUVIO_PID.
 start_cache_ruvio() {
+	local shards=${RUVIO_SHARDS:-1} data="$WORK/ruvio-data"
+	[[ "$shards" == 1 ]] || data+="-$shards"
 	cat >"$WORK/ruvio.toml" <<EOT
 [persistence]
 wal = ${RUVIO_WAL:-true}
@@ -131,11 +134,11 @@ snapshot_every = 0
 snapshot_wal_bytes = 0
 snapshot_on_shutdown = false
 EOT
-	RUVIO_PORT=$(free_port)
-	mkdir -p "$WORK/ruvio-data"
+	RUVIO_PORT=$(free_port "$shards")
+	mkdir -p "$data"
 	# shellcheck disable=SC2046,SC2086
-	$(pinprefix "${SERVER_CPU:-}") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$RUVIO_PORT" --dir "$WORK/ruvio-data" \
-		--shards 1 --loglevel warn "$@" ${RUVIO_EXTRA:-} >"$WORK/ruvio.log" 2>&1 &
+	$(pinprefix "${SERVER_CPU:-}") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$RUVIO_PORT" --dir "$data" \
+		--shards "$shards" --loglevel warn "$@" ${RUVIO_EXTRA:-} >"$WORK/ruvio.log" 2>&1 &
 	RUVIO_PID=$!
 	PIDS+=("$RUVIO_PID")
 	wait_ready "$RUVIO_PORT" "$RUVIO_PID" ruvio

@@ -38,13 +38,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need redis-server redis-benchmark redis-cli taskset timeout bc
 build_ruvio
 
-cat >"$WORK/ruvio.toml" <<EOT
-[persistence]
-fsync = "no"
-snapshot_every = 0
-snapshot_wal_bytes = 0
-snapshot_on_shutdown = false
-EOT
+# The lib.sh starters pin to SERVER_CPU.
+SERVER_CPU=$SERVER_CPUS
 
 # bench PORT PID CLUSTER CLIENTS N TEST P: "rps cpu-µs-per-request cpus-busy"
 bench() {
@@ -62,44 +57,29 @@ bench() {
 }
 
 # The baseline: one redis-server.
-declare -A REDIS_RPS REDIS_CPU
-rport=$(free_port)
-mkdir -p "$WORK/redis"
-# shellcheck disable=SC2046
-$(pinprefix "$SERVER_CPUS") redis-server --port "$rport" --bind 127.0.0.1 --dir "$WORK/redis" --save "" \
-	--appendonly no --daemonize no --logfile "$WORK/redis.log" "${REDIS_EXTRA[@]}" &
-rpid=$!
-PIDS+=("$rpid")
-wait_ready "$rport" "$rpid" redis-server
+declare -A REDIS_RPS
+start_cache_redis "${REDIS_EXTRA[@]}"
 echo "test P server rps rps/redis cpu_us_per_request cpus_busy"
 for p in $PIPELINES; do
 	for t in $TESTS; do
-		read -r rps cpu busy < <(bench "$rport" "$rpid" 0 "$CLIENTS" "$N" "$t" "$p")
+		read -r rps cpu busy < <(bench "$REDIS_PORT" "$REDIS_PID" 0 "$CLIENTS" "$N" "$t" "$p")
 		REDIS_RPS[$t:$p]=$rps
-		REDIS_CPU[$t:$p]=$cpu
 		echo "$t $p redis $rps 1.00 $cpu $busy"
 	done
 done
-kill "$rpid" && wait "$rpid" 2>/dev/null || true
+kill "$REDIS_PID" && wait "$REDIS_PID" 2>/dev/null || true
 
 for k in $SHARDS; do
-	port=$(free_port "$k")
-	mkdir -p "$WORK/ruvio-$k"
-	# shellcheck disable=SC2046
-	$(pinprefix "$SERVER_CPUS") "$WORK/ruvio" --config "$WORK/ruvio.toml" --port "$port" --shards "$k" \
-		--dir "$WORK/ruvio-$k" --loglevel warn >"$WORK/ruvio-$k.log" 2>&1 &
-	pid=$!
-	PIDS+=("$pid")
-	wait_ready "$port" "$pid" "ruvio-$k"
+	RUVIO_SHARDS=$k start_cache_ruvio
 	cluster=0
 	[[ "$k" -gt 1 ]] && cluster=1
 	for p in $PIPELINES; do
 		for t in $TESTS; do
-			read -r rps cpu busy < <(bench "$port" "$pid" "$cluster" $((CLIENTS * k)) $((N * k)) "$t" "$p")
+			read -r rps cpu busy < <(bench "$RUVIO_PORT" "$RUVIO_PID" "$cluster" $((CLIENTS * k)) $((N * k)) "$t" "$p")
 			ratio=-
 			[[ "${REDIS_RPS[$t:$p]}" =~ ^0*\.?0*$ ]] || ratio=$(echo "scale=2; $rps / ${REDIS_RPS[$t:$p]}" | bc)
 			echo "$t $p ruvio-$k $rps $ratio $cpu $busy"
 		done
 	done
-	kill "$pid" && wait "$pid" 2>/dev/null || true
+	kill "$RUVIO_PID" && wait "$RUVIO_PID" 2>/dev/null || true
 done

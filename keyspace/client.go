@@ -160,8 +160,6 @@ const (
 	replySkip                       // the running command's reply is skipped
 )
 
-// startReply runs before a command of a client whose reply mode is not ON:
-// a SKIP given by the previous command applies to this one.
 // ReachedHost is the host of the local address the client's connection
 // reached ("" for a Unix socket or a client without a connection): where
 // a client is told to find this process's shards when they listen on a
@@ -177,6 +175,8 @@ func (c *Client) ReachedHost() string {
 	return host
 }
 
+// startReply runs before a command of a client whose reply mode is not ON:
+// a SKIP given by the previous command applies to this one.
 func (c *Client) startReply() {
 	if c.ReplyMode&ReplySkipNext != 0 {
 		c.ReplyMode = c.ReplyMode&^ReplySkipNext | replySkip

@@ -174,6 +174,23 @@ func startControlPlaneOf(t *testing.T, count int) []*testNode {
 	return nodes
 }
 
+// waitFormed waits, for at most d, until every node's applied state and
+// the last one it delivered say the cluster was created.
+func waitFormed(t *testing.T, nodes []*testNode, d time.Duration) {
+	t.Helper()
+	waitFor(t, d, "cluster formed on every member", func() bool {
+		for _, tn := range nodes {
+			if s := tn.node.State(); !s.Created {
+				return false
+			}
+			if _, _, latest, _, _ := tn.snapshot(); latest == nil || !latest.Created {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // leaderOfNodes is the one live node that leads, or nil.
 func leaderOfNodes(nodes []*testNode) *testNode {
 	var l *testNode
@@ -224,17 +241,7 @@ func TestControlPlaneFormsAndFailsOver(t *testing.T) {
 
 	// Formed: three seeds with one replica each make one group, its primary
 	// the first seed.
-	waitFor(t, wait, "cluster formed on every member", func() bool {
-		for _, tn := range nodes {
-			if s := tn.node.State(); !s.Created {
-				return false
-			}
-			if _, _, latest, _, _ := tn.snapshot(); latest == nil || !latest.Created {
-				return false
-			}
-		}
-		return true
-	})
+	waitFormed(t, nodes, wait)
 	st := nodes[0].node.State()
 	all := []cluster.SlotRange{{Start: 0, End: cluster.SlotCount - 1}}
 	want := []Group{{ID: 0, Slots: all, ShardSlots: [][]cluster.SlotRange{all}, Primary: "n0", Replicas: []string{"n1", "n2"}, Epoch: 4}}
@@ -393,14 +400,7 @@ func TestSetClientAddressReachesEveryMember(t *testing.T) {
 	}
 	nodes := startControlPlane(t)
 	const wait = 15 * time.Second
-	waitFor(t, wait, "cluster formed on every member", func() bool {
-		for _, tn := range nodes {
-			if _, _, latest, _, _ := tn.snapshot(); latest == nil || !latest.Created {
-				return false
-			}
-		}
-		return true
-	})
+	waitFormed(t, nodes, wait)
 	before := nodes[0].node.State().Epoch
 	nodes[1].node.SetClientAddress("127.0.0.1", 7444)
 	eventually(t, wait, func() string {

@@ -152,7 +152,7 @@ func (m *member) start() error {
 // registered host and moves only its port.
 func (m *member) moveClient(host string, port int) {
 	m.mu.Lock()
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+	if cluster.Wildcard(host) {
 		host = m.self.Host
 	}
 	changed := m.self.Host != host || m.self.Port != port
