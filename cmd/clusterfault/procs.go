@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ruvio/ruvio/internal/procstate"
 )
 
 // proc is one Ruvio process on one host.
@@ -154,6 +156,11 @@ func (p *proc) signal(sig syscall.Signal) error {
 	switch sig {
 	case syscall.SIGSTOP:
 		p.stopped = true
+		// kill only queues the signal: a thread may answer requests until
+		// the last one has stopped.
+		if err := procstate.WaitStopped(p.cmd.Process.Pid, 10*time.Second); err != nil {
+			return fmt.Errorf("signal %v to %s: %w", sig, p.name, err)
+		}
 	case syscall.SIGCONT:
 		p.stopped = false
 	}

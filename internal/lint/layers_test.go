@@ -80,6 +80,9 @@ var layers = []layer{
 	{"internal/oomscore", nil},
 	// The processor's prefetch instruction: a leaf the tables' read ahead uses.
 	{"internal/prefetch", nil},
+	// A process's scheduling state from /proc: tests and the fault
+	// harness wait for a SIGSTOP to take hold.
+	{"internal/procstate", nil},
 }
 
 // knownViolations are imports that break the table today. Each stays

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ruvio/ruvio/internal/procstate"
 )
 
 // The real binary, for crash tests: Binary builds it once per test
@@ -375,10 +377,17 @@ func (p *Process) Restart(t testing.TB) *Process {
 }
 
 // Signal sends sig to the process (SIGSTOP and SIGCONT in replication
-// tests).
+// tests). For SIGSTOP it returns once every thread of the process has
+// stopped: kill only queues the signal, and until then a thread may still
+// answer requests.
 func (p *Process) Signal(t testing.TB, sig syscall.Signal) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
+	}
+	if sig == syscall.SIGSTOP {
+		if err := procstate.WaitStopped(p.Pid(), 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
