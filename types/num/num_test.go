@@ -156,10 +156,16 @@ func FuzzParseInt(f *testing.F) {
 // FuzzParseFloat: whatever ParseFloat accepts is a finite-or-inf,
 // non-NaN number that strconv agrees with.
 func FuzzParseFloat(f *testing.F) {
-	for _, s := range []string{"1.5", "inf", "-0", "1e400", "0x1p3", "0x10", " 1", "1e-400", "nan"} {
+	for _, s := range []string{"1.5", "inf", "-0", "1e400", "0x1p3", "0x10", " 1", "1e-400", "nan", "000000012345", "-.5", "1.", "999999999999999", "9999999999999999", "0.000000000000001"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if v, ok := parseShortDecimal(b); ok {
+			ref, err := strconv.ParseFloat(string(b), 64)
+			if err != nil || math.Float64bits(ref) != math.Float64bits(v) {
+				t.Fatalf("short path %q = %v, strconv %v %v", b, v, ref, err)
+			}
+		}
 		v, ok := ParseFloat(b)
 		if !ok {
 			return
@@ -168,7 +174,7 @@ func FuzzParseFloat(f *testing.F) {
 			t.Fatalf("%q gave NaN", b)
 		}
 		ref, err := strconv.ParseFloat(hexExponent(b), 64)
-		if err != nil || ref != v {
+		if err != nil || math.Float64bits(ref) != math.Float64bits(v) {
 			t.Fatalf("%q = %v, strconv %v %v", b, v, ref, err)
 		}
 		if back, ok := ParseFloat(AppendScore(nil, v)); !ok || back != v {
@@ -192,4 +198,49 @@ func FuzzLongDouble(f *testing.F) {
 			t.Fatalf("%q printed as %q, which does not parse", b, out)
 		}
 	})
+}
+
+// TestShortDecimal: the short path takes the plain decimals, bit for bit
+// as strconv reads them, and leaves everything else to strconv.
+func TestShortDecimal(t *testing.T) {
+	for _, s := range []string{"0", "-0", "+0", "-0.0", "000000012345", "1.5", "-1.5", ".5", "-.5", "1.", "0.1", "0.3",
+		"123456789.012345", "999999999999999", "0.000000000000001", "-999999999999.999", "3.14159265358979",
+		"0.0000000000000001", "0.0000000000000000000001", "000000000000000000000000000000007", "100000000000000"} {
+		v, ok := parseShortDecimal([]byte(s))
+		ref, err := strconv.ParseFloat(s, 64)
+		if !ok || err != nil || math.Float64bits(v) != math.Float64bits(ref) {
+			t.Errorf("parseShortDecimal(%q) = %v %v, strconv %v %v", s, v, ok, ref, err)
+		}
+	}
+	for _, s := range []string{"", "-", "+", ".", "-.", "1..2", "1.2.3", "1e5", "inf", "0x10", " 1", "1 ", "1_0",
+		"9999999999999999", "0.00000000000000000000001", "1000000000000000", "--1", "1-", "nan"} {
+		if v, ok := parseShortDecimal([]byte(s)); ok {
+			t.Errorf("parseShortDecimal(%q) = %v, want it left to strconv", s, v)
+		}
+	}
+	// What the short path leaves still parses as before.
+	for s, want := range map[string]float64{"9999999999999999": 9999999999999999, "1e5": 1e5, "0x10": 16} {
+		if v, ok := ParseFloat([]byte(s)); !ok || v != want {
+			t.Errorf("ParseFloat(%q) = %v %v, want %v", s, v, ok, want)
+		}
+	}
+	for _, s := range []string{"", ".", "-", "1..2", " 1"} {
+		if v, ok := ParseFloat([]byte(s)); ok {
+			t.Errorf("ParseFloat(%q) = %v, want refused", s, v)
+		}
+	}
+}
+
+func BenchmarkParseFloat(b *testing.B) {
+	for _, s := range []string{"000000012345", "1.5", "1e5"} {
+		in := []byte(s)
+		b.Run(s, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := ParseFloat(in); !ok {
+					b.Fatal(s)
+				}
+			}
+		})
+	}
 }
