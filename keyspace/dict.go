@@ -190,16 +190,19 @@ const (
 // a SELECT in the batch leaves, only costs the prefetches.
 func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 	t := db.T
-	// The commands read ahead (those with a key), and the entries of
-	// those on a collection.
+	// The commands read ahead (those with a key); whether each is on a
+	// hash, set or sorted set (a member follows its key), whose entry the
+	// member reads below need; and those entries.
 	var (
 		cmds    [maxWarm]int
+		coll    [maxWarm]bool
 		entries [maxWarm]*Entry
 	)
 	n := 0
 	for i := first; i < len(b.Ends) && n < maxWarm; i++ {
-		if len(b.Command(i)) >= 2 {
+		if args := b.Command(i); len(args) >= 2 {
 			cmds[n] = i
+			coll[n] = len(args) >= 3 && collectionCommand(args[0])
 			n++
 		}
 	}
@@ -220,27 +223,25 @@ func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 		// ahead), and any other command only loses its read ahead.
 		for k, h := range homes[:n] {
 			s := t.Slots[h]
-			args := b.Command(cmds[k])
-			collection := len(args) >= 3 && collectionCommand(args[0])
 			if s != 0 && uint32(s>>32) == hashes[k] {
 				e := (*Entry)(db.A.Ptr(uint32(s)))
 				// The header and key, then what follows them: an
 				// entry may straddle two lines.
 				prefetch.Line(unsafe.Pointer(e))
 				prefetch.Line(unsafe.Add(unsafe.Pointer(e), 63))
-				if collection {
+				if coll[k] {
 					entries[k] = e
 				}
-			} else if s != 0 && collection {
-				_, entries[k] = t.Find(db.A, args[1])
+			} else if s != 0 && coll[k] {
+				_, entries[k] = t.Find(db.A, b.Command(cmds[k])[1])
 			}
 		}
 	} else {
 		// A small index is in cache: only the keys of collection
 		// commands are looked up, for the reads below.
 		for k, i := range cmds[:n] {
-			if args := b.Command(i); len(args) >= 3 && collectionCommand(args[0]) {
-				_, entries[k] = t.Find(db.A, args[1])
+			if coll[k] {
+				_, entries[k] = t.Find(db.A, b.Command(i)[1])
 			}
 		}
 	}
@@ -255,10 +256,11 @@ func (sh *Shard) warmKeys(b *Batch, first int, db *DB) {
 	)
 	m := 0
 	for k, i := range cmds[:n] {
-		args, e := b.Command(i), entries[k]
-		if e == nil || e.Kind()&KindMask != KindObj || len(args) < 3 {
+		e := entries[k]
+		if e == nil || e.Kind()&KindMask != KindObj {
 			continue
 		}
+		args := b.Command(i) // a collection command's: a member follows the key
 		var w memberWarmer
 		member := args[2]
 		switch o := db.A.Objs[e.Vlen()].(type) {

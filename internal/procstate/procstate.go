@@ -86,14 +86,7 @@ func allStopped(proc string, pid int) (bool, error) {
 func State(stat []byte) (byte, error) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 || i+2 >= len(stat) || stat[i+1] != ' ' {
-		return 0, fmt.Errorf("malformed stat line %q", truncate(stat))
+		return 0, fmt.Errorf("malformed stat line %q", stat[:min(len(stat), 64)])
 	}
 	return stat[i+2], nil
-}
-
-func truncate(b []byte) []byte {
-	if len(b) > 64 {
-		return b[:64]
-	}
-	return b
 }

@@ -137,12 +137,13 @@ func parseShortDecimal(b []byte) (float64, bool) {
 		neg, i = b[0] == '-', 1
 	}
 	var m uint64
-	digits, significant, frac, point := 0, 0, 0, false
+	significant, frac := 0, 0
+	digit, point := false, false
 	for ; i < len(b); i++ {
 		c := b[i]
 		switch {
 		case c >= '0' && c <= '9':
-			digits++
+			digit = true
 			if m != 0 || c != '0' {
 				if significant == maxShortDigits {
 					return 0, false
@@ -159,7 +160,7 @@ func parseShortDecimal(b []byte) (float64, bool) {
 			return 0, false
 		}
 	}
-	if digits == 0 || frac >= len(exactPow10) {
+	if !digit || frac >= len(exactPow10) {
 		return 0, false
 	}
 	f := float64(m) / exactPow10[frac]
