@@ -31,6 +31,11 @@ type clusterState struct {
 	// epoch this process had applied before it restarted (the control
 	// plane replays older states first).
 	cleanFrom atomic.Uint64
+	// sweptAll is set once a topology at least cleanFrom new started the
+	// deletion of every slot a shard does not keep: what a crash left of
+	// an earlier deletion, which no later difference between two
+	// topologies would name again.
+	sweptAll atomic.Bool
 }
 
 func (c *clusterState) init(t *cluster.Topology) {
@@ -55,9 +60,27 @@ func (s *Server) SetTopology(t *cluster.Topology) {
 		return
 	}
 	old := s.Cluster.topo.Swap(t)
-	if t.Epoch >= s.Cluster.cleanFrom.Load() {
-		s.cleanupAfter(old, t)
+	for _, i := range s.Cluster.cleanupAfter(old, t, len(s.ShardList)) {
+		sh := s.ShardList[i]
+		sh.Post(func() {
+			sh.redirectBlocked()
+			sh.scheduleCleanup()
+		})
 	}
+}
+
+// cleanupAfter returns the shards that delete keys when the topology goes
+// from old to t (cleanupPlan); topologies older than cleanFrom delete
+// none, and the first that is not sweeps every shard.
+func (c *clusterState) cleanupAfter(old, t *cluster.Topology, shards int) []int {
+	if t.Epoch < c.cleanFrom.Load() {
+		return nil
+	}
+	clean, full := cleanupPlan(old, t, !c.sweptAll.Load(), shards)
+	if full {
+		c.sweptAll.Store(true)
+	}
+	return clean
 }
 
 // SetCleanFrom makes topologies older than epoch delete no keys: the

@@ -530,25 +530,27 @@ func (sh *Shard) redirectBlocked() {
 	}
 }
 
-// cleanupAfter schedules, on each shard of a primary, the deletion of the
-// keys of slots that shard kept under old and does not under t; on the
-// first topology from the control plane, or the first as a primary, of
-// every slot it does not keep (a crash may have interrupted a deletion).
-func (s *Server) cleanupAfter(old, t *cluster.Topology) {
+// cleanupPlan returns the shards of a primary that delete keys when its
+// topology goes from old to t: those that kept a slot under old and do not
+// under t. Every shard sweeps all the slots it does not keep (full) when
+// sweep is asked for (the first topology this process applies at least as
+// new as the one it had applied before a restart: a crash may have
+// interrupted a deletion, and the states replayed before it are skipped)
+// and when the process becomes a primary. A replica, or a topology not from
+// the control plane, deletes nothing.
+func cleanupPlan(old, t *cluster.Topology, sweep bool, shards int) (clean []int, full bool) {
 	if !t.Multi || t.Epoch == 0 || t.LocalReplica {
-		return
+		return nil, false
 	}
-	full := old == nil || old.Epoch == 0 || old.LocalReplica
-	for _, sh := range s.ShardList {
+	full = sweep || old == nil || old.Epoch == 0 || old.LocalReplica
+	for idx := range shards {
 		need := full
 		for slot := 0; !need && slot < cluster.SlotCount; slot++ {
-			need = old.Keeps(sh.Idx, uint16(slot)) && !t.Keeps(sh.Idx, uint16(slot))
+			need = old.Keeps(idx, uint16(slot)) && !t.Keeps(idx, uint16(slot))
 		}
 		if need {
-			sh.Post(func() {
-				sh.redirectBlocked()
-				sh.scheduleCleanup()
-			})
+			clean = append(clean, idx)
 		}
 	}
+	return clean, full
 }
