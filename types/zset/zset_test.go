@@ -867,3 +867,43 @@ func TestRandomStops(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLarge100kRandom is redis-benchmark's ZADD at scale: 100,000
+// members added in random order with random scores, then updated to random
+// scores, so that the skiplist's walks miss the cache as in a server.
+func BenchmarkLarge100kRandom(b *testing.B) {
+	const n = 100000
+	rng := rand.New(rand.NewPCG(1, 2))
+	var z ZSet
+	members := make([][]byte, n)
+	for i := range members {
+		members[i] = []byte(fmt.Sprintf("element:%012d", i))
+	}
+	for _, i := range rng.Perm(n) {
+		z.Add(DefaultConfig, members[i], float64(rng.IntN(n)), 0)
+	}
+	picks := make([]int, 1<<16)
+	scores := make([]float64, len(picks))
+	for i := range picks {
+		picks[i], scores[i] = rng.IntN(n), float64(rng.IntN(n))
+	}
+	b.Run("update", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			k := i & (len(picks) - 1)
+			z.Add(DefaultConfig, members[picks[k]], scores[k], 0)
+		}
+	})
+	b.Run("rank", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			z.Rank(members[picks[i&(len(picks)-1)]], false)
+		}
+	})
+	b.Run("score", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			z.Score(members[picks[i&(len(picks)-1)]])
+		}
+	})
+}
