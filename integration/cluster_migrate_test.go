@@ -37,6 +37,48 @@ func keysInSlots(prefix string, r cluster.SlotRange, n int) []string {
 	return out
 }
 
+// setKeysToNames sets every key of keys to its own name through c, in
+// pipelines of 500, each with a deadline of its own.
+func setKeysToNames(t *testing.T, c *redis.ClusterClient, keys []string) {
+	t.Helper()
+	for i := 0; i < len(keys); i += 500 {
+		p := c.Pipeline()
+		for _, k := range keys[i:min(i+500, len(keys))] {
+			p.Set(context.Background(), k, k, 0)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := p.Exec(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// groupServing returns the group of st whose slots hold all of r, or nil.
+func groupServing(st *control.State, r cluster.SlotRange) *control.Group {
+	for i := range st.Groups {
+		for _, s := range st.Groups[i].Slots {
+			if s.Start <= r.Start && r.End <= s.End {
+				return &st.Groups[i]
+			}
+		}
+	}
+	return nil
+}
+
+// memberNamed returns the member of ms called name.
+func memberNamed(t *testing.T, ms []*clusterMember, name string) *clusterMember {
+	t.Helper()
+	for _, m := range ms {
+		if m.name == name {
+			return m
+		}
+	}
+	t.Fatalf("no member %s", name)
+	return nil
+}
+
 // controlClient talks to the control plane through member m.
 func controlClient(t *testing.T, m *clusterMember) *control.Client {
 	c := control.NewClient(net.JoinHostPort(m.host, strconv.Itoa(m.control)), 3*time.Second)
@@ -587,32 +629,14 @@ func TestClusterMigrateSurvivesAKilledSide(t *testing.T) {
 	c := clusterClientOf(t, ms)
 	moving := cluster.SlotRange{Start: 0, End: 199}
 	keys := keysInSlots("kill:", moving, 40000)
-	for i := 0; i < len(keys); i += 500 {
-		p := c.Pipeline()
-		for _, k := range keys[i:min(i+500, len(keys))] {
-			p.Set(context.Background(), k, k, 0)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		_, err := p.Exec(ctx)
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	setKeysToNames(t, c, keys)
 	for round, victimSide := range []string{"receiver", "sender"} {
 		counters := keysInSlots(fmt.Sprintf("killcnt%d:", round), moving, 8)
 		st, err := cc.Status()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var from *control.Group
-		for i := range st.State.Groups {
-			for _, r := range st.State.Groups[i].Slots {
-				if r.Start <= moving.Start && moving.End <= r.End {
-					from = &st.State.Groups[i]
-				}
-			}
-		}
+		from := groupServing(&st.State, moving)
 		if from == nil {
 			t.Fatalf("round %d: the range is not within one group: %+v", round, st.State.Groups)
 		}
@@ -630,12 +654,7 @@ func TestClusterMigrateSurvivesAKilledSide(t *testing.T) {
 		if victimSide == "sender" {
 			name = from.Primary
 		}
-		var victim *clusterMember
-		for _, m := range ms {
-			if m.name == name {
-				victim = m
-			}
-		}
+		victim := memberNamed(t, ms, name)
 		if victim == ms[0] {
 			// Keep the member the control client talks through.
 			cc = controlClient(t, ms[1])

@@ -30,46 +30,18 @@ func TestClusterSenderSweepsAGivenAwayRangeAfterARestart(t *testing.T) {
 	c := clusterClientOf(t, ms)
 	moving := cluster.SlotRange{Start: 0, End: 99}
 	keys := keysInSlots("swept:", moving, 2000)
-	p := c.Pipeline()
-	for _, k := range keys {
-		p.Set(context.Background(), k, k, 0)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	_, err := p.Exec(ctx)
-	cancel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	setKeysToNames(t, c, keys)
 
-	owner := func(st *control.State, r cluster.SlotRange) *control.Group {
-		for i := range st.Groups {
-			for _, s := range st.Groups[i].Slots {
-				if s.Start <= r.Start && r.End <= s.End {
-					return &st.Groups[i]
-				}
-			}
-		}
-		return nil
-	}
-	member := func(name string) *clusterMember {
-		for _, m := range ms {
-			if m.name == name {
-				return m
-			}
-		}
-		t.Fatalf("no member %s", name)
-		return nil
-	}
 	cc := controlClient(t, ms[0])
 	st, err := cc.Status()
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := owner(&st.State, moving)
+	from := groupServing(&st.State, moving)
 	if from == nil {
 		t.Fatalf("the range is not within one group: %+v", st.State.Groups)
 	}
-	sender := member(from.Primary)
+	sender := memberNamed(t, ms, from.Primary)
 	to, third := (from.ID+1)%3, (from.ID+2)%3
 	for _, m := range ms {
 		if m != sender {
@@ -80,7 +52,7 @@ func TestClusterSenderSweepsAGivenAwayRangeAfterARestart(t *testing.T) {
 
 	sc := redis.NewClient(&redis.Options{Addr: sender.addr(), MaxRetries: -1, DisableIdentity: true})
 	defer sc.Close()
-	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	err = sc.Do(ctx, "CLIENT", "PAUSE", "120000", "WRITE").Err()
 	cancel()
 	if err != nil {
@@ -103,12 +75,9 @@ func TestClusterSenderSweepsAGivenAwayRangeAfterARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var empty cluster.SlotRange
-	for _, r := range st.State.Groups[third].Slots {
-		empty = cluster.SlotRange{Start: r.Start, End: r.Start + 9}
-		break
-	}
-	if n := countKeysInRange(t, member(st.State.Groups[third].Primary).addr(), empty); n != 0 {
+	first := st.State.Groups[third].Slots[0].Start
+	empty := cluster.SlotRange{Start: first, End: first + 9}
+	if n := countKeysInRange(t, memberNamed(t, ms, st.State.Groups[third].Primary).addr(), empty); n != 0 {
 		t.Fatalf("range %v holds %d keys, want none", empty, n)
 	}
 	mg2, err := cc.Migrate(control.MigrateArgs{Slots: empty, To: to, FromShard: -1, ToShard: -1})

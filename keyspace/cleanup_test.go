@@ -43,9 +43,9 @@ func twoGroups(t *testing.T, epoch uint64, moved uint16, replica bool) *cluster.
 }
 
 // TestCleanupPlan: a primary's shard deletes the keys of the slots it
-// stops keeping; everything it does not keep on a sweep or when it becomes
-// a primary; nothing as a replica or for a topology not from the control
-// plane.
+// stops keeping; everything it does not keep on its first topology from
+// the control plane or when it becomes a primary; nothing as a replica or
+// for a topology not from the control plane.
 func TestCleanupPlan(t *testing.T) {
 	single, err := cluster.NewTopology("127.0.0.1", 7000, 1, []string{strings.Repeat("a", 40)})
 	if err != nil {
@@ -54,24 +54,20 @@ func TestCleanupPlan(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		old, t    *cluster.Topology
-		sweep     bool
 		wantClean []int
-		wantFull  bool
 	}{
-		{"slots moved away", twoGroups(t, 4, 100, false), twoGroups(t, 5, 200, false), false, []int{0}, false},
-		{"slots moved in", twoGroups(t, 4, 200, false), twoGroups(t, 5, 100, false), false, nil, false},
-		{"no change", twoGroups(t, 5, 200, false), twoGroups(t, 6, 200, false), false, nil, false},
-		{"no change, sweep", twoGroups(t, 5, 200, false), twoGroups(t, 6, 200, false), true, []int{0}, true},
-		{"first topology", memberStart(t), twoGroups(t, 6, 200, false), false, []int{0}, true},
-		{"from one host's", single, twoGroups(t, 6, 200, false), false, []int{0}, false},
-		{"no previous topology", nil, twoGroups(t, 6, 200, false), false, []int{0}, true},
-		{"becomes the primary", twoGroups(t, 5, 200, true), twoGroups(t, 6, 200, false), false, []int{0}, true},
-		{"a replica", twoGroups(t, 5, 100, true), twoGroups(t, 6, 200, true), true, nil, false},
-		{"not from the control plane", nil, single, true, nil, false},
+		{"slots moved away", twoGroups(t, 4, 100, false), twoGroups(t, 5, 200, false), []int{0}},
+		{"slots moved in", twoGroups(t, 4, 200, false), twoGroups(t, 5, 100, false), nil},
+		{"no change", twoGroups(t, 5, 200, false), twoGroups(t, 6, 200, false), nil},
+		{"first topology", memberStart(t), twoGroups(t, 6, 200, false), []int{0}},
+		{"from one host's", single, twoGroups(t, 6, 200, false), []int{0}},
+		{"no previous topology", nil, twoGroups(t, 6, 200, false), []int{0}},
+		{"becomes the primary", twoGroups(t, 5, 200, true), twoGroups(t, 6, 200, false), []int{0}},
+		{"a replica", twoGroups(t, 5, 100, true), twoGroups(t, 6, 200, true), nil},
+		{"not from the control plane", nil, single, nil},
 	} {
-		clean, full := cleanupPlan(tc.old, tc.t, tc.sweep, 1)
-		if !slices.Equal(clean, tc.wantClean) || full != tc.wantFull {
-			t.Errorf("%s: cleanupPlan = %v, %v; want %v, %v", tc.name, clean, full, tc.wantClean, tc.wantFull)
+		if clean := cleanupPlan(tc.old, tc.t, 1); !slices.Equal(clean, tc.wantClean) {
+			t.Errorf("%s: cleanupPlan = %v, want %v", tc.name, clean, tc.wantClean)
 		}
 	}
 }
@@ -84,6 +80,7 @@ func TestCleanupPlan(t *testing.T) {
 // from the state before it. Later states delete only what they move.
 func TestCleanupAfterRestart(t *testing.T) {
 	var c clusterState
+	c.init(memberStart(t))
 	c.cleanFrom.Store(6) // applied before the kill: epoch 5 moved 100..199 away, 6 changed nothing
 	steps := []struct {
 		t    *cluster.Topology
@@ -95,11 +92,9 @@ func TestCleanupAfterRestart(t *testing.T) {
 		{twoGroups(t, 7, 200, false), nil},
 		{twoGroups(t, 8, 300, false), []int{0}},
 	}
-	old := memberStart(t)
 	for _, st := range steps {
-		if got := c.cleanupAfter(old, st.t, 1); !slices.Equal(got, st.want) {
+		if got := c.cleanupAfter(st.t, 1); !slices.Equal(got, st.want) {
 			t.Errorf("epoch %d: cleanupAfter = %v, want %v", st.t.Epoch, got, st.want)
 		}
-		old = st.t
 	}
 }

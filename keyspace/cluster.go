@@ -31,15 +31,18 @@ type clusterState struct {
 	// epoch this process had applied before it restarted (the control
 	// plane replays older states first).
 	cleanFrom atomic.Uint64
-	// sweptAll is set once a topology at least cleanFrom new started the
-	// deletion of every slot a shard does not keep: what a crash left of
-	// an earlier deletion, which no later difference between two
-	// topologies would name again.
-	sweptAll atomic.Bool
+	// cleanBase is the topology the next one at least cleanFrom new is
+	// compared with to find the slots a shard stops keeping: the last
+	// such topology, or the one the process started with. Older ones
+	// never become it, so the first topology past cleanFrom after a
+	// restart is compared with the start's, which keeps no slot, and
+	// deletes what a crash left of an earlier deletion.
+	cleanBase atomic.Pointer[cluster.Topology]
 }
 
 func (c *clusterState) init(t *cluster.Topology) {
 	c.topo.Store(t)
+	c.cleanBase.Store(t)
 	c.multi = t.Multi
 	c.leaseBase = time.Now() // lint:allow-clock the lease is measured on the monotonic clock, not the server's clock
 }
@@ -59,8 +62,8 @@ func (s *Server) SetTopology(t *cluster.Topology) {
 		s.Log.Error("refusing a topology with another shard count", zap.Int("shards", len(t.Nodes)))
 		return
 	}
-	old := s.Cluster.topo.Swap(t)
-	for _, i := range s.Cluster.cleanupAfter(old, t, len(s.ShardList)) {
+	s.Cluster.topo.Store(t)
+	for _, i := range s.Cluster.cleanupAfter(t, len(s.ShardList)) {
 		sh := s.ShardList[i]
 		sh.Post(func() {
 			sh.redirectBlocked()
@@ -69,18 +72,14 @@ func (s *Server) SetTopology(t *cluster.Topology) {
 	}
 }
 
-// cleanupAfter returns the shards that delete keys when the topology goes
-// from old to t (cleanupPlan); topologies older than cleanFrom delete
-// none, and the first that is not sweeps every shard.
-func (c *clusterState) cleanupAfter(old, t *cluster.Topology, shards int) []int {
+// cleanupAfter returns the shards that delete keys when t is applied
+// (cleanupPlan against cleanBase); topologies older than cleanFrom delete
+// none and leave cleanBase alone.
+func (c *clusterState) cleanupAfter(t *cluster.Topology, shards int) []int {
 	if t.Epoch < c.cleanFrom.Load() {
 		return nil
 	}
-	clean, full := cleanupPlan(old, t, !c.sweptAll.Load(), shards)
-	if full {
-		c.sweptAll.Store(true)
-	}
-	return clean
+	return cleanupPlan(c.cleanBase.Swap(t), t, shards)
 }
 
 // SetCleanFrom makes topologies older than epoch delete no keys: the

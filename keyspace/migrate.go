@@ -532,17 +532,16 @@ func (sh *Shard) redirectBlocked() {
 
 // cleanupPlan returns the shards of a primary that delete keys when its
 // topology goes from old to t: those that kept a slot under old and do not
-// under t. Every shard sweeps all the slots it does not keep (full) when
-// sweep is asked for (the first topology this process applies at least as
-// new as the one it had applied before a restart: a crash may have
-// interrupted a deletion, and the states replayed before it are skipped)
-// and when the process becomes a primary. A replica, or a topology not from
+// under t; every shard, for all the slots it does not keep, on the first
+// topology from the control plane (a crash may have interrupted a
+// deletion) and the first as a primary. A replica, or a topology not from
 // the control plane, deletes nothing.
-func cleanupPlan(old, t *cluster.Topology, sweep bool, shards int) (clean []int, full bool) {
+func cleanupPlan(old, t *cluster.Topology, shards int) []int {
 	if !t.Multi || t.Epoch == 0 || t.LocalReplica {
-		return nil, false
+		return nil
 	}
-	full = sweep || old == nil || old.Epoch == 0 || old.LocalReplica
+	full := old == nil || old.Epoch == 0 || old.LocalReplica
+	var clean []int
 	for idx := range shards {
 		need := full
 		for slot := 0; !need && slot < cluster.SlotCount; slot++ {
@@ -552,5 +551,5 @@ func cleanupPlan(old, t *cluster.Topology, sweep bool, shards int) (clean []int,
 			clean = append(clean, idx)
 		}
 	}
-	return clean, full
+	return clean
 }

@@ -1,6 +1,7 @@
 package procstate
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -99,10 +100,14 @@ func FuzzState(f *testing.F) {
 	f.Add([]byte("1 (ruvio) S 0"))
 	f.Add([]byte("1 ()) T"))
 	f.Add([]byte(")"))
+	// Accepted, the state is the byte after the space that follows the
+	// last ')'; refused, there is no such byte.
 	f.Fuzz(func(t *testing.T, line []byte) {
 		s, err := State(line)
-		if err == nil && (s == 0 && len(line) == 0) {
-			t.Fatalf("State(%q) accepted an empty line", line)
+		i := bytes.LastIndexByte(line, ')')
+		has := i >= 0 && i+2 < len(line) && line[i+1] == ' '
+		if (err == nil) != has || err == nil && s != line[i+2] {
+			t.Fatalf("State(%q) = %q, %v", line, s, err)
 		}
 	})
 }
